@@ -1,0 +1,118 @@
+/*
+ * ropegrad.h -- the public C API of libropegrad.
+ *
+ * One op: the backward pass of rotary-position-embedding generation with
+ * attention scaling (SOL-ExecBench L1/014, Qwen3-4B). With H = head_dim/2,
+ * for every (b, s):
+ *
+ *   grad_position_ids[b,s] = scale * sum_{d<H} inv_freq[b,d] *
+ *       ( (gs[d] + gs[d+H]) * cos(emb[d]) - (gc[d] + gc[d+H]) * sin(emb[d]) )
+ *
+ * where gc = grad_cos[b,s,:], gs = grad_sin[b,s,:], emb = emb[b,s,:].
+ *
+ * Three implementations behind one problem description:
+ *   ropegrad_backward_reference  float64 ground truth (slow, exact libm)
+ *   ropegrad_backward_cpu        multithreaded, vectorized (SLEEF), float32
+ *   ropegrad_backward_cuda       the CUDA kernel, on the caller's stream
+ *
+ * Every entry point validates its arguments and returns 0 or a ROPEGRAD_ERR_*
+ * code; ropegrad_strerror() turns a code into a message. Nothing here needs a
+ * CUDA header: the stream is passed as void * (a cudaStream_t, or NULL for
+ * the legacy default stream).
+ */
+#ifndef ROPEGRAD_H
+#define ROPEGRAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ROPEGRAD_VERSION_MAJOR 0
+#define ROPEGRAD_VERSION_MINOR 1
+#define ROPEGRAD_VERSION_PATCH 0
+
+/* Largest head_dim accepted (any even value from 2 up to this). */
+#define ROPEGRAD_MAX_HEAD_DIM 1024
+
+typedef enum {
+    ROPEGRAD_BF16 = 0,
+    ROPEGRAD_F16 = 1,
+    ROPEGRAD_F32 = 2
+} ropegrad_dtype;
+
+/* Status codes. 0 is success; every error is positive and stable. */
+enum {
+    ROPEGRAD_OK = 0,
+    ROPEGRAD_ERR_NULL_PROBLEM = 1,   /* the problem pointer is NULL */
+    ROPEGRAD_ERR_NULL_POINTER = 2,   /* a tensor pointer in the problem is NULL */
+    ROPEGRAD_ERR_BAD_SIZE = 3,       /* batch_size or seq_len < 1 */
+    ROPEGRAD_ERR_BAD_HEAD_DIM = 4,   /* head_dim odd, < 2 or > ROPEGRAD_MAX_HEAD_DIM */
+    ROPEGRAD_ERR_OVERFLOW = 5,       /* B*S*head_dim (or its byte size) overflows */
+    ROPEGRAD_ERR_BAD_DTYPE = 6,      /* grad_dtype is not a ropegrad_dtype */
+    ROPEGRAD_ERR_BAD_STRIDE = 7,     /* inv_freq_batch_stride < 0 */
+    ROPEGRAD_ERR_NONFINITE_SCALE = 8,/* attention_scaling is NaN or Inf */
+    ROPEGRAD_ERR_BAD_THREADS = 9,    /* num_threads < 0 */
+    ROPEGRAD_ERR_MISALIGNED = 10,    /* a pointer is not aligned to its element size */
+    ROPEGRAD_ERR_NULL_OUTPUT = 11,   /* the output pointer (out / grad_position_ids) is NULL */
+    ROPEGRAD_ERR_NO_CUDA = 12,       /* built without CUDA, or no usable GPU */
+    ROPEGRAD_ERR_NOT_DEVICE_POINTER = 13, /* CUDA path given memory the GPU cannot access */
+    ROPEGRAD_ERR_CUDA = 14,          /* a CUDA runtime call or launch failed */
+    ROPEGRAD_ERR_BAD_KERNEL = 15,    /* unknown kernel version number */
+    ROPEGRAD_ERR_OUT_OF_MEMORY = 16, /* host allocation failed */
+    ROPEGRAD_ERR__COUNT
+};
+
+typedef struct ropegrad_problem {
+    int64_t batch_size, seq_len, head_dim;   /* head_dim: any even value 2..1024 */
+    ropegrad_dtype grad_dtype;               /* dtype of grad_cos and grad_sin */
+    const void *grad_cos, *grad_sin;         /* [B,S,head_dim], contiguous */
+    const float *emb;                        /* [B,S,head_dim] fp32, contiguous; only the first half is read */
+    const float *inv_freq;                   /* head_dim/2 values per batch */
+    int64_t inv_freq_batch_stride;           /* in elements: head_dim/2 for [B,H,1]; 0 when batches share one vector */
+    float attention_scaling;
+    float *grad_position_ids;                /* [B,S] fp32 output */
+} ropegrad_problem;
+
+/* Checks a problem description without touching the tensors' contents.
+ * Returns 0 or the first error found (the same checks every entry point runs). */
+int ropegrad_validate(const ropegrad_problem *p);
+
+/* Float64 ground truth: out[b*S+s] (B*S doubles). Reads p->grad_position_ids
+ * never; it may be NULL. sin/cos in double precision from libm. */
+int ropegrad_backward_reference(const ropegrad_problem *p, double *out);
+
+/* CPU path: OpenMP threads (0 = all cores), SIMD width chosen at run time. */
+int ropegrad_backward_cpu(const ropegrad_problem *p, int num_threads);
+
+/* CUDA path: every pointer in p is device memory; runs on cuda_stream
+ * (a cudaStream_t; NULL = legacy default stream). Asynchronous: no allocation,
+ * no synchronization, safe from several host threads at once. */
+int ropegrad_backward_cuda(const ropegrad_problem *p, void *cuda_stream);
+
+/* Kernel versions, kept side by side llm.c style so they can be compared
+ * (`ropegrad bench --kernel N`). Version 0 means "the default" (the best).
+ * ropegrad_cuda_kernel_count() is 0 when built without CUDA. */
+int ropegrad_backward_cuda_kernel(const ropegrad_problem *p, int kernel, void *cuda_stream);
+int ropegrad_cuda_kernel_count(void);
+const char *ropegrad_cuda_kernel_name(int kernel); /* NULL for an unknown number */
+
+/* 1 when libropegrad was built with the CUDA backend and a GPU is usable. */
+int ropegrad_cuda_available(void);
+
+/* The CPU path's SIMD choice on this machine ("avx512", "avx2", "portable"). */
+const char *ropegrad_cpu_isa(void);
+
+const char *ropegrad_strerror(int status);
+const char *ropegrad_version(void);
+
+/* Bytes of element type dt (2 or 4), 0 for an invalid dtype. */
+size_t ropegrad_dtype_size(ropegrad_dtype dt);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ROPEGRAD_H */

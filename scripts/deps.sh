@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs the Debian packages ropegrad builds against, when any is missing.
+# Safe to run again: it does nothing when everything is there.
+set -euo pipefail
+pkgs=(cmake ninja-build gcc clang pkg-config libsleef-dev libcjson-dev libcmocka-dev libssl-dev
+      libsqlite3-dev libclang-rt-14-dev)
+[ "${ROPEGRAD_WITH_CHROMIUM:-0}" = 1 ] && pkgs+=(chromium)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "deps: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

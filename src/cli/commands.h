@@ -1,0 +1,13 @@
+/* commands.h -- the CLI's commands, one file each, thin: parse, call, print.
+ * Each returns the process exit code: 0 ok, 1 a check failed, 2 bad usage or input. */
+#ifndef ROPEGRAD_CLI_COMMANDS_H
+#define ROPEGRAD_CLI_COMMANDS_H
+
+int rg_cmd_bench(int argc, char **argv);           /* bench.c */
+int rg_cmd_check(int argc, char **argv);           /* bench.c */
+int rg_cmd_verify(int argc, char **argv);          /* record.c */
+int rg_cmd_runs(int argc, char **argv);            /* record.c */
+int rg_cmd_report(int argc, char **argv);          /* record.c */
+int rg_cmd_export_solution(int argc, char **argv); /* export.c */
+
+#endif

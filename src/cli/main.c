@@ -1,0 +1,47 @@
+/* main.c -- `ropegrad COMMAND ...`: dispatch to one file per command. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "ropegrad.h"
+
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *help;
+} commands[] = {
+    {"bench", rg_cmd_bench, "run the suite: check every workload, then time it"},
+    {"check", rg_cmd_check, "run the suite: correctness only"},
+    {"verify", rg_cmd_verify, "recompute every digest of a manifest"},
+    {"runs", rg_cmd_runs, "the local registry: list, show, rank, compare, note, replicate, export, import, cite"},
+    {"report", rg_cmd_report, "one self-contained HTML page for a recorded run"},
+    {"export-solution", rg_cmd_export_solution, "a SOL-ExecBench solution built from the library's kernel source"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: ropegrad COMMAND [options]   (ropegrad COMMAND --help for its options)\n\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-16s %s\n", commands[i].name, commands[i].help);
+    fprintf(f, "\nropegrad %s\n", ropegrad_version());
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("ropegrad %s\n", ropegrad_version());
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "ropegrad: unknown command '%s' (try ropegrad --help)\n", argv[1]);
+    return 2;
+}

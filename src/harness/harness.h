@@ -1,0 +1,192 @@
+/*
+ * harness.h -- the SOL-ExecBench protocol, in C.
+ *
+ *   suite (definition.json + workload.jsonl + *-figures.json)
+ *     -> inputs (seeded, counter-based generator)   -> backend (cpu | cuda kernel N)
+ *     -> check (float64 reference, the protocol's tolerance rules)
+ *     -> time (cold L2; CUPTI spans on GPU, wall clock on CPU)
+ *     -> rg_run_result  (printed as a table, written as JSON, handed to the record)
+ *
+ * The harness calls libropegrad only through include/ropegrad.h, like any user.
+ * Every function that can fail returns 0 or non-zero and writes a one-line
+ * message (naming the file and field where there is one) into err[errlen].
+ */
+#ifndef ROPEGRAD_HARNESS_H
+#define ROPEGRAD_HARNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ropegrad.h"
+
+#define RG_ERRLEN 512
+
+/* ---- suite ---------------------------------------------------------------- */
+
+typedef struct rg_workload {
+    int index;                     /* 0-based line number in workload.jsonl */
+    char uuid[64];
+    int64_t batch_size, seq_len, head_dim;
+    float attention_scaling;       /* inputs.attention_scaling.value */
+    double max_atol, max_rtol;     /* tolerance.max_atol / max_rtol */
+    double required_matched_ratio; /* tolerance.required_matched_ratio, default 0.99 */
+    double max_error_cap;          /* tolerance.max_error_cap, NAN when absent */
+    /* Figures for the GPU named in rg_suite.figures_gpu; NAN when absent. */
+    double sol_ms, baseline_ms;
+} rg_workload;
+
+typedef struct rg_suite {
+    char name[256];                /* definition.json "name" */
+    char dir[4096];                /* the folder it was loaded from */
+    int64_t head_dim;              /* definition.json axes.head_dim.value */
+    rg_workload *workloads;
+    size_t n_workloads;
+    int have_figures;              /* a *-figures.json was found and loaded */
+    char figures_gpu[64];          /* e.g. "B200" (from the file name b200-figures.json) */
+    char figures_file[4096];
+    int figures_warmup, figures_iterations; /* protocol.warmup_runs / iterations, or 0 */
+    uint64_t figures_seed;
+} rg_suite;
+
+/* Loads DIR/definition.json, DIR/workload.jsonl and, when present,
+ * DIR/<gpu>-figures.json. Returns 0, or non-zero with a message. */
+int rg_suite_load(const char *dir, rg_suite *out, char *err, size_t errlen);
+void rg_suite_free(rg_suite *s);
+
+/* Bytes any kernel must move for one workload: B*S*(2*D*elt + D/2*4 + 4) + B*(D/2)*4. */
+double rg_workload_bytes(const rg_workload *w, ropegrad_dtype dt);
+
+/* ---- inputs ---------------------------------------------------------------- */
+
+typedef enum {
+    RG_INPUTS_NORMAL = 0,    /* every tensor standard normal, like the dataset */
+    RG_INPUTS_POSITIONS = 1  /* real training inputs: emb = position * inv_freq,
+                                inv_freq = theta^(-2d/D) with theta 1e6,
+                                positions up to 262144 */
+} rg_inputs_kind;
+
+/* Host-side input tensors of one workload, owned by the harness. */
+typedef struct rg_inputs {
+    int64_t batch_size, seq_len, head_dim;
+    ropegrad_dtype dtype;
+    void *grad_cos, *grad_sin;     /* B*S*D elements of dtype */
+    float *emb;                    /* B*S*D */
+    float *inv_freq;               /* B*(D/2), stride D/2 */
+    float attention_scaling;
+} rg_inputs;
+
+/* Deterministic and counter-based: element i of tensor t of workload w is a
+ * pure function of (seed, w, t, i), so generation runs in parallel and any
+ * element can be regenerated alone. Documented in inputs.c. */
+int rg_inputs_make(const rg_workload *w, ropegrad_dtype dt, rg_inputs_kind kind, uint64_t seed,
+                   rg_inputs *out, char *err, size_t errlen);
+void rg_inputs_free(rg_inputs *in);
+/* A ropegrad_problem over host inputs (output pointer left to the caller). */
+ropegrad_problem rg_inputs_problem(const rg_inputs *in, float *out);
+
+/* ---- check ------------------------------------------------------------------ */
+
+typedef struct rg_check {
+    int pass;
+    double max_abs_err, max_rel_err, matched_ratio;
+    int64_t n, n_matched, n_nonfinite;
+    char reason[128];              /* why it failed; "" when it passed */
+} rg_check;
+
+/* The protocol's rules, applied to out[n] against the float64 ref[n]:
+ * ok when |out-ref| <= atol + rtol*|ref|; pass when matched ratio >= required
+ * and, when cap is not NAN, max |out-ref| <= cap; any NaN/Inf in out or ref
+ * fails; all-zero out where ref is not fails. */
+void rg_check_output(const float *out, const double *ref, int64_t n, double atol, double rtol,
+                     double required_matched_ratio, double max_error_cap, rg_check *res);
+
+/* ---- runs -------------------------------------------------------------------- */
+
+typedef struct rg_time_stats {
+    double mean, median, min, max, stddev;   /* nanoseconds */
+} rg_time_stats;
+
+void rg_time_stats_compute(const double *samples, int n, rg_time_stats *st);
+
+typedef struct rg_workload_result {
+    int index;
+    char uuid[64];
+    int64_t batch_size, seq_len, head_dim;
+    double bytes;                  /* rg_workload_bytes */
+    rg_check check;
+    int timed;                     /* 0 for `ropegrad check` */
+    rg_time_stats time_ns;
+    double *samples_ns;            /* iterations entries, owned */
+    int n_samples;
+    double gbps;                   /* bytes / median time */
+    double sol_ms, baseline_ms;    /* copied from the workload (NAN when absent) */
+} rg_workload_result;
+
+/* What a run measured on, sampled at its start and its end. */
+typedef struct rg_env {
+    char hostname[128];
+    char os[256];                  /* uname -srm */
+    char cpu_model[256];
+    int cpu_threads;               /* threads used by the CPU path */
+    char cpu_isa[32];              /* ropegrad_cpu_isa() */
+    char gpu_name[128];            /* "" on CPU runs */
+    char gpu_arch[16];             /* "sm_90" */
+    int gpu_sm_count;
+    int64_t gpu_l2_bytes;
+    double gpu_mem_bandwidth_gbps; /* from the device's bus width and memory clock, 0 if unknown */
+    char driver_version[32];
+    char cuda_runtime_version[32];
+    int sm_clock_mhz_start, sm_clock_mhz_end;   /* -1 when unknown (NVML missing) */
+    int mem_clock_mhz_start, mem_clock_mhz_end;
+    char ropegrad_version[32];
+    char build_flags[512];         /* compiler, flags, CUDA archs (from the build) */
+} rg_env;
+
+typedef struct rg_run_options {
+    const char *backend;           /* "auto", "cpu" or "cuda" */
+    int kernel;                    /* CUDA kernel version, 0 = default */
+    int threads;                   /* CPU threads, 0 = all */
+    int warmup, iterations;        /* defaults 10 and 50 */
+    uint64_t seed;                 /* default 200, the suite's */
+    rg_inputs_kind inputs;
+    int timed;                     /* 0: correctness only (`ropegrad check`) */
+    int verbose;                   /* progress lines on stderr */
+} rg_run_options;
+
+void rg_run_options_default(rg_run_options *o);
+
+typedef struct rg_run_result {
+    char suite[256];
+    char suite_dir[4096];
+    char backend[16];              /* resolved: "cpu" or "cuda" */
+    int kernel;
+    char kernel_name[64];
+    char device[256];              /* GPU name, or CPU model + threads */
+    char timer[64];                /* "cupti", "cuda-events" or "wall-clock" */
+    char cold_l2[128];             /* how L2 was flushed before each iteration */
+    char inputs[16];               /* "normal" or "positions" */
+    int warmup, iterations;
+    uint64_t seed;
+    char started_at[32];           /* ISO 8601 UTC */
+    rg_env env;
+    rg_workload_result *workloads;
+    size_t n_workloads;
+    int passed, total;
+    double mean_ns, geomean_ns;    /* over the per-workload medians */
+} rg_run_result;
+
+/* Runs the workloads whose indices are listed (all when n_indices == 0).
+ * Returns 0 when the run completed (whether or not workloads passed), non-zero
+ * with a message on a usage or system error. */
+int rg_run_suite(const rg_suite *s, const int *indices, size_t n_indices, const rg_run_options *o,
+                 rg_run_result *out, char *err, size_t errlen);
+void rg_run_result_free(rg_run_result *r);
+
+/* The result as a table on f (the one bench and check print). */
+void rg_run_print_table(const rg_run_result *r, void *file /* FILE * */);
+
+/* The result as the bench JSON document. Writes to a temporary file beside
+ * path and renames it into place: never a partial file. */
+int rg_run_write_json(const rg_run_result *r, const char *path, char *err, size_t errlen);
+
+#endif /* ROPEGRAD_HARNESS_H */

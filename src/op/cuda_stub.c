@@ -1,0 +1,19 @@
+/* cuda_stub.c -- the CUDA entry points of a CPU-only build (no nvcc found). */
+#include "internal.h"
+#include "ropegrad.h"
+
+int ropegrad_backward_cuda(const ropegrad_problem *p, void *cuda_stream)
+{
+    int rc = ropegrad_validate(p);
+    return rc ? rc : ROPEGRAD_ERR_NO_CUDA;
+}
+
+int ropegrad_backward_cuda_kernel(const ropegrad_problem *p, int kernel, void *cuda_stream)
+{
+    int rc = ropegrad_validate(p);
+    return rc ? rc : ROPEGRAD_ERR_NO_CUDA;
+}
+
+int ropegrad_cuda_kernel_count(void) { return 0; }
+const char *ropegrad_cuda_kernel_name(int kernel) { return NULL; }
+int ropegrad_cuda_available(void) { return 0; }
