@@ -1,27 +1,140 @@
-/* cpu.c -- placeholder scalar CPU path (to be replaced by the SLEEF/OpenMP one). */
-#include <math.h>
+/* cpu.c -- the CPU path: validation, OpenMP threading, run-time ISA dispatch,
+ * and the portable C kernel.
+ *
+ * Every output row b*S+s is independent, so rows are split into chunks and
+ * the chunks shared out with a static OpenMP schedule (each thread gets one
+ * contiguous run of memory to stream through). Within a row the work is done
+ * by a kernel chosen once per process from what the CPU supports:
+ *
+ *   avx512    cpu_avx512.c   16 lanes, Sleef_sincosf16_u10avx512f
+ *   avx2      cpu_avx2.c      8 lanes, Sleef_sincosf8_u10avx2, F16C for f16
+ *   portable  below           scalar, Sleef_sincosf_u10
+ *
+ * The SIMD files are compiled with their instruction sets (-mavx2, -mavx512f)
+ * and nothing else in the library is, so one binary runs on any x86-64 and the
+ * library still builds on other architectures (the SIMD files then compile to
+ * stubs). ROPEGRAD_CPU_ISA=portable|avx2|avx512 in the environment forces a
+ * path for tests and comparisons; a path the CPU cannot run is ignored. The
+ * choice is read once (the first call), so set it before using the library.
+ *
+ * All three sincos variants are SLEEF's 1.0-ulp ones with full range
+ * reduction (Payne-Hanek for large |x|): emb holds position * inv_freq,
+ * which reaches 2.6e5 for 256K-token contexts, where a cheap reduction that
+ * only works near [-pi, pi] would return garbage. */
+#include <omp.h>
+#include <pthread.h>
+#include <sleef.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "cpu_kernels.h"
 #include "internal.h"
 #include "ropegrad.h"
 
-const char *ropegrad_cpu_isa(void) { return "portable"; }
+/* Rows per OpenMP chunk are chosen so one chunk is about this many emb
+ * elements (the first half of each row): large enough that the per-chunk
+ * call is noise, small enough that tiny problems still spread over threads. */
+#define RG_CHUNK_ELEMS 8192
+
+/* ---- portable kernel ------------------------------------------------------ */
+
+/* One scalar SLEEF sincos per element. The row sum runs in double: on the
+ * scalar path that costs nothing over float and keeps the summation error out
+ * of the result entirely (the SIMD kernels get the same effect, mostly, from
+ * their 8/16 independent partial sums). */
+static void kernel_portable(const ropegrad_problem *p, int64_t r0, int64_t r1)
+{
+    const int64_t S = p->seq_len, D = p->head_dim, H = D / 2;
+    const ropegrad_dtype dt = p->grad_dtype;
+    for (int64_t r = r0; r < r1; r++) {
+        const int64_t base = r * D;
+        const float *inv = p->inv_freq + (r / S) * p->inv_freq_batch_stride;
+        double acc = 0.0;
+        for (int64_t d = 0; d < H; d++) {
+            Sleef_float2 sc = Sleef_sincosf_u10(p->emb[base + d]); /* x = sin, y = cos */
+            float gc = rg_load_grad(p->grad_cos, dt, base + d) + rg_load_grad(p->grad_cos, dt, base + d + H);
+            float gs = rg_load_grad(p->grad_sin, dt, base + d) + rg_load_grad(p->grad_sin, dt, base + d + H);
+            acc += (double)(inv[d] * (gs * sc.y - gc * sc.x));
+        }
+        p->grad_position_ids[r] = (float)((double)p->attention_scaling * acc);
+    }
+}
+
+/* ---- run-time dispatch ---------------------------------------------------- */
+
+static pthread_once_t isa_once = PTHREAD_ONCE_INIT;
+static const char *isa_name = "portable";
+static rg_cpu_rows_fn isa_kernel = kernel_portable;
+
+static void isa_resolve(void)
+{
+    rg_cpu_rows_fn avx2 = NULL, avx512 = NULL;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    /* __builtin_cpu_supports also checks that the OS saves the AVX / AVX-512
+     * register state (XGETBV), not just the CPUID bits. The kernels are
+     * compiled with FMA and F16C too, so those are required as well. */
+    __builtin_cpu_init();
+    int fma_f16c = __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+    if (fma_f16c && __builtin_cpu_supports("avx2")) avx2 = rg_cpu_avx2_kernel();
+    if (avx2 && __builtin_cpu_supports("avx512f")) avx512 = rg_cpu_avx512_kernel();
+#endif
+    if (avx512) {
+        isa_name = "avx512";
+        isa_kernel = avx512;
+    } else if (avx2) {
+        isa_name = "avx2";
+        isa_kernel = avx2;
+    }
+    /* Forcing a narrower (or the same) path the CPU can run. */
+    const char *want = getenv("ROPEGRAD_CPU_ISA");
+    if (!want) return;
+    if (strcmp(want, "portable") == 0) {
+        isa_name = "portable";
+        isa_kernel = kernel_portable;
+    } else if (strcmp(want, "avx2") == 0 && avx2) {
+        isa_name = "avx2";
+        isa_kernel = avx2;
+    } else if (strcmp(want, "avx512") == 0 && avx512) {
+        isa_name = "avx512";
+        isa_kernel = avx512;
+    }
+}
+
+const char *ropegrad_cpu_isa(void)
+{
+    pthread_once(&isa_once, isa_resolve);
+    return isa_name;
+}
+
+/* ---- entry point ---------------------------------------------------------- */
 
 int ropegrad_backward_cpu(const ropegrad_problem *p, int num_threads)
 {
     int rc = ropegrad_validate(p);
     if (rc) return rc;
     if (num_threads < 0) return ROPEGRAD_ERR_BAD_THREADS;
-    const int64_t B = p->batch_size, S = p->seq_len, D = p->head_dim, H = D / 2;
-    for (int64_t r = 0; r < B * S; r++) {
-        const float *inv = p->inv_freq + (r / S) * p->inv_freq_batch_stride;
-        float acc = 0.f;
-        for (int64_t d = 0; d < H; d++) {
-            float gc = rg_load_grad(p->grad_cos, p->grad_dtype, r * D + d) + rg_load_grad(p->grad_cos, p->grad_dtype, r * D + d + H);
-            float gs = rg_load_grad(p->grad_sin, p->grad_dtype, r * D + d) + rg_load_grad(p->grad_sin, p->grad_dtype, r * D + d + H);
-            float e = p->emb[r * D + d];
-            acc += inv[d] * (gs * cosf(e) - gc * sinf(e));
-        }
-        p->grad_position_ids[r] = p->attention_scaling * acc;
+    pthread_once(&isa_once, isa_resolve);
+    const rg_cpu_rows_fn kernel = isa_kernel;
+
+    const int64_t rows = p->batch_size * p->seq_len, H = p->head_dim / 2;
+    const int64_t chunk = H >= RG_CHUNK_ELEMS ? 1 : RG_CHUNK_ELEMS / H;
+    const int64_t nchunks = (rows - 1) / chunk + 1;
+
+    /* The op is compute bound on every core, so more threads than processors
+     * only adds switching: 0 means all of them, and larger requests are
+     * clamped to them (and to one thread per chunk). */
+    int64_t nt = omp_get_num_procs();
+    if (num_threads > 0 && num_threads < nt) nt = num_threads;
+    if (nt > nchunks) nt = nchunks;
+    if (nt <= 1) {
+        kernel(p, 0, rows);
+        return ROPEGRAD_OK;
+    }
+#pragma omp parallel for schedule(static) num_threads((int)nt)
+    for (int64_t c = 0; c < nchunks; c++) {
+        const int64_t r0 = c * chunk;
+        const int64_t r1 = r0 + chunk < rows ? r0 + chunk : rows;
+        kernel(p, r0, r1);
     }
     return ROPEGRAD_OK;
 }

@@ -1,7 +1,61 @@
-// cuda.cu -- placeholder; the kernels land here.
-#include "ropegrad.h"
-extern "C" int ropegrad_backward_cuda(const ropegrad_problem *p, void *s) { return ROPEGRAD_ERR_NO_CUDA; }
-extern "C" int ropegrad_backward_cuda_kernel(const ropegrad_problem *p, int k, void *s) { return ROPEGRAD_ERR_NO_CUDA; }
-extern "C" int ropegrad_cuda_kernel_count(void) { return 0; }
-extern "C" const char *ropegrad_cuda_kernel_name(int k) { return 0; }
-extern "C" int ropegrad_cuda_available(void) { return 0; }
+// cuda.cu -- the C API of the CUDA backend. The kernels themselves are in
+// kernels.cuh (one file, also embedded verbatim by `ropegrad export-solution`).
+//
+// Contract: validate on the host, launch on the caller's stream, return. No
+// allocation, no synchronization, no global mutable state: two host threads
+// may call this at once on two streams.
+#include "kernels.cuh"
+
+extern "C" {
+
+// Every tensor must be memory this GPU can dereference: device or managed
+// allocations (or host memory mapped into the device's address space). Plain
+// pageable host memory would fault inside the kernel, so it is refused here.
+static int rg_check_device_ptr(const void *ptr)
+{
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, ptr) != cudaSuccess) {
+        (void)cudaGetLastError();  // clear the error this query may leave behind
+        return ROPEGRAD_ERR_NOT_DEVICE_POINTER;
+    }
+    if (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged) return ROPEGRAD_OK;
+    if (a.type == cudaMemoryTypeHost && a.devicePointer == ptr) return ROPEGRAD_OK;
+    return ROPEGRAD_ERR_NOT_DEVICE_POINTER;
+}
+
+int ropegrad_backward_cuda_kernel(const ropegrad_problem *p, int kernel, void *cuda_stream)
+{
+    int rc = ropegrad_validate(p);
+    if (rc) return rc;
+    if (kernel < 0 || kernel > RG_KERNEL_COUNT) return ROPEGRAD_ERR_BAD_KERNEL;
+    if (!ropegrad_cuda_available()) return ROPEGRAD_ERR_NO_CUDA;
+    const void *ptrs[5] = {p->grad_cos, p->grad_sin, p->emb, p->inv_freq, p->grad_position_ids};
+    for (int i = 0; i < 5; i++)
+        if ((rc = rg_check_device_ptr(ptrs[i])) != ROPEGRAD_OK) return rc;
+    if (rg_cuda_launch(p, kernel, (cudaStream_t)cuda_stream) != cudaSuccess) return ROPEGRAD_ERR_CUDA;
+    return ROPEGRAD_OK;
+}
+
+int ropegrad_backward_cuda(const ropegrad_problem *p, void *cuda_stream)
+{
+    return ropegrad_backward_cuda_kernel(p, 0, cuda_stream);
+}
+
+int ropegrad_cuda_kernel_count(void) { return RG_KERNEL_COUNT; }
+
+const char *ropegrad_cuda_kernel_name(int kernel)
+{
+    return (kernel >= 0 && kernel <= RG_KERNEL_COUNT) ? rg_kernel_names[kernel] : NULL;
+}
+
+int ropegrad_cuda_available(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return n > 0;
+}
+
+}  // extern "C"

@@ -1,0 +1,544 @@
+// kernels.cuh -- every CUDA kernel of ropegrad, side by side (llm.c dev/cuda style),
+// and the launcher that picks one. Self-contained: the library compiles it through
+// cuda.cu, and `ropegrad export-solution` embeds this very file in the
+// SOL-ExecBench solution, so the kernel measured there is the kernel built here.
+//
+// The op, with H = D/2, for every row r = b*S + s:
+//   out[r] = scale * sum_{d<H} inv[b,d] * ((gs[d]+gs[d+H])*cos(e[d]) - (gc[d]+gc[d+H])*sin(e[d]))
+//
+// Two numbers first (H200, D = 128, bf16): a row moves 2*256 B of grads + 256 B
+// of emb (first half only) + 4 B out = 772 B; the memory floor is rows*772 B over
+// ~4.49 TB/s (measured streaming read). Arithmetic is 64 sincos per row, ~25
+// instructions each: at 1.05e12 warp-instr/s that is ~1/3 of the memory time on
+// the largest workload, so the big cases are bandwidth-bound if the loads are
+// wide and plentiful, and the small ones (128 rows) are pure latency: one DRAM
+// round trip, the launch, and the reduction.
+//
+// Kernel versions (ropegrad bench --kernel N):
+//   1 naive     one thread per row, scalar loads, CUDA's sincosf. The obvious code.
+//   2 warp      one warp per row, scalar loads, rg_sincos. Handles every problem
+//               the API accepts (any even D, any dtype, any alignment, any stride):
+//               the general path.
+//   3 vec       a group of TPR = H/EPT threads per row, each thread EPT consecutive
+//               d's loaded with 16-byte vector loads, reduction by warp shuffles.
+//   4 vec-tuned 3 + streaming loads that skip L1 and ask L2 for 256-byte sectors,
+//               block size chosen so small problems spread over every SM, and a
+//               grid-stride loop with the next row's loads issued before the
+//               current row's arithmetic (two rows in flight per thread).
+//   0 default   4 where it applies (D/2 a multiple of 8 with H/8 <= 32 threads per
+//               row, 16-byte aligned pointers), else 2.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "ropegrad.h"
+
+// ---------------------------------------------------------------------------
+// sin/cos accurate far beyond [-pi, pi].
+//
+// Real inputs are emb = position * inv_freq: up to ~3e5 radians for long
+// contexts. We reduce x = q*(pi/2) + r with q = rint(x*2/pi) and a three-part
+// Cody-Waite split of pi/2 applied with FMA (each product q*Ck is exact inside
+// the FMA, so the only errors are three roundings of a value below 1: ~1e-7
+// absolute). That holds while q < 2^22 (|x| < ~6.5e6); we take the fast path up
+// to 4e6 and send anything larger (and Inf/NaN) to double-precision sincos,
+// which does a full Payne-Hanek reduction -- rare, and kept out of line so its
+// registers and stack don't burden the hot loop.
+//
+// Because q comes from a float product it can be off by one near a quadrant
+// boundary, so |r| can slightly exceed pi/4 (up to ~0.9): the polynomials are
+// Taylor series of degree 9 (sin) and 10 (cos), whose truncation error at 0.9
+// is below 1e-8, well under float rounding.
+// ---------------------------------------------------------------------------
+#define RG_SINCOS_FAST_MAX 4.0e6f
+
+static __device__ __noinline__ float2 rg_sincos_slow(float x)
+{
+    double sd, cd;
+    sincos((double)x, &sd, &cd);
+    return make_float2((float)sd, (float)cd);
+}
+
+static __device__ __forceinline__ void rg_sincos(float x, float *s, float *c)
+{
+    if (!(fabsf(x) <= RG_SINCOS_FAST_MAX)) {  // also true for NaN
+        const float2 sc = rg_sincos_slow(x);
+        *s = sc.x;
+        *c = sc.y;
+        return;
+    }
+    // q = nearest integer to x*2/pi, by the round-to-nearest of adding 1.5*2^23:
+    // the sum's low mantissa bits are q as an integer, and subtracting the
+    // constant back gives q as a float -- two full-rate FP ops instead of
+    // FRND + F2I, which issue at a quarter of the rate on the conversion pipe.
+    const float big = fmaf(x, 0.636619746685028076f, 12582912.0f);  // 2/pi, 1.5*2^23
+    const float q = big - 12582912.0f;
+    const int qi = __float_as_int(big);                              // low bits = q mod 2^22
+    float r = fmaf(q, -1.57079637050628662f, x);          // pi/2 = C1 + C2 + C3
+    r = fmaf(q, 4.37113882867379300e-08f, r);             // -C2
+    r = fmaf(q, 1.71512451000588190e-15f, r);             // -C3
+    const float r2 = r * r;
+    float ps = 2.75573188446287530e-06f;                  // 1/9!
+    ps = fmaf(ps, r2, -1.98412701138295233e-04f);         // -1/7!
+    ps = fmaf(ps, r2, 8.33333376795053482e-03f);          // 1/5!
+    ps = fmaf(ps, r2, -1.66666671633720398e-01f);         // -1/3!
+    const float sr = fmaf(ps * r2, r, r);
+    float pc = -2.75573199814971304e-07f;                 // -1/10!
+    pc = fmaf(pc, r2, 2.48015876422869041e-05f);          // 1/8!
+    pc = fmaf(pc, r2, -1.38888892251998186e-03f);         // -1/6!
+    pc = fmaf(pc, r2, 4.16666679084300995e-02f);          // 1/4!
+    pc = fmaf(pc, r2, -0.5f);
+    const float cr = fmaf(pc, r2, 1.0f);
+    // Quadrant: sin(r + q*pi/2) cycles sin, cos, -sin, -cos. Signs are
+    // applied by flipping the sign bit (one integer op each).
+    const float sv = (qi & 1) ? cr : sr;
+    const float cv = (qi & 1) ? sr : cr;
+    *s = __int_as_float(__float_as_int(sv) ^ ((qi & 2) << 30));
+    *c = __int_as_float(__float_as_int(cv) ^ (((qi + 1) & 2) << 30));
+}
+
+// ---------------------------------------------------------------------------
+// Element access
+// ---------------------------------------------------------------------------
+static __device__ __forceinline__ float rg_bf16_lo(uint32_t w) { return __uint_as_float(w << 16); }
+static __device__ __forceinline__ float rg_bf16_hi(uint32_t w) { return __uint_as_float(w & 0xffff0000u); }
+
+static __device__ __forceinline__ float rg_f16_bits(uint32_t h)
+{
+    float f;
+    asm("{ .reg .b16 t; cvt.u16.u32 t, %1; cvt.f32.f16 %0, t; }" : "=f"(f) : "r"(h));
+    return f;
+}
+
+static __device__ __forceinline__ float rg_grad_at(const void *base, int dt, int64_t i)
+{
+    if (dt == ROPEGRAD_F32) return ((const float *)base)[i];
+    const uint32_t h = ((const uint16_t *)base)[i];
+    return dt == ROPEGRAD_BF16 ? __uint_as_float(h << 16) : rg_f16_bits(h);
+}
+
+// Streaming 16-byte load: read-only path, no L1 allocation (each byte is used
+// once), and a hint that L2 should fetch the whole 256-byte sector run -- each
+// row's grads are 256 contiguous bytes, so the neighbours are wanted next.
+static __device__ __forceinline__ uint4 rg_ld_stream(const void *p)
+{
+    uint4 v;
+    asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p));
+    return v;
+}
+static __device__ __forceinline__ uint4 rg_ld_plain(const void *p) { return __ldg((const uint4 *)p); }
+
+// ---------------------------------------------------------------------------
+// Kernel 1: naive. One thread per row; CUDA's own sincosf (accurate, with its
+// own slow path). Obviously right, slow: a warp's 32 threads read 32 rows 256 B
+// apart, so every load instruction touches 32 sectors.
+// ---------------------------------------------------------------------------
+static __global__ void rg_k1_naive(ropegrad_problem p)
+{
+    const int64_t rows = p.batch_size * p.seq_len;
+    const int64_t D = p.head_dim, H = D / 2;
+    for (int64_t r = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; r < rows;
+         r += (int64_t)gridDim.x * blockDim.x) {
+        const float *inv = p.inv_freq + (r / p.seq_len) * p.inv_freq_batch_stride;
+        const int64_t base = r * D;
+        float acc = 0.f;
+        for (int64_t d = 0; d < H; d++) {
+            float s, c;
+            sincosf(p.emb[base + d], &s, &c);
+            const float gc = rg_grad_at(p.grad_cos, p.grad_dtype, base + d) +
+                             rg_grad_at(p.grad_cos, p.grad_dtype, base + d + H);
+            const float gs = rg_grad_at(p.grad_sin, p.grad_dtype, base + d) +
+                             rg_grad_at(p.grad_sin, p.grad_dtype, base + d + H);
+            acc += inv[d] * (gs * c - gc * s);
+        }
+        p.grad_position_ids[r] = p.attention_scaling * acc;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Kernel 2: one warp per row. Lanes stride over d, so a warp's loads are
+// coalesced whatever D, dtype or alignment; a butterfly shuffle sums the lanes.
+// This is the general path for everything kernel 4 does not specialize.
+// ---------------------------------------------------------------------------
+static __global__ void rg_k2_warp(ropegrad_problem p)
+{
+    const int64_t rows = p.batch_size * p.seq_len;
+    const int64_t D = p.head_dim, H = D / 2;
+    const int lane = threadIdx.x & 31;
+    const int64_t warps = (int64_t)gridDim.x * (blockDim.x >> 5);
+    for (int64_t r = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5; r < rows; r += warps) {
+        const float *inv = p.inv_freq + (r / p.seq_len) * p.inv_freq_batch_stride;
+        const int64_t base = r * D;
+        float acc = 0.f;
+        for (int64_t d = lane; d < H; d += 32) {
+            float s, c;
+            rg_sincos(p.emb[base + d], &s, &c);
+            const float gc = rg_grad_at(p.grad_cos, p.grad_dtype, base + d) +
+                             rg_grad_at(p.grad_cos, p.grad_dtype, base + d + H);
+            const float gs = rg_grad_at(p.grad_sin, p.grad_dtype, base + d) +
+                             rg_grad_at(p.grad_sin, p.grad_dtype, base + d + H);
+            acc = fmaf(inv[d], fmaf(gs, c, -gc * s), acc);
+        }
+        for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+        if (lane == 0) p.grad_position_ids[r] = p.attention_scaling * acc;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Kernels 3 and 4: TPR threads per row, each thread owning EPT = 8 consecutive
+// d's (and the matching d+H's). For D = 128 bf16 that is 8 threads per row, 4
+// rows per warp, and six independent 16-byte loads per thread (gc lo/hi, gs
+// lo/hi, emb x2) plus two L1/L2-resident 16-byte loads of inv_freq.
+// T: 2 for bf16/f16 grads, 4 for f32 (bytes per element).
+// ---------------------------------------------------------------------------
+#define RG_EPT 8
+#ifndef RG_K5_WAVES
+#define RG_K5_WAVES 4  // resident-block waves of kernel 5's grid
+#endif
+
+template <int ESZ>
+struct rg_grad_chunk {
+    uint4 v[ESZ * RG_EPT / 16];
+};
+
+struct rg_row_regs {
+    rg_grad_chunk<4> gc_lo, gc_hi, gs_lo, gs_hi;  // sized for f32; bf16 uses half
+    uint4 e[2];
+};
+
+template <int ESZ, bool STREAM>
+static __device__ __forceinline__ void rg_load_row(const ropegrad_problem &p, int64_t r, int j, rg_row_regs &R)
+{
+    const int64_t D = p.head_dim, H = D >> 1;
+    const int64_t g = r * D + (int64_t)j * RG_EPT;  // element index of this thread's first d
+    const char *gc = (const char *)p.grad_cos + g * ESZ;
+    const char *gs = (const char *)p.grad_sin + g * ESZ;
+    const char *e = (const char *)(p.emb + g);
+#pragma unroll
+    for (int k = 0; k < ESZ * RG_EPT / 16; k++) {
+        R.gc_lo.v[k] = STREAM ? rg_ld_stream(gc + 16 * k) : rg_ld_plain(gc + 16 * k);
+        R.gc_hi.v[k] = STREAM ? rg_ld_stream(gc + H * ESZ + 16 * k) : rg_ld_plain(gc + H * ESZ + 16 * k);
+        R.gs_lo.v[k] = STREAM ? rg_ld_stream(gs + 16 * k) : rg_ld_plain(gs + 16 * k);
+        R.gs_hi.v[k] = STREAM ? rg_ld_stream(gs + H * ESZ + 16 * k) : rg_ld_plain(gs + H * ESZ + 16 * k);
+    }
+    R.e[0] = STREAM ? rg_ld_stream(e) : rg_ld_plain(e);
+    R.e[1] = STREAM ? rg_ld_stream(e + 16) : rg_ld_plain(e + 16);
+}
+
+// Element k (0..7) of a chunk, widened to float.
+template <int ESZ>
+static __device__ __forceinline__ float rg_chunk_at(const rg_grad_chunk<4> &c, int k, int dt)
+{
+    const uint32_t *w = (const uint32_t *)c.v;
+    if (ESZ == 4) return __uint_as_float(w[k]);
+    const uint32_t x = w[k >> 1];
+    if (dt == ROPEGRAD_BF16) return (k & 1) ? rg_bf16_hi(x) : rg_bf16_lo(x);
+    return rg_f16_bits((k & 1) ? (x >> 16) : (x & 0xffffu));
+}
+
+template <int ESZ>
+static __device__ __forceinline__ float rg_row_partial(const ropegrad_problem &p, const rg_row_regs &R,
+                                                       const float *inv8)
+{
+    const float *e = (const float *)R.e;
+    float acc = 0.f;
+#pragma unroll
+    for (int k = 0; k < RG_EPT; k++) {
+        float s, c;
+        rg_sincos(e[k], &s, &c);
+        const float gc = rg_chunk_at<ESZ>(R.gc_lo, k, p.grad_dtype) + rg_chunk_at<ESZ>(R.gc_hi, k, p.grad_dtype);
+        const float gs = rg_chunk_at<ESZ>(R.gs_lo, k, p.grad_dtype) + rg_chunk_at<ESZ>(R.gs_hi, k, p.grad_dtype);
+        acc = fmaf(inv8[k], fmaf(gs, c, -gc * s), acc);
+    }
+    return acc;
+}
+
+template <int TPR>
+static __device__ __forceinline__ float rg_group_sum(float v)
+{
+#pragma unroll
+    for (int o = TPR / 2; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+// Kernel 3: one row per thread group per grid-stride step, plain read-only loads.
+template <int ESZ, int TPR>
+static __global__ void rg_k3_vec(ropegrad_problem p)
+{
+    const int64_t rows = p.batch_size * p.seq_len;
+    const int j = threadIdx.x % TPR;
+    const int64_t groups = (int64_t)gridDim.x * blockDim.x / TPR;
+    // Every lane of a warp runs the same number of iterations (rows are padded
+    // to whole warps), so the shuffles below always see all 32 lanes.
+    const int64_t rows_pad = (rows + 32 / TPR - 1) / (32 / TPR) * (32 / TPR);
+    for (int64_t r = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / TPR; r < rows_pad; r += groups) {
+        const bool live = r < rows;
+        const int64_t rr = live ? r : rows - 1;
+        rg_row_regs R;
+        rg_load_row<ESZ, false>(p, rr, j, R);
+        float inv8[RG_EPT];
+        const float *inv = p.inv_freq + (rr / p.seq_len) * p.inv_freq_batch_stride + j * RG_EPT;
+        *(float4 *)&inv8[0] = __ldg((const float4 *)inv);
+        *(float4 *)&inv8[4] = __ldg((const float4 *)inv + 1);
+        const float acc = rg_group_sum<TPR>(rg_row_partial<ESZ>(p, R, inv8));
+        if (live && j == 0) p.grad_position_ids[r] = p.attention_scaling * acc;
+    }
+}
+
+// Kernel 4: streaming loads with the L2 256 B hint, and software pipelining:
+// the loads of this group's next row are issued before the arithmetic of the
+// current one, so each thread keeps two rows (12 x 16 B) in flight.
+template <int ESZ, int TPR>
+static __global__ void __launch_bounds__(256) rg_k4_vec(ropegrad_problem p)
+{
+    const int64_t rows = p.batch_size * p.seq_len;
+    const int j = threadIdx.x % TPR;
+    const int64_t groups = (int64_t)gridDim.x * blockDim.x / TPR;
+    const int64_t rows_pad = (rows + 32 / TPR - 1) / (32 / TPR) * (32 / TPR);
+    int64_t r = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / TPR;
+    if (r >= rows_pad) return;  // whole warps leave together (blockDim is a multiple of 32)
+    rg_row_regs cur;
+    rg_load_row<ESZ, true>(p, r < rows ? r : rows - 1, j, cur);
+    for (; r < rows_pad; r += groups) {
+        const int64_t rr = r < rows ? r : rows - 1;
+        const int64_t next = r + groups;
+        rg_row_regs nxt;
+        if (next < rows_pad) rg_load_row<ESZ, true>(p, next < rows ? next : rows - 1, j, nxt);
+        float inv8[RG_EPT];
+        const float *inv = p.inv_freq + (rr / p.seq_len) * p.inv_freq_batch_stride + j * RG_EPT;
+        *(float4 *)&inv8[0] = __ldg((const float4 *)inv);
+        *(float4 *)&inv8[4] = __ldg((const float4 *)inv + 1);
+        const float acc = rg_group_sum<TPR>(rg_row_partial<ESZ>(p, cur, inv8));
+        if (r < rows && j == 0) p.grad_position_ids[r] = p.attention_scaling * acc;
+        cur = nxt;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Kernels 5 and 6: the vector kernel generalized over EPT (d's per thread), with
+// loads as wide as EPT allows (4, 8, 16 or 2x16 bytes).
+//   5 prefetch  EPT = 8, a grid-stride loop sized to a few waves, and before
+//               each row's loads the group asks L2 to fetch the row it will do
+//               next (cp.async.bulk.prefetch: no registers held, unlike kernel
+//               4's register double-buffer, so occupancy stays at kernel 3's).
+//   6 latency   for small problems (a few thousand rows), where time is one DRAM
+//               round trip plus the dependent arithmetic after it: EPT = 2 or 4
+//               (32 threads per row) cuts each thread's sincos chain 4x and
+//               spreads the rows over more SMs.
+// ---------------------------------------------------------------------------
+template <int NW>
+struct rg_words {
+    uint32_t w[NW];
+};
+
+template <int NW>
+static __device__ __forceinline__ void rg_ld_words(const void *p, rg_words<NW> &out)
+{
+    if constexpr (NW % 4 == 0) {
+#pragma unroll
+        for (int k = 0; k < NW / 4; k++) {
+            const uint4 v = rg_ld_stream((const char *)p + 16 * k);
+            out.w[4 * k] = v.x, out.w[4 * k + 1] = v.y, out.w[4 * k + 2] = v.z, out.w[4 * k + 3] = v.w;
+        }
+    } else if constexpr (NW == 2) {
+        uint2 v;
+        asm volatile("ld.global.nc.L1::no_allocate.v2.u32 {%0,%1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(p));
+        out.w[0] = v.x, out.w[1] = v.y;
+    } else {
+        asm volatile("ld.global.nc.L1::no_allocate.u32 %0, [%1];" : "=r"(out.w[0]) : "l"(p));
+    }
+}
+
+template <int ESZ, int EPT>
+static __device__ __forceinline__ float rg_words_at(const rg_words<ESZ * EPT / 4> &c, int k, int dt)
+{
+    if (ESZ == 4) return __uint_as_float(c.w[k]);
+    const uint32_t x = c.w[k >> 1];
+    if (dt == ROPEGRAD_BF16) return (k & 1) ? rg_bf16_hi(x) : rg_bf16_lo(x);
+    return rg_f16_bits((k & 1) ? (x >> 16) : (x & 0xffffu));
+}
+
+static __device__ __forceinline__ void rg_prefetch_l2(const void *p, int bytes)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes) : "memory");
+#else
+    for (int o = 0; o < bytes; o += 128) asm volatile("prefetch.global.L2 [%0];" ::"l"((const char *)p + o));
+#endif
+}
+
+template <int ESZ, int EPT, int TPR, bool PF>
+static __global__ void __launch_bounds__(256) rg_k5_vec(ropegrad_problem p)
+{
+    constexpr int GW = ESZ * EPT / 4;  // 32-bit words of grads per thread per half
+    const int64_t rows = p.batch_size * p.seq_len;
+    const int64_t D = p.head_dim, H = D >> 1;
+    const int j = threadIdx.x % TPR;
+    const int64_t groups = (int64_t)gridDim.x * blockDim.x / TPR;
+    const int64_t rows_pad = (rows + 32 / TPR - 1) / (32 / TPR) * (32 / TPR);
+    for (int64_t r = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / TPR; r < rows_pad; r += groups) {
+        const bool live = r < rows;
+        const int64_t rr = live ? r : rows - 1;
+        if (PF) {
+            // Lanes 0..2 of the group each prefetch one stream of the next row:
+            // its grad_cos row, grad_sin row, and the first half of its emb row.
+            const int64_t nx = r + groups;
+            if (nx < rows && j < 3) {
+                const char *base = j == 0 ? (const char *)p.grad_cos + nx * D * ESZ
+                                 : j == 1 ? (const char *)p.grad_sin + nx * D * ESZ
+                                          : (const char *)(p.emb + nx * D);
+                rg_prefetch_l2(base, (int)(j < 2 ? D * ESZ : H * 4));
+            }
+        }
+        const int64_t g = rr * D + (int64_t)j * EPT;
+        rg_words<GW> gcl, gch, gsl, gsh;
+        rg_words<EPT> e;
+        rg_ld_words<GW>((const char *)p.grad_cos + g * ESZ, gcl);
+        rg_ld_words<GW>((const char *)p.grad_cos + (g + H) * ESZ, gch);
+        rg_ld_words<GW>((const char *)p.grad_sin + g * ESZ, gsl);
+        rg_ld_words<GW>((const char *)p.grad_sin + (g + H) * ESZ, gsh);
+        rg_ld_words<EPT>(p.emb + g, e);
+        const float *inv = p.inv_freq + (rr / p.seq_len) * p.inv_freq_batch_stride + j * EPT;
+        float acc = 0.f;
+#pragma unroll
+        for (int k = 0; k < EPT; k++) {
+            float sn, cs;
+            rg_sincos(__uint_as_float(e.w[k]), &sn, &cs);
+            const float gc = rg_words_at<ESZ, EPT>(gcl, k, p.grad_dtype) + rg_words_at<ESZ, EPT>(gch, k, p.grad_dtype);
+            const float gs = rg_words_at<ESZ, EPT>(gsl, k, p.grad_dtype) + rg_words_at<ESZ, EPT>(gsh, k, p.grad_dtype);
+            acc = fmaf(__ldg(inv + k), fmaf(gs, cs, -gc * sn), acc);
+        }
+        acc = rg_group_sum<TPR>(acc);
+        if (live && j == 0) p.grad_position_ids[r] = p.attention_scaling * acc;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Launcher
+// ---------------------------------------------------------------------------
+#define RG_KERNEL_COUNT 6
+
+static const char *const rg_kernel_names[RG_KERNEL_COUNT + 1] = {
+    "default", "1-naive", "2-warp", "3-vec", "4-vec-dbuf", "5-vec-pf", "6-vec-lat"};
+
+// Kernel 6: 32 threads per row for H = 64 (EPT 2) and H = 128 (EPT 4); other
+// shapes use kernel 5's EPT = 8 layout, which is already <= 8 d's per thread
+// only when H <= 256.
+template <int ESZ>
+static cudaError_t rg_launch_lat(const ropegrad_problem &p, int sms, cudaStream_t st)
+{
+    const int64_t rows = p.batch_size * p.seq_len, H = p.head_dim / 2;
+    int block = 256;
+    while (block > 32 && (rows * 32 + block - 1) / block < 2 * sms) block >>= 1;
+    int64_t grid = (rows * 32 + block - 1) / block;
+    const int64_t cap = (int64_t)sms * (2048 / block) * 4;
+    if (grid > cap) grid = cap;
+    if (H == 64) rg_k5_vec<ESZ, 2, 32, false><<<(unsigned)grid, block, 0, st>>>(p);
+    else rg_k5_vec<ESZ, 4, 32, false><<<(unsigned)grid, block, 0, st>>>(p);
+    return cudaGetLastError();
+}
+
+// Kernels 3/4 apply when each thread's 8 d's are whole 16-byte vectors and a
+// row's group fits in a warp: H = 8*TPR with TPR in {1,..,32}, and every
+// pointer (and the inv_freq batch stride) 16-byte aligned.
+static inline int rg_vec_tpr(const ropegrad_problem *p)
+{
+    const int64_t H = p->head_dim / 2;
+    if (H % RG_EPT) return 0;
+    const int64_t tpr = H / RG_EPT;
+    if (tpr != 1 && tpr != 2 && tpr != 4 && tpr != 8 && tpr != 16 && tpr != 32) return 0;
+    const size_t esz = p->grad_dtype == ROPEGRAD_F32 ? 4 : 2;
+    const uintptr_t a = (uintptr_t)p->grad_cos | (uintptr_t)p->grad_sin | (uintptr_t)p->emb |
+                        (uintptr_t)p->inv_freq;
+    if (a % 16) return 0;
+    if ((p->inv_freq_batch_stride * 4) % 16) return 0;
+    if (((size_t)H * esz) % 16) return 0;  // the hi half starts on a 16-byte boundary
+    return (int)tpr;
+}
+
+template <int ESZ, int TPR>
+static cudaError_t rg_launch_vec(const ropegrad_problem &p, int kernel, int sms, cudaStream_t st)
+{
+    const int64_t rows = p.batch_size * p.seq_len;
+    const int64_t threads_needed = (rows + 32 / TPR - 1) / (32 / TPR) * 32;  // whole warps
+    if (kernel == 5) {
+        // A few resident waves; each group then loops, prefetching ahead.
+        const int block = 256;
+        int64_t grid = (threads_needed + block - 1) / block;
+        const int64_t cap = (int64_t)sms * (2048 / block) * RG_K5_WAVES;
+        if (grid > cap) grid = cap;
+        rg_k5_vec<ESZ, RG_EPT, TPR, true><<<(unsigned)grid, block, 0, st>>>(p);
+    } else if (kernel == 3) {
+        const int block = 256;
+        int64_t grid = (threads_needed + block - 1) / block;
+        if (grid > 2147483647) grid = 2147483647;
+        rg_k3_vec<ESZ, TPR><<<(unsigned)grid, block, 0, st>>>(p);
+    } else {
+        // Small problems: shrink blocks so the work lands on as many SMs as
+        // possible (latency, not bandwidth, decides there). Large ones: enough
+        // resident blocks to fill every SM, each thread group looping over
+        // rows so the prefetch of the next row has something to overlap.
+        int block = 256;
+        while (block > 32 && (threads_needed + block - 1) / block < 2 * sms) block >>= 1;
+        const int64_t resident = (int64_t)sms * (2048 / block);
+        int64_t grid = (threads_needed + block - 1) / block;
+        const int64_t cap = resident * 2;  // each group then handles >= 1 row; big cases ~2+ rows
+        if (grid > cap) grid = cap;
+        rg_k4_vec<ESZ, TPR><<<(unsigned)grid, block, 0, st>>>(p);
+    }
+    return cudaGetLastError();
+}
+
+template <int ESZ>
+static cudaError_t rg_launch_vec_esz(const ropegrad_problem &p, int tpr, int kernel, int sms, cudaStream_t st)
+{
+    switch (tpr) {
+    case 1: return rg_launch_vec<ESZ, 1>(p, kernel, sms, st);
+    case 2: return rg_launch_vec<ESZ, 2>(p, kernel, sms, st);
+    case 4: return rg_launch_vec<ESZ, 4>(p, kernel, sms, st);
+    case 8: return rg_launch_vec<ESZ, 8>(p, kernel, sms, st);
+    case 16: return rg_launch_vec<ESZ, 16>(p, kernel, sms, st);
+    default: return rg_launch_vec<ESZ, 32>(p, kernel, sms, st);
+    }
+}
+
+// Launches kernel version `kernel` (0 = best that applies) on `st`. The problem
+// must already be validated. Versions 3 and 4 fall back to 2 for problems they
+// do not specialize. Returns the launch's cudaError_t.
+static cudaError_t rg_cuda_launch(const ropegrad_problem *p, int kernel, cudaStream_t st)
+{
+    int dev = 0, sms = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e != cudaSuccess) return e;
+    const int64_t rows = p->batch_size * p->seq_len;
+    const int tpr = rg_vec_tpr(p);
+    if (kernel == 0) kernel = tpr ? 5 : 2;
+    if (kernel == 6 && !(tpr && (p->head_dim == 128 || p->head_dim == 256))) kernel = tpr ? 5 : 2;
+    if (kernel >= 3 && !tpr) kernel = 2;
+    switch (kernel) {
+    case 1: {
+        const int block = 128;
+        int64_t grid = (rows + block - 1) / block;
+        if (grid > 65535LL * 32) grid = 65535LL * 32;
+        rg_k1_naive<<<(unsigned)grid, block, 0, st>>>(*p);
+        return cudaGetLastError();
+    }
+    case 2: {
+        const int block = 256;
+        int64_t grid = (rows * 32 + block - 1) / block;
+        const int64_t cap = (int64_t)sms * 8 * 16;
+        if (grid > cap) grid = cap;
+        rg_k2_warp<<<(unsigned)grid, block, 0, st>>>(*p);
+        return cudaGetLastError();
+    }
+    case 6:
+        return p->grad_dtype == ROPEGRAD_F32 ? rg_launch_lat<4>(*p, sms, st) : rg_launch_lat<2>(*p, sms, st);
+    default:
+        return p->grad_dtype == ROPEGRAD_F32 ? rg_launch_vec_esz<4>(*p, tpr, kernel, sms, st)
+                                             : rg_launch_vec_esz<2>(*p, tpr, kernel, sms, st);
+    }
+}
