@@ -49,17 +49,22 @@ RG_INLINE __m512 step16(const float *e, const float *inv, const void *gc, const 
  * hardware prefetchers alone leave the loop waiting on DRAM (in-cache it runs
  * about twice as fast as streaming without this). emb is read only in its
  * first half, so its access pattern has gaps. */
-#define RG_PF_ROWS 32
+#ifndef RG_PF_ROWS
+#define RG_PF_ROWS 8
+#endif
+#ifndef RG_PF_HINT
+#define RG_PF_HINT _MM_HINT_T0
+#endif
 RG_INLINE void prefetch_row(const ropegrad_problem *p, int64_t r, size_t esz)
 {
     const int64_t D = p->head_dim;
     const char *e = (const char *)(p->emb + r * D);
     const char *c = (const char *)p->grad_cos + (size_t)(r * D) * esz;
     const char *s = (const char *)p->grad_sin + (size_t)(r * D) * esz;
-    for (size_t off = 0; off < (size_t)D * 2; off += 64) _mm_prefetch(e + off, _MM_HINT_T0);
+    for (size_t off = 0; off < (size_t)D * 2; off += 64) _mm_prefetch(e + off, RG_PF_HINT);
     for (size_t off = 0; off < (size_t)D * esz; off += 64) {
-        _mm_prefetch(c + off, _MM_HINT_T0);
-        _mm_prefetch(s + off, _MM_HINT_T0);
+        _mm_prefetch(c + off, RG_PF_HINT);
+        _mm_prefetch(s + off, RG_PF_HINT);
     }
 }
 

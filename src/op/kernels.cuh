@@ -14,19 +14,25 @@
 // wide and plentiful, and the small ones (128 rows) are pure latency: one DRAM
 // round trip, the launch, and the reduction.
 //
-// Kernel versions (ropegrad bench --kernel N):
-//   1 naive     one thread per row, scalar loads, CUDA's sincosf. The obvious code.
-//   2 warp      one warp per row, scalar loads, rg_sincos. Handles every problem
-//               the API accepts (any even D, any dtype, any alignment, any stride):
-//               the general path.
-//   3 vec       a group of TPR = H/EPT threads per row, each thread EPT consecutive
-//               d's loaded with 16-byte vector loads, reduction by warp shuffles.
-//   4 vec-tuned 3 + streaming loads that skip L1 and ask L2 for 256-byte sectors,
-//               block size chosen so small problems spread over every SM, and a
-//               grid-stride loop with the next row's loads issued before the
-//               current row's arithmetic (two rows in flight per thread).
-//   0 default   4 where it applies (D/2 a multiple of 8 with H/8 <= 32 threads per
-//               row, 16-byte aligned pointers), else 2.
+// Kernel versions (ropegrad bench --kernel N; bench/NOTES.md has each one's
+// prediction and measured outcome):
+//   1 naive      one thread per row, scalar loads, CUDA's sincosf. The obvious code.
+//   2 warp       one warp per row, scalar loads, rg_sincos. Handles every problem
+//                the API accepts (any even D, any dtype, any alignment, any
+//                stride): the general path.
+//   3 vec        a group of TPR = H/8 threads per row, each thread 8 consecutive
+//                d's (and the matching d+H's) fetched with 16-byte loads that skip
+//                L1 and ask L2 for 256-byte runs; reduction by warp shuffles.
+//   4 vec-dbuf   3 in a grid-stride loop with the next row's loads held in
+//                registers while the current row computes. Slower: the second
+//                row's registers cost occupancy.
+//   5 vec-pf     3 in a grid-stride loop with an L2 bulk prefetch of the next row.
+//                Slower on the largest workload than 3's one-row-per-group grid.
+//   6 vec-lat    32 threads per row (2 or 4 d's each) for D = 128/256: the
+//                shortest dependent chain after the loads land, for small problems.
+//   0 default    6 up to RG_SMALL_ROWS rows, else 3, where they apply (D/2 a
+//                multiple of 8 with H/8 <= 32, 16-byte aligned pointers and
+//                stride); 2 otherwise. Versions 3-6 fall back the same way.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -52,6 +58,9 @@
 // is below 1e-8, well under float rounding.
 // ---------------------------------------------------------------------------
 #define RG_SINCOS_FAST_MAX 4.0e6f
+#ifndef RG_EVICT_FIRST
+#define RG_EVICT_FIRST 0  // 1: streaming loads carry an L2 evict-first policy (measured: no gain; NOTES.md)
+#endif
 
 static __device__ __noinline__ float2 rg_sincos_slow(float x)
 {
@@ -62,6 +71,10 @@ static __device__ __noinline__ float2 rg_sincos_slow(float x)
 
 static __device__ __forceinline__ void rg_sincos(float x, float *s, float *c)
 {
+#ifdef RG_DEV_NOCOMPUTE  // bench/dev_kernels.cu only: isolate the memory side
+    *s = x, *c = x;
+    return;
+#endif
     if (!(fabsf(x) <= RG_SINCOS_FAST_MAX)) {  // also true for NaN
         const float2 sc = rg_sincos_slow(x);
         *s = sc.x;
@@ -119,14 +132,33 @@ static __device__ __forceinline__ float rg_grad_at(const void *base, int dt, int
 }
 
 // Streaming 16-byte load: read-only path, no L1 allocation (each byte is used
-// once), and a hint that L2 should fetch the whole 256-byte sector run -- each
-// row's grads are 256 contiguous bytes, so the neighbours are wanted next.
+// once), a hint that L2 should fetch the whole 256-byte sector run (each row's
+// grads are 256 contiguous bytes, so the neighbours are wanted next), and an
+// L2 evict-first policy: data read once should leave L2 before anything else.
+// That matters more than it looks: whatever ran before us (in the protocol, the
+// cold-L2 memset; in training, the previous op) may leave dirty lines in L2,
+// and if our stream evicts them their write-back to DRAM competes with our
+// reads inside our kernel. Evict-first makes our lines the ones replaced.
+static __device__ __forceinline__ uint64_t rg_evict_first_policy()
+{
+    uint64_t pol;
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+    return pol;
+}
+
 static __device__ __forceinline__ uint4 rg_ld_stream(const void *p)
 {
     uint4 v;
+#if RG_EVICT_FIRST
+    const uint64_t pol = rg_evict_first_policy();
+    asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p), "l"(pol));
+#else
     asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];"
                  : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
                  : "l"(p));
+#endif
     return v;
 }
 static __device__ __forceinline__ uint4 rg_ld_plain(const void *p) { return __ldg((const uint4 *)p); }
@@ -195,6 +227,13 @@ static __global__ void rg_k2_warp(ropegrad_problem p)
 // T: 2 for bf16/f16 grads, 4 for f32 (bytes per element).
 // ---------------------------------------------------------------------------
 #define RG_EPT 8
+// Tuning knobs, fixed here and overridden only by bench/dev_kernels.cu builds.
+#ifndef RG_K3_STREAM
+#define RG_K3_STREAM true  // kernel 3: L1 no-allocate + L2 256B hint loads (false: plain __ldg)
+#endif
+#ifndef RG_K3_BLOCK
+#define RG_K3_BLOCK 256
+#endif
 #ifndef RG_K5_WAVES
 #define RG_K5_WAVES 4  // resident-block waves of kernel 5's grid
 #endif
@@ -278,7 +317,7 @@ static __global__ void rg_k3_vec(ropegrad_problem p)
         const bool live = r < rows;
         const int64_t rr = live ? r : rows - 1;
         rg_row_regs R;
-        rg_load_row<ESZ, false>(p, rr, j, R);
+        rg_load_row<ESZ, RG_K3_STREAM>(p, rr, j, R);
         float inv8[RG_EPT];
         const float *inv = p.inv_freq + (rr / p.seq_len) * p.inv_freq_batch_stride + j * RG_EPT;
         *(float4 *)&inv8[0] = __ldg((const float4 *)inv);
@@ -345,10 +384,12 @@ static __device__ __forceinline__ void rg_ld_words(const void *p, rg_words<NW> &
         }
     } else if constexpr (NW == 2) {
         uint2 v;
-        asm volatile("ld.global.nc.L1::no_allocate.v2.u32 {%0,%1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(p));
+        asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.v2.u32 {%0,%1}, [%2], %3;"
+                     : "=r"(v.x), "=r"(v.y) : "l"(p), "l"(rg_evict_first_policy()));
         out.w[0] = v.x, out.w[1] = v.y;
     } else {
-        asm volatile("ld.global.nc.L1::no_allocate.u32 %0, [%1];" : "=r"(out.w[0]) : "l"(p));
+        asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.u32 %0, [%1], %2;"
+                     : "=r"(out.w[0]) : "l"(p), "l"(rg_evict_first_policy()));
     }
 }
 
@@ -420,6 +461,7 @@ static __global__ void __launch_bounds__(256) rg_k5_vec(ropegrad_problem p)
 // Launcher
 // ---------------------------------------------------------------------------
 #define RG_KERNEL_COUNT 6
+#define RG_SMALL_ROWS 7500
 
 static const char *const rg_kernel_names[RG_KERNEL_COUNT + 1] = {
     "default", "1-naive", "2-warp", "3-vec", "4-vec-dbuf", "5-vec-pf", "6-vec-lat"};
@@ -516,8 +558,10 @@ static cudaError_t rg_cuda_launch(const ropegrad_problem *p, int kernel, cudaStr
     if (e != cudaSuccess) return e;
     const int64_t rows = p->batch_size * p->seq_len;
     const int tpr = rg_vec_tpr(p);
-    if (kernel == 0) kernel = tpr ? 5 : 2;
-    if (kernel == 6 && !(tpr && (p->head_dim == 128 || p->head_dim == 256))) kernel = tpr ? 5 : 2;
+    // Default: kernel 6 where latency decides (up to ~7.5k rows, measured
+    // crossover on H200: bench/NOTES.md), kernel 3 where bandwidth does.
+    if (kernel == 0) kernel = !tpr ? 2 : (rows <= RG_SMALL_ROWS ? 6 : 3);
+    if (kernel == 6 && !(tpr && (p->head_dim == 128 || p->head_dim == 256))) kernel = tpr ? 3 : 2;
     if (kernel >= 3 && !tpr) kernel = 2;
     switch (kernel) {
     case 1: {
