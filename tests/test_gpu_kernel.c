@@ -12,6 +12,7 @@
  * streams launched concurrently, and argument errors (host pointers, bad kernel).
  */
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -195,11 +196,14 @@ static void test_shapes_dtypes_layouts(void **state)
 {
     static const int64_t dims[] = {2, 6, 16, 64, 128, 256, 1024};
     static const int64_t shapes[][2] = {{1, 1}, {1, 37}, {3, 129}, {2, 1}};
+    /* Under compute-sanitizer (ROPEGRAD_TEST_QUICK) every kernel and layout
+     * still runs, on two of the four shapes. */
+    const size_t nshapes = getenv("ROPEGRAD_TEST_QUICK") ? 2 : sizeof shapes / sizeof shapes[0];
     static const ropegrad_dtype dts[] = {ROPEGRAD_BF16, ROPEGRAD_F16, ROPEGRAD_F32};
     const int nk = ropegrad_cuda_kernel_count();
     int cases = 0;
     for (size_t di = 0; di < sizeof dims / sizeof dims[0]; di++)
-        for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+        for (size_t si = 0; si < nshapes; si++)
             for (size_t ti = 0; ti < 3; ti++)
                 for (int shared = 0; shared < 2; shared++) {
                     host_case c;
@@ -261,6 +265,10 @@ static void test_beyond_2e31(void **state)
     const int64_t D = 128, H = 64, P = 3 << 18, period = P / D, B = 2, S = 8500000;
     const int64_t n = B * S * D, rows = B * S;
     assert_true(n > 2147483648LL);
+    if (getenv("ROPEGRAD_TEST_QUICK")) {
+        print_message("SKIP beyond-2^31 case: ROPEGRAD_TEST_QUICK is set (e.g. under compute-sanitizer)\n");
+        skip();
+    }
     size_t free_b = 0, total_b = 0;
     CK(cudaMemGetInfo(&free_b, &total_b));
     const size_t need = (size_t)n * (2 + 2 + 4) + (size_t)rows * 4 + (1 << 20);
@@ -373,6 +381,77 @@ static void test_two_streams(void **state)
     }
 }
 
+/* Eight host threads, each with its own stream and its own problem, call the
+ * CUDA path at once, many times; every result must equal, bit for bit, the
+ * serial launch of the same problem. */
+typedef struct thread_job {
+    ropegrad_problem p;
+    cudaStream_t st;
+    int rc;
+} thread_job;
+
+static void *thread_main(void *arg)
+{
+    thread_job *j = arg;
+    for (int rep = 0; rep < 50 && j->rc == 0; rep++) j->rc = ropegrad_backward_cuda(&j->p, j->st);
+    if (j->rc == 0 && cudaStreamSynchronize(j->st) != cudaSuccess) j->rc = -1;
+    return NULL;
+}
+
+static void test_eight_host_threads(void **state)
+{
+    enum { T = 8 };
+    host_case c[T];
+    thread_job jobs[T];
+    void *bufs[T][5];
+    float *serial[T], *conc[T];
+    for (int i = 0; i < T; i++) {
+        make_case(&c[i], 1 + i, 300 + 97 * i, 128, i % 3 == 2 ? ROPEGRAD_F32 : ROPEGRAD_BF16, i & 1, 0, 900 + i);
+        const int64_t n = c[i].B * c[i].S * 128, rows = c[i].B * c[i].S;
+        const size_t esz = ropegrad_dtype_size(c[i].dt), ninv = c[i].shared_inv ? 64 : (size_t)c[i].B * 64;
+        CK(cudaMalloc(&bufs[i][0], (size_t)n * esz));
+        CK(cudaMalloc(&bufs[i][1], (size_t)n * esz));
+        CK(cudaMalloc(&bufs[i][2], (size_t)n * 4));
+        CK(cudaMalloc(&bufs[i][3], ninv * 4));
+        CK(cudaMalloc(&bufs[i][4], (size_t)rows * 4));
+        CK(cudaMemcpy(bufs[i][0], c[i].gc, (size_t)n * esz, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(bufs[i][1], c[i].gs, (size_t)n * esz, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(bufs[i][2], c[i].emb, (size_t)n * 4, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(bufs[i][3], c[i].inv, ninv * 4, cudaMemcpyHostToDevice));
+        jobs[i].p = (ropegrad_problem){.batch_size = c[i].B, .seq_len = c[i].S, .head_dim = 128,
+                                       .grad_dtype = c[i].dt, .grad_cos = bufs[i][0], .grad_sin = bufs[i][1],
+                                       .emb = bufs[i][2], .inv_freq = bufs[i][3],
+                                       .inv_freq_batch_stride = c[i].shared_inv ? 0 : 64,
+                                       .attention_scaling = 0.5f, .grad_position_ids = bufs[i][4]};
+        jobs[i].rc = 0;
+        CK(cudaStreamCreateWithFlags(&jobs[i].st, cudaStreamNonBlocking));
+        serial[i] = malloc((size_t)rows * 4);
+        conc[i] = malloc((size_t)rows * 4);
+        assert_non_null(serial[i]);
+        assert_non_null(conc[i]);
+        CK(cudaMemset(bufs[i][4], 0xff, (size_t)rows * 4));
+        assert_int_equal(ropegrad_backward_cuda(&jobs[i].p, NULL), 0);
+        CK(cudaDeviceSynchronize());
+        CK(cudaMemcpy(serial[i], bufs[i][4], (size_t)rows * 4, cudaMemcpyDeviceToHost));
+        CK(cudaMemset(bufs[i][4], 0xff, (size_t)rows * 4));
+    }
+    CK(cudaDeviceSynchronize());
+    pthread_t th[T];
+    for (int i = 0; i < T; i++) assert_int_equal(pthread_create(&th[i], NULL, thread_main, &jobs[i]), 0);
+    for (int i = 0; i < T; i++) pthread_join(th[i], NULL);
+    for (int i = 0; i < T; i++) {
+        const int64_t rows = c[i].B * c[i].S;
+        assert_int_equal(jobs[i].rc, 0);
+        CK(cudaMemcpy(conc[i], bufs[i][4], (size_t)rows * 4, cudaMemcpyDeviceToHost));
+        assert_memory_equal(conc[i], serial[i], (size_t)rows * 4);
+        for (int k = 0; k < 5; k++) cudaFree(bufs[i][k]);
+        cudaStreamDestroy(jobs[i].st);
+        free(serial[i]);
+        free(conc[i]);
+        free_case(&c[i]);
+    }
+}
+
 static void test_argument_errors(void **state)
 {
     float host_buf[256] = {0};
@@ -403,7 +482,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_argument_errors),   cmocka_unit_test(test_suite_shapes),
         cmocka_unit_test(test_real_positions),    cmocka_unit_test(test_shapes_dtypes_layouts),
-        cmocka_unit_test(test_two_streams),       cmocka_unit_test(test_beyond_2e31),
+        cmocka_unit_test(test_two_streams),       cmocka_unit_test(test_eight_host_threads),
+        cmocka_unit_test(test_beyond_2e31),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 #endif

@@ -54,8 +54,7 @@
 //
 // Because q comes from a float product it can be off by one near a quadrant
 // boundary, so |r| can slightly exceed pi/4 (up to ~0.9): the polynomials are
-// Taylor series of degree 9 (sin) and 10 (cos), whose truncation error at 0.9
-// is below 1e-8, well under float rounding.
+// fitted on |r| <= 0.9, not the usual pi/4.
 // ---------------------------------------------------------------------------
 #define RG_SINCOS_FAST_MAX 4.0e6f
 #ifndef RG_EVICT_FIRST
@@ -92,15 +91,16 @@ static __device__ __forceinline__ void rg_sincos(float x, float *s, float *c)
     r = fmaf(q, 4.37113882867379300e-08f, r);             // -C2
     r = fmaf(q, 1.71512451000588190e-15f, r);             // -C3
     const float r2 = r * r;
-    float ps = 2.75573188446287530e-06f;                  // 1/9!
-    ps = fmaf(ps, r2, -1.98412701138295233e-04f);         // -1/7!
-    ps = fmaf(ps, r2, 8.33333376795053482e-03f);          // 1/5!
-    ps = fmaf(ps, r2, -1.66666671633720398e-01f);         // -1/3!
+    // Degree-7 sin and degree-8 cos, least-squares fits on |r| <= 0.9 (see the
+    // note above on why 0.9 and not pi/4): truncation error 8.6e-9 and 9.1e-10
+    // with the float-rounded coefficients, under float rounding (6e-8).
+    float ps = -1.93857558770105243e-04f;
+    ps = fmaf(ps, r2, 8.33097007125616074e-03f);
+    ps = fmaf(ps, r2, -1.66666299104690552e-01f);
     const float sr = fmaf(ps * r2, r, r);
-    float pc = -2.75573199814971304e-07f;                 // -1/10!
-    pc = fmaf(pc, r2, 2.48015876422869041e-05f);          // 1/8!
-    pc = fmaf(pc, r2, -1.38888892251998186e-03f);         // -1/6!
-    pc = fmaf(pc, r2, 4.16666679084300995e-02f);          // 1/4!
+    float pc = 2.43223821598803624e-05f;
+    pc = fmaf(pc, r2, -1.38862279709428549e-03f);
+    pc = fmaf(pc, r2, 4.16666194796562195e-02f);
     pc = fmaf(pc, r2, -0.5f);
     const float cr = fmaf(pc, r2, 1.0f);
     // Quadrant: sin(r + q*pi/2) cycles sin, cos, -sin, -cos. Signs are
@@ -109,6 +109,14 @@ static __device__ __forceinline__ void rg_sincos(float x, float *s, float *c)
     const float cv = (qi & 1) ? sr : cr;
     *s = __int_as_float(__float_as_int(sv) ^ ((qi & 2) << 30));
     *c = __int_as_float(__float_as_int(cv) ^ (((qi + 1) & 2) << 30));
+}
+
+// Batch of row r: a 64-bit division is a ~40-instruction software routine on
+// the GPU; while rows fit in 32 bits (every realistic case) use the 32-bit one.
+static __device__ __forceinline__ int64_t rg_batch_of(int64_t r, int64_t S)
+{
+    if (((uint64_t)r | (uint64_t)S) >> 32 == 0) return (int64_t)((uint32_t)r / (uint32_t)S);
+    return r / S;
 }
 
 // ---------------------------------------------------------------------------
@@ -174,7 +182,7 @@ static __global__ void rg_k1_naive(ropegrad_problem p)
     const int64_t D = p.head_dim, H = D / 2;
     for (int64_t r = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; r < rows;
          r += (int64_t)gridDim.x * blockDim.x) {
-        const float *inv = p.inv_freq + (r / p.seq_len) * p.inv_freq_batch_stride;
+        const float *inv = p.inv_freq + rg_batch_of(r, p.seq_len) * p.inv_freq_batch_stride;
         const int64_t base = r * D;
         float acc = 0.f;
         for (int64_t d = 0; d < H; d++) {
@@ -202,7 +210,7 @@ static __global__ void rg_k2_warp(ropegrad_problem p)
     const int lane = threadIdx.x & 31;
     const int64_t warps = (int64_t)gridDim.x * (blockDim.x >> 5);
     for (int64_t r = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5; r < rows; r += warps) {
-        const float *inv = p.inv_freq + (r / p.seq_len) * p.inv_freq_batch_stride;
+        const float *inv = p.inv_freq + rg_batch_of(r, p.seq_len) * p.inv_freq_batch_stride;
         const int64_t base = r * D;
         float acc = 0.f;
         for (int64_t d = lane; d < H; d += 32) {
@@ -319,7 +327,7 @@ static __global__ void rg_k3_vec(ropegrad_problem p)
         rg_row_regs R;
         rg_load_row<ESZ, RG_K3_STREAM>(p, rr, j, R);
         float inv8[RG_EPT];
-        const float *inv = p.inv_freq + (rr / p.seq_len) * p.inv_freq_batch_stride + j * RG_EPT;
+        const float *inv = p.inv_freq + rg_batch_of(rr, p.seq_len) * p.inv_freq_batch_stride + j * RG_EPT;
         *(float4 *)&inv8[0] = __ldg((const float4 *)inv);
         *(float4 *)&inv8[4] = __ldg((const float4 *)inv + 1);
         const float acc = rg_group_sum<TPR>(rg_row_partial<ESZ>(p, R, inv8));
@@ -347,7 +355,7 @@ static __global__ void __launch_bounds__(256) rg_k4_vec(ropegrad_problem p)
         rg_row_regs nxt;
         if (next < rows_pad) rg_load_row<ESZ, true>(p, next < rows ? next : rows - 1, j, nxt);
         float inv8[RG_EPT];
-        const float *inv = p.inv_freq + (rr / p.seq_len) * p.inv_freq_batch_stride + j * RG_EPT;
+        const float *inv = p.inv_freq + rg_batch_of(rr, p.seq_len) * p.inv_freq_batch_stride + j * RG_EPT;
         *(float4 *)&inv8[0] = __ldg((const float4 *)inv);
         *(float4 *)&inv8[4] = __ldg((const float4 *)inv + 1);
         const float acc = rg_group_sum<TPR>(rg_row_partial<ESZ>(p, cur, inv8));
@@ -442,7 +450,7 @@ static __global__ void __launch_bounds__(256) rg_k5_vec(ropegrad_problem p)
         rg_ld_words<GW>((const char *)p.grad_sin + g * ESZ, gsl);
         rg_ld_words<GW>((const char *)p.grad_sin + (g + H) * ESZ, gsh);
         rg_ld_words<EPT>(p.emb + g, e);
-        const float *inv = p.inv_freq + (rr / p.seq_len) * p.inv_freq_batch_stride + j * EPT;
+        const float *inv = p.inv_freq + rg_batch_of(rr, p.seq_len) * p.inv_freq_batch_stride + j * EPT;
         float acc = 0.f;
 #pragma unroll
         for (int k = 0; k < EPT; k++) {

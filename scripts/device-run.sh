@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# One call on the H200 machine: GPU tests, the suite on the CUDA backend (JSON +
+# manifest + registry), the Python/torch checks, compute-sanitizer; a short table
+# last. Uses build-device/ made beforehand by scripts/device-build.sh (the GPU
+# machine has no Debian -dev libraries), carried with the call:
+#
+#   run(command="bash scripts/device-run.sh", carry=["build-device"])
+#   STEPS="tests bench" bash scripts/device-run.sh      # a subset
+#
+# Everything it writes goes to $OUT (the device tool's return folder), default
+# /tmp/ropegrad-device. Copy what you keep into bench/results/.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+# The device tool brings back at most 8 files: work in $W, and at the end copy
+# the results worth keeping to $OUT with everything else packed in logs.tar.gz.
+OUT=${OUT:-/tmp/ropegrad-device}
+W=$(mktemp -d /tmp/rg-work.XXXXXX)
+mkdir -p "$OUT"
+STEPS=${STEPS:-"tests bench python sanitize"}
+B=${BUILD:-build-device}
+[ -x "$B/ropegrad" ] || { echo "device-run: $B/ropegrad missing: run scripts/device-build.sh here and carry $B"; exit 2; }
+# The build was configured at /work/main; CTest files and test macros name that path.
+if [ "$ROOT" != /work/main ] && [ ! -e /work/main ]; then mkdir -p /work && ln -s "$ROOT" /work/main; fi
+export PYTHONUNBUFFERED=1 ROPEGRAD_LIB="$ROOT/$B/libropegrad.so" PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}"
+declare -A status
+log() { echo "== $*"; }
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv | tee "$W/gpu.txt"
+
+if [[ " $STEPS " == *" tests "* ]]; then
+  log "ctest (all tests; GPU tests run here)"
+  (cd /work/main && ctest --test-dir "$B" --output-on-failure -j8 2>&1) | tee "$W/ctest.txt"
+  status[tests]=$(tail -n 30 "$W/ctest.txt" | grep -E "tests passed" | tail -1)
+fi
+
+if [[ " $STEPS " == *" bench "* ]]; then
+  log "ropegrad bench --backend cuda (whole suite, protocol timing)"
+  rm -f "$W/runs.db"
+  "$B/ropegrad" bench --backend cuda --json "$W/h200-cuda.json" --record --db "$W/runs.db" \
+     --manifest "$W/h200-cuda.manifest.json" ${BENCH_ARGS:-} 2>&1 | tee "$W/bench.txt"
+  status[bench]="exit ${PIPESTATUS[0]}"
+  [ -f "$W/h200-cuda.manifest.json" ] && "$B/ropegrad" verify "$W/h200-cuda.manifest.json" 2>&1 | tee -a "$W/bench.txt"
+  for k in ${KERNELS:-}; do
+    log "kernel $k"
+    "$B/ropegrad" bench --backend cuda --kernel "$k" --json "$W/h200-cuda-k$k.json" 2>&1 | tail -n 4
+  done
+fi
+
+if [[ " $STEPS " == *" python "* ]]; then
+  for t in python/tests/test_torch_binding.py python/tests/test_solution_export.py bench/vs_torch.py; do
+    [ -f "$t" ] || continue
+    log "python3 $t"
+    case $t in
+      *solution_export*) python3 "$t" --out "$W/h200-solution-export.json" > "$W/$(basename "$t" .py).txt" 2>&1 ;;
+      *vs_torch*) python3 "$t" --out "$W/h200-vs-torch.json" > "$W/$(basename "$t" .py).txt" 2>&1 ;;
+      *) python3 "$t" > "$W/$(basename "$t" .py).txt" 2>&1 ;;
+    esac
+    rc=$?
+    tail -n 25 "$W/$(basename "$t" .py).txt"
+    status[$(basename "$t" .py)]="exit $rc"
+  done
+fi
+
+if [[ " $STEPS " == *" sanitize "* ]]; then
+  for tool in memcheck racecheck; do
+    log "compute-sanitizer --tool $tool (GPU tests, small cases)"
+    ROPEGRAD_TEST_QUICK=1 compute-sanitizer --tool $tool --error-exitcode 9 "$B/tests/test_gpu_kernel" \
+      > "$W/sanitizer-$tool.txt" 2>&1
+    rc=$?
+    tail -n 4 "$W/sanitizer-$tool.txt"
+    status[sanitizer-$tool]="exit $rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$W/sanitizer-$tool.txt" | tail -1)"
+  done
+fi
+
+for f in h200-cuda.json h200-cuda.manifest.json h200-vs-torch.json h200-solution-export.json; do
+  [ -f "$W/$f" ] && cp "$W/$f" "$OUT/"
+done
+cat "$W"/gpu.txt "$W"/sanitizer-*.txt 2>/dev/null | grep -E "NVIDIA|SUMMARY" > "$OUT/summary.txt"
+tar -C "$W" -czf "$OUT/logs.tar.gz" .
+echo
+echo "| step | result |"
+echo "|---|---|"
+for k in "${!status[@]}"; do echo "| $k | ${status[$k]} |"; done | sort
+if [ -f "$W/bench.txt" ]; then grep -E "^(passed|mean|geomean|suite|timer)" "$W/bench.txt" | head -6; fi
