@@ -32,6 +32,9 @@ if [[ " $STEPS " == *" tests "* ]]; then
   log "ctest (all tests; GPU tests run here)"
   (cd /work/main && ctest --test-dir "$B" --output-on-failure -j8 2>&1) | tee "$W/ctest.txt"
   status[tests]=$(tail -n 30 "$W/ctest.txt" | grep -E "tests passed" | tail -1)
+  # The GPU test's own output (case counts, real-position errors) for the record.
+  "$B/tests/test_gpu_kernel" > "$W/test_gpu_kernel.txt" 2>&1
+  status[test_gpu_kernel]="exit $?: $(grep -E 'PASSED|FAILED' "$W/test_gpu_kernel.txt" | tr '\n' ' ')"
 fi
 
 if [[ " $STEPS " == *" bench "* ]]; then
@@ -48,11 +51,11 @@ if [[ " $STEPS " == *" bench "* ]]; then
 fi
 
 if [[ " $STEPS " == *" python "* ]]; then
-  for t in python/tests/test_torch_binding.py python/tests/test_solution_export.py bench/vs_torch.py; do
+  for t in ${PY_SCRIPTS:-python/tests/test_torch_binding.py python/tests/test_solution_export.py bench/vs_torch.py}; do
     [ -f "$t" ] || continue
     log "python3 $t"
     case $t in
-      *solution_export*) python3 "$t" --out "$W/h200-solution-export.json" > "$W/$(basename "$t" .py).txt" 2>&1 ;;
+      *solution_export*) python3 "$t" --ropegrad "$B/ropegrad" --out "$W/h200-solution-export.json" > "$W/$(basename "$t" .py).txt" 2>&1 ;;
       *vs_torch*) python3 "$t" --out "$W/h200-vs-torch.json" > "$W/$(basename "$t" .py).txt" 2>&1 ;;
       *) python3 "$t" > "$W/$(basename "$t" .py).txt" 2>&1 ;;
     esac

@@ -1,5 +1,364 @@
-/* bench.c -- placeholder until implemented. */
+/* bench.c -- `ropegrad bench` and `ropegrad check`: parse, run the protocol, print.
+ *
+ * Exit codes: 0 every workload passed; 1 a workload failed its check;
+ * 2 bad usage or bad input (one line on stderr naming the option, file or
+ * field). Nothing is run before every option has been checked, and --json
+ * is checked for a writable directory first, so a long run never ends in an
+ * unwritable-output error it could have reported at once. */
+#define _GNU_SOURCE   /* getopt_long, readlink */
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "commands.h"
-int rg_cmd_bench(int argc, char **argv) { fprintf(stderr, "ropegrad: %s: not implemented yet\n", argv[0]); return 2; }
-int rg_cmd_check(int argc, char **argv) { fprintf(stderr, "ropegrad: %s: not implemented yet\n", argv[0]); return 2; }
+#include "harness.h"
+#include "record.h"
+
+#define RG_DEFAULT_SUITE "suites/sol-execbench-014"
+#define RG_MAX_SEED 9007199254740992ull   /* 2^53: seeds are stored as JSON numbers */
+
+enum {
+    OPT_SUITE = 1000, OPT_BACKEND, OPT_KERNEL, OPT_WORKLOADS, OPT_ITERATIONS, OPT_WARMUP, OPT_SEED,
+    OPT_THREADS, OPT_INPUTS, OPT_JSON, OPT_RECORD, OPT_DB, OPT_MANIFEST, OPT_BASELINE, OPT_HELP
+};
+
+static void usage(FILE *f, const char *cmd, int timed)
+{
+    fprintf(f, "usage: ropegrad %s [options]\n\n", cmd);
+    fprintf(f, "%s", timed ? "Checks every workload against the float64 reference, then times it under the\n"
+                             "SOL-ExecBench protocol (cold L2 before every iteration).\n\n"
+                           : "Checks every workload against the float64 reference (no timing).\n\n");
+    fprintf(f, "  --suite DIR           suite folder (default: the bundled %s)\n", RG_DEFAULT_SUITE);
+    fprintf(f, "  --backend B           auto (CUDA when a GPU is usable, else CPU), cpu or cuda (default auto)\n");
+    fprintf(f, "  --kernel N            CUDA kernel version, 0 = default\n");
+    fprintf(f, "  --workloads LIST      comma-separated workload indices, e.g. 0,3,14 (default: all)\n");
+    if (timed) {
+        fprintf(f, "  --iterations N        timed iterations per workload (default 50)\n");
+        fprintf(f, "  --warmup N            warmup iterations per workload (default 10)\n");
+    }
+    fprintf(f, "  --seed N              input generator seed (default 200)\n");
+    fprintf(f, "  --threads N           CPU backend threads, 0 = all cores (default 0)\n");
+    fprintf(f, "  --inputs KIND         normal (the dataset's random inputs) or positions (real training inputs)\n");
+    fprintf(f, "  --json FILE           write the result as JSON (atomically)\n");
+    fprintf(f, "  --record              store the run in the local registry\n");
+    fprintf(f, "  --db FILE             registry file (with --record; default $ROPEGRAD_DB or ./ropegrad-runs.db)\n");
+    fprintf(f, "  --manifest FILE       write the run's manifest\n");
+    fprintf(f, "  --baseline FILE       compare against a baseline manifest\n");
+    fprintf(f, "  --help                this text\n\n");
+    fprintf(f, "exit status: 0 all workloads pass, 1 a workload failed, 2 bad usage or input\n");
+}
+
+/* Strict integer parsing: the whole string, in [lo, hi]. */
+static int parse_ll(const char *s, long long lo, long long hi, long long *v)
+{
+    if (!s || !*s) return 1;
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (errno || *end || x < lo || x > hi) return 1;
+    *v = x;
+    return 0;
+}
+
+/* "0,3,14" -> indices; range is checked against the suite later. */
+static int parse_list(const char *s, int **out, size_t *n, char *err, size_t errlen)
+{
+    size_t cap = 0, k = 0;
+    int *v = NULL;
+    const char *p = s;
+    if (!*s) {
+        snprintf(err, errlen, "--workloads: empty list");
+        return 1;
+    }
+    while (1) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char tok[32];
+        long long x;
+        if (len == 0 || len >= sizeof tok) goto bad;
+        memcpy(tok, p, len);
+        tok[len] = '\0';
+        if (parse_ll(tok, 0, INT_MAX, &x)) goto bad;
+        if (k == cap) {
+            cap = cap ? cap * 2 : 16;
+            if (cap > 1000000) goto bad;
+            int *nv = realloc(v, cap * sizeof *nv);
+            if (!nv) {
+                free(v);
+                snprintf(err, errlen, "out of memory");
+                return 1;
+            }
+            v = nv;
+        }
+        v[k++] = (int)x;
+        if (!comma) break;
+        p = comma + 1;
+    }
+    *out = v;
+    *n = k;
+    return 0;
+bad:
+    free(v);
+    snprintf(err, errlen, "--workloads: '%s' is not a comma-separated list of workload indices", s);
+    return 1;
+}
+
+static int is_suite(const char *dir)
+{
+    char p[PATH_MAX + 256];
+    snprintf(p, sizeof p, "%s/definition.json", dir);
+    return access(p, R_OK) == 0;
+}
+
+/* The bundled suite: beside the executable (build/ropegrad -> ../suites/...,
+ * or an install's share layout next to it), else under the current folder. */
+static void default_suite(char *dst, size_t n)
+{
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len > 0) {
+        exe[len] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            static const char *const rel[] = {"/../" RG_DEFAULT_SUITE, "/" RG_DEFAULT_SUITE,
+                                              "/../share/ropegrad/" RG_DEFAULT_SUITE};
+            for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+                char cand[PATH_MAX + 64];
+                snprintf(cand, sizeof cand, "%s%s", exe, rel[i]);
+                if (is_suite(cand)) {
+                    snprintf(dst, n, "%s", cand);
+                    return;
+                }
+            }
+        }
+    }
+    snprintf(dst, n, "%s", RG_DEFAULT_SUITE);
+}
+
+/* --json FILE must land in an existing, writable folder: checked before the run. */
+static int check_output_path(const char *opt, const char *path, char *err, size_t errlen)
+{
+    char dir[PATH_MAX];
+    if (!*path || strlen(path) >= sizeof dir) {
+        snprintf(err, errlen, "%s: invalid path '%.200s'", opt, path);
+        return 1;
+    }
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s %.200s: directory '%.200s' does not exist", opt, path, dir);
+        return 1;
+    }
+    if (access(dir, W_OK) != 0) {
+        snprintf(err, errlen, "%s %.200s: directory '%.200s' is not writable", opt, path, dir);
+        return 1;
+    }
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s %.200s: is a directory", opt, path);
+        return 1;
+    }
+    return 0;
+}
+
+static int run_command(int argc, char **argv, int timed)
+{
+    const char *cmd = timed ? "bench" : "check";
+    static const struct option longopts_all[] = {
+        {"suite", required_argument, NULL, OPT_SUITE},
+        {"backend", required_argument, NULL, OPT_BACKEND},
+        {"kernel", required_argument, NULL, OPT_KERNEL},
+        {"workloads", required_argument, NULL, OPT_WORKLOADS},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"threads", required_argument, NULL, OPT_THREADS},
+        {"inputs", required_argument, NULL, OPT_INPUTS},
+        {"json", required_argument, NULL, OPT_JSON},
+        {"record", no_argument, NULL, OPT_RECORD},
+        {"db", required_argument, NULL, OPT_DB},
+        {"manifest", required_argument, NULL, OPT_MANIFEST},
+        {"baseline", required_argument, NULL, OPT_BASELINE},
+        {"help", no_argument, NULL, OPT_HELP},
+        {"iterations", required_argument, NULL, OPT_ITERATIONS},   /* bench only: these two last */
+        {"warmup", required_argument, NULL, OPT_WARMUP},
+        {NULL, 0, NULL, 0},
+    };
+    /* check has no timing options: cut the table before them. */
+    struct option longopts[sizeof longopts_all / sizeof longopts_all[0]];
+    memcpy(longopts, longopts_all, sizeof longopts);
+    if (!timed) memset(&longopts[13], 0, sizeof longopts[13]);
+
+    rg_run_options o;
+    rg_run_options_default(&o);
+    o.timed = timed;
+    o.verbose = isatty(STDERR_FILENO);
+    const char *suite_dir = NULL, *json = NULL;
+    rg_record_options ro = {0, NULL, NULL, NULL};
+    int *indices = NULL;
+    size_t n_indices = 0;
+    char err[RG_ERRLEN];
+    long long v;
+    int c, code = 2;
+
+    opterr = 0;   /* our own one-line messages */
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+        const char *name = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+        switch (c) {
+        case OPT_SUITE: suite_dir = optarg; break;
+        case OPT_BACKEND:
+            if (strcmp(optarg, "auto") && strcmp(optarg, "cpu") && strcmp(optarg, "cuda")) {
+                fprintf(stderr, "ropegrad %s: --backend: unknown backend '%s' (expected auto, cpu or cuda)\n", cmd,
+                        optarg);
+                goto out;
+            }
+            o.backend = optarg;
+            break;
+        case OPT_KERNEL:
+            if (parse_ll(optarg, 0, 1000, &v)) {
+                fprintf(stderr, "ropegrad %s: --kernel: '%s' is not a kernel number (0..1000)\n", cmd, optarg);
+                goto out;
+            }
+            o.kernel = (int)v;
+            break;
+        case OPT_WORKLOADS:
+            free(indices);
+            indices = NULL;
+            if (parse_list(optarg, &indices, &n_indices, err, sizeof err)) {
+                fprintf(stderr, "ropegrad %s: %s\n", cmd, err);
+                goto out;
+            }
+            break;
+        case OPT_ITERATIONS:
+            if (parse_ll(optarg, 1, 1000000, &v)) {
+                fprintf(stderr, "ropegrad %s: --iterations: '%s' is not an integer in 1..1000000\n", cmd, optarg);
+                goto out;
+            }
+            o.iterations = (int)v;
+            break;
+        case OPT_WARMUP:
+            if (parse_ll(optarg, 0, 1000000, &v)) {
+                fprintf(stderr, "ropegrad %s: --warmup: '%s' is not an integer in 0..1000000\n", cmd, optarg);
+                goto out;
+            }
+            o.warmup = (int)v;
+            break;
+        case OPT_SEED:
+            if (parse_ll(optarg, 0, (long long)RG_MAX_SEED, &v)) {
+                fprintf(stderr, "ropegrad %s: --seed: '%s' is not an integer in 0..2^53\n", cmd, optarg);
+                goto out;
+            }
+            o.seed = (uint64_t)v;
+            break;
+        case OPT_THREADS:
+            if (parse_ll(optarg, 0, 4096, &v)) {
+                fprintf(stderr, "ropegrad %s: --threads: '%s' is not an integer in 0..4096\n", cmd, optarg);
+                goto out;
+            }
+            o.threads = (int)v;
+            break;
+        case OPT_INPUTS:
+            if (!strcmp(optarg, "normal"))
+                o.inputs = RG_INPUTS_NORMAL;
+            else if (!strcmp(optarg, "positions"))
+                o.inputs = RG_INPUTS_POSITIONS;
+            else {
+                fprintf(stderr, "ropegrad %s: --inputs: unknown kind '%s' (expected normal or positions)\n", cmd,
+                        optarg);
+                goto out;
+            }
+            break;
+        case OPT_JSON: json = optarg; break;
+        case OPT_RECORD: ro.record = 1; break;
+        case OPT_DB: ro.db_path = optarg; break;
+        case OPT_MANIFEST: ro.manifest_path = optarg; break;
+        case OPT_BASELINE: ro.baseline_path = optarg; break;
+        case OPT_HELP:
+            usage(stdout, cmd, timed);
+            code = 0;
+            goto out;
+        case ':':
+            fprintf(stderr, "ropegrad %s: option '%s' needs a value\n", cmd, name);
+            goto out;
+        default:
+            fprintf(stderr, "ropegrad %s: unknown option '%s' (try ropegrad %s --help)\n", cmd, name, cmd);
+            goto out;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "ropegrad %s: unexpected argument '%s' (try ropegrad %s --help)\n", cmd, argv[optind], cmd);
+        goto out;
+    }
+    if (ro.db_path && !ro.record) {
+        fprintf(stderr, "ropegrad %s: --db only applies with --record\n", cmd);
+        goto out;
+    }
+    if (json && check_output_path("--json", json, err, sizeof err)) {
+        fprintf(stderr, "ropegrad %s: %s\n", cmd, err);
+        goto out;
+    }
+    if (ro.manifest_path && check_output_path("--manifest", ro.manifest_path, err, sizeof err)) {
+        fprintf(stderr, "ropegrad %s: %s\n", cmd, err);
+        goto out;
+    }
+
+    char suite_buf[PATH_MAX + 64];
+    if (!suite_dir) {
+        default_suite(suite_buf, sizeof suite_buf);
+        suite_dir = suite_buf;
+    }
+    rg_suite s;
+    if (rg_suite_load(suite_dir, &s, err, sizeof err)) {
+        fprintf(stderr, "ropegrad %s: %s\n", cmd, err);
+        goto out;
+    }
+    rg_run_result r;
+    if (rg_run_suite(&s, indices, n_indices, &o, &r, err, sizeof err)) {
+        fprintf(stderr, "ropegrad %s: %s\n", cmd, err);
+        rg_suite_free(&s);
+        goto out;
+    }
+    rg_run_print_table(&r, stdout);
+    fflush(stdout);
+    code = r.passed == r.total ? 0 : 1;
+    if (json && rg_run_write_json(&r, json, err, sizeof err)) {
+        fprintf(stderr, "ropegrad %s: --json: %s\n", cmd, err);
+        code = 2;
+    }
+    if (code != 2 && (ro.record || ro.manifest_path || ro.baseline_path)) {
+        int64_t run_id = 0;
+        if (rg_record_bench(&r, &s, &ro, &run_id, err, sizeof err)) {
+            fprintf(stderr, "ropegrad %s: record: %s\n", cmd, err);
+            code = 2;
+        } else if (run_id > 0) {
+            printf("recorded as run %lld\n", (long long)run_id);
+        }
+    }
+    rg_run_result_free(&r);
+    rg_suite_free(&s);
+out:
+    free(indices);
+    return code;
+}
+
+int rg_cmd_bench(int argc, char **argv)
+{
+    return run_command(argc, argv, 1);
+}
+
+int rg_cmd_check(int argc, char **argv)
+{
+    return run_command(argc, argv, 0);
+}

@@ -39,6 +39,7 @@ typedef struct rg_suite {
     char name[256];                /* definition.json "name" */
     char dir[4096];                /* the folder it was loaded from */
     int64_t head_dim;              /* definition.json axes.head_dim.value */
+    ropegrad_dtype grad_dtype;     /* definition.json inputs.grad_cos/grad_sin dtype */
     rg_workload *workloads;
     size_t n_workloads;
     int have_figures;              /* a *-figures.json was found and loaded */
@@ -120,6 +121,7 @@ typedef struct rg_workload_result {
     int n_samples;
     double gbps;                   /* bytes / median time */
     double sol_ms, baseline_ms;    /* copied from the workload (NAN when absent) */
+    char timer[16];                /* how this workload was timed ("cupti", "cuda-events", "wall-clock", "" untimed) */
 } rg_workload_result;
 
 /* What a run measured on, sampled at its start and its end. */

@@ -6,8 +6,8 @@
  * contiguous run of memory to stream through). Within a row the work is done
  * by a kernel chosen once per process from what the CPU supports:
  *
- *   avx512    cpu_avx512.c   16 lanes, Sleef_sincosf16_u10avx512f
- *   avx2      cpu_avx2.c      8 lanes, Sleef_sincosf8_u10avx2, F16C for f16
+ *   avx512    cpu_avx512.c   16 lanes, Sleef_sincosf16_u35avx512f / _u10avx512f
+ *   avx2      cpu_avx2.c      8 lanes, Sleef_sincosf8_u35avx2 / _u10avx2, F16C for f16
  *   portable  below           scalar, Sleef_sincosf_u10
  *
  * The SIMD files are compiled with their instruction sets (-mavx2, -mavx512f)
@@ -17,15 +17,22 @@
  * path for tests and comparisons; a path the CPU cannot run is ignored. The
  * choice is read once (the first call), so set it before using the library.
  *
- * All three sincos variants are SLEEF's 1.0-ulp ones with full range
- * reduction (Payne-Hanek for large |x|): emb holds position * inv_freq,
- * which reaches 2.6e5 for 256K-token contexts, where a cheap reduction that
- * only works near [-pi, pi] would return garbage. */
+ * Every sincos used reduces the argument properly (Payne-Hanek for large
+ * |x|): emb holds position * inv_freq, which reaches 2.6e5 for 256K-token
+ * contexts, where a cheap reduction that only works near [-pi, pi] would
+ * return garbage. The SIMD kernels take SLEEF's 3.5-ulp variant only for
+ * vectors whose lanes all lie in the range that bound is documented for
+ * (|x| <= 39000) and the 1-ulp one otherwise; cpu_avx512.c says why that
+ * costs no measurable accuracy in the result. */
 #include <omp.h>
 #include <pthread.h>
 #include <sleef.h>
 #include <stdlib.h>
 #include <string.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#endif
 
 #include "cpu_kernels.h"
 #include "internal.h"
@@ -74,7 +81,11 @@ static void isa_resolve(void)
      * register state (XGETBV), not just the CPUID bits. The kernels are
      * compiled with FMA and F16C too, so those are required as well. */
     __builtin_cpu_init();
-    int fma_f16c = __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+    /* F16C from CPUID.1:ECX directly: clang before 15 rejects "f16c" in
+     * __builtin_cpu_supports. Its register state is AVX's, checked below. */
+    unsigned int eax, ebx, ecx, edx;
+    int f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C);
+    int fma_f16c = __builtin_cpu_supports("fma") && f16c;
     if (fma_f16c && __builtin_cpu_supports("avx2")) avx2 = rg_cpu_avx2_kernel();
     if (avx2 && __builtin_cpu_supports("avx512f")) avx512 = rg_cpu_avx512_kernel();
 #endif

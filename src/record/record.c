@@ -1,11 +1,59 @@
-/* record.c -- placeholder until implemented. */
+/*
+ * record.c -- what `ropegrad bench --record / --manifest / --baseline` does
+ * after a completed run: build the manifest, check it the way `verify` will,
+ * write it atomically, store it in the registry.
+ */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "record.h"
 
 int rg_record_bench(const rg_run_result *r, const rg_suite *s, const rg_record_options *o,
                     int64_t *run_id, char *err, size_t errlen)
 {
-    snprintf(err, errlen, "recording runs is not implemented yet");
-    return 1;
+    if (run_id) *run_id = 0;
+    if (!r || !s || !o) {
+        snprintf(err, errlen, "record: no run, suite or options");
+        return 2;
+    }
+    if (!o->record && !o->manifest_path) return 0;   /* --baseline alone records nothing */
+    rg_baseline base, *b = NULL;
+    if (o->baseline_path) {
+        if (rg_baseline_load(o->baseline_path, &base, err, errlen)) return 2;
+        b = &base;
+    }
+    cJSON *m = rg_manifest_build(r, s, b, err, errlen);
+    if (b) rg_baseline_free(b);
+    if (!m) return 2;
+    /* What we write must verify: check it now rather than let a user find
+     * out later (a NaN sneaking into a figure would be caught here). */
+    char msg[RG_ERRLEN];
+    if (rg_manifest_verify(m, msg, sizeof msg)) {
+        snprintf(err, errlen, "record: the manifest just built does not verify: %s", msg);
+        cJSON_Delete(m);
+        return 2;
+    }
+    int rc = 0;
+    if (o->manifest_path) {
+        char *text = rg_json_print(m, 1, err, errlen);
+        if (!text) {
+            cJSON_Delete(m);
+            return 2;
+        }
+        size_t n = strlen(text);
+        rc = rg_write_file_atomic(o->manifest_path, text, n, err, errlen) ? 2 : 0;
+        free(text);
+    }
+    if (!rc && o->record) {
+        rg_registry *g;
+        rc = rg_registry_open(rg_registry_path(o->db_path), 1, &g, err, errlen);
+        if (!rc) {
+            int existed;
+            rc = rg_registry_store(g, m, RG_EVIDENCE_MEASURED, 0, run_id, &existed, err, errlen) ? 2 : 0;
+            rg_registry_close(g);
+        }
+    }
+    cJSON_Delete(m);
+    return rc;
 }

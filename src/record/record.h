@@ -7,13 +7,34 @@
  * are "sha256:" + hex SHA-256 of the spec serialized per RFC 8785 (JCS).
  * Runs are kept in a local SQLite registry (default ./ropegrad-runs.db,
  * --db FILE or $ROPEGRAD_DB) and ranked, compared, replicated, reported.
+ *
+ * Files:
+ *   jcs.c        RFC 8785 canonical JSON over cJSON trees, SHA-256 digests
+ *   sol.c        the SOL score, the datasheet bandwidth table, baseline files
+ *   manifest.c   building and verifying manifests
+ *   registry.c   the SQLite registry (schema, migrations, queries)
+ *   replicate.c  re-running a recorded protocol through the harness
+ *   report.c     the HTML page
+ *   record.c     rg_record_bench (what `bench --record/--manifest` calls), file helpers
+ *
+ * Every function that can fail returns 0 or non-zero and writes a one-line
+ * message into err[errlen].
  */
 #ifndef ROPEGRAD_RECORD_H
 #define ROPEGRAD_RECORD_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
 
 #include "harness.h"
+
+#define RG_API_VERSION "kernelindex.dev/v1alpha1"
+#define RG_MANIFEST_KIND "ManifestBundle"
+/* "sha256:" + 64 hex digits + NUL */
+#define RG_DIGEST_LEN 72
 
 typedef struct rg_record_options {
     int record;                    /* bench --record: store the run in the registry */
@@ -28,5 +49,197 @@ typedef struct rg_record_options {
  * Returns 0, or non-zero with a one-line message. */
 int rg_record_bench(const rg_run_result *r, const rg_suite *s, const rg_record_options *o,
                     int64_t *run_id, char *err, size_t errlen);
+
+/* ---- RFC 8785 (JCS) and digests (jcs.c) ------------------------------------ */
+
+/* v serialized per RFC 8785: a malloc'd NUL-terminated string, or NULL with a
+ * message (non-finite number, invalid UTF-8, duplicate key, out of memory). */
+char *rg_jcs_serialize(const cJSON *v, char *err, size_t errlen);
+/* One number as ECMAScript's Number.prototype.toString writes it. Returns 0,
+ * or -1 for NaN/Inf or a too-small buffer (32 bytes is always enough). */
+int rg_jcs_number(double x, char *buf, size_t len);
+/* v as JSON text with members in their order (pretty: indented, with a
+ * final newline), numbers in the shortest form that reads back exactly.
+ * Use it, not cJSON_Print, for anything that is hashed again after reading. */
+char *rg_json_print(const cJSON *v, int pretty, char *err, size_t errlen);
+/* Lower-case hex SHA-256 of data[n] into out[65]. Returns 0 or -1. */
+int rg_sha256_hex(const void *data, size_t n, char out[65]);
+/* "sha256:" + hex SHA-256 of the JCS form of v. */
+int rg_digest_json(const cJSON *v, char out[RG_DIGEST_LEN], char *err, size_t errlen);
+/* 1 when s looks like "sha256:" + 64 lower-case hex digits. */
+int rg_digest_valid(const char *s);
+
+/* ---- the implementation digest (generated at build time) ------------------ */
+
+/* "sha256:..." over include/ropegrad.h, src/op/{*.c,*.cu,*.cuh,*.h} and the
+ * build flags this binary was built with (see src/record/record.cmake). */
+const char *rg_implementation_digest(void);
+/* The build flags that entered the digest, as one line. */
+const char *rg_implementation_flags(void);
+
+/* ---- the SOL score (sol.c) -------------------------------------------------- */
+
+/* SOL-ExecBench's score of one workload from the kernel time t_k, the
+ * speed-of-light time t_sol and the baseline time t_b (any one unit):
+ *   S = 1 / (1 + (t_k - t_sol) / (t_b - t_sol))
+ * S = 1 when t_b <= t_sol and t_k <= t_sol; 0 when t_b <= t_sol otherwise.
+ * NAN when any input is NAN or negative. */
+double rg_sol_score(double t_k, double t_sol, double t_b);
+
+/* Datasheet peak memory bandwidth (TB/s) of the GPU whose name contains a
+ * known product; *product gets the table's name for it. 0 when unknown. */
+double rg_datasheet_bandwidth_tbps(const char *gpu_name, const char **product);
+
+/* A baseline the user supplies (bench --baseline FILE): per workload index,
+ * a time in ns. Two formats: the bench JSON (workloads[].index +
+ * time_ns.median) and {"name":..,"per_workload":[{"index":i,"time_ns":t}]}
+ * (time_ms or baseline_ms accepted instead of time_ns). */
+typedef struct rg_baseline {
+    char name[256];                /* "name" in the file, else the file's base name */
+    char file[4096];
+    char format[32];               /* "bench-json" or "per-workload" */
+    char digest[RG_DIGEST_LEN];    /* sha256 of the file's bytes */
+    size_t n;
+    int *index;
+    double *time_ns;
+} rg_baseline;
+
+int rg_baseline_load(const char *path, rg_baseline *b, char *err, size_t errlen);
+void rg_baseline_free(rg_baseline *b);
+/* The baseline time of workload index, NAN when the file has none. */
+double rg_baseline_lookup(const rg_baseline *b, int index);
+
+/* ---- manifests (manifest.c) ------------------------------------------------- */
+
+/* The manifest of a completed run. s gives the workloads' tolerances (the
+ * workload digest covers them); b may be NULL. NULL with a message on error. */
+cJSON *rg_manifest_build(const rg_run_result *r, const rg_suite *s, const rg_baseline *b,
+                         char *err, size_t errlen);
+
+/* Recomputes every digest of manifest m: each item's spec digest (recorded
+ * in metadata.digest) and the cross-references in BenchmarkRun.spec
+ * (protocolDigest, environmentDigest, workloadDigest, comparisonKey), and
+ * checks that the suite figures follow from the per-workload ones.
+ * Returns 0 when all match, 1 with the first mismatch in msg, 2 when m is
+ * not a manifest (msg says why). */
+int rg_manifest_verify(const cJSON *m, char *msg, size_t msglen);
+
+/* Items of a manifest by kind (NULL when missing), and their specs. */
+const cJSON *rg_manifest_item(const cJSON *m, const char *kind);
+const cJSON *rg_manifest_spec(const cJSON *m, const char *kind);
+
+/* Reads and parses a JSON file. NULL with a message. */
+cJSON *rg_json_read_file(const char *path, char *err, size_t errlen);
+/* Writes data[n] to a temporary file beside path, then renames it into place. */
+int rg_write_file_atomic(const char *path, const char *data, size_t n, char *err, size_t errlen);
+
+/* ---- the registry (registry.c) ---------------------------------------------- */
+
+typedef struct rg_registry rg_registry;
+
+/* The registry file: opt when given, else $ROPEGRAD_DB, else ./ropegrad-runs.db. */
+const char *rg_registry_path(const char *opt);
+
+/* Opens (create != 0: creating and migrating when needed) the registry.
+ * A corrupt file, a foreign SQLite db or a newer schema is an error. */
+int rg_registry_open(const char *path, int create, rg_registry **out, char *err, size_t errlen);
+void rg_registry_close(rg_registry *g);
+
+#define RG_EVIDENCE_MEASURED "measured"
+#define RG_EVIDENCE_IMPORTED "imported"
+#define RG_EVIDENCE_REPLICATED "replicated"
+
+/* Stores a (verified) manifest as one run with its per-workload rows, in one
+ * transaction. replicates_of: the original's id for a replication, else 0.
+ * A manifest already stored (same run digest) gives its id and returns 0
+ * with *existed = 1. */
+int rg_registry_store(rg_registry *g, const cJSON *manifest, const char *evidence,
+                      int64_t replicates_of, int64_t *id, int *existed, char *err, size_t errlen);
+
+/* One run's registry row. */
+typedef struct rg_run_row {
+    int64_t id;
+    char created_at[32], observed_at[32];
+    char evidence[16];
+    int64_t replicates_of;         /* 0 when none */
+    char definition[256];
+    char comparison_key[RG_DIGEST_LEN], implementation_digest[RG_DIGEST_LEN], run_digest[RG_DIGEST_LEN];
+    char device[256], backend[16], kernel_name[64], status[16];
+    int kernel, passed, total, n_workloads;
+    double mean_ns, geomean_ns, sol_score;  /* sol_score NAN when unknown */
+} rg_run_row;
+
+/* Runs ordered by id (newest last). *rows is malloc'd. */
+int rg_registry_list(rg_registry *g, rg_run_row **rows, size_t *n, char *err, size_t errlen);
+/* One run: its row and (when manifest != NULL) its parsed manifest.
+ * Returns 0, 1 when there is no such run (message says so), 2 on error. */
+int rg_registry_get(rg_registry *g, int64_t id, rg_run_row *row, cJSON **manifest, char *err,
+                    size_t errlen);
+
+/* Rank of a run within its comparison group: passed runs ordered by the
+ * primary statistic (geomean of medians) ascending, ties by id. *rank is
+ * 1-based (0 when the run is not ranked: it failed correctness); *group_size
+ * counts the ranked runs; *first gets the id of #1 (0 when none). */
+int rg_registry_rank_of(rg_registry *g, int64_t id, int *rank, int *group_size, int64_t *first,
+                        char *err, size_t errlen);
+
+int rg_registry_add_note(rg_registry *g, int64_t id, const char *text, char *err, size_t errlen);
+
+typedef struct rg_note {
+    char created_at[32];
+    char *text;                    /* malloc'd */
+} rg_note;
+int rg_registry_notes(rg_registry *g, int64_t id, rg_note **notes, size_t *n, char *err, size_t errlen);
+void rg_notes_free(rg_note *notes, size_t n);
+
+/* Records that replica replicated original (agreed: within the spread), and
+ * when agreed and the implementation digest and comparison key match,
+ * upgrades the original's evidence to 'replicated' -- one transaction.
+ * *upgraded says whether it did. */
+int rg_registry_link_replication(rg_registry *g, int64_t original, int64_t replica, int agreed,
+                                 int within, int total, int *upgraded, char *err, size_t errlen);
+
+typedef struct rg_replication {
+    int64_t original_id, replica_id;
+    int agreed, within, total;
+    char created_at[32];
+} rg_replication;
+/* Replications where id is the original or the replica. */
+int rg_registry_replications(rg_registry *g, int64_t id, rg_replication **out, size_t *n,
+                             char *err, size_t errlen);
+
+/* ---- replication (replicate.c) --------------------------------------------- */
+
+/* The protocol recorded in a manifest as harness options + suite dir + indices. */
+typedef struct rg_recorded_protocol {
+    char suite_dir[4096];
+    rg_run_options opts;
+    char backend[16];
+    int *indices;
+    size_t n_indices;
+} rg_recorded_protocol;
+
+int rg_protocol_from_manifest(const cJSON *m, rg_recorded_protocol *p, char *err, size_t errlen);
+void rg_recorded_protocol_free(rg_recorded_protocol *p);
+
+/* Per workload: is the replica's median within the original's spread?
+ * Within when it lies in [min, max] of the original's samples, or within
+ * 3 standard deviations or 5% of the original's median. */
+int rg_within_spread(double replica_median, double orig_median, double orig_min, double orig_max,
+                     double orig_stddev);
+
+/* Re-runs run id's protocol through the harness (rg_suite_load +
+ * rg_run_suite), stores the result as a replication of it, prints per
+ * workload whether the time is within the original's spread on out, and
+ * links the two (upgrading the original's evidence when it agreed).
+ * Returns 0 (with *agreed) or 2 with a message. */
+int rg_record_replicate(rg_registry *g, int64_t id, int verbose, FILE *out, int64_t *replica_id, int *agreed,
+                        char *err, size_t errlen);
+
+/* ---- the report (report.c) --------------------------------------------------- */
+
+/* One self-contained HTML page for a run (manifest + registry row + notes). */
+char *rg_report_html(const cJSON *manifest, const rg_run_row *row, const rg_note *notes,
+                     size_t n_notes, char *err, size_t errlen);
 
 #endif /* ROPEGRAD_RECORD_H */

@@ -1,0 +1,197 @@
+"""ctypes declarations for libropegrad (include/ropegrad.h), nothing else.
+
+The library is found, in order, at:
+  1. $ROPEGRAD_LIB (a path to libropegrad.so),
+  2. <repo>/build/libropegrad.so, relative to this package (python/ropegrad/),
+  3. ctypes.util.find_library("ropegrad") (an installed copy).
+It is loaded once, on first use, so importing the package never fails just
+because the library has not been built yet.
+"""
+
+import ctypes
+import ctypes.util
+import os
+import threading
+
+# ropegrad_dtype (a C enum: an int)
+BF16 = 0
+F16 = 1
+F32 = 2
+
+# Status codes (a subset used by name here; every code has a message from
+# ropegrad_strerror()).
+OK = 0
+ERR_NO_CUDA = 12
+ERR_NOT_DEVICE_POINTER = 13
+ERR_CUDA = 14
+
+MAX_HEAD_DIM = 1024
+
+
+class RopegradError(RuntimeError):
+    """A libropegrad call returned a non-zero status."""
+
+    def __init__(self, code, message, call=None):
+        self.code = code
+        self.message = message
+        where = "%s: " % call if call else ""
+        super().__init__("%sropegrad error %d: %s" % (where, code, message))
+
+
+class Problem(ctypes.Structure):
+    """struct ropegrad_problem, field for field. ctypes applies the C ABI's
+    alignment rules from the same order and types, so the padding after the
+    enum (4 bytes before the first pointer, on LP64) and after the float
+    matches the compiler's layout; _check_layout() asserts it."""
+
+    _fields_ = [
+        ("batch_size", ctypes.c_int64),
+        ("seq_len", ctypes.c_int64),
+        ("head_dim", ctypes.c_int64),
+        ("grad_dtype", ctypes.c_int),
+        ("grad_cos", ctypes.c_void_p),
+        ("grad_sin", ctypes.c_void_p),
+        ("emb", ctypes.c_void_p),          # const float *
+        ("inv_freq", ctypes.c_void_p),     # const float *
+        ("inv_freq_batch_stride", ctypes.c_int64),
+        ("attention_scaling", ctypes.c_float),
+        ("grad_position_ids", ctypes.c_void_p),  # float *
+    ]
+
+
+def _check_layout():
+    # On LP64 (x86-64, aarch64 Linux), as the C compiler lays it out
+    # (offsetof checked with gcc): 3 x int64 (0..24), enum int at 24 + 4 pad,
+    # 4 pointers at 32..64, int64 at 64, float at 72 + 4 pad, pointer at 80;
+    # 88 bytes. Not an assert statement: python -O must not skip it.
+    if ctypes.sizeof(ctypes.c_void_p) != 8:
+        return
+    got = (ctypes.sizeof(Problem), Problem.grad_dtype.offset, Problem.grad_cos.offset,
+           Problem.inv_freq_batch_stride.offset, Problem.attention_scaling.offset,
+           Problem.grad_position_ids.offset)
+    if got != (88, 24, 32, 64, 72, 80):
+        raise ImportError("ropegrad: ctypes layout of ropegrad_problem %r does not match the C ABI" % (got,))
+
+
+_check_layout()
+
+_PROBLEM_P = ctypes.POINTER(Problem)
+
+# name: (restype, argtypes)
+_SIGNATURES = {
+    "ropegrad_validate": (ctypes.c_int, [_PROBLEM_P]),
+    "ropegrad_backward_reference": (ctypes.c_int, [_PROBLEM_P, ctypes.POINTER(ctypes.c_double)]),
+    "ropegrad_backward_cpu": (ctypes.c_int, [_PROBLEM_P, ctypes.c_int]),
+    "ropegrad_backward_cuda": (ctypes.c_int, [_PROBLEM_P, ctypes.c_void_p]),
+    "ropegrad_backward_cuda_kernel": (ctypes.c_int, [_PROBLEM_P, ctypes.c_int, ctypes.c_void_p]),
+    "ropegrad_cuda_kernel_count": (ctypes.c_int, []),
+    "ropegrad_cuda_kernel_name": (ctypes.c_char_p, [ctypes.c_int]),
+    "ropegrad_cuda_available": (ctypes.c_int, []),
+    "ropegrad_cpu_isa": (ctypes.c_char_p, []),
+    "ropegrad_strerror": (ctypes.c_char_p, [ctypes.c_int]),
+    "ropegrad_version": (ctypes.c_char_p, []),
+    "ropegrad_dtype_size": (ctypes.c_size_t, [ctypes.c_int]),
+}
+
+_lock = threading.Lock()
+_lib = None
+_lib_path = None
+
+
+def _candidates():
+    env = os.environ.get("ROPEGRAD_LIB")
+    if env:
+        # An explicit choice: only that one, so a typo is an error, not a
+        # silent fallback to some other build.
+        return [env], True
+    here = os.path.dirname(os.path.abspath(__file__))
+    repo = os.path.dirname(os.path.dirname(here))
+    paths = [os.path.join(repo, "build", "libropegrad.so")]
+    found = ctypes.util.find_library("ropegrad")
+    if found:
+        paths.append(found)
+    return paths, False
+
+
+def load():
+    """The loaded CDLL (loading it on first call). Raises OSError naming every
+    place it looked when no library can be loaded."""
+    global _lib, _lib_path
+    if _lib is not None:
+        return _lib
+    with _lock:
+        if _lib is not None:
+            return _lib
+        paths, explicit = _candidates()
+        errors = []
+        for path in paths:
+            if os.sep in path and not os.path.exists(path):
+                errors.append("%s: no such file" % path)
+                continue
+            try:
+                lib = ctypes.CDLL(path)
+            except OSError as e:
+                errors.append("%s: %s" % (path, e))
+                continue
+            for name, (res, args) in _SIGNATURES.items():
+                fn = getattr(lib, name)  # AttributeError: not a libropegrad
+                fn.restype = res
+                fn.argtypes = args
+            _lib, _lib_path = lib, path
+            return lib
+        hint = ("$ROPEGRAD_LIB is set" if explicit else
+                "build it (cmake -S . -B build -G Ninja && ninja -C build) or set $ROPEGRAD_LIB")
+        raise OSError("libropegrad not found (%s); tried: %s" % (hint, "; ".join(errors) or "nothing"))
+
+
+def library_path():
+    """Path of the loaded library (loads it)."""
+    load()
+    return _lib_path
+
+
+def strerror(code):
+    s = load().ropegrad_strerror(int(code))
+    return s.decode() if s else "unknown error"
+
+
+def check(code, call=None):
+    """Raise RopegradError(code, ropegrad_strerror(code)) when code != 0."""
+    if code != 0:
+        raise RopegradError(code, strerror(code), call)
+
+
+def version():
+    return load().ropegrad_version().decode()
+
+
+def cuda_available():
+    return bool(load().ropegrad_cuda_available())
+
+
+def cpu_isa():
+    return load().ropegrad_cpu_isa().decode()
+
+
+def validate(p):
+    check(load().ropegrad_validate(ctypes.byref(p)), "ropegrad_validate")
+
+
+def backward_cpu(p, num_threads=0):
+    check(load().ropegrad_backward_cpu(ctypes.byref(p), int(num_threads)), "ropegrad_backward_cpu")
+
+
+def backward_cuda(p, stream=0, kernel=0):
+    """stream: a cudaStream_t as an int (0 = the legacy default stream)."""
+    lib = load()
+    s = ctypes.c_void_p(int(stream) or None)
+    if kernel:
+        check(lib.ropegrad_backward_cuda_kernel(ctypes.byref(p), int(kernel), s), "ropegrad_backward_cuda_kernel")
+    else:
+        check(lib.ropegrad_backward_cuda(ctypes.byref(p), s), "ropegrad_backward_cuda")
+
+
+def backward_reference(p, out):
+    """out: a ctypes array (or pointer) of batch_size*seq_len doubles."""
+    check(load().ropegrad_backward_reference(ctypes.byref(p), ctypes.cast(out, ctypes.POINTER(ctypes.c_double))),
+          "ropegrad_backward_reference")

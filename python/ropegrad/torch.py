@@ -1,0 +1,221 @@
+"""ropegrad for PyTorch: the RoPE position gradient on torch tensors, and an
+autograd Function for the Qwen3-style rotary embedding (cos/sin generation
+with attention scaling) whose backward runs ropegrad.
+
+    from ropegrad.torch import rope_position_grad, RotaryEmbeddingQwen3, rotary_cos_sin
+
+    # forward: cos, sin = [B,S,D] float32, differentiable w.r.t. position_ids
+    cos, sin = rotary_cos_sin(position_ids.float().requires_grad_(), inv_freq, attention_scaling)
+
+The library runs on the tensors' memory through ctypes (ropegrad._lib); CUDA
+tensors are processed asynchronously on the current stream of their device,
+CPU tensors by the library's multithreaded CPU path. No copies are made
+behind your back: rope_position_grad raises on non-contiguous grads or emb
+(call .contiguous() yourself, so the cost is visible). The autograd Function
+is the exception: autograd may hand it non-contiguous or differently typed
+gradients, and it makes them contiguous (and float32 when needed) itself.
+"""
+
+import math
+
+import torch
+
+from . import _lib
+from ._lib import RopegradError  # noqa: F401  (re-exported)
+
+__all__ = ["rope_position_grad", "RotaryEmbeddingQwen3", "rotary_cos_sin", "RopegradError"]
+
+_GRAD_DTYPES = {torch.bfloat16: _lib.BF16, torch.float16: _lib.F16, torch.float32: _lib.F32}
+
+
+def _inv_freq_batch_stride(inv_freq, B, H):
+    """Checks inv_freq's layout; returns its batch stride in elements (0 when
+    every batch shares one vector). Accepted: [H], [B,H], [B,H,1], and [1,H],
+    [1,H,1] or a stride-0 expansion of one vector along dim 0. The H values of
+    a batch must be contiguous."""
+    if not isinstance(inv_freq, torch.Tensor):
+        raise TypeError("ropegrad: inv_freq must be a torch.Tensor, got %s" % type(inv_freq).__name__)
+    if inv_freq.dtype != torch.float32:
+        raise TypeError("ropegrad: inv_freq must be float32, got %s" % inv_freq.dtype)
+    shape = tuple(inv_freq.shape)
+    want = "[%d], [%d,%d] or [%d,%d,1] (head_dim/2 = %d frequencies per batch)" % (H, B, H, B, H, H)
+    if inv_freq.dim() == 1:
+        if shape != (H,):
+            raise ValueError("ropegrad: inv_freq has shape %s; expected %s" % (list(shape), want))
+        if H > 1 and inv_freq.stride(0) != 1:
+            raise ValueError("ropegrad: inv_freq must be contiguous (stride %d); call .contiguous()"
+                             % inv_freq.stride(0))
+        return 0
+    if inv_freq.dim() == 3 and shape[2] != 1 or inv_freq.dim() not in (2, 3):
+        raise ValueError("ropegrad: inv_freq has shape %s; expected %s" % (list(shape), want))
+    if shape[0] not in (1, B) or shape[1] != H:
+        raise ValueError("ropegrad: inv_freq has shape %s; expected %s" % (list(shape), want))
+    if H > 1 and inv_freq.stride(1) != 1:
+        raise ValueError("ropegrad: the %d frequencies of each batch must be contiguous in inv_freq "
+                         "(its stride(1) is %d, not 1); call .contiguous()" % (H, inv_freq.stride(1)))
+    if shape[0] == 1 or B == 1:
+        return 0
+    stride = inv_freq.stride(0)
+    if stride < 0:
+        raise ValueError("ropegrad: inv_freq has a negative batch stride")
+    return stride
+
+
+def _check_grad_like(name, t, shape, device):
+    if not isinstance(t, torch.Tensor):
+        raise TypeError("ropegrad: %s must be a torch.Tensor, got %s" % (name, type(t).__name__))
+    if t.device != device:
+        raise ValueError("ropegrad: %s is on %s but grad_cos is on %s; every tensor must be on one device"
+                         % (name, t.device, device))
+    if tuple(t.shape) != shape:
+        raise ValueError("ropegrad: %s has shape %s; expected %s (the shape of grad_cos)"
+                         % (name, list(t.shape), list(shape)))
+    if not t.is_contiguous():
+        raise ValueError("ropegrad: %s must be contiguous; call .contiguous() first" % name)
+
+
+def rope_position_grad(grad_cos, grad_sin, emb, inv_freq, scale, *, kernel=0, num_threads=0):
+    """grad_position_ids [B,S] float32 for the op
+
+        out[b,s] = scale * sum_{d<H} inv_freq[b,d] * ((gs[d]+gs[d+H])*cos(emb[d]) - (gc[d]+gc[d+H])*sin(emb[d]))
+
+    grad_cos, grad_sin: [B,S,D] contiguous, both bfloat16, float16 or float32.
+    emb: [B,S,D] float32 contiguous (only the first half is read).
+    inv_freq: float32 [H], [B,H], [B,H,1] (or a stride-0 expansion along dim 0).
+    scale: attention scaling (a finite float).
+    All tensors on one device: CUDA (runs on the device's current stream,
+    asynchronously) or CPU (num_threads, 0 = all cores).
+    kernel: CUDA kernel version (0 = the default; see `ropegrad bench --kernel`).
+
+    Raises TypeError (wrong type or dtype), ValueError (shape, device,
+    layout) or ropegrad.RopegradError (the library refused or the launch
+    failed)."""
+    if not isinstance(grad_cos, torch.Tensor):
+        raise TypeError("ropegrad: grad_cos must be a torch.Tensor, got %s" % type(grad_cos).__name__)
+    device = grad_cos.device
+    if grad_cos.dim() != 3:
+        raise ValueError("ropegrad: grad_cos must be [B,S,D], got shape %s" % list(grad_cos.shape))
+    shape = tuple(grad_cos.shape)
+    B, S, D = shape
+    if grad_cos.dtype not in _GRAD_DTYPES:
+        raise TypeError("ropegrad: grad_cos must be bfloat16, float16 or float32, got %s" % grad_cos.dtype)
+    if not isinstance(grad_sin, torch.Tensor):
+        raise TypeError("ropegrad: grad_sin must be a torch.Tensor, got %s" % type(grad_sin).__name__)
+    if grad_sin.dtype != grad_cos.dtype:
+        raise TypeError("ropegrad: grad_sin is %s but grad_cos is %s; they must have one dtype"
+                        % (grad_sin.dtype, grad_cos.dtype))
+    if not isinstance(emb, torch.Tensor):
+        raise TypeError("ropegrad: emb must be a torch.Tensor, got %s" % type(emb).__name__)
+    if emb.dtype != torch.float32:
+        raise TypeError("ropegrad: emb must be float32, got %s" % emb.dtype)
+    _check_grad_like("grad_cos", grad_cos, shape, device)
+    _check_grad_like("grad_sin", grad_sin, shape, device)
+    _check_grad_like("emb", emb, shape, device)
+    if D < 2 or D % 2 or D > _lib.MAX_HEAD_DIM:
+        raise ValueError("ropegrad: head_dim (last dim) must be even and in 2..%d, got %d" % (_lib.MAX_HEAD_DIM, D))
+    H = D // 2
+    stride = _inv_freq_batch_stride(inv_freq, B, H)
+    if inv_freq.device != device:
+        raise ValueError("ropegrad: inv_freq is on %s but grad_cos is on %s; every tensor must be on one device"
+                         % (inv_freq.device, device))
+    if device.type not in ("cuda", "cpu"):
+        raise ValueError("ropegrad: tensors must be on a CUDA device or the CPU, got %s" % device)
+    scale = float(scale)
+    if not math.isfinite(scale):
+        raise ValueError("ropegrad: scale must be finite, got %r" % scale)
+    out = torch.empty((B, S), dtype=torch.float32, device=device)
+    if B == 0 or S == 0:
+        return out
+
+    p = _lib.Problem()
+    p.batch_size, p.seq_len, p.head_dim = B, S, D
+    p.grad_dtype = _GRAD_DTYPES[grad_cos.dtype]
+    p.grad_cos = grad_cos.data_ptr()
+    p.grad_sin = grad_sin.data_ptr()
+    p.emb = emb.data_ptr()
+    p.inv_freq = inv_freq.data_ptr()
+    p.inv_freq_batch_stride = stride
+    p.attention_scaling = scale
+    p.grad_position_ids = out.data_ptr()
+
+    if device.type == "cuda":
+        with torch.cuda.device(device):
+            stream = torch.cuda.current_stream(device).cuda_stream
+            _lib.backward_cuda(p, stream, kernel)
+    else:
+        if kernel:
+            raise ValueError("ropegrad: kernel=%d selects a CUDA kernel; these tensors are on the CPU" % kernel)
+        _lib.backward_cpu(p, num_threads)
+    return out
+
+
+class RotaryEmbeddingQwen3(torch.autograd.Function):
+    """Qwen3-style rotary embedding forward (transformers' Qwen3RotaryEmbedding,
+    default rope type), differentiable w.r.t. position_ids through ropegrad:
+
+        freqs = position_ids[..., None] * inv_freq          # [B,S,H], float32
+        emb   = cat(freqs, freqs, -1)                         # [B,S,D]
+        cos   = emb.cos() * attention_scaling
+        sin   = emb.sin() * attention_scaling
+
+    apply(position_ids, inv_freq, attention_scaling=1.0) -> (cos, sin), both
+    float32 [B,S,D]. position_ids: floating point [B,S] (integer ids carry no
+    gradient; pass them as float). inv_freq: [H] shared by every batch, or
+    [B,H,1] / [B,H]. Only position_ids gets a gradient; inv_freq is a buffer
+    (its gradient is returned as None)."""
+
+    @staticmethod
+    def forward(ctx, position_ids, inv_freq, attention_scaling=1.0):
+        if not isinstance(position_ids, torch.Tensor) or not position_ids.is_floating_point():
+            raise TypeError("ropegrad: position_ids must be a floating-point tensor [B,S] (got %s)"
+                            % (position_ids.dtype if isinstance(position_ids, torch.Tensor)
+                               else type(position_ids).__name__))
+        if position_ids.dim() != 2:
+            raise ValueError("ropegrad: position_ids must be [B,S], got shape %s" % list(position_ids.shape))
+        if not isinstance(inv_freq, torch.Tensor) or not inv_freq.is_floating_point():
+            raise TypeError("ropegrad: inv_freq must be a floating-point tensor")
+        if inv_freq.device != position_ids.device:
+            raise ValueError("ropegrad: inv_freq is on %s but position_ids is on %s"
+                             % (inv_freq.device, position_ids.device))
+        B, S = position_ids.shape
+        pos = position_ids.float()
+        inv = inv_freq.float()
+        if inv.dim() == 1:
+            freqs = pos[:, :, None] * inv[None, None, :]
+        elif inv.dim() == 3 and inv.shape[2] == 1 and inv.shape[0] in (1, B):
+            freqs = pos[:, :, None] * inv[:, None, :, 0]
+        elif inv.dim() == 2 and inv.shape[0] in (1, B):
+            freqs = pos[:, :, None] * inv[:, None, :]
+        else:
+            raise ValueError("ropegrad: inv_freq must be [H], [B,H] or [B,H,1], got shape %s" % list(inv.shape))
+        emb = torch.cat((freqs, freqs), dim=-1)
+        scale = float(attention_scaling)
+        cos = emb.cos() * scale
+        sin = emb.sin() * scale
+        # What backward needs: emb (float32, contiguous: cat made it) and the
+        # frequencies in a layout rope_position_grad accepts.
+        ctx.save_for_backward(emb, inv.contiguous())
+        ctx.scale = scale
+        ctx.pos_dtype = position_ids.dtype
+        return cos, sin
+
+    @staticmethod
+    def backward(ctx, grad_cos, grad_sin):
+        emb, inv = ctx.saved_tensors
+        if not ctx.needs_input_grad[0] or (grad_cos is None and grad_sin is None):
+            return None, None, None
+        if grad_cos is None:
+            grad_cos = torch.zeros_like(grad_sin)
+        if grad_sin is None:
+            grad_sin = torch.zeros_like(grad_cos)
+        # One supported dtype for both; anything else (float64, mixed) goes to float32.
+        if grad_cos.dtype != grad_sin.dtype or grad_cos.dtype not in _GRAD_DTYPES:
+            grad_cos, grad_sin = grad_cos.float(), grad_sin.float()
+        g = rope_position_grad(grad_cos.contiguous(), grad_sin.contiguous(), emb, inv, ctx.scale)
+        return g.to(ctx.pos_dtype), None, None
+
+
+def rotary_cos_sin(position_ids, inv_freq, attention_scaling=1.0):
+    """(cos, sin) = RotaryEmbeddingQwen3.apply(position_ids, inv_freq, attention_scaling)."""
+    return RotaryEmbeddingQwen3.apply(position_ids, inv_freq, float(attention_scaling))
+

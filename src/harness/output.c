@@ -1,0 +1,265 @@
+/* output.c -- a run as a table (for people) and as JSON (for machines).
+ *
+ * The JSON is written to a temporary file beside the target and renamed into
+ * place, so a reader never sees a partial document and a failed write leaves
+ * nothing behind. NaN / Inf (an untimed workload, an error over a NaN output)
+ * become JSON null. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "harness.h"
+
+/* ---- table -------------------------------------------------------------------------- */
+
+/* v with prec digits, fixed ('f') or scientific ('e'); "-" for NaN, "inf" for Inf. */
+static void fmt_num(char *dst, size_t n, char style, int prec, double v)
+{
+    if (isnan(v))
+        snprintf(dst, n, "-");
+    else if (isinf(v))
+        snprintf(dst, n, "inf");
+    else if (style == 'e')
+        snprintf(dst, n, "%.*e", prec, v);
+    else
+        snprintf(dst, n, "%.*f", prec, v);
+}
+
+void rg_run_print_table(const rg_run_result *r, void *file)
+{
+    FILE *f = file ? (FILE *)file : stdout;
+    if (!r) return;
+    fprintf(f, "%-8s %5s %6s %12s %9s %11s %11s %9s  %s\n", "workload", "B", "S", "time_us", "GB/s",
+            "max_abs_err", "max_rel_err", "matched", "pass");
+    for (size_t i = 0; i < r->n_workloads; i++) {
+        const rg_workload_result *w = &r->workloads[i];
+        char t[32], g[32], ae[32], re[32], mr[32];
+        fmt_num(t, sizeof t, 'f', 3, w->timed ? w->time_ns.median / 1e3 : NAN);
+        fmt_num(g, sizeof g, 'f', 1, w->timed ? w->gbps : NAN);
+        fmt_num(ae, sizeof ae, 'e', 3, w->check.max_abs_err);
+        fmt_num(re, sizeof re, 'e', 3, w->check.max_rel_err);
+        fmt_num(mr, sizeof mr, 'f', 5, w->check.matched_ratio);
+        fprintf(f, "%-8d %5lld %6lld %12s %9s %11s %11s %9s  %s%s%s\n", w->index, (long long)w->batch_size,
+                (long long)w->seq_len, t, g, ae, re, mr, w->check.pass ? "yes" : "NO",
+                w->check.pass ? "" : "  ", w->check.pass ? "" : w->check.reason);
+    }
+    char m[32], gm[32];
+    fmt_num(m, sizeof m, 'f', 3, r->mean_ns / 1e3);
+    fmt_num(gm, sizeof gm, 'f', 3, r->geomean_ns / 1e3);
+    fprintf(f, "passed %d/%d\n", r->passed, r->total);
+    fprintf(f, "mean of per-workload medians: %s us   geometric mean: %s us\n", m, gm);
+    fprintf(f, "backend %s (kernel %d: %s), device %s\n", r->backend, r->kernel, r->kernel_name, r->device);
+    fprintf(f, "timer %s, cold cache: %s, inputs %s, seed %llu, warmup %d, iterations %d\n", r->timer, r->cold_l2,
+            r->inputs, (unsigned long long)r->seed, r->warmup, r->iterations);
+}
+
+/* ---- JSON ------------------------------------------------------------------------------ */
+
+/* A number, or null when it is not finite (JSON has no NaN). */
+static cJSON *num(double v)
+{
+    return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
+}
+
+/* cJSON_Add* return NULL on allocation failure; one flag collects them all. */
+typedef struct jb {
+    int oom;
+} jb;
+
+static void add(jb *b, cJSON *obj, const char *key, cJSON *item)
+{
+    if (!item || !cJSON_AddItemToObject(obj, key, item)) {
+        cJSON_Delete(item);
+        b->oom = 1;
+    }
+}
+
+static void add_str(jb *b, cJSON *obj, const char *key, const char *s)
+{
+    add(b, obj, key, cJSON_CreateString(s ? s : ""));
+}
+
+static void add_num(jb *b, cJSON *obj, const char *key, double v)
+{
+    add(b, obj, key, num(v));
+}
+
+static cJSON *env_json(jb *b, const rg_env *e)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o) {
+        b->oom = 1;
+        return NULL;
+    }
+    add_str(b, o, "hostname", e->hostname);
+    add_str(b, o, "os", e->os);
+    add_str(b, o, "cpu_model", e->cpu_model);
+    add_num(b, o, "cpu_threads", e->cpu_threads);
+    add_str(b, o, "cpu_isa", e->cpu_isa);
+    add_str(b, o, "gpu_name", e->gpu_name);
+    add_str(b, o, "gpu_arch", e->gpu_arch);
+    add_num(b, o, "gpu_sm_count", e->gpu_sm_count);
+    add_num(b, o, "gpu_l2_bytes", (double)e->gpu_l2_bytes);
+    add_num(b, o, "gpu_mem_bandwidth_gbps", e->gpu_mem_bandwidth_gbps);
+    add_str(b, o, "driver_version", e->driver_version);
+    add_str(b, o, "cuda_runtime_version", e->cuda_runtime_version);
+    add_num(b, o, "sm_clock_mhz_start", e->sm_clock_mhz_start);
+    add_num(b, o, "sm_clock_mhz_end", e->sm_clock_mhz_end);
+    add_num(b, o, "mem_clock_mhz_start", e->mem_clock_mhz_start);
+    add_num(b, o, "mem_clock_mhz_end", e->mem_clock_mhz_end);
+    add_str(b, o, "ropegrad_version", e->ropegrad_version);
+    add_str(b, o, "build_flags", e->build_flags);
+    return o;
+}
+
+static cJSON *workload_json(jb *b, const rg_workload_result *w)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o) {
+        b->oom = 1;
+        return NULL;
+    }
+    add_num(b, o, "index", w->index);
+    add_str(b, o, "uuid", w->uuid);
+    add_num(b, o, "batch_size", (double)w->batch_size);
+    add_num(b, o, "seq_len", (double)w->seq_len);
+    add_num(b, o, "head_dim", (double)w->head_dim);
+    add_num(b, o, "bytes", w->bytes);
+    add(b, o, "pass", cJSON_CreateBool(w->check.pass));
+    add_str(b, o, "reason", w->check.reason);
+    add_num(b, o, "max_abs_err", w->check.max_abs_err);
+    add_num(b, o, "max_rel_err", w->check.max_rel_err);
+    add_num(b, o, "matched_ratio", w->check.matched_ratio);
+    add_str(b, o, "timer", w->timer);
+    cJSON *t = cJSON_CreateObject();
+    if (t) {
+        add_num(b, t, "mean", w->timed ? w->time_ns.mean : NAN);
+        add_num(b, t, "median", w->timed ? w->time_ns.median : NAN);
+        add_num(b, t, "min", w->timed ? w->time_ns.min : NAN);
+        add_num(b, t, "max", w->timed ? w->time_ns.max : NAN);
+        add_num(b, t, "stddev", w->timed ? w->time_ns.stddev : NAN);
+    }
+    add(b, o, "time_ns", t);
+    add_num(b, o, "gbps", w->timed ? w->gbps : NAN);
+    cJSON *s = cJSON_CreateArray();
+    for (int i = 0; s && i < w->n_samples && w->samples_ns; i++) {
+        cJSON *x = num(w->samples_ns[i]);
+        if (!x || !cJSON_AddItemToArray(s, x)) {
+            cJSON_Delete(x);
+            b->oom = 1;
+        }
+    }
+    add(b, o, "samples_ns", s);
+    add_num(b, o, "sol_ms", w->sol_ms);
+    add_num(b, o, "baseline_ms", w->baseline_ms);
+    return o;
+}
+
+static cJSON *result_json(const rg_run_result *r, int *oom)
+{
+    jb b = {0};
+    cJSON *root = cJSON_CreateObject();
+    if (!root) {
+        *oom = 1;
+        return NULL;
+    }
+    add_str(&b, root, "suite", r->suite);
+    add_str(&b, root, "backend", r->backend);
+    add_num(&b, root, "kernel", r->kernel);
+    add_str(&b, root, "kernel_name", r->kernel_name);
+    add_str(&b, root, "device", r->device);
+    add_str(&b, root, "timer", r->timer);
+    add_str(&b, root, "cold_l2", r->cold_l2);
+    add_str(&b, root, "inputs", r->inputs);
+    add_num(&b, root, "warmup", r->warmup);
+    add_num(&b, root, "iterations", r->iterations);
+    add_num(&b, root, "seed", (double)r->seed);
+    add_str(&b, root, "started_at", r->started_at);
+    add(&b, root, "environment", env_json(&b, &r->env));
+    cJSON *ws = cJSON_CreateArray();
+    for (size_t i = 0; ws && i < r->n_workloads; i++) {
+        cJSON *w = workload_json(&b, &r->workloads[i]);
+        if (!w || !cJSON_AddItemToArray(ws, w)) {
+            cJSON_Delete(w);
+            b.oom = 1;
+        }
+    }
+    add(&b, root, "workloads", ws);
+    cJSON *sum = cJSON_CreateObject();
+    if (sum) {
+        add_num(&b, sum, "passed", r->passed);
+        add_num(&b, sum, "total", r->total);
+        add_num(&b, sum, "mean_ns", r->mean_ns);
+        add_num(&b, sum, "geomean_ns", r->geomean_ns);
+    }
+    add(&b, root, "summary", sum);
+    *oom = b.oom;
+    return root;
+}
+
+int rg_run_write_json(const rg_run_result *r, const char *path, char *err, size_t errlen)
+{
+    if (!r || !path || !*path) {
+        snprintf(err, errlen, "rg_run_write_json: no result or empty path");
+        return 1;
+    }
+    int oom = 0;
+    cJSON *root = result_json(r, &oom);
+    char *text = (root && !oom) ? cJSON_Print(root) : NULL;
+    cJSON_Delete(root);
+    if (!text) {
+        snprintf(err, errlen, "%s: out of memory building the JSON document", path);
+        return 1;
+    }
+
+    size_t plen = strlen(path);
+    char *tmp = malloc(plen + 16);
+    if (!tmp) {
+        free(text);
+        snprintf(err, errlen, "%s: out of memory", path);
+        return 1;
+    }
+    snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);   /* in the target's directory, so rename() stays on one filesystem */
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+        free(tmp);
+        free(text);
+        return 1;
+    }
+    /* mkstemp makes the file 0600; a result is meant to be read: 0666 less the umask. */
+    mode_t mask = umask(0);
+    umask(mask);
+    (void)fchmod(fd, 0666 & ~mask);
+    FILE *f = fdopen(fd, "w");
+    int ok = f != NULL;
+    if (!f) close(fd);
+    if (ok) ok = fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+    if (ok) ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
+    int saved = errno;
+    if (f && fclose(f) != 0 && ok) {
+        ok = 0;
+        saved = errno;
+    }
+    free(text);
+    if (ok && rename(tmp, path) != 0) {
+        ok = 0;
+        saved = errno;
+    }
+    if (!ok) {
+        unlink(tmp);
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(saved));
+        free(tmp);
+        return 1;
+    }
+    free(tmp);
+    return 0;
+}

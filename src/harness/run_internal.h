@@ -1,0 +1,35 @@
+/* run_internal.h -- what run.c shares with the CUDA runner (run_cuda.c).
+ * Not part of the harness's interface. */
+#ifndef ROPEGRAD_RUN_INTERNAL_H
+#define ROPEGRAD_RUN_INTERNAL_H
+
+#include <stddef.h>
+
+#include "harness.h"
+
+/* The host half of rg_env (hostname, OS, CPU, version, build flags). */
+void rg_env_host(rg_env *e, int cpu_threads);
+
+/* Fills the time statistics, samples and GB/s of a timed workload from
+ * samples_ns (ownership passes to wr). */
+void rg_result_set_samples(rg_workload_result *wr, double *samples_ns, int n);
+
+#ifdef ROPEGRAD_HAVE_CUDA
+typedef struct rg_cuda_session rg_cuda_session;
+
+/* Picks the current device, fills r->device, r->timer, r->cold_l2 and the GPU
+ * half of r->env (clocks sampled now), allocates the cold-L2 buffer and sets
+ * up CUPTI (falling back to CUDA events when CUPTI cannot be used). */
+int rg_cuda_open(int kernel, int timed, rg_run_result *r, rg_cuda_session **out, char *err, size_t errlen);
+
+/* One workload: device copies, the poisoned checked run, the check, then
+ * (when timed and correct) warmup + iterations under the protocol's timer.
+ * Returns 0 (whether or not the workload passed), non-zero on a CUDA error. */
+int rg_cuda_workload(rg_cuda_session *s, const rg_inputs *in, const double *ref, const rg_workload *w,
+                     const rg_run_options *o, rg_workload_result *wr, char *err, size_t errlen);
+
+/* Samples the end clocks into r->env, sets r->timer from what was used, frees everything. */
+void rg_cuda_close(rg_cuda_session *s, rg_run_result *r);
+#endif
+
+#endif

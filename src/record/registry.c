@@ -1,0 +1,748 @@
+/*
+ * registry.c -- the local run registry, one SQLite file.
+ *
+ * It must never lose or corrupt a run, with several `bench --record`
+ * processes writing at once:
+ *   - WAL journal: readers never block the writer, a crash mid-write leaves
+ *     the last committed state;
+ *   - busy_timeout 10 s: a second writer waits for the first instead of
+ *     failing with SQLITE_BUSY;
+ *   - every write is one BEGIN IMMEDIATE transaction: the write lock is taken
+ *     up front, so two writers cannot both read and then deadlock upgrading;
+ *   - the schema is versioned (PRAGMA user_version) and marked as ours
+ *     (PRAGMA application_id); migrations run in order, each in its own
+ *     transaction, so an old file is brought forward step by step and a file
+ *     from a newer ropegrad, a foreign database or a corrupt file is refused.
+ *
+ * The manifest (the verified JSON text) is the source of truth; the columns
+ * beside it are copies of its figures for listing and ranking.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+#include "record.h"
+
+/* "RGRD": marks a SQLite file as a ropegrad registry. */
+#define RG_APPLICATION_ID 0x52475244
+#define RG_SCHEMA_VERSION 1
+
+struct rg_registry {
+    sqlite3 *db;
+    char path[4096];
+};
+
+/* Migration i brings the schema from version i to version i + 1. */
+static const char *const migrations[RG_SCHEMA_VERSION] = {
+    /* 0 -> 1: the first schema. */
+    "CREATE TABLE runs ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  created_at TEXT NOT NULL,"
+    "  observed_at TEXT NOT NULL,"
+    "  evidence TEXT NOT NULL CHECK (evidence IN ('measured','imported','replicated')),"
+    "  replicates_of INTEGER REFERENCES runs(id),"
+    "  definition TEXT NOT NULL,"
+    "  comparison_key TEXT NOT NULL,"
+    "  implementation_digest TEXT NOT NULL,"
+    "  run_digest TEXT NOT NULL UNIQUE,"
+    "  device TEXT NOT NULL,"
+    "  backend TEXT NOT NULL,"
+    "  kernel INTEGER NOT NULL,"
+    "  kernel_name TEXT NOT NULL,"
+    "  status TEXT NOT NULL,"
+    "  passed INTEGER NOT NULL,"
+    "  total INTEGER NOT NULL,"
+    "  mean_ns REAL NOT NULL,"
+    "  geomean_ns REAL NOT NULL,"
+    "  sol_score REAL,"
+    "  manifest TEXT NOT NULL);"
+    "CREATE INDEX runs_by_key ON runs(comparison_key, status, geomean_ns);"
+    "CREATE TABLE run_workloads ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id),"
+    "  idx INTEGER NOT NULL,"
+    "  uuid TEXT NOT NULL,"
+    "  median_ns REAL NOT NULL,"
+    "  min_ns REAL, max_ns REAL, mean_ns REAL, stddev_ns REAL,"
+    "  bytes REAL, t_sol_ns REAL, t_b_ns REAL, sol_score REAL,"
+    "  pass INTEGER NOT NULL,"
+    "  PRIMARY KEY (run_id, idx));"
+    "CREATE TABLE notes ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  run_id INTEGER NOT NULL REFERENCES runs(id),"
+    "  created_at TEXT NOT NULL,"
+    "  text TEXT NOT NULL);"
+    "CREATE TABLE replications ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  original_id INTEGER NOT NULL REFERENCES runs(id),"
+    "  replica_id INTEGER NOT NULL REFERENCES runs(id),"
+    "  agreed INTEGER NOT NULL,"
+    "  within INTEGER NOT NULL,"
+    "  total INTEGER NOT NULL,"
+    "  created_at TEXT NOT NULL);",
+};
+
+static const char *const our_tables[] = {"runs", "run_workloads", "notes", "replications"};
+
+const char *rg_registry_path(const char *opt)
+{
+    if (opt && *opt) return opt;
+    const char *env = getenv("ROPEGRAD_DB");
+    if (env && *env) return env;
+    return "ropegrad-runs.db";
+}
+
+static void now_utc(char out[32])
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static int fail(rg_registry *g, char *err, size_t errlen, const char *what)
+{
+    snprintf(err, errlen, "%s: %s: %s", g->path, what, sqlite3_errmsg(g->db));
+    return 2;
+}
+
+static int exec(rg_registry *g, const char *sql, char *err, size_t errlen, const char *what)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(g->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: %s: %s", g->path, what, msg ? msg : sqlite3_errmsg(g->db));
+        sqlite3_free(msg);
+        return 2;
+    }
+    return 0;
+}
+
+static int pragma_int(rg_registry *g, const char *sql, int *out, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(g->db, sql, -1, &st, NULL) != SQLITE_OK) return fail(g, err, errlen, "cannot read it");
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return fail(g, err, errlen, "cannot read it");
+    }
+    *out = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return 0;
+}
+
+/* Counts the tables in the file, and how many of ours are there. */
+static int count_tables(rg_registry *g, int *all, int *ours, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(g->db, "SELECT name FROM sqlite_schema WHERE type='table' AND name NOT LIKE 'sqlite_%'",
+                           -1, &st, NULL) != SQLITE_OK)
+        return fail(g, err, errlen, "not a ropegrad registry (cannot read its schema)");
+    *all = *ours = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        (*all)++;
+        for (size_t i = 0; i < sizeof our_tables / sizeof our_tables[0]; i++)
+            if (name && !strcmp(name, our_tables[i])) (*ours)++;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) return fail(g, err, errlen, "not a ropegrad registry (cannot read its schema)");
+    return 0;
+}
+
+/* Brings the schema to RG_SCHEMA_VERSION, or refuses a file that is not
+ * ours. Runs inside BEGIN IMMEDIATE so two processes creating one new file
+ * at once cannot both migrate it: the second sees the first's result. */
+static int migrate(rg_registry *g, int create, char *err, size_t errlen)
+{
+    int app, ver, all, ours;
+    if (exec(g, "BEGIN IMMEDIATE", err, errlen, "cannot lock it")) return 2;
+    if (pragma_int(g, "PRAGMA application_id", &app, err, errlen) ||
+        pragma_int(g, "PRAGMA user_version", &ver, err, errlen) || count_tables(g, &all, &ours, err, errlen))
+        goto rollback;
+    if (app == 0 && ver == 0 && all == 0) {
+        if (!create) {
+            snprintf(err, errlen, "%s: an empty registry (no runs recorded yet)", g->path);
+            goto rollback;
+        }
+    } else if (app != RG_APPLICATION_ID) {
+        snprintf(err, errlen, "%s: not a ropegrad registry (a foreign SQLite database, application_id %d)", g->path,
+                 app);
+        goto rollback;
+    } else if (ver > RG_SCHEMA_VERSION) {
+        snprintf(err, errlen, "%s: registry schema version %d is newer than this ropegrad's (%d): upgrade ropegrad",
+                 g->path, ver, RG_SCHEMA_VERSION);
+        goto rollback;
+    } else if (ver == RG_SCHEMA_VERSION && ours != (int)(sizeof our_tables / sizeof our_tables[0])) {
+        snprintf(err, errlen, "%s: a damaged ropegrad registry (tables missing)", g->path);
+        goto rollback;
+    }
+    for (int v = ver; v < RG_SCHEMA_VERSION; v++) {
+        char sql[96];
+        if (exec(g, migrations[v], err, errlen, "schema migration failed")) goto rollback;
+        snprintf(sql, sizeof sql, "PRAGMA user_version = %d", v + 1);
+        if (exec(g, sql, err, errlen, "schema migration failed")) goto rollback;
+    }
+    if (ver < RG_SCHEMA_VERSION) {
+        char sql[96];
+        snprintf(sql, sizeof sql, "PRAGMA application_id = %d", RG_APPLICATION_ID);
+        if (exec(g, sql, err, errlen, "schema migration failed")) goto rollback;
+    }
+    return exec(g, "COMMIT", err, errlen, "cannot commit the schema");
+rollback:
+    sqlite3_exec(g->db, "ROLLBACK", NULL, NULL, NULL);
+    return 2;
+}
+
+int rg_registry_open(const char *path, int create, rg_registry **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (!path || !*path) {
+        snprintf(err, errlen, "no registry file given");
+        return 2;
+    }
+    struct stat sb;
+    int exists = stat(path, &sb) == 0;
+    if (!exists && !create) {
+        snprintf(err, errlen, "%s: no registry here (record a run with `ropegrad bench --record`)", path);
+        return 2;
+    }
+    if (exists && !S_ISREG(sb.st_mode)) {
+        snprintf(err, errlen, "%s: not a regular file", path);
+        return 2;
+    }
+    rg_registry *g = calloc(1, sizeof *g);
+    if (!g) {
+        snprintf(err, errlen, "out of memory");
+        return 2;
+    }
+    snprintf(g->path, sizeof g->path, "%s", path);
+    /* A file without write permission is opened read-only even for root,
+     * who could otherwise write it anyway: its owner meant it to stay. */
+    int readonly = exists && !(sb.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH));
+    int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+    if (sqlite3_open_v2(path, &g->db, flags | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, g->db ? sqlite3_errmsg(g->db) : "out of memory");
+        rg_registry_close(g);
+        return 2;
+    }
+    sqlite3_busy_timeout(g->db, 10000);
+    sqlite3_extended_result_codes(g->db, 0);
+    int app, ver, all, ours;
+    if (readonly) {
+        /* No migration possible: the file must already be a current registry. */
+        if (pragma_int(g, "PRAGMA application_id", &app, err, errlen) ||
+            pragma_int(g, "PRAGMA user_version", &ver, err, errlen) || count_tables(g, &all, &ours, err, errlen)) {
+            rg_registry_close(g);
+            return 2;
+        }
+        if (app != RG_APPLICATION_ID || ver != RG_SCHEMA_VERSION ||
+            ours != (int)(sizeof our_tables / sizeof our_tables[0])) {
+            snprintf(err, errlen, "%s: not a ropegrad registry of schema version %d (read-only, cannot migrate)",
+                     path, RG_SCHEMA_VERSION);
+            rg_registry_close(g);
+            return 2;
+        }
+        *out = g;
+        return 0;
+    }
+    /* Refuse a foreign database before anything below changes it: switching
+     * it to WAL would rewrite its header (found by test_registry_hostile). */
+    if (exists) {
+        if (pragma_int(g, "PRAGMA application_id", &app, err, errlen) || count_tables(g, &all, &ours, err, errlen)) {
+            rg_registry_close(g);
+            return 2;
+        }
+        if (app != RG_APPLICATION_ID && (app != 0 || all != 0)) {
+            snprintf(err, errlen, "%s: not a ropegrad registry (a foreign SQLite database, application_id %d)", path,
+                     app);
+            rg_registry_close(g);
+            return 2;
+        }
+    }
+    /* WAL is a property of the file; switching needs a moment alone with it,
+     * so a racing opener may see SQLITE_BUSY: the busy handler covers it. */
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(g->db, "PRAGMA journal_mode=WAL", -1, &st, NULL) != SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_ROW) {
+        if (st) sqlite3_finalize(st);
+        int rc = fail(g, err, errlen, "not a ropegrad registry (cannot open it as SQLite)");
+        rg_registry_close(g);
+        return rc;
+    }
+    sqlite3_finalize(st);
+    if (exec(g, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON", err, errlen, "cannot configure it") ||
+        migrate(g, create, err, errlen)) {
+        rg_registry_close(g);
+        return 2;
+    }
+    *out = g;
+    return 0;
+}
+
+void rg_registry_close(rg_registry *g)
+{
+    if (!g) return;
+    if (g->db) sqlite3_close(g->db);
+    free(g);
+}
+
+/* ---- storing ------------------------------------------------------------------------- */
+
+static const cJSON *get(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
+static double get_num(const cJSON *o, const char *k)
+{
+    const cJSON *v = get(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+static const char *get_str(const cJSON *o, const char *k)
+{
+    const cJSON *v = get(o, k);
+    return cJSON_IsString(v) && v->valuestring ? v->valuestring : "";
+}
+/* An integer field, -1 when absent, not a number or out of range: casting a
+ * NaN or a huge double to int is undefined behaviour (found by fuzzing). */
+static int get_int(const cJSON *o, const char *k)
+{
+    double v = get_num(o, k);
+    return isfinite(v) && v >= -1e9 && v <= 1e9 ? (int)v : -1;
+}
+
+static void bind_num(sqlite3_stmt *st, int i, double v)
+{
+    if (isfinite(v)) sqlite3_bind_double(st, i, v);
+    else sqlite3_bind_null(st, i);
+}
+
+int rg_registry_store(rg_registry *g, const cJSON *manifest, const char *evidence, int64_t replicates_of,
+                      int64_t *id, int *existed, char *err, size_t errlen)
+{
+    if (id) *id = 0;
+    if (existed) *existed = 0;
+    if (!g || !manifest || !evidence) {
+        snprintf(err, errlen, "registry: nothing to store");
+        return 2;
+    }
+    const cJSON *run_item = rg_manifest_item(manifest, "BenchmarkRun");
+    const cJSON *run = rg_manifest_spec(manifest, "BenchmarkRun");
+    const cJSON *env = rg_manifest_spec(manifest, "ExecutionEnvironment");
+    if (!run || !env) {
+        snprintf(err, errlen, "registry: not a manifest (no BenchmarkRun or ExecutionEnvironment)");
+        return 2;
+    }
+    const char *run_digest = get_str(get(run_item, "metadata"), "digest");
+    const cJSON *impl = get(run, "implementation"), *tm = get(run, "timing"), *sn = get(run, "sourceNative");
+    const cJSON *gpu = get(env, "gpu");
+    const char *device = cJSON_IsObject(gpu) ? get_str(gpu, "product") : get_str(get(env, "cpu"), "model");
+    char *text = rg_json_print(manifest, 0, err, errlen);
+    if (!text) return 2;
+    char now[32];
+    now_utc(now);
+    sqlite3_stmt *st = NULL;
+    int rc = 2;
+    if (exec(g, "BEGIN IMMEDIATE", err, errlen, "cannot start a write")) {
+        free(text);
+        return 2;
+    }
+    /* Already here (e.g. imported twice)? Then it is the same run. */
+    if (sqlite3_prepare_v2(g->db, "SELECT id FROM runs WHERE run_digest = ?", -1, &st, NULL) != SQLITE_OK) goto dberr;
+    sqlite3_bind_text(st, 1, run_digest, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        if (id) *id = sqlite3_column_int64(st, 0);
+        if (existed) *existed = 1;
+        sqlite3_finalize(st);
+        free(text);
+        return exec(g, "COMMIT", err, errlen, "cannot commit");
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    if (sqlite3_prepare_v2(g->db,
+                           "INSERT INTO runs (created_at, observed_at, evidence, replicates_of, definition, "
+                           "comparison_key, implementation_digest, run_digest, device, backend, kernel, kernel_name, "
+                           "status, passed, total, mean_ns, geomean_ns, sol_score, manifest) "
+                           "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                           -1, &st, NULL) != SQLITE_OK)
+        goto dberr;
+    const cJSON *corr = get(run, "correctness"), *ss = get(tm, "suite");
+    sqlite3_bind_text(st, 1, now, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, get_str(run, "observedAt"), -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, evidence, -1, SQLITE_STATIC);
+    if (replicates_of > 0) sqlite3_bind_int64(st, 4, replicates_of);
+    else sqlite3_bind_null(st, 4);
+    sqlite3_bind_text(st, 5, get_str(run, "definition"), -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 6, get_str(run, "comparisonKey"), -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 7, get_str(run, "implementationDigest"), -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 8, run_digest, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 9, device, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 10, get_str(impl, "backend"), -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 11, get_int(impl, "kernel"));
+    sqlite3_bind_text(st, 12, get_str(impl, "kernelName"), -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 13, get_str(run, "status"), -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 14, get_int(corr, "passed"));
+    sqlite3_bind_int(st, 15, get_int(corr, "total"));
+    bind_num(st, 16, get_num(ss, "mean_of_medians"));
+    bind_num(st, 17, get_num(ss, "geomean_of_medians"));
+    bind_num(st, 18, get_num(sn, "sol_score"));
+    sqlite3_bind_text(st, 19, text, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) != SQLITE_DONE) goto dberr;
+    sqlite3_finalize(st);
+    st = NULL;
+    int64_t rid = sqlite3_last_insert_rowid(g->db);
+
+    if (sqlite3_prepare_v2(g->db,
+                           "INSERT INTO run_workloads (run_id, idx, uuid, median_ns, min_ns, max_ns, mean_ns, "
+                           "stddev_ns, bytes, t_sol_ns, t_b_ns, sol_score, pass) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                           -1, &st, NULL) != SQLITE_OK)
+        goto dberr;
+    const cJSON *tw = get(tm, "workloads"), *per = get(sn, "perWorkload"), *cw = get(corr, "workloads");
+    const cJSON *p = cJSON_IsArray(per) ? per->child : NULL, *c = cJSON_IsArray(cw) ? cw->child : NULL;
+    for (const cJSON *t = cJSON_IsArray(tw) ? tw->child : NULL; t; t = t->next) {
+        sqlite3_reset(st);
+        sqlite3_clear_bindings(st);
+        sqlite3_bind_int64(st, 1, rid);
+        sqlite3_bind_int(st, 2, get_int(t, "index"));
+        sqlite3_bind_text(st, 3, get_str(t, "uuid"), -1, SQLITE_STATIC);
+        bind_num(st, 4, get_num(t, "median"));
+        bind_num(st, 5, get_num(t, "min"));
+        bind_num(st, 6, get_num(t, "max"));
+        bind_num(st, 7, get_num(t, "mean"));
+        bind_num(st, 8, get_num(t, "stddev"));
+        bind_num(st, 9, get_num(t, "bytes"));
+        bind_num(st, 10, p ? get_num(p, "t_sol_ns") : NAN);
+        bind_num(st, 11, p ? get_num(p, "t_b_ns") : NAN);
+        bind_num(st, 12, p ? get_num(p, "sol_score") : NAN);
+        sqlite3_bind_int(st, 13, c ? cJSON_IsTrue(get(c, "pass")) : 0);
+        if (sqlite3_step(st) != SQLITE_DONE) goto dberr;
+        if (p) p = p->next;
+        if (c) c = c->next;
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    free(text);
+    text = NULL;
+    if (exec(g, "COMMIT", err, errlen, "cannot commit the run")) goto rollback;
+    if (id) *id = rid;
+    return 0;
+dberr:
+    fail(g, err, errlen, "cannot store the run");
+rollback:
+    if (st) sqlite3_finalize(st);
+    free(text);
+    sqlite3_exec(g->db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
+/* ---- reading ---------------------------------------------------------------------------- */
+
+#define ROW_COLUMNS                                                                                                \
+    "id, created_at, observed_at, evidence, COALESCE(replicates_of, 0), definition, comparison_key, "             \
+    "implementation_digest, run_digest, device, backend, kernel_name, status, kernel, passed, total, "            \
+    "(SELECT COUNT(*) FROM run_workloads w WHERE w.run_id = runs.id), mean_ns, geomean_ns, sol_score"
+
+static void copy_col(sqlite3_stmt *st, int i, char *dst, size_t n)
+{
+    const unsigned char *s = sqlite3_column_text(st, i);
+    snprintf(dst, n, "%s", s ? (const char *)s : "");
+}
+
+static void read_row(sqlite3_stmt *st, rg_run_row *r)
+{
+    memset(r, 0, sizeof *r);
+    r->id = sqlite3_column_int64(st, 0);
+    copy_col(st, 1, r->created_at, sizeof r->created_at);
+    copy_col(st, 2, r->observed_at, sizeof r->observed_at);
+    copy_col(st, 3, r->evidence, sizeof r->evidence);
+    r->replicates_of = sqlite3_column_int64(st, 4);
+    copy_col(st, 5, r->definition, sizeof r->definition);
+    copy_col(st, 6, r->comparison_key, sizeof r->comparison_key);
+    copy_col(st, 7, r->implementation_digest, sizeof r->implementation_digest);
+    copy_col(st, 8, r->run_digest, sizeof r->run_digest);
+    copy_col(st, 9, r->device, sizeof r->device);
+    copy_col(st, 10, r->backend, sizeof r->backend);
+    copy_col(st, 11, r->kernel_name, sizeof r->kernel_name);
+    copy_col(st, 12, r->status, sizeof r->status);
+    r->kernel = sqlite3_column_int(st, 13);
+    r->passed = sqlite3_column_int(st, 14);
+    r->total = sqlite3_column_int(st, 15);
+    r->n_workloads = sqlite3_column_int(st, 16);
+    r->mean_ns = sqlite3_column_double(st, 17);
+    r->geomean_ns = sqlite3_column_double(st, 18);
+    r->sol_score = sqlite3_column_type(st, 19) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 19);
+}
+
+int rg_registry_list(rg_registry *g, rg_run_row **rows, size_t *n, char *err, size_t errlen)
+{
+    *rows = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(g->db, "SELECT " ROW_COLUMNS " FROM runs ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+        return fail(g, err, errlen, "cannot list runs");
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 16;
+            rg_run_row *p = realloc(*rows, cap * sizeof *p);
+            if (!p) {
+                sqlite3_finalize(st);
+                free(*rows);
+                *rows = NULL;
+                *n = 0;
+                snprintf(err, errlen, "out of memory");
+                return 2;
+            }
+            *rows = p;
+        }
+        read_row(st, &(*rows)[(*n)++]);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        free(*rows);
+        *rows = NULL;
+        *n = 0;
+        return fail(g, err, errlen, "cannot list runs");
+    }
+    return 0;
+}
+
+int rg_registry_get(rg_registry *g, int64_t id, rg_run_row *row, cJSON **manifest, char *err, size_t errlen)
+{
+    if (manifest) *manifest = NULL;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(g->db, "SELECT " ROW_COLUMNS ", manifest FROM runs WHERE id = ?", -1, &st, NULL) !=
+        SQLITE_OK)
+        return fail(g, err, errlen, "cannot read runs");
+    sqlite3_bind_int64(st, 1, id);
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        if (rc == SQLITE_DONE) {
+            snprintf(err, errlen, "%s: no run #%lld", g->path, (long long)id);
+            return 1;
+        }
+        return fail(g, err, errlen, "cannot read runs");
+    }
+    rg_run_row tmp;
+    read_row(st, row ? row : &tmp);
+    if (manifest) {
+        const char *text = (const char *)sqlite3_column_text(st, 20);
+        *manifest = text ? cJSON_Parse(text) : NULL;
+        if (!*manifest) {
+            sqlite3_finalize(st);
+            snprintf(err, errlen, "%s: run #%lld: its stored manifest is not valid JSON", g->path, (long long)id);
+            return 2;
+        }
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+int rg_registry_rank_of(rg_registry *g, int64_t id, int *rank, int *group_size, int64_t *first, char *err,
+                        size_t errlen)
+{
+    *rank = 0;
+    *group_size = 0;
+    *first = 0;
+    rg_run_row row;
+    int rc = rg_registry_get(g, id, &row, NULL, err, errlen);
+    if (rc) return rc;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(g->db,
+                           "SELECT id FROM runs WHERE comparison_key = ? AND status = 'passed' "
+                           "ORDER BY geomean_ns ASC, id ASC",
+                           -1, &st, NULL) != SQLITE_OK)
+        return fail(g, err, errlen, "cannot rank runs");
+    sqlite3_bind_text(st, 1, row.comparison_key, -1, SQLITE_TRANSIENT);
+    int k = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t rid = sqlite3_column_int64(st, 0);
+        k++;
+        if (k == 1) *first = rid;
+        if (rid == id) *rank = k;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) return fail(g, err, errlen, "cannot rank runs");
+    *group_size = k;
+    return 0;
+}
+
+int rg_registry_add_note(rg_registry *g, int64_t id, const char *text, char *err, size_t errlen)
+{
+    if (!text || !*text) {
+        snprintf(err, errlen, "an empty note");
+        return 2;
+    }
+    rg_run_row row;
+    int rc = rg_registry_get(g, id, &row, NULL, err, errlen);
+    if (rc) return rc;
+    char now[32];
+    now_utc(now);
+    if (exec(g, "BEGIN IMMEDIATE", err, errlen, "cannot start a write")) return 2;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(g->db, "INSERT INTO notes (run_id, created_at, text) VALUES (?,?,?)", -1, &st, NULL) !=
+        SQLITE_OK) {
+        fail(g, err, errlen, "cannot add the note");
+        sqlite3_exec(g->db, "ROLLBACK", NULL, NULL, NULL);
+        return 2;
+    }
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_text(st, 2, now, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, text, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) != SQLITE_DONE) {
+        fail(g, err, errlen, "cannot add the note");
+        sqlite3_finalize(st);
+        sqlite3_exec(g->db, "ROLLBACK", NULL, NULL, NULL);
+        return 2;
+    }
+    sqlite3_finalize(st);
+    if (exec(g, "COMMIT", err, errlen, "cannot commit the note")) {
+        sqlite3_exec(g->db, "ROLLBACK", NULL, NULL, NULL);
+        return 2;
+    }
+    return 0;
+}
+
+void rg_notes_free(rg_note *notes, size_t n)
+{
+    for (size_t i = 0; notes && i < n; i++) free(notes[i].text);
+    free(notes);
+}
+
+int rg_registry_notes(rg_registry *g, int64_t id, rg_note **notes, size_t *n, char *err, size_t errlen)
+{
+    *notes = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(g->db, "SELECT created_at, text FROM notes WHERE run_id = ? ORDER BY id", -1, &st,
+                           NULL) != SQLITE_OK)
+        return fail(g, err, errlen, "cannot read notes");
+    sqlite3_bind_int64(st, 1, id);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 8;
+            rg_note *p = realloc(*notes, cap * sizeof *p);
+            if (!p) break;
+            *notes = p;
+        }
+        rg_note *x = &(*notes)[*n];
+        copy_col(st, 0, x->created_at, sizeof x->created_at);
+        const unsigned char *t = sqlite3_column_text(st, 1);
+        x->text = strdup(t ? (const char *)t : "");
+        if (!x->text) break;
+        (*n)++;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        rg_notes_free(*notes, *n);
+        *notes = NULL;
+        *n = 0;
+        if (rc == SQLITE_ROW) {
+            snprintf(err, errlen, "out of memory");
+            return 2;
+        }
+        return fail(g, err, errlen, "cannot read notes");
+    }
+    return 0;
+}
+
+int rg_registry_link_replication(rg_registry *g, int64_t original, int64_t replica, int agreed, int within,
+                                 int total, int *upgraded, char *err, size_t errlen)
+{
+    *upgraded = 0;
+    rg_run_row o, r;
+    int rc = rg_registry_get(g, original, &o, NULL, err, errlen);
+    if (!rc) rc = rg_registry_get(g, replica, &r, NULL, err, errlen);
+    if (rc) return rc;
+    char now[32];
+    now_utc(now);
+    if (exec(g, "BEGIN IMMEDIATE", err, errlen, "cannot start a write")) return 2;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(g->db,
+                           "INSERT INTO replications (original_id, replica_id, agreed, within, total, created_at) "
+                           "VALUES (?,?,?,?,?,?)",
+                           -1, &st, NULL) != SQLITE_OK)
+        goto dberr;
+    sqlite3_bind_int64(st, 1, original);
+    sqlite3_bind_int64(st, 2, replica);
+    sqlite3_bind_int(st, 3, agreed);
+    sqlite3_bind_int(st, 4, within);
+    sqlite3_bind_int(st, 5, total);
+    sqlite3_bind_text(st, 6, now, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) goto dberr;
+    /* Evidence rises only when the replica ran the same implementation on
+     * the same comparison key, agreed, and the original passed. */
+    if (agreed && !strcmp(o.implementation_digest, r.implementation_digest) &&
+        !strcmp(o.comparison_key, r.comparison_key) && !strcmp(o.status, "passed")) {
+        if (sqlite3_prepare_v2(g->db, "UPDATE runs SET evidence = 'replicated' WHERE id = ?", -1, &st, NULL) !=
+            SQLITE_OK)
+            goto dberr;
+        sqlite3_bind_int64(st, 1, original);
+        rc = sqlite3_step(st);
+        sqlite3_finalize(st);
+        if (rc != SQLITE_DONE) goto dberr;
+        *upgraded = strcmp(o.evidence, RG_EVIDENCE_REPLICATED) != 0;
+    }
+    if (exec(g, "COMMIT", err, errlen, "cannot commit")) {
+        sqlite3_exec(g->db, "ROLLBACK", NULL, NULL, NULL);
+        *upgraded = 0;
+        return 2;
+    }
+    return 0;
+dberr:
+    fail(g, err, errlen, "cannot record the replication");
+    sqlite3_exec(g->db, "ROLLBACK", NULL, NULL, NULL);
+    *upgraded = 0;
+    return 2;
+}
+
+int rg_registry_replications(rg_registry *g, int64_t id, rg_replication **out, size_t *n, char *err,
+                             size_t errlen)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(g->db,
+                           "SELECT original_id, replica_id, agreed, within, total, created_at FROM replications "
+                           "WHERE original_id = ? OR replica_id = ? ORDER BY id",
+                           -1, &st, NULL) != SQLITE_OK)
+        return fail(g, err, errlen, "cannot read replications");
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int64(st, 2, id);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 8;
+            rg_replication *p = realloc(*out, cap * sizeof *p);
+            if (!p) break;
+            *out = p;
+        }
+        rg_replication *x = &(*out)[(*n)++];
+        x->original_id = sqlite3_column_int64(st, 0);
+        x->replica_id = sqlite3_column_int64(st, 1);
+        x->agreed = sqlite3_column_int(st, 2);
+        x->within = sqlite3_column_int(st, 3);
+        x->total = sqlite3_column_int(st, 4);
+        copy_col(st, 5, x->created_at, sizeof x->created_at);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+        return rc == SQLITE_ROW ? (snprintf(err, errlen, "out of memory"), 2)
+                                : fail(g, err, errlen, "cannot read replications");
+    }
+    return 0;
+}

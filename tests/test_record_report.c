@@ -1,0 +1,116 @@
+/* test_record_report.c -- the HTML page: self-contained, with its charts,
+ * and (when Debian's chromium is installed) rendered by a real browser. */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "test_record_fixture.h"
+
+#define CHROMIUM "/usr/bin/chromium"
+
+static char *render(const char *gpu, char *path, size_t n)
+{
+    cJSON *m = fx_manifest(gpu, 1, 1.0, 1);
+    assert_non_null(m);
+    rg_run_row row;
+    memset(&row, 0, sizeof row);
+    row.id = 42;
+    snprintf(row.status, sizeof row.status, "passed");
+    snprintf(row.evidence, sizeof row.evidence, "measured");
+    snprintf(row.device, sizeof row.device, "%s", *gpu ? gpu : "Test CPU Model");
+    row.passed = row.total = FX_N;
+    rg_note note = {"2026-01-02T00:00:00Z", (char *)"a note with <markup> & \"quotes\""};
+    char err[256];
+    char *html = rg_report_html(m, &row, &note, 1, err, sizeof err);
+    if (!html) fail_msg("%s", err);
+    cJSON_Delete(m);
+    fx_path(path, n, *gpu ? "report-gpu.html" : "report-cpu.html");
+    assert_int_equal(rg_write_file_atomic(path, html, strlen(html), err, sizeof err), 0);
+    return html;
+}
+
+static void test_html_self_contained(void **state)
+{
+    const char *gpus[2] = {"NVIDIA H200", ""};
+    for (int g = 0; g < 2; g++) {
+        char path[512];
+        char *html = render(gpus[g], path, sizeof path);
+        assert_non_null(strstr(html, "<svg id=\"chart-latency\""));
+        assert_non_null(strstr(html, "<svg id=\"chart-roofline\""));
+        /* One bar per workload and series that has a figure, one dot per workload. */
+        int rects = 0, dots = 0;
+        for (const char *p = html; (p = strstr(p, "<rect ")); p++) rects++;
+        for (const char *p = html; (p = strstr(p, "<circle ")); p++) dots++;
+        assert_int_equal(dots, FX_N);
+        assert_true(rects >= 3 /* legend */ + FX_N);
+        if (g == 0) assert_non_null(strstr(html, "id=\"roofline-peak\""));   /* H200 datasheet line */
+        if (g == 0) assert_non_null(strstr(html, "H200 datasheet peak"));
+        /* Nothing fetched, nothing run. */
+        assert_null(strstr(html, "<script"));
+        assert_null(strstr(html, "http://"));
+        assert_null(strstr(html, "https://"));
+        assert_null(strstr(html, "src="));
+        /* Text is escaped. */
+        assert_non_null(strstr(html, "a note with &lt;markup&gt; &amp; &quot;quotes&quot;"));
+        assert_null(strstr(html, "<markup>"));
+        free(html);
+        unlink(path);
+    }
+}
+
+/* Renders the page in headless Chromium and looks for the charts in the DOM
+ * the browser built. Skips (77) when Chromium is not installed. */
+static int chromium_renders(void)
+{
+    if (access(CHROMIUM, X_OK) != 0) return 77;
+    char path[512], out[600], cmd[2048];
+    char *html = render("NVIDIA H200", path, sizeof path);
+    free(html);
+    snprintf(out, sizeof out, "%s.dom", path);
+    snprintf(cmd, sizeof cmd,
+             "timeout 120 " CHROMIUM " --headless --no-sandbox --disable-gpu --disable-background-networking "
+             "--no-first-run --user-data-dir=%s.profile --dump-dom file://%s > %s 2>/dev/null",
+             path, path, out);
+    int rc = system(cmd);
+    FILE *f = fopen(out, "r");
+    char *dom = NULL;
+    size_t n = 0;
+    if (f) {
+        fseek(f, 0, SEEK_END);
+        long len = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        dom = calloc((size_t)len + 1, 1);
+        n = fread(dom, 1, (size_t)len, f);
+        fclose(f);
+    }
+    int ok = rc == 0 && dom && n > 0 && strstr(dom, "<svg id=\"chart-latency\"") &&
+             strstr(dom, "<svg id=\"chart-roofline\"") && strstr(dom, "<circle") && strstr(dom, "</html>");
+    if (!ok) fprintf(stderr, "chromium: rc %d, %zu bytes of DOM, charts %sfound\n", rc, n, ok ? "" : "not ");
+    free(dom);
+    snprintf(cmd, sizeof cmd, "rm -rf %s.profile", path);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s.profile\n", path);
+    unlink(out);
+    unlink(path);
+    return ok ? 0 : 1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_html_self_contained)};
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    if (rc) return rc;
+    int c = chromium_renders();
+    if (c == 77) {
+        printf("SKIP: %s not installed (apt-get install chromium, or ROPEGRAD_WITH_CHROMIUM=1 scripts/deps.sh): "
+               "the page was checked as text but not rendered\n", CHROMIUM);
+        return 77;
+    }
+    printf("chromium rendered the report: %s\n", c == 0 ? "charts present in the DOM" : "FAILED");
+    return c;
+}
