@@ -1,8 +1,13 @@
 # python/: the ctypes layer against the CPU path (standard library only, no
 # torch), with the library this build produced. The torch and GPU scripts in
 # python/tests run on a machine with torch (see their headers).
+#
+# Not in a sanitizer build (ROPEGRAD_SANITIZE): an ASan-instrumented
+# libropegrad.so cannot be loaded into an uninstrumented python3, because the
+# ASan runtime must come first in the process. Those builds (scripts/sanitize.sh)
+# register no python_* test; the normal build (scripts/test.sh) runs them.
 find_package(Python3 COMPONENTS Interpreter QUIET)
-if(Python3_Interpreter_FOUND)
+if(Python3_Interpreter_FOUND AND NOT ROPEGRAD_SANITIZE)
   add_test(NAME python_ctypes_cpu
     # Through env, not the absolute interpreter path found here: the build
     # also runs on the GPU machine (scripts/device-run.sh), whose python3 lives elsewhere.

@@ -4,182 +4,112 @@
  * stderr naming the culprit, and no output file left behind. */
 #define _POSIX_C_SOURCE 200809L
 
-#include <dirent.h>
 #include <math.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cjson/cJSON.h>
-#include <cmocka.h>
-
 #include "ropegrad.h"
+#include "test_util.h"
 
-static char tmpdir[64];
-static char out_path[128], err_path[128];
+static tu_scratch sc;   /* the test's directory, and where stdout/stderr go */
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    if (buf) buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
-/* Runs `ropegrad ARGS` with stdout/stderr captured; returns the exit code. */
-static int run(const char *args)
-{
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "cd %s && '%s/ropegrad' %s >%s 2>%s", RG_SOURCE_DIR, RG_BINARY_DIR, args, out_path,
-             err_path);
-    int st = system(cmd);
-    assert_true(st != -1 && WIFEXITED(st));
-    return WEXITSTATUS(st);
-}
-
-static int count_lines(const char *s)
-{
-    int n = 0;
-    for (; *s; s++) n += *s == '\n';
-    return n;
-}
+/* Runs `ropegrad ARGS` from the source tree with stdout/stderr captured;
+ * returns the exit code. */
+static int run(const char *args) { return tu_run_ropegrad(RG_SOURCE_DIR, args, sc.out, sc.err); }
 
 /* Exit 2 and exactly one stderr line containing needle. */
 static void expect_usage_error(const char *args, const char *needle)
 {
     int code = run(args);
-    char *err = slurp(err_path);
+    char *err = tu_slurp(sc.err, NULL);
     assert_non_null(err);
-    print_message("    ropegrad %s\n    -> %d: %s", args, code, err);
+    /* (cmocka's asserts are not noreturn: GCC still sees a NULL err here.) */
+    print_message("    ropegrad %s\n    -> %d: %s", args, code, err ? err : "");
     assert_int_equal(code, 2);
-    assert_int_equal(count_lines(err), 1);
+    assert_int_equal(tu_count_lines(err), 1);
     assert_non_null(strstr(err, needle));
     free(err);
 }
 
-static int setup(void **state)
-{
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/rg_cli_XXXXXX");
-    if (!mkdtemp(tmpdir)) return -1;
-    snprintf(out_path, sizeof out_path, "%s/stdout", tmpdir);
-    snprintf(err_path, sizeof err_path, "%s/stderr", tmpdir);
-    return 0;
-}
+static int setup(void **state) { return tu_scratch_open(&sc, "rg_cli"); }
 
-static int teardown(void **state)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-static const cJSON *get(const cJSON *o, const char *k)
-{
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
-    assert_non_null(it);
-    return it;
-}
-
-static int count_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    int n = 0;
-    struct dirent *de;
-    if (!d) return -1;
-    while ((de = readdir(d)))
-        if (de->d_name[0] != '.') n++;
-    closedir(d);
-    return n;
-}
+static int teardown(void **state) { return tu_rm_rf(sc.dir); }
 
 /* Two small workloads through the CPU backend, default suite found from
  * the executable's location. */
 static void test_bench_two_workloads_json(void **state)
 {
     char args[512], json_dir[128], json[160];
-    snprintf(json_dir, sizeof json_dir, "%s/out", tmpdir);
+    snprintf(json_dir, sizeof json_dir, "%s/out", sc.dir);
     assert_int_equal(mkdir(json_dir, 0755), 0);
     snprintf(json, sizeof json, "%s/run.json", json_dir);
     snprintf(args, sizeof args, "bench --workloads 2,4 --backend cpu --iterations 3 --warmup 1 --json %s", json);
     int code = run(args);
-    char *out = slurp(out_path), *err = slurp(err_path);
+    char *out = tu_slurp(sc.out, NULL), *err = tu_slurp(sc.err, NULL);
     print_message("%s%s", out ? out : "", err ? err : "");
     assert_int_equal(code, 0);
     assert_non_null(strstr(out, "passed 2/2"));
     assert_non_null(strstr(out, "geometric mean"));
     free(out);
     free(err);
-    assert_int_equal(count_dir(json_dir), 1);   /* the file, no temporary left over */
+    assert_int_equal(tu_count_dir(json_dir), 1);   /* the file, no temporary left over */
 
-    char *text = slurp(json);
+    char *text = tu_slurp(json, NULL);
     assert_non_null(text);
     cJSON *root = cJSON_Parse(text);
     free(text);
     assert_non_null(root);
-    assert_string_equal(get(root, "suite")->valuestring, "014_rotary_embedding_with_attention_scaling_backward");
-    assert_string_equal(get(root, "backend")->valuestring, "cpu");
-    assert_string_equal(get(root, "timer")->valuestring, "wall-clock");
-    assert_string_equal(get(root, "inputs")->valuestring, "normal");
-    assert_int_equal(get(root, "kernel")->valueint, 0);
-    assert_int_equal(get(root, "warmup")->valueint, 1);
-    assert_int_equal(get(root, "iterations")->valueint, 3);
-    assert_int_equal(get(root, "seed")->valueint, 200);
-    assert_true(strlen(get(root, "started_at")->valuestring) == 20);
-    assert_true(cJSON_IsString(get(root, "cold_l2")) && cJSON_IsString(get(root, "device")));
-    const cJSON *env = get(root, "environment");
-    assert_string_equal(get(env, "ropegrad_version")->valuestring, ropegrad_version());
-    assert_true(get(env, "cpu_threads")->valueint >= 1);
-    assert_int_equal(get(env, "sm_clock_mhz_start")->valueint, -1);
-    const cJSON *ws = get(root, "workloads");
+    assert_string_equal(tu_get(root, "suite")->valuestring, "014_rotary_embedding_with_attention_scaling_backward");
+    assert_string_equal(tu_get(root, "backend")->valuestring, "cpu");
+    assert_string_equal(tu_get(root, "timer")->valuestring, "wall-clock");
+    assert_string_equal(tu_get(root, "inputs")->valuestring, "normal");
+    assert_int_equal(tu_get(root, "kernel")->valueint, 0);
+    assert_int_equal(tu_get(root, "warmup")->valueint, 1);
+    assert_int_equal(tu_get(root, "iterations")->valueint, 3);
+    assert_int_equal(tu_get(root, "seed")->valueint, 200);
+    assert_true(strlen(tu_get(root, "started_at")->valuestring) == 20);
+    assert_true(cJSON_IsString(tu_get(root, "cold_l2")) && cJSON_IsString(tu_get(root, "device")));
+    const cJSON *env = tu_get(root, "environment");
+    assert_string_equal(tu_get(env, "ropegrad_version")->valuestring, ropegrad_version());
+    assert_true(tu_get(env, "cpu_threads")->valueint >= 1);
+    assert_int_equal(tu_get(env, "sm_clock_mhz_start")->valueint, -1);
+    const cJSON *ws = tu_get(root, "workloads");
     assert_int_equal(cJSON_GetArraySize(ws), 2);
     const int idx[2] = {2, 4}, seq[2] = {128, 131};
     for (int i = 0; i < 2; i++) {
         const cJSON *w = cJSON_GetArrayItem(ws, i);
-        assert_int_equal(get(w, "index")->valueint, idx[i]);
-        assert_int_equal(get(w, "batch_size")->valueint, 1);
-        assert_int_equal(get(w, "seq_len")->valueint, seq[i]);
-        assert_int_equal(get(w, "head_dim")->valueint, 128);
-        assert_true(get(w, "bytes")->valuedouble == seq[i] * (512.0 + 256 + 4) + 256);
-        assert_true(cJSON_IsTrue(get(w, "pass")));
-        assert_string_equal(get(w, "reason")->valuestring, "");
-        assert_true(get(w, "matched_ratio")->valuedouble >= 0.99);
-        assert_true(get(w, "max_abs_err")->valuedouble < 1e-3);
-        const cJSON *t = get(w, "time_ns");
-        double med = get(t, "median")->valuedouble;
+        assert_int_equal(tu_get(w, "index")->valueint, idx[i]);
+        assert_int_equal(tu_get(w, "batch_size")->valueint, 1);
+        assert_int_equal(tu_get(w, "seq_len")->valueint, seq[i]);
+        assert_int_equal(tu_get(w, "head_dim")->valueint, 128);
+        assert_true(tu_get(w, "bytes")->valuedouble == seq[i] * (512.0 + 256 + 4) + 256);
+        assert_true(cJSON_IsTrue(tu_get(w, "pass")));
+        assert_string_equal(tu_get(w, "reason")->valuestring, "");
+        assert_true(tu_get(w, "matched_ratio")->valuedouble >= 0.99);
+        assert_true(tu_get(w, "max_abs_err")->valuedouble < 1e-3);
+        const cJSON *t = tu_get(w, "time_ns");
+        double med = tu_get(t, "median")->valuedouble;
         assert_true(med > 0);
-        assert_true(get(t, "min")->valuedouble <= med && med <= get(t, "max")->valuedouble);
-        assert_int_equal(cJSON_GetArraySize(get(w, "samples_ns")), 3);
-        assert_true(fabs(get(w, "gbps")->valuedouble - get(w, "bytes")->valuedouble / med) < 1e-9 * med);
-        assert_true(get(w, "sol_ms")->valuedouble > 0);   /* from b200-figures.json */
+        assert_true(tu_get(t, "min")->valuedouble <= med && med <= tu_get(t, "max")->valuedouble);
+        assert_int_equal(cJSON_GetArraySize(tu_get(w, "samples_ns")), 3);
+        assert_true(fabs(tu_get(w, "gbps")->valuedouble - tu_get(w, "bytes")->valuedouble / med) < 1e-9 * med);
+        assert_true(tu_get(w, "sol_ms")->valuedouble > 0);   /* from b200-figures.json */
     }
-    const cJSON *sum = get(root, "summary");
-    assert_int_equal(get(sum, "passed")->valueint, 2);
-    assert_int_equal(get(sum, "total")->valueint, 2);
-    assert_true(get(sum, "geomean_ns")->valuedouble > 0 &&
-                get(sum, "geomean_ns")->valuedouble <= get(sum, "mean_ns")->valuedouble * (1 + 1e-12));
+    const cJSON *sum = tu_get(root, "summary");
+    assert_int_equal(tu_get(sum, "passed")->valueint, 2);
+    assert_int_equal(tu_get(sum, "total")->valueint, 2);
+    assert_true(tu_get(sum, "geomean_ns")->valuedouble > 0 &&
+                tu_get(sum, "geomean_ns")->valuedouble <= tu_get(sum, "mean_ns")->valuedouble * (1 + 1e-12));
     cJSON_Delete(root);
 }
 
 static void test_check_command(void **state)
 {
     int code = run("check --workloads 2 --backend cpu --inputs positions");
-    char *out = slurp(out_path);
+    char *out = tu_slurp(sc.out, NULL);
     print_message("%s", out ? out : "");
     assert_int_equal(code, 0);
     assert_non_null(strstr(out, "passed 1/1"));
@@ -191,7 +121,7 @@ static void test_check_command(void **state)
 static void test_help(void **state)
 {
     assert_int_equal(run("bench --help"), 0);
-    char *out = slurp(out_path);
+    char *out = tu_slurp(sc.out, NULL);
     assert_non_null(strstr(out, "--workloads"));
     free(out);
 }
@@ -225,7 +155,7 @@ static void test_unknown_option(void **state)
 static void test_json_into_missing_directory(void **state)
 {
     char args[256], path[160];
-    snprintf(path, sizeof path, "%s/no/such/dir/run.json", tmpdir);
+    snprintf(path, sizeof path, "%s/no/such/dir/run.json", sc.dir);
     snprintf(args, sizeof args, "bench --backend cpu --workloads 2 --iterations 1 --warmup 0 --json %s", path);
     expect_usage_error(args, "does not exist");
     struct stat st;

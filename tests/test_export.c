@@ -7,105 +7,30 @@
  * binding's shape, and the bad-input paths: exit 2, one stderr line, no file. */
 #define _POSIX_C_SOURCE 200809L
 
-#include <dirent.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cjson/cJSON.h>
-#include <cmocka.h>
+#include "test_util.h"
 
-static char tmpdir[64];
-static char out_path[128], err_path[128];
-
-/* Whole file, NUL-terminated; *len gets its byte count. */
-static char *slurp_n(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    if (buf) buf[n] = '\0';
-    if (len) *len = (size_t)n;
-    fclose(f);
-    return buf;
-}
-
-static char *slurp(const char *path) { return slurp_n(path, NULL); }
+static tu_scratch sc;   /* the test's directory, and where stdout/stderr go */
 
 /* Runs `ropegrad ARGS` with stdout/stderr captured; returns the exit code. */
-static int run(const char *args)
-{
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "'%s/ropegrad' %s >%s 2>%s", RG_BINARY_DIR, args, out_path, err_path);
-    int st = system(cmd);
-    assert_true(st != -1 && WIFEXITED(st));
-    return WEXITSTATUS(st);
-}
+static int run(const char *args) { return tu_run_ropegrad(NULL, args, sc.out, sc.err); }
 
-static int count_lines(const char *s)
-{
-    int n = 0;
-    for (; *s; s++) n += *s == '\n';
-    return n;
-}
+static int setup(void **state) { return tu_scratch_open(&sc, "rg_export"); }
 
-static int count_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    int n = 0;
-    struct dirent *de;
-    if (!d) return -1;
-    while ((de = readdir(d)))
-        if (de->d_name[0] != '.') n++;
-    closedir(d);
-    return n;
-}
-
-static int setup(void **state)
-{
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/rg_export_XXXXXX");
-    if (!mkdtemp(tmpdir)) return -1;
-    snprintf(out_path, sizeof out_path, "%s/stdout", tmpdir);
-    snprintf(err_path, sizeof err_path, "%s/stderr", tmpdir);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-static const cJSON *get(const cJSON *o, const char *k)
-{
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
-    if (!it) print_message("missing JSON key '%s'\n", k);
-    assert_non_null(it);
-    return it;
-}
+static int teardown(void **state) { return tu_rm_rf(sc.dir); }
 
 /* The content of sources[path == path]; fails if absent or duplicated. */
 static const char *source_content(const cJSON *root, const char *path)
 {
     const cJSON *src, *found = NULL;
-    cJSON_ArrayForEach(src, get(root, "sources"))
+    cJSON_ArrayForEach(src, tu_get(root, "sources"))
     {
-        const cJSON *p = get(src, "path");
+        const cJSON *p = tu_get(src, "path");
         assert_true(cJSON_IsString(p));
         if (!strcmp(p->valuestring, path)) {
             assert_null(found);
@@ -114,7 +39,7 @@ static const char *source_content(const cJSON *root, const char *path)
     }
     if (!found) print_message("no source '%s' in the solution\n", path);
     assert_non_null(found);
-    const cJSON *c = get(found, "content");
+    const cJSON *c = tu_get(found, "content");
     assert_true(cJSON_IsString(c));
     return c->valuestring;
 }
@@ -125,7 +50,7 @@ static void assert_same_as_file(const char *content, const char *rel)
     char path[512];
     size_t n;
     snprintf(path, sizeof path, "%s/%s", RG_SOURCE_DIR, rel);
-    char *want = slurp_n(path, &n);
+    char *want = tu_slurp(path, &n);
     assert_non_null(want);
     assert_true(n > 100);                      /* a real file, not an empty stand-in */
     assert_int_equal(strlen(content), n);      /* cJSON decoded it; no NUL inside */
@@ -148,29 +73,29 @@ static int array_has(const cJSON *a, const char *s)
 
 static void check_solution(const cJSON *root, const char *name, const char *author)
 {
-    assert_string_equal(get(root, "name")->valuestring, name);
-    assert_string_equal(get(root, "author")->valuestring, author);
+    assert_string_equal(tu_get(root, "name")->valuestring, name);
+    assert_string_equal(tu_get(root, "author")->valuestring, author);
 
     /* definition = the bundled suite's definition name */
     char path[512];
     snprintf(path, sizeof path, "%s/suites/sol-execbench-014/definition.json", RG_SOURCE_DIR);
-    char *dtext = slurp(path);
+    char *dtext = tu_slurp(path, NULL);
     assert_non_null(dtext);
     cJSON *def = cJSON_Parse(dtext);
     free(dtext);
     assert_non_null(def);
-    assert_string_equal(get(root, "definition")->valuestring, get(def, "name")->valuestring);
+    assert_string_equal(tu_get(root, "definition")->valuestring, tu_get(def, "name")->valuestring);
 
-    const cJSON *spec = get(root, "spec");
+    const cJSON *spec = tu_get(root, "spec");
     for (size_t i = 0; i < sizeof expect_strs / sizeof expect_strs[0]; i++)
-        assert_true(array_has(get(spec, expect_strs[i][0]), expect_strs[i][1]));
-    assert_int_equal(cJSON_GetArraySize(get(spec, "languages")), 1);
-    assert_string_equal(get(spec, "entry_point")->valuestring, "kernel.cu::run");
-    assert_string_equal(get(spec, "binding")->valuestring, "torch");
-    assert_true(cJSON_IsBool(get(spec, "destination_passing_style")));
-    assert_true(cJSON_IsFalse(get(spec, "destination_passing_style")));   /* run() returns the output */
-    const cJSON *co = get(spec, "compile_options");
-    const cJSON *cuda_cflags = get(co, "cuda_cflags");
+        assert_true(array_has(tu_get(spec, expect_strs[i][0]), expect_strs[i][1]));
+    assert_int_equal(cJSON_GetArraySize(tu_get(spec, "languages")), 1);
+    assert_string_equal(tu_get(spec, "entry_point")->valuestring, "kernel.cu::run");
+    assert_string_equal(tu_get(spec, "binding")->valuestring, "torch");
+    assert_true(cJSON_IsBool(tu_get(spec, "destination_passing_style")));
+    assert_true(cJSON_IsFalse(tu_get(spec, "destination_passing_style")));   /* run() returns the output */
+    const cJSON *co = tu_get(spec, "compile_options");
+    const cJSON *cuda_cflags = tu_get(co, "cuda_cflags");
     assert_true(array_has(cuda_cflags, "-O3"));
     /* No fast math anywhere: the harness's default CUDA flags include it,
      * which is why compile_options must be explicit. */
@@ -186,7 +111,7 @@ static void check_solution(const cJSON *root, const char *name, const char *auth
         }
     }
 
-    assert_int_equal(cJSON_GetArraySize(get(root, "sources")), 3);
+    assert_int_equal(cJSON_GetArraySize(tu_get(root, "sources")), 3);
     assert_same_as_file(source_content(root, "ropegrad_kernels.cuh"), "src/op/kernels.cuh");
     assert_same_as_file(source_content(root, "ropegrad.h"), "include/ropegrad.h");
     /* kernels.cuh finds ropegrad.h beside it, as in the source tree */
@@ -217,19 +142,19 @@ static void check_solution(const cJSON *root, const char *name, const char *auth
 static void test_export_to_file(void **state)
 {
     char dir[128], file[160], args[512];
-    snprintf(dir, sizeof dir, "%s/out", tmpdir);
+    snprintf(dir, sizeof dir, "%s/out", sc.dir);
     assert_int_equal(mkdir(dir, 0755), 0);
     snprintf(file, sizeof file, "%s/solution.json", dir);
     snprintf(args, sizeof args, "export-solution --out %s", file);
     int code = run(args);
-    char *err = slurp(err_path);
+    char *err = tu_slurp(sc.err, NULL);
     print_message("    ropegrad %s -> %d %s", args, code, err ? err : "");
     assert_int_equal(code, 0);
     assert_string_equal(err, "");
     free(err);
-    assert_int_equal(count_dir(dir), 1);   /* the file, no temporary left over */
+    assert_int_equal(tu_count_dir(dir), 1);   /* the file, no temporary left over */
 
-    char *text = slurp(file);
+    char *text = tu_slurp(file, NULL);
     assert_non_null(text);
     cJSON *root = cJSON_Parse(text);
     free(text);
@@ -242,7 +167,7 @@ static void test_export_stdout_name_author(void **state)
 {
     int code = run("export-solution --name my_solution --author 'A. Person'");
     assert_int_equal(code, 0);
-    char *text = slurp(out_path);
+    char *text = tu_slurp(sc.out, NULL);
     assert_non_null(text);
     cJSON *root = cJSON_Parse(text);
     free(text);
@@ -255,12 +180,12 @@ static void test_export_stdout_name_author(void **state)
 static void expect_usage_error(const char *args, const char *needle)
 {
     int code = run(args);
-    char *err = slurp(err_path), *out = slurp(out_path);
+    char *err = tu_slurp(sc.err, NULL), *out = tu_slurp(sc.out, NULL);
     assert_non_null(err);
     assert_non_null(out);
     print_message("    ropegrad %s\n    -> %d: %s", args, code, err);
     assert_int_equal(code, 2);
-    assert_int_equal(count_lines(err), 1);
+    assert_int_equal(tu_count_lines(err), 1);
     assert_non_null(strstr(err, needle));
     assert_string_equal(out, "");
     free(err);
@@ -270,13 +195,13 @@ static void expect_usage_error(const char *args, const char *needle)
 static void test_export_bad_input(void **state)
 {
     char args[512], missing[160], file[200];
-    snprintf(missing, sizeof missing, "%s/no/such/dir", tmpdir);
+    snprintf(missing, sizeof missing, "%s/no/such/dir", sc.dir);
     snprintf(file, sizeof file, "%s/solution.json", missing);
     snprintf(args, sizeof args, "export-solution --out %s", file);
     expect_usage_error(args, "no/such/dir/solution.json");
     struct stat st;
     char parent[200];
-    snprintf(parent, sizeof parent, "%s/no", tmpdir);
+    snprintf(parent, sizeof parent, "%s/no", sc.dir);
     assert_int_not_equal(stat(file, &st), 0);     /* no file */
     assert_int_not_equal(stat(parent, &st), 0);   /* and no directory made for it */
 

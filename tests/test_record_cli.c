@@ -3,55 +3,18 @@
  * runs list/rank/compare/note/show/export/import/cite/replicate, report,
  * and one-line errors with exit 2 for bad registries and usage. */
 #define _POSIX_C_SOURCE 200809L
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cmocka.h>
-
 #include "test_record_fixture.h"
-
-#define BIN RG_BINARY_DIR "/ropegrad"
+#include "test_util.h"
 
 static char dir[512];
 static char out_text[1 << 16], err_text[1 << 14];
 
-/* Runs `ropegrad ARGS` in the test's directory; stdout and stderr are kept. */
-#if defined(__GNUC__)
-__attribute__((format(printf, 1, 2)))
-#endif
-static int rg(const char *fmt, ...)
-{
-    char args[2048], cmd[4096], o[600], e[600];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    snprintf(o, sizeof o, "%s/out.txt", dir);
-    snprintf(e, sizeof e, "%s/err.txt", dir);
-    snprintf(cmd, sizeof cmd, "cd %s && %s %s > %s 2> %s", dir, BIN, args, o, e);
-    int st = system(cmd);
-    FILE *f = fopen(o, "r");
-    size_t n = f ? fread(out_text, 1, sizeof out_text - 1, f) : 0;
-    out_text[n] = 0;
-    if (f) fclose(f);
-    f = fopen(e, "r");
-    n = f ? fread(err_text, 1, sizeof err_text - 1, f) : 0;
-    err_text[n] = 0;
-    if (f) fclose(f);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static int lines(const char *s)
-{
-    int n = 0;
-    for (; *s; s++) n += *s == '\n';
-    return n;
-}
+/* Runs `ropegrad ARGS` (printf-style) in dir; stdout and stderr into
+ * out_text and err_text. */
+#define rg(...) tu_run_captured(dir, out_text, sizeof out_text, err_text, sizeof err_text, __VA_ARGS__)
 
 static void write_manifest(const char *name, cJSON *m)
 {
@@ -68,17 +31,10 @@ static void write_manifest(const char *name, cJSON *m)
 static int setup(void **state)
 {
     fx_path(dir, sizeof dir, "cli");
-    char cmd[1200];
-    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
-    return system(cmd);
+    return tu_fresh_dir(dir);
 }
 
-static int teardown(void **state)
-{
-    char cmd[1200];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    return system(cmd);
-}
+static int teardown(void **state) { return tu_rm_rf(dir); }
 
 /* The issue's "done when": bench --record --manifest, verify passes, an
  * edited figure fails it; then the run can be replicated. */
@@ -106,10 +62,10 @@ static void test_bench_record_verify(void **state)
     fclose(f);
     assert_int_equal(rg("verify bad.json"), 1);
     assert_non_null(strstr(err_text, "verify: bad.json: BenchmarkRun spec digest mismatch: recorded sha256:"));
-    assert_int_equal(lines(err_text), 1);
+    assert_int_equal(tu_count_lines(err_text), 1);
     /* Not JSON / missing: exit 2. */
     assert_int_equal(rg("verify nonexistent.json"), 2);
-    assert_int_equal(lines(err_text), 1);
+    assert_int_equal(tu_count_lines(err_text), 1);
     assert_int_equal(rg("runs import bad.json --db t.db"), 1);
     assert_non_null(strstr(err_text, "refused"));
 
@@ -167,7 +123,7 @@ static void test_rank_compare_note(void **state)
     assert_int_equal(rg("runs export 2 --out e.json --db v.db"), 0);
     assert_int_equal(rg("verify e.json"), 0);
     assert_int_equal(rg("runs cite 2 --db v.db"), 0);
-    assert_int_equal(lines(out_text), 1);
+    assert_int_equal(tu_count_lines(out_text), 1);
     assert_non_null(strstr(out_text, "run #2"));
     assert_non_null(strstr(out_text, "sha256:"));
     assert_non_null(strstr(out_text, "accessed"));
@@ -183,14 +139,14 @@ static void test_errors(void **state)
     fputs("this is not a database, just some text that is long enough to look like a header ........", f);
     fclose(f);
     assert_int_equal(rg("runs list --db junk.db"), 2);
-    assert_int_equal(lines(err_text), 1);
+    assert_int_equal(tu_count_lines(err_text), 1);
     assert_int_equal(rg("runs import slow.json --db junk.db"), 2);
-    assert_int_equal(lines(err_text), 1);
+    assert_int_equal(tu_count_lines(err_text), 1);
     assert_int_equal(rg("runs list --db missing.db"), 2);
-    assert_int_equal(lines(err_text), 1);
+    assert_int_equal(tu_count_lines(err_text), 1);
     /* $ROPEGRAD_DB is the default registry. */
     char cmd[800];
-    snprintf(cmd, sizeof cmd, "cd %s && ROPEGRAD_DB=v.db %s runs cite 1 > /dev/null", dir, BIN);
+    snprintf(cmd, sizeof cmd, "cd %s && ROPEGRAD_DB=v.db %s runs cite 1 > /dev/null", dir, TU_BIN);
     assert_int_equal(system(cmd), 0);
     /* Usage errors. */
     assert_int_equal(rg("runs"), 2);
@@ -198,18 +154,18 @@ static void test_errors(void **state)
     assert_int_equal(rg("runs show --db v.db"), 2);
     assert_int_equal(rg("runs show abc --db v.db"), 2);
     assert_int_equal(rg("runs show 99 --db v.db"), 2);
-    assert_int_equal(lines(err_text), 1);
+    assert_int_equal(tu_count_lines(err_text), 1);
     assert_int_equal(rg("report 1 --db v.db"), 2);
     assert_int_equal(rg("verify"), 2);
     /* A report that cannot be written leaves nothing behind. */
     assert_int_equal(rg("report 1 --html /nonexistent-dir/r.html --db v.db"), 2);
-    assert_int_equal(lines(err_text), 1);
+    assert_int_equal(tu_count_lines(err_text), 1);
 }
 
 int main(void)
 {
-    if (access(BIN, X_OK) != 0) {
-        printf("SKIP: %s not built\n", BIN);
+    if (access(TU_BIN, X_OK) != 0) {
+        printf("SKIP: %s not built\n", TU_BIN);
         return 77;
     }
     const struct CMUnitTest tests[] = {

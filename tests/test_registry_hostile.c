@@ -14,10 +14,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,56 +22,25 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cmocka.h>
 #include <sqlite3.h>
 
 #include "test_record_fixture.h"
-
-#define BIN RG_BINARY_DIR "/ropegrad"
+#include "test_util.h"
 
 static char dir[512];
 static char out_text[1 << 16], err_text[1 << 16];
 
-/* Runs `ropegrad ARGS` in dir; stdout/stderr into out_text/err_text. */
-#if defined(__GNUC__)
-__attribute__((format(printf, 1, 2)))
-#endif
-static int rg(const char *fmt, ...)
-{
-    char args[2048], cmd[4096], o[600], e[600];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    snprintf(o, sizeof o, "%s/out.txt", dir);
-    snprintf(e, sizeof e, "%s/err.txt", dir);
-    snprintf(cmd, sizeof cmd, "cd %s && %s %s > %s 2> %s", dir, BIN, args, o, e);
-    int st = system(cmd);
-    FILE *f = fopen(o, "r");
-    size_t n = f ? fread(out_text, 1, sizeof out_text - 1, f) : 0;
-    out_text[n] = 0;
-    if (f) fclose(f);
-    f = fopen(e, "r");
-    n = f ? fread(err_text, 1, sizeof err_text - 1, f) : 0;
-    err_text[n] = 0;
-    if (f) fclose(f);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static int lines(const char *s)
-{
-    int n = 0;
-    for (; *s; s++) n += *s == '\n';
-    return n;
-}
+/* Runs `ropegrad ARGS` (printf-style) in dir; stdout and stderr into
+ * out_text and err_text. */
+#define rg(...) tu_run_captured(dir, out_text, sizeof out_text, err_text, sizeof err_text, __VA_ARGS__)
 
 /* Exit 2 and exactly one line on stderr that contains needle. */
 #define EXPECT_ONE_LINE_ERROR(rc, needle)                                                                   \
     do {                                                                                                    \
         int rc_ = (rc);                                                                                     \
-        if (rc_ != 2 || lines(err_text) != 1 || !strstr(err_text, needle))                                  \
+        if (rc_ != 2 || tu_count_lines(err_text) != 1 || !strstr(err_text, needle))                                  \
             fail_msg("exit %d, stderr (%d lines) '%s', expected exit 2 and one line with '%s'", rc_,         \
-                     lines(err_text), err_text, needle);                                                    \
+                     tu_count_lines(err_text), err_text, needle);                                                    \
     } while (0)
 
 static const char *path_in(const char *name)
@@ -102,28 +67,10 @@ static void write_manifest(const char *name, int stamp)
     cJSON_Delete(m);
 }
 
-/* The whole file, for "left as it was" comparisons. */
-static char *slurp(const char *path, size_t *n)
-{
-    *n = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    size_t got;
-    while (buf && (got = fread(buf + len, 1, cap - len, f)) > 0) {
-        len += got;
-        if (len == cap) buf = realloc(buf, cap *= 2);
-    }
-    fclose(f);
-    *n = len;
-    return buf;
-}
-
 static void assert_unchanged(const char *path, const char *before, size_t n_before)
 {
     size_t n = 0;
-    char *now = slurp(path, &n);
+    char *now = tu_slurp(path, &n);
     assert_non_null(now);
     if (n != n_before || memcmp(now, before, n)) fail_msg("%s was modified (%zu -> %zu bytes)", path, n_before, n);
     free(now);
@@ -132,21 +79,14 @@ static void assert_unchanged(const char *path, const char *before, size_t n_befo
 static int setup(void **state)
 {
     fx_path(dir, sizeof dir, "hostile");
-    char cmd[1200];
-    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
-    if (system(cmd)) return -1;
+    if (tu_fresh_dir(dir)) return -1;
     write_manifest("m1.json", 1);
     write_manifest("m2.json", 2);
     /* A real registry with one run. */
     return rg("runs import m1.json --db runs.db") == 0 ? 0 : -1;
 }
 
-static int teardown(void **state)
-{
-    char cmd[1200];
-    snprintf(cmd, sizeof cmd, "chmod -R u+w %s; rm -rf %s", dir, dir);
-    return system(cmd);
-}
+static int teardown(void **state) { return tu_rm_rf(dir); }
 
 /* ---- read-only ------------------------------------------------------------------- */
 
@@ -161,7 +101,7 @@ static void test_read_only(void **state)
     sqlite3_close(h);
     assert_int_equal(chmod(db, 0444), 0);
     size_t n = 0;
-    char *before = slurp(db, &n);
+    char *before = tu_slurp(db, &n);
     assert_non_null(before);
 
     assert_int_equal(rg("runs list --db runs.db"), 0);
@@ -185,11 +125,10 @@ static double now_s(void)
 }
 
 /* Another process holds the write lock (BEGIN EXCLUSIVE, never committed):
- * a writer waits the busy timeout (10 s), then fails
- * with one line and stores nothing. When the lock is released while it
- * waits, the write succeeds. (Readers wait too: every open runs the schema
- * check inside BEGIN IMMEDIATE -- see the report in fuzz/RESULTS.md.) `runs import` stores through the same
- * rg_registry_store as `bench --record`. */
+ * a writer waits the busy timeout (10 s), then fails with one line and
+ * stores nothing. When the lock is released while it waits, the write
+ * succeeds. `runs import` stores through the same rg_registry_store as
+ * `bench --record`. (Readers do not wait: test_reader_not_blocked.) */
 static void test_locked(void **state)
 {
     const char *db = path_in("runs.db");
@@ -207,7 +146,7 @@ static void test_locked(void **state)
     assert_true(pid >= 0);
     if (pid == 0) {
         char cmd[2048];
-        snprintf(cmd, sizeof cmd, "cd %s && %s runs import m2.json --db runs.db > late.out 2> late.err", dir, BIN);
+        snprintf(cmd, sizeof cmd, "cd %s && %s runs import m2.json --db runs.db > late.out 2> late.err", dir, TU_BIN);
         int st = system(cmd);
         _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 99);
     }
@@ -219,18 +158,51 @@ static void test_locked(void **state)
     assert_true(WIFEXITED(st));
     if (WEXITSTATUS(st) != 0) {
         size_t n = 0;
-        char *e = slurp(path_in("late.err"), &n);
+        char *e = tu_slurp(path_in("late.err"), &n);
         fail_msg("the late writer exited %d: %.*s", WEXITSTATUS(st), e ? (int)n : 0, e ? e : "");
     }
     /* The late writer stored m2 itself: the one that timed out stored nothing. */
     size_t n = 0;
-    char *late = slurp(path_in("late.out"), &n);
+    char *late = tu_slurp(path_in("late.out"), &n);
     assert_non_null(late);
     late[n ? n - 1 : 0] = 0;
     assert_non_null(strstr(late, "verified and imported as run #2"));
     free(late);
     assert_int_equal(rg("runs list --db runs.db"), 0);
-    assert_int_equal(lines(out_text), 3);   /* header + 2 runs */
+    assert_int_equal(tu_count_lines(out_text), 3);   /* header + 2 runs */
+}
+
+/* A writer is in the middle of a transaction (BEGIN IMMEDIATE, a run's
+ * row inserted, not committed): readers must not wait for it. Opening the
+ * registry checks its schema; that check used to take the write lock too,
+ * so `runs list` waited the whole 10 s busy timeout and then failed with
+ * "database is locked". Under WAL a reader sees the last committed state:
+ * the one stored run, not the writer's uncommitted one. */
+static void test_reader_not_blocked(void **state)
+{
+    sqlite3 *h;
+    assert_int_equal(sqlite3_open(path_in("runs.db"), &h), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(h, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(h, "INSERT INTO notes (run_id, created_at, text) VALUES (1, 'now', 'pending')",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+
+    double t0 = now_s();
+    int rc = rg("runs list --db runs.db");
+    double waited = now_s() - t0;
+    if (rc != 0) fail_msg("runs list exited %d while a writer held the lock: %s", rc, err_text);
+    if (waited > 3) fail_msg("runs list took %.1f s while a writer held the lock (busy timeout 10 s)", waited);
+    assert_int_equal(tu_count_lines(out_text), 2);   /* header + the committed run */
+    assert_non_null(strstr(out_text, "imported"));
+    t0 = now_s();
+    rc = rg("runs show 1 --db runs.db");
+    waited = now_s() - t0;
+    if (rc != 0) fail_msg("runs show exited %d while a writer held the lock: %s", rc, err_text);
+    if (waited > 3) fail_msg("runs show took %.1f s while a writer held the lock", waited);
+    assert_null(strstr(out_text, "pending"));   /* the uncommitted note is not visible */
+
+    assert_int_equal(sqlite3_exec(h, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(h);
 }
 
 /* ---- not a ropegrad registry --------------------------------------------------------- */
@@ -240,7 +212,7 @@ static void expect_refused(const char *name, const char *needle)
 {
     const char *p = path_in(name);
     size_t n = 0;
-    char *before = slurp(p, &n);
+    char *before = tu_slurp(p, &n);
     EXPECT_ONE_LINE_ERROR(rg("runs list --db %s", name), needle);
     EXPECT_ONE_LINE_ERROR(rg("runs show 1 --db %s", name), needle);
     EXPECT_ONE_LINE_ERROR(rg("runs import m2.json --db %s", name), needle);
@@ -308,7 +280,7 @@ static void test_not_sqlite(void **state)
     assert_int_equal(sqlite3_exec(h, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(h);
     size_t n = 0;
-    char *whole = slurp(path_in("runs.db"), &n);
+    char *whole = tu_slurp(path_in("runs.db"), &n);
     assert_non_null(whole);
     assert_true(n > 1024);
     write_bytes("cut.db", (const unsigned char *)whole, 1024);
@@ -326,6 +298,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_read_only, setup, teardown),
         cmocka_unit_test_setup_teardown(test_locked, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reader_not_blocked, setup, teardown),
         cmocka_unit_test_setup_teardown(test_foreign_sqlite, setup, teardown),
         cmocka_unit_test_setup_teardown(test_newer_schema, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_sqlite, setup, teardown),

@@ -16,20 +16,9 @@
 
 #include "commands.h"
 #include "record.h"
+#include "rg_util.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
-
-static const cJSON *get(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
-static double get_num(const cJSON *o, const char *k)
-{
-    const cJSON *v = get(o, k);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-static const char *get_str(const cJSON *o, const char *k)
-{
-    const cJSON *v = get(o, k);
-    return cJSON_IsString(v) && v->valuestring ? v->valuestring : "";
-}
 
 /* "12.345" microseconds from nanoseconds, "-" when unknown. */
 static const char *us(char *buf, size_t n, double ns)
@@ -100,8 +89,9 @@ int rg_cmd_verify(int argc, char **argv)
         fprintf(stderr, "verify: %s: %s\n", path, err);
     } else {
         const cJSON *run = rg_manifest_spec(m, "BenchmarkRun");
+        const cJSON *md = rg_json_get(rg_manifest_item(m, "BenchmarkRun"), "metadata");
         printf("verify: %s: ok (BenchmarkRun %s, protocol, environment, workload and comparison key match)\n", path,
-               short_digest(get_str(get(rg_manifest_item(m, "BenchmarkRun"), "metadata"), "digest")));
+               short_digest(rg_json_str_or_empty(md, "digest")));
         (void)run;
     }
     cJSON_Delete(m);
@@ -184,9 +174,12 @@ static int cmd_show(runs_ctx *x, int64_t id)
     }
     const cJSON *run = rg_manifest_spec(m, "BenchmarkRun"), *proto = rg_manifest_spec(m, "BenchmarkProtocol"),
                 *env = rg_manifest_spec(m, "ExecutionEnvironment");
-    const cJSON *impl = get(run, "implementation"), *sn = get(run, "sourceNative"), *src = get(sn, "source");
-    const cJSON *tm = get(run, "timing"), *tw = get(tm, "workloads"), *per = get(sn, "perWorkload");
-    const cJSON *cw = get(get(run, "correctness"), "workloads"), *wl = get(get(run, "workload"), "workloads");
+    const cJSON *impl = rg_json_get(run, "implementation"), *sn = rg_json_get(run, "sourceNative");
+    const cJSON *src = rg_json_get(sn, "source"), *per = rg_json_get(sn, "perWorkload");
+    const cJSON *tw = rg_json_get(rg_json_get(run, "timing"), "workloads");
+    const cJSON *cw = rg_json_get(rg_json_get(run, "correctness"), "workloads");
+    const cJSON *suite = rg_json_get(run, "suite"), *work = rg_json_get(run, "workload");
+    const cJSON *wl = rg_json_get(work, "workloads");
     char a[32], b[32], c[32], d[32], e[32], f[32];
 
     printf("Run #%lld  %s\n", (long long)r.id, r.definition);
@@ -194,12 +187,14 @@ static int cmd_show(runs_ctx *x, int64_t id)
            r.device, r.status, r.evidence, r.observed_at);
     printf("  Primary measurement  %s us   geomean of per-workload medians (mean of medians %s us)\n",
            us(a, sizeof a, r.geomean_ns), us(b, sizeof b, r.mean_ns));
-    printf("  SOL score            %s      T_SOL: %s\n", fmt3(a, sizeof a, r.sol_score), get_str(src, "tSolDetail"));
-    double sp = get_num(sn, "avg_speedup");
-    if (isfinite(sp)) printf("  Speedup              %.2fx     mean T_b/T_k; baseline: %s\n", sp, get_str(src, "baseline"));
+    printf("  SOL score            %s      T_SOL: %s\n", fmt3(a, sizeof a, r.sol_score),
+           rg_json_str_or_empty(src, "tSolDetail"));
+    double sp = rg_json_num(sn, "avg_speedup");
+    if (isfinite(sp))
+        printf("  Speedup              %.2fx     mean T_b/T_k; baseline: %s\n", sp, rg_json_str_or_empty(src, "baseline"));
     else printf("  Speedup              -          no baseline (bench --baseline FILE)\n");
-    printf("  Cases faster         %.0f / %.0f   correct and faster than the baseline\n", get_num(sn, "fast_1_count"),
-           get_num(sn, "fast_1_total"));
+    printf("  Cases faster         %.0f / %.0f   correct and faster than the baseline\n",
+           rg_json_num(sn, "fast_1_count"), rg_json_num(sn, "fast_1_total"));
     int rank, size;
     int64_t first;
     if (!rg_registry_rank_of(x->g, id, &rank, &size, &first, x->err, sizeof x->err)) {
@@ -209,57 +204,61 @@ static int cmd_show(runs_ctx *x, int64_t id)
     }
 
     printf("\nIdentity\n");
-    printf("  implementation  %s %s, backend %s, kernel %d (%s)\n", get_str(impl, "name"), get_str(impl, "version"),
-           get_str(impl, "backend"), (int)get_num(impl, "kernel"), get_str(impl, "kernelName"));
-    printf("  device          %s\n", get_str(impl, "device"));
-    printf("  suite           %s (%s)\n", get_str(get(run, "suite"), "name"), get_str(get(run, "suite"), "dir"));
+    printf("  implementation  %s %s, backend %s, kernel %d (%s)\n", rg_json_str_or_empty(impl, "name"),
+           rg_json_str_or_empty(impl, "version"), rg_json_str_or_empty(impl, "backend"), (int)rg_json_num(impl, "kernel"),
+           rg_json_str_or_empty(impl, "kernelName"));
+    printf("  device          %s\n", rg_json_str_or_empty(impl, "device"));
+    printf("  suite           %s (%s)\n", rg_json_str_or_empty(suite, "name"), rg_json_str_or_empty(suite, "dir"));
 
     printf("\nCorrectness  %d / %d workloads passed\n", r.passed, r.total);
-    printf("\nWorkload  %d workloads of %s\n", cJSON_GetArraySize(wl), get_str(get(run, "workload"), "definition"));
+    printf("\nWorkload  %d workloads of %s\n", cJSON_GetArraySize(wl), rg_json_str_or_empty(work, "definition"));
     printf("  %4s %5s %6s %4s  %12s %12s %12s %10s  %10s %10s %6s  %s\n", "#", "B", "S", "D", "median us", "min us",
            "max us", "GB/s", "T_SOL us", "T_b us", "SOL", "correct (max abs err)");
     int n = cJSON_GetArraySize(tw);
     for (int i = 0; i < n; i++) {
         const cJSON *t = cJSON_GetArrayItem(tw, i), *p = cJSON_GetArrayItem(per, i), *k = cJSON_GetArrayItem(cw, i);
-        const cJSON *ax = get(cJSON_GetArrayItem(wl, i), "axes");
-        printf("  %4.0f %5.0f %6.0f %4.0f  %12s %12s %12s %10.1f  %10s %10s %6s  %s (%.3g)\n", get_num(t, "index"),
-               get_num(ax, "batch_size"), get_num(ax, "seq_len"), get_num(ax, "head_dim"),
-               us(a, sizeof a, get_num(t, "median")), us(b, sizeof b, get_num(t, "min")),
-               us(c, sizeof c, get_num(t, "max")), get_num(t, "gbps"), us(d, sizeof d, get_num(p, "t_sol_ns")),
-               us(e, sizeof e, get_num(p, "t_b_ns")), fmt3(f, sizeof f, get_num(p, "sol_score")),
-               cJSON_IsTrue(get(k, "pass")) ? "yes" : "NO", get_num(k, "max_abs_err"));
+        const cJSON *ax = rg_json_get(cJSON_GetArrayItem(wl, i), "axes");
+        printf("  %4.0f %5.0f %6.0f %4.0f  %12s %12s %12s %10.1f  %10s %10s %6s  %s (%.3g)\n", rg_json_num(t, "index"),
+               rg_json_num(ax, "batch_size"), rg_json_num(ax, "seq_len"), rg_json_num(ax, "head_dim"),
+               us(a, sizeof a, rg_json_num(t, "median")), us(b, sizeof b, rg_json_num(t, "min")),
+               us(c, sizeof c, rg_json_num(t, "max")), rg_json_num(t, "gbps"),
+               us(d, sizeof d, rg_json_num(p, "t_sol_ns")), us(e, sizeof e, rg_json_num(p, "t_b_ns")),
+               fmt3(f, sizeof f, rg_json_num(p, "sol_score")),
+               cJSON_IsTrue(rg_json_get(k, "pass")) ? "yes" : "NO", rg_json_num(k, "max_abs_err"));
     }
     printf("\nProtocol\n");
-    printf("  harness     %s %s\n", get_str(get(proto, "harness"), "name"), get_str(get(proto, "harness"), "version"));
-    printf("  timer       %s; warmup %.0f, iterations %.0f, seed %s, inputs %s\n", get_str(proto, "timer"),
-           get_num(proto, "warmup"), get_num(proto, "iterations"),
-           cJSON_IsNumber(get(proto, "seed")) ? (snprintf(a, sizeof a, "%.0f", get_num(proto, "seed")), a)
-                                              : get_str(proto, "seed"),
-           get_str(proto, "inputs"));
-    printf("  cold L2     %s\n", get_str(proto, "coldL2"));
-    printf("  correctness %s\n", get_str(get(proto, "correctness"), "element"));
-    printf("  family      %s\n", get_str(get(proto, "comparability"), "family"));
+    const cJSON *harness = rg_json_get(proto, "harness");
+    printf("  harness     %s %s\n", rg_json_str_or_empty(harness, "name"), rg_json_str_or_empty(harness, "version"));
+    printf("  timer       %s; warmup %.0f, iterations %.0f, seed %s, inputs %s\n", rg_json_str_or_empty(proto, "timer"),
+           rg_json_num(proto, "warmup"), rg_json_num(proto, "iterations"),
+           cJSON_IsNumber(rg_json_get(proto, "seed")) ? (snprintf(a, sizeof a, "%.0f", rg_json_num(proto, "seed")), a)
+                                                      : rg_json_str_or_empty(proto, "seed"),
+           rg_json_str_or_empty(proto, "inputs"));
+    printf("  cold L2     %s\n", rg_json_str_or_empty(proto, "coldL2"));
+    printf("  correctness %s\n", rg_json_str_or_empty(rg_json_get(proto, "correctness"), "element"));
+    printf("  family      %s\n", rg_json_str_or_empty(rg_json_get(proto, "comparability"), "family"));
     printf("\nEnvironment\n");
-    printf("  host        %s, %s\n", get_str(env, "hostname"), get_str(env, "os"));
-    printf("  CPU         %s (%.0f threads, %s)\n", get_str(get(env, "cpu"), "model"), get_num(get(env, "cpu"), "threads"),
-           get_str(get(env, "cpu"), "isa"));
-    const cJSON *gpu = get(env, "gpu");
+    printf("  host        %s, %s\n", rg_json_str_or_empty(env, "hostname"), rg_json_str_or_empty(env, "os"));
+    const cJSON *cpu = rg_json_get(env, "cpu"), *rgp = rg_json_get(env, "ropegrad");
+    printf("  CPU         %s (%.0f threads, %s)\n", rg_json_str_or_empty(cpu, "model"), rg_json_num(cpu, "threads"),
+           rg_json_str_or_empty(cpu, "isa"));
+    const cJSON *gpu = rg_json_get(env, "gpu");
     if (cJSON_IsObject(gpu)) {
-        const cJSON *ck = get(gpu, "clocksMHz");
-        printf("  GPU         %s (%s, %.0f SMs), driver %s, CUDA runtime %s\n", get_str(gpu, "product"),
-               get_str(gpu, "architecture"), get_num(gpu, "smCount"), get_str(gpu, "driver"),
-               get_str(gpu, "cudaRuntime"));
-        printf("  clocks MHz  SM %.0f -> %.0f, memory %.0f -> %.0f\n", get_num(ck, "smStart"), get_num(ck, "smEnd"),
-               get_num(ck, "memStart"), get_num(ck, "memEnd"));
+        const cJSON *ck = rg_json_get(gpu, "clocksMHz");
+        printf("  GPU         %s (%s, %.0f SMs), driver %s, CUDA runtime %s\n", rg_json_str_or_empty(gpu, "product"),
+               rg_json_str_or_empty(gpu, "architecture"), rg_json_num(gpu, "smCount"),
+               rg_json_str_or_empty(gpu, "driver"), rg_json_str_or_empty(gpu, "cudaRuntime"));
+        printf("  clocks MHz  SM %.0f -> %.0f, memory %.0f -> %.0f\n", rg_json_num(ck, "smStart"),
+               rg_json_num(ck, "smEnd"), rg_json_num(ck, "memStart"), rg_json_num(ck, "memEnd"));
     }
-    printf("  ropegrad    %s, %s\n", get_str(get(env, "ropegrad"), "version"), get_str(get(env, "ropegrad"), "buildFlags"));
+    printf("  ropegrad    %s, %s\n", rg_json_str_or_empty(rgp, "version"), rg_json_str_or_empty(rgp, "buildFlags"));
     printf("\nDigests\n");
     printf("  run             %s\n", r.run_digest);
-    printf("  protocol        %s\n", get_str(run, "protocolDigest"));
-    printf("  workload        %s\n", get_str(run, "workloadDigest"));
-    printf("  environment     %s\n", get_str(run, "environmentDigest"));
-    printf("  implementation  %s\n", get_str(run, "implementationDigest"));
-    printf("  comparison key  %s\n", get_str(run, "comparisonKey"));
+    printf("  protocol        %s\n", rg_json_str_or_empty(run, "protocolDigest"));
+    printf("  workload        %s\n", rg_json_str_or_empty(run, "workloadDigest"));
+    printf("  environment     %s\n", rg_json_str_or_empty(run, "environmentDigest"));
+    printf("  implementation  %s\n", rg_json_str_or_empty(run, "implementationDigest"));
+    printf("  comparison key  %s\n", rg_json_str_or_empty(run, "comparisonKey"));
 
     rg_replication *reps;
     size_t nrep;
@@ -381,21 +380,24 @@ static int cmd_compare(runs_ctx *x, int64_t ida, int64_t idb)
     if (strcmp(ra.comparison_key, rb.comparison_key))
         printf("note: different comparison keys (workloads, device or protocol differ): ratios are not a ranking\n");
     printf("\n  %4s  %12s  %12s  %8s  %s\n", "#", "A median us", "B median us", "B / A", "");
-    const cJSON *twa = get(get(rg_manifest_spec(ma, "BenchmarkRun"), "timing"), "workloads");
-    const cJSON *twb = get(get(rg_manifest_spec(mb, "BenchmarkRun"), "timing"), "workloads");
+    const cJSON *twa = rg_json_get(rg_json_get(rg_manifest_spec(ma, "BenchmarkRun"), "timing"), "workloads");
+    const cJSON *twb = rg_json_get(rg_json_get(rg_manifest_spec(mb, "BenchmarkRun"), "timing"), "workloads");
     int shared = 0;
     double lsa = 0, lsb = 0;
     for (const cJSON *a = cJSON_IsArray(twa) ? twa->child : NULL; a; a = a->next) {
         const cJSON *b = NULL;
         for (const cJSON *t = cJSON_IsArray(twb) ? twb->child : NULL; t; t = t->next)
-            if (get_num(t, "index") == get_num(a, "index") && !strcmp(get_str(t, "uuid"), get_str(a, "uuid"))) b = t;
+            if (rg_json_num(t, "index") == rg_json_num(a, "index") &&
+                !strcmp(rg_json_str_or_empty(t, "uuid"), rg_json_str_or_empty(a, "uuid")))
+                b = t;
         char s1[32], s2[32];
         if (!b) {
-            printf("  %4.0f  %12s  %12s  %8s\n", get_num(a, "index"), us(s1, sizeof s1, get_num(a, "median")), "-", "-");
+            printf("  %4.0f  %12s  %12s  %8s\n", rg_json_num(a, "index"), us(s1, sizeof s1, rg_json_num(a, "median")),
+                   "-", "-");
             continue;
         }
-        double ta = get_num(a, "median"), tb = get_num(b, "median");
-        printf("  %4.0f  %12s  %12s  %7.3fx  %s\n", get_num(a, "index"), us(s1, sizeof s1, ta), us(s2, sizeof s2, tb),
+        double ta = rg_json_num(a, "median"), tb = rg_json_num(b, "median");
+        printf("  %4.0f  %12s  %12s  %7.3fx  %s\n", rg_json_num(a, "index"), us(s1, sizeof s1, ta), us(s2, sizeof s2, tb),
                tb / ta, tb < ta ? "B faster" : tb > ta ? "A faster" : "");
         shared++;
         lsa += log(ta);

@@ -30,9 +30,12 @@
 //                Slower on the largest workload than 3's one-row-per-group grid.
 //   6 vec-lat    32 threads per row (2 or 4 d's each) for D = 128/256: the
 //                shortest dependent chain after the loads land, for small problems.
+//   7 vec-ef     3 with emb loaded first and every sincos done before the grads
+//                are read, so arithmetic can start when emb lands. No gain.
+//   8 vec-lat-ef 6 with the same ordering. No gain.
 //   0 default    6 up to RG_SMALL_ROWS rows, else 3, where they apply (D/2 a
 //                multiple of 8 with H/8 <= 32, 16-byte aligned pointers and
-//                stride); 2 otherwise. Versions 3-6 fall back the same way.
+//                stride); 2 otherwise. Versions 3-8 fall back the same way.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -256,7 +259,7 @@ struct rg_row_regs {
     uint4 e[2];
 };
 
-template <int ESZ, bool STREAM>
+template <int ESZ, bool STREAM, bool EF = false>
 static __device__ __forceinline__ void rg_load_row(const ropegrad_problem &p, int64_t r, int j, rg_row_regs &R)
 {
     const int64_t D = p.head_dim, H = D >> 1;
@@ -264,6 +267,10 @@ static __device__ __forceinline__ void rg_load_row(const ropegrad_problem &p, in
     const char *gc = (const char *)p.grad_cos + g * ESZ;
     const char *gs = (const char *)p.grad_sin + g * ESZ;
     const char *e = (const char *)(p.emb + g);
+    if (EF) {  // emb first: the sincos chain needs only emb, so let it land first
+        R.e[0] = STREAM ? rg_ld_stream(e) : rg_ld_plain(e);
+        R.e[1] = STREAM ? rg_ld_stream(e + 16) : rg_ld_plain(e + 16);
+    }
 #pragma unroll
     for (int k = 0; k < ESZ * RG_EPT / 16; k++) {
         R.gc_lo.v[k] = STREAM ? rg_ld_stream(gc + 16 * k) : rg_ld_plain(gc + 16 * k);
@@ -271,8 +278,10 @@ static __device__ __forceinline__ void rg_load_row(const ropegrad_problem &p, in
         R.gs_lo.v[k] = STREAM ? rg_ld_stream(gs + 16 * k) : rg_ld_plain(gs + 16 * k);
         R.gs_hi.v[k] = STREAM ? rg_ld_stream(gs + H * ESZ + 16 * k) : rg_ld_plain(gs + H * ESZ + 16 * k);
     }
-    R.e[0] = STREAM ? rg_ld_stream(e) : rg_ld_plain(e);
-    R.e[1] = STREAM ? rg_ld_stream(e + 16) : rg_ld_plain(e + 16);
+    if (!EF) {
+        R.e[0] = STREAM ? rg_ld_stream(e) : rg_ld_plain(e);
+        R.e[1] = STREAM ? rg_ld_stream(e + 16) : rg_ld_plain(e + 16);
+    }
 }
 
 // Element k (0..7) of a chunk, widened to float.
@@ -286,16 +295,22 @@ static __device__ __forceinline__ float rg_chunk_at(const rg_grad_chunk<4> &c, i
     return rg_f16_bits((k & 1) ? (x >> 16) : (x & 0xffffu));
 }
 
-template <int ESZ>
+template <int ESZ, bool EF = false>
 static __device__ __forceinline__ float rg_row_partial(const ropegrad_problem &p, const rg_row_regs &R,
                                                        const float *inv8)
 {
     const float *e = (const float *)R.e;
+    float sn[RG_EPT], cs[RG_EPT];
+    if (EF) {  // every sincos before any use of the grads (see kernel 7)
+#pragma unroll
+        for (int k = 0; k < RG_EPT; k++) rg_sincos(e[k], &sn[k], &cs[k]);
+    }
     float acc = 0.f;
 #pragma unroll
     for (int k = 0; k < RG_EPT; k++) {
         float s, c;
-        rg_sincos(e[k], &s, &c);
+        if (EF) s = sn[k], c = cs[k];
+        else rg_sincos(e[k], &s, &c);
         const float gc = rg_chunk_at<ESZ>(R.gc_lo, k, p.grad_dtype) + rg_chunk_at<ESZ>(R.gc_hi, k, p.grad_dtype);
         const float gs = rg_chunk_at<ESZ>(R.gs_lo, k, p.grad_dtype) + rg_chunk_at<ESZ>(R.gs_hi, k, p.grad_dtype);
         acc = fmaf(inv8[k], fmaf(gs, c, -gc * s), acc);
@@ -311,8 +326,11 @@ static __device__ __forceinline__ float rg_group_sum(float v)
     return v;
 }
 
-// Kernel 3: one row per thread group per grid-stride step, plain read-only loads.
-template <int ESZ, int TPR>
+// Kernel 3: one row per thread group per grid-stride step.
+// Kernel 7 (EF): the same with emb loaded first and every sincos computed before
+// the grads are touched, so a warp starts its arithmetic when its emb lands
+// instead of when the last of its six loads does.
+template <int ESZ, int TPR, bool EF = false>
 static __global__ void rg_k3_vec(ropegrad_problem p)
 {
     const int64_t rows = p.batch_size * p.seq_len;
@@ -325,12 +343,12 @@ static __global__ void rg_k3_vec(ropegrad_problem p)
         const bool live = r < rows;
         const int64_t rr = live ? r : rows - 1;
         rg_row_regs R;
-        rg_load_row<ESZ, RG_K3_STREAM>(p, rr, j, R);
+        rg_load_row<ESZ, RG_K3_STREAM, EF>(p, rr, j, R);
         float inv8[RG_EPT];
         const float *inv = p.inv_freq + rg_batch_of(rr, p.seq_len) * p.inv_freq_batch_stride + j * RG_EPT;
         *(float4 *)&inv8[0] = __ldg((const float4 *)inv);
         *(float4 *)&inv8[4] = __ldg((const float4 *)inv + 1);
-        const float acc = rg_group_sum<TPR>(rg_row_partial<ESZ>(p, R, inv8));
+        const float acc = rg_group_sum<TPR>(rg_row_partial<ESZ, EF>(p, R, inv8));
         if (live && j == 0) p.grad_position_ids[r] = p.attention_scaling * acc;
     }
 }
@@ -419,7 +437,7 @@ static __device__ __forceinline__ void rg_prefetch_l2(const void *p, int bytes)
 #endif
 }
 
-template <int ESZ, int EPT, int TPR, bool PF>
+template <int ESZ, int EPT, int TPR, bool PF, bool EF = false>
 static __global__ void __launch_bounds__(256) rg_k5_vec(ropegrad_problem p)
 {
     constexpr int GW = ESZ * EPT / 4;  // 32-bit words of grads per thread per half
@@ -445,17 +463,24 @@ static __global__ void __launch_bounds__(256) rg_k5_vec(ropegrad_problem p)
         const int64_t g = rr * D + (int64_t)j * EPT;
         rg_words<GW> gcl, gch, gsl, gsh;
         rg_words<EPT> e;
+        if (EF) rg_ld_words<EPT>(p.emb + g, e);
         rg_ld_words<GW>((const char *)p.grad_cos + g * ESZ, gcl);
         rg_ld_words<GW>((const char *)p.grad_cos + (g + H) * ESZ, gch);
         rg_ld_words<GW>((const char *)p.grad_sin + g * ESZ, gsl);
         rg_ld_words<GW>((const char *)p.grad_sin + (g + H) * ESZ, gsh);
-        rg_ld_words<EPT>(p.emb + g, e);
+        if (!EF) rg_ld_words<EPT>(p.emb + g, e);
         const float *inv = p.inv_freq + rg_batch_of(rr, p.seq_len) * p.inv_freq_batch_stride + j * EPT;
+        float snv[EPT], csv[EPT];
+        if (EF) {
+#pragma unroll
+            for (int k = 0; k < EPT; k++) rg_sincos(__uint_as_float(e.w[k]), &snv[k], &csv[k]);
+        }
         float acc = 0.f;
 #pragma unroll
         for (int k = 0; k < EPT; k++) {
             float sn, cs;
-            rg_sincos(__uint_as_float(e.w[k]), &sn, &cs);
+            if (EF) sn = snv[k], cs = csv[k];
+            else rg_sincos(__uint_as_float(e.w[k]), &sn, &cs);
             const float gc = rg_words_at<ESZ, EPT>(gcl, k, p.grad_dtype) + rg_words_at<ESZ, EPT>(gch, k, p.grad_dtype);
             const float gs = rg_words_at<ESZ, EPT>(gsl, k, p.grad_dtype) + rg_words_at<ESZ, EPT>(gsh, k, p.grad_dtype);
             acc = fmaf(__ldg(inv + k), fmaf(gs, cs, -gc * sn), acc);
@@ -468,16 +493,16 @@ static __global__ void __launch_bounds__(256) rg_k5_vec(ropegrad_problem p)
 // ---------------------------------------------------------------------------
 // Launcher
 // ---------------------------------------------------------------------------
-#define RG_KERNEL_COUNT 6
+#define RG_KERNEL_COUNT 8
 #define RG_SMALL_ROWS 7500
 
 static const char *const rg_kernel_names[RG_KERNEL_COUNT + 1] = {
-    "default", "1-naive", "2-warp", "3-vec", "4-vec-dbuf", "5-vec-pf", "6-vec-lat"};
+    "default", "1-naive", "2-warp", "3-vec", "4-vec-dbuf", "5-vec-pf", "6-vec-lat", "7-vec-ef", "8-vec-lat-ef"};
 
 // Kernel 6: 32 threads per row for H = 64 (EPT 2) and H = 128 (EPT 4); other
 // shapes use kernel 5's EPT = 8 layout, which is already <= 8 d's per thread
 // only when H <= 256.
-template <int ESZ>
+template <int ESZ, bool EF>
 static cudaError_t rg_launch_lat(const ropegrad_problem &p, int sms, cudaStream_t st)
 {
     const int64_t rows = p.batch_size * p.seq_len, H = p.head_dim / 2;
@@ -486,8 +511,8 @@ static cudaError_t rg_launch_lat(const ropegrad_problem &p, int sms, cudaStream_
     int64_t grid = (rows * 32 + block - 1) / block;
     const int64_t cap = (int64_t)sms * (2048 / block) * 4;
     if (grid > cap) grid = cap;
-    if (H == 64) rg_k5_vec<ESZ, 2, 32, false><<<(unsigned)grid, block, 0, st>>>(p);
-    else rg_k5_vec<ESZ, 4, 32, false><<<(unsigned)grid, block, 0, st>>>(p);
+    if (H == 64) rg_k5_vec<ESZ, 2, 32, false, EF><<<(unsigned)grid, block, 0, st>>>(p);
+    else rg_k5_vec<ESZ, 4, 32, false, EF><<<(unsigned)grid, block, 0, st>>>(p);
     return cudaGetLastError();
 }
 
@@ -521,11 +546,12 @@ static cudaError_t rg_launch_vec(const ropegrad_problem &p, int kernel, int sms,
         const int64_t cap = (int64_t)sms * (2048 / block) * RG_K5_WAVES;
         if (grid > cap) grid = cap;
         rg_k5_vec<ESZ, RG_EPT, TPR, true><<<(unsigned)grid, block, 0, st>>>(p);
-    } else if (kernel == 3) {
-        const int block = 256;
+    } else if (kernel == 3 || kernel == 7) {
+        const int block = RG_K3_BLOCK;
         int64_t grid = (threads_needed + block - 1) / block;
         if (grid > 2147483647) grid = 2147483647;
-        rg_k3_vec<ESZ, TPR><<<(unsigned)grid, block, 0, st>>>(p);
+        if (kernel == 3) rg_k3_vec<ESZ, TPR, false><<<(unsigned)grid, block, 0, st>>>(p);
+        else rg_k3_vec<ESZ, TPR, true><<<(unsigned)grid, block, 0, st>>>(p);
     } else {
         // Small problems: shrink blocks so the work lands on as many SMs as
         // possible (latency, not bandwidth, decides there). Large ones: enough
@@ -570,6 +596,7 @@ static cudaError_t rg_cuda_launch(const ropegrad_problem *p, int kernel, cudaStr
     // crossover on H200: bench/NOTES.md), kernel 3 where bandwidth does.
     if (kernel == 0) kernel = !tpr ? 2 : (rows <= RG_SMALL_ROWS ? 6 : 3);
     if (kernel == 6 && !(tpr && (p->head_dim == 128 || p->head_dim == 256))) kernel = tpr ? 3 : 2;
+    if (kernel == 8 && !(tpr && (p->head_dim == 128 || p->head_dim == 256))) kernel = tpr ? 7 : 2;
     if (kernel >= 3 && !tpr) kernel = 2;
     switch (kernel) {
     case 1: {
@@ -588,7 +615,9 @@ static cudaError_t rg_cuda_launch(const ropegrad_problem *p, int kernel, cudaStr
         return cudaGetLastError();
     }
     case 6:
-        return p->grad_dtype == ROPEGRAD_F32 ? rg_launch_lat<4>(*p, sms, st) : rg_launch_lat<2>(*p, sms, st);
+        return p->grad_dtype == ROPEGRAD_F32 ? rg_launch_lat<4, false>(*p, sms, st) : rg_launch_lat<2, false>(*p, sms, st);
+    case 8:
+        return p->grad_dtype == ROPEGRAD_F32 ? rg_launch_lat<4, true>(*p, sms, st) : rg_launch_lat<2, true>(*p, sms, st);
     default:
         return p->grad_dtype == ROPEGRAD_F32 ? rg_launch_vec_esz<4>(*p, tpr, kernel, sms, st)
                                              : rg_launch_vec_esz<2>(*p, tpr, kernel, sms, st);

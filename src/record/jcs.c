@@ -18,7 +18,6 @@
  */
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,35 +25,7 @@
 #include <openssl/evp.h>
 
 #include "record.h"
-
-/* ---- a growable string ------------------------------------------------------ */
-
-typedef struct sbuf {
-    char *p;
-    size_t n, cap;
-    int oom;
-} sbuf;
-
-static void sb_put(sbuf *b, const char *s, size_t n)
-{
-    if (b->oom) return;
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->n + n + 1) cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->oom = 1;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = 0;
-}
-
-static void sb_puts(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
+#include "rg_util.h"
 
 /* ---- numbers ---------------------------------------------------------------- */
 
@@ -216,29 +187,29 @@ static int utf8_valid(const char *s)
     return 1;
 }
 
-static void put_string(sbuf *b, const char *s)
+static void put_string(rg_buf *b, const char *s)
 {
-    sb_put(b, "\"", 1);
+    rg_buf_put(b, "\"", 1);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         char esc[8];
         switch (*p) {
-        case '"': sb_put(b, "\\\"", 2); break;
-        case '\\': sb_put(b, "\\\\", 2); break;
-        case '\b': sb_put(b, "\\b", 2); break;
-        case '\f': sb_put(b, "\\f", 2); break;
-        case '\n': sb_put(b, "\\n", 2); break;
-        case '\r': sb_put(b, "\\r", 2); break;
-        case '\t': sb_put(b, "\\t", 2); break;
+        case '"': rg_buf_put(b, "\\\"", 2); break;
+        case '\\': rg_buf_put(b, "\\\\", 2); break;
+        case '\b': rg_buf_put(b, "\\b", 2); break;
+        case '\f': rg_buf_put(b, "\\f", 2); break;
+        case '\n': rg_buf_put(b, "\\n", 2); break;
+        case '\r': rg_buf_put(b, "\\r", 2); break;
+        case '\t': rg_buf_put(b, "\\t", 2); break;
         default:
             if (*p < 0x20) {
                 snprintf(esc, sizeof esc, "\\u%04x", *p);
-                sb_put(b, esc, 6);
+                rg_buf_put(b, esc, 6);
             } else {
-                sb_put(b, (const char *)p, 1);
+                rg_buf_put(b, (const char *)p, 1);
             }
         }
     }
-    sb_put(b, "\"", 1);
+    rg_buf_put(b, "\"", 1);
 }
 
 /* Compares two valid UTF-8 strings as sequences of UTF-16 code units. */
@@ -295,25 +266,25 @@ static int member_cmp(const void *x, const void *y)
 
 /* ---- values ------------------------------------------------------------------ */
 
-static int put_value(sbuf *b, const cJSON *v, int depth, char *err, size_t errlen)
+static int put_value(rg_buf *b, const cJSON *v, int depth, char *err, size_t errlen)
 {
     if (depth > 200) {
         snprintf(err, errlen, "JSON nested deeper than 200 levels");
         return -1;
     }
     if (cJSON_IsNull(v)) {
-        sb_puts(b, "null");
+        rg_buf_puts(b, "null");
     } else if (cJSON_IsTrue(v)) {
-        sb_puts(b, "true");
+        rg_buf_puts(b, "true");
     } else if (cJSON_IsFalse(v)) {
-        sb_puts(b, "false");
+        rg_buf_puts(b, "false");
     } else if (cJSON_IsNumber(v)) {
         char num[32];
         if (rg_jcs_number(v->valuedouble, num, sizeof num)) {
             snprintf(err, errlen, "a number is NaN or infinite (JSON has no canonical form for it)");
             return -1;
         }
-        sb_puts(b, num);
+        rg_buf_puts(b, num);
     } else if (cJSON_IsString(v)) {
         if (!v->valuestring || !utf8_valid(v->valuestring)) {
             snprintf(err, errlen, "a string is not valid UTF-8");
@@ -321,14 +292,14 @@ static int put_value(sbuf *b, const cJSON *v, int depth, char *err, size_t errle
         }
         put_string(b, v->valuestring);
     } else if (cJSON_IsArray(v)) {
-        sb_put(b, "[", 1);
+        rg_buf_put(b, "[", 1);
         int first = 1;
         for (const cJSON *c = v->child; c; c = c->next) {
-            if (!first) sb_put(b, ",", 1);
+            if (!first) rg_buf_put(b, ",", 1);
             first = 0;
             if (put_value(b, c, depth + 1, err, errlen)) return -1;
         }
-        sb_put(b, "]", 1);
+        rg_buf_put(b, "]", 1);
     } else if (cJSON_IsObject(v)) {
         size_t n = 0;
         for (const cJSON *c = v->child; c; c = c->next) n++;
@@ -347,22 +318,22 @@ static int put_value(sbuf *b, const cJSON *v, int depth, char *err, size_t errle
             m[n++] = c;
         }
         qsort(m, n, sizeof *m, member_cmp);
-        sb_put(b, "{", 1);
+        rg_buf_put(b, "{", 1);
         for (size_t i = 0; i < n; i++) {
             if (i > 0 && !strcmp(m[i]->string, m[i - 1]->string)) {
                 snprintf(err, errlen, "duplicate member name \"%.64s\"", m[i]->string);
                 free(m);
                 return -1;
             }
-            if (i) sb_put(b, ",", 1);
+            if (i) rg_buf_put(b, ",", 1);
             put_string(b, m[i]->string);
-            sb_put(b, ":", 1);
+            rg_buf_put(b, ":", 1);
             if (put_value(b, m[i], depth + 1, err, errlen)) {
                 free(m);
                 return -1;
             }
         }
-        sb_put(b, "}", 1);
+        rg_buf_put(b, "}", 1);
         free(m);
     } else {
         snprintf(err, errlen, "not a JSON value (raw or invalid cJSON node)");
@@ -377,17 +348,12 @@ char *rg_jcs_serialize(const cJSON *v, char *err, size_t errlen)
         snprintf(err, errlen, "no JSON value to serialize");
         return NULL;
     }
-    sbuf b = {0};
+    rg_buf b = {0};
     if (put_value(&b, v, 0, err, errlen)) {
         free(b.p);
         return NULL;
     }
-    if (b.oom || !b.p) {
-        free(b.p);
-        snprintf(err, errlen, "out of memory");
-        return NULL;
-    }
-    return b.p;
+    return rg_buf_finish(&b, err, errlen);
 }
 
 /* ---- printing for people ----------------------------------------------------- */
@@ -397,14 +363,14 @@ char *rg_jcs_serialize(const cJSON *v, char *err, size_t errlen)
  * why manifests are not printed with cJSON_Print: its "%.15g unless that is
  * off by more than an epsilon" loses the last bits of some doubles, and a
  * re-read figure that differs in its last bit changes the digest. */
-static void indent(sbuf *b, int pretty, int depth)
+static void indent(rg_buf *b, int pretty, int depth)
 {
     if (!pretty) return;
-    sb_put(b, "\n", 1);
-    for (int i = 0; i < depth; i++) sb_put(b, "  ", 2);
+    rg_buf_put(b, "\n", 1);
+    for (int i = 0; i < depth; i++) rg_buf_put(b, "  ", 2);
 }
 
-static int print_value(sbuf *b, const cJSON *v, int pretty, int depth, char *err, size_t errlen)
+static int print_value(rg_buf *b, const cJSON *v, int pretty, int depth, char *err, size_t errlen)
 {
     if (depth > 200) {
         snprintf(err, errlen, "JSON nested deeper than 200 levels");
@@ -412,10 +378,10 @@ static int print_value(sbuf *b, const cJSON *v, int pretty, int depth, char *err
     }
     if (cJSON_IsArray(v) || cJSON_IsObject(v)) {
         int obj = cJSON_IsObject(v);
-        sb_put(b, obj ? "{" : "[", 1);
+        rg_buf_put(b, obj ? "{" : "[", 1);
         int first = 1;
         for (const cJSON *c = v->child; c; c = c->next) {
-            if (!first) sb_put(b, ",", 1);
+            if (!first) rg_buf_put(b, ",", 1);
             first = 0;
             indent(b, pretty, depth + 1);
             if (obj) {
@@ -424,12 +390,12 @@ static int print_value(sbuf *b, const cJSON *v, int pretty, int depth, char *err
                     return -1;
                 }
                 put_string(b, c->string);
-                sb_put(b, pretty ? ": " : ":", pretty ? 2 : 1);
+                rg_buf_put(b, pretty ? ": " : ":", pretty ? 2 : 1);
             }
             if (print_value(b, c, pretty, depth + 1, err, errlen)) return -1;
         }
         if (!first) indent(b, pretty, depth);
-        sb_put(b, obj ? "}" : "]", 1);
+        rg_buf_put(b, obj ? "}" : "]", 1);
         return 0;
     }
     return put_value(b, v, depth, err, errlen);
@@ -441,18 +407,13 @@ char *rg_json_print(const cJSON *v, int pretty, char *err, size_t errlen)
         snprintf(err, errlen, "no JSON value to print");
         return NULL;
     }
-    sbuf b = {0};
+    rg_buf b = {0};
     if (print_value(&b, v, pretty, 0, err, errlen)) {
         free(b.p);
         return NULL;
     }
-    if (pretty) sb_put(&b, "\n", 1);
-    if (b.oom || !b.p) {
-        free(b.p);
-        snprintf(err, errlen, "out of memory");
-        return NULL;
-    }
-    return b.p;
+    if (pretty) rg_buf_put(&b, "\n", 1);
+    return rg_buf_finish(&b, err, errlen);
 }
 
 /* ---- digests ------------------------------------------------------------------ */

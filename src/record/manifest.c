@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "record.h"
+#include "rg_util.h"
 
 /* ---- small cJSON helpers ------------------------------------------------------- */
 
@@ -49,24 +50,6 @@ static void add_str_or_null(cJSON *o, const char *k, const char *v)
 static void add_int_or_null(cJSON *o, const char *k, long long v)
 {
     cJSON_AddItemToObject(o, k, v >= 0 ? cJSON_CreateNumber((double)v) : cJSON_CreateNull());
-}
-
-static const cJSON *get(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
-static double get_num(const cJSON *o, const char *k)
-{
-    const cJSON *v = get(o, k);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-/* An integer field, -1 when absent or not a number (never casts a NaN). */
-static int get_int(const cJSON *o, const char *k)
-{
-    double v = get_num(o, k);
-    return isfinite(v) && v >= -1e9 && v <= 1e9 ? (int)v : -1;
-}
-static const char *get_str(const cJSON *o, const char *k)
-{
-    const cJSON *v = get(o, k);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
 static int contains_ci(const char *hay, const char *needle)
@@ -87,6 +70,17 @@ static const char *base_name(const char *p)
     return s ? s + 1 : p;
 }
 
+/* The envelope the bundle and each item share: {apiVersion, kind, metadata};
+ * the caller fills *metadata (members keep the order they are added in). */
+static cJSON *new_object(const char *kind, cJSON **metadata)
+{
+    cJSON *o = cJSON_CreateObject();
+    add_str(o, "apiVersion", RG_API_VERSION);
+    add_str(o, "kind", kind);
+    *metadata = cJSON_AddObjectToObject(o, "metadata");
+    return o;
+}
+
 static cJSON *make_item(const char *kind, const char *name, cJSON *spec, char digest[RG_DIGEST_LEN],
                         char *err, size_t errlen)
 {
@@ -94,10 +88,8 @@ static cJSON *make_item(const char *kind, const char *name, cJSON *spec, char di
         cJSON_Delete(spec);
         return NULL;
     }
-    cJSON *it = cJSON_CreateObject();
-    add_str(it, "apiVersion", RG_API_VERSION);
-    add_str(it, "kind", kind);
-    cJSON *md = cJSON_AddObjectToObject(it, "metadata");
+    cJSON *md;
+    cJSON *it = new_object(kind, &md);
     add_str(md, "name", name);
     add_str(md, "digest", digest);
     cJSON_AddItemToObject(it, "spec", spec);
@@ -107,10 +99,10 @@ static cJSON *make_item(const char *kind, const char *name, cJSON *spec, char di
 /* The device a comparison key names: the GPU product, or the CPU model. */
 static const char *env_device(const cJSON *env_spec)
 {
-    const cJSON *gpu = get(env_spec, "gpu");
-    if (cJSON_IsObject(gpu) && get_str(gpu, "product")) return get_str(gpu, "product");
-    const cJSON *cpu = get(env_spec, "cpu");
-    return cJSON_IsObject(cpu) ? get_str(cpu, "model") : NULL;
+    const cJSON *gpu = rg_json_get(env_spec, "gpu");
+    if (cJSON_IsObject(gpu) && rg_json_str(gpu, "product")) return rg_json_str(gpu, "product");
+    const cJSON *cpu = rg_json_get(env_spec, "cpu");
+    return cJSON_IsObject(cpu) ? rg_json_str(cpu, "model") : NULL;
 }
 
 static int comparison_key(const char *definition, const char *workload_digest, const char *device,
@@ -476,10 +468,8 @@ cJSON *rg_manifest_build(const rg_run_result *r, const rg_suite *s, const rg_bas
         cJSON_Delete(i_env);
         return NULL;
     }
-    cJSON *m = cJSON_CreateObject();
-    add_str(m, "apiVersion", RG_API_VERSION);
-    add_str(m, "kind", RG_MANIFEST_KIND);
-    cJSON *md = cJSON_AddObjectToObject(m, "metadata");
+    cJSON *md;
+    cJSON *m = new_object(RG_MANIFEST_KIND, &md);
     char gen[64];
     snprintf(gen, sizeof gen, "ropegrad %s", ropegrad_version());
     add_str(md, "generator", gen);
@@ -495,10 +485,10 @@ cJSON *rg_manifest_build(const rg_run_result *r, const rg_suite *s, const rg_bas
 
 const cJSON *rg_manifest_item(const cJSON *m, const char *kind)
 {
-    const cJSON *items = get(m, "items");
+    const cJSON *items = rg_json_get(m, "items");
     if (!cJSON_IsArray(items)) return NULL;
     for (const cJSON *it = items->child; it; it = it->next) {
-        const char *k = get_str(it, "kind");
+        const char *k = rg_json_str(it, "kind");
         if (k && !strcmp(k, kind)) return it;
     }
     return NULL;
@@ -507,7 +497,7 @@ const cJSON *rg_manifest_item(const cJSON *m, const char *kind)
 const cJSON *rg_manifest_spec(const cJSON *m, const char *kind)
 {
     const cJSON *it = rg_manifest_item(m, kind);
-    const cJSON *s = it ? get(it, "spec") : NULL;
+    const cJSON *s = it ? rg_json_get(it, "spec") : NULL;
     return cJSON_IsObject(s) ? s : NULL;
 }
 
@@ -540,8 +530,9 @@ static int cmp_double(const void *a, const void *b)
 /* Figures that follow from others, recomputed. 0, 1 (mismatch) or 2 (malformed). */
 static int verify_figures(const cJSON *run, char *msg, size_t msglen)
 {
-    const cJSON *tm = get(run, "timing"), *sn = get(run, "sourceNative");
-    const cJSON *tw = get(tm, "workloads"), *per = get(sn, "perWorkload"), *cw = get(get(run, "correctness"), "workloads");
+    const cJSON *tm = rg_json_get(run, "timing"), *sn = rg_json_get(run, "sourceNative");
+    const cJSON *tw = rg_json_get(tm, "workloads"), *per = rg_json_get(sn, "perWorkload");
+    const cJSON *cw = rg_json_get(rg_json_get(run, "correctness"), "workloads");
     if (!cJSON_IsArray(tw) || !cJSON_IsArray(per) || !cJSON_IsArray(cw) || cJSON_GetArraySize(tw) == 0 ||
         cJSON_GetArraySize(per) != cJSON_GetArraySize(tw) || cJSON_GetArraySize(cw) != cJSON_GetArraySize(tw)) {
         snprintf(msg, msglen, "BenchmarkRun spec has no timing.workloads, sourceNative.perWorkload and "
@@ -554,13 +545,13 @@ static int verify_figures(const cJSON *run, char *msg, size_t msglen)
     char what[128];
     const cJSON *t = tw->child, *p = per->child, *c = cw->child;
     for (int i = 0; i < n; i++, t = t->next, p = p->next, c = c->next) {
-        double med = get_num(t, "median");
-        int idx = get_int(t, "index");
+        double med = rg_json_num(t, "median");
+        int idx = rg_json_int(t, "index");
         if (!(med > 0)) {
             snprintf(msg, msglen, "BenchmarkRun timing.workloads[%d] has no positive median", i);
             return 2;
         }
-        const cJSON *smp = get(t, "samples_ns");
+        const cJSON *smp = rg_json_get(t, "samples_ns");
         int ns = cJSON_IsArray(smp) ? cJSON_GetArraySize(smp) : 0;
         if (ns > 0) {
             double *v = malloc((size_t)ns * sizeof *v);
@@ -578,40 +569,40 @@ static int verify_figures(const cJSON *run, char *msg, size_t msglen)
             const char *names[4] = {"median", "min", "max", "mean"};
             double vals[4] = {m, lo, hi, s / ns};
             for (k = 0; k < 4; k++) {
-                if (!same_figure(get_num(t, names[k]), vals[k])) {
+                if (!same_figure(rg_json_num(t, names[k]), vals[k])) {
                     snprintf(what, sizeof what, "timing.workloads[%d].%s", i, names[k]);
-                    return fig_mismatch(msg, msglen, what, get_num(t, names[k]), vals[k]);
+                    return fig_mismatch(msg, msglen, what, rg_json_num(t, names[k]), vals[k]);
                 }
             }
         }
-        double gbps = get_num(t, "bytes") / med;
-        if (!same_figure(get_num(t, "gbps"), gbps)) {
+        double gbps = rg_json_num(t, "bytes") / med;
+        if (!same_figure(rg_json_num(t, "gbps"), gbps)) {
             snprintf(what, sizeof what, "timing.workloads[%d].gbps", i);
-            return fig_mismatch(msg, msglen, what, get_num(t, "gbps"), gbps);
+            return fig_mismatch(msg, msglen, what, rg_json_num(t, "gbps"), gbps);
         }
         sum += med;
         lsum += log(med);
-        if (idx < 0 || get_int(p, "index") != idx || get_int(c, "index") != idx) {
+        if (idx < 0 || rg_json_int(p, "index") != idx || rg_json_int(c, "index") != idx) {
             snprintf(msg, msglen, "BenchmarkRun workload lists disagree on the index of entry %d", i);
             return 1;
         }
-        int pass = cJSON_IsTrue(get(c, "pass"));
+        int pass = cJSON_IsTrue(rg_json_get(c, "pass"));
         passed += pass;
-        double t_k = get_num(p, "t_k_ns"), t_sol = get_num(p, "t_sol_ns"), t_b = get_num(p, "t_b_ns");
+        double t_k = rg_json_num(p, "t_k_ns"), t_sol = rg_json_num(p, "t_sol_ns"), t_b = rg_json_num(p, "t_b_ns");
         if (!same_figure(t_k, med)) {
             snprintf(what, sizeof what, "sourceNative.perWorkload[%d].t_k_ns", i);
             return fig_mismatch(msg, msglen, what, t_k, med);
         }
         double score = rg_sol_score(t_k, t_sol, t_b);
         if (!isnan(score) && !pass) score = 0;
-        if (!same_figure(get_num(p, "sol_score"), score)) {
+        if (!same_figure(rg_json_num(p, "sol_score"), score)) {
             snprintf(what, sizeof what, "sourceNative.perWorkload[%d].sol_score", i);
-            return fig_mismatch(msg, msglen, what, get_num(p, "sol_score"), score);
+            return fig_mismatch(msg, msglen, what, rg_json_num(p, "sol_score"), score);
         }
         double sp = isfinite(t_b) && t_k > 0 ? t_b / t_k : NAN;
-        if (!same_figure(get_num(p, "speedup"), sp)) {
+        if (!same_figure(rg_json_num(p, "speedup"), sp)) {
             snprintf(what, sizeof what, "sourceNative.perWorkload[%d].speedup", i);
-            return fig_mismatch(msg, msglen, what, get_num(p, "speedup"), sp);
+            return fig_mismatch(msg, msglen, what, rg_json_num(p, "speedup"), sp);
         }
         if (!isnan(score)) sol_sum += score, n_sol++;
         if (!isnan(sp)) {
@@ -619,28 +610,28 @@ static int verify_figures(const cJSON *run, char *msg, size_t msglen)
             if (pass && t_k < t_b) fast++;
         }
     }
-    const cJSON *ss = get(tm, "suite");
-    if (!same_figure(get_num(ss, "geomean_of_medians"), exp(lsum / n)))
-        return fig_mismatch(msg, msglen, "timing.suite.geomean_of_medians", get_num(ss, "geomean_of_medians"),
+    const cJSON *ss = rg_json_get(tm, "suite");
+    if (!same_figure(rg_json_num(ss, "geomean_of_medians"), exp(lsum / n)))
+        return fig_mismatch(msg, msglen, "timing.suite.geomean_of_medians", rg_json_num(ss, "geomean_of_medians"),
                             exp(lsum / n));
-    if (!same_figure(get_num(ss, "mean_of_medians"), sum / n))
-        return fig_mismatch(msg, msglen, "timing.suite.mean_of_medians", get_num(ss, "mean_of_medians"), sum / n);
-    if (!same_figure(get_num(sn, "latency"), exp(lsum / n) / 1e6))
-        return fig_mismatch(msg, msglen, "sourceNative.latency", get_num(sn, "latency"), exp(lsum / n) / 1e6);
+    if (!same_figure(rg_json_num(ss, "mean_of_medians"), sum / n))
+        return fig_mismatch(msg, msglen, "timing.suite.mean_of_medians", rg_json_num(ss, "mean_of_medians"), sum / n);
+    if (!same_figure(rg_json_num(sn, "latency"), exp(lsum / n) / 1e6))
+        return fig_mismatch(msg, msglen, "sourceNative.latency", rg_json_num(sn, "latency"), exp(lsum / n) / 1e6);
     double sol = n_sol ? sol_sum / n_sol : NAN, asp = n_b ? sp_sum / n_b : NAN;
-    if (!same_figure(get_num(sn, "sol_score"), sol))
-        return fig_mismatch(msg, msglen, "sourceNative.sol_score", get_num(sn, "sol_score"), sol);
-    if (!same_figure(get_num(sn, "avg_speedup"), asp))
-        return fig_mismatch(msg, msglen, "sourceNative.avg_speedup", get_num(sn, "avg_speedup"), asp);
-    if (!same_figure(get_num(sn, "fast_1_count"), fast))
-        return fig_mismatch(msg, msglen, "sourceNative.fast_1_count", get_num(sn, "fast_1_count"), fast);
-    if (!same_figure(get_num(sn, "fast_1_total"), n_b))
-        return fig_mismatch(msg, msglen, "sourceNative.fast_1_total", get_num(sn, "fast_1_total"), n_b);
-    const cJSON *corr = get(run, "correctness");
-    if (!same_figure(get_num(corr, "passed"), passed))
-        return fig_mismatch(msg, msglen, "correctness.passed", get_num(corr, "passed"), passed);
-    const char *status = get_str(run, "status");
-    const char *want = passed == n && get_num(corr, "total") == n ? "passed" : "failed";
+    if (!same_figure(rg_json_num(sn, "sol_score"), sol))
+        return fig_mismatch(msg, msglen, "sourceNative.sol_score", rg_json_num(sn, "sol_score"), sol);
+    if (!same_figure(rg_json_num(sn, "avg_speedup"), asp))
+        return fig_mismatch(msg, msglen, "sourceNative.avg_speedup", rg_json_num(sn, "avg_speedup"), asp);
+    if (!same_figure(rg_json_num(sn, "fast_1_count"), fast))
+        return fig_mismatch(msg, msglen, "sourceNative.fast_1_count", rg_json_num(sn, "fast_1_count"), fast);
+    if (!same_figure(rg_json_num(sn, "fast_1_total"), n_b))
+        return fig_mismatch(msg, msglen, "sourceNative.fast_1_total", rg_json_num(sn, "fast_1_total"), n_b);
+    const cJSON *corr = rg_json_get(run, "correctness");
+    if (!same_figure(rg_json_num(corr, "passed"), passed))
+        return fig_mismatch(msg, msglen, "correctness.passed", rg_json_num(corr, "passed"), passed);
+    const char *status = rg_json_str(run, "status");
+    const char *want = passed == n && rg_json_num(corr, "total") == n ? "passed" : "failed";
     if (!status || strcmp(status, want)) {
         snprintf(msg, msglen, "BenchmarkRun status \"%s\" does not follow from correctness (%d of %d passed)",
                  status ? status : "(none)", passed, n);
@@ -656,9 +647,9 @@ int rg_manifest_verify(const cJSON *m, char *msg, size_t msglen)
         snprintf(msg, msglen, "not a JSON object");
         return 2;
     }
-    const char *av = get_str(m, "apiVersion"), *kind = get_str(m, "kind");
+    const char *av = rg_json_str(m, "apiVersion"), *kind = rg_json_str(m, "kind");
     if (!av || strcmp(av, RG_API_VERSION) || !kind || strcmp(kind, RG_MANIFEST_KIND) ||
-        !cJSON_IsArray(get(m, "items"))) {
+        !cJSON_IsArray(rg_json_get(m, "items"))) {
         snprintf(msg, msglen, "not a %s manifest (apiVersion %s, kind %s, items)", RG_API_VERSION, RG_API_VERSION,
                  RG_MANIFEST_KIND);
         return 2;
@@ -668,19 +659,19 @@ int rg_manifest_verify(const cJSON *m, char *msg, size_t msglen)
     for (int k = 0; k < 3; k++) {
         int count = 0;
         const cJSON *item = NULL;
-        for (const cJSON *it = get(m, "items")->child; it; it = it->next) {
-            const char *ik = get_str(it, "kind");
+        for (const cJSON *it = rg_json_get(m, "items")->child; it; it = it->next) {
+            const char *ik = rg_json_str(it, "kind");
             if (ik && !strcmp(ik, kinds[k])) item = it, count++;
         }
         if (count != 1) {
             snprintf(msg, msglen, "%s %s item", count ? "more than one" : "no", kinds[k]);
             return 2;
         }
-        const char *iav = get_str(item, "apiVersion");
-        const cJSON *md = get(item, "metadata");
-        spec[k] = get(item, "spec");
+        const char *iav = rg_json_str(item, "apiVersion");
+        const cJSON *md = rg_json_get(item, "metadata");
+        spec[k] = rg_json_get(item, "spec");
         if (!iav || strcmp(iav, RG_API_VERSION) || !cJSON_IsObject(md) || !cJSON_IsObject(spec[k]) ||
-            !get_str(md, "digest")) {
+            !rg_json_str(md, "digest")) {
             snprintf(msg, msglen, "%s item lacks apiVersion %s, metadata.digest or spec", kinds[k], RG_API_VERSION);
             return 2;
         }
@@ -688,7 +679,7 @@ int rg_manifest_verify(const cJSON *m, char *msg, size_t msglen)
             snprintf(msg, msglen, "%s spec: %s", kinds[k], err);
             return 2;
         }
-        const char *rec = get_str(md, "digest");
+        const char *rec = rg_json_str(md, "digest");
         if (strcmp(rec, computed[k])) {
             snprintf(msg, msglen, "%s spec digest mismatch: recorded %.80s, computed %s", kinds[k], rec, computed[k]);
             return 1;
@@ -701,7 +692,7 @@ int rg_manifest_verify(const cJSON *m, char *msg, size_t msglen)
         const char *value;
     } refs[2] = {{"protocolDigest", computed[1]}, {"environmentDigest", computed[2]}};
     for (int k = 0; k < 2; k++) {
-        const char *rec = get_str(run, refs[k].field);
+        const char *rec = rg_json_str(run, refs[k].field);
         if (!rec) {
             snprintf(msg, msglen, "BenchmarkRun spec has no %s", refs[k].field);
             return 2;
@@ -713,9 +704,9 @@ int rg_manifest_verify(const cJSON *m, char *msg, size_t msglen)
         }
     }
     char d_work[RG_DIGEST_LEN], d_key[RG_DIGEST_LEN];
-    const cJSON *wspec = get(run, "workload");
-    const char *rec_w = get_str(run, "workloadDigest"), *rec_k = get_str(run, "comparisonKey");
-    const char *def = get_str(run, "definition"), *dev = env_device(spec[2]);
+    const cJSON *wspec = rg_json_get(run, "workload");
+    const char *rec_w = rg_json_str(run, "workloadDigest"), *rec_k = rg_json_str(run, "comparisonKey");
+    const char *def = rg_json_str(run, "definition"), *dev = env_device(spec[2]);
     if (!cJSON_IsObject(wspec) || !rec_w || !rec_k || !def || !dev) {
         snprintf(msg, msglen, "BenchmarkRun spec lacks workload, workloadDigest, comparisonKey or definition, "
                               "or the environment names no device");
@@ -737,7 +728,7 @@ int rg_manifest_verify(const cJSON *m, char *msg, size_t msglen)
         snprintf(msg, msglen, "BenchmarkRun comparisonKey mismatch: recorded %.80s, computed %s", rec_k, d_key);
         return 1;
     }
-    if (!rg_digest_valid(get_str(run, "implementationDigest"))) {
+    if (!rg_digest_valid(rg_json_str(run, "implementationDigest"))) {
         snprintf(msg, msglen, "BenchmarkRun implementationDigest is not a sha256 digest");
         return 1;
     }
@@ -763,13 +754,13 @@ int rg_protocol_from_manifest(const cJSON *m, rg_recorded_protocol *p, char *err
         snprintf(err, errlen, "manifest lacks a BenchmarkRun, BenchmarkProtocol or ExecutionEnvironment");
         return 2;
     }
-    const char *dir = get_str(get(run, "suite"), "dir");
-    const char *backend = get_str(get(run, "implementation"), "backend");
-    const char *inputs = get_str(proto, "inputs");
-    double kernel = get_num(get(run, "implementation"), "kernel");
-    double warm = get_num(proto, "warmup"), iters = get_num(proto, "iterations");
-    const cJSON *seed = get(proto, "seed");
-    const cJSON *wl = get(get(run, "workload"), "workloads");
+    const char *dir = rg_json_str(rg_json_get(run, "suite"), "dir");
+    const char *backend = rg_json_str(rg_json_get(run, "implementation"), "backend");
+    const char *inputs = rg_json_str(proto, "inputs");
+    double kernel = rg_json_num(rg_json_get(run, "implementation"), "kernel");
+    double warm = rg_json_num(proto, "warmup"), iters = rg_json_num(proto, "iterations");
+    const cJSON *seed = rg_json_get(proto, "seed");
+    const cJSON *wl = rg_json_get(rg_json_get(run, "workload"), "workloads");
     if (!dir || !backend || !inputs || isnan(kernel) || isnan(warm) || isnan(iters) || !seed || !cJSON_IsArray(wl)) {
         snprintf(err, errlen, "manifest lacks the suite dir, backend, kernel, warmup, iterations, seed, inputs or "
                               "workloads needed to run it again");
@@ -796,7 +787,7 @@ int rg_protocol_from_manifest(const cJSON *m, rg_recorded_protocol *p, char *err
         snprintf(err, errlen, "manifest: unknown inputs \"%s\"", inputs);
         return 2;
     }
-    double th = get_num(get(env, "cpu"), "threads");
+    double th = rg_json_num(rg_json_get(env, "cpu"), "threads");
     p->opts.threads = !strcmp(backend, "cpu") && th > 0 && th <= 1e6 ? (int)th : 0;
     p->opts.timed = 1;
     int n = cJSON_GetArraySize(wl);
@@ -805,7 +796,7 @@ int rg_protocol_from_manifest(const cJSON *m, rg_recorded_protocol *p, char *err
         snprintf(err, errlen, "out of memory");
         return 2;
     }
-    for (const cJSON *w = wl->child; w; w = w->next) p->indices[p->n_indices++] = get_int(w, "index");
+    for (const cJSON *w = wl->child; w; w = w->next) p->indices[p->n_indices++] = rg_json_int(w, "index");
     return 0;
 }
 

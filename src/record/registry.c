@@ -3,14 +3,16 @@
  *
  * It must never lose or corrupt a run, with several `bench --record`
  * processes writing at once:
- *   - WAL journal: readers never block the writer, a crash mid-write leaves
- *     the last committed state;
+ *   - WAL journal: readers and the writer never block each other (a reader
+ *     sees the last commit), a crash mid-write leaves the last committed
+ *     state; opening reads the schema version without the write lock, which
+ *     only a migration takes, so `runs list` works during a `bench --record`;
  *   - busy_timeout 10 s: a second writer waits for the first instead of
  *     failing with SQLITE_BUSY;
  *   - every write is one BEGIN IMMEDIATE transaction: the write lock is taken
  *     up front, so two writers cannot both read and then deadlock upgrading;
  *   - the schema is versioned (PRAGMA user_version) and marked as ours
- *     (PRAGMA application_id); migrations run in order, each in its own
+ *     (PRAGMA application_id); migrations run in order, all in one
  *     transaction, so an old file is brought forward step by step and a file
  *     from a newer ropegrad, a foreign database or a corrupt file is refused.
  *
@@ -29,6 +31,7 @@
 #include <sqlite3.h>
 
 #include "record.h"
+#include "rg_util.h"
 
 /* "RGRD": marks a SQLite file as a ropegrad registry. */
 #define RG_APPLICATION_ID 0x52475244
@@ -157,44 +160,73 @@ static int count_tables(rg_registry *g, int *all, int *ours, char *err, size_t e
     return 0;
 }
 
-/* Brings the schema to RG_SCHEMA_VERSION, or refuses a file that is not
- * ours. Runs inside BEGIN IMMEDIATE so two processes creating one new file
- * at once cannot both migrate it: the second sees the first's result. */
+/* What a file's schema, as read, asks of an opener. */
+enum { SCHEMA_CURRENT, SCHEMA_MIGRATE, SCHEMA_REFUSED };
+
+typedef struct schema {
+    int app, ver;   /* PRAGMA application_id, user_version */
+    int all, ours;  /* tables in the file; how many of them are ours */
+} schema;
+
+static int read_schema(rg_registry *g, schema *s, char *err, size_t errlen)
+{
+    if (pragma_int(g, "PRAGMA application_id", &s->app, err, errlen) ||
+        pragma_int(g, "PRAGMA user_version", &s->ver, err, errlen) || count_tables(g, &s->all, &s->ours, err, errlen))
+        return 2;
+    return 0;
+}
+
+/* Current, to be migrated (a new empty file, or an older schema of ours), or
+ * refused with a reason in err: empty when create is off, a foreign
+ * database, a newer schema, our current schema with tables missing. */
+static int judge_schema(rg_registry *g, const schema *s, int create, char *err, size_t errlen)
+{
+    if (s->app == 0 && s->ver == 0 && s->all == 0) {
+        if (create) return SCHEMA_MIGRATE;
+        snprintf(err, errlen, "%s: an empty registry (no runs recorded yet)", g->path);
+        return SCHEMA_REFUSED;
+    }
+    if (s->app != RG_APPLICATION_ID) {
+        snprintf(err, errlen, "%s: not a ropegrad registry (a foreign SQLite database, application_id %d)", g->path,
+                 s->app);
+        return SCHEMA_REFUSED;
+    }
+    if (s->ver > RG_SCHEMA_VERSION) {
+        snprintf(err, errlen, "%s: registry schema version %d is newer than this ropegrad's (%d): upgrade ropegrad",
+                 g->path, s->ver, RG_SCHEMA_VERSION);
+        return SCHEMA_REFUSED;
+    }
+    if (s->ver < RG_SCHEMA_VERSION) return SCHEMA_MIGRATE;
+    if (s->ours != (int)(sizeof our_tables / sizeof our_tables[0])) {
+        snprintf(err, errlen, "%s: a damaged ropegrad registry (tables missing)", g->path);
+        return SCHEMA_REFUSED;
+    }
+    return SCHEMA_CURRENT;
+}
+
+/* Brings the schema to RG_SCHEMA_VERSION. Runs inside BEGIN IMMEDIATE so two
+ * processes creating one new file at once cannot both migrate it: the
+ * schema is read again under the lock, and the second opener finds the
+ * first one's result (current: nothing left to do). */
 static int migrate(rg_registry *g, int create, char *err, size_t errlen)
 {
-    int app, ver, all, ours;
+    schema s;
     if (exec(g, "BEGIN IMMEDIATE", err, errlen, "cannot lock it")) return 2;
-    if (pragma_int(g, "PRAGMA application_id", &app, err, errlen) ||
-        pragma_int(g, "PRAGMA user_version", &ver, err, errlen) || count_tables(g, &all, &ours, err, errlen))
-        goto rollback;
-    if (app == 0 && ver == 0 && all == 0) {
-        if (!create) {
-            snprintf(err, errlen, "%s: an empty registry (no runs recorded yet)", g->path);
-            goto rollback;
-        }
-    } else if (app != RG_APPLICATION_ID) {
-        snprintf(err, errlen, "%s: not a ropegrad registry (a foreign SQLite database, application_id %d)", g->path,
-                 app);
-        goto rollback;
-    } else if (ver > RG_SCHEMA_VERSION) {
-        snprintf(err, errlen, "%s: registry schema version %d is newer than this ropegrad's (%d): upgrade ropegrad",
-                 g->path, ver, RG_SCHEMA_VERSION);
-        goto rollback;
-    } else if (ver == RG_SCHEMA_VERSION && ours != (int)(sizeof our_tables / sizeof our_tables[0])) {
-        snprintf(err, errlen, "%s: a damaged ropegrad registry (tables missing)", g->path);
-        goto rollback;
+    if (read_schema(g, &s, err, errlen)) goto rollback;
+    switch (judge_schema(g, &s, create, err, errlen)) {
+    case SCHEMA_CURRENT: return exec(g, "COMMIT", err, errlen, "cannot commit the schema");
+    case SCHEMA_REFUSED: goto rollback;
+    default: break;
     }
-    for (int v = ver; v < RG_SCHEMA_VERSION; v++) {
+    for (int v = s.ver; v < RG_SCHEMA_VERSION; v++) {
         char sql[96];
         if (exec(g, migrations[v], err, errlen, "schema migration failed")) goto rollback;
         snprintf(sql, sizeof sql, "PRAGMA user_version = %d", v + 1);
         if (exec(g, sql, err, errlen, "schema migration failed")) goto rollback;
     }
-    if (ver < RG_SCHEMA_VERSION) {
-        char sql[96];
-        snprintf(sql, sizeof sql, "PRAGMA application_id = %d", RG_APPLICATION_ID);
-        if (exec(g, sql, err, errlen, "schema migration failed")) goto rollback;
-    }
+    char sql[96];
+    snprintf(sql, sizeof sql, "PRAGMA application_id = %d", RG_APPLICATION_ID);
+    if (exec(g, sql, err, errlen, "schema migration failed")) goto rollback;
     return exec(g, "COMMIT", err, errlen, "cannot commit the schema");
 rollback:
     sqlite3_exec(g->db, "ROLLBACK", NULL, NULL, NULL);
@@ -235,40 +267,39 @@ int rg_registry_open(const char *path, int create, rg_registry **out, char *err,
     }
     sqlite3_busy_timeout(g->db, 10000);
     sqlite3_extended_result_codes(g->db, 0);
-    int app, ver, all, ours;
-    if (readonly) {
-        /* No migration possible: the file must already be a current registry. */
-        if (pragma_int(g, "PRAGMA application_id", &app, err, errlen) ||
-            pragma_int(g, "PRAGMA user_version", &ver, err, errlen) || count_tables(g, &all, &ours, err, errlen)) {
+    /* The schema check is a plain read, without the write lock: under WAL it
+     * never waits for a writer, so `runs list` works while a `bench --record`
+     * is storing. Only a migration locks (see migrate()). A new file has no
+     * schema to read yet. */
+    int verdict = SCHEMA_MIGRATE;
+    if (exists) {
+        schema s;
+        if (read_schema(g, &s, err, errlen)) {
             rg_registry_close(g);
             return 2;
         }
-        if (app != RG_APPLICATION_ID || ver != RG_SCHEMA_VERSION ||
-            ours != (int)(sizeof our_tables / sizeof our_tables[0])) {
+        verdict = judge_schema(g, &s, create, err, errlen);
+        if (readonly && verdict != SCHEMA_CURRENT) {
+            /* No migration possible: the file must already be a current registry. */
             snprintf(err, errlen, "%s: not a ropegrad registry of schema version %d (read-only, cannot migrate)",
                      path, RG_SCHEMA_VERSION);
+            verdict = SCHEMA_REFUSED;
+        }
+        /* Refused before anything below changes the file: switching a
+         * foreign database to WAL would rewrite its header (found by
+         * test_registry_hostile). */
+        if (verdict == SCHEMA_REFUSED) {
             rg_registry_close(g);
             return 2;
         }
-        *out = g;
-        return 0;
-    }
-    /* Refuse a foreign database before anything below changes it: switching
-     * it to WAL would rewrite its header (found by test_registry_hostile). */
-    if (exists) {
-        if (pragma_int(g, "PRAGMA application_id", &app, err, errlen) || count_tables(g, &all, &ours, err, errlen)) {
-            rg_registry_close(g);
-            return 2;
-        }
-        if (app != RG_APPLICATION_ID && (app != 0 || all != 0)) {
-            snprintf(err, errlen, "%s: not a ropegrad registry (a foreign SQLite database, application_id %d)", path,
-                     app);
-            rg_registry_close(g);
-            return 2;
+        if (readonly) {
+            *out = g;
+            return 0;
         }
     }
     /* WAL is a property of the file; switching needs a moment alone with it,
-     * so a racing opener may see SQLITE_BUSY: the busy handler covers it. */
+     * so a racing opener may see SQLITE_BUSY: the busy handler covers it.
+     * On a file already in WAL it changes nothing and takes no lock. */
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(g->db, "PRAGMA journal_mode=WAL", -1, &st, NULL) != SQLITE_OK ||
         sqlite3_step(st) != SQLITE_ROW) {
@@ -279,7 +310,7 @@ int rg_registry_open(const char *path, int create, rg_registry **out, char *err,
     }
     sqlite3_finalize(st);
     if (exec(g, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON", err, errlen, "cannot configure it") ||
-        migrate(g, create, err, errlen)) {
+        (verdict == SCHEMA_MIGRATE && migrate(g, create, err, errlen))) {
         rg_registry_close(g);
         return 2;
     }
@@ -295,25 +326,6 @@ void rg_registry_close(rg_registry *g)
 }
 
 /* ---- storing ------------------------------------------------------------------------- */
-
-static const cJSON *get(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
-static double get_num(const cJSON *o, const char *k)
-{
-    const cJSON *v = get(o, k);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-static const char *get_str(const cJSON *o, const char *k)
-{
-    const cJSON *v = get(o, k);
-    return cJSON_IsString(v) && v->valuestring ? v->valuestring : "";
-}
-/* An integer field, -1 when absent, not a number or out of range: casting a
- * NaN or a huge double to int is undefined behaviour (found by fuzzing). */
-static int get_int(const cJSON *o, const char *k)
-{
-    double v = get_num(o, k);
-    return isfinite(v) && v >= -1e9 && v <= 1e9 ? (int)v : -1;
-}
 
 static void bind_num(sqlite3_stmt *st, int i, double v)
 {
@@ -337,10 +349,12 @@ int rg_registry_store(rg_registry *g, const cJSON *manifest, const char *evidenc
         snprintf(err, errlen, "registry: not a manifest (no BenchmarkRun or ExecutionEnvironment)");
         return 2;
     }
-    const char *run_digest = get_str(get(run_item, "metadata"), "digest");
-    const cJSON *impl = get(run, "implementation"), *tm = get(run, "timing"), *sn = get(run, "sourceNative");
-    const cJSON *gpu = get(env, "gpu");
-    const char *device = cJSON_IsObject(gpu) ? get_str(gpu, "product") : get_str(get(env, "cpu"), "model");
+    const char *run_digest = rg_json_str_or_empty(rg_json_get(run_item, "metadata"), "digest");
+    const cJSON *impl = rg_json_get(run, "implementation"), *tm = rg_json_get(run, "timing");
+    const cJSON *sn = rg_json_get(run, "sourceNative");
+    const cJSON *gpu = rg_json_get(env, "gpu");
+    const char *device = cJSON_IsObject(gpu) ? rg_json_str_or_empty(gpu, "product")
+                                             : rg_json_str_or_empty(rg_json_get(env, "cpu"), "model");
     char *text = rg_json_print(manifest, 0, err, errlen);
     if (!text) return 2;
     char now[32];
@@ -370,26 +384,26 @@ int rg_registry_store(rg_registry *g, const cJSON *manifest, const char *evidenc
                            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                            -1, &st, NULL) != SQLITE_OK)
         goto dberr;
-    const cJSON *corr = get(run, "correctness"), *ss = get(tm, "suite");
+    const cJSON *corr = rg_json_get(run, "correctness"), *ss = rg_json_get(tm, "suite");
     sqlite3_bind_text(st, 1, now, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, get_str(run, "observedAt"), -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, rg_json_str_or_empty(run, "observedAt"), -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, evidence, -1, SQLITE_STATIC);
     if (replicates_of > 0) sqlite3_bind_int64(st, 4, replicates_of);
     else sqlite3_bind_null(st, 4);
-    sqlite3_bind_text(st, 5, get_str(run, "definition"), -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 6, get_str(run, "comparisonKey"), -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 7, get_str(run, "implementationDigest"), -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, rg_json_str_or_empty(run, "definition"), -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 6, rg_json_str_or_empty(run, "comparisonKey"), -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 7, rg_json_str_or_empty(run, "implementationDigest"), -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 8, run_digest, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 9, device, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 10, get_str(impl, "backend"), -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 11, get_int(impl, "kernel"));
-    sqlite3_bind_text(st, 12, get_str(impl, "kernelName"), -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 13, get_str(run, "status"), -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 14, get_int(corr, "passed"));
-    sqlite3_bind_int(st, 15, get_int(corr, "total"));
-    bind_num(st, 16, get_num(ss, "mean_of_medians"));
-    bind_num(st, 17, get_num(ss, "geomean_of_medians"));
-    bind_num(st, 18, get_num(sn, "sol_score"));
+    sqlite3_bind_text(st, 10, rg_json_str_or_empty(impl, "backend"), -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 11, rg_json_int(impl, "kernel"));
+    sqlite3_bind_text(st, 12, rg_json_str_or_empty(impl, "kernelName"), -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 13, rg_json_str_or_empty(run, "status"), -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 14, rg_json_int(corr, "passed"));
+    sqlite3_bind_int(st, 15, rg_json_int(corr, "total"));
+    bind_num(st, 16, rg_json_num(ss, "mean_of_medians"));
+    bind_num(st, 17, rg_json_num(ss, "geomean_of_medians"));
+    bind_num(st, 18, rg_json_num(sn, "sol_score"));
     sqlite3_bind_text(st, 19, text, -1, SQLITE_STATIC);
     if (sqlite3_step(st) != SQLITE_DONE) goto dberr;
     sqlite3_finalize(st);
@@ -401,24 +415,25 @@ int rg_registry_store(rg_registry *g, const cJSON *manifest, const char *evidenc
                            "stddev_ns, bytes, t_sol_ns, t_b_ns, sol_score, pass) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                            -1, &st, NULL) != SQLITE_OK)
         goto dberr;
-    const cJSON *tw = get(tm, "workloads"), *per = get(sn, "perWorkload"), *cw = get(corr, "workloads");
+    const cJSON *tw = rg_json_get(tm, "workloads"), *per = rg_json_get(sn, "perWorkload");
+    const cJSON *cw = rg_json_get(corr, "workloads");
     const cJSON *p = cJSON_IsArray(per) ? per->child : NULL, *c = cJSON_IsArray(cw) ? cw->child : NULL;
     for (const cJSON *t = cJSON_IsArray(tw) ? tw->child : NULL; t; t = t->next) {
         sqlite3_reset(st);
         sqlite3_clear_bindings(st);
         sqlite3_bind_int64(st, 1, rid);
-        sqlite3_bind_int(st, 2, get_int(t, "index"));
-        sqlite3_bind_text(st, 3, get_str(t, "uuid"), -1, SQLITE_STATIC);
-        bind_num(st, 4, get_num(t, "median"));
-        bind_num(st, 5, get_num(t, "min"));
-        bind_num(st, 6, get_num(t, "max"));
-        bind_num(st, 7, get_num(t, "mean"));
-        bind_num(st, 8, get_num(t, "stddev"));
-        bind_num(st, 9, get_num(t, "bytes"));
-        bind_num(st, 10, p ? get_num(p, "t_sol_ns") : NAN);
-        bind_num(st, 11, p ? get_num(p, "t_b_ns") : NAN);
-        bind_num(st, 12, p ? get_num(p, "sol_score") : NAN);
-        sqlite3_bind_int(st, 13, c ? cJSON_IsTrue(get(c, "pass")) : 0);
+        sqlite3_bind_int(st, 2, rg_json_int(t, "index"));
+        sqlite3_bind_text(st, 3, rg_json_str_or_empty(t, "uuid"), -1, SQLITE_STATIC);
+        bind_num(st, 4, rg_json_num(t, "median"));
+        bind_num(st, 5, rg_json_num(t, "min"));
+        bind_num(st, 6, rg_json_num(t, "max"));
+        bind_num(st, 7, rg_json_num(t, "mean"));
+        bind_num(st, 8, rg_json_num(t, "stddev"));
+        bind_num(st, 9, rg_json_num(t, "bytes"));
+        bind_num(st, 10, p ? rg_json_num(p, "t_sol_ns") : NAN);
+        bind_num(st, 11, p ? rg_json_num(p, "t_b_ns") : NAN);
+        bind_num(st, 12, p ? rg_json_num(p, "sol_score") : NAN);
+        sqlite3_bind_int(st, 13, c ? cJSON_IsTrue(rg_json_get(c, "pass")) : 0);
         if (sqlite3_step(st) != SQLITE_DONE) goto dberr;
         if (p) p = p->next;
         if (c) c = c->next;

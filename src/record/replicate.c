@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "record.h"
+#include "rg_util.h"
 
 int rg_within_spread(double replica_median, double orig_median, double orig_min, double orig_max,
                      double orig_stddev)
@@ -27,19 +28,13 @@ int rg_within_spread(double replica_median, double orig_median, double orig_min,
     return d <= 0.05 * orig_median;
 }
 
-static const cJSON *get(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
-static double get_num(const cJSON *o, const char *k)
-{
-    const cJSON *v = get(o, k);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
 /* The original's baseline times, so the replica's SOL figures use the same
  * T_b even though the baseline file itself is not kept. */
 static int baseline_from_original(const cJSON *run, rg_baseline *b)
 {
-    const cJSON *sn = get(run, "sourceNative"), *src = get(sn, "source"), *per = get(sn, "perWorkload");
-    const cJSON *kind = get(src, "baseline");
+    const cJSON *sn = rg_json_get(run, "sourceNative"), *src = rg_json_get(sn, "source");
+    const cJSON *per = rg_json_get(sn, "perWorkload");
+    const cJSON *kind = rg_json_get(src, "baseline");
     if (!cJSON_IsString(kind) || strcmp(kind->valuestring, "file") || !cJSON_IsArray(per)) return 0;
     memset(b, 0, sizeof *b);
     int n = cJSON_GetArraySize(per);
@@ -50,14 +45,14 @@ static int baseline_from_original(const cJSON *run, rg_baseline *b)
         return 0;
     }
     for (const cJSON *p = per->child; p; p = p->next) {
-        double t = get_num(p, "t_b_ns"), i = get_num(p, "index");
+        double t = rg_json_num(p, "t_b_ns"), i = rg_json_num(p, "index");
         if (isfinite(t) && isfinite(i)) {
             b->index[b->n] = (int)i;
             b->time_ns[b->n++] = t;
         }
     }
-    const cJSON *bf = get(src, "baselineFile");
-    const cJSON *name = get(bf, "name"), *file = get(bf, "file"), *dg = get(bf, "digest");
+    const cJSON *bf = rg_json_get(src, "baselineFile");
+    const cJSON *name = rg_json_get(bf, "name"), *file = rg_json_get(bf, "file"), *dg = rg_json_get(bf, "digest");
     snprintf(b->name, sizeof b->name, "%s", cJSON_IsString(name) ? name->valuestring : "original's baseline");
     snprintf(b->file, sizeof b->file, "%s", cJSON_IsString(file) ? file->valuestring : "");
     snprintf(b->format, sizeof b->format, "from-original-record");
@@ -111,7 +106,7 @@ int rg_record_replicate(rg_registry *g, int64_t id, int verbose, FILE *out, int6
     if (rc) goto done;
 
     /* Per workload: the replica's median against the original's spread. */
-    const cJSON *ow = get(get(orun, "timing"), "workloads");
+    const cJSON *ow = rg_json_get(rg_json_get(orun, "timing"), "workloads");
     int within = 0, total = 0;
     fprintf(out, "replication of run #%lld as run #%lld (%s, %s, %d iterations)\n", (long long)id,
             (long long)*replica_id, res.backend, res.device, res.iterations);
@@ -121,13 +116,14 @@ int rg_record_replicate(rg_registry *g, int64_t id, int verbose, FILE *out, int6
         const rg_workload_result *w = &res.workloads[i];
         const cJSON *o = NULL;
         for (const cJSON *x = cJSON_IsArray(ow) ? ow->child : NULL; x; x = x->next)
-            if (get_num(x, "index") == w->index) o = x;
+            if (rg_json_num(x, "index") == w->index) o = x;
         total++;
         if (!o) {
             fprintf(out, "  %4d  (not in the original)\n", w->index);
             continue;
         }
-        double med = get_num(o, "median"), lo = get_num(o, "min"), hi = get_num(o, "max"), sd = get_num(o, "stddev");
+        double med = rg_json_num(o, "median"), lo = rg_json_num(o, "min"), hi = rg_json_num(o, "max");
+        double sd = rg_json_num(o, "stddev");
         int ok = rg_within_spread(w->time_ns.median, med, lo, hi, sd) && w->check.pass;
         within += ok;
         char range[64];
@@ -148,7 +144,7 @@ int rg_record_replicate(rg_registry *g, int64_t id, int verbose, FILE *out, int6
     rg_run_row now;
     const char *level = rg_registry_get(g, id, &now, NULL, msg, sizeof msg) ? "?" : now.evidence;
     const cJSON *rspec = rg_manifest_spec(m, "BenchmarkRun");
-    const char *rkey = cJSON_GetStringValue(get(rspec, "comparisonKey"));
+    const char *rkey = cJSON_GetStringValue(rg_json_get(rspec, "comparisonKey"));
     if (upgraded)
         fprintf(out, "; run #%lld is now 'replicated'\n", (long long)id);
     else if (agreed && (strcmp(orow.implementation_digest, rg_implementation_digest()) || !rkey ||

@@ -15,110 +15,45 @@
  *                    figure for a known GPU, else the best this run reached.
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "record.h"
-
-typedef struct hbuf {
-    char *p;
-    size_t n, cap;
-    int oom;
-} hbuf;
-
-static void hb_put(hbuf *b, const char *s, size_t n)
-{
-    if (b->oom) return;
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 16384;
-        while (cap < b->n + n + 1) cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->oom = 1;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = 0;
-}
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void hb_printf(hbuf *b, const char *fmt, ...)
-{
-    char small[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(small, sizeof small, fmt, ap);
-    va_end(ap);
-    if (n < 0) return;
-    if ((size_t)n < sizeof small) {
-        hb_put(b, small, (size_t)n);
-        return;
-    }
-    char *big = malloc((size_t)n + 1);
-    if (!big) {
-        b->oom = 1;
-        return;
-    }
-    va_start(ap, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    hb_put(b, big, (size_t)n);
-    free(big);
-}
+#include "rg_util.h"
 
 /* Text into HTML (element content and attribute values alike). */
-static void hb_esc(hbuf *b, const char *s)
+static void html_esc(rg_buf *b, const char *s)
 {
     for (; s && *s; s++) {
         switch (*s) {
-        case '&': hb_put(b, "&amp;", 5); break;
-        case '<': hb_put(b, "&lt;", 4); break;
-        case '>': hb_put(b, "&gt;", 4); break;
-        case '"': hb_put(b, "&quot;", 6); break;
-        case '\'': hb_put(b, "&#39;", 5); break;
-        default: hb_put(b, s, 1);
+        case '&': rg_buf_put(b, "&amp;", 5); break;
+        case '<': rg_buf_put(b, "&lt;", 4); break;
+        case '>': rg_buf_put(b, "&gt;", 4); break;
+        case '"': rg_buf_put(b, "&quot;", 6); break;
+        case '\'': rg_buf_put(b, "&#39;", 5); break;
+        default: rg_buf_put(b, s, 1);
         }
     }
 }
 
-static const cJSON *get(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
-static double get_num(const cJSON *o, const char *k)
+static void row_kv(rg_buf *b, const char *k, const char *v)
 {
-    const cJSON *v = get(o, k);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-/* An integer field, -1 when absent, not a number or out of range (casting a
- * NaN or a huge double to int is undefined behaviour). */
-static int get_int(const cJSON *o, const char *k)
-{
-    double v = get_num(o, k);
-    return isfinite(v) && v >= -1e9 && v <= 1e9 ? (int)v : -1;
-}
-static const char *get_str(const cJSON *o, const char *k)
-{
-    const cJSON *v = get(o, k);
-    return cJSON_IsString(v) && v->valuestring ? v->valuestring : "";
+    rg_buf_put(b, "<tr><th>", 8);
+    html_esc(b, k);
+    rg_buf_put(b, "</th><td>", 9);
+    html_esc(b, v);
+    rg_buf_put(b, "</td></tr>\n", 11);
 }
 
-static void row_kv(hbuf *b, const char *k, const char *v)
+/* A row for the string member o.key ("" when absent). */
+static void row_str(rg_buf *b, const char *label, const cJSON *o, const char *key)
 {
-    hb_put(b, "<tr><th>", 8);
-    hb_esc(b, k);
-    hb_put(b, "</th><td>", 9);
-    hb_esc(b, v);
-    hb_put(b, "</td></tr>\n", 11);
+    row_kv(b, label, rg_json_str_or_empty(o, key));
 }
 
 /* An integer-valued figure, "-" when unknown. */
-static void row_kv_num(hbuf *b, const char *k, double v)
+static void row_kv_num(rg_buf *b, const char *k, double v)
 {
     char s[64];
     if (isfinite(v)) snprintf(s, sizeof s, "%.0f", v);
@@ -126,15 +61,15 @@ static void row_kv_num(hbuf *b, const char *k, double v)
     row_kv(b, k, s);
 }
 
-static void card(hbuf *b, const char *label, const char *value, const char *sub)
+static void card(rg_buf *b, const char *label, const char *value, const char *sub)
 {
-    hb_printf(b, "<div class=\"card\"><div class=\"label\">");
-    hb_esc(b, label);
-    hb_printf(b, "</div><div class=\"value\">");
-    hb_esc(b, value);
-    hb_printf(b, "</div><div class=\"sub\">");
-    hb_esc(b, sub);
-    hb_printf(b, "</div></div>\n");
+    rg_buf_printf(b, "<div class=\"card\"><div class=\"label\">");
+    html_esc(b, label);
+    rg_buf_printf(b, "</div><div class=\"value\">");
+    html_esc(b, value);
+    rg_buf_printf(b, "</div><div class=\"sub\">");
+    html_esc(b, sub);
+    rg_buf_printf(b, "</div></div>\n");
 }
 
 typedef struct wl {
@@ -156,7 +91,7 @@ static void fmt_time(char *s, size_t n, double ns)
     else snprintf(s, n, "%.3g ns", ns);
 }
 
-static void chart_latency(hbuf *b, const wl *w, size_t n)
+static void chart_latency(rg_buf *b, const wl *w, size_t n)
 {
     double lo = INFINITY, hi = 0;
     for (size_t i = 0; i < n; i++) {
@@ -170,48 +105,48 @@ static void chart_latency(hbuf *b, const wl *w, size_t n)
     const double x0 = 70, pw = 620, bar = 7, gap = 10;
     double group = 3 * bar + gap;
     double height = 40 + n * group + 30;
-    hb_printf(b,
-              "<svg id=\"chart-latency\" class=\"chart\" role=\"img\" viewBox=\"0 0 720 %.0f\" width=\"720\" "
-              "height=\"%.0f\"><title>Per-workload latency against T_SOL and the baseline (log scale)</title>\n",
-              height, height);
+    rg_buf_printf(b,
+                  "<svg id=\"chart-latency\" class=\"chart\" role=\"img\" viewBox=\"0 0 720 %.0f\" width=\"720\" "
+                  "height=\"%.0f\"><title>Per-workload latency against T_SOL and the baseline (log scale)</title>\n",
+                  height, height);
     /* decade grid */
     for (double d = lo; d <= hi * 1.0001; d *= 10) {
         double x = logx(d, lo, hi, x0, pw);
         char lab[32];
         fmt_time(lab, sizeof lab, d);
-        hb_printf(b, "<line x1=\"%.1f\" y1=\"30\" x2=\"%.1f\" y2=\"%.0f\" class=\"grid\"/>", x, x, height - 25);
-        hb_printf(b, "<text x=\"%.1f\" y=\"%.0f\" class=\"axis\" text-anchor=\"middle\">%s</text>\n", x, height - 10,
-                  lab);
+        rg_buf_printf(b, "<line x1=\"%.1f\" y1=\"30\" x2=\"%.1f\" y2=\"%.0f\" class=\"grid\"/>", x, x, height - 25);
+        rg_buf_printf(b, "<text x=\"%.1f\" y=\"%.0f\" class=\"axis\" text-anchor=\"middle\">%s</text>\n", x, height - 10,
+                      lab);
     }
-    hb_printf(b, "<rect x=\"80\" y=\"6\" width=\"10\" height=\"8\" class=\"k\"/><text x=\"94\" y=\"14\" "
-                 "class=\"axis\">kernel median (whisker: min-max)</text>"
-                 "<rect x=\"300\" y=\"6\" width=\"10\" height=\"8\" class=\"sol\"/><text x=\"314\" y=\"14\" "
-                 "class=\"axis\">T_SOL</text>"
-                 "<rect x=\"370\" y=\"6\" width=\"10\" height=\"8\" class=\"base\"/><text x=\"384\" y=\"14\" "
-                 "class=\"axis\">baseline T_b</text>\n");
+    rg_buf_printf(b, "<rect x=\"80\" y=\"6\" width=\"10\" height=\"8\" class=\"k\"/><text x=\"94\" y=\"14\" "
+                     "class=\"axis\">kernel median (whisker: min-max)</text>"
+                     "<rect x=\"300\" y=\"6\" width=\"10\" height=\"8\" class=\"sol\"/><text x=\"314\" y=\"14\" "
+                     "class=\"axis\">T_SOL</text>"
+                     "<rect x=\"370\" y=\"6\" width=\"10\" height=\"8\" class=\"base\"/><text x=\"384\" y=\"14\" "
+                     "class=\"axis\">baseline T_b</text>\n");
     for (size_t i = 0; i < n; i++) {
         double y = 34 + i * group;
-        hb_printf(b, "<text x=\"%.0f\" y=\"%.1f\" class=\"axis\" text-anchor=\"end\">#%d%s</text>", x0 - 6,
-                  y + 1.5 * bar + 3, w[i].index, w[i].pass ? "" : " FAIL");
+        rg_buf_printf(b, "<text x=\"%.0f\" y=\"%.1f\" class=\"axis\" text-anchor=\"end\">#%d%s</text>", x0 - 6,
+                      y + 1.5 * bar + 3, w[i].index, w[i].pass ? "" : " FAIL");
         const double v[3] = {w[i].t_k, w[i].t_sol, w[i].t_b};
         const char *cls[3] = {"k", "sol", "base"};
         for (int k = 0; k < 3; k++) {
             if (!(v[k] > 0) || !isfinite(v[k])) continue;
             char lab[32];
             fmt_time(lab, sizeof lab, v[k]);
-            hb_printf(b, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\" class=\"%s\"><title>#%d %s %s</title></rect>",
-                      x0, y + k * bar, fmax(1, logx(v[k], lo, hi, x0, pw) - x0), bar - 1, cls[k], w[i].index,
-                      k == 0 ? "kernel" : k == 1 ? "T_SOL" : "baseline", lab);
+            rg_buf_printf(b, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\" class=\"%s\"><title>#%d %s %s</title></rect>",
+                          x0, y + k * bar, fmax(1, logx(v[k], lo, hi, x0, pw) - x0), bar - 1, cls[k], w[i].index,
+                          k == 0 ? "kernel" : k == 1 ? "T_SOL" : "baseline", lab);
         }
         if (w[i].t_min > 0 && w[i].t_max > 0)
-            hb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"whisker\"/>",
-                      logx(w[i].t_min, lo, hi, x0, pw), y + bar / 2, logx(w[i].t_max, lo, hi, x0, pw), y + bar / 2);
-        hb_printf(b, "\n");
+            rg_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"whisker\"/>",
+                          logx(w[i].t_min, lo, hi, x0, pw), y + bar / 2, logx(w[i].t_max, lo, hi, x0, pw), y + bar / 2);
+        rg_buf_printf(b, "\n");
     }
-    hb_printf(b, "</svg>\n");
+    rg_buf_printf(b, "</svg>\n");
 }
 
-static void chart_roofline(hbuf *b, const wl *w, size_t n, double peak_gbps, const char *peak_label)
+static void chart_roofline(rg_buf *b, const wl *w, size_t n, double peak_gbps, const char *peak_label)
 {
     double bmin = INFINITY, bmax = 0, gmax = peak_gbps;
     for (size_t i = 0; i < n; i++) {
@@ -225,41 +160,41 @@ static void chart_roofline(hbuf *b, const wl *w, size_t n, double peak_gbps, con
     if (!(gmax > 0)) gmax = 1;
     gmax *= 1.12;
     const double x0 = 70, pw = 620, y0 = 30, ph = 260;
-    hb_printf(b,
-              "<svg id=\"chart-roofline\" class=\"chart\" role=\"img\" viewBox=\"0 0 720 330\" width=\"720\" "
-              "height=\"330\"><title>Achieved bandwidth per workload against the peak</title>\n");
+    rg_buf_printf(b,
+                  "<svg id=\"chart-roofline\" class=\"chart\" role=\"img\" viewBox=\"0 0 720 330\" width=\"720\" "
+                  "height=\"330\"><title>Achieved bandwidth per workload against the peak</title>\n");
     for (double d = bmin; d <= bmax * 1.0001; d *= 10) {
         double x = logx(d, bmin, bmax, x0, pw);
-        hb_printf(b, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" class=\"grid\"/>", x, y0, x, y0 + ph);
-        hb_printf(b, "<text x=\"%.1f\" y=\"%.0f\" class=\"axis\" text-anchor=\"middle\">%.0e B</text>\n", x,
-                  y0 + ph + 16, d);
+        rg_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" class=\"grid\"/>", x, y0, x, y0 + ph);
+        rg_buf_printf(b, "<text x=\"%.1f\" y=\"%.0f\" class=\"axis\" text-anchor=\"middle\">%.0e B</text>\n", x,
+                      y0 + ph + 16, d);
     }
     for (int k = 0; k <= 4; k++) {
         double g = gmax * k / 4, y = y0 + ph - ph * k / 4.0;
-        hb_printf(b, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" class=\"grid\"/>", x0, y, x0 + pw, y);
-        hb_printf(b, "<text x=\"%.0f\" y=\"%.1f\" class=\"axis\" text-anchor=\"end\">%.3g GB/s</text>\n", x0 - 4,
-                  y + 4, g);
+        rg_buf_printf(b, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" class=\"grid\"/>", x0, y, x0 + pw, y);
+        rg_buf_printf(b, "<text x=\"%.0f\" y=\"%.1f\" class=\"axis\" text-anchor=\"end\">%.3g GB/s</text>\n", x0 - 4,
+                      y + 4, g);
     }
-    hb_printf(b, "<text x=\"%.0f\" y=\"%.0f\" class=\"axis\" text-anchor=\"middle\">bytes any kernel must move "
-                 "(log)</text>\n",
-              x0 + pw / 2, y0 + ph + 32);
+    rg_buf_printf(b, "<text x=\"%.0f\" y=\"%.0f\" class=\"axis\" text-anchor=\"middle\">bytes any kernel must move "
+                     "(log)</text>\n",
+                  x0 + pw / 2, y0 + ph + 32);
     if (peak_gbps > 0) {
         double y = y0 + ph - ph * peak_gbps / gmax;
-        hb_printf(b, "<line id=\"roofline-peak\" x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" class=\"peak\"/>", x0,
-                  y, x0 + pw, y);
-        hb_printf(b, "<text x=\"%.0f\" y=\"%.1f\" class=\"axis\" text-anchor=\"end\">", x0 + pw, y - 5);
-        hb_esc(b, peak_label);
-        hb_printf(b, " %.0f GB/s</text>\n", peak_gbps);
+        rg_buf_printf(b, "<line id=\"roofline-peak\" x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" class=\"peak\"/>", x0,
+                      y, x0 + pw, y);
+        rg_buf_printf(b, "<text x=\"%.0f\" y=\"%.1f\" class=\"axis\" text-anchor=\"end\">", x0 + pw, y - 5);
+        html_esc(b, peak_label);
+        rg_buf_printf(b, " %.0f GB/s</text>\n", peak_gbps);
     }
     for (size_t i = 0; i < n; i++) {
         if (!(w[i].bytes > 0) || !isfinite(w[i].gbps)) continue;
         double x = logx(w[i].bytes, bmin, bmax, x0, pw), y = y0 + ph - ph * w[i].gbps / gmax;
-        hb_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" class=\"%s\"><title>#%d: %.0f bytes, %.1f GB/s%s</title></circle>",
-                  x, y, w[i].pass ? "pt" : "ptfail", w[i].index, w[i].bytes, w[i].gbps,
-                  peak_gbps > 0 ? "" : "");
-        hb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" class=\"axis\">#%d</text>\n", x + 6, y - 4, w[i].index);
+        rg_buf_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" class=\"%s\"><title>#%d: %.0f bytes, %.1f GB/s%s</title></circle>",
+                      x, y, w[i].pass ? "pt" : "ptfail", w[i].index, w[i].bytes, w[i].gbps,
+                      peak_gbps > 0 ? "" : "");
+        rg_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" class=\"axis\">#%d</text>\n", x + 6, y - 4, w[i].index);
     }
-    hb_printf(b, "</svg>\n");
+    rg_buf_printf(b, "</svg>\n");
 }
 
 static const char css[] =
@@ -293,8 +228,9 @@ char *rg_report_html(const cJSON *m, const rg_run_row *row, const rg_note *notes
         snprintf(err, errlen, "report: not a manifest");
         return NULL;
     }
-    const cJSON *tw = get(get(run, "timing"), "workloads"), *sn = get(run, "sourceNative");
-    const cJSON *per = get(sn, "perWorkload"), *cw = get(get(run, "correctness"), "workloads");
+    const cJSON *tw = rg_json_get(rg_json_get(run, "timing"), "workloads"), *sn = rg_json_get(run, "sourceNative");
+    const cJSON *per = rg_json_get(sn, "perWorkload"), *cw = rg_json_get(rg_json_get(run, "correctness"), "workloads");
+    const cJSON *source = rg_json_get(sn, "source");
     size_t n = cJSON_IsArray(tw) ? (size_t)cJSON_GetArraySize(tw) : 0;
     if (n == 0) {
         snprintf(err, errlen, "report: the run has no workloads");
@@ -307,23 +243,24 @@ char *rg_report_html(const cJSON *m, const rg_run_row *row, const rg_note *notes
     }
     size_t i = 0;
     for (const cJSON *t = tw->child; t; t = t->next, i++) {
-        w[i].index = get_int(t, "index");
-        w[i].bytes = get_num(t, "bytes");
-        w[i].t_k = get_num(t, "median");
-        w[i].t_min = get_num(t, "min");
-        w[i].t_max = get_num(t, "max");
-        w[i].gbps = get_num(t, "gbps");
+        w[i].index = rg_json_int(t, "index");
+        w[i].bytes = rg_json_num(t, "bytes");
+        w[i].t_k = rg_json_num(t, "median");
+        w[i].t_min = rg_json_num(t, "min");
+        w[i].t_max = rg_json_num(t, "max");
+        w[i].gbps = rg_json_num(t, "gbps");
         const cJSON *p = cJSON_GetArrayItem(per, (int)i), *c = cJSON_GetArrayItem(cw, (int)i);
-        w[i].t_sol = get_num(p, "t_sol_ns");
-        w[i].t_b = get_num(p, "t_b_ns");
-        w[i].score = get_num(p, "sol_score");
-        w[i].pass = cJSON_IsTrue(get(c, "pass"));
+        w[i].t_sol = rg_json_num(p, "t_sol_ns");
+        w[i].t_b = rg_json_num(p, "t_b_ns");
+        w[i].score = rg_json_num(p, "sol_score");
+        w[i].pass = cJSON_IsTrue(rg_json_get(c, "pass"));
     }
-    const cJSON *gpu = get(env, "gpu");
+    const cJSON *gpu = rg_json_get(env, "gpu");
     const char *product = NULL;
     double peak = 0;
     char peak_label[160];
-    if (cJSON_IsObject(gpu)) peak = rg_datasheet_bandwidth_tbps(get_str(gpu, "product"), &product) * 1e3;
+    if (cJSON_IsObject(gpu))
+        peak = rg_datasheet_bandwidth_tbps(rg_json_str_or_empty(gpu, "product"), &product) * 1e3;
     if (peak > 0) {
         snprintf(peak_label, sizeof peak_label, "%s datasheet peak", product);
     } else {
@@ -333,123 +270,118 @@ char *rg_report_html(const cJSON *m, const rg_run_row *row, const rg_note *notes
                                                                           : "CPU: best achieved in this run");
     }
 
-    hbuf b = {0};
+    rg_buf b = {0};
     char s1[128], s2[256];
-    hb_printf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-                  "<title>ropegrad run #%lld</title><style>%s</style></head><body><main>\n",
-              (long long)row->id, css);
-    hb_printf(&b, "<h1>Run #%lld: ", (long long)row->id);
-    hb_esc(&b, get_str(run, "definition"));
-    hb_printf(&b, "</h1>\n<div class=\"muted\">backend ");
-    const cJSON *impl = get(run, "implementation");
-    hb_esc(&b, get_str(impl, "backend"));
-    hb_printf(&b, " &middot; kernel %d (", get_int(impl, "kernel"));
-    hb_esc(&b, get_str(impl, "kernelName"));
-    hb_printf(&b, ") &middot; ");
-    hb_esc(&b, row->device);
-    hb_printf(&b, " &middot; observed ");
-    hb_esc(&b, get_str(run, "observedAt"));
-    hb_printf(&b, " &middot; <span class=\"badge %s\">", !strcmp(row->status, "passed") ? "passed" : "failed");
-    hb_esc(&b, row->status);
-    hb_printf(&b, "</span> <span class=\"badge %s\">", row->evidence);
-    hb_esc(&b, row->evidence);
-    hb_printf(&b, "</span></div>\n<div class=\"cards\">\n");
+    rg_buf_printf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                      "<title>ropegrad run #%lld</title><style>%s</style></head><body><main>\n",
+                  (long long)row->id, css);
+    rg_buf_printf(&b, "<h1>Run #%lld: ", (long long)row->id);
+    html_esc(&b, rg_json_str_or_empty(run, "definition"));
+    rg_buf_printf(&b, "</h1>\n<div class=\"muted\">backend ");
+    const cJSON *impl = rg_json_get(run, "implementation");
+    html_esc(&b, rg_json_str_or_empty(impl, "backend"));
+    rg_buf_printf(&b, " &middot; kernel %d (", rg_json_int(impl, "kernel"));
+    html_esc(&b, rg_json_str_or_empty(impl, "kernelName"));
+    rg_buf_printf(&b, ") &middot; ");
+    html_esc(&b, row->device);
+    rg_buf_printf(&b, " &middot; observed ");
+    html_esc(&b, rg_json_str_or_empty(run, "observedAt"));
+    rg_buf_printf(&b, " &middot; <span class=\"badge %s\">", !strcmp(row->status, "passed") ? "passed" : "failed");
+    html_esc(&b, row->status);
+    rg_buf_printf(&b, "</span> <span class=\"badge %s\">", row->evidence);
+    html_esc(&b, row->evidence);
+    rg_buf_printf(&b, "</span></div>\n<div class=\"cards\">\n");
 
-    double geo = get_num(get(get(run, "timing"), "suite"), "geomean_of_medians");
-    double mean = get_num(get(get(run, "timing"), "suite"), "mean_of_medians");
+    double geo = rg_json_num(rg_json_get(rg_json_get(run, "timing"), "suite"), "geomean_of_medians");
+    double mean = rg_json_num(rg_json_get(rg_json_get(run, "timing"), "suite"), "mean_of_medians");
     snprintf(s1, sizeof s1, "%.3f us", geo / 1e3);
     snprintf(s2, sizeof s2, "geomean of per-workload medians (mean %.3f us)", mean / 1e3);
     card(&b, "Primary measurement", s1, s2);
-    double sol = get_num(sn, "sol_score");
+    double sol = rg_json_num(sn, "sol_score");
     if (isfinite(sol)) snprintf(s1, sizeof s1, "%.3f", sol);
     else snprintf(s1, sizeof s1, "n/a");
-    snprintf(s2, sizeof s2, "T_SOL: %s", get_str(get(sn, "source"), "tSol"));
+    snprintf(s2, sizeof s2, "T_SOL: %s", rg_json_str_or_empty(source, "tSol"));
     card(&b, "SOL score", s1, s2);
-    double sp = get_num(sn, "avg_speedup");
+    double sp = rg_json_num(sn, "avg_speedup");
     if (isfinite(sp)) snprintf(s1, sizeof s1, "%.2fx", sp);
     else snprintf(s1, sizeof s1, "n/a");
-    snprintf(s2, sizeof s2, "mean T_b / T_k; baseline: %s", get_str(get(sn, "source"), "baseline"));
+    snprintf(s2, sizeof s2, "mean T_b / T_k; baseline: %s", rg_json_str_or_empty(source, "baseline"));
     card(&b, "Speedup", s1, s2);
-    snprintf(s1, sizeof s1, "%.0f / %.0f", get_num(sn, "fast_1_count"), get_num(sn, "fast_1_total"));
+    snprintf(s1, sizeof s1, "%.0f / %.0f", rg_json_num(sn, "fast_1_count"), rg_json_num(sn, "fast_1_total"));
     card(&b, "Cases faster", s1, "correct and faster than the baseline");
     snprintf(s1, sizeof s1, "%d / %d", row->passed, row->total);
     card(&b, "Correct", s1, "workloads within the protocol's tolerance");
-    hb_printf(&b, "</div>\n");
+    rg_buf_printf(&b, "</div>\n");
 
-    hb_printf(&b, "<h2>Latency per workload</h2>\n");
+    rg_buf_printf(&b, "<h2>Latency per workload</h2>\n");
     chart_latency(&b, w, n);
-    hb_printf(&b, "<h2>Bandwidth (roofline view)</h2>\n");
+    rg_buf_printf(&b, "<h2>Bandwidth (roofline view)</h2>\n");
     chart_roofline(&b, w, n, peak, peak_label);
 
-    hb_printf(&b, "<h2>Workloads</h2>\n<table><tr><th>#</th><th>bytes</th><th>median us</th><th>min us</th>"
-                  "<th>max us</th><th>GB/s</th><th>T_SOL us</th><th>T_b us</th><th>SOL score</th><th>correct</th></tr>\n");
+    rg_buf_printf(&b, "<h2>Workloads</h2>\n<table><tr><th>#</th><th>bytes</th><th>median us</th><th>min us</th>"
+                      "<th>max us</th><th>GB/s</th><th>T_SOL us</th><th>T_b us</th><th>SOL score</th><th>correct</th></tr>\n");
     for (i = 0; i < n; i++) {
-        hb_printf(&b, "<tr><td>%d</td><td class=\"num\">%.0f</td><td class=\"num\">%.3f</td><td class=\"num\">%.3f</td>"
-                      "<td class=\"num\">%.3f</td><td class=\"num\">%.1f</td>",
-                  w[i].index, w[i].bytes, w[i].t_k / 1e3, w[i].t_min / 1e3, w[i].t_max / 1e3, w[i].gbps);
-        if (isfinite(w[i].t_sol)) hb_printf(&b, "<td class=\"num\">%.3f</td>", w[i].t_sol / 1e3);
-        else hb_printf(&b, "<td class=\"num\">-</td>");
-        if (isfinite(w[i].t_b)) hb_printf(&b, "<td class=\"num\">%.3f</td>", w[i].t_b / 1e3);
-        else hb_printf(&b, "<td class=\"num\">-</td>");
-        if (isfinite(w[i].score)) hb_printf(&b, "<td class=\"num\">%.3f</td>", w[i].score);
-        else hb_printf(&b, "<td class=\"num\">-</td>");
-        hb_printf(&b, "<td>%s</td></tr>\n", w[i].pass ? "yes" : "NO");
+        rg_buf_printf(&b, "<tr><td>%d</td><td class=\"num\">%.0f</td><td class=\"num\">%.3f</td><td class=\"num\">%.3f</td>"
+                          "<td class=\"num\">%.3f</td><td class=\"num\">%.1f</td>",
+                      w[i].index, w[i].bytes, w[i].t_k / 1e3, w[i].t_min / 1e3, w[i].t_max / 1e3, w[i].gbps);
+        if (isfinite(w[i].t_sol)) rg_buf_printf(&b, "<td class=\"num\">%.3f</td>", w[i].t_sol / 1e3);
+        else rg_buf_printf(&b, "<td class=\"num\">-</td>");
+        if (isfinite(w[i].t_b)) rg_buf_printf(&b, "<td class=\"num\">%.3f</td>", w[i].t_b / 1e3);
+        else rg_buf_printf(&b, "<td class=\"num\">-</td>");
+        if (isfinite(w[i].score)) rg_buf_printf(&b, "<td class=\"num\">%.3f</td>", w[i].score);
+        else rg_buf_printf(&b, "<td class=\"num\">-</td>");
+        rg_buf_printf(&b, "<td>%s</td></tr>\n", w[i].pass ? "yes" : "NO");
     }
-    hb_printf(&b, "</table>\n");
+    rg_buf_printf(&b, "</table>\n");
 
-    hb_printf(&b, "<h2>Identity</h2>\n<table>\n");
-    row_kv(&b, "implementation", get_str(impl, "name"));
-    row_kv(&b, "version", get_str(impl, "version"));
-    row_kv(&b, "backend", get_str(impl, "backend"));
-    row_kv(&b, "kernel", get_str(impl, "kernelName"));
-    row_kv(&b, "device", get_str(impl, "device"));
-    row_kv(&b, "suite dir", get_str(get(run, "suite"), "dir"));
-    row_kv(&b, "T_SOL source", get_str(get(sn, "source"), "tSolDetail"));
-    row_kv(&b, "baseline source", get_str(get(sn, "source"), "baseline"));
-    hb_printf(&b, "</table>\n<h2>Digests</h2>\n<table>\n");
+    rg_buf_printf(&b, "<h2>Identity</h2>\n<table>\n");
+    row_str(&b, "implementation", impl, "name");
+    row_str(&b, "version", impl, "version");
+    row_str(&b, "backend", impl, "backend");
+    row_str(&b, "kernel", impl, "kernelName");
+    row_str(&b, "device", impl, "device");
+    row_str(&b, "suite dir", rg_json_get(run, "suite"), "dir");
+    row_str(&b, "T_SOL source", source, "tSolDetail");
+    row_str(&b, "baseline source", source, "baseline");
+    rg_buf_printf(&b, "</table>\n<h2>Digests</h2>\n<table>\n");
     row_kv(&b, "run", row->run_digest);
-    row_kv(&b, "protocol", get_str(run, "protocolDigest"));
-    row_kv(&b, "workload", get_str(run, "workloadDigest"));
-    row_kv(&b, "environment", get_str(run, "environmentDigest"));
-    row_kv(&b, "implementation", get_str(run, "implementationDigest"));
-    row_kv(&b, "comparison key", get_str(run, "comparisonKey"));
-    hb_printf(&b, "</table>\n<h2>Protocol</h2>\n<table>\n");
-    row_kv(&b, "harness", get_str(get(proto, "harness"), "name"));
-    row_kv(&b, "timer", get_str(proto, "timer"));
-    row_kv_num(&b, "warmup", get_num(proto, "warmup"));
-    row_kv_num(&b, "iterations", get_num(proto, "iterations"));
-    row_kv(&b, "cold L2", get_str(proto, "coldL2"));
-    row_kv(&b, "inputs", get_str(proto, "inputs"));
-    row_kv(&b, "correctness", get_str(get(proto, "correctness"), "element"));
-    row_kv(&b, "comparability family", get_str(get(proto, "comparability"), "family"));
-    row_kv(&b, "notes", get_str(get(proto, "comparability"), "notes"));
-    hb_printf(&b, "</table>\n<h2>Environment</h2>\n<table>\n");
-    row_kv(&b, "host", get_str(env, "hostname"));
-    row_kv(&b, "OS", get_str(env, "os"));
-    row_kv(&b, "CPU", get_str(get(env, "cpu"), "model"));
-    row_kv_num(&b, "CPU threads", get_num(get(env, "cpu"), "threads"));
+    row_str(&b, "protocol", run, "protocolDigest");
+    row_str(&b, "workload", run, "workloadDigest");
+    row_str(&b, "environment", run, "environmentDigest");
+    row_str(&b, "implementation", run, "implementationDigest");
+    row_str(&b, "comparison key", run, "comparisonKey");
+    rg_buf_printf(&b, "</table>\n<h2>Protocol</h2>\n<table>\n");
+    row_str(&b, "harness", rg_json_get(proto, "harness"), "name");
+    row_str(&b, "timer", proto, "timer");
+    row_kv_num(&b, "warmup", rg_json_num(proto, "warmup"));
+    row_kv_num(&b, "iterations", rg_json_num(proto, "iterations"));
+    row_str(&b, "cold L2", proto, "coldL2");
+    row_str(&b, "inputs", proto, "inputs");
+    row_str(&b, "correctness", rg_json_get(proto, "correctness"), "element");
+    row_str(&b, "comparability family", rg_json_get(proto, "comparability"), "family");
+    row_str(&b, "notes", rg_json_get(proto, "comparability"), "notes");
+    rg_buf_printf(&b, "</table>\n<h2>Environment</h2>\n<table>\n");
+    row_str(&b, "host", env, "hostname");
+    row_str(&b, "OS", env, "os");
+    row_str(&b, "CPU", rg_json_get(env, "cpu"), "model");
+    row_kv_num(&b, "CPU threads", rg_json_num(rg_json_get(env, "cpu"), "threads"));
     if (cJSON_IsObject(gpu)) {
-        row_kv(&b, "GPU", get_str(gpu, "product"));
-        row_kv(&b, "architecture", get_str(gpu, "architecture"));
-        row_kv(&b, "driver", get_str(gpu, "driver"));
-        row_kv(&b, "CUDA runtime", get_str(gpu, "cudaRuntime"));
+        row_str(&b, "GPU", gpu, "product");
+        row_str(&b, "architecture", gpu, "architecture");
+        row_str(&b, "driver", gpu, "driver");
+        row_str(&b, "CUDA runtime", gpu, "cudaRuntime");
     }
-    row_kv(&b, "build flags", get_str(get(env, "ropegrad"), "buildFlags"));
-    hb_printf(&b, "</table>\n");
+    row_str(&b, "build flags", rg_json_get(env, "ropegrad"), "buildFlags");
+    rg_buf_printf(&b, "</table>\n");
     if (n_notes) {
-        hb_printf(&b, "<h2>Notes</h2>\n<table>\n");
+        rg_buf_printf(&b, "<h2>Notes</h2>\n<table>\n");
         for (i = 0; i < n_notes; i++) row_kv(&b, notes[i].created_at, notes[i].text);
-        hb_printf(&b, "</table>\n");
+        rg_buf_printf(&b, "</table>\n");
     }
-    hb_printf(&b, "<p class=\"muted\">Generated by ropegrad from the verified manifest of run #%lld. "
-                  "Every figure here is covered by the digests above.</p>\n</main></body></html>\n",
-              (long long)row->id);
+    rg_buf_printf(&b, "<p class=\"muted\">Generated by ropegrad from the verified manifest of run #%lld. "
+                      "Every figure here is covered by the digests above.</p>\n</main></body></html>\n",
+                  (long long)row->id);
     free(w);
-    if (b.oom || !b.p) {
-        free(b.p);
-        snprintf(err, errlen, "out of memory");
-        return NULL;
-    }
-    return b.p;
+    return rg_buf_finish(&b, err, errlen);
 }
