@@ -33,6 +33,9 @@
 //   7 vec-ef     3 with emb loaded first and every sincos done before the grads
 //                are read, so arithmetic can start when emb lands. No gain.
 //   8 vec-lat-ef 6 with the same ordering. No gain.
+//   9 bulk       D = 128, 2-byte grads, sm_90+: tiles of 16 rows staged in shared
+//                memory by cp.async.bulk copies, three stages deep (else 3).
+//                Slower than 3 as written (W14 110 vs 100 us): a first cut.
 //   0 default    6 up to RG_SMALL_ROWS rows, else 3, where they apply (D/2 a
 //                multiple of 8 with H/8 <= 32, 16-byte aligned pointers and
 //                stride); 2 otherwise. Versions 3-8 fall back the same way.
@@ -491,13 +494,114 @@ static __global__ void __launch_bounds__(256) rg_k5_vec(ropegrad_problem p)
 }
 
 // ---------------------------------------------------------------------------
+// Kernel 9: bulk copies (Hopper's copy engine, cp.async.bulk) into shared
+// memory, three stages deep, for D = 128 with 2-byte grads. A block of 128
+// threads owns tiles of 16 rows: per tile one 4 KB copy of grad_cos rows, one
+// of grad_sin rows (contiguous), and 16 copies of 256 B for the first halves
+// of the emb rows, all completing on one mbarrier. Warps then read their 16 B
+// pieces from shared memory (a quarter-warp reads 128 contiguous bytes: no
+// bank conflicts) and compute as kernel 3. The idea: a few large requests the
+// copy engine streams, instead of 6 x 16 B loads per thread.
+// ---------------------------------------------------------------------------
+#define RG_K9_ROWS 16
+#define RG_K9_STAGES 3
+#define RG_K9_ROWB 256  /* bytes per row per stream: 128 x 2 B grads, 64 x 4 B emb */
+
+static __device__ __forceinline__ uint32_t rg_smem_addr(const void *p)
+{
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+template <int TPR>
+static __global__ void __launch_bounds__(128) rg_k9_bulk(ropegrad_problem p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    __shared__ alignas(128) unsigned char sm[RG_K9_STAGES][3][RG_K9_ROWS * RG_K9_ROWB];
+    __shared__ alignas(8) uint64_t bar[RG_K9_STAGES];
+    const int64_t rows = p.batch_size * p.seq_len;
+    const int64_t tiles = (rows + RG_K9_ROWS - 1) / RG_K9_ROWS;
+    const int tid = threadIdx.x, j = tid % TPR, lr = tid / TPR;  // local row 0..15
+    if (tid == 0) {
+        for (int s = 0; s < RG_K9_STAGES; s++)
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(rg_smem_addr(&bar[s])));
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
+
+    // Warp 0 issues one tile's copies into a stage.
+    auto issue = [&](int stage, int64_t tile) {
+        const int64_t r0 = tile * RG_K9_ROWS;
+        const int n = (int)min((int64_t)RG_K9_ROWS, rows - r0);
+        const uint32_t b = rg_smem_addr(&bar[stage]);
+        const int lane = tid & 31;
+        if (lane == 0) {
+            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // our reads of this stage are done
+            asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(b), "r"(n * 3 * RG_K9_ROWB)
+                         : "memory");
+        }
+        __syncwarp();
+        if (lane == 0) {
+            asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                         ::"r"(rg_smem_addr(sm[stage][0])), "l"((const char *)p.grad_cos + r0 * 256),
+                         "r"(n * RG_K9_ROWB), "r"(b) : "memory");
+            asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                         ::"r"(rg_smem_addr(sm[stage][1])), "l"((const char *)p.grad_sin + r0 * 256),
+                         "r"(n * RG_K9_ROWB), "r"(b) : "memory");
+        }
+        if (lane < n)
+            asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                         ::"r"(rg_smem_addr(sm[stage][2] + lane * RG_K9_ROWB)),
+                         "l"((const char *)(p.emb + (r0 + lane) * 128)), "r"(RG_K9_ROWB), "r"(b) : "memory");
+    };
+
+    int64_t tile = blockIdx.x;
+    if (tid < 32) {
+        for (int s = 0; s < RG_K9_STAGES; s++)
+            if (tile + s * (int64_t)gridDim.x < tiles) issue(s, tile + s * (int64_t)gridDim.x);
+    }
+    uint32_t phases = 0;  // bit s: the parity stage s waits for next
+    for (int it = 0; tile < tiles; tile += gridDim.x, it++) {
+        const int stage = it % RG_K9_STAGES;
+        const uint32_t b = rg_smem_addr(&bar[stage]);
+        uint32_t done = 0;
+        while (!done)
+            asm volatile("{ .reg .pred P; mbarrier.try_wait.parity.shared::cta.b64 P, [%1], %2; selp.u32 %0, 1, 0, P; }"
+                         : "=r"(done) : "r"(b), "r"((phases >> stage) & 1u) : "memory");
+        phases ^= 1u << stage;
+
+        const int64_t r = tile * RG_K9_ROWS + lr;
+        const bool live = r < rows;
+        const int64_t rr = live ? r : rows - 1;
+        const unsigned char *g0 = sm[stage][0] + lr * RG_K9_ROWB, *g1 = sm[stage][1] + lr * RG_K9_ROWB;
+        const unsigned char *e = sm[stage][2] + lr * RG_K9_ROWB;
+        rg_row_regs R;
+        R.gc_lo.v[0] = *(const uint4 *)(g0 + j * 16);
+        R.gc_hi.v[0] = *(const uint4 *)(g0 + 128 + j * 16);
+        R.gs_lo.v[0] = *(const uint4 *)(g1 + j * 16);
+        R.gs_hi.v[0] = *(const uint4 *)(g1 + 128 + j * 16);
+        R.e[0] = *(const uint4 *)(e + j * 32);
+        R.e[1] = *(const uint4 *)(e + j * 32 + 16);
+        float inv8[RG_EPT];
+        const float *inv = p.inv_freq + rg_batch_of(rr, p.seq_len) * p.inv_freq_batch_stride + j * RG_EPT;
+        *(float4 *)&inv8[0] = __ldg((const float4 *)inv);
+        *(float4 *)&inv8[4] = __ldg((const float4 *)inv + 1);
+        __syncthreads();  // every thread has its tile data in registers: the stage may be refilled
+        if (tid < 32 && tile + RG_K9_STAGES * (int64_t)gridDim.x < tiles)
+            issue(stage, tile + RG_K9_STAGES * (int64_t)gridDim.x);
+        const float acc = rg_group_sum<TPR>(rg_row_partial<2>(p, R, inv8));
+        if (live && j == 0) p.grad_position_ids[r] = p.attention_scaling * acc;
+    }
+#endif
+}
+
+// ---------------------------------------------------------------------------
 // Launcher
 // ---------------------------------------------------------------------------
-#define RG_KERNEL_COUNT 8
+#define RG_KERNEL_COUNT 9
 #define RG_SMALL_ROWS 7500
 
 static const char *const rg_kernel_names[RG_KERNEL_COUNT + 1] = {
-    "default", "1-naive", "2-warp", "3-vec", "4-vec-dbuf", "5-vec-pf", "6-vec-lat", "7-vec-ef", "8-vec-lat-ef"};
+    "default", "1-naive", "2-warp", "3-vec", "4-vec-dbuf", "5-vec-pf", "6-vec-lat", "7-vec-ef", "8-vec-lat-ef", "9-bulk"};
 
 // Kernel 6: 32 threads per row for H = 64 (EPT 2) and H = 128 (EPT 4); other
 // shapes use kernel 5's EPT = 8 layout, which is already <= 8 d's per thread
@@ -598,6 +702,12 @@ static cudaError_t rg_cuda_launch(const ropegrad_problem *p, int kernel, cudaStr
     if (kernel == 6 && !(tpr && (p->head_dim == 128 || p->head_dim == 256))) kernel = tpr ? 3 : 2;
     if (kernel == 8 && !(tpr && (p->head_dim == 128 || p->head_dim == 256))) kernel = tpr ? 7 : 2;
     if (kernel >= 3 && !tpr) kernel = 2;
+    if (kernel == 9) {
+        // Bulk copies need sm_90+, D = 128 (8 threads per row) and 2-byte grads.
+        int major = 0;
+        if ((e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev)) != cudaSuccess) return e;
+        if (major < 9 || tpr != 8 || p->grad_dtype == ROPEGRAD_F32) kernel = 3;
+    }
     switch (kernel) {
     case 1: {
         const int block = 128;
@@ -612,6 +722,13 @@ static cudaError_t rg_cuda_launch(const ropegrad_problem *p, int kernel, cudaStr
         const int64_t cap = (int64_t)sms * 8 * 16;
         if (grid > cap) grid = cap;
         rg_k2_warp<<<(unsigned)grid, block, 0, st>>>(*p);
+        return cudaGetLastError();
+    }
+    case 9: {
+        const int64_t tiles = (rows + RG_K9_ROWS - 1) / RG_K9_ROWS;
+        int64_t grid = (int64_t)sms * 6;  // 6 x 36 KB of shared memory per SM
+        if (grid > tiles) grid = tiles;
+        rg_k9_bulk<8><<<(unsigned)grid, RG_K9_ROWS * 8, 0, st>>>(*p);
         return cudaGetLastError();
     }
     case 6:
