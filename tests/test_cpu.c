@@ -254,6 +254,10 @@ static void test_shapes_dtypes_strides(void **state)
     static const int64_t shapes[][3] = {
         {3, 17, 2}, {2, 9, 6}, {1, 1, 64}, {4, 33, 128}, {1, 65, 256}, {2, 7, 1024},
         {1, 31, 34}, {3, 5, 46}, {2, 1, 128},
+        /* large enough (2 x 2048 x 64 = 2^18+ elements per thread) that the
+         * 2-, all- and 7-thread runs really split the rows (cpu.c's
+         * RG_MIN_THREAD_ELEMS), with an odd row count for an uneven split */
+        {4, 2049, 128},
     };
     const ropegrad_dtype dts[] = {ROPEGRAD_BF16, ROPEGRAD_F16, ROPEGRAD_F32};
     uint64_t seed = 1;
