@@ -19,6 +19,15 @@
 #include <string.h>
 #include <unistd.h>
 
+/* A target's own invariant: abort() so libFuzzer records the input as a crash. */
+#define FZ_CHECK(cond)                                                                                       \
+    do {                                                                                                     \
+        if (!(cond)) {                                                                                       \
+            fprintf(stderr, "fuzz invariant violated at %s:%d: %s\n", __FILE__, __LINE__, #cond);            \
+            abort();                                                                                         \
+        }                                                                                                    \
+    } while (0)
+
 static char fz_dir[256];
 
 static inline void fz_cleanup(void)

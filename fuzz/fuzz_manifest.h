@@ -17,14 +17,6 @@
 #include "fuzz_common.h"
 #include "record.h"
 
-#define FZ_CHECK(cond)                                                                                       \
-    do {                                                                                                     \
-        if (!(cond)) {                                                                                       \
-            fprintf(stderr, "fuzz invariant violated at %s:%d: %s\n", __FILE__, __LINE__, #cond);            \
-            abort();                                                                                         \
-        }                                                                                                    \
-    } while (0)
-
 static inline void fz_check_msg(const char *msg, size_t len)
 {
     size_t n = strnlen(msg, len);

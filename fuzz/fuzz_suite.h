@@ -15,14 +15,6 @@
 #include "fuzz_common.h"
 #include "harness.h"
 
-#define FZ_CHECK(cond)                                                                                       \
-    do {                                                                                                     \
-        if (!(cond)) {                                                                                       \
-            fprintf(stderr, "fuzz invariant violated at %s:%d: %s\n", __FILE__, __LINE__, #cond);            \
-            abort();                                                                                         \
-        }                                                                                                    \
-    } while (0)
-
 /* The error text a failed call left: one line, non-empty, NUL-terminated. */
 static inline void fz_check_err(const char *err, size_t errlen)
 {

@@ -131,8 +131,9 @@ static int get_string(const cJSON *obj, const char *field, const char *loc, char
     return 0;
 }
 
-static int get_posint(const cJSON *obj, const char *field, const char *loc, int64_t *dst, char *err,
-                      size_t errlen)
+/* An integer field >= min (0 or 1), exactly representable in a double. */
+static int get_int_min(const cJSON *obj, const char *field, const char *loc, int64_t min, int64_t *dst,
+                       char *err, size_t errlen)
 {
     const cJSON *it = get_path(obj, field);
     if (!it) {
@@ -140,25 +141,9 @@ static int get_posint(const cJSON *obj, const char *field, const char *loc, int6
         return 1;
     }
     double v = cJSON_IsNumber(it) ? it->valuedouble : NAN;
-    if (!(v >= 1 && v <= RG_MAX_EXACT_INT) || v != floor(v)) {
-        snprintf(err, errlen, "%s: field '%s' must be a positive integer", loc, field);
-        return 1;
-    }
-    *dst = (int64_t)v;
-    return 0;
-}
-
-static int get_nonneg_int(const cJSON *obj, const char *field, const char *loc, int64_t *dst, char *err,
-                          size_t errlen)
-{
-    const cJSON *it = get_path(obj, field);
-    if (!it) {
-        snprintf(err, errlen, "%s: field '%s' is missing", loc, field);
-        return 1;
-    }
-    double v = cJSON_IsNumber(it) ? it->valuedouble : NAN;
-    if (!(v >= 0 && v <= RG_MAX_EXACT_INT) || v != floor(v)) {
-        snprintf(err, errlen, "%s: field '%s' must be a non-negative integer", loc, field);
+    if (!(v >= (double)min && v <= RG_MAX_EXACT_INT) || v != floor(v)) {
+        snprintf(err, errlen, "%s: field '%s' must be a %s integer", loc, field,
+                 min > 0 ? "positive" : "non-negative");
         return 1;
     }
     *dst = (int64_t)v;
@@ -245,7 +230,7 @@ static int load_definition(const char *path, rg_suite *s, char *err, size_t errl
         snprintf(err, errlen, "%s: field 'axes.head_dim.type' must be \"const\"", path);
         goto out;
     }
-    if (get_posint(root, "axes.head_dim.value", path, &s->head_dim, err, errlen)) goto out;
+    if (get_int_min(root, "axes.head_dim.value", path, 1, &s->head_dim, err, errlen)) goto out;
     if (s->head_dim < 2 || s->head_dim > ROPEGRAD_MAX_HEAD_DIM || (s->head_dim & 1)) {
         snprintf(err, errlen, "%s: field 'axes.head_dim.value' must be even and in 2..%d", path,
                  ROPEGRAD_MAX_HEAD_DIM);
@@ -339,8 +324,8 @@ static int parse_workload(const char *line, const char *loc, int64_t head_dim, r
     int rc = 1;
     double v;
     if (get_string(root, "uuid", loc, w->uuid, sizeof w->uuid, err, errlen)) goto out;
-    if (get_posint(root, "axes.batch_size", loc, &w->batch_size, err, errlen)) goto out;
-    if (get_posint(root, "axes.seq_len", loc, &w->seq_len, err, errlen)) goto out;
+    if (get_int_min(root, "axes.batch_size", loc, 1, &w->batch_size, err, errlen)) goto out;
+    if (get_int_min(root, "axes.seq_len", loc, 1, &w->seq_len, err, errlen)) goto out;
     w->head_dim = head_dim;
     /* B*S*head_dim*4 bytes (emb, the largest tensor) must fit in int64. */
     if (w->batch_size > INT64_MAX / w->seq_len ||
@@ -447,19 +432,19 @@ static int load_figures(const char *path, const char *gpu, rg_suite *s, char *er
         snprintf(err, errlen, "%s: field 'protocol' is missing or not an object", path);
         goto out;
     }
-    if (get_nonneg_int(root, "protocol.warmup_runs", path, &v, err, errlen)) goto out;
+    if (get_int_min(root, "protocol.warmup_runs", path, 0, &v, err, errlen)) goto out;
     if (v > 1000000) {
         snprintf(err, errlen, "%s: field 'protocol.warmup_runs' is implausibly large", path);
         goto out;
     }
     s->figures_warmup = (int)v;
-    if (get_posint(root, "protocol.iterations", path, &v, err, errlen)) goto out;
+    if (get_int_min(root, "protocol.iterations", path, 1, &v, err, errlen)) goto out;
     if (v > 1000000) {
         snprintf(err, errlen, "%s: field 'protocol.iterations' is implausibly large", path);
         goto out;
     }
     s->figures_iterations = (int)v;
-    if (get_nonneg_int(root, "protocol.seed", path, &v, err, errlen)) goto out;
+    if (get_int_min(root, "protocol.seed", path, 0, &v, err, errlen)) goto out;
     s->figures_seed = (uint64_t)v;
 
     const cJSON *pw = get_path(root, "per_workload");
@@ -475,9 +460,9 @@ static int load_figures(const char *path, const char *gpu, rg_suite *s, char *er
         char loc[4300];
         snprintf(field, sizeof field, "per_workload[%d].index", k);
         snprintf(loc, sizeof loc, "%s: per_workload[%d]", path, k);
-        if (get_nonneg_int(e, "index", loc, &idx, err, errlen) ||
-            get_posint(e, "batch_size", loc, &b, err, errlen) ||
-            get_posint(e, "seq_len", loc, &sl, err, errlen) ||
+        if (get_int_min(e, "index", loc, 0, &idx, err, errlen) ||
+            get_int_min(e, "batch_size", loc, 1, &b, err, errlen) ||
+            get_int_min(e, "seq_len", loc, 1, &sl, err, errlen) ||
             get_number(e, "sol_ms", loc, 0, 0, HUGE_VAL, &sol, err, errlen) ||
             get_number(e, "baseline_ms", loc, 0, 0, HUGE_VAL, &base, err, errlen))
             goto out;
