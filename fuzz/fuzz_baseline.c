@@ -5,14 +5,6 @@
 #include "fuzz_common.h"
 #include "record.h"
 
-#define FZ_CHECK(cond)                                                                                       \
-    do {                                                                                                     \
-        if (!(cond)) {                                                                                       \
-            fprintf(stderr, "fuzz invariant violated at %s:%d: %s\n", __FILE__, __LINE__, #cond);            \
-            abort();                                                                                         \
-        }                                                                                                    \
-    } while (0)
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
