@@ -4,11 +4,13 @@
 // so it runs on a bare GPU machine:
 //
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc/op bench/dev_kernels.cu \
-//        src/op/common.c src/op/reference.c -o /tmp/dev_kernels && /tmp/dev_kernels [kernel...]
+//        src/op/common.c src/op/reference.c -lcupti -o /tmp/dev_kernels && /tmp/dev_kernels [kernel...]
 //
-// Timing here is CUDA events around each launch (a little above the CUPTI
-// kernel span the harness reports, since it includes the launch); use it to
-// compare versions, and `ropegrad bench` for figures of record.
+// Timing is the protocol's: CUPTI kernel spans (bench/dev_common.h), a 2x-L2
+// memset before every launch, median of 50 after 10 warmup. If CUPTI is
+// unusable it falls back to CUDA events around each launch (which include the
+// launch, ~1-2 us more) and says so. Use it to compare versions and knobs (build
+// it with -DRG_...=value to try one); `ropegrad bench` makes the figures of record.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -17,25 +19,9 @@
 #include <vector>
 
 #include "cuda.cu"
+#include "dev_common.h"
 
-#define CK(x)                                                                                   \
-    do {                                                                                        \
-        cudaError_t e_ = (x);                                                                   \
-        if (e_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));  \
-            exit(1);                                                                            \
-        }                                                                                       \
-    } while (0)
 
-static uint64_t g_rng = 1;
-static double urand()
-{
-    uint64_t z = (g_rng += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    return ((z >> 11) + 0.5) * (1.0 / 9007199254740992.0);
-}
 static float nrand() { return (float)(sqrt(-2.0 * log(urand())) * cos(6.283185307179586 * urand())); }
 static uint16_t to_bf16(float f)
 {
@@ -65,9 +51,10 @@ int main(int argc, char **argv)
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
 
+    bool events_said = false;
     printf("%-3s %-5s %-5s", "#", "B", "S");
     for (int k : kernels) printf(" %12s", rg_kernel_names[k]);
-    printf("   (median us, cold L2, events)\n");
+    printf("   (median us, cold L2, CUPTI spans)\n");
     std::vector<double> logsum(kernels.size(), 0.0);
     // DK_WORKLOADS="8,14" limits the run to those workloads (the geomean is then over them).
     const char *only = getenv("DK_WORKLOADS");
@@ -121,19 +108,30 @@ int main(int argc, char **argv)
             int64_t bad = 0;
             for (int64_t r = 0; r < rows; r++)
                 if (!(fabs(out[r] - ref[r]) <= 1e-5 + 1e-5 * fabs(ref[r]))) bad++;
-            std::vector<float> t;
+            dc_begin();
             for (int it = 0; it < warm + iters; it++) {
                 CK(cudaMemsetAsync(flush, 0, 2 * (size_t)l2));
-                CK(cudaEventRecord(e0));
                 ropegrad_backward_cuda_kernel(&p, k, nullptr);
-                CK(cudaEventRecord(e1));
-                CK(cudaEventSynchronize(e1));
-                float ms;
-                CK(cudaEventElapsedTime(&ms, e0, e1));
-                if (it >= warm) t.push_back(ms * 1000.f);
             }
-            std::sort(t.begin(), t.end());
-            const double med = 0.5 * (t[iters / 2 - 1] + t[iters / 2]);
+            std::vector<double> t = dc_end();
+            if (t.size() == (size_t)(warm + iters)) {
+                t.erase(t.begin(), t.begin() + warm);
+            } else {
+                if (!events_said) fprintf(stderr, "dev_kernels: CUPTI unusable, timing with CUDA events\n");
+                events_said = true;
+                t.clear();
+                for (int it = 0; it < warm + iters; it++) {
+                    CK(cudaMemsetAsync(flush, 0, 2 * (size_t)l2));
+                    CK(cudaEventRecord(e0));
+                    ropegrad_backward_cuda_kernel(&p, k, nullptr);
+                    CK(cudaEventRecord(e1));
+                    CK(cudaEventSynchronize(e1));
+                    float ms;
+                    CK(cudaEventElapsedTime(&ms, e0, e1));
+                    if (it >= warm) t.push_back(ms * 1000.0);
+                }
+            }
+            const double med = dc_median(t);
             logsum[ki] += log(med);
             printf(" %10.2f%s", med, bad ? "!!" : "  ");
         }

@@ -6,7 +6,24 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
+# sm_90 code only: the device machine is an H200, and the call carries at most
+# 64 MiB (the three-architecture library is built and checked by CI).
 cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release -DROPEGRAD_WERROR=ON \
-  -DROPEGRAD_BUNDLE_RUNTIME=ON ${CMAKE_ARGS:-} >/dev/null
+  -DROPEGRAD_BUNDLE_RUNTIME=ON -DCMAKE_CUDA_ARCHITECTURES=90-real ${CMAKE_ARGS:-} >/dev/null
 cmake --build build-device -j"$(nproc)"
+# The developer tools of bench/ (nvcc only; CUPTI from the toolkit, found at run
+# time under either of the toolkit's library folders).
+mkdir -p build-device/bench
+for t in dev_kernels probe; do
+  extra=""; [ $t = dev_kernels ] && extra=src/op/reference.c
+  nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc/op ${DEV_NVCC_FLAGS:-} bench/$t.cu src/op/common.c $extra \
+    -lcupti -Xlinker -rpath=/usr/local/cuda/lib64:/usr/local/cuda/lib -o build-device/bench/$t
+done
+# Knob variants of dev_kernels, e.g. DEV_VARIANTS="spread1:-DRG_K12_SPREAD=1 spread8:-DRG_K12_SPREAD=8":
+# each becomes build-device/bench/dev_kernels-NAME, run after dev_kernels by device-run.sh's dev step.
+rm -f build-device/bench/dev_kernels-*
+for v in ${DEV_VARIANTS:-}; do
+  nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc/op ${v#*:} bench/dev_kernels.cu src/op/common.c src/op/reference.c \
+    -lcupti -Xlinker -rpath=/usr/local/cuda/lib64:/usr/local/cuda/lib -o "build-device/bench/dev_kernels-${v%%:*}"
+done
 du -sh build-device | sed 's/^/device-build: /'

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # One call on the H200 machine: GPU tests, the suite on the CUDA backend (JSON +
-# manifest + registry), the Python/torch checks, compute-sanitizer; a short table
+# manifest + registry), the Python/torch checks, compute-sanitizer, the floor probe
+# (bench/probe.cu); a short table
 # last. Uses build-device/ made beforehand by scripts/device-build.sh (the GPU
 # machine has no Debian -dev libraries), carried with the call:
 #
 #   run(command="bash scripts/device-run.sh", carry=["build-device"])
 #   STEPS="tests bench" bash scripts/device-run.sh      # a subset
+#   STEPS="gputest probe dev" DEV_KERNELS="3 10"         # kernel work: GPU test, floors, side by side
 #
 # Everything it writes goes to $OUT (the device tool's return folder), default
 # /tmp/ropegrad-device. Copy what you keep into bench/results/.
@@ -17,7 +19,7 @@ ROOT=$PWD
 OUT=${OUT:-/tmp/ropegrad-device}
 W=$(mktemp -d /tmp/rg-work.XXXXXX)
 mkdir -p "$OUT"
-STEPS=${STEPS:-"tests bench python sanitize"}
+STEPS=${STEPS:-"tests bench python sanitize probe"}
 B=${BUILD:-build-device}
 [ -x "$B/ropegrad" ] || { echo "device-run: $B/ropegrad missing: run scripts/device-build.sh here and carry $B"; exit 2; }
 # The build was configured at /work/main; CTest files and test macros name that path.
@@ -35,6 +37,42 @@ if [[ " $STEPS " == *" tests "* ]]; then
   # The GPU test's own output (case counts, real-position errors) for the record.
   "$B/tests/test_gpu_kernel" > "$W/test_gpu_kernel.txt" 2>&1
   status[test_gpu_kernel]="exit $?: $(grep -E 'PASSED|FAILED' "$W/test_gpu_kernel.txt" | tr '\n' ' ')"
+fi
+
+if [[ " $STEPS " == *" gputest "* ]]; then
+  log "test_gpu_kernel alone"
+  "$B/tests/test_gpu_kernel" > "$W/test_gpu_kernel.txt" 2>&1
+  status[test_gpu_kernel]="exit $?: $(grep -E 'PASSED|FAILED' "$W/test_gpu_kernel.txt" | tr '\n' ' ')"
+  grep -E "real positions|FAIL|large arg" "$W/test_gpu_kernel.txt" | tail -n 40
+fi
+
+if [[ " $STEPS " == *" probe "* ]]; then
+  log "bench/probe.cu: floors and sin/cos accuracy"
+  { "$B/bench/probe" floor && "$B/bench/probe" sincos; } > "$W/probe.txt" 2>&1
+  status[probe]="exit $?"
+  cat "$W/probe.txt"
+fi
+
+if [[ " $STEPS " == *" dev "* ]]; then
+  log "bench/dev_kernels.cu ${DEV_KERNELS:-3 6 10 11}"
+  "$B/bench/dev_kernels" ${DEV_KERNELS:-3 6 10 11} > "$W/dev_kernels.txt" 2>&1
+  status[dev_kernels]="exit $?"
+  cat "$W/dev_kernels.txt"
+  for v in "$B"/bench/dev_kernels-*; do   # knob variants (scripts/device-build.sh DEV_VARIANTS)
+    [ -x "$v" ] || continue
+    echo "-- variant ${v##*/dev_kernels-}" | tee -a "$W/dev_kernels.txt"
+    "$v" ${DEV_KERNELS:-3 6 10 11} 2>&1 | tee -a "$W/dev_kernels.txt" | grep -E "^(geomean|0 |2 |8 |12 |14 )"
+  done
+fi
+
+if [[ " $STEPS " == *" sass "* ]]; then
+  # Instruction mix of the hot kernels (the machine has cuobjdump; this one does not).
+  log "SASS of ${SASS_FUNS:=_Z9rg_k3_vecILi2ELi8ELb0ELb0ELin1EEv16ropegrad_problem _Z9rg_k3_vecILi2ELi8ELb0ELb1ELi0EEv16ropegrad_problem}"
+  for f in $SASS_FUNS; do
+    cuobjdump -sass -arch sm_90 -fun "$f" "$B/libropegrad.so" > "$W/sass-$f.txt" 2>&1
+    echo "$f: $(grep -cE '^\s+/\*[0-9a-f]{4}\*/' "$W/sass-$f.txt") instructions"
+    grep -oE '^\s+/\*[0-9a-f]{4}\*/\s+(@!?U?P[0-9T] )?[A-Z0-9_]+' "$W/sass-$f.txt" | awk '{print $NF}' | sort | uniq -c | sort -rn | head -14 | tr '\n' ' '; echo
+  done
 fi
 
 if [[ " $STEPS " == *" bench "* ]]; then
@@ -76,7 +114,7 @@ if [[ " $STEPS " == *" sanitize "* ]]; then
   done
 fi
 
-for f in h200-cuda.json h200-cuda.manifest.json h200-vs-torch.json h200-solution-export.json; do
+for f in h200-cuda.json h200-cuda.manifest.json h200-vs-torch.json h200-solution-export.json probe.txt dev_kernels.txt; do
   [ -f "$W/$f" ] && cp "$W/$f" "$OUT/"
 done
 cat "$W"/gpu.txt "$W"/sanitizer-*.txt 2>/dev/null | grep -E "NVIDIA|SUMMARY" > "$OUT/summary.txt"

@@ -76,7 +76,7 @@ typedef struct host_case {
     int64_t B, S, D;
     ropegrad_dtype dt;
     int shared_inv;
-    int positions;
+    int positions; /* emb: 0 random normal, 1 real positions, 2 huge arguments */
     void *gc, *gs;
     float *emb, *inv;
 } host_case;
@@ -110,7 +110,7 @@ static void make_case(host_case *c, int64_t B, int64_t S, int64_t D, ropegrad_dt
     assert_non_null(c->inv);
     fill_grad(c->gc, dt, n);
     fill_grad(c->gs, dt, n);
-    if (positions) {
+    if (positions == 1) {
         for (int64_t b = 0; b < B; b++)
             for (int64_t d = 0; d < H; d++) c->inv[b * H + d] = (float)pow(1e6, -2.0 * (double)d / (double)D);
         for (int64_t b = 0; b < B; b++)
@@ -122,6 +122,14 @@ static void make_case(host_case *c, int64_t B, int64_t S, int64_t D, ropegrad_dt
                     c->emb[(b * S + s) * D + d + H] = e;
                 }
             }
+    } else if (positions == 2) {
+        /* Arguments from 1e-3 to 1e9 radians, log-uniform, so most threads hold
+         * some value past the fast paths' 4e6 limit next to ordinary ones. */
+        for (int64_t i = 0; i < n; i++) {
+            double mag = pow(10.0, -3.0 + 12.0 * (0.5 + 0.5 * tanh(normal())));
+            c->emb[i] = (float)(normal() < 0 ? -mag : mag);
+        }
+        for (int64_t i = 0; i < B * H; i++) c->inv[i] = normal();
     } else {
         for (int64_t i = 0; i < n; i++) c->emb[i] = normal();
         for (int64_t i = 0; i < B * H; i++) c->inv[i] = normal();
@@ -250,6 +258,26 @@ static void test_real_positions(void **state)
             (void)run_case(&c, k, 0, 1.0f, &mabs);
             print_message("real positions dt=%d kernel %d: max abs err %.3g\n", (int)c.dt, k, mabs);
             if (mabs > 4e-6) fail_msg("real positions dt=%d kernel %d: max abs err %.3g > 4e-6", (int)c.dt, k, mabs);
+        }
+        free_case(&c);
+    }
+}
+
+/* Huge arguments (up to 1e9 rad) mixed with ordinary ones in every row: each
+ * kernel's out-of-range path (double-precision sincos) must take over for the
+ * values, threads or warps that need it and give the same accuracy. */
+static void test_large_arguments(void **state)
+{
+    static const ropegrad_dtype dts[] = {ROPEGRAD_BF16, ROPEGRAD_F32};
+    for (int ti = 0; ti < 2; ti++) {
+        host_case c;
+        make_case(&c, 3, 517, 128, dts[ti], 0, 2, 9090 + (uint64_t)ti);
+        int64_t big = 0;
+        for (int64_t i = 0; i < c.B * c.S * c.D; i++) big += fabsf(c.emb[i]) > 4e6f;
+        assert_true(big > c.B * c.S * c.D / 10); /* the slow path really is exercised */
+        for (int k = 0; k <= ropegrad_cuda_kernel_count(); k++) {
+            double mabs, q = run_case(&c, k, 0, 0.0883883f, &mabs);
+            if (q > 1.0) fail_msg("large arguments dt=%d kernel %d: %.3g x tolerance (max abs %.3g)", (int)c.dt, k, q, mabs);
         }
         free_case(&c);
     }
@@ -481,7 +509,8 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_argument_errors),   cmocka_unit_test(test_suite_shapes),
-        cmocka_unit_test(test_real_positions),    cmocka_unit_test(test_shapes_dtypes_layouts),
+        cmocka_unit_test(test_real_positions),    cmocka_unit_test(test_large_arguments),
+        cmocka_unit_test(test_shapes_dtypes_layouts),
         cmocka_unit_test(test_two_streams),       cmocka_unit_test(test_eight_host_threads),
         cmocka_unit_test(test_beyond_2e31),
     };

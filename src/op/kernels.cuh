@@ -36,9 +36,16 @@
 //   9 bulk       D = 128, 2-byte grads, sm_90+: tiles of 16 rows staged in shared
 //                memory by cp.async.bulk copies, three stages deep (else 3).
 //                Slower than 3 as written (W14 110 vs 100 us): a first cut.
-//   0 default    6 up to RG_SMALL_ROWS rows, else 3, where they apply (D/2 a
-//                multiple of 8 with H/8 <= 32, 16-byte aligned pointers and
-//                stride); 2 otherwise. Versions 3-8 fall back the same way.
+//  10 vec-mufu   3 with rg_sincos_mufu: the reduced argument's sin/cos from the
+//                special-function unit, about a third of the arithmetic.
+//  11 lat-mufu   6 with rg_sincos_mufu.
+//  12 vec-2d     10 without its per-row bookkeeping: a (rows, batch) grid, one
+//                row per thread group, no division, no loop.
+//  13 vec-2d-st  12 with each block's results written as one contiguous run.
+//   0 default    12 where it applies (D/2 a multiple of 8 with H/8 <= 32,
+//                16-byte aligned pointers and stride, B <= 65535); else 10 where
+//                only B is too large; 2 otherwise. Versions 3-13 fall back the
+//                same way (6, 8, 11 also need D = 128 or 256; 9, D = 128).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -115,6 +122,32 @@ static __device__ __forceinline__ void rg_sincos(float x, float *s, float *c)
     const float cv = (qi & 1) ? sr : cr;
     *s = __int_as_float(__float_as_int(sv) ^ ((qi & 2) << 30));
     *c = __int_as_float(__float_as_int(cv) ^ (((qi + 1) & 2) << 30));
+}
+
+// Cheaper sin/cos for kernels 10 and 11: the same Cody-Waite idea, but the
+// reduction is modulo 2*pi (two FMA parts: for |x| <= 4e6, q < 2^20 and the
+// dropped third part is below q * 1e-14 < 1e-8), and the reduced argument
+// r in [-pi, pi] goes to the special-function unit (sin.approx / cos.approx:
+// MUFU.SIN and MUFU.COS, absolute error about 2^-21.4 = 3.6e-7 on [-pi, pi]).
+// The fast-math intrinsic only ever sees a reduced argument, which is where its
+// error bound holds; the caller checks |x| <= RG_SINCOS_FAST_MAX itself (once
+// per thread, see rg_row_partial) and redoes everything with rg_sincos if not.
+// About 7 instructions against rg_sincos's ~20: it is the arithmetic that sets
+// the mid-size workloads' time (bench/NOTES.md). Error budget: 3.6e-7 per
+// value, against rg_sincos's 7e-8; tests/test_gpu_kernel.c holds both to the
+// same end-to-end bounds.
+static __device__ __forceinline__ void rg_sincos_mufu(float x, float *s, float *c)
+{
+#ifdef RG_DEV_NOCOMPUTE
+    *s = x, *c = x;
+    return;
+#endif
+    const float big = fmaf(x, 0.159154943091895336f, 12582912.0f);  // 1/(2 pi), 1.5*2^23
+    const float q = big - 12582912.0f;
+    float r = fmaf(q, -6.28318548202514648f, x);  // 2 pi = C1 + C2, C1 = float(2 pi)
+    r = fmaf(q, 1.74845553146951720e-07f, r);     // -C2
+    asm("sin.approx.f32 %0, %1;" : "=f"(*s) : "f"(r));
+    asm("cos.approx.f32 %0, %1;" : "=f"(*c) : "f"(r));
 }
 
 // Batch of row r: a 64-bit division is a ~40-instruction software routine on
@@ -298,11 +331,37 @@ static __device__ __forceinline__ float rg_chunk_at(const rg_grad_chunk<4> &c, i
     return rg_f16_bits((k & 1) ? (x >> 16) : (x & 0xffffu));
 }
 
-template <int ESZ, bool EF = false>
+// True when every one of the n arguments can take rg_sincos_mufu: one compare
+// per value (NaN fails it) and one branch per thread, instead of a branch per value.
+template <int N>
+static __device__ __forceinline__ bool rg_all_fast(const float *e)
+{
+    bool ok = true;
+#pragma unroll
+    for (int k = 0; k < N; k++) ok &= fabsf(e[k]) <= RG_SINCOS_FAST_MAX;
+    return ok;
+}
+
+// DT >= 0: the grad dtype fixed at compile time (kernels 10 and 11), so the
+// bf16/f16 choice is not a branch per element; -1: read from the problem.
+template <int ESZ, bool EF = false, bool FAST = false, int DT = -1>
 static __device__ __forceinline__ float rg_row_partial(const ropegrad_problem &p, const rg_row_regs &R,
                                                        const float *inv8)
 {
     const float *e = (const float *)R.e;
+    const int dt = DT >= 0 ? DT : (int)p.grad_dtype;
+    if (FAST && rg_all_fast<RG_EPT>(e)) {  // kernel 10; else the accurate path below
+        float acc = 0.f;
+#pragma unroll
+        for (int k = 0; k < RG_EPT; k++) {
+            float s, c;
+            rg_sincos_mufu(e[k], &s, &c);
+            const float gc = rg_chunk_at<ESZ>(R.gc_lo, k, dt) + rg_chunk_at<ESZ>(R.gc_hi, k, dt);
+            const float gs = rg_chunk_at<ESZ>(R.gs_lo, k, dt) + rg_chunk_at<ESZ>(R.gs_hi, k, dt);
+            acc = fmaf(inv8[k], fmaf(gs, c, -gc * s), acc);
+        }
+        return acc;
+    }
     float sn[RG_EPT], cs[RG_EPT];
     if (EF) {  // every sincos before any use of the grads (see kernel 7)
 #pragma unroll
@@ -333,7 +392,8 @@ static __device__ __forceinline__ float rg_group_sum(float v)
 // Kernel 7 (EF): the same with emb loaded first and every sincos computed before
 // the grads are touched, so a warp starts its arithmetic when its emb lands
 // instead of when the last of its six loads does.
-template <int ESZ, int TPR, bool EF = false>
+// Kernel 10 (FAST, DT): kernel 3 with rg_sincos_mufu and the dtype compiled in.
+template <int ESZ, int TPR, bool EF = false, bool FAST = false, int DT = -1>
 static __global__ void rg_k3_vec(ropegrad_problem p)
 {
     const int64_t rows = p.batch_size * p.seq_len;
@@ -351,9 +411,99 @@ static __global__ void rg_k3_vec(ropegrad_problem p)
         const float *inv = p.inv_freq + rg_batch_of(rr, p.seq_len) * p.inv_freq_batch_stride + j * RG_EPT;
         *(float4 *)&inv8[0] = __ldg((const float4 *)inv);
         *(float4 *)&inv8[4] = __ldg((const float4 *)inv + 1);
-        const float acc = rg_group_sum<TPR>(rg_row_partial<ESZ, EF>(p, R, inv8));
+        const float acc = rg_group_sum<TPR>(rg_row_partial<ESZ, EF, FAST, DT>(p, R, inv8));
         if (live && j == 0) p.grad_position_ids[r] = p.attention_scaling * acc;
     }
+}
+
+// Kernel 12: kernel 10 with the bookkeeping cut down, because once the sin/cos
+// is cheap, the per-row overhead is half of what a thread issues (SASS of 10: ~130
+// instructions for a row's 8 d's, ~120 for the row's indexing, a 32-bit division
+// for its batch, the grid-stride loop and 64-bit address arithmetic):
+//   - a 2D grid, blockIdx.y = batch: no division, and inv_freq's address is known
+//     at the first instruction;
+//   - one row per thread group, no loop; head_dim fixed at compile time (TPR), so
+//     the hi halves are immediate offsets of the lo loads;
+//   - the grad dtype compiled in, as in 10.
+// Needs B <= 65535 (grid.y) and S < 2^31; the launcher falls back to 10 otherwise.
+#ifndef RG_K12_SPREAD
+#define RG_K12_SPREAD 2  // small problems: shrink blocks until there are this many per SM (or 32 threads)
+#endif
+//
+// The accurate path for a thread whose 8 arguments are not all within
+// RG_SINCOS_FAST_MAX: reads its inputs again (from L2: this thread just loaded
+// them) element by element, with rg_sincos. Out of line and given only scalars,
+// so it costs the fast path neither registers nor local memory. (Passing the
+// loaded registers by reference instead put them in local memory on every
+// path: W14 211 us against 100.)
+template <int ESZ>
+static __device__ __noinline__ float rg_row_reload(const char *gc, const char *gs, const float *e, const float *inv,
+                                                   int dt, int H)
+{
+    float acc = 0.f;
+    for (int k = 0; k < RG_EPT; k++) {
+        float s, c;
+        rg_sincos(e[k], &s, &c);
+        const float gck = rg_grad_at(gc, dt, k) + rg_grad_at(gc, dt, k + H);
+        const float gsk = rg_grad_at(gs, dt, k) + rg_grad_at(gs, dt, k + H);
+        acc = fmaf(inv[k], fmaf(gsk, c, -gck * s), acc);
+    }
+    return acc;
+}
+
+//
+// Kernel 13 (STAGED): 12 with the block's results gathered in shared memory and
+// written by its first threads as one contiguous run (32 rows x 4 B = one 128 B
+// line for 256 threads), instead of a 4-byte store per row from scattered lanes.
+// Why: bench/probe.cu's read-only kernel gets 1-2 us slower on the large
+// workloads when it adds a 4-byte store per row; partial-sector writes cost
+// more than their bytes.
+template <int ESZ, int TPR, int DT, bool STAGED = false>
+static __global__ void __launch_bounds__(256) rg_k12_2d(ropegrad_problem p)
+{
+    constexpr int H = 8 * TPR, D = 2 * H;
+    const int j = threadIdx.x % TPR;
+    const int S = (int)p.seq_len;
+    const int rows_per_block = blockDim.x / TPR;
+    const int s0 = blockIdx.x * rows_per_block + (threadIdx.x & ~31) / TPR;  // this warp's first row
+    if (!STAGED && s0 >= S) return;  // whole warps leave together (13 keeps them for the barrier)
+    int s = s0 + (threadIdx.x & 31) / TPR;
+    const bool live = s < S;
+    if (!live) s = S - 1;  // dead rows still take part in the shuffles (and in 13, the barrier)
+    const int64_t r = (int64_t)blockIdx.y * S + s;
+    const int64_t g = r * D + j * RG_EPT;  // element index of this thread's first d
+    const char *gc = (const char *)p.grad_cos + g * ESZ;
+    const char *gs = (const char *)p.grad_sin + g * ESZ;
+    const char *e = (const char *)(p.emb + g);
+    rg_row_regs R;
+#pragma unroll
+    for (int k = 0; k < ESZ * RG_EPT / 16; k++) {
+        R.gc_lo.v[k] = rg_ld_stream(gc + 16 * k);
+        R.gc_hi.v[k] = rg_ld_stream(gc + H * ESZ + 16 * k);
+        R.gs_lo.v[k] = rg_ld_stream(gs + 16 * k);
+        R.gs_hi.v[k] = rg_ld_stream(gs + H * ESZ + 16 * k);
+    }
+    R.e[0] = rg_ld_stream(e);
+    R.e[1] = rg_ld_stream(e + 16);
+    const float *inv = p.inv_freq + blockIdx.y * p.inv_freq_batch_stride + j * RG_EPT;
+    float inv8[RG_EPT];
+    *(float4 *)&inv8[0] = __ldg((const float4 *)inv);
+    *(float4 *)&inv8[4] = __ldg((const float4 *)inv + 1);
+    // Out-of-range arguments (rare) take rg_row_reload, out of line, so that its
+    // registers do not become the kernel's: 48 with it inlined against 40.
+    const float part = rg_all_fast<RG_EPT>((const float *)R.e)
+                           ? rg_row_partial<ESZ, false, true, DT>(p, R, inv8)
+                           : rg_row_reload<ESZ>(gc, gs, (const float *)e, inv, DT, H);
+    const float acc = rg_group_sum<TPR>(part);
+    if (!STAGED) {
+        if (live && j == 0) p.grad_position_ids[r] = p.attention_scaling * acc;
+        return;
+    }
+    __shared__ float res[256];
+    if (j == 0) res[threadIdx.x / TPR] = p.attention_scaling * acc;
+    __syncthreads();
+    const int t = threadIdx.x, sb = blockIdx.x * rows_per_block;
+    if (t < rows_per_block && sb + t < S) p.grad_position_ids[(int64_t)blockIdx.y * S + sb + t] = res[t];
 }
 
 // Kernel 4: streaming loads with the L2 256 B hint, and software pipelining:
@@ -440,9 +590,10 @@ static __device__ __forceinline__ void rg_prefetch_l2(const void *p, int bytes)
 #endif
 }
 
-template <int ESZ, int EPT, int TPR, bool PF, bool EF = false>
+template <int ESZ, int EPT, int TPR, bool PF, bool EF = false, bool FAST = false, int DT = -1>
 static __global__ void __launch_bounds__(256) rg_k5_vec(ropegrad_problem p)
 {
+    const int dt = DT >= 0 ? DT : (int)p.grad_dtype;
     constexpr int GW = ESZ * EPT / 4;  // 32-bit words of grads per thread per half
     const int64_t rows = p.batch_size * p.seq_len;
     const int64_t D = p.head_dim, H = D >> 1;
@@ -473,20 +624,36 @@ static __global__ void __launch_bounds__(256) rg_k5_vec(ropegrad_problem p)
         rg_ld_words<GW>((const char *)p.grad_sin + (g + H) * ESZ, gsh);
         if (!EF) rg_ld_words<EPT>(p.emb + g, e);
         const float *inv = p.inv_freq + rg_batch_of(rr, p.seq_len) * p.inv_freq_batch_stride + j * EPT;
-        float snv[EPT], csv[EPT];
-        if (EF) {
-#pragma unroll
-            for (int k = 0; k < EPT; k++) rg_sincos(__uint_as_float(e.w[k]), &snv[k], &csv[k]);
-        }
         float acc = 0.f;
+        float ev[EPT];
 #pragma unroll
-        for (int k = 0; k < EPT; k++) {
-            float sn, cs;
-            if (EF) sn = snv[k], cs = csv[k];
-            else rg_sincos(__uint_as_float(e.w[k]), &sn, &cs);
-            const float gc = rg_words_at<ESZ, EPT>(gcl, k, p.grad_dtype) + rg_words_at<ESZ, EPT>(gch, k, p.grad_dtype);
-            const float gs = rg_words_at<ESZ, EPT>(gsl, k, p.grad_dtype) + rg_words_at<ESZ, EPT>(gsh, k, p.grad_dtype);
-            acc = fmaf(__ldg(inv + k), fmaf(gs, cs, -gc * sn), acc);
+        for (int k = 0; k < EPT; k++) ev[k] = __uint_as_float(e.w[k]);
+        const bool fast = FAST && rg_all_fast<EPT>(ev);
+        if (fast) {  // kernel 11
+#pragma unroll
+            for (int k = 0; k < EPT; k++) {
+                float sn, cs;
+                rg_sincos_mufu(ev[k], &sn, &cs);
+                const float gc = rg_words_at<ESZ, EPT>(gcl, k, dt) + rg_words_at<ESZ, EPT>(gch, k, dt);
+                const float gs = rg_words_at<ESZ, EPT>(gsl, k, dt) + rg_words_at<ESZ, EPT>(gsh, k, dt);
+                acc = fmaf(__ldg(inv + k), fmaf(gs, cs, -gc * sn), acc);
+            }
+        }
+        if (!fast) {  // the accurate path (every kernel but 11, and 11's rare huge or non-finite arguments)
+            float snv[EPT], csv[EPT];
+            if (EF) {
+#pragma unroll
+                for (int k = 0; k < EPT; k++) rg_sincos(ev[k], &snv[k], &csv[k]);
+            }
+#pragma unroll
+            for (int k = 0; k < EPT; k++) {
+                float sn, cs;
+                if (EF) sn = snv[k], cs = csv[k];
+                else rg_sincos(ev[k], &sn, &cs);
+                const float gc = rg_words_at<ESZ, EPT>(gcl, k, p.grad_dtype) + rg_words_at<ESZ, EPT>(gch, k, p.grad_dtype);
+                const float gs = rg_words_at<ESZ, EPT>(gsl, k, p.grad_dtype) + rg_words_at<ESZ, EPT>(gsh, k, p.grad_dtype);
+                acc = fmaf(__ldg(inv + k), fmaf(gs, cs, -gc * sn), acc);
+            }
         }
         acc = rg_group_sum<TPR>(acc);
         if (live && j == 0) p.grad_position_ids[r] = p.attention_scaling * acc;
@@ -597,16 +764,16 @@ static __global__ void __launch_bounds__(128) rg_k9_bulk(ropegrad_problem p)
 // ---------------------------------------------------------------------------
 // Launcher
 // ---------------------------------------------------------------------------
-#define RG_KERNEL_COUNT 9
-#define RG_SMALL_ROWS 7500
+#define RG_KERNEL_COUNT 13
 
 static const char *const rg_kernel_names[RG_KERNEL_COUNT + 1] = {
-    "default", "1-naive", "2-warp", "3-vec", "4-vec-dbuf", "5-vec-pf", "6-vec-lat", "7-vec-ef", "8-vec-lat-ef", "9-bulk"};
+    "default", "1-naive", "2-warp", "3-vec", "4-vec-dbuf", "5-vec-pf", "6-vec-lat", "7-vec-ef", "8-vec-lat-ef", "9-bulk",
+    "10-vec-mufu", "11-lat-mufu", "12-vec-2d", "13-vec-2d-st"};
 
 // Kernel 6: 32 threads per row for H = 64 (EPT 2) and H = 128 (EPT 4); other
 // shapes use kernel 5's EPT = 8 layout, which is already <= 8 d's per thread
 // only when H <= 256.
-template <int ESZ, bool EF>
+template <int ESZ, bool EF, bool FAST = false, int DT = -1>
 static cudaError_t rg_launch_lat(const ropegrad_problem &p, int sms, cudaStream_t st)
 {
     const int64_t rows = p.batch_size * p.seq_len, H = p.head_dim / 2;
@@ -615,8 +782,8 @@ static cudaError_t rg_launch_lat(const ropegrad_problem &p, int sms, cudaStream_
     int64_t grid = (rows * 32 + block - 1) / block;
     const int64_t cap = (int64_t)sms * (2048 / block) * 4;
     if (grid > cap) grid = cap;
-    if (H == 64) rg_k5_vec<ESZ, 2, 32, false, EF><<<(unsigned)grid, block, 0, st>>>(p);
-    else rg_k5_vec<ESZ, 4, 32, false, EF><<<(unsigned)grid, block, 0, st>>>(p);
+    if (H == 64) rg_k5_vec<ESZ, 2, 32, false, EF, FAST, DT><<<(unsigned)grid, block, 0, st>>>(p);
+    else rg_k5_vec<ESZ, 4, 32, false, EF, FAST, DT><<<(unsigned)grid, block, 0, st>>>(p);
     return cudaGetLastError();
 }
 
@@ -650,12 +817,29 @@ static cudaError_t rg_launch_vec(const ropegrad_problem &p, int kernel, int sms,
         const int64_t cap = (int64_t)sms * (2048 / block) * RG_K5_WAVES;
         if (grid > cap) grid = cap;
         rg_k5_vec<ESZ, RG_EPT, TPR, true><<<(unsigned)grid, block, 0, st>>>(p);
-    } else if (kernel == 3 || kernel == 7) {
+    } else if (kernel == 12 || kernel == 13) {
+        int block = 256;
+        const int64_t B = p.batch_size, S = p.seq_len;
+        while (block > 32 && B * ((S + block / TPR - 1) / (block / TPR)) < (int64_t)RG_K12_SPREAD * sms) block >>= 1;
+        const dim3 grid((unsigned)((S + block / TPR - 1) / (block / TPR)), (unsigned)B);
+        if (kernel == 12) {
+            if constexpr (ESZ == 4) rg_k12_2d<ESZ, TPR, ROPEGRAD_F32><<<grid, block, 0, st>>>(p);
+            else if (p.grad_dtype == ROPEGRAD_BF16) rg_k12_2d<ESZ, TPR, ROPEGRAD_BF16><<<grid, block, 0, st>>>(p);
+            else rg_k12_2d<ESZ, TPR, ROPEGRAD_F16><<<grid, block, 0, st>>>(p);
+        } else {
+            if constexpr (ESZ == 4) rg_k12_2d<ESZ, TPR, ROPEGRAD_F32, true><<<grid, block, 0, st>>>(p);
+            else if (p.grad_dtype == ROPEGRAD_BF16) rg_k12_2d<ESZ, TPR, ROPEGRAD_BF16, true><<<grid, block, 0, st>>>(p);
+            else rg_k12_2d<ESZ, TPR, ROPEGRAD_F16, true><<<grid, block, 0, st>>>(p);
+        }
+    } else if (kernel == 3 || kernel == 7 || kernel == 10) {
         const int block = RG_K3_BLOCK;
         int64_t grid = (threads_needed + block - 1) / block;
         if (grid > 2147483647) grid = 2147483647;
         if (kernel == 3) rg_k3_vec<ESZ, TPR, false><<<(unsigned)grid, block, 0, st>>>(p);
-        else rg_k3_vec<ESZ, TPR, true><<<(unsigned)grid, block, 0, st>>>(p);
+        else if (kernel == 7) rg_k3_vec<ESZ, TPR, true><<<(unsigned)grid, block, 0, st>>>(p);
+        else if constexpr (ESZ == 4) rg_k3_vec<ESZ, TPR, false, true, ROPEGRAD_F32><<<(unsigned)grid, block, 0, st>>>(p);
+        else if (p.grad_dtype == ROPEGRAD_BF16) rg_k3_vec<ESZ, TPR, false, true, ROPEGRAD_BF16><<<(unsigned)grid, block, 0, st>>>(p);
+        else rg_k3_vec<ESZ, TPR, false, true, ROPEGRAD_F16><<<(unsigned)grid, block, 0, st>>>(p);
     } else {
         // Small problems: shrink blocks so the work lands on as many SMs as
         // possible (latency, not bandwidth, decides there). Large ones: enough
@@ -696,11 +880,15 @@ static cudaError_t rg_cuda_launch(const ropegrad_problem *p, int kernel, cudaStr
     if (e != cudaSuccess) return e;
     const int64_t rows = p->batch_size * p->seq_len;
     const int tpr = rg_vec_tpr(p);
-    // Default: kernel 6 where latency decides (up to ~7.5k rows, measured
-    // crossover on H200: bench/NOTES.md), kernel 3 where bandwidth does.
-    if (kernel == 0) kernel = !tpr ? 2 : (rows <= RG_SMALL_ROWS ? 6 : 3);
+    // Default: kernel 12 on every size (fastest of 1-13 on all 16 workloads but
+    // the two largest, where 3, 10, 12 and 13 are within run-to-run spread:
+    // bench/NOTES.md); it falls back to 10, then 2, as noted below.
+    if (kernel == 0) kernel = 12;
     if (kernel == 6 && !(tpr && (p->head_dim == 128 || p->head_dim == 256))) kernel = tpr ? 3 : 2;
     if (kernel == 8 && !(tpr && (p->head_dim == 128 || p->head_dim == 256))) kernel = tpr ? 7 : 2;
+    if (kernel == 11 && !(tpr && (p->head_dim == 128 || p->head_dim == 256))) kernel = tpr ? 10 : 2;
+    if ((kernel == 12 || kernel == 13) && !(tpr && p->batch_size <= 65535 && p->seq_len <= 2147483647))
+        kernel = tpr ? 10 : 2;
     if (kernel >= 3 && !tpr) kernel = 2;
     if (kernel == 9) {
         // Bulk copies need sm_90+, D = 128 (8 threads per row) and 2-byte grads.
@@ -735,6 +923,10 @@ static cudaError_t rg_cuda_launch(const ropegrad_problem *p, int kernel, cudaStr
         return p->grad_dtype == ROPEGRAD_F32 ? rg_launch_lat<4, false>(*p, sms, st) : rg_launch_lat<2, false>(*p, sms, st);
     case 8:
         return p->grad_dtype == ROPEGRAD_F32 ? rg_launch_lat<4, true>(*p, sms, st) : rg_launch_lat<2, true>(*p, sms, st);
+    case 11:
+        if (p->grad_dtype == ROPEGRAD_F32) return rg_launch_lat<4, false, true, ROPEGRAD_F32>(*p, sms, st);
+        if (p->grad_dtype == ROPEGRAD_BF16) return rg_launch_lat<2, false, true, ROPEGRAD_BF16>(*p, sms, st);
+        return rg_launch_lat<2, false, true, ROPEGRAD_F16>(*p, sms, st);
     default:
         return p->grad_dtype == ROPEGRAD_F32 ? rg_launch_vec_esz<4>(*p, tpr, kernel, sms, st)
                                              : rg_launch_vec_esz<2>(*p, tpr, kernel, sms, st);

@@ -1,0 +1,102 @@
+// dev_common.h -- what the developer tools in bench/ (dev_kernels.cu, probe.cu)
+// share: a CUDA-call check, a seeded generator, and CUPTI kernel spans, so that
+// their quick comparisons use the protocol's clock rather than
+// CUDA events (which add the launch to each figure: ~1-2 us, too coarse for the
+// small workloads). The harness has its own, fuller timer in src/harness/run_cuda.c;
+// this one assumes what the dev tools guarantee: one kernel per timed iteration,
+// on one stream, with the cold-L2 memset in between (a memset is not a kernel
+// record, so it is not counted).
+//
+//   dc_begin();  for (...) { memset; launch; }  std::vector<double> us = dc_end();
+//
+// Link with -lcupti. If CUPTI cannot be used, dc_end() returns an empty vector and
+// the tool falls back to events (and says so).
+#pragma once
+
+#include <cuda_runtime.h>
+#include <cupti.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#define CK(x)                                                                                   \
+    do {                                                                                        \
+        cudaError_t e_ = (x);                                                                   \
+        if (e_ != cudaSuccess) {                                                                \
+            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));  \
+            exit(1);                                                                            \
+        }                                                                                       \
+    } while (0)
+
+// splitmix64: uniform in (0, 1); reseed by assigning g_rng.
+static uint64_t g_rng = 1;
+static double urand()
+{
+    uint64_t z = (g_rng += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return ((z >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+static std::mutex dc_mu;
+static std::vector<std::pair<uint64_t, uint64_t>> dc_spans;  // (start, end) ns
+static bool dc_ok = true;
+
+static void CUPTIAPI dc_buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+    *size = 8 << 20;
+    *buffer = (uint8_t *)aligned_alloc(8, *size);
+    if (!*buffer) *size = 0;
+    *max_records = 0;
+}
+
+static void CUPTIAPI dc_buffer_completed(CUcontext, uint32_t, uint8_t *buffer, size_t, size_t valid)
+{
+    std::lock_guard<std::mutex> g(dc_mu);
+    CUpti_Activity *rec = nullptr;
+    while (buffer && cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS)
+        if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
+            const CUpti_ActivityKernel9 *k = (const CUpti_ActivityKernel9 *)rec;
+            dc_spans.emplace_back(k->start, k->end);
+        }
+    free(buffer);
+}
+
+static void dc_begin()
+{
+    static bool registered = false;
+    if (!registered) {
+        registered = true;
+        dc_ok = cuptiActivityRegisterCallbacks(dc_buffer_requested, dc_buffer_completed) == CUPTI_SUCCESS;
+    }
+    std::lock_guard<std::mutex> g(dc_mu);
+    dc_spans.clear();
+    if (dc_ok) dc_ok = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == CUPTI_SUCCESS;
+}
+
+// Kernel durations in microseconds, in launch order; empty if CUPTI failed.
+static std::vector<double> dc_end()
+{
+    std::vector<double> us;
+    if (cudaDeviceSynchronize() != cudaSuccess || !dc_ok) return us;
+    if (cuptiActivityFlushAll(0) != CUPTI_SUCCESS) return us;
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    std::lock_guard<std::mutex> g(dc_mu);
+    std::sort(dc_spans.begin(), dc_spans.end());
+    for (auto &s : dc_spans) us.push_back((s.second - s.first) * 1e-3);
+    return us;
+}
+
+static double dc_median(std::vector<double> v)
+{
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
