@@ -197,7 +197,8 @@ static char *build_solution(const char *name, const char *author)
     char desc[512];
     snprintf(desc, sizeof desc,
              "ropegrad %s: CUDA kernels from libropegrad (src/op/kernels.cuh, embedded verbatim), "
-             "sin/cos with accurate argument reduction, no fast math. Returns grad_position_ids "
+             "sin/cos after an accurate argument reduction (the special-function unit sees only reduced "
+             "arguments), no fast-math flags. Returns grad_position_ids "
              "(destination_passing_style false).",
              ropegrad_version());
 
