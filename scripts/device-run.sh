@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # One call on the H200 machine: GPU tests, the suite on the CUDA backend (JSON +
-# manifest + registry), the Python/torch checks, compute-sanitizer, the floor probe
-# (bench/probe.cu); a short table
-# last. Uses build-device/ made beforehand by scripts/device-build.sh (the GPU
+# manifest + registry), the suite on real-position inputs, the Python/torch checks,
+# compute-sanitizer, the floor probe (bench/probe.cu); a short table last. Uses build-device/ made beforehand by scripts/device-build.sh (the GPU
 # machine has no Debian -dev libraries), carried with the call:
 #
 #   run(command="bash scripts/device-run.sh", carry=["build-device"])
@@ -19,7 +18,7 @@ ROOT=$PWD
 OUT=${OUT:-/tmp/ropegrad-device}
 W=$(mktemp -d /tmp/rg-work.XXXXXX)
 mkdir -p "$OUT"
-STEPS=${STEPS:-"tests bench python sanitize probe"}
+STEPS=${STEPS:-"tests bench positions python sanitize probe"}
 B=${BUILD:-build-device}
 [ -x "$B/ropegrad" ] || { echo "device-run: $B/ropegrad missing: run scripts/device-build.sh here and carry $B"; exit 2; }
 # The build was configured at /work/main; CTest files and test macros name that path.
@@ -88,6 +87,15 @@ if [[ " $STEPS " == *" bench "* ]]; then
   done
 fi
 
+if [[ " $STEPS " == *" positions "* ]]; then
+  # Real training inputs (emb = position * inv_freq up to position 262143, theta 1e6,
+  # the workloads' own scale) through the whole suite: max |err| per workload.
+  log "ropegrad bench --backend cuda --inputs positions"
+  "$B/ropegrad" bench --backend cuda --inputs positions --json "$W/h200-cuda-positions.json" > "$W/positions.txt" 2>&1
+  status[positions]="exit $?"
+  tail -n 22 "$W/positions.txt"
+fi
+
 if [[ " $STEPS " == *" python "* ]]; then
   for t in ${PY_SCRIPTS:-python/tests/test_torch_binding.py python/tests/test_solution_export.py bench/vs_torch.py}; do
     [ -f "$t" ] || continue
@@ -114,7 +122,7 @@ if [[ " $STEPS " == *" sanitize "* ]]; then
   done
 fi
 
-for f in h200-cuda.json h200-cuda.manifest.json h200-vs-torch.json h200-solution-export.json probe.txt dev_kernels.txt; do
+for f in h200-cuda.json h200-cuda.manifest.json h200-cuda-positions.json h200-vs-torch.json h200-solution-export.json probe.txt dev_kernels.txt; do
   [ -f "$W/$f" ] && cp "$W/$f" "$OUT/"
 done
 cat "$W"/gpu.txt "$W"/sanitizer-*.txt 2>/dev/null | grep -E "NVIDIA|SUMMARY" > "$OUT/summary.txt"

@@ -456,8 +456,9 @@ static __device__ __noinline__ float rg_row_reload(const char *gc, const char *g
 // written by its first threads as one contiguous run (32 rows x 4 B = one 128 B
 // line for 256 threads), instead of a 4-byte store per row from scattered lanes.
 // Why: bench/probe.cu's read-only kernel gets 1-2 us slower on the large
-// workloads when it adds a 4-byte store per row; partial-sector writes cost
-// more than their bytes.
+// workloads when it adds a 4-byte store per row, so partial-sector writes were
+// suspected. Measured: within run-to-run spread on W8/W14, +0.1 us on every
+// smaller workload (the barrier); not the default (bench/NOTES.md).
 template <int ESZ, int TPR, int DT, bool STAGED = false>
 static __global__ void __launch_bounds__(256) rg_k12_2d(ropegrad_problem p)
 {
@@ -490,7 +491,8 @@ static __global__ void __launch_bounds__(256) rg_k12_2d(ropegrad_problem p)
     *(float4 *)&inv8[0] = __ldg((const float4 *)inv);
     *(float4 *)&inv8[4] = __ldg((const float4 *)inv + 1);
     // Out-of-range arguments (rare) take rg_row_reload, out of line, so that its
-    // registers do not become the kernel's: 48 with it inlined against 40.
+    // registers do not become the kernel's (60 with the accurate path inline, 48
+    // without). rg_row_partial's own range check then folds away.
     const float part = rg_all_fast<RG_EPT>((const float *)R.e)
                            ? rg_row_partial<ESZ, false, true, DT>(p, R, inv8)
                            : rg_row_reload<ESZ>(gc, gs, (const float *)e, inv, DT, H);
