@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # One call on the H200 machine: GPU tests, the suite on the CUDA backend (JSON +
 # manifest + registry), the suite on real-position inputs, the Python/torch checks,
-# compute-sanitizer, the floor probe (bench/probe.cu); a short table last. Uses build-device/ made beforehand by scripts/device-build.sh (the GPU
-# machine has no Debian -dev libraries), carried with the call:
+# compute-sanitizer, the floor probe (bench/probe.cu); a short table last. Uses
+# build-device/ made beforehand by scripts/device-build.sh (the GPU machine has no
+# Debian -dev libraries), carried with the call:
 #
 #   run(command="bash scripts/device-run.sh", carry=["build-device"])
 #   STEPS="tests bench" bash scripts/device-run.sh      # a subset
