@@ -145,6 +145,7 @@ static void test_positions_mode(void **state)
         assert_true(in.inv_freq[2 * H + d] == in.inv_freq[d]);
     }
     assert_true(in.inv_freq[0] == 1.0f);
+    assert_true(in.attention_scaling == 1.0f); /* not the workload's: real inputs at scale 1 */
     /* emb[.,.,0] is the position (inv_freq[0] = 1): integers in [0, 262144),
      * non-decreasing in s, spanning most of the range; second half = first half. */
     float maxpos = 0;

@@ -44,7 +44,7 @@ static void usage(FILE *f, const char *cmd, int timed)
     }
     fprintf(f, "  --seed N              input generator seed (default 200)\n");
     fprintf(f, "  --threads N           CPU backend threads, 0 = all cores (default 0)\n");
-    fprintf(f, "  --inputs KIND         normal (the dataset's random inputs) or positions (real training inputs)\n");
+    fprintf(f, "  --inputs KIND         normal (the dataset's random inputs) or positions (real training inputs, scale 1)\n");
     fprintf(f, "  --json FILE           write the result as JSON (atomically)\n");
     fprintf(f, "  --record              store the run in the local registry\n");
     fprintf(f, "  --db FILE             registry file (with --record; default $ROPEGRAD_DB or ./ropegrad-runs.db)\n");

@@ -63,7 +63,7 @@ typedef enum {
     RG_INPUTS_NORMAL = 0,    /* every tensor standard normal, like the dataset */
     RG_INPUTS_POSITIONS = 1  /* real training inputs: emb = position * inv_freq,
                                 inv_freq = theta^(-2d/D) with theta 1e6,
-                                positions up to 262144 */
+                                positions up to 262144, attention_scaling 1 */
 } rg_inputs_kind;
 
 /* Host-side input tensors of one workload, owned by the harness. */

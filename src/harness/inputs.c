@@ -35,7 +35,9 @@
  *   off[b]  = floor(uniform(w,4,b) * max(step, 1))   (a per-batch shift in [0, step))
  *   pos     = min((s * 262143) / max(S-1, 1) + off[b], 262143)    (int64 arithmetic)
  *   emb[b,s,d] = emb[b,s,d+H] = (float)pos * inv_freq[d]         (a float32 product)
- *   grads as in RG_INPUTS_NORMAL; attention_scaling from the workload.
+ *   grads as in RG_INPUTS_NORMAL; attention_scaling = 1 (Qwen3's default rope
+ *   has no attention factor; issue #3 states its accuracy bound at scale 1, and
+ *   the kernels apply the scale once, at the end, so any error scales with it).
  *   So positions span [0, 262144) -- the largest arguments sin/cos see in
  *   Qwen3's 256k context.
  */
@@ -173,7 +175,7 @@ int rg_inputs_make(const rg_workload *w, ropegrad_dtype dt, rg_inputs_kind kind,
     out->seq_len = S;
     out->head_dim = D;
     out->dtype = dt;
-    out->attention_scaling = w->attention_scaling;
+    out->attention_scaling = kind == RG_INPUTS_POSITIONS ? 1.0f : w->attention_scaling;
     out->grad_cos = alloc64((size_t)n * esz);
     out->grad_sin = alloc64((size_t)n * esz);
     out->emb = alloc64((size_t)n * sizeof(float));
