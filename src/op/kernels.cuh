@@ -124,18 +124,19 @@ static __device__ __forceinline__ void rg_sincos(float x, float *s, float *c)
     *c = __int_as_float(__float_as_int(cv) ^ (((qi + 1) & 2) << 30));
 }
 
-// Cheaper sin/cos for kernels 10 and 11: the same Cody-Waite idea, but the
+// Cheaper sin/cos for kernels 10-13: the same Cody-Waite idea, but the
 // reduction is modulo 2*pi (two FMA parts: for |x| <= 4e6, q < 2^20 and the
 // dropped third part is below q * 1e-14 < 1e-8), and the reduced argument
 // r in [-pi, pi] goes to the special-function unit (sin.approx / cos.approx:
-// MUFU.SIN and MUFU.COS, absolute error about 2^-21.4 = 3.6e-7 on [-pi, pi]).
-// The fast-math intrinsic only ever sees a reduced argument, which is where its
-// error bound holds; the caller checks |x| <= RG_SINCOS_FAST_MAX itself (once
-// per thread, see rg_row_partial) and redoes everything with rg_sincos if not.
+// MUFU.SIN and MUFU.COS, documented absolute error about 2^-21.4 = 3.6e-7 on
+// [-pi, pi]). The fast-math intrinsic only ever sees a reduced argument, which
+// is where its error bound holds; the caller checks |x| <= RG_SINCOS_FAST_MAX
+// itself, once per thread (rg_all_fast), and takes the accurate path if not.
 // About 7 instructions against rg_sincos's ~20: it is the arithmetic that sets
-// the mid-size workloads' time (bench/NOTES.md). Error budget: 3.6e-7 per
-// value, against rg_sincos's 7e-8; tests/test_gpu_kernel.c holds both to the
-// same end-to-end bounds.
+// the mid-size workloads' time (bench/NOTES.md). Measured against double
+// (bench/probe.cu sincos): at most 4.0e-7 on [-pi, pi] and 7.6e-7 up to 4e6 rad
+// (the reduction's roundings add to the unit's error), against rg_sincos's
+// 1.0e-7; tests/test_gpu_kernel.c holds both to the same end-to-end bounds.
 static __device__ __forceinline__ void rg_sincos_mufu(float x, float *s, float *c)
 {
 #ifdef RG_DEV_NOCOMPUTE
