@@ -115,6 +115,69 @@ static int fail(rg_registry *g, char *err, size_t errlen, const char *what)
     return 2;
 }
 
+/* The busy handler (busy_timeout) covers ordinary waits for a lock, but SQLite
+ * returns SQLITE_BUSY without calling it where waiting could deadlock and while
+ * another connection switches the file to WAL or recovers its WAL. Several
+ * writers creating one new registry at once meet exactly that (seen on a
+ * 16-core machine as a flaky test_concurrent_writers: "database is locked" from
+ * the journal_mode switch). So the steps of opening and BEGIN IMMEDIATE are
+ * retried, with a short sleep between tries, until RG_BUSY_RETRY_MS (the busy
+ * timeout) have passed since the first. */
+#define RG_BUSY_RETRY_MS 10000
+
+static int busy_code(int rc) { return rc == SQLITE_BUSY || rc == SQLITE_LOCKED; }
+
+static double mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* After a busy result at time t0: 1 when there is time left to try again (and
+ * a short sleep has been taken), 0 when RG_BUSY_RETRY_MS have passed. The
+ * clock, not a count of sleeps: a try that went through the busy handler has
+ * already waited up to the whole busy_timeout. */
+static int busy_again(double t0)
+{
+    const double left = RG_BUSY_RETRY_MS - (mono_ms() - t0);
+    if (left <= 0) return 0;
+    struct timespec ts = {0, (left < 2 ? (long)(left * 1e6) : 2000000L)};
+    nanosleep(&ts, NULL);
+    return 1;
+}
+
+static int prepare_retry(rg_registry *g, const char *sql, sqlite3_stmt **st)
+{
+    const double t0 = mono_ms();
+    int rc;
+    while (busy_code(rc = sqlite3_prepare_v2(g->db, sql, -1, st, NULL)) && busy_again(t0)) {
+        if (*st) sqlite3_finalize(*st);
+        *st = NULL;
+    }
+    return rc;
+}
+
+/* The first step of a statement (where the read or write lock is taken). */
+static int step_retry(sqlite3_stmt *st)
+{
+    const double t0 = mono_ms();
+    int rc;
+    while (busy_code(rc = sqlite3_step(st)) && busy_again(t0)) sqlite3_reset(st);
+    return rc;
+}
+
+/* An opening step failed: say "busy" when it was, not "not a registry". */
+static int fail_open(rg_registry *g, int rc, char *err, size_t errlen, const char *what)
+{
+    if (busy_code(rc)) {
+        snprintf(err, errlen, "%s: busy: another process kept it locked for %d s (%s)", g->path,
+                 RG_BUSY_RETRY_MS / 1000, sqlite3_errmsg(g->db));
+        return 2;
+    }
+    return fail(g, err, errlen, what);
+}
+
 static int exec(rg_registry *g, const char *sql, char *err, size_t errlen, const char *what)
 {
     char *msg = NULL;
@@ -126,14 +189,25 @@ static int exec(rg_registry *g, const char *sql, char *err, size_t errlen, const
     return 0;
 }
 
+/* BEGIN IMMEDIATE (the write lock, up front), retried like the opening steps. */
+static int begin_write(rg_registry *g, char *err, size_t errlen, const char *what)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = prepare_retry(g, "BEGIN IMMEDIATE", &st);
+    if (rc == SQLITE_OK) rc = step_retry(st);
+    if (st) sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : fail_open(g, rc, err, errlen, what);
+}
+
 static int pragma_int(rg_registry *g, const char *sql, int *out, char *err, size_t errlen)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(g->db, sql, -1, &st, NULL) != SQLITE_OK) return fail(g, err, errlen, "cannot read it");
-    int rc = sqlite3_step(st);
+    sqlite3_stmt *st = NULL;
+    int rc = prepare_retry(g, sql, &st);
+    if (rc != SQLITE_OK) return fail_open(g, rc, err, errlen, "cannot read it");
+    rc = step_retry(st);
     if (rc != SQLITE_ROW) {
         sqlite3_finalize(st);
-        return fail(g, err, errlen, "cannot read it");
+        return fail_open(g, rc, err, errlen, "cannot read it");
     }
     *out = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
@@ -143,20 +217,18 @@ static int pragma_int(rg_registry *g, const char *sql, int *out, char *err, size
 /* Counts the tables in the file, and how many of ours are there. */
 static int count_tables(rg_registry *g, int *all, int *ours, char *err, size_t errlen)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(g->db, "SELECT name FROM sqlite_schema WHERE type='table' AND name NOT LIKE 'sqlite_%'",
-                           -1, &st, NULL) != SQLITE_OK)
-        return fail(g, err, errlen, "not a ropegrad registry (cannot read its schema)");
+    sqlite3_stmt *st = NULL;
+    int rc = prepare_retry(g, "SELECT name FROM sqlite_schema WHERE type='table' AND name NOT LIKE 'sqlite_%'", &st);
+    if (rc != SQLITE_OK) return fail_open(g, rc, err, errlen, "not a ropegrad registry (cannot read its schema)");
     *all = *ours = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    for (rc = step_retry(st); rc == SQLITE_ROW; rc = sqlite3_step(st)) {
         const char *name = (const char *)sqlite3_column_text(st, 0);
         (*all)++;
         for (size_t i = 0; i < sizeof our_tables / sizeof our_tables[0]; i++)
             if (name && !strcmp(name, our_tables[i])) (*ours)++;
     }
     sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) return fail(g, err, errlen, "not a ropegrad registry (cannot read its schema)");
+    if (rc != SQLITE_DONE) return fail_open(g, rc, err, errlen, "not a ropegrad registry (cannot read its schema)");
     return 0;
 }
 
@@ -211,7 +283,7 @@ static int judge_schema(rg_registry *g, const schema *s, int create, char *err, 
 static int migrate(rg_registry *g, int create, char *err, size_t errlen)
 {
     schema s;
-    if (exec(g, "BEGIN IMMEDIATE", err, errlen, "cannot lock it")) return 2;
+    if (begin_write(g, err, errlen, "cannot lock it")) return 2;
     if (read_schema(g, &s, err, errlen)) goto rollback;
     switch (judge_schema(g, &s, create, err, errlen)) {
     case SCHEMA_CURRENT: return exec(g, "COMMIT", err, errlen, "cannot commit the schema");
@@ -273,8 +345,14 @@ int rg_registry_open(const char *path, int create, rg_registry **out, char *err,
      * schema to read yet. */
     int verdict = SCHEMA_MIGRATE;
     if (exists) {
+        /* One read transaction, so the three reads see one snapshot: read
+         * one by one, a file that another opener was creating could show
+         * application_id 0 from before its commit and tables from after
+         * ("a foreign SQLite database": the same flaky test found it). */
         schema s;
-        if (read_schema(g, &s, err, errlen)) {
+        int bad = exec(g, "BEGIN", err, errlen, "cannot read it") || read_schema(g, &s, err, errlen);
+        sqlite3_exec(g->db, bad ? "ROLLBACK" : "COMMIT", NULL, NULL, NULL);
+        if (bad) {
             rg_registry_close(g);
             return 2;
         }
@@ -298,13 +376,15 @@ int rg_registry_open(const char *path, int create, rg_registry **out, char *err,
         }
     }
     /* WAL is a property of the file; switching needs a moment alone with it,
-     * so a racing opener may see SQLITE_BUSY: the busy handler covers it.
-     * On a file already in WAL it changes nothing and takes no lock. */
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(g->db, "PRAGMA journal_mode=WAL", -1, &st, NULL) != SQLITE_OK ||
-        sqlite3_step(st) != SQLITE_ROW) {
+     * so a racing opener may see SQLITE_BUSY, with or without the busy
+     * handler: step_retry covers both. On a file already in WAL it changes
+     * nothing and takes no lock. */
+    sqlite3_stmt *st = NULL;
+    int rc = prepare_retry(g, "PRAGMA journal_mode=WAL", &st);
+    if (rc == SQLITE_OK) rc = step_retry(st);
+    if (rc != SQLITE_ROW) {
         if (st) sqlite3_finalize(st);
-        int rc = fail(g, err, errlen, "not a ropegrad registry (cannot open it as SQLite)");
+        rc = fail_open(g, rc, err, errlen, "not a ropegrad registry (cannot open it as SQLite)");
         rg_registry_close(g);
         return rc;
     }
@@ -361,7 +441,7 @@ int rg_registry_store(rg_registry *g, const cJSON *manifest, const char *evidenc
     now_utc(now);
     sqlite3_stmt *st = NULL;
     int rc = 2;
-    if (exec(g, "BEGIN IMMEDIATE", err, errlen, "cannot start a write")) {
+    if (begin_write(g, err, errlen, "cannot start a write")) {
         free(text);
         return 2;
     }
@@ -599,7 +679,7 @@ int rg_registry_add_note(rg_registry *g, int64_t id, const char *text, char *err
     if (rc) return rc;
     char now[32];
     now_utc(now);
-    if (exec(g, "BEGIN IMMEDIATE", err, errlen, "cannot start a write")) return 2;
+    if (begin_write(g, err, errlen, "cannot start a write")) return 2;
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(g->db, "INSERT INTO notes (run_id, created_at, text) VALUES (?,?,?)", -1, &st, NULL) !=
         SQLITE_OK) {
@@ -679,7 +759,7 @@ int rg_registry_link_replication(rg_registry *g, int64_t original, int64_t repli
     if (rc) return rc;
     char now[32];
     now_utc(now);
-    if (exec(g, "BEGIN IMMEDIATE", err, errlen, "cannot start a write")) return 2;
+    if (begin_write(g, err, errlen, "cannot start a write")) return 2;
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(g->db,
                            "INSERT INTO replications (original_id, replica_id, agreed, within, total, created_at) "
