@@ -13,17 +13,18 @@ cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release -DROPEGRAD_WERROR
 cmake --build build-device -j"$(nproc)"
 # The developer tools of bench/ (nvcc only; CUPTI from the toolkit, found at run
 # time under either of the toolkit's library folders).
+# dev_tool NAME OUT [nvcc flags...]: bench/NAME.cu -> build-device/bench/OUT
+dev_tool() {
+  local name=$1 out=$2 extra=""
+  shift 2
+  [ "$name" = dev_kernels ] && extra=src/op/reference.c
+  nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc/op "$@" "bench/$name.cu" src/op/common.c $extra \
+    -lcupti -Xlinker -rpath=/usr/local/cuda/lib64:/usr/local/cuda/lib -o "build-device/bench/$out"
+}
 mkdir -p build-device/bench
-for t in dev_kernels probe; do
-  extra=""; [ $t = dev_kernels ] && extra=src/op/reference.c
-  nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc/op ${DEV_NVCC_FLAGS:-} bench/$t.cu src/op/common.c $extra \
-    -lcupti -Xlinker -rpath=/usr/local/cuda/lib64:/usr/local/cuda/lib -o build-device/bench/$t
-done
+for t in dev_kernels probe; do dev_tool $t $t ${DEV_NVCC_FLAGS:-}; done
 # Knob variants of dev_kernels, e.g. DEV_VARIANTS="spread1:-DRG_K12_SPREAD=1 spread8:-DRG_K12_SPREAD=8":
 # each becomes build-device/bench/dev_kernels-NAME, run after dev_kernels by device-run.sh's dev step.
 rm -f build-device/bench/dev_kernels-*
-for v in ${DEV_VARIANTS:-}; do
-  nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc/op ${v#*:} bench/dev_kernels.cu src/op/common.c src/op/reference.c \
-    -lcupti -Xlinker -rpath=/usr/local/cuda/lib64:/usr/local/cuda/lib -o "build-device/bench/dev_kernels-${v%%:*}"
-done
+for v in ${DEV_VARIANTS:-}; do dev_tool dev_kernels "dev_kernels-${v%%:*}" ${v#*:}; done
 du -sh build-device | sed 's/^/device-build: /'

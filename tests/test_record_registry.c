@@ -243,7 +243,7 @@ static void test_bad_files(void **state)
  * Eight writers, four rounds each on a fresh file: with two, on a 2-core
  * machine, the race below never showed; on a 16-core one a writer racing the
  * first opener's switch to WAL got "database is locked" (registry.c,
- * step_retry). */
+ * first_step). */
 static void concurrent_round(int round)
 {
     char path[512], err[512], name[32];

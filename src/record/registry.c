@@ -147,24 +147,20 @@ static int busy_again(double t0)
     return 1;
 }
 
-static int prepare_retry(rg_registry *g, const char *sql, sqlite3_stmt **st)
+/* Prepares sql and takes its first step (where the read or write lock is
+ * taken), both retried while busy. Returns the step's code (SQLITE_ROW or
+ * SQLITE_DONE when it went through) or the error; the caller finalizes *st,
+ * which may be NULL. */
+static int first_step(rg_registry *g, const char *sql, sqlite3_stmt **st)
 {
     const double t0 = mono_ms();
-    int rc;
-    while (busy_code(rc = sqlite3_prepare_v2(g->db, sql, -1, st, NULL)) && busy_again(t0)) {
-        if (*st) sqlite3_finalize(*st);
+    for (;;) {
+        int rc = sqlite3_prepare_v2(g->db, sql, -1, st, NULL);
+        if (rc == SQLITE_OK) rc = sqlite3_step(*st);
+        if (!busy_code(rc) || !busy_again(t0)) return rc;
+        sqlite3_finalize(*st);
         *st = NULL;
     }
-    return rc;
-}
-
-/* The first step of a statement (where the read or write lock is taken). */
-static int step_retry(sqlite3_stmt *st)
-{
-    const double t0 = mono_ms();
-    int rc;
-    while (busy_code(rc = sqlite3_step(st)) && busy_again(t0)) sqlite3_reset(st);
-    return rc;
 }
 
 /* An opening step failed: say "busy" when it was, not "not a registry". */
@@ -193,21 +189,20 @@ static int exec(rg_registry *g, const char *sql, char *err, size_t errlen, const
 static int begin_write(rg_registry *g, char *err, size_t errlen, const char *what)
 {
     sqlite3_stmt *st = NULL;
-    int rc = prepare_retry(g, "BEGIN IMMEDIATE", &st);
-    if (rc == SQLITE_OK) rc = step_retry(st);
-    if (st) sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : fail_open(g, rc, err, errlen, what);
+    int rc = first_step(g, "BEGIN IMMEDIATE", &st);
+    rc = rc == SQLITE_DONE ? 0 : fail_open(g, rc, err, errlen, what);
+    sqlite3_finalize(st);
+    return rc;
 }
 
 static int pragma_int(rg_registry *g, const char *sql, int *out, char *err, size_t errlen)
 {
     sqlite3_stmt *st = NULL;
-    int rc = prepare_retry(g, sql, &st);
-    if (rc != SQLITE_OK) return fail_open(g, rc, err, errlen, "cannot read it");
-    rc = step_retry(st);
+    int rc = first_step(g, sql, &st);
     if (rc != SQLITE_ROW) {
+        rc = fail_open(g, rc, err, errlen, "cannot read it");
         sqlite3_finalize(st);
-        return fail_open(g, rc, err, errlen, "cannot read it");
+        return rc;
     }
     *out = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
@@ -218,18 +213,18 @@ static int pragma_int(rg_registry *g, const char *sql, int *out, char *err, size
 static int count_tables(rg_registry *g, int *all, int *ours, char *err, size_t errlen)
 {
     sqlite3_stmt *st = NULL;
-    int rc = prepare_retry(g, "SELECT name FROM sqlite_schema WHERE type='table' AND name NOT LIKE 'sqlite_%'", &st);
-    if (rc != SQLITE_OK) return fail_open(g, rc, err, errlen, "not a ropegrad registry (cannot read its schema)");
+    int rc;
     *all = *ours = 0;
-    for (rc = step_retry(st); rc == SQLITE_ROW; rc = sqlite3_step(st)) {
+    for (rc = first_step(g, "SELECT name FROM sqlite_schema WHERE type='table' AND name NOT LIKE 'sqlite_%'", &st);
+         rc == SQLITE_ROW; rc = sqlite3_step(st)) {
         const char *name = (const char *)sqlite3_column_text(st, 0);
         (*all)++;
         for (size_t i = 0; i < sizeof our_tables / sizeof our_tables[0]; i++)
             if (name && !strcmp(name, our_tables[i])) (*ours)++;
     }
+    rc = rc == SQLITE_DONE ? 0 : fail_open(g, rc, err, errlen, "not a ropegrad registry (cannot read its schema)");
     sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) return fail_open(g, rc, err, errlen, "not a ropegrad registry (cannot read its schema)");
-    return 0;
+    return rc;
 }
 
 /* What a file's schema, as read, asks of an opener. */
@@ -377,14 +372,13 @@ int rg_registry_open(const char *path, int create, rg_registry **out, char *err,
     }
     /* WAL is a property of the file; switching needs a moment alone with it,
      * so a racing opener may see SQLITE_BUSY, with or without the busy
-     * handler: step_retry covers both. On a file already in WAL it changes
+     * handler: first_step covers both. On a file already in WAL it changes
      * nothing and takes no lock. */
     sqlite3_stmt *st = NULL;
-    int rc = prepare_retry(g, "PRAGMA journal_mode=WAL", &st);
-    if (rc == SQLITE_OK) rc = step_retry(st);
+    int rc = first_step(g, "PRAGMA journal_mode=WAL", &st);
     if (rc != SQLITE_ROW) {
-        if (st) sqlite3_finalize(st);
         rc = fail_open(g, rc, err, errlen, "not a ropegrad registry (cannot open it as SQLite)");
+        sqlite3_finalize(st);
         rg_registry_close(g);
         return rc;
     }
