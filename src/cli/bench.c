@@ -25,7 +25,7 @@
 
 enum {
     OPT_SUITE = 1000, OPT_BACKEND, OPT_KERNEL, OPT_WORKLOADS, OPT_ITERATIONS, OPT_WARMUP, OPT_SEED,
-    OPT_THREADS, OPT_INPUTS, OPT_JSON, OPT_RECORD, OPT_DB, OPT_MANIFEST, OPT_BASELINE, OPT_HELP
+    OPT_THREADS, OPT_INPUTS, OPT_JSON, OPT_RECORD, OPT_DB, OPT_MANIFEST, OPT_BASELINE, OPT_SIGN, OPT_HELP
 };
 
 static void usage(FILE *f, const char *cmd, int timed)
@@ -50,6 +50,7 @@ static void usage(FILE *f, const char *cmd, int timed)
     fprintf(f, "  --db FILE             registry file (with --record; default $ROPEGRAD_DB or ./ropegrad-runs.db)\n");
     fprintf(f, "  --manifest FILE       write the run's manifest\n");
     fprintf(f, "  --baseline FILE       compare against a baseline manifest\n");
+    fprintf(f, "  --sign KEY            sign the run digest with an Ed25519 key (ropegrad keygen)\n");
     fprintf(f, "  --help                this text\n\n");
     fprintf(f, "exit status: 0 all workloads pass, 1 a workload failed, 2 bad usage or input\n");
 }
@@ -142,6 +143,8 @@ static void default_suite(char *dst, size_t n)
     snprintf(dst, n, "%s", RG_DEFAULT_SUITE);
 }
 
+void rg_cli_default_suite(char *dst, size_t n) { default_suite(dst, n); }
+
 /* --json FILE must land in an existing, writable folder: checked before the run. */
 static int check_output_path(const char *opt, const char *path, char *err, size_t errlen)
 {
@@ -190,6 +193,7 @@ static int run_command(int argc, char **argv, int timed)
         {"db", required_argument, NULL, OPT_DB},
         {"manifest", required_argument, NULL, OPT_MANIFEST},
         {"baseline", required_argument, NULL, OPT_BASELINE},
+        {"sign", required_argument, NULL, OPT_SIGN},
         {"help", no_argument, NULL, OPT_HELP},
         {"iterations", required_argument, NULL, OPT_ITERATIONS},   /* bench only: these two last */
         {"warmup", required_argument, NULL, OPT_WARMUP},
@@ -205,7 +209,7 @@ static int run_command(int argc, char **argv, int timed)
     o.timed = timed;
     o.verbose = isatty(STDERR_FILENO);
     const char *suite_dir = NULL, *json = NULL;
-    rg_record_options ro = {0, NULL, NULL, NULL};
+    rg_record_options ro = {0, NULL, NULL, NULL, NULL};
     int *indices = NULL;
     size_t n_indices = 0;
     char err[RG_ERRLEN];
@@ -285,6 +289,7 @@ static int run_command(int argc, char **argv, int timed)
         case OPT_DB: ro.db_path = optarg; break;
         case OPT_MANIFEST: ro.manifest_path = optarg; break;
         case OPT_BASELINE: ro.baseline_path = optarg; break;
+        case OPT_SIGN: ro.sign_key = optarg; break;
         case OPT_HELP:
             usage(stdout, cmd, timed);
             code = 0;

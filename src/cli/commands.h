@@ -9,5 +9,11 @@ int rg_cmd_verify(int argc, char **argv);          /* record.c */
 int rg_cmd_runs(int argc, char **argv);            /* record.c */
 int rg_cmd_report(int argc, char **argv);          /* record.c */
 int rg_cmd_export_solution(int argc, char **argv); /* export.c */
+int rg_cmd_migrate(int argc, char **argv);         /* record.c */
+int rg_cmd_keygen(int argc, char **argv);          /* record.c */
+
+#include <stddef.h>
+/* The bundled suite folder (bench.c): beside the executable, else ./suites/. */
+void rg_cli_default_suite(char *dst, size_t n);
 
 #endif

@@ -1,9 +1,11 @@
 /*
- * record.c -- `ropegrad verify`, `ropegrad runs ...`, `ropegrad report`.
+ * record.c -- `ropegrad verify`, `ropegrad runs ...`, `ropegrad report`,
+ * `ropegrad migrate`.
  *
- * Thin: parse the arguments, call src/record/, print. Exit codes as
- * everywhere: 0 ok, 1 a check failed (a digest mismatch, a replication that
- * did not agree), 2 bad usage or input (one line on stderr).
+ * Thin: parse the arguments, call src/record/, print. Manifests are read only
+ * through the typed reader (manifest.h). Exit codes as everywhere: 0 ok, 1 a
+ * check failed (a digest mismatch, a replication that did not agree), 2 bad
+ * usage or input (one line on stderr).
  */
 #define _GNU_SOURCE   /* getopt_long */
 #include <errno.h>
@@ -28,9 +30,9 @@ static const char *us(char *buf, size_t n, double ns)
     return buf;
 }
 
-static const char *fmt3(char *buf, size_t n, double v)
+static const char *fmt4(char *buf, size_t n, double v)
 {
-    if (isfinite(v)) snprintf(buf, n, "%.3f", v);
+    if (isfinite(v)) snprintf(buf, n, "%.4f", v);
     else snprintf(buf, n, "-");
     return buf;
 }
@@ -55,46 +57,134 @@ static const char *short_digest(const char *d)
     return buf;
 }
 
+/* "cuda 12 (12-vec-2d)" for a ropegrad run, "sol-execbench #6579" for an imported one. */
+static const char *impl_label(char *buf, size_t n, const rg_run_row *r)
+{
+    if (r->backend[0]) snprintf(buf, n, "%.15s %d %.40s", r->backend, r->kernel, r->kernel_name);
+    else snprintf(buf, n, "%.30s #%.40s", r->source, r->external_id);
+    return buf;
+}
+
+/* "SOL 0.9295 · 12.86x reference · 16/16 faster", parts left out when unknown. */
+static void headline(char *buf, size_t n, double sol, double speedup, double fast, double total)
+{
+    size_t k = 0;
+    buf[0] = 0;
+    if (isfinite(sol)) k += (size_t)snprintf(buf + k, n - k, "SOL %.4f", sol);
+    else k += (size_t)snprintf(buf + k, n - k, "SOL -");
+    if (k < n && isfinite(speedup)) k += (size_t)snprintf(buf + k, n - k, " · %.2f× reference", speedup);
+    if (k < n && isfinite(total)) snprintf(buf + k, n - k, " · %.0f/%.0f faster", fast, total);
+}
+
+/* Reads a manifest file; an old ManifestBundle is converted (after its own
+ * digests are checked) and *converted says so. NULL with a message. */
+static cJSON *read_manifest_file(const char *path, int *converted, char *err, size_t errlen)
+{
+    if (converted) *converted = 0;
+    cJSON *doc = rg_json_read_file(path, err, errlen);
+    if (!doc || !rg_manifest_is_legacy(doc)) return doc;
+    char e2[RG_ERRLEN];
+    cJSON *nd = rg_manifest_convert_legacy(doc, e2, sizeof e2);
+    cJSON_Delete(doc);
+    if (!nd) {
+        snprintf(err, errlen, "%.150s: an old ManifestBundle that cannot be converted: %.250s", path, e2);
+        return NULL;
+    }
+    if (converted) *converted = 1;
+    return nd;
+}
+
 /* ---- verify --------------------------------------------------------------------- */
 
 int rg_cmd_verify(int argc, char **argv)
 {
-    static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    enum { OPT_RUN_DIGEST = 1000, OPT_TRUSTED };
+    static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
+                                             {"run-digest", required_argument, NULL, OPT_RUN_DIGEST},
+                                             {"trusted-keys", required_argument, NULL, OPT_TRUSTED},
+                                             {NULL, 0, NULL, 0}};
+    const char *expect = NULL, *trusted = NULL;
     optind = 0;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (c == 'h') {
-            printf("usage: ropegrad verify FILE\n\nRecomputes every digest of a manifest (each item's spec digest and "
-                   "the run's cross-references)\nand the figures that follow from others.\n"
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            printf("usage: ropegrad verify FILE [--run-digest sha256:...] [--trusted-keys DIR|FILE]\n\n"
+                   "Recomputes every digest of a manifest whose object the file carries (sha256 of the RFC 8785\n"
+                   "form of the object without metadata), lists a digest whose object is absent as not\n"
+                   "recomputable, checks the comparison key and the figures that follow from others, and\n"
+                   "any signatures over the run digest (--trusted-keys: which public keys are trusted).\n"
+                   "--run-digest: also require this run digest (e.g. from the record's page).\n"
                    "exit status: 0 all match, 1 a mismatch (named), 2 unreadable or not a manifest\n");
             return 0;
+        case OPT_RUN_DIGEST: expect = optarg; break;
+        case OPT_TRUSTED: trusted = optarg; break;
+        case ':': fprintf(stderr, "ropegrad verify: %s needs a value\n", argv[optind - 1]); return 2;
+        default: fprintf(stderr, "ropegrad verify: unknown option '%s' (try --help)\n", argv[optind - 1]); return 2;
         }
-        fprintf(stderr, "ropegrad verify: unknown option '%s' (try --help)\n", argv[optind - 1]);
-        return 2;
     }
     if (optind != argc - 1) {
         fprintf(stderr, "ropegrad verify: expected one manifest file (usage: ropegrad verify FILE)\n");
         return 2;
     }
+    if (expect && !rg_digest_valid(expect)) {
+        fprintf(stderr, "ropegrad verify: --run-digest '%.80s' is not sha256: + 64 hex digits\n", expect);
+        return 2;
+    }
     const char *path = argv[optind];
     char err[RG_ERRLEN];
-    cJSON *m = rg_json_read_file(path, err, sizeof err);
-    if (!m) {
+    cJSON *doc = rg_json_read_file(path, err, sizeof err);
+    if (!doc) {
         fprintf(stderr, "verify: %s\n", err);
         return 2;
     }
-    int rc = rg_manifest_verify(m, err, sizeof err);
-    if (rc) {
+    if (rg_manifest_is_legacy(doc)) {
+        int rc = rg_legacy_verify(doc, err, sizeof err);
+        if (rc) fprintf(stderr, "verify: %s: %s\n", path, err);
+        else printf("verify: %s: an old ManifestBundle whose own digests match; convert it with `ropegrad migrate %s`\n",
+                    path, path);
+        cJSON_Delete(doc);
+        return rc;
+    }
+    rg_manifest m;
+    if (rg_manifest_read(doc, &m, err, sizeof err)) {
+        fprintf(stderr, "verify: %s: %s\n", path, err);
+        cJSON_Delete(doc);
+        return 2;
+    }
+    rg_verify_report rep;
+    int rc = rg_manifest_verify_typed(&m, &rep, err, sizeof err);
+    if (rc == 2) {
         fprintf(stderr, "verify: %s: %s\n", path, err);
     } else {
-        const cJSON *run = rg_manifest_spec(m, "BenchmarkRun");
-        const cJSON *md = rg_json_get(rg_manifest_item(m, "BenchmarkRun"), "metadata");
-        printf("verify: %s: ok (BenchmarkRun %s, protocol, environment, workload and comparison key match)\n", path,
-               short_digest(rg_json_str_or_empty(md, "digest")));
-        (void)run;
+        printf("verify: %s\n", path);
+        for (int k = 0; k < RG_N_ROLES; k++) {
+            const char *what = rep.state[k] == RG_DIGEST_MATCH          ? "matches"
+                               : rep.state[k] == RG_DIGEST_NOT_RECOMPUTABLE ? "not recomputable from this file"
+                                                                        : "MISMATCH";
+            if (k == RG_ROLE_RUN)
+                printf("  %-15s %-33s %s\n", rg_role_name(k), "matches (its references checked)", rep.computed[k]);
+            else
+                printf("  %-15s %-33s %s\n", rg_role_name(k), what,
+                       rep.state[k] == RG_DIGEST_MATCH ? rep.computed[k] : rep.recorded[k]);
+        }
+        if (rc) fprintf(stderr, "verify: %s: %s\n", path, err);
     }
-    cJSON_Delete(m);
+    if (!rc && expect && strcmp(expect, m.obj[RG_ROLE_RUN].digest)) {
+        fprintf(stderr, "verify: %s: the run digest is %s, not the expected %s\n", path, m.obj[RG_ROLE_RUN].digest,
+                expect);
+        rc = 1;
+    }
+    if (!rc) {
+        char sig[RG_ERRLEN];
+        int src = rg_signatures_check(&m, trusted, sig, sizeof sig);
+        printf("  %-15s %s\n", "signatures", sig);
+        if (src) rc = src;
+    }
+    if (!rc) printf("verify: ok\n");
+    rg_manifest_free(&m);
+    cJSON_Delete(doc);
     return rc;
 }
 
@@ -105,12 +195,15 @@ static void runs_usage(FILE *f)
     fprintf(f, "usage: ropegrad runs COMMAND [ARGS] [--db FILE]\n\n"
                "  list                   a line per run\n"
                "  show ID                the whole record\n"
-               "  rank                   runs grouped by comparison key, ranked by geomean of medians\n"
+               "  rank [--evidence E]    runs grouped by comparison key, ranked by their primary statistic\n"
+               "                         (E: measured, replicated or imported: only runs of that evidence)\n"
                "  compare ID [ID2]       per workload side by side (one id: against #1 of its group)\n"
                "  note ID TEXT           attach a note (never changes the evidence level)\n"
-               "  replicate ID           run the recorded protocol again here and compare\n"
+               "  replicate ID [--suite DIR]  run the recorded protocol again here and compare\n"
                "  export ID [--out FILE] the manifest (stdout, or FILE written atomically)\n"
-               "  import FILE            verify a manifest made elsewhere, then store it as 'imported'\n"
+               "  import FILE            verify a manifest made elsewhere (an old one is converted), then\n"
+               "                         store it as 'imported' (--trusted-keys: require a trusted signature)\n"
+               "  sign ID --key KEY      add an Ed25519 signature over the run digest to a stored run\n"
                "  cite ID                a citation line\n\n"
                "  --db FILE              registry (default $ROPEGRAD_DB, else ./ropegrad-runs.db)\n"
                "  --verbose              (replicate) progress on stderr\n\n"
@@ -120,6 +213,10 @@ static void runs_usage(FILE *f)
 typedef struct runs_ctx {
     const char *db;
     const char *out;
+    const char *evidence;
+    const char *suite;
+    const char *key;
+    const char *trusted;
     int verbose;
     rg_registry *g;
     char err[RG_ERRLEN];
@@ -147,15 +244,15 @@ static int cmd_list(runs_ctx *x)
         free(rows);
         return 0;
     }
-    printf("%5s  %-20s  %-32s  %-7s  %-18s  %12s  %12s  %6s  %-7s  %s\n", "id", "observed", "device", "backend",
-           "kernel", "geomean us", "mean us", "SOL", "status", "evidence");
+    printf("%5s  %-24s  %-24s  %-26s  %14s  %-46s  %-7s  %s\n", "id", "observed", "device", "implementation",
+           "primary us", "SOL · x reference · faster", "status", "evidence");
     for (size_t i = 0; i < n; i++) {
         rg_run_row *r = &rows[i];
-        char a[32], b[32], s[32], k[96];
-        snprintf(k, sizeof k, "%d %.60s", r->kernel, r->kernel_name);
-        printf("%5lld  %-20s  %-32.32s  %-7s  %-18.18s  %12s  %12s  %6s  %-7s  %s", (long long)r->id, r->observed_at,
-               r->device, r->backend, k, us(a, sizeof a, r->geomean_ns), us(b, sizeof b, r->mean_ns),
-               fmt3(s, sizeof s, r->sol_score), r->status, r->evidence);
+        char a[32], k[96], h[128], p[64];
+        snprintf(p, sizeof p, "%s %.10s", us(a, sizeof a, r->primary_ns), r->primary_statistic);
+        headline(h, sizeof h, r->sol_score, r->avg_speedup, r->fast_count, r->fast_total);
+        printf("%5lld  %-24.24s  %-24.24s  %-26.26s  %14s  %-46s  %-7s  %s", (long long)r->id, r->observed_at,
+               r->device, impl_label(k, sizeof k, r), p, h, r->status, r->evidence);
         if (r->replicates_of) printf(" (replicates #%lld)", (long long)r->replicates_of);
         printf("\n");
     }
@@ -166,99 +263,99 @@ static int cmd_list(runs_ctx *x)
 static int cmd_show(runs_ctx *x, int64_t id)
 {
     rg_run_row r;
-    cJSON *m;
+    rg_manifest m;
     int rc = rg_registry_get(x->g, id, &r, &m, x->err, sizeof x->err);
     if (rc) {
         fprintf(stderr, "ropegrad runs show: %s\n", x->err);
         return 2;
     }
-    const cJSON *run = rg_manifest_spec(m, "BenchmarkRun"), *proto = rg_manifest_spec(m, "BenchmarkProtocol"),
-                *env = rg_manifest_spec(m, "ExecutionEnvironment");
-    const cJSON *impl = rg_json_get(run, "implementation"), *sn = rg_json_get(run, "sourceNative");
-    const cJSON *src = rg_json_get(sn, "source"), *per = rg_json_get(sn, "perWorkload");
-    const cJSON *tw = rg_json_get(rg_json_get(run, "timing"), "workloads");
-    const cJSON *cw = rg_json_get(rg_json_get(run, "correctness"), "workloads");
-    const cJSON *suite = rg_json_get(run, "suite"), *work = rg_json_get(run, "workload");
-    const cJSON *wl = rg_json_get(work, "workloads");
-    char a[32], b[32], c[32], d[32], e[32], f[32];
-
-    printf("Run #%lld  %s\n", (long long)r.id, r.definition);
-    printf("%s kernel %d (%s) on %s  |  %s  |  evidence: %s  |  observed %s\n\n", r.backend, r.kernel, r.kernel_name,
-           r.device, r.status, r.evidence, r.observed_at);
-    printf("  Primary measurement  %s us   geomean of per-workload medians (mean of medians %s us)\n",
-           us(a, sizeof a, r.geomean_ns), us(b, sizeof b, r.mean_ns));
-    printf("  SOL score            %s      T_SOL: %s\n", fmt3(a, sizeof a, r.sol_score),
-           rg_json_str_or_empty(src, "tSolDetail"));
-    double sp = rg_json_num(sn, "avg_speedup");
-    if (isfinite(sp))
-        printf("  Speedup              %.2fx     mean T_b/T_k; baseline: %s\n", sp, rg_json_str_or_empty(src, "baseline"));
+    char a[32], b[32], c[32], d[32], e[32], f[32], h[160];
+    int imported = !strcmp(r.evidence, RG_EVIDENCE_IMPORTED);
+    printf("Run #%lld  %s\n", (long long)r.id, m.benchmark);
+    printf("%s on %s %s  |  %s  |  evidence: %s%s  |  observed %s\n\n", impl_label(h, sizeof h, &r), m.product,
+           m.architecture, m.status, r.evidence, imported ? " (measured elsewhere; digests verified)" : "",
+           m.observed_at);
+    printf("  Primary measurement  %.6g ns %s (%.2f µs)\n", m.primary_ns, m.primary_statistic, m.primary_ns / 1e3);
+    for (size_t i = 0; i < m.n_latency; i++)
+        if (strcmp(m.latency_ns[i].name, m.primary_statistic))
+            printf("                       %.6g ns %s\n", m.latency_ns[i].value, m.latency_ns[i].name);
+    headline(h, sizeof h, m.sol_score, m.avg_speedup, m.fast_1_count, m.fast_1_total);
+    printf("  Headline             %s\n", h);
+    printf("  SOL score            %s      %s\n", fmt4(a, sizeof a, m.sol_score),
+           m.t_sol_detail[0] ? m.t_sol_detail : m.have_detail ? "" : "as published by the source");
+    if (isfinite(m.avg_speedup))
+        printf("  Speedup              %.2fx     mean T_b/T_k over the workloads; baseline: %s\n", m.avg_speedup,
+               m.baseline_mode[0] ? m.baseline_mode : m.source);
     else printf("  Speedup              -          no baseline (bench --baseline FILE)\n");
-    printf("  Cases faster         %.0f / %.0f   correct and faster than the baseline\n",
-           rg_json_num(sn, "fast_1_count"), rg_json_num(sn, "fast_1_total"));
+    if (isfinite(m.fast_1_total))
+        printf("  Cases faster         %.0f / %.0f   correct and faster than the reference\n", m.fast_1_count,
+               m.fast_1_total);
     int rank, size;
     int64_t first;
     if (!rg_registry_rank_of(x->g, id, &rank, &size, &first, x->err, sizeof x->err)) {
         if (rank) printf("  Rank                 %d of %d in its comparison group%s", rank, size, rank == 1 ? "\n" : "");
-        else printf("  Rank                 not ranked (failed correctness); %d ranked runs in its group\n", size);
+        else printf("  Rank                 not ranked (not passed); %d ranked runs in its group\n", size);
         if (rank > 1) printf("  (#1 is run #%lld: `ropegrad runs compare %lld`)\n", (long long)first, (long long)id);
     }
 
     printf("\nIdentity\n");
-    printf("  implementation  %s %s, backend %s, kernel %d (%s)\n", rg_json_str_or_empty(impl, "name"),
-           rg_json_str_or_empty(impl, "version"), rg_json_str_or_empty(impl, "backend"), (int)rg_json_num(impl, "kernel"),
-           rg_json_str_or_empty(impl, "kernelName"));
-    printf("  device          %s\n", rg_json_str_or_empty(impl, "device"));
-    printf("  suite           %s (%s)\n", rg_json_str_or_empty(suite, "name"), rg_json_str_or_empty(suite, "dir"));
+    if (m.impl_name[0])
+        printf("  implementation  %s %s, backend %s, kernel %d (%s)\n", m.impl_name, m.impl_version, m.backend,
+               m.kernel, m.kernel_name);
+    else printf("  implementation  not in this record (named by its digest only)\n");
+    printf("  source          %s\n", m.source);
+    if (m.external_id[0]) printf("  external id     %s\n", m.external_id);
+    printf("  benchmark       %s\n", m.benchmark);
+    printf("  device          %s (%s), vendor %s\n", m.product, m.architecture, m.vendor);
+    printf("  comparison key  %s%s\n", r.comparison_key,
+           m.comparison_key_recorded ? "" : " (by the rule: the record carries none)");
 
-    printf("\nCorrectness  %d / %d workloads passed\n", r.passed, r.total);
-    printf("\nWorkload  %d workloads of %s\n", cJSON_GetArraySize(wl), rg_json_str_or_empty(work, "definition"));
-    printf("  %4s %5s %6s %4s  %12s %12s %12s %10s  %10s %10s %6s  %s\n", "#", "B", "S", "D", "median us", "min us",
-           "max us", "GB/s", "T_SOL us", "T_b us", "SOL", "correct (max abs err)");
-    int n = cJSON_GetArraySize(tw);
-    for (int i = 0; i < n; i++) {
-        const cJSON *t = cJSON_GetArrayItem(tw, i), *p = cJSON_GetArrayItem(per, i), *k = cJSON_GetArrayItem(cw, i);
-        const cJSON *ax = rg_json_get(cJSON_GetArrayItem(wl, i), "axes");
-        printf("  %4.0f %5.0f %6.0f %4.0f  %12s %12s %12s %10.1f  %10s %10s %6s  %s (%.3g)\n", rg_json_num(t, "index"),
-               rg_json_num(ax, "batch_size"), rg_json_num(ax, "seq_len"), rg_json_num(ax, "head_dim"),
-               us(a, sizeof a, rg_json_num(t, "median")), us(b, sizeof b, rg_json_num(t, "min")),
-               us(c, sizeof c, rg_json_num(t, "max")), rg_json_num(t, "gbps"),
-               us(d, sizeof d, rg_json_num(p, "t_sol_ns")), us(e, sizeof e, rg_json_num(p, "t_b_ns")),
-               fmt3(f, sizeof f, rg_json_num(p, "sol_score")),
-               cJSON_IsTrue(rg_json_get(k, "pass")) ? "yes" : "NO", rg_json_num(k, "max_abs_err"));
+    if (m.total >= 0) printf("\nCorrectness  %d / %d workloads passed\n", m.passed, m.total);
+    else printf("\nCorrectness  %s, as marked by the source\n", m.status);
+    if (m.n_workloads) {
+        printf("\nWorkload  %zu workloads of %s\n", m.n_workloads, m.benchmark);
+        printf("  %4s %-24s  %12s %12s %12s %10s  %10s %10s %6s  %s\n", "#", "axes", "median us", "min us", "max us",
+               "GB/s", "T_SOL us", "T_b us", "SOL", "correct (max abs err)");
+        for (size_t i = 0; i < m.n_workloads; i++) {
+            const rg_mf_workload *w = &m.workloads[i];
+            char ax[64] = "";
+            size_t k = 0;
+            for (size_t j = 0; j < w->n_axes && k < sizeof ax; j++)
+                k += (size_t)snprintf(ax + k, sizeof ax - k, "%s%.0f", j ? "x" : "", w->axes[j].value);
+            printf("  %4d %-24s  %12s %12s %12s %10.1f  %10s %10s %6s  %s (%.3g)\n", w->index, ax,
+                   us(a, sizeof a, w->median), us(b, sizeof b, w->min), us(c, sizeof c, w->max), w->gbps,
+                   us(d, sizeof d, w->t_sol_ns), us(e, sizeof e, w->t_b_ns), fmt4(f, sizeof f, w->sol_score),
+                   w->pass ? "yes" : "NO", w->max_abs_err);
+        }
     }
     printf("\nProtocol\n");
-    const cJSON *harness = rg_json_get(proto, "harness");
-    printf("  harness     %s %s\n", rg_json_str_or_empty(harness, "name"), rg_json_str_or_empty(harness, "version"));
-    printf("  timer       %s; warmup %.0f, iterations %.0f, seed %s, inputs %s\n", rg_json_str_or_empty(proto, "timer"),
-           rg_json_num(proto, "warmup"), rg_json_num(proto, "iterations"),
-           cJSON_IsNumber(rg_json_get(proto, "seed")) ? (snprintf(a, sizeof a, "%.0f", rg_json_num(proto, "seed")), a)
-                                                      : rg_json_str_or_empty(proto, "seed"),
-           rg_json_str_or_empty(proto, "inputs"));
-    printf("  cold L2     %s\n", rg_json_str_or_empty(proto, "coldL2"));
-    printf("  correctness %s\n", rg_json_str_or_empty(rg_json_get(proto, "correctness"), "element"));
-    printf("  family      %s\n", rg_json_str_or_empty(rg_json_get(proto, "comparability"), "family"));
+    printf("  harness     %s %s\n", m.harness_name, m.harness_version);
+    printf("  timer       %s, primary statistic %s\n", m.timer, m.measurement_statistic);
+    if (m.warmup >= 0)
+        printf("  measured    warmup %d, iterations %d, seed %s, inputs %s\n", m.warmup, m.iterations, m.seed, m.inputs);
+    if (m.cold_l2[0]) printf("  cold L2     %s\n", m.cold_l2);
+    printf("  correctness %s%s%s\n", m.correctness_reference, m.correctness_comparator[0] ? "; comparator " : "",
+           m.correctness_comparator);
+    printf("  family      %s\n", m.family);
     printf("\nEnvironment\n");
-    printf("  host        %s, %s\n", rg_json_str_or_empty(env, "hostname"), rg_json_str_or_empty(env, "os"));
-    const cJSON *cpu = rg_json_get(env, "cpu"), *rgp = rg_json_get(env, "ropegrad");
-    printf("  CPU         %s (%.0f threads, %s)\n", rg_json_str_or_empty(cpu, "model"), rg_json_num(cpu, "threads"),
-           rg_json_str_or_empty(cpu, "isa"));
-    const cJSON *gpu = rg_json_get(env, "gpu");
-    if (cJSON_IsObject(gpu)) {
-        const cJSON *ck = rg_json_get(gpu, "clocksMHz");
-        printf("  GPU         %s (%s, %.0f SMs), driver %s, CUDA runtime %s\n", rg_json_str_or_empty(gpu, "product"),
-               rg_json_str_or_empty(gpu, "architecture"), rg_json_num(gpu, "smCount"),
-               rg_json_str_or_empty(gpu, "driver"), rg_json_str_or_empty(gpu, "cudaRuntime"));
-        printf("  clocks MHz  SM %.0f -> %.0f, memory %.0f -> %.0f\n", rg_json_num(ck, "smStart"),
-               rg_json_num(ck, "smEnd"), rg_json_num(ck, "memStart"), rg_json_num(ck, "memEnd"));
-    }
-    printf("  ropegrad    %s, %s\n", rg_json_str_or_empty(rgp, "version"), rg_json_str_or_empty(rgp, "buildFlags"));
+    printf("  GPU/device  %s (%s), vendor %s\n", m.product, m.architecture, m.vendor);
+    for (size_t i = 0; i < m.n_libraries; i++) printf("  library     %s %s\n", m.libraries[i].key, m.libraries[i].value);
+    if (m.hostname[0]) printf("  host        %s, %s\n", m.hostname, m.os);
+    if (m.cpu_model[0]) printf("  CPU         %s (%d threads, %s)\n", m.cpu_model, m.cpu_threads, m.cpu_isa);
+    if (isfinite(m.sm_clock_start))
+        printf("  clocks MHz  SM %.0f -> %.0f, memory %.0f -> %.0f\n", m.sm_clock_start, m.sm_clock_end,
+               m.mem_clock_start, m.mem_clock_end);
+    if (m.build_flags[0]) printf("  build       %s\n", m.build_flags);
     printf("\nDigests\n");
     printf("  run             %s\n", r.run_digest);
-    printf("  protocol        %s\n", rg_json_str_or_empty(run, "protocolDigest"));
-    printf("  workload        %s\n", rg_json_str_or_empty(run, "workloadDigest"));
-    printf("  environment     %s\n", rg_json_str_or_empty(run, "environmentDigest"));
-    printf("  implementation  %s\n", rg_json_str_or_empty(run, "implementationDigest"));
-    printf("  comparison key  %s\n", rg_json_str_or_empty(run, "comparisonKey"));
+    printf("  protocol        %s\n", m.protocol_digest);
+    printf("  workload        %s%s\n", m.workload_digest, m.obj[RG_ROLE_WORKLOAD].present ? "" : " (object not in the record)");
+    printf("  environment     %s\n", m.environment_digest);
+    printf("  implementation  %s%s\n", m.implementation_digest,
+           m.obj[RG_ROLE_IMPLEMENTATION].present ? "" : " (object not in the record)");
+    if (m.sources_digest[0]) printf("  kernel sources  %s\n", m.sources_digest);
+    for (size_t i = 0; i < m.n_signatures; i++)
+        printf("  signature       %s %s\n", m.signatures[i].algorithm, m.signatures[i].key_id);
 
     rg_replication *reps;
     size_t nrep;
@@ -283,7 +380,7 @@ static int cmd_show(runs_ctx *x, int64_t id)
         for (size_t i = 0; i < nn; i++) printf("  %s  %s\n", notes[i].created_at, notes[i].text);
         rg_notes_free(notes, nn);
     }
-    cJSON_Delete(m);
+    rg_manifest_free(&m);
     return 0;
 }
 
@@ -294,7 +391,7 @@ static int cmp_rank(const void *pa, const void *pb)
     if (c) return c;
     int fa = strcmp(a->status, "passed") != 0, fb = strcmp(b->status, "passed") != 0;
     if (fa != fb) return fa - fb;            /* passed runs first */
-    if (a->geomean_ns != b->geomean_ns) return a->geomean_ns < b->geomean_ns ? -1 : 1;
+    if (a->primary_ns != b->primary_ns) return a->primary_ns < b->primary_ns ? -1 : 1;
     return a->id < b->id ? -1 : a->id > b->id;
 }
 
@@ -306,8 +403,14 @@ static int cmd_rank(runs_ctx *x)
         fprintf(stderr, "ropegrad runs rank: %s\n", x->err);
         return 2;
     }
+    if (x->evidence) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (!strcmp(rows[i].evidence, x->evidence)) rows[k++] = rows[i];
+        n = k;
+    }
     if (n == 0) {
-        printf("no runs in %s\n", rg_registry_path(x->db));
+        printf("no %s%sruns in %s\n", x->evidence ? x->evidence : "", x->evidence ? " " : "", rg_registry_path(x->db));
         free(rows);
         return 0;
     }
@@ -315,23 +418,23 @@ static int cmd_rank(runs_ctx *x)
     for (size_t i = 0; i < n;) {
         size_t j = i;
         while (j < n && !strcmp(rows[j].comparison_key, rows[i].comparison_key)) j++;
-        printf("group %s  %s  on %s  (%d workloads)\n", short_digest(rows[i].comparison_key), rows[i].definition,
-               rows[i].device, rows[i].n_workloads);
-        printf("  %4s  %5s  %12s  %8s  %6s  %-7s  %-18s  %-10s  %s\n", "rank", "id", "geomean us", "vs #1", "SOL",
-               "backend", "kernel", "evidence", "implementation");
-        double best = rows[i].geomean_ns;
+        printf("group %s  %s  on %s  (%s, %s)\n", short_digest(rows[i].comparison_key), rows[i].definition,
+               rows[i].device, rows[i].family, rows[i].primary_statistic);
+        printf("  %4s  %5s  %12s  %8s  %-44s  %-28s  %-10s  %s\n", "rank", "id", "primary us", "vs #1",
+               "SOL · x reference · faster", "implementation", "evidence", "implementation digest");
+        double best = rows[i].primary_ns;
         int rank = 0;
         for (size_t k = i; k < j; k++) {
             rg_run_row *r = &rows[k];
-            char a[32], s[32], rk[16], kn[96], ratio[32];
+            char a[32], rk[16], kn[96], ratio[32], h[128];
             int passed = !strcmp(r->status, "passed");
             if (passed) snprintf(rk, sizeof rk, "%d", ++rank);
             else snprintf(rk, sizeof rk, "-");
-            snprintf(kn, sizeof kn, "%d %.60s", r->kernel, r->kernel_name);
-            if (passed) snprintf(ratio, sizeof ratio, "%.3fx", r->geomean_ns / best);
+            if (passed) snprintf(ratio, sizeof ratio, "%.3fx", r->primary_ns / best);
             else snprintf(ratio, sizeof ratio, "failed");
-            printf("  %4s  %5lld  %12s  %8s  %6s  %-7s  %-18.18s  %-10s  %s\n", rk, (long long)r->id,
-                   us(a, sizeof a, r->geomean_ns), ratio, fmt3(s, sizeof s, r->sol_score), r->backend, kn, r->evidence,
+            headline(h, sizeof h, r->sol_score, r->avg_speedup, r->fast_count, r->fast_total);
+            printf("  %4s  %5lld  %12s  %8s  %-44s  %-28.28s  %-10s  %s\n", rk, (long long)r->id,
+                   us(a, sizeof a, r->primary_ns), ratio, h, impl_label(kn, sizeof kn, r), r->evidence,
                    short_digest(r->implementation_digest));
         }
         printf("\n");
@@ -363,69 +466,74 @@ static int cmd_compare(runs_ctx *x, int64_t ida, int64_t idb)
         ida = first;   /* #1 on the left, the run in question on the right */
     }
     rg_run_row ra, rb;
-    cJSON *ma, *mb;
+    rg_manifest ma, mb;
     if (rg_registry_get(x->g, ida, &ra, &ma, x->err, sizeof x->err)) {
         fprintf(stderr, "ropegrad runs compare: %s\n", x->err);
         return 2;
     }
     if (rg_registry_get(x->g, idb, &rb, &mb, x->err, sizeof x->err)) {
         fprintf(stderr, "ropegrad runs compare: %s\n", x->err);
-        cJSON_Delete(ma);
+        rg_manifest_free(&ma);
         return 2;
     }
-    printf("A = run #%lld: %s kernel %d (%s) on %s, %s\n", (long long)ra.id, ra.backend, ra.kernel, ra.kernel_name,
-           ra.device, ra.status);
-    printf("B = run #%lld: %s kernel %d (%s) on %s, %s\n", (long long)rb.id, rb.backend, rb.kernel, rb.kernel_name,
-           rb.device, rb.status);
+    char la[96], lb[96], s1[32], s2[32];
+    printf("A = run #%lld: %s on %s, %s, %s\n", (long long)ra.id, impl_label(la, sizeof la, &ra), ra.device, ra.status,
+           ra.evidence);
+    printf("B = run #%lld: %s on %s, %s, %s\n", (long long)rb.id, impl_label(lb, sizeof lb, &rb), rb.device, rb.status,
+           rb.evidence);
     if (strcmp(ra.comparison_key, rb.comparison_key))
         printf("note: different comparison keys (workloads, device or protocol differ): ratios are not a ranking\n");
+    printf("\n  primary: A %s us %s, B %s us %s\n", us(s1, sizeof s1, ra.primary_ns), ra.primary_statistic,
+           us(s2, sizeof s2, rb.primary_ns), rb.primary_statistic);
+    if (!ma.n_workloads || !mb.n_workloads) {
+        printf("  no per-workload figures in %s\n", !ma.n_workloads ? "A" : "B");
+        rg_manifest_free(&ma);
+        rg_manifest_free(&mb);
+        return 0;
+    }
     printf("\n  %4s  %12s  %12s  %8s  %s\n", "#", "A median us", "B median us", "B / A", "");
-    const cJSON *twa = rg_json_get(rg_json_get(rg_manifest_spec(ma, "BenchmarkRun"), "timing"), "workloads");
-    const cJSON *twb = rg_json_get(rg_json_get(rg_manifest_spec(mb, "BenchmarkRun"), "timing"), "workloads");
     int shared = 0;
     double lsa = 0, lsb = 0;
-    for (const cJSON *a = cJSON_IsArray(twa) ? twa->child : NULL; a; a = a->next) {
-        const cJSON *b = NULL;
-        for (const cJSON *t = cJSON_IsArray(twb) ? twb->child : NULL; t; t = t->next)
-            if (rg_json_num(t, "index") == rg_json_num(a, "index") &&
-                !strcmp(rg_json_str_or_empty(t, "uuid"), rg_json_str_or_empty(a, "uuid")))
-                b = t;
-        char s1[32], s2[32];
+    for (size_t i = 0; i < ma.n_workloads; i++) {
+        const rg_mf_workload *a = &ma.workloads[i], *b = NULL;
+        /* Same position first (the usual case: linear), else a search. */
+        if (i < mb.n_workloads && mb.workloads[i].index == a->index && !strcmp(mb.workloads[i].uuid, a->uuid))
+            b = &mb.workloads[i];
+        for (size_t k = 0; !b && k < mb.n_workloads; k++)
+            if (mb.workloads[k].index == a->index && !strcmp(mb.workloads[k].uuid, a->uuid)) b = &mb.workloads[k];
         if (!b) {
-            printf("  %4.0f  %12s  %12s  %8s\n", rg_json_num(a, "index"), us(s1, sizeof s1, rg_json_num(a, "median")),
-                   "-", "-");
+            printf("  %4d  %12s  %12s  %8s\n", a->index, us(s1, sizeof s1, a->median), "-", "-");
             continue;
         }
-        double ta = rg_json_num(a, "median"), tb = rg_json_num(b, "median");
-        printf("  %4.0f  %12s  %12s  %7.3fx  %s\n", rg_json_num(a, "index"), us(s1, sizeof s1, ta), us(s2, sizeof s2, tb),
-               tb / ta, tb < ta ? "B faster" : tb > ta ? "A faster" : "");
+        printf("  %4d  %12s  %12s  %7.3fx  %s\n", a->index, us(s1, sizeof s1, a->median), us(s2, sizeof s2, b->median),
+               b->median / a->median, b->median < a->median ? "B faster" : b->median > a->median ? "A faster" : "");
         shared++;
-        lsa += log(ta);
-        lsb += log(tb);
+        lsa += log(a->median);
+        lsb += log(b->median);
     }
     if (shared) {
         double ga = exp(lsa / shared), gb = exp(lsb / shared);
-        char s1[32], s2[32];
         printf("  %4s  %12s  %12s  %7.3fx  geomean over %d shared workload%s\n", "all", us(s1, sizeof s1, ga),
                us(s2, sizeof s2, gb), gb / ga, shared, shared == 1 ? "" : "s");
     } else {
         printf("  no workloads in common\n");
     }
-    cJSON_Delete(ma);
-    cJSON_Delete(mb);
+    rg_manifest_free(&ma);
+    rg_manifest_free(&mb);
     return 0;
 }
 
 static int cmd_export(runs_ctx *x, int64_t id)
 {
-    rg_run_row r;
-    cJSON *m;
-    if (rg_registry_get(x->g, id, &r, &m, x->err, sizeof x->err)) {
+    char *stored;
+    if (rg_registry_get_text(x->g, id, &stored, x->err, sizeof x->err)) {
         fprintf(stderr, "ropegrad runs export: %s\n", x->err);
         return 2;
     }
-    char *text = rg_json_print(m, 1, x->err, sizeof x->err);
-    cJSON_Delete(m);
+    cJSON *doc = rg_json_parse_strict(stored, strlen(stored), "stored manifest", x->err, sizeof x->err);
+    free(stored);
+    char *text = doc ? rg_json_print(doc, 1, x->err, sizeof x->err) : NULL;
+    cJSON_Delete(doc);
     if (!text) {
         fprintf(stderr, "ropegrad runs export: %s\n", x->err);
         return 2;
@@ -449,7 +557,8 @@ static int cmd_export(runs_ctx *x, int64_t id)
 static int cmd_import(runs_ctx *x, const char *path)
 {
     char msg[RG_ERRLEN];
-    cJSON *m = rg_json_read_file(path, x->err, sizeof x->err);
+    int converted;
+    cJSON *m = read_manifest_file(path, &converted, x->err, sizeof x->err);
     if (!m) {
         fprintf(stderr, "ropegrad runs import: %s\n", x->err);
         return 2;
@@ -457,6 +566,19 @@ static int cmd_import(runs_ctx *x, const char *path)
     int rc = rg_manifest_verify(m, msg, sizeof msg);
     if (rc) {
         fprintf(stderr, "ropegrad runs import: %s: refused, it does not verify: %s\n", path, msg);
+        cJSON_Delete(m);
+        return rc;
+    }
+    rg_manifest tm;
+    if (rg_manifest_read(m, &tm, msg, sizeof msg)) {
+        fprintf(stderr, "ropegrad runs import: %s: %s\n", path, msg);
+        cJSON_Delete(m);
+        return 2;
+    }
+    rc = rg_signatures_check(&tm, x->trusted, msg, sizeof msg);
+    rg_manifest_free(&tm);
+    if (rc) {
+        fprintf(stderr, "ropegrad runs import: %s: refused: %s\n", path, msg);
         cJSON_Delete(m);
         return rc;
     }
@@ -473,7 +595,8 @@ static int cmd_import(runs_ctx *x, const char *path)
         return 2;
     }
     if (existed) printf("%s: already in the registry as run #%lld\n", path, (long long)id);
-    else printf("%s: verified and imported as run #%lld\n", path, (long long)id);
+    else printf("%s: verified%s and imported as run #%lld (evidence: imported; signatures: %s)\n", path,
+                converted ? " (an old ManifestBundle, converted)" : "", (long long)id, msg);
     return 0;
 }
 
@@ -484,22 +607,47 @@ static int cmd_cite(runs_ctx *x, int64_t id)
         fprintf(stderr, "ropegrad runs cite: %s\n", x->err);
         return 2;
     }
-    char today[16];
+    char today[16], k[96];
     time_t t = time(NULL);
     struct tm tm;
     gmtime_r(&t, &tm);
     strftime(today, sizeof today, "%Y-%m-%d", &tm);
-    printf("ropegrad run #%lld, %s, %s kernel %d on %s, %s, observed %s, accessed %s.\n", (long long)r.id,
-           r.definition, r.backend, r.kernel, r.device, r.run_digest, r.observed_at, today);
+    printf("ropegrad run #%lld, %s, %s on %s, %s, %s, observed %s, accessed %s.\n", (long long)r.id, r.definition,
+           impl_label(k, sizeof k, &r), r.device, r.evidence, r.run_digest, r.observed_at, today);
+    return 0;
+}
+
+static int cmd_sign(runs_ctx *x, int64_t id)
+{
+    char *stored;
+    if (rg_registry_get_text(x->g, id, &stored, x->err, sizeof x->err)) {
+        fprintf(stderr, "ropegrad runs sign: %s\n", x->err);
+        return 2;
+    }
+    cJSON *doc = rg_json_parse_strict(stored, strlen(stored), "stored manifest", x->err, sizeof x->err);
+    free(stored);
+    char key_id[RG_DIGEST_LEN];
+    int rc = !doc || rg_manifest_sign(doc, x->key, key_id, x->err, sizeof x->err) ||
+             rg_registry_replace_manifest(x->g, id, doc, x->err, sizeof x->err);
+    cJSON_Delete(doc);
+    if (rc) {
+        fprintf(stderr, "ropegrad runs sign: %s\n", x->err);
+        return 2;
+    }
+    printf("run #%lld signed (ed25519, key %s); its digests are unchanged\n", (long long)id, key_id);
     return 0;
 }
 
 int rg_cmd_runs(int argc, char **argv)
 {
-    enum { OPT_DB = 1000, OPT_OUT, OPT_VERBOSE };
+    enum { OPT_DB = 1000, OPT_OUT, OPT_VERBOSE, OPT_EVIDENCE, OPT_SUITE, OPT_KEY, OPT_TRUSTED };
     static const struct option longopts[] = {{"db", required_argument, NULL, OPT_DB},
                                              {"out", required_argument, NULL, OPT_OUT},
                                              {"verbose", no_argument, NULL, OPT_VERBOSE},
+                                             {"evidence", required_argument, NULL, OPT_EVIDENCE},
+                                             {"suite", required_argument, NULL, OPT_SUITE},
+                                             {"key", required_argument, NULL, OPT_KEY},
+                                             {"trusted-keys", required_argument, NULL, OPT_TRUSTED},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     runs_ctx x = {0};
@@ -511,6 +659,10 @@ int rg_cmd_runs(int argc, char **argv)
         case OPT_DB: x.db = optarg; break;
         case OPT_OUT: x.out = optarg; break;
         case OPT_VERBOSE: x.verbose = 1; break;
+        case OPT_EVIDENCE: x.evidence = optarg; break;
+        case OPT_SUITE: x.suite = optarg; break;
+        case OPT_KEY: x.key = optarg; break;
+        case OPT_TRUSTED: x.trusted = optarg; break;
         case 'h': runs_usage(stdout); return 0;
         case ':': fprintf(stderr, "ropegrad runs: %s needs a value\n", argv[optind - 1]); return 2;
         default: fprintf(stderr, "ropegrad runs: unknown option '%s' (try --help)\n", argv[optind - 1]); return 2;
@@ -529,7 +681,8 @@ int rg_cmd_runs(int argc, char **argv)
         const char *args;
     } const subs[] = {{"list", 0, 0, ""},          {"show", 1, 1, "ID"},     {"rank", 0, 0, ""},
                       {"compare", 1, 2, "ID [ID2]"}, {"note", 2, 2, "ID TEXT"}, {"replicate", 1, 1, "ID"},
-                      {"export", 1, 1, "ID"},       {"import", 1, 1, "FILE"}, {"cite", 1, 1, "ID"}};
+                      {"export", 1, 1, "ID"},       {"import", 1, 1, "FILE"}, {"cite", 1, 1, "ID"},
+                      {"sign", 1, 1, "ID --key KEY"}};
     int which = -1;
     for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
         if (!strcmp(sub, subs[i].name)) which = (int)i;
@@ -542,8 +695,23 @@ int rg_cmd_runs(int argc, char **argv)
                 subs[which].args[0] ? subs[which].args : "no arguments", sub, subs[which].args);
         return 2;
     }
-    if (x.out && strcmp(sub, "export")) {
-        fprintf(stderr, "ropegrad runs %s: --out only applies to export\n", sub);
+    const struct {
+        const char *value, *option, *only;
+    } scoped[] = {{x.out, "--out", "export"},   {x.evidence, "--evidence", "rank"}, {x.suite, "--suite", "replicate"},
+                  {x.key, "--key", "sign"},     {x.trusted, "--trusted-keys", "import"}};
+    for (size_t i = 0; i < sizeof scoped / sizeof scoped[0]; i++)
+        if (scoped[i].value && strcmp(sub, scoped[i].only)) {
+            fprintf(stderr, "ropegrad runs %s: %s only applies to %s\n", sub, scoped[i].option, scoped[i].only);
+            return 2;
+        }
+    if (x.evidence && strcmp(x.evidence, RG_EVIDENCE_MEASURED) && strcmp(x.evidence, RG_EVIDENCE_REPLICATED) &&
+        strcmp(x.evidence, RG_EVIDENCE_IMPORTED)) {
+        fprintf(stderr, "ropegrad runs rank: --evidence '%.40s': expected measured, replicated or imported\n",
+                x.evidence);
+        return 2;
+    }
+    if (!strcmp(sub, "sign") && !x.key) {
+        fprintf(stderr, "ropegrad runs sign: --key KEY is required (a private key from `ropegrad keygen`)\n");
         return 2;
     }
     if (!strcmp(sub, "import")) {
@@ -562,6 +730,7 @@ int rg_cmd_runs(int argc, char **argv)
     else if (!strcmp(sub, "compare")) rc = cmd_compare(&x, id, id2);
     else if (!strcmp(sub, "export")) rc = cmd_export(&x, id);
     else if (!strcmp(sub, "cite")) rc = cmd_cite(&x, id);
+    else if (!strcmp(sub, "sign")) rc = cmd_sign(&x, id);
     else if (!strcmp(sub, "note")) {
         rc = rg_registry_add_note(x.g, id, pos[2], x.err, sizeof x.err) ? 2 : 0;
         if (rc) fprintf(stderr, "ropegrad runs note: %s\n", x.err);
@@ -569,7 +738,10 @@ int rg_cmd_runs(int argc, char **argv)
     } else {   /* replicate */
         int64_t rid;
         int agreed;
-        rc = rg_record_replicate(x.g, id, x.verbose, stdout, &rid, &agreed, x.err, sizeof x.err);
+        char suite[4096];
+        if (x.suite) snprintf(suite, sizeof suite, "%s", x.suite);
+        else rg_cli_default_suite(suite, sizeof suite);
+        rc = rg_record_replicate(x.g, id, suite, x.verbose, stdout, &rid, &agreed, x.err, sizeof x.err);
         if (rc) fprintf(stderr, "ropegrad runs replicate: %s\n", x.err);
         else rc = agreed ? 0 : 1;
     }
@@ -615,16 +787,22 @@ int rg_cmd_report(int argc, char **argv)
         return 2;
     }
     rg_run_row r;
-    cJSON *m;
+    rg_manifest m;
     rg_note *notes = NULL;
     size_t nn = 0;
     int rc = 2;
-    if (rg_registry_get(g, id, &r, &m, err, sizeof err) || rg_registry_notes(g, id, &notes, &nn, err, sizeof err)) {
+    if (rg_registry_get(g, id, &r, &m, err, sizeof err)) {
         fprintf(stderr, "ropegrad report: %s\n", err);
         rg_registry_close(g);
         return 2;
     }
-    char *page = rg_report_html(m, &r, notes, nn, err, sizeof err);
+    if (rg_registry_notes(g, id, &notes, &nn, err, sizeof err)) {
+        fprintf(stderr, "ropegrad report: %s\n", err);
+        rg_manifest_free(&m);
+        rg_registry_close(g);
+        return 2;
+    }
+    char *page = rg_report_html(&m, &r, notes, nn, err, sizeof err);
     if (!page || rg_write_file_atomic(html, page, strlen(page), err, sizeof err)) {
         fprintf(stderr, "ropegrad report: %s\n", err);
     } else {
@@ -633,7 +811,97 @@ int rg_cmd_report(int argc, char **argv)
     }
     free(page);
     rg_notes_free(notes, nn);
-    cJSON_Delete(m);
+    rg_manifest_free(&m);
     rg_registry_close(g);
     return rc;
+}
+
+/* ---- migrate --------------------------------------------------------------------------- */
+
+int rg_cmd_migrate(int argc, char **argv)
+{
+    static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    optind = 0;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (c == 'h') {
+            printf("usage: ropegrad migrate FILE...\n\nConverts old ropegrad manifests (kind ManifestBundle) to the "
+                   "KernelIndex envelope in place,\nafter checking their own digests; a file already current is left "
+                   "as it is.\nexit status: 0 all converted or current, 1 an old file whose digests do not match, "
+                   "2 unreadable\n");
+            return 0;
+        }
+        fprintf(stderr, "ropegrad migrate: unknown option '%s' (try --help)\n", argv[optind - 1]);
+        return 2;
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "ropegrad migrate: expected one or more manifest files (usage: ropegrad migrate FILE...)\n");
+        return 2;
+    }
+    int worst = 0;
+    for (int i = optind; i < argc; i++) {
+        char err[RG_ERRLEN];
+        const char *path = argv[i];
+        cJSON *doc = rg_json_read_file(path, err, sizeof err);
+        if (!doc) {
+            fprintf(stderr, "ropegrad migrate: %s\n", err);
+            worst = 2;
+            continue;
+        }
+        if (!rg_manifest_is_legacy(doc)) {
+            int rc = rg_manifest_verify(doc, err, sizeof err);
+            if (rc) fprintf(stderr, "ropegrad migrate: %s: not an old manifest, and it does not verify: %s\n", path, err);
+            else printf("%s: already current\n", path);
+            if (rc > worst) worst = rc;
+            cJSON_Delete(doc);
+            continue;
+        }
+        int rc = rg_legacy_verify(doc, err, sizeof err);
+        cJSON *nd = rc ? NULL : rg_manifest_convert_legacy(doc, err, sizeof err);
+        cJSON_Delete(doc);
+        char *text = nd ? rg_json_print(nd, 1, err, sizeof err) : NULL;
+        if (text && !rg_manifest_verify(nd, err, sizeof err) &&
+            !rg_write_file_atomic(path, text, strlen(text), err, sizeof err)) {
+            printf("%s: converted to the KernelIndex envelope\n", path);
+        } else {
+            fprintf(stderr, "ropegrad migrate: %s: %s\n", path, err);
+            if (!rc) rc = 2;
+            if (rc > worst || worst == 0) worst = rc;
+        }
+        free(text);
+        cJSON_Delete(nd);
+    }
+    return worst;
+}
+
+/* ---- keygen ------------------------------------------------------------------------------ */
+
+int rg_cmd_keygen(int argc, char **argv)
+{
+    static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    optind = 0;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (c == 'h') {
+            printf("usage: ropegrad keygen KEYFILE\n\nWrites a new Ed25519 key pair: KEYFILE (private, PEM, mode "
+                   "0600, never overwritten)\nand KEYFILE.pub (public, PEM: give it to whoever should trust your "
+                   "runs).\n");
+            return 0;
+        }
+        fprintf(stderr, "ropegrad keygen: unknown option '%s' (try --help)\n", argv[optind - 1]);
+        return 2;
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "ropegrad keygen: expected one key file (usage: ropegrad keygen KEYFILE)\n");
+        return 2;
+    }
+    char err[RG_ERRLEN], key_id[RG_DIGEST_LEN];
+    if (rg_keygen(argv[optind], key_id, err, sizeof err)) {
+        fprintf(stderr, "ropegrad keygen: %s\n", err);
+        return 2;
+    }
+    printf("wrote %s (private) and %s.pub (public), key id %s\n", argv[optind], argv[optind], key_id);
+    return 0;
 }

@@ -8,7 +8,7 @@
  * and type, and every failure is one line naming the file (with the line
  * number for workload.jsonl) and the field. Memory is bounded: a line may not
  * exceed RG_MAX_LINE bytes, a suite may not exceed RG_MAX_WORKLOADS
- * workloads, a JSON document may not exceed RG_MAX_DOC bytes. */
+ * workloads, a JSON document may not exceed RG_JSON_MAX_SUITE_DOC bytes. */
 #define _XOPEN_SOURCE 700   /* POSIX.1-2008 + realpath() */
 
 #include <ctype.h>
@@ -23,61 +23,19 @@
 #include <cjson/cJSON.h>
 
 #include "harness.h"
+#include "strict_json.h"
 
 #define RG_MAX_LINE (1 << 20)          /* 1 MiB per workload.jsonl line */
 #define RG_MAX_WORKLOADS 100000
-#define RG_MAX_DOC (16 << 20)          /* 16 MiB per JSON document */
 #define RG_MAX_EXACT_INT 9007199254740992.0 /* 2^53: larger doubles are not exact integers */
 
 /* ---- small helpers ---------------------------------------------------------- */
 
-/* Reads a whole (bounded) file into a NUL-terminated buffer. */
+/* Reads a whole (bounded) file into a NUL-terminated buffer: FIFOs, devices
+ * and directories refused, at most RG_JSON_MAX_SUITE_DOC bytes. */
 static char *read_file(const char *path, size_t *len, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    if (!buf) {
-        fclose(f);
-        snprintf(err, errlen, "%s: out of memory", path);
-        return NULL;
-    }
-    for (;;) {
-        if (n + 1 >= cap) {
-            if (cap > RG_MAX_DOC) {
-                free(buf);
-                fclose(f);
-                snprintf(err, errlen, "%s: file is larger than %d MiB", path, RG_MAX_DOC >> 20);
-                return NULL;
-            }
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                snprintf(err, errlen, "%s: out of memory", path);
-                return NULL;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - 1 - n, f);
-        n += got;
-        if (got == 0) break;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
-        snprintf(err, errlen, "%s: read error", path);
-        return NULL;
-    }
-    buf[n] = '\0';
-    if (len) *len = n;
-    return buf;
+    return rg_read_file_bounded(path, RG_JSON_MAX_SUITE_DOC, len, err, errlen);
 }
 
 /* "file" or "file:line" for messages. */
@@ -175,19 +133,12 @@ static int get_number(const cJSON *obj, const char *field, const char *loc, int 
     return 0;
 }
 
-/* Parses one JSON document, insisting that nothing but whitespace follows. */
-static cJSON *parse_json(const char *text, const char *loc, char *err, size_t errlen)
+/* Parses one JSON document strictly (strict_json.h: repeated names, U+0000,
+ * invalid UTF-8, control bytes, trailing text) and insists on an object. */
+static cJSON *parse_json(const char *text, size_t len, const char *loc, char *err, size_t errlen)
 {
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
-    if (!root) {
-        long at = end ? (long)(end - text) : -1;
-        if (at >= 0)
-            snprintf(err, errlen, "%s: invalid JSON near byte %ld", loc, at);
-        else
-            snprintf(err, errlen, "%s: invalid JSON", loc);
-        return NULL;
-    }
+    cJSON *root = rg_json_parse_strict(text, len, loc, err, errlen);
+    if (!root) return NULL;
     if (!cJSON_IsObject(root)) {
         cJSON_Delete(root);
         snprintf(err, errlen, "%s: expected a JSON object", loc);
@@ -209,9 +160,10 @@ static int parse_dtype(const char *s, ropegrad_dtype *dt)
 
 static int load_definition(const char *path, rg_suite *s, char *err, size_t errlen)
 {
-    char *text = read_file(path, NULL, err, errlen);
+    size_t len = 0;
+    char *text = read_file(path, &len, err, errlen);
     if (!text) return 1;
-    cJSON *root = parse_json(text, path, err, errlen);
+    cJSON *root = parse_json(text, len, path, err, errlen);
     free(text);
     if (!root) return 1;
 
@@ -316,10 +268,10 @@ static int blank(const char *s)
     return 1;
 }
 
-static int parse_workload(const char *line, const char *loc, int64_t head_dim, rg_workload *w,
+static int parse_workload(const char *line, size_t len, const char *loc, int64_t head_dim, rg_workload *w,
                           char *err, size_t errlen)
 {
-    cJSON *root = parse_json(line, loc, err, errlen);
+    cJSON *root = parse_json(line, len, loc, err, errlen);
     if (!root) return 1;
     int rc = 1;
     double v;
@@ -397,7 +349,7 @@ static int load_workloads(const char *path, rg_suite *s, char *err, size_t errle
         }
         memset(&ws[n], 0, sizeof ws[n]);
         ws[n].index = (int)n;
-        if (parse_workload(line, loc, s->head_dim, &ws[n], err, errlen)) goto out;
+        if (parse_workload(line, len, loc, s->head_dim, &ws[n], err, errlen)) goto out;
         n++;
     }
     if (n == 0) {
@@ -419,9 +371,10 @@ out:
 
 static int load_figures(const char *path, const char *gpu, rg_suite *s, char *err, size_t errlen)
 {
-    char *text = read_file(path, NULL, err, errlen);
+    size_t len = 0;
+    char *text = read_file(path, &len, err, errlen);
     if (!text) return 1;
-    cJSON *root = parse_json(text, path, err, errlen);
+    cJSON *root = parse_json(text, len, path, err, errlen);
     free(text);
     if (!root) return 1;
     int rc = 1;

@@ -26,6 +26,11 @@ int rg_record_bench(const rg_run_result *r, const rg_suite *s, const rg_record_o
     cJSON *m = rg_manifest_build(r, s, b, err, errlen);
     if (b) rg_baseline_free(b);
     if (!m) return 2;
+    char key_id[RG_DIGEST_LEN];
+    if (o->sign_key && rg_manifest_sign(m, o->sign_key, key_id, err, errlen)) {
+        cJSON_Delete(m);
+        return 2;
+    }
     /* What we write must verify: check it now rather than let a user find
      * out later (a NaN sneaking into a figure would be caught here). */
     char msg[RG_ERRLEN];

@@ -1,17 +1,20 @@
 /*
  * record.h -- every run becomes a verifiable record.
  *
- * A manifest is one JSON document with three KernelIndex-style objects
- * (BenchmarkRun, BenchmarkProtocol, ExecutionEnvironment), each
- * {apiVersion: kernelindex.dev/v1alpha1, kind, metadata, spec}, whose digests
- * are "sha256:" + hex SHA-256 of the spec serialized per RFC 8785 (JCS).
+ * A manifest is the public KernelIndex record's envelope (manifest.h): one
+ * JSON object of KernelIndex objects keyed by role (run, protocol,
+ * environment, workload, implementation), each {apiVersion:
+ * kernelindex.dev/v1alpha1, kind, metadata, spec}, whose digests are
+ * "sha256:" + hex SHA-256 of the object without metadata per RFC 8785 (JCS).
  * Runs are kept in a local SQLite registry (default ./ropegrad-runs.db,
  * --db FILE or $ROPEGRAD_DB) and ranked, compared, replicated, reported.
  *
  * Files:
  *   jcs.c        RFC 8785 canonical JSON over cJSON trees, SHA-256 digests
  *   sol.c        the SOL score, the datasheet bandwidth table, baseline files
- *   manifest.c   building and verifying manifests
+ *   manifest.c   the typed reader (manifest.h), the digest rule, verify
+ *   manifest_build.c  building manifests; converting old ManifestBundle files
+ *   sign.c       Ed25519 signatures over the run digest (OpenSSL)
  *   registry.c   the SQLite registry (schema, migrations, queries)
  *   replicate.c  re-running a recorded protocol through the harness
  *   report.c     the HTML page
@@ -30,17 +33,17 @@
 #include <cjson/cJSON.h>
 
 #include "harness.h"
+#include "manifest.h"
+#include "strict_json.h"
 
 #define RG_API_VERSION "kernelindex.dev/v1alpha1"
-#define RG_MANIFEST_KIND "ManifestBundle"
-/* "sha256:" + 64 hex digits + NUL */
-#define RG_DIGEST_LEN 72
 
 typedef struct rg_record_options {
     int record;                    /* bench --record: store the run in the registry */
     const char *db_path;           /* NULL: $ROPEGRAD_DB, else ./ropegrad-runs.db */
     const char *manifest_path;     /* bench --manifest FILE, NULL for none */
     const char *baseline_path;     /* bench --baseline FILE, NULL for none */
+    const char *sign_key;          /* bench --sign KEY: Ed25519 private key, NULL for none */
 } rg_record_options;
 
 /* Called by `ropegrad bench` after a completed run when --record or
@@ -116,22 +119,48 @@ double rg_baseline_lookup(const rg_baseline *b, int index);
 cJSON *rg_manifest_build(const rg_run_result *r, const rg_suite *s, const rg_baseline *b,
                          char *err, size_t errlen);
 
-/* Recomputes every digest of manifest m: each item's spec digest (recorded
- * in metadata.digest) and the cross-references in BenchmarkRun.spec
- * (protocolDigest, environmentDigest, workloadDigest, comparisonKey), and
- * checks that the suite figures follow from the per-workload ones.
- * Returns 0 when all match, 1 with the first mismatch in msg, 2 when m is
+/* "sha256:" + SHA-256 of the JCS form of obj without its metadata member. */
+int rg_object_digest(const cJSON *obj, char out[RG_DIGEST_LEN], char *err, size_t errlen);
+
+/* Recomputes every digest of the manifest whose object it carries (an object
+ * absent from the file is reported not recomputable, not a failure), the
+ * comparison key when the workload object is there, and ropegrad's figures
+ * that follow from others. rep (may be NULL) gets the per-role result.
+ * Returns 0 when all match, 1 with the first mismatch in msg, 2 when it is
  * not a manifest (msg says why). */
-int rg_manifest_verify(const cJSON *m, char *msg, size_t msglen);
+int rg_manifest_verify_typed(const rg_manifest *m, rg_verify_report *rep, char *msg, size_t msglen);
+int rg_manifest_verify(const cJSON *doc, char *msg, size_t msglen);
 
-/* Items of a manifest by kind (NULL when missing), and their specs. */
-const cJSON *rg_manifest_item(const cJSON *m, const char *kind);
-const cJSON *rg_manifest_spec(const cJSON *m, const char *kind);
+/* Old ropegrad manifests ({kind: ManifestBundle, items: [...]}): recognised,
+ * checked by their own (old) rule, and converted to the current envelope. */
+int rg_manifest_is_legacy(const cJSON *doc);
+int rg_legacy_verify(const cJSON *old, char *err, size_t errlen);
+cJSON *rg_manifest_convert_legacy(const cJSON *old, char *err, size_t errlen);
 
-/* Reads and parses a JSON file. NULL with a message. */
+/* Reads a manifest file strictly (strict_json.h, at most RG_JSON_MAX_MANIFEST
+ * bytes). NULL with a message. */
 cJSON *rg_json_read_file(const char *path, char *err, size_t errlen);
 /* Writes data[n] to a temporary file beside path, then renames it into place. */
 int rg_write_file_atomic(const char *path, const char *data, size_t n, char *err, size_t errlen);
+
+/* ---- signatures (sign.c) -------------------------------------------------------
+
+ * An Ed25519 signature (OpenSSL) over the run digest, stored in the manifest's
+ * top-level `signatures` list as {keyId, algorithm: "ed25519", publicKey,
+ * value} (base64). No digest covers that list, so signing changes no digest.
+ * keyId is "sha256:" + hex SHA-256 of the raw 32-byte public key. */
+
+/* Writes a new key pair: path (private PEM, 0600, refused if it exists) and
+ * path.pub (public PEM). key_id gets its id. */
+int rg_keygen(const char *path, char key_id[RG_DIGEST_LEN], char *err, size_t errlen);
+/* Adds (or replaces, same key) a signature of doc's run digest. */
+int rg_manifest_sign(cJSON *doc, const char *key_path, char key_id[RG_DIGEST_LEN], char *err, size_t errlen);
+/* Checks every signature of m against its run digest. trusted: NULL, or a
+ * public-key PEM file or a folder of them (*.pub, *.pem): then at least one
+ * valid signature must be by a trusted key. 0 with a summary in msg ("none",
+ * "1 valid, key trusted", ...), 1 when a signature is invalid or no trusted
+ * key signed, 2 when the trusted keys cannot be read. */
+int rg_signatures_check(const rg_manifest *m, const char *trusted, char *msg, size_t msglen);
 
 /* ---- the registry (registry.c) ---------------------------------------------- */
 
@@ -165,16 +194,26 @@ typedef struct rg_run_row {
     char definition[256];
     char comparison_key[RG_DIGEST_LEN], implementation_digest[RG_DIGEST_LEN], run_digest[RG_DIGEST_LEN];
     char device[256], backend[16], kernel_name[64], status[16];
-    int kernel, passed, total, n_workloads;
-    double mean_ns, geomean_ns, sol_score;  /* sol_score NAN when unknown */
+    int kernel, passed, total, n_workloads;   /* kernel, passed, total: -1 when unknown (imported) */
+    char primary_statistic[32];    /* "geomean" (ropegrad), "mean" (the public record), ... */
+    double primary_ns;             /* the run's value of it: what ranks */
+    double mean_ns, geomean_ns, sol_score;  /* NAN when unknown */
+    double avg_speedup, fast_count, fast_total;   /* NAN when unknown */
+    char source[64], external_id[128], family[256], architecture[64];
 } rg_run_row;
 
 /* Runs ordered by id (newest last). *rows is malloc'd. */
 int rg_registry_list(rg_registry *g, rg_run_row **rows, size_t *n, char *err, size_t errlen);
-/* One run: its row and (when manifest != NULL) its parsed manifest.
+/* One run: its row and (when manifest != NULL) its manifest, parsed strictly
+ * into the typed struct (rg_manifest_free it).
  * Returns 0, 1 when there is no such run (message says so), 2 on error. */
-int rg_registry_get(rg_registry *g, int64_t id, rg_run_row *row, cJSON **manifest, char *err,
+int rg_registry_get(rg_registry *g, int64_t id, rg_run_row *row, rg_manifest *manifest, char *err,
                     size_t errlen);
+/* Replaces a run's stored manifest by doc, which must have the same run
+ * digest (e.g. the same manifest with a signature added). */
+int rg_registry_replace_manifest(rg_registry *g, int64_t id, const cJSON *doc, char *err, size_t errlen);
+/* The stored manifest text of a run, as stored (malloc'd). */
+int rg_registry_get_text(rg_registry *g, int64_t id, char **text, char *err, size_t errlen);
 
 /* Rank of a run within its comparison group: passed runs ordered by the
  * primary statistic (geomean of medians) ascending, ties by id. *rank is
@@ -212,14 +251,15 @@ int rg_registry_replications(rg_registry *g, int64_t id, rg_replication **out, s
 
 /* The protocol recorded in a manifest as harness options + suite dir + indices. */
 typedef struct rg_recorded_protocol {
-    char suite_dir[4096];
+    char definition[256];          /* the suite is named by its definition and workload digest */
+    char workload_digest[RG_DIGEST_LEN];
     rg_run_options opts;
     char backend[16];
     int *indices;
     size_t n_indices;
 } rg_recorded_protocol;
 
-int rg_protocol_from_manifest(const cJSON *m, rg_recorded_protocol *p, char *err, size_t errlen);
+int rg_protocol_from_manifest(const rg_manifest *m, rg_recorded_protocol *p, char *err, size_t errlen);
 void rg_recorded_protocol_free(rg_recorded_protocol *p);
 
 /* Per workload: is the replica's median within the original's spread?
@@ -228,18 +268,18 @@ void rg_recorded_protocol_free(rg_recorded_protocol *p);
 int rg_within_spread(double replica_median, double orig_median, double orig_min, double orig_max,
                      double orig_stddev);
 
-/* Re-runs run id's protocol through the harness (rg_suite_load +
- * rg_run_suite), stores the result as a replication of it, prints per
+/* Re-runs run id's protocol through the harness (rg_suite_load of suite_dir,
+ * which must hold the run's definition and workloads, + rg_run_suite), stores the result as a replication of it, prints per
  * workload whether the time is within the original's spread on out, and
  * links the two (upgrading the original's evidence when it agreed).
  * Returns 0 (with *agreed) or 2 with a message. */
-int rg_record_replicate(rg_registry *g, int64_t id, int verbose, FILE *out, int64_t *replica_id, int *agreed,
-                        char *err, size_t errlen);
+int rg_record_replicate(rg_registry *g, int64_t id, const char *suite_dir, int verbose, FILE *out,
+                        int64_t *replica_id, int *agreed, char *err, size_t errlen);
 
 /* ---- the report (report.c) --------------------------------------------------- */
 
 /* One self-contained HTML page for a run (manifest + registry row + notes). */
-char *rg_report_html(const cJSON *manifest, const rg_run_row *row, const rg_note *notes,
+char *rg_report_html(const rg_manifest *manifest, const rg_run_row *row, const rg_note *notes,
                      size_t n_notes, char *err, size_t errlen);
 
 #endif /* ROPEGRAD_RECORD_H */

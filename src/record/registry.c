@@ -35,7 +35,7 @@
 
 /* "RGRD": marks a SQLite file as a ropegrad registry. */
 #define RG_APPLICATION_ID 0x52475244
-#define RG_SCHEMA_VERSION 1
+#define RG_SCHEMA_VERSION 2
 
 struct rg_registry {
     sqlite3 *db;
@@ -89,7 +89,52 @@ static const char *const migrations[RG_SCHEMA_VERSION] = {
     "  within INTEGER NOT NULL,"
     "  total INTEGER NOT NULL,"
     "  created_at TEXT NOT NULL);",
+    /* 1 -> 2: the KernelIndex envelope (issue 10). The runs table is rebuilt:
+     * an imported run has no kernel, correctness counts or geomean, so
+     * those columns take NULL; it ranks by its own primary statistic. The
+     * stored manifests are converted by convert_stored_manifests(). */
+    "CREATE TABLE runs2 ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  created_at TEXT NOT NULL,"
+    "  observed_at TEXT NOT NULL,"
+    "  evidence TEXT NOT NULL CHECK (evidence IN ('measured','imported','replicated')),"
+    "  replicates_of INTEGER REFERENCES runs(id),"
+    "  definition TEXT NOT NULL,"
+    "  comparison_key TEXT NOT NULL,"
+    "  implementation_digest TEXT NOT NULL,"
+    "  run_digest TEXT NOT NULL UNIQUE,"
+    "  device TEXT NOT NULL,"
+    "  backend TEXT NOT NULL,"
+    "  kernel INTEGER,"
+    "  kernel_name TEXT NOT NULL,"
+    "  status TEXT NOT NULL,"
+    "  passed INTEGER,"
+    "  total INTEGER,"
+    "  primary_statistic TEXT NOT NULL,"
+    "  primary_ns REAL,"
+    "  mean_ns REAL,"
+    "  geomean_ns REAL,"
+    "  sol_score REAL,"
+    "  avg_speedup REAL, fast_count REAL, fast_total REAL,"
+    "  source TEXT NOT NULL DEFAULT '', external_id TEXT NOT NULL DEFAULT '',"
+    "  family TEXT NOT NULL DEFAULT '', architecture TEXT NOT NULL DEFAULT '',"
+    "  manifest TEXT NOT NULL);"
+    "INSERT INTO runs2 (id, created_at, observed_at, evidence, replicates_of, definition, comparison_key,"
+    "  implementation_digest, run_digest, device, backend, kernel, kernel_name, status, passed, total,"
+    "  primary_statistic, primary_ns, mean_ns, geomean_ns, sol_score, manifest)"
+    "  SELECT id, created_at, observed_at, evidence, replicates_of, definition, comparison_key,"
+    "  implementation_digest, run_digest, device, backend, kernel, kernel_name, status, passed, total,"
+    "  'geomean', geomean_ns, mean_ns, geomean_ns, sol_score, manifest FROM runs;"
+    "DROP INDEX runs_by_key;"
+    "DROP TABLE runs;"
+    "ALTER TABLE runs2 RENAME TO runs;"
+    "CREATE INDEX runs_by_key ON runs(comparison_key, status, primary_ns);",
 };
+
+static int convert_stored_manifests(rg_registry *g, char *err, size_t errlen);
+/* The C half of a migration, run after its SQL (NULL: none). */
+static int (*const migration_steps[RG_SCHEMA_VERSION])(rg_registry *, char *, size_t) = {NULL,
+                                                                                        convert_stored_manifests};
 
 static const char *const our_tables[] = {"runs", "run_workloads", "notes", "replications"};
 
@@ -275,7 +320,19 @@ static int judge_schema(rg_registry *g, const schema *s, int create, char *err, 
  * processes creating one new file at once cannot both migrate it: the
  * schema is read again under the lock, and the second opener finds the
  * first one's result (current: nothing left to do). */
+static int migrate_locked(rg_registry *g, int create, char *err, size_t errlen);
+
+/* Foreign keys are off while the runs table is rebuilt (DROP TABLE would
+ * otherwise delete through them); the pragma only acts outside a transaction. */
 static int migrate(rg_registry *g, int create, char *err, size_t errlen)
+{
+    if (exec(g, "PRAGMA foreign_keys=OFF", err, errlen, "cannot configure it")) return 2;
+    int rc = migrate_locked(g, create, err, errlen);
+    if (exec(g, "PRAGMA foreign_keys=ON", err, rc ? 0 : errlen, "cannot configure it")) rc = 2;
+    return rc;
+}
+
+static int migrate_locked(rg_registry *g, int create, char *err, size_t errlen)
 {
     schema s;
     if (begin_write(g, err, errlen, "cannot lock it")) return 2;
@@ -288,6 +345,7 @@ static int migrate(rg_registry *g, int create, char *err, size_t errlen)
     for (int v = s.ver; v < RG_SCHEMA_VERSION; v++) {
         char sql[96];
         if (exec(g, migrations[v], err, errlen, "schema migration failed")) goto rollback;
+        if (migration_steps[v] && migration_steps[v](g, err, errlen)) goto rollback;
         snprintf(sql, sizeof sql, "PRAGMA user_version = %d", v + 1);
         if (exec(g, sql, err, errlen, "schema migration failed")) goto rollback;
     }
@@ -407,6 +465,97 @@ static void bind_num(sqlite3_stmt *st, int i, double v)
     else sqlite3_bind_null(st, i);
 }
 
+static void bind_count(sqlite3_stmt *st, int i, int v)
+{
+    if (v >= 0) sqlite3_bind_int(st, i, v);
+    else sqlite3_bind_null(st, i);
+}
+
+/* The columns copied from a manifest, in this order, from parameter `at`. */
+#define MF_COLUMNS                                                                                                \
+    "definition, comparison_key, implementation_digest, run_digest, device, backend, kernel, kernel_name, "      \
+    "status, passed, total, primary_statistic, primary_ns, mean_ns, geomean_ns, sol_score, avg_speedup, "       \
+    "fast_count, fast_total, source, external_id, family, architecture, manifest"
+#define MF_N_COLUMNS 24
+
+static int bind_manifest(sqlite3_stmt *st, int at, const rg_manifest *m, const char *key, const char *text)
+{
+    sqlite3_bind_text(st, at + 0, m->benchmark, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, at + 1, key, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, at + 2, m->implementation_digest, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, at + 3, m->obj[RG_ROLE_RUN].digest, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, at + 4, m->product, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, at + 5, m->backend, -1, SQLITE_STATIC);
+    bind_count(st, at + 6, m->kernel);
+    sqlite3_bind_text(st, at + 7, m->kernel_name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, at + 8, m->status, -1, SQLITE_STATIC);
+    bind_count(st, at + 9, m->passed);
+    bind_count(st, at + 10, m->total);
+    sqlite3_bind_text(st, at + 11, m->primary_statistic, -1, SQLITE_STATIC);
+    bind_num(st, at + 12, m->primary_ns);
+    bind_num(st, at + 13, m->suite_mean_ns);
+    bind_num(st, at + 14, m->suite_geomean_ns);
+    bind_num(st, at + 15, m->sol_score);
+    bind_num(st, at + 16, m->avg_speedup);
+    bind_num(st, at + 17, m->fast_1_count);
+    bind_num(st, at + 18, m->fast_1_total);
+    sqlite3_bind_text(st, at + 19, m->source, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, at + 20, m->external_id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, at + 21, m->family, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, at + 22, m->architecture, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, at + 23, text, -1, SQLITE_STATIC);
+    return at + MF_N_COLUMNS;
+}
+
+/* The run's comparison key: the one it records, else by the written rule. */
+static int manifest_key(const rg_manifest *m, char key[RG_DIGEST_LEN], char *err, size_t errlen)
+{
+    if (m->comparison_key_recorded) {
+        snprintf(key, RG_DIGEST_LEN, "%s", m->comparison_key);
+        return 0;
+    }
+    return rg_comparison_key(m, key, err, errlen);
+}
+
+static int store_workloads(rg_registry *g, int64_t rid, const rg_manifest *m)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(g->db, "DELETE FROM run_workloads WHERE run_id = ?", -1, &st, NULL) != SQLITE_OK) return 2;
+    sqlite3_bind_int64(st, 1, rid);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) return 2;
+    if (sqlite3_prepare_v2(g->db,
+                           "INSERT INTO run_workloads (run_id, idx, uuid, median_ns, min_ns, max_ns, mean_ns, "
+                           "stddev_ns, bytes, t_sol_ns, t_b_ns, sol_score, pass) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return 2;
+    for (size_t i = 0; i < m->n_workloads; i++) {
+        const rg_mf_workload *w = &m->workloads[i];
+        sqlite3_reset(st);
+        sqlite3_clear_bindings(st);
+        sqlite3_bind_int64(st, 1, rid);
+        sqlite3_bind_int(st, 2, w->index);
+        sqlite3_bind_text(st, 3, w->uuid, -1, SQLITE_STATIC);
+        bind_num(st, 4, w->median);
+        bind_num(st, 5, w->min);
+        bind_num(st, 6, w->max);
+        bind_num(st, 7, w->mean);
+        bind_num(st, 8, w->stddev);
+        bind_num(st, 9, w->bytes);
+        bind_num(st, 10, w->t_sol_ns);
+        bind_num(st, 11, w->t_b_ns);
+        bind_num(st, 12, w->sol_score);
+        sqlite3_bind_int(st, 13, w->pass);
+        if (sqlite3_step(st) != SQLITE_DONE) {
+            sqlite3_finalize(st);
+            return 2;
+        }
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
 int rg_registry_store(rg_registry *g, const cJSON *manifest, const char *evidence, int64_t replicates_of,
                       int64_t *id, int *existed, char *err, size_t errlen)
 {
@@ -416,106 +565,59 @@ int rg_registry_store(rg_registry *g, const cJSON *manifest, const char *evidenc
         snprintf(err, errlen, "registry: nothing to store");
         return 2;
     }
-    const cJSON *run_item = rg_manifest_item(manifest, "BenchmarkRun");
-    const cJSON *run = rg_manifest_spec(manifest, "BenchmarkRun");
-    const cJSON *env = rg_manifest_spec(manifest, "ExecutionEnvironment");
-    if (!run || !env) {
-        snprintf(err, errlen, "registry: not a manifest (no BenchmarkRun or ExecutionEnvironment)");
+    rg_manifest m;
+    char key[RG_DIGEST_LEN];
+    if (rg_manifest_read(manifest, &m, err, errlen)) return 2;
+    if (manifest_key(&m, key, err, errlen)) {
+        rg_manifest_free(&m);
         return 2;
     }
-    const char *run_digest = rg_json_str_or_empty(rg_json_get(run_item, "metadata"), "digest");
-    const cJSON *impl = rg_json_get(run, "implementation"), *tm = rg_json_get(run, "timing");
-    const cJSON *sn = rg_json_get(run, "sourceNative");
-    const cJSON *gpu = rg_json_get(env, "gpu");
-    const char *device = cJSON_IsObject(gpu) ? rg_json_str_or_empty(gpu, "product")
-                                             : rg_json_str_or_empty(rg_json_get(env, "cpu"), "model");
     char *text = rg_json_print(manifest, 0, err, errlen);
-    if (!text) return 2;
+    if (!text) {
+        rg_manifest_free(&m);
+        return 2;
+    }
     char now[32];
     now_utc(now);
     sqlite3_stmt *st = NULL;
     int rc = 2;
     if (begin_write(g, err, errlen, "cannot start a write")) {
         free(text);
+        rg_manifest_free(&m);
         return 2;
     }
     /* Already here (e.g. imported twice)? Then it is the same run. */
     if (sqlite3_prepare_v2(g->db, "SELECT id FROM runs WHERE run_digest = ?", -1, &st, NULL) != SQLITE_OK) goto dberr;
-    sqlite3_bind_text(st, 1, run_digest, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 1, m.obj[RG_ROLE_RUN].digest, -1, SQLITE_STATIC);
     if (sqlite3_step(st) == SQLITE_ROW) {
         if (id) *id = sqlite3_column_int64(st, 0);
         if (existed) *existed = 1;
         sqlite3_finalize(st);
         free(text);
+        rg_manifest_free(&m);
         return exec(g, "COMMIT", err, errlen, "cannot commit");
     }
     sqlite3_finalize(st);
     st = NULL;
     if (sqlite3_prepare_v2(g->db,
-                           "INSERT INTO runs (created_at, observed_at, evidence, replicates_of, definition, "
-                           "comparison_key, implementation_digest, run_digest, device, backend, kernel, kernel_name, "
-                           "status, passed, total, mean_ns, geomean_ns, sol_score, manifest) "
-                           "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                           "INSERT INTO runs (created_at, observed_at, evidence, replicates_of, " MF_COLUMNS
+                           ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                            -1, &st, NULL) != SQLITE_OK)
         goto dberr;
-    const cJSON *corr = rg_json_get(run, "correctness"), *ss = rg_json_get(tm, "suite");
     sqlite3_bind_text(st, 1, now, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, rg_json_str_or_empty(run, "observedAt"), -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, m.observed_at, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, evidence, -1, SQLITE_STATIC);
     if (replicates_of > 0) sqlite3_bind_int64(st, 4, replicates_of);
     else sqlite3_bind_null(st, 4);
-    sqlite3_bind_text(st, 5, rg_json_str_or_empty(run, "definition"), -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 6, rg_json_str_or_empty(run, "comparisonKey"), -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 7, rg_json_str_or_empty(run, "implementationDigest"), -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 8, run_digest, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 9, device, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 10, rg_json_str_or_empty(impl, "backend"), -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 11, rg_json_int(impl, "kernel"));
-    sqlite3_bind_text(st, 12, rg_json_str_or_empty(impl, "kernelName"), -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 13, rg_json_str_or_empty(run, "status"), -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 14, rg_json_int(corr, "passed"));
-    sqlite3_bind_int(st, 15, rg_json_int(corr, "total"));
-    bind_num(st, 16, rg_json_num(ss, "mean_of_medians"));
-    bind_num(st, 17, rg_json_num(ss, "geomean_of_medians"));
-    bind_num(st, 18, rg_json_num(sn, "sol_score"));
-    sqlite3_bind_text(st, 19, text, -1, SQLITE_STATIC);
+    bind_manifest(st, 5, &m, key, text);
     if (sqlite3_step(st) != SQLITE_DONE) goto dberr;
     sqlite3_finalize(st);
     st = NULL;
     int64_t rid = sqlite3_last_insert_rowid(g->db);
-
-    if (sqlite3_prepare_v2(g->db,
-                           "INSERT INTO run_workloads (run_id, idx, uuid, median_ns, min_ns, max_ns, mean_ns, "
-                           "stddev_ns, bytes, t_sol_ns, t_b_ns, sol_score, pass) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                           -1, &st, NULL) != SQLITE_OK)
-        goto dberr;
-    const cJSON *tw = rg_json_get(tm, "workloads"), *per = rg_json_get(sn, "perWorkload");
-    const cJSON *cw = rg_json_get(corr, "workloads");
-    const cJSON *p = cJSON_IsArray(per) ? per->child : NULL, *c = cJSON_IsArray(cw) ? cw->child : NULL;
-    for (const cJSON *t = cJSON_IsArray(tw) ? tw->child : NULL; t; t = t->next) {
-        sqlite3_reset(st);
-        sqlite3_clear_bindings(st);
-        sqlite3_bind_int64(st, 1, rid);
-        sqlite3_bind_int(st, 2, rg_json_int(t, "index"));
-        sqlite3_bind_text(st, 3, rg_json_str_or_empty(t, "uuid"), -1, SQLITE_STATIC);
-        bind_num(st, 4, rg_json_num(t, "median"));
-        bind_num(st, 5, rg_json_num(t, "min"));
-        bind_num(st, 6, rg_json_num(t, "max"));
-        bind_num(st, 7, rg_json_num(t, "mean"));
-        bind_num(st, 8, rg_json_num(t, "stddev"));
-        bind_num(st, 9, rg_json_num(t, "bytes"));
-        bind_num(st, 10, p ? rg_json_num(p, "t_sol_ns") : NAN);
-        bind_num(st, 11, p ? rg_json_num(p, "t_b_ns") : NAN);
-        bind_num(st, 12, p ? rg_json_num(p, "sol_score") : NAN);
-        sqlite3_bind_int(st, 13, c ? cJSON_IsTrue(rg_json_get(c, "pass")) : 0);
-        if (sqlite3_step(st) != SQLITE_DONE) goto dberr;
-        if (p) p = p->next;
-        if (c) c = c->next;
-    }
-    sqlite3_finalize(st);
-    st = NULL;
+    if (store_workloads(g, rid, &m)) goto dberr;
     free(text);
     text = NULL;
+    rg_manifest_free(&m);
     if (exec(g, "COMMIT", err, errlen, "cannot commit the run")) goto rollback;
     if (id) *id = rid;
     return 0;
@@ -524,7 +626,72 @@ dberr:
 rollback:
     if (st) sqlite3_finalize(st);
     free(text);
+    rg_manifest_free(&m);
     sqlite3_exec(g->db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
+/* Migration 1 -> 2, its C half: every stored manifest of the old format
+ * (ManifestBundle) is converted to the current envelope in place, and its
+ * row's copied columns follow. Runs inside migrate()'s transaction: any
+ * failure rolls the whole migration back, nothing is lost. */
+static int convert_stored_manifests(rg_registry *g, char *err, size_t errlen)
+{
+    sqlite3_stmt *sel = NULL, *upd = NULL;
+    int rc = 2;
+    if (sqlite3_prepare_v2(g->db, "SELECT id, manifest FROM runs ORDER BY id", -1, &sel, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(g->db, "UPDATE runs SET (" MF_COLUMNS ") = (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+                                  "WHERE id = ?", -1, &upd, NULL) != SQLITE_OK) {
+        fail(g, err, errlen, "schema migration failed");
+        goto out;
+    }
+    int step;
+    while ((step = sqlite3_step(sel)) == SQLITE_ROW) {
+        int64_t rid = sqlite3_column_int64(sel, 0);
+        const char *text = (const char *)sqlite3_column_text(sel, 1);
+        char what[96], e2[RG_ERRLEN];
+        snprintf(what, sizeof what, "run #%lld", (long long)rid);
+        cJSON *old = text ? rg_json_parse_strict(text, strlen(text), what, e2, sizeof e2) : NULL;
+        if (!old || !rg_manifest_is_legacy(old)) {
+            cJSON_Delete(old);
+            continue;   /* already current (or unreadable: left as it is, refused when read) */
+        }
+        cJSON *doc = rg_manifest_convert_legacy(old, e2, sizeof e2);
+        cJSON_Delete(old);
+        char *ntext = doc ? rg_json_print(doc, 0, e2, sizeof e2) : NULL;
+        rg_manifest m;
+        char key[RG_DIGEST_LEN];
+        int bad = !ntext || rg_manifest_read(doc, &m, e2, sizeof e2);
+        cJSON_Delete(doc);
+        if (!bad && manifest_key(&m, key, e2, sizeof e2)) {
+            rg_manifest_free(&m);
+            bad = 1;
+        }
+        if (bad) {
+            snprintf(err, errlen, "%s: run #%lld: cannot convert its old manifest: %s", g->path, (long long)rid, e2);
+            free(ntext);
+            goto out;
+        }
+        sqlite3_reset(upd);
+        sqlite3_clear_bindings(upd);
+        int at = bind_manifest(upd, 1, &m, key, ntext);
+        sqlite3_bind_int64(upd, at, rid);
+        int ok = sqlite3_step(upd) == SQLITE_DONE && !store_workloads(g, rid, &m);
+        rg_manifest_free(&m);
+        free(ntext);
+        if (!ok) {
+            fail(g, err, errlen, "schema migration failed");
+            goto out;
+        }
+    }
+    if (step != SQLITE_DONE) {
+        fail(g, err, errlen, "schema migration failed");
+        goto out;
+    }
+    rc = 0;
+out:
+    sqlite3_finalize(sel);
+    sqlite3_finalize(upd);
     return rc;
 }
 
@@ -532,13 +699,20 @@ rollback:
 
 #define ROW_COLUMNS                                                                                                \
     "id, created_at, observed_at, evidence, COALESCE(replicates_of, 0), definition, comparison_key, "             \
-    "implementation_digest, run_digest, device, backend, kernel_name, status, kernel, passed, total, "            \
-    "(SELECT COUNT(*) FROM run_workloads w WHERE w.run_id = runs.id), mean_ns, geomean_ns, sol_score"
+    "implementation_digest, run_digest, device, backend, kernel_name, status, COALESCE(kernel, -1), "             \
+    "COALESCE(passed, -1), COALESCE(total, -1), "                                                               \
+    "(SELECT COUNT(*) FROM run_workloads w WHERE w.run_id = runs.id), mean_ns, geomean_ns, sol_score, "          \
+    "primary_statistic, primary_ns, avg_speedup, fast_count, fast_total, source, external_id, family, architecture"
 
 static void copy_col(sqlite3_stmt *st, int i, char *dst, size_t n)
 {
     const unsigned char *s = sqlite3_column_text(st, i);
     snprintf(dst, n, "%s", s ? (const char *)s : "");
+}
+
+static double col_num(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
 }
 
 static void read_row(sqlite3_stmt *st, rg_run_row *r)
@@ -561,9 +735,18 @@ static void read_row(sqlite3_stmt *st, rg_run_row *r)
     r->passed = sqlite3_column_int(st, 14);
     r->total = sqlite3_column_int(st, 15);
     r->n_workloads = sqlite3_column_int(st, 16);
-    r->mean_ns = sqlite3_column_double(st, 17);
-    r->geomean_ns = sqlite3_column_double(st, 18);
-    r->sol_score = sqlite3_column_type(st, 19) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 19);
+    r->mean_ns = col_num(st, 17);
+    r->geomean_ns = col_num(st, 18);
+    r->sol_score = col_num(st, 19);
+    copy_col(st, 20, r->primary_statistic, sizeof r->primary_statistic);
+    r->primary_ns = col_num(st, 21);
+    r->avg_speedup = col_num(st, 22);
+    r->fast_count = col_num(st, 23);
+    r->fast_total = col_num(st, 24);
+    copy_col(st, 25, r->source, sizeof r->source);
+    copy_col(st, 26, r->external_id, sizeof r->external_id);
+    copy_col(st, 27, r->family, sizeof r->family);
+    copy_col(st, 28, r->architecture, sizeof r->architecture);
 }
 
 int rg_registry_list(rg_registry *g, rg_run_row **rows, size_t *n, char *err, size_t errlen)
@@ -601,9 +784,9 @@ int rg_registry_list(rg_registry *g, rg_run_row **rows, size_t *n, char *err, si
     return 0;
 }
 
-int rg_registry_get(rg_registry *g, int64_t id, rg_run_row *row, cJSON **manifest, char *err, size_t errlen)
+static int get_row(rg_registry *g, int64_t id, rg_run_row *row, char **text, char *err, size_t errlen)
 {
-    if (manifest) *manifest = NULL;
+    if (text) *text = NULL;
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(g->db, "SELECT " ROW_COLUMNS ", manifest FROM runs WHERE id = ?", -1, &st, NULL) !=
         SQLITE_OK)
@@ -620,16 +803,40 @@ int rg_registry_get(rg_registry *g, int64_t id, rg_run_row *row, cJSON **manifes
     }
     rg_run_row tmp;
     read_row(st, row ? row : &tmp);
-    if (manifest) {
-        const char *text = (const char *)sqlite3_column_text(st, 20);
-        *manifest = text ? cJSON_Parse(text) : NULL;
-        if (!*manifest) {
+    if (text) {
+        const char *t = (const char *)sqlite3_column_text(st, 29);
+        *text = strdup(t ? t : "");
+        if (!*text) {
             sqlite3_finalize(st);
-            snprintf(err, errlen, "%s: run #%lld: its stored manifest is not valid JSON", g->path, (long long)id);
+            snprintf(err, errlen, "out of memory");
             return 2;
         }
     }
     sqlite3_finalize(st);
+    return 0;
+}
+
+int rg_registry_get_text(rg_registry *g, int64_t id, char **text, char *err, size_t errlen)
+{
+    return get_row(g, id, NULL, text, err, errlen);
+}
+
+int rg_registry_get(rg_registry *g, int64_t id, rg_run_row *row, rg_manifest *manifest, char *err, size_t errlen)
+{
+    if (manifest) memset(manifest, 0, sizeof *manifest);
+    char *text = NULL;
+    int rc = get_row(g, id, row, manifest ? &text : NULL, err, errlen);
+    if (rc || !manifest) return rc;
+    char what[128], e2[RG_ERRLEN];
+    snprintf(what, sizeof what, "run #%lld's stored manifest", (long long)id);
+    cJSON *doc = rg_json_parse_strict(text, strlen(text), what, e2, sizeof e2);
+    free(text);
+    if (!doc || rg_manifest_read(doc, manifest, e2, sizeof e2)) {
+        cJSON_Delete(doc);
+        snprintf(err, errlen, "%s: run #%lld: its stored manifest is not readable: %s", g->path, (long long)id, e2);
+        return 2;
+    }
+    cJSON_Delete(doc);
     return 0;
 }
 
@@ -645,7 +852,7 @@ int rg_registry_rank_of(rg_registry *g, int64_t id, int *rank, int *group_size, 
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(g->db,
                            "SELECT id FROM runs WHERE comparison_key = ? AND status = 'passed' "
-                           "ORDER BY geomean_ns ASC, id ASC",
+                           "ORDER BY primary_ns ASC, id ASC",
                            -1, &st, NULL) != SQLITE_OK)
         return fail(g, err, errlen, "cannot rank runs");
     sqlite3_bind_text(st, 1, row.comparison_key, -1, SQLITE_TRANSIENT);
@@ -834,4 +1041,40 @@ int rg_registry_replications(rg_registry *g, int64_t id, rg_replication **out, s
                                 : fail(g, err, errlen, "cannot read replications");
     }
     return 0;
+}
+
+int rg_registry_replace_manifest(rg_registry *g, int64_t id, const cJSON *doc, char *err, size_t errlen)
+{
+    rg_run_row row;
+    rg_manifest m;
+    int rc = rg_registry_get(g, id, &row, NULL, err, errlen);
+    if (rc) return rc;
+    if (rg_manifest_read(doc, &m, err, errlen)) return 2;
+    int same = !strcmp(m.obj[RG_ROLE_RUN].digest, row.run_digest);
+    rg_manifest_free(&m);
+    if (!same) {
+        snprintf(err, errlen, "run #%lld: the new manifest has another run digest", (long long)id);
+        return 2;
+    }
+    char *text = rg_json_print(doc, 0, err, errlen);
+    if (!text) return 2;
+    if (begin_write(g, err, errlen, "cannot start a write")) {
+        free(text);
+        return 2;
+    }
+    sqlite3_stmt *st = NULL;
+    rc = sqlite3_prepare_v2(g->db, "UPDATE runs SET manifest = ? WHERE id = ?", -1, &st, NULL) == SQLITE_OK;
+    if (rc) {
+        sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, id);
+        rc = sqlite3_step(st) == SQLITE_DONE;
+    }
+    sqlite3_finalize(st);
+    free(text);
+    if (!rc) {
+        fail(g, err, errlen, "cannot store the manifest");
+        sqlite3_exec(g->db, "ROLLBACK", NULL, NULL, NULL);
+        return 2;
+    }
+    return exec(g, "COMMIT", err, errlen, "cannot commit");
 }

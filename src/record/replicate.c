@@ -29,57 +29,59 @@ int rg_within_spread(double replica_median, double orig_median, double orig_min,
 }
 
 /* The original's baseline times, so the replica's SOL figures use the same
- * T_b even though the baseline file itself is not kept. */
-static int baseline_from_original(const cJSON *run, rg_baseline *b)
+ * reference (a file baseline only; suite figures come from the suite). */
+static int baseline_from_original(const rg_manifest *m, rg_baseline *b)
 {
-    const cJSON *sn = rg_json_get(run, "sourceNative"), *src = rg_json_get(sn, "source");
-    const cJSON *per = rg_json_get(sn, "perWorkload");
-    const cJSON *kind = rg_json_get(src, "baseline");
-    if (!cJSON_IsString(kind) || strcmp(kind->valuestring, "file") || !cJSON_IsArray(per)) return 0;
+    if (strcmp(m->baseline_mode, "file") || !m->n_workloads) return 0;
     memset(b, 0, sizeof *b);
-    int n = cJSON_GetArraySize(per);
-    b->index = calloc((size_t)n + 1, sizeof *b->index);
-    b->time_ns = calloc((size_t)n + 1, sizeof *b->time_ns);
+    b->index = calloc(m->n_workloads, sizeof *b->index);
+    b->time_ns = calloc(m->n_workloads, sizeof *b->time_ns);
     if (!b->index || !b->time_ns) {
         rg_baseline_free(b);
         return 0;
     }
-    for (const cJSON *p = per->child; p; p = p->next) {
-        double t = rg_json_num(p, "t_b_ns"), i = rg_json_num(p, "index");
-        if (isfinite(t) && isfinite(i)) {
-            b->index[b->n] = (int)i;
-            b->time_ns[b->n++] = t;
+    for (size_t i = 0; i < m->n_workloads; i++) {
+        if (isfinite(m->workloads[i].t_b_ns)) {
+            b->index[b->n] = m->workloads[i].index;
+            b->time_ns[b->n++] = m->workloads[i].t_b_ns;
         }
     }
-    const cJSON *bf = rg_json_get(src, "baselineFile");
-    const cJSON *name = rg_json_get(bf, "name"), *file = rg_json_get(bf, "file"), *dg = rg_json_get(bf, "digest");
-    snprintf(b->name, sizeof b->name, "%s", cJSON_IsString(name) ? name->valuestring : "original's baseline");
-    snprintf(b->file, sizeof b->file, "%s", cJSON_IsString(file) ? file->valuestring : "");
+    snprintf(b->name, sizeof b->name, "%s", m->baseline_name[0] ? m->baseline_name : "original's baseline");
+    snprintf(b->file, sizeof b->file, "%s", m->baseline_file);
     snprintf(b->format, sizeof b->format, "from-original-record");
-    snprintf(b->digest, sizeof b->digest, "%s", cJSON_IsString(dg) ? dg->valuestring : "");
+    snprintf(b->digest, sizeof b->digest, "%s", m->baseline_digest);
     return 1;
 }
 
-int rg_record_replicate(rg_registry *g, int64_t id, int verbose, FILE *out, int64_t *replica_id, int *agreed_out,
-                        char *err, size_t errlen)
+int rg_record_replicate(rg_registry *g, int64_t id, const char *suite_dir, int verbose, FILE *out,
+                        int64_t *replica_id, int *agreed_out, char *err, size_t errlen)
 {
     *replica_id = 0;
     *agreed_out = 0;
     rg_run_row orow;
-    cJSON *om = NULL;
+    rg_manifest om;
     int rc = rg_registry_get(g, id, &orow, &om, err, errlen);
     if (rc) return 2;
     rg_recorded_protocol p;
-    if (rg_protocol_from_manifest(om, &p, err, errlen)) {
-        cJSON_Delete(om);
+    if (rg_protocol_from_manifest(&om, &p, err, errlen)) {
+        rg_manifest_free(&om);
         return 2;
     }
     p.opts.verbose = verbose;
     rg_suite s;
     memset(&s, 0, sizeof s);
-    if (rg_suite_load(p.suite_dir, &s, err, errlen)) {
+    if (!suite_dir || rg_suite_load(suite_dir, &s, err, errlen)) {
+        if (!suite_dir) snprintf(err, errlen, "replicate: no suite folder given");
         rg_recorded_protocol_free(&p);
-        cJSON_Delete(om);
+        rg_manifest_free(&om);
+        return 2;
+    }
+    if (strcmp(s.name, p.definition)) {
+        snprintf(err, errlen, "replicate: %s holds definition %.200s, the run measured %.200s (give --suite DIR)",
+                 suite_dir, s.name, p.definition);
+        rg_suite_free(&s);
+        rg_recorded_protocol_free(&p);
+        rg_manifest_free(&om);
         return 2;
     }
     rg_run_result res;
@@ -87,12 +89,11 @@ int rg_record_replicate(rg_registry *g, int64_t id, int verbose, FILE *out, int6
     if (rg_run_suite(&s, p.indices, p.n_indices, &p.opts, &res, err, errlen)) {
         rg_suite_free(&s);
         rg_recorded_protocol_free(&p);
-        cJSON_Delete(om);
+        rg_manifest_free(&om);
         return 2;
     }
-    const cJSON *orun = rg_manifest_spec(om, "BenchmarkRun");
     rg_baseline base;
-    int have_b = baseline_from_original(orun, &base);
+    int have_b = baseline_from_original(&om, &base);
     cJSON *m = rg_manifest_build(&res, &s, have_b ? &base : NULL, err, errlen);
     if (have_b) rg_baseline_free(&base);
     char msg[RG_ERRLEN];
@@ -106,7 +107,6 @@ int rg_record_replicate(rg_registry *g, int64_t id, int verbose, FILE *out, int6
     if (rc) goto done;
 
     /* Per workload: the replica's median against the original's spread. */
-    const cJSON *ow = rg_json_get(rg_json_get(orun, "timing"), "workloads");
     int within = 0, total = 0;
     fprintf(out, "replication of run #%lld as run #%lld (%s, %s, %d iterations)\n", (long long)id,
             (long long)*replica_id, res.backend, res.device, res.iterations);
@@ -114,16 +114,15 @@ int rg_record_replicate(rg_registry *g, int64_t id, int verbose, FILE *out, int6
             "verdict");
     for (size_t i = 0; i < res.n_workloads; i++) {
         const rg_workload_result *w = &res.workloads[i];
-        const cJSON *o = NULL;
-        for (const cJSON *x = cJSON_IsArray(ow) ? ow->child : NULL; x; x = x->next)
-            if (rg_json_num(x, "index") == w->index) o = x;
+        const rg_mf_workload *o = NULL;
+        for (size_t k = 0; k < om.n_workloads; k++)
+            if (om.workloads[k].index == w->index) o = &om.workloads[k];
         total++;
         if (!o) {
             fprintf(out, "  %4d  (not in the original)\n", w->index);
             continue;
         }
-        double med = rg_json_num(o, "median"), lo = rg_json_num(o, "min"), hi = rg_json_num(o, "max");
-        double sd = rg_json_num(o, "stddev");
+        double med = o->median, lo = o->min, hi = o->max, sd = o->stddev;
         int ok = rg_within_spread(w->time_ns.median, med, lo, hi, sd) && w->check.pass;
         within += ok;
         char range[64];
@@ -143,12 +142,12 @@ int rg_record_replicate(rg_registry *g, int64_t id, int verbose, FILE *out, int6
             total);
     rg_run_row now;
     const char *level = rg_registry_get(g, id, &now, NULL, msg, sizeof msg) ? "?" : now.evidence;
-    const cJSON *rspec = rg_manifest_spec(m, "BenchmarkRun");
-    const char *rkey = cJSON_GetStringValue(rg_json_get(rspec, "comparisonKey"));
+    rg_run_row rrow;
+    int have_r = !rg_registry_get(g, *replica_id, &rrow, NULL, msg, sizeof msg);
     if (upgraded)
         fprintf(out, "; run #%lld is now 'replicated'\n", (long long)id);
-    else if (agreed && (strcmp(orow.implementation_digest, rg_implementation_digest()) || !rkey ||
-                        strcmp(orow.comparison_key, rkey)))
+    else if (agreed && (!have_r || strcmp(orow.implementation_digest, rrow.implementation_digest) ||
+                        strcmp(orow.comparison_key, rrow.comparison_key)))
         fprintf(out, "; evidence of run #%lld stays '%s': a different implementation digest or comparison key\n",
                 (long long)id, level);
     else
@@ -158,6 +157,6 @@ done:
     rg_run_result_free(&res);
     rg_suite_free(&s);
     rg_recorded_protocol_free(&p);
-    cJSON_Delete(om);
+    rg_manifest_free(&om);
     return rc;
 }

@@ -47,12 +47,6 @@ static void row_kv(rg_buf *b, const char *k, const char *v)
 }
 
 /* A row for the string member o.key ("" when absent). */
-static void row_str(rg_buf *b, const char *label, const cJSON *o, const char *key)
-{
-    row_kv(b, label, rg_json_str_or_empty(o, key));
-}
-
-/* An integer-valued figure, "-" when unknown. */
 static void row_kv_num(rg_buf *b, const char *k, double v)
 {
     char s[64];
@@ -219,55 +213,44 @@ static const char css[] =
     ".chart .whisker{stroke:#1d2330;stroke-width:1.2}.chart .peak{stroke:#c0392b;stroke-width:2;"
     "stroke-dasharray:6 4}.chart .pt{fill:#2f6fde}.chart .ptfail{fill:#c0392b}";
 
-char *rg_report_html(const cJSON *m, const rg_run_row *row, const rg_note *notes, size_t n_notes, char *err,
+char *rg_report_html(const rg_manifest *m, const rg_run_row *row, const rg_note *notes, size_t n_notes, char *err,
                      size_t errlen)
 {
-    const cJSON *run = rg_manifest_spec(m, "BenchmarkRun"), *proto = rg_manifest_spec(m, "BenchmarkProtocol"),
-                *env = rg_manifest_spec(m, "ExecutionEnvironment");
-    if (!run || !proto || !env || !row) {
-        snprintf(err, errlen, "report: not a manifest");
+    if (!m || !row) {
+        snprintf(err, errlen, "report: no manifest or no run");
         return NULL;
     }
-    const cJSON *tw = rg_json_get(rg_json_get(run, "timing"), "workloads"), *sn = rg_json_get(run, "sourceNative");
-    const cJSON *per = rg_json_get(sn, "perWorkload"), *cw = rg_json_get(rg_json_get(run, "correctness"), "workloads");
-    const cJSON *source = rg_json_get(sn, "source");
-    size_t n = cJSON_IsArray(tw) ? (size_t)cJSON_GetArraySize(tw) : 0;
-    if (n == 0) {
-        snprintf(err, errlen, "report: the run has no workloads");
-        return NULL;
-    }
-    wl *w = calloc(n, sizeof *w);
+    size_t n = m->n_workloads, i;
+    wl *w = calloc(n ? n : 1, sizeof *w);
     if (!w) {
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    size_t i = 0;
-    for (const cJSON *t = tw->child; t; t = t->next, i++) {
-        w[i].index = rg_json_int(t, "index");
-        w[i].bytes = rg_json_num(t, "bytes");
-        w[i].t_k = rg_json_num(t, "median");
-        w[i].t_min = rg_json_num(t, "min");
-        w[i].t_max = rg_json_num(t, "max");
-        w[i].gbps = rg_json_num(t, "gbps");
-        const cJSON *p = cJSON_GetArrayItem(per, (int)i), *c = cJSON_GetArrayItem(cw, (int)i);
-        w[i].t_sol = rg_json_num(p, "t_sol_ns");
-        w[i].t_b = rg_json_num(p, "t_b_ns");
-        w[i].score = rg_json_num(p, "sol_score");
-        w[i].pass = cJSON_IsTrue(rg_json_get(c, "pass"));
+    for (i = 0; i < n; i++) {
+        const rg_mf_workload *x = &m->workloads[i];
+        w[i].index = x->index;
+        w[i].bytes = x->bytes;
+        w[i].t_k = x->median;
+        w[i].t_min = x->min;
+        w[i].t_max = x->max;
+        w[i].gbps = x->gbps;
+        w[i].t_sol = x->t_sol_ns;
+        w[i].t_b = x->t_b_ns;
+        w[i].score = x->sol_score;
+        w[i].pass = x->pass;
     }
-    const cJSON *gpu = rg_json_get(env, "gpu");
+    int gpu = strcmp(m->vendor, "cpu") != 0;
     const char *product = NULL;
     double peak = 0;
     char peak_label[160];
-    if (cJSON_IsObject(gpu))
-        peak = rg_datasheet_bandwidth_tbps(rg_json_str_or_empty(gpu, "product"), &product) * 1e3;
+    if (gpu) peak = rg_datasheet_bandwidth_tbps(m->product, &product) * 1e3;
     if (peak > 0) {
         snprintf(peak_label, sizeof peak_label, "%s datasheet peak", product);
     } else {
         for (i = 0; i < n; i++)
             if (isfinite(w[i].gbps)) peak = fmax(peak, w[i].gbps);
-        snprintf(peak_label, sizeof peak_label, "%s", cJSON_IsObject(gpu) ? "GPU not in the datasheet table: best achieved"
-                                                                          : "CPU: best achieved in this run");
+        snprintf(peak_label, sizeof peak_label, "%s", gpu ? "GPU not in the datasheet table: best achieved"
+                                                          : "CPU: best achieved in this run");
     }
 
     rg_buf b = {0};
@@ -277,50 +260,61 @@ char *rg_report_html(const cJSON *m, const rg_run_row *row, const rg_note *notes
                       "<title>ropegrad run #%lld</title><style>%s</style></head><body><main>\n",
                   (long long)row->id, css);
     rg_buf_printf(&b, "<h1>Run #%lld: ", (long long)row->id);
-    html_esc(&b, rg_json_str_or_empty(run, "definition"));
-    rg_buf_printf(&b, "</h1>\n<div class=\"muted\">backend ");
-    const cJSON *impl = rg_json_get(run, "implementation");
-    html_esc(&b, rg_json_str_or_empty(impl, "backend"));
-    rg_buf_printf(&b, " &middot; kernel %d (", rg_json_int(impl, "kernel"));
-    html_esc(&b, rg_json_str_or_empty(impl, "kernelName"));
-    rg_buf_printf(&b, ") &middot; ");
+    html_esc(&b, m->benchmark);
+    rg_buf_printf(&b, "</h1>\n<div class=\"muted\">");
+    if (m->backend[0]) {
+        rg_buf_printf(&b, "backend ");
+        html_esc(&b, m->backend);
+        rg_buf_printf(&b, " &middot; kernel %d (", m->kernel);
+        html_esc(&b, m->kernel_name);
+        rg_buf_printf(&b, ") &middot; ");
+    } else {
+        rg_buf_printf(&b, "source ");
+        html_esc(&b, m->source);
+        rg_buf_printf(&b, ", external id ");
+        html_esc(&b, m->external_id);
+        rg_buf_printf(&b, " &middot; ");
+    }
     html_esc(&b, row->device);
     rg_buf_printf(&b, " &middot; observed ");
-    html_esc(&b, rg_json_str_or_empty(run, "observedAt"));
+    html_esc(&b, m->observed_at);
     rg_buf_printf(&b, " &middot; <span class=\"badge %s\">", !strcmp(row->status, "passed") ? "passed" : "failed");
     html_esc(&b, row->status);
-    rg_buf_printf(&b, "</span> <span class=\"badge %s\">", row->evidence);
+    rg_buf_printf(&b, "</span> <span class=\"badge %s\">", !strcmp(row->evidence, RG_EVIDENCE_IMPORTED) ? "imported"
+                                                            : !strcmp(row->evidence, RG_EVIDENCE_REPLICATED) ? "replicated"
+                                                                                                        : "measured");
     html_esc(&b, row->evidence);
     rg_buf_printf(&b, "</span></div>\n<div class=\"cards\">\n");
 
-    double geo = rg_json_num(rg_json_get(rg_json_get(run, "timing"), "suite"), "geomean_of_medians");
-    double mean = rg_json_num(rg_json_get(rg_json_get(run, "timing"), "suite"), "mean_of_medians");
-    snprintf(s1, sizeof s1, "%.3f us", geo / 1e3);
-    snprintf(s2, sizeof s2, "geomean of per-workload medians (mean %.3f us)", mean / 1e3);
+    snprintf(s1, sizeof s1, "%.3f us", m->primary_ns / 1e3);
+    snprintf(s2, sizeof s2, "%.31s latency", m->primary_statistic);
     card(&b, "Primary measurement", s1, s2);
-    double sol = rg_json_num(sn, "sol_score");
-    if (isfinite(sol)) snprintf(s1, sizeof s1, "%.3f", sol);
+    if (isfinite(m->sol_score)) snprintf(s1, sizeof s1, "%.4f", m->sol_score);
     else snprintf(s1, sizeof s1, "n/a");
-    snprintf(s2, sizeof s2, "T_SOL: %s", rg_json_str_or_empty(source, "tSol"));
+    snprintf(s2, sizeof s2, "T_SOL: %.100s", m->t_sol_mode[0] ? m->t_sol_mode : m->source);
     card(&b, "SOL score", s1, s2);
-    double sp = rg_json_num(sn, "avg_speedup");
-    if (isfinite(sp)) snprintf(s1, sizeof s1, "%.2fx", sp);
+    if (isfinite(m->avg_speedup)) snprintf(s1, sizeof s1, "%.2fx", m->avg_speedup);
     else snprintf(s1, sizeof s1, "n/a");
-    snprintf(s2, sizeof s2, "mean T_b / T_k; baseline: %s", rg_json_str_or_empty(source, "baseline"));
+    snprintf(s2, sizeof s2, "mean T_b / T_k; baseline: %.100s", m->baseline_mode[0] ? m->baseline_mode : m->source);
     card(&b, "Speedup", s1, s2);
-    snprintf(s1, sizeof s1, "%.0f / %.0f", rg_json_num(sn, "fast_1_count"), rg_json_num(sn, "fast_1_total"));
+    if (isfinite(m->fast_1_total)) snprintf(s1, sizeof s1, "%.0f / %.0f", m->fast_1_count, m->fast_1_total);
+    else snprintf(s1, sizeof s1, "n/a");
     card(&b, "Cases faster", s1, "correct and faster than the baseline");
-    snprintf(s1, sizeof s1, "%d / %d", row->passed, row->total);
-    card(&b, "Correct", s1, "workloads within the protocol's tolerance");
+    if (m->total >= 0) snprintf(s1, sizeof s1, "%d / %d", m->passed, m->total);
+    else snprintf(s1, sizeof s1, "%.15s", m->status);
+    card(&b, "Correct", s1, m->total >= 0 ? "workloads within the protocol's tolerance" : "as marked by the source");
     rg_buf_printf(&b, "</div>\n");
 
-    rg_buf_printf(&b, "<h2>Latency per workload</h2>\n");
-    chart_latency(&b, w, n);
-    rg_buf_printf(&b, "<h2>Bandwidth (roofline view)</h2>\n");
-    chart_roofline(&b, w, n, peak, peak_label);
-
-    rg_buf_printf(&b, "<h2>Workloads</h2>\n<table><tr><th>#</th><th>bytes</th><th>median us</th><th>min us</th>"
-                      "<th>max us</th><th>GB/s</th><th>T_SOL us</th><th>T_b us</th><th>SOL score</th><th>correct</th></tr>\n");
+    if (n) {
+        rg_buf_printf(&b, "<h2>Latency per workload</h2>\n");
+        chart_latency(&b, w, n);
+        rg_buf_printf(&b, "<h2>Bandwidth (roofline view)</h2>\n");
+        chart_roofline(&b, w, n, peak, peak_label);
+        rg_buf_printf(&b, "<h2>Workloads</h2>\n<table><tr><th>#</th><th>bytes</th><th>median us</th><th>min us</th>"
+                          "<th>max us</th><th>GB/s</th><th>T_SOL us</th><th>T_b us</th><th>SOL score</th><th>correct</th></tr>\n");
+    } else {
+        rg_buf_printf(&b, "<p class=\"muted\">This record carries no per-workload figures.</p>\n");
+    }
     for (i = 0; i < n; i++) {
         rg_buf_printf(&b, "<tr><td>%d</td><td class=\"num\">%.0f</td><td class=\"num\">%.3f</td><td class=\"num\">%.3f</td>"
                           "<td class=\"num\">%.3f</td><td class=\"num\">%.1f</td>",
@@ -333,55 +327,57 @@ char *rg_report_html(const cJSON *m, const rg_run_row *row, const rg_note *notes
         else rg_buf_printf(&b, "<td class=\"num\">-</td>");
         rg_buf_printf(&b, "<td>%s</td></tr>\n", w[i].pass ? "yes" : "NO");
     }
-    rg_buf_printf(&b, "</table>\n");
+    if (n) rg_buf_printf(&b, "</table>\n");
 
     rg_buf_printf(&b, "<h2>Identity</h2>\n<table>\n");
-    row_str(&b, "implementation", impl, "name");
-    row_str(&b, "version", impl, "version");
-    row_str(&b, "backend", impl, "backend");
-    row_str(&b, "kernel", impl, "kernelName");
-    row_str(&b, "device", impl, "device");
-    row_str(&b, "suite dir", rg_json_get(run, "suite"), "dir");
-    row_str(&b, "T_SOL source", source, "tSolDetail");
-    row_str(&b, "baseline source", source, "baseline");
+    row_kv(&b, "implementation", m->impl_name[0] ? m->impl_name : "(not in this record)");
+    row_kv(&b, "version", m->impl_version);
+    row_kv(&b, "backend", m->backend);
+    row_kv(&b, "kernel", m->kernel_name);
+    row_kv(&b, "device", row->device);
+    row_kv(&b, "source", m->source);
+    row_kv(&b, "external id", m->external_id);
+    row_kv(&b, "T_SOL source", m->t_sol_detail);
+    row_kv(&b, "baseline source", m->baseline_mode);
     rg_buf_printf(&b, "</table>\n<h2>Digests</h2>\n<table>\n");
     row_kv(&b, "run", row->run_digest);
-    row_str(&b, "protocol", run, "protocolDigest");
-    row_str(&b, "workload", run, "workloadDigest");
-    row_str(&b, "environment", run, "environmentDigest");
-    row_str(&b, "implementation", run, "implementationDigest");
-    row_str(&b, "comparison key", run, "comparisonKey");
+    row_kv(&b, "protocol", m->protocol_digest);
+    row_kv(&b, "workload", m->workload_digest);
+    row_kv(&b, "environment", m->environment_digest);
+    row_kv(&b, "implementation", m->implementation_digest);
+    row_kv(&b, "comparison key", row->comparison_key);
     rg_buf_printf(&b, "</table>\n<h2>Protocol</h2>\n<table>\n");
-    row_str(&b, "harness", rg_json_get(proto, "harness"), "name");
-    row_str(&b, "timer", proto, "timer");
-    row_kv_num(&b, "warmup", rg_json_num(proto, "warmup"));
-    row_kv_num(&b, "iterations", rg_json_num(proto, "iterations"));
-    row_str(&b, "cold L2", proto, "coldL2");
-    row_str(&b, "inputs", proto, "inputs");
-    row_str(&b, "correctness", rg_json_get(proto, "correctness"), "element");
-    row_str(&b, "comparability family", rg_json_get(proto, "comparability"), "family");
-    row_str(&b, "notes", rg_json_get(proto, "comparability"), "notes");
+    row_kv(&b, "harness", m->harness_name);
+    row_kv(&b, "harness version", m->harness_version);
+    row_kv(&b, "timer", m->timer);
+    row_kv(&b, "primary statistic", m->measurement_statistic);
+    if (m->warmup >= 0) row_kv_num(&b, "warmup", m->warmup);
+    if (m->iterations >= 0) row_kv_num(&b, "iterations", m->iterations);
+    row_kv(&b, "cold L2", m->cold_l2);
+    row_kv(&b, "inputs", m->inputs);
+    row_kv(&b, "correctness reference", m->correctness_reference);
+    row_kv(&b, "comparator", m->correctness_comparator);
+    row_kv(&b, "comparability family", m->family);
+    row_kv(&b, "notes", m->family_notes);
     rg_buf_printf(&b, "</table>\n<h2>Environment</h2>\n<table>\n");
-    row_str(&b, "host", env, "hostname");
-    row_str(&b, "OS", env, "os");
-    row_str(&b, "CPU", rg_json_get(env, "cpu"), "model");
-    row_kv_num(&b, "CPU threads", rg_json_num(rg_json_get(env, "cpu"), "threads"));
-    if (cJSON_IsObject(gpu)) {
-        row_str(&b, "GPU", gpu, "product");
-        row_str(&b, "architecture", gpu, "architecture");
-        row_str(&b, "driver", gpu, "driver");
-        row_str(&b, "CUDA runtime", gpu, "cudaRuntime");
-    }
-    row_str(&b, "build flags", rg_json_get(env, "ropegrad"), "buildFlags");
+    row_kv(&b, "vendor", m->vendor);
+    row_kv(&b, "product", m->product);
+    row_kv(&b, "architecture", m->architecture);
+    for (i = 0; i < m->n_libraries; i++) row_kv(&b, m->libraries[i].key, m->libraries[i].value);
+    row_kv(&b, "host", m->hostname);
+    row_kv(&b, "OS", m->os);
+    row_kv(&b, "CPU", m->cpu_model);
+    if (m->cpu_threads >= 0) row_kv_num(&b, "CPU threads", m->cpu_threads);
+    row_kv(&b, "build flags", m->build_flags);
     rg_buf_printf(&b, "</table>\n");
     if (n_notes) {
         rg_buf_printf(&b, "<h2>Notes</h2>\n<table>\n");
         for (i = 0; i < n_notes; i++) row_kv(&b, notes[i].created_at, notes[i].text);
         rg_buf_printf(&b, "</table>\n");
     }
-    rg_buf_printf(&b, "<p class=\"muted\">Generated by ropegrad from the verified manifest of run #%lld. "
+    rg_buf_printf(&b, "<p class=\"muted\">Generated by ropegrad from the verified manifest of run #%lld%s. "
                       "Every figure here is covered by the digests above.</p>\n</main></body></html>\n",
-                  (long long)row->id);
+                  (long long)row->id, !strcmp(row->evidence, RG_EVIDENCE_IMPORTED) ? " (imported: measured elsewhere)" : "");
     free(w);
     return rg_buf_finish(&b, err, errlen);
 }
