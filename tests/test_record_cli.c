@@ -61,7 +61,7 @@ static void test_bench_record_verify(void **state)
     fputs(text, f);
     fclose(f);
     assert_int_equal(rg("verify bad.json"), 1);
-    assert_non_null(strstr(err_text, "verify: bad.json: BenchmarkRun spec digest mismatch: recorded sha256:"));
+    assert_non_null(strstr(err_text, "verify: bad.json: run workloads[0].median does not follow"));
     assert_int_equal(tu_count_lines(err_text), 1);
     /* Not JSON / missing: exit 2. */
     assert_int_equal(rg("verify nonexistent.json"), 2);

@@ -37,7 +37,8 @@ static char *edit_number(const char *text, const char *anchor, const char *key)
     double v = strtod(num, &end);
     if (end == num) return NULL;
     char repl[64];
-    snprintf(repl, sizeof repl, "%.17g", v == 0 ? 1.0 : v * 1.25 + 1);
+    /* Whole numbers stay whole (counts must read back as counts). */
+    snprintf(repl, sizeof repl, "%.17g", v == floor(v) ? v * 2 + 1 : v * 1.25 + 1);
     size_t pre = (size_t)(num - text), n = strlen(text);
     char *out = malloc(n + 64);
     memcpy(out, text, pre);
@@ -57,6 +58,12 @@ static char *fx_text(const char *gpu)
     return t;
 }
 
+/* An object's spec by role ("run", "protocol", ...). */
+static cJSON *spec_of(const cJSON *m, const char *role)
+{
+    return cJSON_GetObjectItem(cJSON_GetObjectItem(m, role), "spec");
+}
+
 static void test_fresh_manifest_verifies(void **state)
 {
     const char *gpus[3] = {"", "NVIDIA H200", "NVIDIA B200"};
@@ -66,18 +73,35 @@ static void test_fresh_manifest_verifies(void **state)
         char msg[512];
         int rc = rg_manifest_verify(m, msg, sizeof msg);
         if (rc) fail_msg("%s: %s", gpus[g], msg);
-        /* Its structure: three items, KernelIndex apiVersion, digests. */
-        assert_string_equal(cJSON_GetObjectItem(m, "apiVersion")->valuestring, RG_API_VERSION);
-        for (int k = 0; k < 3; k++) {
-            const char *kinds[3] = {"BenchmarkRun", "BenchmarkProtocol", "ExecutionEnvironment"};
-            const cJSON *it = rg_manifest_item(m, kinds[k]);
-            assert_non_null(it);
-            assert_true(rg_digest_valid(cJSON_GetObjectItem(cJSON_GetObjectItem(it, "metadata"), "digest")->valuestring));
+        /* Its structure: the public record's envelope, five objects by role,
+         * each {apiVersion, kind, metadata, spec}; the run names the other
+         * four by the digest of the object without metadata. */
+        assert_int_equal(cJSON_GetArraySize(m), RG_N_ROLES);
+        const cJSON *run = spec_of(m, "run");
+        const char *refs[RG_N_ROLES] = {NULL, "protocolDigest", "environmentDigest", "workloadDigest",
+                                        "implementationDigest"};
+        for (int k = 0; k < RG_N_ROLES; k++) {
+            const cJSON *o = cJSON_GetObjectItem(m, rg_role_name(k));
+            assert_non_null(o);
+            assert_string_equal(cJSON_GetObjectItem(o, "apiVersion")->valuestring, RG_API_VERSION);
+            assert_string_equal(cJSON_GetObjectItem(o, "kind")->valuestring, rg_role_kind(k));
+            assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "metadata"), "title"));
+            if (!k) continue;
+            char d[RG_DIGEST_LEN], e[256];
+            assert_int_equal(rg_object_digest(o, d, e, sizeof e), 0);
+            assert_string_equal(cJSON_GetObjectItem(run, refs[k])->valuestring, d);
         }
-        const cJSON *run = rg_manifest_spec(m, "BenchmarkRun");
         assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(run, "timing"), "primaryStatistic")->valuestring,
-                            "median");
-        assert_string_equal(cJSON_GetObjectItem(run, "implementationDigest")->valuestring, rg_implementation_digest());
+                            "geomean");
+        assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(run, "sourceNative"), "source")->valuestring,
+                            "ropegrad");
+        assert_string_equal(cJSON_GetObjectItem(spec_of(m, "implementation"), "sources")->valuestring,
+                            rg_implementation_digest());
+        /* No machine paths in any spec. */
+        char e2[256];
+        char *all = rg_json_print(m, 0, e2, sizeof e2);
+        assert_null(strstr(all, RG_SOURCE_DIR));
+        free(all);
         /* Through text and back: still verifies. */
         char err[256];
         char *t = rg_json_print(m, 1, err, sizeof err);
@@ -87,91 +111,118 @@ static void test_fresh_manifest_verifies(void **state)
     }
 }
 
-/* Changing any one figure in the text makes verify fail with 1 and name it. */
+/* Changing any one figure in the text makes verify fail with 1 and name it:
+ * an object the run names by digest (protocol, environment, workload,
+ * implementation) by its digest; the run's own figures by the figures they
+ * follow from. */
 static void test_tamper_any_figure(void **state)
 {
     char *text = fx_text("NVIDIA H200");
     const struct {
         const char *anchor, *key, *expect;
     } edits[] = {
-        {"\"kind\": \"BenchmarkRun\"", "median", "BenchmarkRun"},
-        {"\"kind\": \"BenchmarkRun\"", "samples_ns\": [\n", NULL},   /* placeholder, skipped */
-        {"\"geomean_of_medians\"", "geomean_of_medians", "BenchmarkRun"},
-        {"\"kind\": \"BenchmarkRun\"", "max_abs_err", "BenchmarkRun"},
-        {"\"kind\": \"BenchmarkRun\"", "batch_size", "BenchmarkRun"},
-        {"\"kind\": \"BenchmarkRun\"", "t_sol_ns", "BenchmarkRun"},
-        {"\"kind\": \"BenchmarkRun\"", "fast_1_total", "BenchmarkRun"},
-        {"\"kind\": \"BenchmarkRun\"", "max_atol", "BenchmarkRun"},
-        {"\"kind\": \"BenchmarkProtocol\"", "warmup", "BenchmarkProtocol"},
-        {"\"kind\": \"BenchmarkProtocol\"", "iterations", "BenchmarkProtocol"},
-        {"\"kind\": \"BenchmarkProtocol\"", "seed", "BenchmarkProtocol"},
-        {"\"kind\": \"ExecutionEnvironment\"", "threads", "ExecutionEnvironment"},
-        {"\"kind\": \"ExecutionEnvironment\"", "smCount", "ExecutionEnvironment"},
-        {"\"kind\": \"ExecutionEnvironment\"", "l2Bytes", "ExecutionEnvironment"},
-        {"\"kind\": \"ExecutionEnvironment\"", "smStart", "ExecutionEnvironment"},
+        {"\"kind\": \"BenchmarkRun\"", "median", "does not follow"},
+        {"\"latencyNs\"", "geomean", "does not follow"},
+        {"\"latencyNs\"", "mean", "does not follow"},
+        {"\"metrics\"", "latency_ms", "latency_ms"},
+        {"\"kind\": \"BenchmarkRun\"", "max_abs_err", NULL},   /* not derived: covered by signatures only */
+        {"\"kind\": \"BenchmarkRun\"", "t_sol_ns", NULL},   /* no baseline here: no score follows from it */
+        {"\"kind\": \"BenchmarkRun\"", "stddev", NULL},
+        {"\"kind\": \"Workload\"", "batch_size", "workload digest mismatch"},
+        {"\"kind\": \"Workload\"", "max_atol", "workload digest mismatch"},
+        {"\"kind\": \"BenchmarkProtocol\"", "warmup", "protocol digest mismatch"},
+        {"\"kind\": \"BenchmarkProtocol\"", "iterations", "protocol digest mismatch"},
+        {"\"kind\": \"ExecutionEnvironment\"", "threads", "environment digest mismatch"},
+        {"\"kind\": \"ExecutionEnvironment\"", "smCount", "environment digest mismatch"},
+        {"\"kind\": \"ExecutionEnvironment\"", "l2Bytes", "environment digest mismatch"},
+        {"\"kind\": \"ExecutionEnvironment\"", "smStart", "environment digest mismatch"},
+        {"\"kind\": \"Implementation\"", "kernel", "implementation digest mismatch"},
     };
-    char msg[512];
+    char msg[512], err[256];
     assert_int_equal(verify_text(text, msg, sizeof msg), 0);
+    cJSON *orig = cJSON_Parse(text);
+    rg_manifest om;
+    assert_int_equal(rg_manifest_read(orig, &om, err, sizeof err), 0);
     int tried = 0;
     for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
-        if (!edits[i].expect) continue;
         char *bad = edit_number(text, edits[i].anchor, edits[i].key);
         if (!bad) fail_msg("fixture has no %s after %s", edits[i].key, edits[i].anchor);
-        int rc = verify_text(bad, msg, sizeof msg);
-        if (rc != 1) fail_msg("editing %s: verify returned %d (%s)", edits[i].key, rc, msg);
-        assert_non_null(strstr(msg, edits[i].expect));
-        assert_non_null(strstr(msg, "mismatch"));
+        /* An edit of the run itself changes the run digest, whatever verify
+         * says; an edit elsewhere breaks the digest the run names. */
+        cJSON *bm = cJSON_Parse(bad);
+        rg_manifest m;
+        assert_int_equal(rg_manifest_read(bm, &m, err, sizeof err), 0);
+        if (!edits[i].expect || !strstr(edits[i].expect, "digest mismatch"))
+            assert_string_not_equal(m.obj[RG_ROLE_RUN].digest, om.obj[RG_ROLE_RUN].digest);
+        rg_manifest_free(&m);
+        cJSON_Delete(bm);
+        if (edits[i].expect) {
+            int rc = verify_text(bad, msg, sizeof msg);
+            if (rc != 1) fail_msg("editing %s: verify returned %d (%s)", edits[i].key, rc, msg);
+            if (!strstr(msg, edits[i].expect)) fail_msg("editing %s: %s", edits[i].key, msg);
+            tried++;
+        }
         free(bad);
-        tried++;
     }
-    assert_true(tried >= 14);
-    /* A string figure too: the time it was observed. */
+    assert_true(tried >= 13);
+    /* A string too: the time it was observed changes the run digest. */
     char *bad = strdup(text);
     char *p = strstr(bad, "2026-01-");
     assert_non_null(p);
     p[5] = '1';   /* 2026-01 -> 2026-11 */
-    assert_int_equal(verify_text(bad, msg, sizeof msg), 1);
+    cJSON *bm = cJSON_Parse(bad);
+    rg_manifest m;
+    assert_int_equal(rg_manifest_read(bm, &m, err, sizeof err), 0);
+    assert_string_not_equal(m.obj[RG_ROLE_RUN].digest, om.obj[RG_ROLE_RUN].digest);
+    rg_manifest_free(&m);
+    cJSON_Delete(bm);
+    /* metadata is not hashed: a changed title changes no digest. */
     free(bad);
+    bad = strdup(text);
+    p = strstr(bad, "\"title\": \"ropegrad");
+    assert_non_null(p);
+    p[10] = 'R';
+    assert_int_equal(verify_text(bad, msg, sizeof msg), 0);
+    bm = cJSON_Parse(bad);
+    assert_int_equal(rg_manifest_read(bm, &m, err, sizeof err), 0);
+    assert_string_equal(m.obj[RG_ROLE_RUN].digest, om.obj[RG_ROLE_RUN].digest);
+    rg_manifest_free(&m);
+    cJSON_Delete(bm);
+    free(bad);
+    rg_manifest_free(&om);
+    cJSON_Delete(orig);
     free(text);
 }
 
-/* Re-hashing an edited protocol (its own digest updated) still fails: the
- * run names the protocol by digest. Likewise a re-hashed run whose figures
- * no longer follow from its samples. */
+/* Re-hashing an edited protocol (the run's reference updated too) still
+ * fails: the comparison key follows the protocol. A re-hashed run whose
+ * figures no longer follow from its samples fails on the figures. */
 static void test_cross_references(void **state)
 {
     cJSON *m = fx_manifest("NVIDIA H200", 1, 1.0, 2);
     char msg[512], err[256], d[RG_DIGEST_LEN];
-    cJSON *proto = (cJSON *)rg_manifest_item(m, "BenchmarkProtocol");
-    cJSON *spec = cJSON_GetObjectItem(proto, "spec");
-    cJSON_SetNumberValue(cJSON_GetObjectItem(spec, "iterations"), 7);
-    rg_digest_json(spec, d, err, sizeof err);
-    cJSON_SetValuestring(cJSON_GetObjectItem(cJSON_GetObjectItem(proto, "metadata"), "digest"), d);
+    cJSON *spec = spec_of(m, "protocol");
+    cJSON *meas = cJSON_GetObjectItem(spec, "measurement");
+    cJSON_SetValuestring(cJSON_GetObjectItem(meas, "timer"), "wall-clock");
+    rg_object_digest(cJSON_GetObjectItem(m, "protocol"), d, err, sizeof err);
+    cJSON_SetValuestring(cJSON_GetObjectItem(spec_of(m, "run"), "protocolDigest"), d);
     assert_int_equal(rg_manifest_verify(m, msg, sizeof msg), 1);
-    assert_non_null(strstr(msg, "protocolDigest mismatch"));
+    assert_non_null(strstr(msg, "comparisonKey mismatch"));
     cJSON_Delete(m);
 
     m = fx_manifest("NVIDIA H200", 1, 1.0, 2);
-    cJSON *run = (cJSON *)rg_manifest_item(m, "BenchmarkRun");
-    spec = cJSON_GetObjectItem(run, "spec");
-    cJSON *t0 = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(spec, "timing"), "workloads"), 0);
-    cJSON_SetNumberValue(cJSON_GetObjectItem(t0, "median"), 1.0);
-    rg_digest_json(spec, d, err, sizeof err);
-    cJSON_SetValuestring(cJSON_GetObjectItem(cJSON_GetObjectItem(run, "metadata"), "digest"), d);
+    cJSON *w0 = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(spec_of(m, "run"), "ropegrad"), "workloads"), 0);
+    cJSON_SetNumberValue(cJSON_GetObjectItem(w0, "median"), 1.0);
     assert_int_equal(rg_manifest_verify(m, msg, sizeof msg), 1);
     assert_non_null(strstr(msg, "median"));
     cJSON_Delete(m);
 
-    /* The workload list re-hashed into the run but not into workloadDigest. */
+    /* The workload list changed but not workloadDigest. */
     m = fx_manifest("", 1, 1.0, 2);
-    run = (cJSON *)rg_manifest_item(m, "BenchmarkRun");
-    spec = cJSON_GetObjectItem(run, "spec");
-    cJSON *w0 = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(spec, "workload"), "workloads"), 0);
+    w0 = cJSON_GetArrayItem(cJSON_GetObjectItem(spec_of(m, "workload"), "workloads"), 0);
     cJSON_SetValuestring(cJSON_GetObjectItem(w0, "uuid"), "00000000-0000-0000-0000-000000000000");
-    rg_digest_json(spec, d, err, sizeof err);
-    cJSON_SetValuestring(cJSON_GetObjectItem(cJSON_GetObjectItem(run, "metadata"), "digest"), d);
     assert_int_equal(rg_manifest_verify(m, msg, sizeof msg), 1);
-    assert_non_null(strstr(msg, "workloadDigest mismatch"));
+    assert_non_null(strstr(msg, "workload digest mismatch"));
     cJSON_Delete(m);
 }
 
@@ -230,19 +281,20 @@ static void test_datasheet(void **state)
 
 static const cJSON *per_workload(const cJSON *m, int i)
 {
-    const cJSON *sn = cJSON_GetObjectItem(rg_manifest_spec(m, "BenchmarkRun"), "sourceNative");
-    return cJSON_GetArrayItem(cJSON_GetObjectItem(sn, "perWorkload"), i);
+    return cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(spec_of(m, "run"), "ropegrad"), "workloads"), i);
 }
+/* sourceNative.metrics.k; NAN when left out (a metric that does not exist is not written). */
 static double sn_num(const cJSON *m, const char *k)
 {
-    const cJSON *sn = cJSON_GetObjectItem(rg_manifest_spec(m, "BenchmarkRun"), "sourceNative");
-    const cJSON *v = cJSON_GetObjectItem(sn, k);
+    const cJSON *mt = cJSON_GetObjectItem(cJSON_GetObjectItem(spec_of(m, "run"), "sourceNative"), "metrics");
+    const cJSON *v = cJSON_GetObjectItem(mt, k);
+    assert_false(cJSON_IsNull(v));
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 static const char *sn_source(const cJSON *m, const char *k)
 {
-    const cJSON *sn = cJSON_GetObjectItem(rg_manifest_spec(m, "BenchmarkRun"), "sourceNative");
-    return cJSON_GetObjectItem(cJSON_GetObjectItem(sn, "source"), k)->valuestring;
+    const cJSON *sol = cJSON_GetObjectItem(cJSON_GetObjectItem(spec_of(m, "run"), "ropegrad"), "sol");
+    return cJSON_GetObjectItem(sol, k)->valuestring;
 }
 
 /* Where T_SOL and T_b come from, per GPU, and the figures that follow. */
@@ -285,7 +337,9 @@ static void test_sol_sources(void **state)
     assert_string_equal(sn_source(m, "baseline"), "none");
     assert_float_equal(cJSON_GetObjectItem(per_workload(m, 0), "t_sol_ns")->valuedouble, r.workloads[0].bytes / 4.8e3, 1e-9);
     assert_true(isnan(sn_num(m, "sol_score")));
-    assert_float_equal(sn_num(m, "fast_1_total"), 0, 0);
+    assert_true(isnan(sn_num(m, "fast_1_total")));
+    assert_true(isnan(sn_num(m, "avg_speedup")));
+    assert_false(isnan(sn_num(m, "latency_ms")));
     cJSON_Delete(m);
 
     /* ... with a baseline file in each accepted format. */
@@ -343,7 +397,7 @@ static void test_sol_sources(void **state)
     m = rg_manifest_build(&r, &s, NULL, err, sizeof err);
     assert_float_equal(cJSON_GetObjectItem(per_workload(m, 1), "sol_score")->valuedouble, 0, 0);
     assert_float_equal(sn_num(m, "fast_1_count"), FX_N - 1, 0);
-    assert_string_equal(cJSON_GetObjectItem(rg_manifest_spec(m, "BenchmarkRun"), "status")->valuestring, "failed");
+    assert_string_equal(cJSON_GetObjectItem(spec_of(m, "run"), "status")->valuestring, "failed");
     char msg[256];
     assert_int_equal(rg_manifest_verify(m, msg, sizeof msg), 0);
     cJSON_Delete(m);
@@ -356,11 +410,23 @@ static void test_comparison_key(void **state)
     /* Same device, workloads, protocol -> same key, whatever the kernel. */
     cJSON *a = fx_manifest("NVIDIA H200", 1, 1.0, 1), *b = fx_manifest("NVIDIA H200", 2, 0.5, 2);
     cJSON *c = fx_manifest("NVIDIA H100 80GB HBM3", 1, 1.0, 3);
-    const char *ka = cJSON_GetObjectItem(rg_manifest_spec(a, "BenchmarkRun"), "comparisonKey")->valuestring;
-    const char *kb = cJSON_GetObjectItem(rg_manifest_spec(b, "BenchmarkRun"), "comparisonKey")->valuestring;
-    const char *kc = cJSON_GetObjectItem(rg_manifest_spec(c, "BenchmarkRun"), "comparisonKey")->valuestring;
+    const char *ka = cJSON_GetObjectItem(spec_of(a, "run"), "comparisonKey")->valuestring;
+    const char *kb = cJSON_GetObjectItem(spec_of(b, "run"), "comparisonKey")->valuestring;
+    const char *kc = cJSON_GetObjectItem(spec_of(c, "run"), "comparisonKey")->valuestring;
     assert_string_equal(ka, kb);
     assert_string_not_equal(ka, kc);
+    /* The written rule (README), recomputed here from its six inputs. */
+    cJSON *k = cJSON_CreateObject();
+    cJSON_AddStringToObject(k, "definition", "014_rotary_embedding_with_attention_scaling_backward");
+    cJSON_AddStringToObject(k, "workloadDigest", cJSON_GetObjectItem(spec_of(a, "run"), "workloadDigest")->valuestring);
+    cJSON_AddStringToObject(k, "family", "ropegrad_sol_execbench");
+    cJSON_AddStringToObject(k, "timer", "cupti");
+    cJSON_AddStringToObject(k, "statistic", "geomean");
+    cJSON_AddStringToObject(k, "product", "NVIDIA H200");
+    char d[RG_DIGEST_LEN], e[256];
+    assert_int_equal(rg_digest_json(k, d, e, sizeof e), 0);
+    assert_string_equal(d, ka);
+    cJSON_Delete(k);
     cJSON_Delete(a);
     cJSON_Delete(b);
     cJSON_Delete(c);
@@ -370,8 +436,11 @@ static void test_protocol_and_spread(void **state)
 {
     cJSON *m = fx_manifest("", 3, 1.0, 1);
     rg_recorded_protocol p;
+    rg_manifest tm;
     char err[256];
-    assert_int_equal(rg_protocol_from_manifest(m, &p, err, sizeof err), 0);
+    assert_int_equal(rg_manifest_read(m, &tm, err, sizeof err), 0);
+    assert_int_equal(rg_protocol_from_manifest(&tm, &p, err, sizeof err), 0);
+    rg_manifest_free(&tm);
     assert_string_equal(p.backend, "cpu");
     assert_int_equal(p.opts.kernel, 3);
     assert_int_equal(p.opts.warmup, 2);
@@ -381,7 +450,7 @@ static void test_protocol_and_spread(void **state)
     assert_int_equal(p.opts.inputs, RG_INPUTS_NORMAL);
     assert_int_equal(p.n_indices, FX_N);
     assert_int_equal(p.indices[2], 2);
-    assert_non_null(strstr(p.suite_dir, "sol-execbench-014"));
+    assert_string_equal(p.definition, "014_rotary_embedding_with_attention_scaling_backward");
     rg_recorded_protocol_free(&p);
     cJSON_Delete(m);
     /* Within [min, max], within 3 sigma, within 5%; and not. */

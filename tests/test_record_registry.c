@@ -79,11 +79,14 @@ static void test_create_store_rank_note(void **state)
 
     /* The stored manifest still verifies and is the same run. */
     rg_run_row row;
-    cJSON *m;
+    rg_manifest m;
     assert_int_equal(rg_registry_get(g, slow, &row, &m, err, sizeof err), 0);
     char msg[512];
-    assert_int_equal(rg_manifest_verify(m, msg, sizeof msg), 0);
-    cJSON_Delete(m);
+    assert_int_equal(rg_manifest_verify_typed(&m, NULL, msg, sizeof msg), 0);
+    assert_string_equal(m.obj[RG_ROLE_RUN].digest, row.run_digest);
+    assert_float_equal(row.primary_ns, m.primary_ns, 0);
+    assert_string_equal(row.primary_statistic, "geomean");
+    rg_manifest_free(&m);
     assert_int_equal(rg_registry_get(g, 999, &row, NULL, err, sizeof err), 1);
 
     /* Notes never change the evidence level. */
@@ -160,7 +163,9 @@ static void test_import_verified_only(void **state)
     char msg[512];
     assert_int_equal(rg_manifest_verify(m, msg, sizeof msg), 0);
     cJSON *t0 = cJSON_GetArrayItem(
-        cJSON_GetObjectItem(cJSON_GetObjectItem(rg_manifest_spec(m, "BenchmarkRun"), "timing"), "workloads"), 0);
+        cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(m, "run"), "spec"), "ropegrad"),
+                            "workloads"),
+        0);
     cJSON_SetNumberValue(cJSON_GetObjectItem(t0, "median"), 1234.5);
     assert_int_equal(rg_manifest_verify(m, msg, sizeof msg), 1);
     cJSON_Delete(m);

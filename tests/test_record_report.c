@@ -27,8 +27,11 @@ static char *render(const char *gpu, char *path, size_t n)
     row.passed = row.total = FX_N;
     rg_note note = {"2026-01-02T00:00:00Z", (char *)"a note with <markup> & \"quotes\""};
     char err[256];
-    char *html = rg_report_html(m, &row, &note, 1, err, sizeof err);
+    rg_manifest tm;
+    assert_int_equal(rg_manifest_read(m, &tm, err, sizeof err), 0);
+    char *html = rg_report_html(&tm, &row, &note, 1, err, sizeof err);
     if (!html) fail_msg("%s", err);
+    rg_manifest_free(&tm);
     cJSON_Delete(m);
     fx_path(path, n, *gpu ? "report-gpu.html" : "report-cpu.html");
     assert_int_equal(rg_write_file_atomic(path, html, strlen(html), err, sizeof err), 0);

@@ -191,13 +191,13 @@ cJSON *rg_json_parse_strict(const char *text, size_t len, const char *what, char
         size_t at = end && end >= text ? (size_t)(end - text) : 0;
         long line = 1;
         for (size_t i = 0; i < at && i < len; i++) line += text[i] == '\n';
-        snprintf(err, errlen, "%s: line %ld: not valid JSON (near byte %zu)", what, line, at);
+        snprintf(err, errlen, "%s: line %ld: invalid JSON (near byte %zu)", what, line, at);
         return NULL;
     }
     size_t at = end ? (size_t)(end - text) : len;
     while (at < len && (text[at] == ' ' || text[at] == '\t' || text[at] == '\n' || text[at] == '\r')) at++;
     if (at < len) {
-        snprintf(err, errlen, "%s: not valid JSON (text after the document at byte %zu)", what, at);
+        snprintf(err, errlen, "%s: invalid JSON (text after the document at byte %zu)", what, at);
         cJSON_Delete(j);
         return NULL;
     }
