@@ -15,7 +15,13 @@ static void verify_one(cJSON *m)
     } else {
         fz_check_roundtrip(m);
     }
-    fz_protocol(m);
+    rg_manifest tm;
+    if (!rg_manifest_read(m, &tm, msg, sizeof msg)) {
+        fz_protocol(&tm);
+        rg_manifest_free(&tm);
+    } else {
+        fz_check_msg(msg, sizeof msg);
+    }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
