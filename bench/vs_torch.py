@@ -62,6 +62,9 @@ def main(argv=None):
     ap.add_argument("--iters", type=int, default=50)
     ap.add_argument("--workloads", default=None, help="comma-separated indices (default: all 16)")
     ap.add_argument("--no-compile", action="store_true", help="skip torch.compile")
+    ap.add_argument("--baseline-out", default=None,
+                    help="also write the eager times as a baseline file that `ropegrad bench --baseline FILE` "
+                         "takes as it is ({name, per_workload: [{index, time_ns}]})")
     args = ap.parse_args(argv)
 
     out_dir = os.path.dirname(os.path.abspath(args.out))
@@ -176,6 +179,18 @@ def main(argv=None):
         json.dump(result, f, indent=2)
         f.write("\n")
     os.replace(tmp, args.out)
+    if args.baseline_out:
+        # T_b for the SOL score and the speedups: the PyTorch reference
+        # (eager) measured on this device, in this session.
+        base = dict(name="torch eager on %s (bench/vs_torch.py, %s)" % (props.name, result["date"]),
+                    per_workload=[dict(index=r["index"], time_ns=r["eager"]["median_us"] * 1e3)
+                                  for r in rows if "eager" in r and "error" not in r["eager"]])
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(args.baseline_out)), prefix=".tmp-",
+                                   suffix=".json")
+        with os.fdopen(fd, "w") as f:
+            json.dump(base, f, indent=2)
+            f.write("\n")
+        os.replace(tmp, args.baseline_out)
 
     def cell(r, name):
         x = r.get(name)

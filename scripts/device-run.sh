@@ -73,10 +73,22 @@ if [[ " $STEPS " == *" sass "* ]]; then
 fi
 
 if [[ " $STEPS " == *" bench "* ]]; then
+  # T_b first: the PyTorch eager reference measured on this device in this
+  # session (bench/vs_torch.py), given to the bench as its baseline so the
+  # manifest carries SOL score, avg_speedup and fast_1_count/fast_1_total.
+  log "PyTorch eager reference (bench/vs_torch.py --baseline-out)"
+  BASE="$W/h200-torch-eager.baseline.json"
+  rm -f "$BASE"
+  python3 bench/vs_torch.py --no-compile --out "$W/h200-vs-torch-eager.json" --baseline-out "$BASE" \
+    > "$W/vs_torch_eager.txt" 2>&1
+  status[reference]="exit $?"
+  BASELINE_ARGS=()
+  if [ -s "$BASE" ]; then BASELINE_ARGS=(--baseline "$BASE"); else
+    echo "no eager reference measured (see $W/vs_torch_eager.txt): the manifest will have no SOL score"; fi
   log "ropegrad bench --backend cuda (whole suite, protocol timing)"
   rm -f "$W/runs.db"
   "$B/ropegrad" bench --backend cuda --json "$W/h200-cuda.json" --record --db "$W/runs.db" \
-     --manifest "$W/h200-cuda.manifest.json" ${BENCH_ARGS:-} 2>&1 | tee "$W/bench.txt"
+     --manifest "$W/h200-cuda.manifest.json" "${BASELINE_ARGS[@]}" ${BENCH_ARGS:-} 2>&1 | tee "$W/bench.txt"
   status[bench]="exit ${PIPESTATUS[0]}"
   [ -f "$W/h200-cuda.manifest.json" ] && "$B/ropegrad" verify "$W/h200-cuda.manifest.json" 2>&1 | tee -a "$W/bench.txt"
   for k in ${KERNELS:-}; do
@@ -120,7 +132,7 @@ if [[ " $STEPS " == *" sanitize "* ]]; then
   done
 fi
 
-for f in h200-cuda.json h200-cuda.manifest.json h200-cuda-positions.json h200-vs-torch.json h200-solution-export.json probe.txt dev_kernels.txt; do
+for f in h200-cuda.json h200-cuda.manifest.json h200-torch-eager.baseline.json h200-cuda-positions.json h200-vs-torch.json h200-solution-export.json probe.txt dev_kernels.txt; do
   [ -f "$W/$f" ] && cp "$W/$f" "$OUT/"
 done
 cat "$W"/gpu.txt "$W"/sanitizer-*.txt 2>/dev/null | grep -E "NVIDIA|SUMMARY" > "$OUT/summary.txt"

@@ -127,42 +127,17 @@ int rg_baseline_load(const char *path, rg_baseline *b, char *err, size_t errlen)
         return 1;
     }
     memset(b, 0, sizeof *b);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open baseline file", path);
-        return 1;
-    }
-    char *text = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (n + 4096 + 1 > cap) {
-            cap = cap ? cap * 2 : 8192;
-            char *p = realloc(text, cap);
-            if (!p) {
-                free(text);
-                fclose(f);
-                snprintf(err, errlen, "%s: out of memory", path);
-                return 1;
-            }
-            text = p;
-        }
-        size_t got = fread(text + n, 1, 4096, f);
-        n += got;
-        if (got < 4096) break;
-    }
-    int ioerr = ferror(f);
-    fclose(f);
-    if (ioerr) {
-        free(text);
-        snprintf(err, errlen, "%s: read error", path);
-        return 1;
-    }
-    text[n] = 0;
+    /* The shared strict reader: bounded, regular files only, no repeated
+     * names, no U+0000 (strict_json.h). */
+    size_t n = 0;
+    char *text = rg_read_file_bounded(path, RG_JSON_MAX_SUITE_DOC, &n, err, errlen);
+    if (!text) return 1;
     char hex[65];
     rg_sha256_hex(text, n, hex);
     snprintf(b->digest, sizeof b->digest, "sha256:%s", hex);
-    cJSON *root = cJSON_ParseWithLength(text, n);
+    cJSON *root = rg_json_parse_strict(text, n, path, err, errlen);
     free(text);
+    if (!root) return 1;
     if (!cJSON_IsObject(root)) {
         cJSON_Delete(root);
         snprintf(err, errlen, "%s: not a JSON object", path);
