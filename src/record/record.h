@@ -143,7 +143,9 @@ cJSON *rg_json_read_file(const char *path, char *err, size_t errlen);
 /* Writes data[n] to a temporary file beside path, then renames it into place. */
 int rg_write_file_atomic(const char *path, const char *data, size_t n, char *err, size_t errlen);
 
-/* ---- signatures (sign.c) -------------------------------------------------------
+/* ---- signatures (sign.c) --------------------------------------------------- */
+
+/*
 
  * An Ed25519 signature (OpenSSL) over the run digest, stored in the manifest's
  * top-level `signatures` list as {keyId, algorithm: "ed25519", publicKey,
