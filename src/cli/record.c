@@ -816,9 +816,9 @@ int rg_cmd_report(int argc, char **argv)
     return rc;
 }
 
-/* ---- migrate --------------------------------------------------------------------------- */
-
-int rg_cmd_migrate(int argc, char **argv)
+/* A command whose only option is --help: -1 to go on, else the exit code
+ * (0 after printing help, 2 for an unknown option). */
+static int help_only(int argc, char **argv, const char *cmd, const char *help)
 {
     static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     optind = 0;
@@ -826,15 +826,25 @@ int rg_cmd_migrate(int argc, char **argv)
     int c;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         if (c == 'h') {
-            printf("usage: ropegrad migrate FILE...\n\nConverts old ropegrad manifests (kind ManifestBundle) to the "
-                   "KernelIndex envelope in place,\nafter checking their own digests; a file already current is left "
-                   "as it is.\nexit status: 0 all converted or current, 1 an old file whose digests do not match, "
-                   "2 unreadable\n");
+            fputs(help, stdout);
             return 0;
         }
-        fprintf(stderr, "ropegrad migrate: unknown option '%s' (try --help)\n", argv[optind - 1]);
+        fprintf(stderr, "ropegrad %s: unknown option '%s' (try --help)\n", cmd, argv[optind - 1]);
         return 2;
     }
+    return -1;
+}
+
+/* ---- migrate --------------------------------------------------------------------------- */
+
+int rg_cmd_migrate(int argc, char **argv)
+{
+    int h = help_only(argc, argv, "migrate",
+                      "usage: ropegrad migrate FILE...\n\nConverts old ropegrad manifests (kind ManifestBundle) to the "
+                      "KernelIndex envelope in place,\nafter checking their own digests; a file already current is left "
+                      "as it is.\nexit status: 0 all converted or current, 1 an old file whose digests do not match, "
+                      "2 unreadable\n");
+    if (h >= 0) return h;
     if (optind >= argc) {
         fprintf(stderr, "ropegrad migrate: expected one or more manifest files (usage: ropegrad migrate FILE...)\n");
         return 2;
@@ -879,20 +889,11 @@ int rg_cmd_migrate(int argc, char **argv)
 
 int rg_cmd_keygen(int argc, char **argv)
 {
-    static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-    optind = 0;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (c == 'h') {
-            printf("usage: ropegrad keygen KEYFILE\n\nWrites a new Ed25519 key pair: KEYFILE (private, PEM, mode "
-                   "0600, never overwritten)\nand KEYFILE.pub (public, PEM: give it to whoever should trust your "
-                   "runs).\n");
-            return 0;
-        }
-        fprintf(stderr, "ropegrad keygen: unknown option '%s' (try --help)\n", argv[optind - 1]);
-        return 2;
-    }
+    int h = help_only(argc, argv, "keygen",
+                      "usage: ropegrad keygen KEYFILE\n\nWrites a new Ed25519 key pair: KEYFILE (private, PEM, mode "
+                      "0600, never overwritten)\nand KEYFILE.pub (public, PEM: give it to whoever should trust your "
+                      "runs).\n");
+    if (h >= 0) return h;
     if (optind != argc - 1) {
         fprintf(stderr, "ropegrad keygen: expected one key file (usage: ropegrad keygen KEYFILE)\n");
         return 2;

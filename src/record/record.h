@@ -146,7 +146,6 @@ int rg_write_file_atomic(const char *path, const char *data, size_t n, char *err
 /* ---- signatures (sign.c) --------------------------------------------------- */
 
 /*
-
  * An Ed25519 signature (OpenSSL) over the run digest, stored in the manifest's
  * top-level `signatures` list as {keyId, algorithm: "ed25519", publicKey,
  * value} (base64). No digest covers that list, so signing changes no digest.
