@@ -76,6 +76,16 @@ static void headline(char *buf, size_t n, double sol, double speedup, double fas
     if (k < n && isfinite(total)) snprintf(buf + k, n - k, " · %.0f/%.0f faster", fast, total);
 }
 
+/* Prints s left-aligned in width columns: characters, not bytes (the
+ * headline holds "·" and "×"). */
+static void print_cols(const char *s, int width)
+{
+    int cols = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) cols += (*p & 0xC0) != 0x80;
+    fputs(s, stdout);
+    for (; cols < width; cols++) putchar(' ');
+}
+
 /* Reads a manifest file; an old ManifestBundle is converted (after its own
  * digests are checked) and *converted says so. NULL with a message. */
 static cJSON *read_manifest_file(const char *path, int *converted, char *err, size_t errlen)
@@ -244,15 +254,18 @@ static int cmd_list(runs_ctx *x)
         free(rows);
         return 0;
     }
-    printf("%5s  %-24s  %-24s  %-26s  %14s  %-46s  %-7s  %s\n", "id", "observed", "device", "implementation",
-           "primary us", "SOL · x reference · faster", "status", "evidence");
+    printf("%5s  %-24s  %-24s  %-26s  %14s  ", "id", "observed", "device", "implementation", "primary us");
+    print_cols("SOL · x reference · faster", 46);
+    printf("  %-7s  %s\n", "status", "evidence");
     for (size_t i = 0; i < n; i++) {
         rg_run_row *r = &rows[i];
         char a[32], k[96], h[128], p[64];
         snprintf(p, sizeof p, "%s %.10s", us(a, sizeof a, r->primary_ns), r->primary_statistic);
         headline(h, sizeof h, r->sol_score, r->avg_speedup, r->fast_count, r->fast_total);
-        printf("%5lld  %-24.24s  %-24.24s  %-26.26s  %14s  %-46s  %-7s  %s", (long long)r->id, r->observed_at,
-               r->device, impl_label(k, sizeof k, r), p, h, r->status, r->evidence);
+        printf("%5lld  %-24.24s  %-24.24s  %-26.26s  %14s  ", (long long)r->id, r->observed_at, r->device,
+               impl_label(k, sizeof k, r), p);
+        print_cols(h, 46);
+        printf("  %-7s  %s", r->status, r->evidence);
         if (r->replicates_of) printf(" (replicates #%lld)", (long long)r->replicates_of);
         printf("\n");
     }
@@ -420,8 +433,9 @@ static int cmd_rank(runs_ctx *x)
         while (j < n && !strcmp(rows[j].comparison_key, rows[i].comparison_key)) j++;
         printf("group %s  %s  on %s  (%s, %s)\n", short_digest(rows[i].comparison_key), rows[i].definition,
                rows[i].device, rows[i].family, rows[i].primary_statistic);
-        printf("  %4s  %5s  %12s  %8s  %-44s  %-28s  %-10s  %s\n", "rank", "id", "primary us", "vs #1",
-               "SOL · x reference · faster", "implementation", "evidence", "implementation digest");
+        printf("  %4s  %5s  %12s  %8s  ", "rank", "id", "primary us", "vs #1");
+        print_cols("SOL · x reference · faster", 44);
+        printf("  %-28s  %-10s  %s\n", "implementation", "evidence", "implementation digest");
         double best = rows[i].primary_ns;
         int rank = 0;
         for (size_t k = i; k < j; k++) {
@@ -433,8 +447,9 @@ static int cmd_rank(runs_ctx *x)
             if (passed) snprintf(ratio, sizeof ratio, "%.3fx", r->primary_ns / best);
             else snprintf(ratio, sizeof ratio, "failed");
             headline(h, sizeof h, r->sol_score, r->avg_speedup, r->fast_count, r->fast_total);
-            printf("  %4s  %5lld  %12s  %8s  %-44s  %-28.28s  %-10s  %s\n", rk, (long long)r->id,
-                   us(a, sizeof a, r->primary_ns), ratio, h, impl_label(kn, sizeof kn, r), r->evidence,
+            printf("  %4s  %5lld  %12s  %8s  ", rk, (long long)r->id, us(a, sizeof a, r->primary_ns), ratio);
+            print_cols(h, 44);
+            printf("  %-28.28s  %-10s  %s\n", impl_label(kn, sizeof kn, r), r->evidence,
                    short_digest(r->implementation_digest));
         }
         printf("\n");
