@@ -578,17 +578,18 @@ static int cmd_import(runs_ctx *x, const char *path)
         fprintf(stderr, "ropegrad runs import: %s\n", x->err);
         return 2;
     }
-    int rc = rg_manifest_verify(m, msg, sizeof msg);
-    if (rc) {
-        fprintf(stderr, "ropegrad runs import: %s: refused, it does not verify: %s\n", path, msg);
-        cJSON_Delete(m);
-        return rc;
-    }
     rg_manifest tm;
     if (rg_manifest_read(m, &tm, msg, sizeof msg)) {
-        fprintf(stderr, "ropegrad runs import: %s: %s\n", path, msg);
+        fprintf(stderr, "ropegrad runs import: %s: refused, it does not verify: %s\n", path, msg);
         cJSON_Delete(m);
         return 2;
+    }
+    int rc = rg_manifest_verify_typed(&tm, NULL, msg, sizeof msg);
+    if (rc) {
+        fprintf(stderr, "ropegrad runs import: %s: refused, it does not verify: %s\n", path, msg);
+        rg_manifest_free(&tm);
+        cJSON_Delete(m);
+        return rc;
     }
     rc = rg_signatures_check(&tm, x->trusted, msg, sizeof msg);
     rg_manifest_free(&tm);
