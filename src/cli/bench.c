@@ -318,6 +318,15 @@ static int run_command(int argc, char **argv, int timed)
         fprintf(stderr, "ropegrad %s: %s\n", cmd, err);
         goto out;
     }
+    /* A key that cannot sign is refused before the suite runs. */
+    if (ro.sign_key && !ro.record && !ro.manifest_path) {
+        fprintf(stderr, "ropegrad %s: --sign only applies with --record or --manifest\n", cmd);
+        goto out;
+    }
+    if (ro.sign_key && rg_signing_key_check(ro.sign_key, err, sizeof err)) {
+        fprintf(stderr, "ropegrad %s: --sign: %s\n", cmd, err);
+        goto out;
+    }
 
     char suite_buf[PATH_MAX + 64];
     if (!suite_dir) {

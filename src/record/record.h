@@ -154,6 +154,8 @@ int rg_write_file_atomic(const char *path, const char *data, size_t n, char *err
 /* Writes a new key pair: path (private PEM, 0600, refused if it exists) and
  * path.pub (public PEM). key_id gets its id. */
 int rg_keygen(const char *path, char key_id[RG_DIGEST_LEN], char *err, size_t errlen);
+/* 0 when key_path holds an Ed25519 private key (PEM) that can sign. */
+int rg_signing_key_check(const char *key_path, char *err, size_t errlen);
 /* Adds (or replaces, same key) a signature of doc's run digest. */
 int rg_manifest_sign(cJSON *doc, const char *key_path, char key_id[RG_DIGEST_LEN], char *err, size_t errlen);
 /* Checks every signature of m against its run digest. trusted: NULL, or a

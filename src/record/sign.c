@@ -128,6 +128,14 @@ out:
     return rc;
 }
 
+int rg_signing_key_check(const char *key_path, char *err, size_t errlen)
+{
+    EVP_PKEY *k = key_path ? read_key(key_path, 1, err, errlen) : NULL;
+    if (!k && !key_path) snprintf(err, errlen, "no key file given");
+    EVP_PKEY_free(k);
+    return k ? 0 : 2;
+}
+
 int rg_manifest_sign(cJSON *doc, const char *key_path, char key_id[RG_DIGEST_LEN], char *err, size_t errlen)
 {
     rg_manifest m;
