@@ -7,6 +7,7 @@ int rg_cmd_bench(int argc, char **argv);           /* bench.c */
 int rg_cmd_check(int argc, char **argv);           /* bench.c */
 int rg_cmd_verify(int argc, char **argv);          /* record.c */
 int rg_cmd_runs(int argc, char **argv);            /* record.c */
+int rg_cmd_runs_history_check(int argc, char **argv); /* history.c: runs history|check (argv[0]) */
 int rg_cmd_report(int argc, char **argv);          /* record.c */
 int rg_cmd_export_solution(int argc, char **argv); /* export.c */
 int rg_cmd_migrate(int argc, char **argv);         /* record.c */

@@ -214,7 +214,11 @@ static void runs_usage(FILE *f)
                "  import FILE            verify a manifest made elsewhere (an old one is converted), then\n"
                "                         store it as 'imported' (--trusted-keys: require a trusted signature)\n"
                "  sign ID --key KEY      add an Ed25519 signature over the run digest to a stored run\n"
-               "  cite ID                a citation line\n\n"
+               "  cite ID                a citation line\n"
+               "  history ID | --group KEY   the primary statistic and each workload over revisions, with intervals\n"
+               "  check ID [--against REF] [--threshold PCT] [--alpha A]\n"
+               "                         per workload FAST/SLOW/SAME/UNCLEAR against the previous revision\n"
+               "                         (exit 1 on any SLOW; `runs check --help` gives the method)\n\n"
                "  --db FILE              registry (default $ROPEGRAD_DB, else ./ropegrad-runs.db)\n"
                "  --verbose              (replicate) progress on stderr\n\n"
                "exit status: 0 ok, 1 a check failed (digest mismatch, replication disagreed), 2 bad usage or input\n");
@@ -666,6 +670,24 @@ int rg_cmd_runs(int argc, char **argv)
                                              {"trusted-keys", required_argument, NULL, OPT_TRUSTED},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
+    /* history and check have their own options (history.c): the first
+     * word that is neither an option nor an option's value names the command. */
+    for (int i = 1; i < argc; i++) {
+        if (argv[i][0] == '-') {
+            for (size_t k = 0; k < sizeof longopts / sizeof longopts[0] - 1; k++)
+                if (longopts[k].has_arg == required_argument && !strncmp(argv[i], "--", 2) &&
+                    !strcmp(argv[i] + 2, longopts[k].name))
+                    i++;
+            continue;
+        }
+        if (!strcmp(argv[i], "history") || !strcmp(argv[i], "check")) {
+            char *sub = argv[i];
+            memmove(argv + 2, argv + 1, (size_t)(i - 1) * sizeof *argv);   /* the options before it follow it */
+            argv[1] = sub;
+            return rg_cmd_runs_history_check(argc - 1, argv + 1);
+        }
+        break;
+    }
     runs_ctx x = {0};
     optind = 0;
     opterr = 0;

@@ -378,6 +378,11 @@ int rg_manifest_read(const cJSON *doc, rg_manifest *m, char *err, size_t errlen)
     rd_str(&x, im, "sources", m->sources_digest, sizeof m->sources_digest, "implementation.spec");
     rd_str(&x, im, "buildFlags", m->build_flags, sizeof m->build_flags, "implementation.spec");
     m->kernel = rd_int(&x, im, "kernel", "implementation.spec");
+    const cJSON *rev = rd_obj(&x, im, "revision", "implementation.spec");
+    rd_str(&x, rev, "commit", m->git_commit, sizeof m->git_commit, "implementation.spec.revision");
+    const cJSON *dirty = rev ? rg_json_get(rev, "dirty") : NULL;
+    m->git_dirty = cJSON_IsBool(dirty) ? cJSON_IsTrue(dirty) : -1;
+    if (dirty && !cJSON_IsBool(dirty)) rd_fail(&x, "implementation.spec.revision", "dirty", "not true or false");
     /* workloads */
     const cJSON *rows = d ? rg_json_get(d, "workloads") : NULL;
     const cJSON *wl = spec[RG_ROLE_WORKLOAD] ? rg_json_get(spec[RG_ROLE_WORKLOAD], "workloads") : NULL;

@@ -116,6 +116,8 @@ typedef struct rg_manifest {
     char impl_name[64], impl_version[64], backend[16], kernel_name[64], sources_digest[RG_DIGEST_LEN];
     char build_flags[1024];
     int kernel;                         /* -1 when unknown */
+    char git_commit[48];                /* implementation.spec.revision: the git commit built, "" when unknown */
+    int git_dirty;                      /* 1 the checkout had local changes, 0 clean, -1 unknown */
 
     rg_mf_workload *workloads;          /* malloc'd */
     size_t n_workloads;

@@ -193,6 +193,18 @@ static cJSON *implementation_spec(const char *backend, int kernel, const char *k
     return s;
 }
 
+/* The revision this binary was built from, when it was built from a git checkout. */
+static void add_revision(cJSON *impl_spec)
+{
+    const char *commit = rg_build_git_commit();
+    if (!impl_spec || !commit[0]) return;
+    cJSON *rev = cJSON_AddObjectToObject(impl_spec, "revision");
+    if (!rev) return;
+    add_str(rev, "vcs", "git");
+    add_str(rev, "commit", commit);
+    if (rg_build_git_dirty() >= 0) cJSON_AddBoolToObject(rev, "dirty", rg_build_git_dirty());
+}
+
 /* The run spec's SOL block, per-workload figures and sourceNative.metrics. */
 typedef struct sol_inputs {
     int mode_figures;       /* T_SOL and T_b from the suite's figures file */
@@ -379,6 +391,7 @@ cJSON *rg_manifest_build(const rg_run_result *r, const rg_suite *s, const rg_bas
     p.spec[RG_ROLE_WORKLOAD] = workload_spec(r, s, err, errlen);
     p.spec[RG_ROLE_IMPLEMENTATION] = implementation_spec(r->backend, r->kernel, r->kernel_name, ropegrad_version(),
                                                          rg_implementation_digest(), r->env.build_flags);
+    add_revision(p.spec[RG_ROLE_IMPLEMENTATION]);
     if (!p.spec[RG_ROLE_WORKLOAD]) {
         parts_free(&p);
         return NULL;

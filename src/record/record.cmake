@@ -30,3 +30,17 @@ add_custom_command(
   COMMENT "ropegrad: implementation digest of the kernel sources"
   VERBATIM)
 target_sources(rg_record PRIVATE ${RG_IMPL_OUT})
+
+# The git revision the binary was built from (src/record/revision.cmake):
+# recorded in the implementation object's spec as `revision`, beside (not in)
+# the sources digest above, so that digest keeps its meaning.
+find_package(Git QUIET)
+set(RG_REVISION_OUT ${CMAKE_CURRENT_BINARY_DIR}/rg_revision.c)
+add_custom_target(rg_revision
+  COMMAND ${CMAKE_COMMAND} "-DGIT=${GIT_EXECUTABLE}" "-DROOT=${PROJECT_SOURCE_DIR}" "-DOUT=${RG_REVISION_OUT}"
+          -P ${CMAKE_CURRENT_SOURCE_DIR}/revision.cmake
+  BYPRODUCTS ${RG_REVISION_OUT}
+  COMMENT "ropegrad: git revision of the checkout"
+  VERBATIM)
+target_sources(rg_record PRIVATE ${RG_REVISION_OUT})
+add_dependencies(rg_record rg_revision)

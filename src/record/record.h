@@ -79,6 +79,11 @@ int rg_digest_valid(const char *s);
 const char *rg_implementation_digest(void);
 /* The build flags that entered the digest, as one line. */
 const char *rg_implementation_flags(void);
+/* The git commit this binary was built from ("" when not built from a git
+ * checkout) and whether tracked files had local changes (1), not (0) or
+ * unknown (-1); see src/record/revision.cmake. */
+const char *rg_build_git_commit(void);
+int rg_build_git_dirty(void);
 
 /* ---- the SOL score (sol.c) -------------------------------------------------- */
 

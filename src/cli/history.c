@@ -1,0 +1,346 @@
+/*
+ * history.c -- `ropegrad runs history` and `ropegrad runs check`.
+ *
+ * Thin: parse the arguments, call src/record/rank.h, print. record.c's
+ * rg_cmd_runs hands these two subcommands over (they have their own options).
+ * Exit codes: 0 ok (check: no workload SLOW), 1 check found a SLOW workload,
+ * 2 bad usage or input (one line on stderr).
+ */
+#define _GNU_SOURCE   /* getopt_long */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "rank.h"
+#include "record.h"
+
+/* Text from a record, printed with control bytes replaced: nothing from a
+ * file reaches the terminal as an escape sequence. */
+static const char *safe(const char *s, char *buf, size_t n)
+{
+    size_t k = 0;
+    for (; s && *s && k + 1 < n; s++) buf[k++] = ((unsigned char)*s < 0x20 || *s == 0x7f) ? '?' : *s;
+    buf[k] = 0;
+    return buf;
+}
+
+static int parse_run_id(const char *cmd, const char *s, int64_t *id)
+{
+    char *end;
+    errno = 0;
+    long long v = s ? strtoll(s[0] == '#' ? s + 1 : s, &end, 10) : 0;
+    if (!s || errno || *end || v <= 0) {
+        fprintf(stderr, "ropegrad runs %s: '%.60s' is not a run id (a positive number)\n", cmd, s ? s : "");
+        return 2;
+    }
+    *id = v;
+    return 0;
+}
+
+/* A number from an option: finite, in [lo, hi]. */
+static int parse_num(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi) {
+        fprintf(stderr, "ropegrad runs %s: %s '%.40s': expected a number in [%g, %g]\n", cmd, opt, s, lo, hi);
+        return 2;
+    }
+    *out = v;
+    return 0;
+}
+
+/* "12.345 [12.301, 12.402]" in microseconds; "[unknown]" for a degenerate interval. */
+static const char *iv_us(char *buf, size_t n, const rg_interval *iv)
+{
+    if (!isfinite(iv->est)) snprintf(buf, n, "-");
+    else if (!iv->known) snprintf(buf, n, "%.3f [interval unknown]", iv->est / 1e3);
+    else snprintf(buf, n, "%.3f [%.3f, %.3f]", iv->est / 1e3, iv->lo / 1e3, iv->hi / 1e3);
+    return buf;
+}
+
+static int open_registry(const char *cmd, const char *db, rg_registry **g)
+{
+    char err[RG_ERRLEN];
+    if (rg_registry_open(rg_registry_path(db), 0, g, err, sizeof err)) {
+        fprintf(stderr, "ropegrad runs %s: %s\n", cmd, err);
+        return 2;
+    }
+    return 0;
+}
+
+/* ---- history ------------------------------------------------------------------- */
+
+/* One line's history: the primary statistic, then each workload's median. */
+static int print_line(rg_registry *g, const rg_ranked *e, size_t n)
+{
+    char a[300], b[300], c[96], d[300];
+    const rg_run_row *r0 = &e[0].row;
+    if (r0->backend[0]) snprintf(c, sizeof c, "%.15s kernel %d (%.40s)", r0->backend, r0->kernel, r0->kernel_name);
+    else snprintf(c, sizeof c, "source %.60s", r0->source);
+    printf("line: %s, group %.19s  %s on %s (%s)\n", safe(c, d, sizeof d), r0->comparison_key,
+           safe(r0->definition, a, sizeof a), safe(r0->device, b, sizeof b), r0->primary_statistic);
+    printf("  %5s  %-22s  %-22s  %-34s  %-10s  %s\n", "id", "observed", "revision", "primary us [95% interval]",
+           "evidence", "flags");
+    for (size_t i = 0; i < n; i++) {
+        printf("  %5lld  %-22.22s  %-22.22s  %-34s  %-10s  %s%s%s\n", (long long)e[i].row.id,
+               safe(e[i].row.observed_at, a, sizeof a), e[i].revision, iv_us(b, sizeof b, &e[i].iv), e[i].row.evidence,
+               strcmp(e[i].row.status, "passed") ? "FAILED " : "", e[i].suspect ? "SUSPECT: " : "",
+               e[i].suspect ? safe(e[i].suspect_why, c, sizeof c) : "");
+    }
+    /* Per workload: the median and its 95% distribution-free interval in each run. */
+    printf("  per workload: median us [95%% interval of the median], oldest first\n");
+    rg_manifest *m = calloc(n, sizeof *m);
+    if (!m) {
+        fprintf(stderr, "ropegrad runs history: out of memory\n");
+        return 2;
+    }
+    char err[RG_ERRLEN];
+    for (size_t i = 0; i < n; i++)
+        if (rg_registry_get(g, e[i].row.id, NULL, &m[i], err, sizeof err)) {
+            fprintf(stderr, "ropegrad runs history: %s\n", err);
+            for (size_t k = 0; k < i; k++) rg_manifest_free(&m[k]);
+            free(m);
+            return 2;
+        }
+    if (!m[n - 1].n_workloads) printf("    (no per-workload figures in these records)\n");
+    for (size_t w = 0; w < m[n - 1].n_workloads; w++) {
+        const rg_mf_workload *ref = &m[n - 1].workloads[w];
+        printf("    #%-3d", ref->index);
+        for (size_t i = 0; i < n; i++) {
+            const rg_mf_workload *x = rg_manifest_find_workload(&m[i], ref, w);
+            double lo, hi;
+            if (!x) printf("  run %lld: -", (long long)e[i].row.id);
+            else if (x->n_samples && x->n_samples < 1000000 &&
+                     !rg_median_interval(x->samples, (int)x->n_samples, RG_STATS_CONF, &lo, &hi))
+                printf("  run %lld: %.3f [%.3f, %.3f]", (long long)e[i].row.id, x->median / 1e3, lo / 1e3, hi / 1e3);
+            else printf("  run %lld: %.3f [unknown]", (long long)e[i].row.id, x->median / 1e3);
+        }
+        printf("\n");
+    }
+    for (size_t i = 0; i < n; i++) rg_manifest_free(&m[i]);
+    free(m);
+    printf("\n");
+    return 0;
+}
+
+static int history(rg_registry *g, const char *group, int64_t id)
+{
+    char err[RG_ERRLEN];
+    rg_run_row *rows;
+    size_t nr;
+    if (rg_registry_list(g, &rows, &nr, err, sizeof err)) {
+        fprintf(stderr, "ropegrad runs history: %s\n", err);
+        return 2;
+    }
+    /* The runs whose lines are shown: run id's, or every line of the group. */
+    int64_t *want = calloc(nr ? nr : 1, sizeof *want);
+    char *seen = calloc(nr ? nr : 1, 1);
+    size_t nw = 0;
+    const char *key = NULL;
+    for (size_t i = 0; i < nr && want && group; i++)
+        if (!strncmp(rows[i].comparison_key, group, strlen(group))) {
+            if (key && strcmp(key, rows[i].comparison_key)) {
+                fprintf(stderr, "ropegrad runs history: --group '%.80s' names more than one comparison group\n", group);
+                free(rows), free(want), free(seen);
+                return 2;
+            }
+            key = rows[i].comparison_key;
+            want[nw++] = rows[i].id;
+        }
+    if (!group && want) want[nw++] = id;
+    int rc = 0;
+    if (!want || !seen) {
+        fprintf(stderr, "ropegrad runs history: out of memory\n");
+        rc = 2;
+    } else if (group && !nw) {
+        fprintf(stderr, "ropegrad runs history: no comparison group starts with '%.80s'\n", group);
+        rc = 2;
+    } else {
+        printf("method: %s\n\n", RG_RANK_METHOD);
+    }
+    for (size_t i = 0; i < nw && !rc; i++) {
+        size_t at = 0;
+        while (at < nr && rows[at].id != want[i]) at++;
+        if (at < nr && seen[at]) continue;
+        rg_ranked *e;
+        size_t n;
+        int r = rg_registry_line(g, want[i], &e, &n, err, sizeof err);
+        if (r) {
+            fprintf(stderr, "ropegrad runs history: %s\n", err);
+            rc = 2;
+            break;
+        }
+        for (size_t k = 0; k < n; k++)
+            for (size_t j = 0; j < nr; j++)
+                if (rows[j].id == e[k].row.id) seen[j] = 1;
+        if (n) rc = print_line(g, e, n);
+        free(e);
+    }
+    free(rows), free(want), free(seen);
+    return rc;
+}
+
+/* ---- check ------------------------------------------------------------------------ */
+
+static int check(rg_registry *g, int64_t id, int64_t against, double threshold, double alpha)
+{
+    char err[RG_ERRLEN], a[300], b[300];
+    int64_t base = against;
+    if (!base) {
+        if (rg_registry_previous_revision(g, id, &base, err, sizeof err)) {
+            fprintf(stderr, "ropegrad runs check: %s\n", err);
+            return 2;
+        }
+        if (!base) {
+            printf("run #%lld: no earlier revision in its line to check against (use --against ID); nothing to check\n",
+                   (long long)id);
+            return 0;
+        }
+    }
+    if (base == id) {
+        fprintf(stderr, "ropegrad runs check: run #%lld cannot be its own baseline\n", (long long)id);
+        return 2;
+    }
+    rg_run_row rb, rr;
+    rg_manifest mb, mr;
+    if (rg_registry_get(g, base, &rb, &mb, err, sizeof err)) {
+        fprintf(stderr, "ropegrad runs check: %s\n", err);
+        return 2;
+    }
+    if (rg_registry_get(g, id, &rr, &mr, err, sizeof err)) {
+        fprintf(stderr, "ropegrad runs check: %s\n", err);
+        rg_manifest_free(&mb);
+        return 2;
+    }
+    rg_check_row *rows = NULL;
+    size_t n = 0;
+    int rc = rg_check_runs(&mb, &mr, alpha, threshold, &rows, &n, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "ropegrad runs check: %s\n", err);
+    } else {
+        char rv1[48], rv2[48], why[200];
+        rg_revision_label(&mr, rv1, sizeof rv1);
+        rg_revision_label(&mb, rv2, sizeof rv2);
+        printf("check: run #%lld (%s) against run #%lld (%s, %s)\n", (long long)id, rv1, (long long)base, rv2,
+               against ? "named with --against" : "the previous revision of its line");
+        if (strcmp(rb.comparison_key, rr.comparison_key))
+            printf("note: different comparison keys (workloads, device or protocol differ)\n");
+        if (rg_manifest_suspect(&mr, why, sizeof why)) printf("note: run #%lld is SUSPECT: %s\n", (long long)id, safe(why, a, sizeof a));
+        if (rg_manifest_suspect(&mb, why, sizeof why))
+            printf("note: the baseline #%lld is SUSPECT: %s\n", (long long)base, safe(why, a, sizeof a));
+        printf("method: Hodges-Lehmann ratio run/baseline of the per-iteration samples with its %.0f%% "
+               "distribution-free interval, two-sided Mann-Whitney U; SLOW/FAST only when p < alpha and the whole "
+               "interval lies beyond the threshold; SAME when not significant or inside it\n",
+               100 * RG_STATS_CONF);
+        printf("threshold %.3g%%, alpha %.3g\n\n", 100 * threshold, alpha);
+        printf("  %4s  %14s  %14s  %-28s  %10s  %s\n", "#", "baseline us", "run us", "ratio [95% interval]", "p",
+               "verdict");
+        int count[4] = {0};
+        for (size_t i = 0; i < n; i++) {
+            const rg_check_row *r = &rows[i];
+            count[r->verdict]++;
+            if (!r->have) {
+                printf("  %4d  %14.3f  %14.3f  %-28s  %10s  %s (%s)\n", r->index, r->base_median / 1e3,
+                       r->run_median / 1e3, "-", "-", rg_verdict_name(r->verdict), r->why);
+                continue;
+            }
+            snprintf(a, sizeof a, "%.4f [%.4f, %.4f]", r->shift.ratio, r->shift.lo, r->shift.hi);
+            snprintf(b, sizeof b, "%.3g", r->shift.p);
+            printf("  %4d  %14.3f  %14.3f  %-28s  %10s  %s\n", r->index, r->base_median / 1e3, r->run_median / 1e3, a, b,
+                   rg_verdict_name(r->verdict));
+        }
+        printf("\n%d SLOW, %d FAST, %d SAME, %d UNCLEAR: %s\n", count[RG_VERDICT_SLOW], count[RG_VERDICT_FAST],
+               count[RG_VERDICT_SAME], count[RG_VERDICT_UNCLEAR],
+               count[RG_VERDICT_SLOW] ? "regression" : "no regression");
+        rc = count[RG_VERDICT_SLOW] ? 1 : 0;
+    }
+    free(rows);
+    rg_manifest_free(&mb);
+    rg_manifest_free(&mr);
+    return rc;
+}
+
+/* `ropegrad runs history|check ...`: argv[0] is the subcommand. */
+int rg_cmd_runs_history_check(int argc, char **argv)
+{
+    enum { OPT_DB = 1000, OPT_GROUP, OPT_AGAINST, OPT_THRESHOLD, OPT_ALPHA };
+    static const struct option longopts[] = {{"db", required_argument, NULL, OPT_DB},
+                                             {"group", required_argument, NULL, OPT_GROUP},
+                                             {"against", required_argument, NULL, OPT_AGAINST},
+                                             {"threshold", required_argument, NULL, OPT_THRESHOLD},
+                                             {"alpha", required_argument, NULL, OPT_ALPHA},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    const char *sub = argv[0], *db = NULL, *group = NULL, *against_s = NULL;
+    int is_check = !strcmp(sub, "check");
+    double threshold = RG_STATS_THRESHOLD, alpha = RG_STATS_ALPHA, pct;
+    int have_t = 0, have_a = 0;
+    optind = 0;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_DB: db = optarg; break;
+        case OPT_GROUP: group = optarg; break;
+        case OPT_AGAINST: against_s = optarg; break;
+        case OPT_THRESHOLD:
+            if (parse_num(sub, "--threshold", optarg, 0, 1000, &pct)) return 2;
+            threshold = pct / 100, have_t = 1;
+            break;
+        case OPT_ALPHA:
+            if (parse_num(sub, "--alpha", optarg, 1e-12, 0.5, &alpha)) return 2;
+            have_a = 1;
+            break;
+        case 'h':
+            if (is_check)
+                printf("usage: ropegrad runs check ID [--against REF] [--threshold PCT] [--alpha A] [--db FILE]\n\n"
+                       "Per workload, run ID against a baseline: the latest earlier run of its line (same comparison\n"
+                       "group, implementation, backend and kernel) that measured another revision, or --against REF.\n"
+                       "Hodges-Lehmann ratio of the samples with a %.0f%% distribution-free interval and a two-sided\n"
+                       "Mann-Whitney U test: SLOW (FAST) when p < alpha and the whole interval lies above 1+t (below\n"
+                       "1/(1+t)), SAME when not significant or inside, else UNCLEAR. Defaults: --threshold %.0f\n"
+                       "(percent), --alpha %g.\n"
+                       "exit status: 0 no workload SLOW, 1 a workload SLOW (a regression), 2 bad usage or input\n",
+                       100 * RG_STATS_CONF, 100 * RG_STATS_THRESHOLD, RG_STATS_ALPHA);
+            else
+                printf("usage: ropegrad runs history ID | --group KEY [--db FILE]\n\n"
+                       "The primary statistic (with its %.0f%% interval) and each workload's median (with its\n"
+                       "interval) over the runs of an implementation line, oldest first, with the revision each\n"
+                       "measured (git commit when built from a checkout, else the implementation digest).\n"
+                       "ID: the line of that run; --group KEY (a prefix of the comparison key): every line of it.\n",
+                       100 * RG_STATS_CONF);
+            return 0;
+        case ':': fprintf(stderr, "ropegrad runs %s: %s needs a value\n", sub, argv[optind - 1]); return 2;
+        default: fprintf(stderr, "ropegrad runs %s: unknown option '%s' (try --help)\n", sub, argv[optind - 1]); return 2;
+        }
+    }
+    int npos = argc - optind;
+    if (is_check && (group || npos != 1)) {
+        fprintf(stderr, "ropegrad runs check: expected one run id and no --group (usage: ropegrad runs check ID "
+                        "[--against REF] [--threshold PCT] [--alpha A])\n");
+        return 2;
+    }
+    if (!is_check && (against_s || have_t || have_a || (group ? npos != 0 : npos != 1))) {
+        fprintf(stderr, "ropegrad runs history: expected one run id or --group KEY, and no check options (usage: "
+                        "ropegrad runs history ID | --group KEY)\n");
+        return 2;
+    }
+    if (group && (!group[0] || strlen(group) > 80)) {
+        fprintf(stderr, "ropegrad runs history: --group needs a comparison key or a prefix of one\n");
+        return 2;
+    }
+    int64_t id = 0, against = 0;
+    if (npos == 1 && parse_run_id(sub, argv[optind], &id)) return 2;
+    if (against_s && parse_run_id(sub, against_s, &against)) return 2;
+    rg_registry *g;
+    if (open_registry(sub, db, &g)) return 2;
+    int rc = is_check ? check(g, id, against, threshold, alpha) : history(g, group, id);
+    rg_registry_close(g);
+    return rc;
+}

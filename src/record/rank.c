@@ -1,0 +1,367 @@
+/* rank.c -- intervals, suspect runs, interval-aware ranks, lines and the
+ * regression check (see rank.h). */
+#include "rank.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rg_util.h"
+
+int rg_run_interval(const rg_manifest *m, double conf, rg_interval *out, char *err, size_t errlen)
+{
+    if (!m || !out || !(conf > 0 && conf < 1)) {
+        snprintf(err, errlen, "run interval: no run, or a confidence outside (0, 1)");
+        return 2;
+    }
+    out->est = out->lo = out->hi = m->primary_ns;
+    out->known = 0;
+    if (!(m->primary_ns > 0) || !isfinite(m->primary_ns)) {
+        snprintf(err, errlen, "run interval: the run has no positive primary figure");
+        return 2;
+    }
+    int geo = !strcmp(m->primary_statistic, "geomean"), mean = !strcmp(m->primary_statistic, "mean");
+    size_t n = m->n_workloads;
+    if (!n || (!geo && !mean)) return 0;
+    /* Simultaneous coverage: each median interval at 1 - (1 - conf) / n, so
+     * all n hold together with probability >= conf (Bonferroni); the
+     * statistic is monotone in every median, so its interval is the
+     * statistic of the lower and of the upper ends. */
+    double cw = 1 - (1 - conf) / (double)n, slo = 0, shi = 0;
+    for (size_t i = 0; i < n; i++) {
+        const rg_mf_workload *w = &m->workloads[i];
+        double lo, hi;
+        if (w->n_samples == 0 || w->n_samples > 1000000 ||
+            rg_median_interval(w->samples, (int)w->n_samples, cw, &lo, &hi))
+            return 0;   /* a workload without (valid) samples: the interval is unknown */
+        slo += geo ? log(lo) : lo;
+        shi += geo ? log(hi) : hi;
+    }
+    out->lo = geo ? exp(slo / (double)n) : slo / (double)n;
+    out->hi = geo ? exp(shi / (double)n) : shi / (double)n;
+    /* The recorded figure lies inside its own interval unless a stored
+     * median disagrees with the samples (verify refuses that). */
+    if (out->lo > out->est) out->lo = out->est;
+    if (out->hi < out->est) out->hi = out->est;
+    out->known = 1;
+    return 0;
+}
+
+int rg_manifest_suspect(const rg_manifest *m, char *why, size_t whylen)
+{
+    if (why && whylen) why[0] = 0;
+    if (!m) return 0;
+    for (size_t i = 0; i < m->n_workloads; i++) {
+        const rg_mf_workload *w = &m->workloads[i];
+        const char *r = w->reason;
+        if (w->n_nonfinite > 0 || strstr(r, "NaN/Inf") || strstr(r, "all zero")) {
+            if (why) snprintf(why, whylen, "workload %d: %s", w->index, r[0] ? r : "output has NaN/Inf values");
+            return 1;
+        }
+        if (isfinite(w->t_sol_ns) && w->t_sol_ns > 0 && w->median < w->t_sol_ns) {
+            if (why)
+                snprintf(why, whylen, "workload %d: median %.4g us is below its T_SOL %.4g us (faster than the memory allows)",
+                         w->index, w->median / 1e3, w->t_sol_ns / 1e3);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+const rg_mf_workload *rg_manifest_find_workload(const rg_manifest *b, const rg_mf_workload *a, size_t hint)
+{
+    if (!b || !a) return NULL;
+    if (hint < b->n_workloads && b->workloads[hint].index == a->index && !strcmp(b->workloads[hint].uuid, a->uuid))
+        return &b->workloads[hint];
+    for (size_t k = 0; k < b->n_workloads; k++)
+        if (b->workloads[k].index == a->index && !strcmp(b->workloads[k].uuid, a->uuid)) return &b->workloads[k];
+    return NULL;
+}
+
+void rg_revision_label(const rg_manifest *m, char *buf, size_t n)
+{
+    if (!buf || !n) return;
+    if (m && m->git_commit[0])
+        snprintf(buf, n, "git %.12s%s", m->git_commit, m->git_dirty == 1 ? "+dirty" : "");
+    else if (m && m->implementation_digest[0])
+        snprintf(buf, n, "impl %.12s", m->implementation_digest + (strncmp(m->implementation_digest, "sha256:", 7) ? 0 : 7));
+    else snprintf(buf, n, "-");
+}
+
+int rg_same_revision(const rg_manifest *a, const rg_manifest *b)
+{
+    return a && b && !strcmp(a->implementation_digest, b->implementation_digest);
+}
+
+/* ---- groups ------------------------------------------------------------------- */
+
+/* Fills e from run row r (its manifest read once). */
+static int fill_entry(rg_registry *g, const rg_run_row *r, rg_ranked *e, rg_manifest *keep, char *err,
+                      size_t errlen)
+{
+    memset(e, 0, sizeof *e);
+    rg_manifest m;
+    if (rg_registry_get(g, r->id, &e->row, &m, err, errlen)) return 2;
+    if (rg_run_interval(&m, RG_STATS_CONF, &e->iv, err, errlen)) {
+        /* No primary figure: shown, never ranked. */
+        e->iv.est = e->iv.lo = e->iv.hi = NAN;
+        e->iv.known = 0;
+    }
+    e->suspect = rg_manifest_suspect(&m, e->suspect_why, sizeof e->suspect_why);
+    e->confirmed = e->suspect && !strcmp(e->row.evidence, RG_EVIDENCE_REPLICATED);
+    rg_revision_label(&m, e->revision, sizeof e->revision);
+    if (keep) *keep = m;
+    else rg_manifest_free(&m);
+    return 0;
+}
+
+/* Tier: 0 ranked normally, 1 unconfirmed suspect (after the others), 2 not ranked. */
+static int tier(const rg_ranked *e)
+{
+    if (strcmp(e->row.status, "passed") || !isfinite(e->iv.est)) return 2;
+    return e->suspect && !e->confirmed ? 1 : 0;
+}
+
+static int cmp_ranked(const void *pa, const void *pb)
+{
+    const rg_ranked *a = pa, *b = pb;
+    int ta = tier(a), tb = tier(b);
+    if (ta != tb) return ta - tb;
+    if (a->rank != b->rank) return a->rank - b->rank;
+    if (ta < 2 && a->iv.est != b->iv.est) return a->iv.est < b->iv.est ? -1 : 1;
+    return a->row.id < b->row.id ? -1 : a->row.id > b->row.id;
+}
+
+/* Ranks entries e[n] in place and sorts them into rank order. */
+static int rank_entries(rg_ranked *e, size_t n, char *err, size_t errlen)
+{
+    double *lo = malloc((n + 1) * sizeof *lo), *hi = malloc((n + 1) * sizeof *hi);
+    int *rk = malloc((n + 1) * sizeof *rk);
+    size_t *at = malloc((n + 1) * sizeof *at);
+    if (!lo || !hi || !rk || !at) {
+        free(lo), free(hi), free(rk), free(at);
+        snprintf(err, errlen, "rank: out of memory");
+        return 2;
+    }
+    int offset = 0;
+    for (int t = 0; t < 2; t++) {
+        int k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (tier(&e[i]) == t) {
+                lo[k] = e[i].iv.lo, hi[k] = e[i].iv.hi, at[k] = i;
+                k++;
+            }
+        if (rg_rank_intervals(k, lo, hi, rk)) {
+            free(lo), free(hi), free(rk), free(at);
+            snprintf(err, errlen, "rank: an interval is not a number");
+            return 2;
+        }
+        for (int j = 0; j < k; j++) e[at[j]].rank = offset + rk[j];
+        offset += k;
+    }
+    free(lo), free(hi), free(rk), free(at);
+    qsort(e, n, sizeof *e, cmp_ranked);
+    for (size_t i = 0; i < n; i++)
+        e[i].tied = e[i].rank && ((i > 0 && e[i - 1].rank == e[i].rank) || (i + 1 < n && e[i + 1].rank == e[i].rank));
+    return 0;
+}
+
+int rg_registry_rank_group(rg_registry *g, const char *key, const char *evidence, rg_ranked **out, size_t *n,
+                           char *err, size_t errlen)
+{
+    if (!g || !key || !out || !n) {
+        snprintf(err, errlen, "rank: no registry, key or output");
+        return 2;
+    }
+    *out = NULL;
+    *n = 0;
+    rg_run_row *rows;
+    size_t nr;
+    if (rg_registry_list(g, &rows, &nr, err, errlen)) return 2;
+    rg_ranked *e = calloc(nr ? nr : 1, sizeof *e);
+    if (!e) {
+        free(rows);
+        snprintf(err, errlen, "rank: out of memory");
+        return 2;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < nr; i++) {
+        if (strcmp(rows[i].comparison_key, key) || (evidence && strcmp(rows[i].evidence, evidence))) continue;
+        if (fill_entry(g, &rows[i], &e[k], NULL, err, errlen)) {
+            free(rows);
+            free(e);
+            return 2;
+        }
+        k++;
+    }
+    free(rows);
+    if (rank_entries(e, k, err, errlen)) {
+        free(e);
+        return 2;
+    }
+    *out = e;
+    *n = k;
+    return 0;
+}
+
+int rg_registry_rank_run(rg_registry *g, int64_t id, rg_ranked *entry, int *group_ranked, char *err, size_t errlen)
+{
+    rg_run_row row;
+    if (!entry || rg_registry_get(g, id, &row, NULL, err, errlen)) {
+        if (!entry) snprintf(err, errlen, "rank: no output");
+        return 2;
+    }
+    rg_ranked *e;
+    size_t n;
+    if (rg_registry_rank_group(g, row.comparison_key, NULL, &e, &n, err, errlen)) return 2;
+    int ranked = 0, found = 0;
+    for (size_t i = 0; i < n; i++) {
+        ranked += e[i].rank > 0;
+        if (e[i].row.id == id) *entry = e[i], found = 1;
+    }
+    free(e);
+    if (group_ranked) *group_ranked = ranked;
+    if (!found) {
+        snprintf(err, errlen, "rank: run #%lld is not in its own group", (long long)id);
+        return 2;
+    }
+    return 0;
+}
+
+const char *rg_rank_label(const rg_ranked *r, char *buf, size_t n)
+{
+    if (!r || !r->rank) snprintf(buf, n, "-");
+    else snprintf(buf, n, "%s%d", r->tied ? "=" : "", r->rank);
+    return buf;
+}
+
+/* ---- lines and history ------------------------------------------------------------ */
+
+/* The line a run belongs to, as one string. */
+static void line_of(const rg_run_row *r, char *buf, size_t n)
+{
+    if (r->backend[0]) snprintf(buf, n, "%s|%s|%d|%s", r->comparison_key, r->backend, r->kernel, r->kernel_name);
+    else snprintf(buf, n, "%s|source:%s", r->comparison_key, r->source);
+}
+
+static int cmp_observed(const void *pa, const void *pb)
+{
+    const rg_ranked *a = pa, *b = pb;
+    int c = strcmp(a->row.observed_at, b->row.observed_at);
+    if (c) return c;
+    return a->row.id < b->row.id ? -1 : a->row.id > b->row.id;
+}
+
+int rg_registry_line(rg_registry *g, int64_t id, rg_ranked **out, size_t *n, char *err, size_t errlen)
+{
+    if (!g || !out || !n) {
+        snprintf(err, errlen, "history: no registry or output");
+        return 2;
+    }
+    *out = NULL;
+    *n = 0;
+    rg_run_row me;
+    int rc = rg_registry_get(g, id, &me, NULL, err, errlen);
+    if (rc) return rc;
+    char mine[600], other[600];
+    line_of(&me, mine, sizeof mine);
+    rg_run_row *rows;
+    size_t nr;
+    if (rg_registry_list(g, &rows, &nr, err, errlen)) return 2;
+    rg_ranked *e = calloc(nr ? nr : 1, sizeof *e);
+    if (!e) {
+        free(rows);
+        snprintf(err, errlen, "history: out of memory");
+        return 2;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < nr; i++) {
+        line_of(&rows[i], other, sizeof other);
+        if (strcmp(mine, other)) continue;
+        if (fill_entry(g, &rows[i], &e[k], NULL, err, errlen)) {
+            free(rows);
+            free(e);
+            return 2;
+        }
+        k++;
+    }
+    free(rows);
+    qsort(e, k, sizeof *e, cmp_observed);
+    *out = e;
+    *n = k;
+    return 0;
+}
+
+int rg_registry_previous_revision(rg_registry *g, int64_t id, int64_t *base, char *err, size_t errlen)
+{
+    if (!base) {
+        snprintf(err, errlen, "check: no output");
+        return 2;
+    }
+    *base = 0;
+    rg_ranked *e;
+    size_t n;
+    int rc = rg_registry_line(g, id, &e, &n, err, errlen);
+    if (rc) return rc;
+    size_t me = n;
+    for (size_t i = 0; i < n; i++)
+        if (e[i].row.id == id) me = i;
+    for (size_t i = me; i-- > 0 && me < n;)
+        if (strcmp(e[i].row.implementation_digest, e[me].row.implementation_digest)) {
+            *base = e[i].row.id;
+            break;
+        }
+    free(e);
+    return 0;
+}
+
+/* ---- the regression check ----------------------------------------------------------------- */
+
+int rg_check_runs(const rg_manifest *base, const rg_manifest *run, double alpha, double threshold,
+                  rg_check_row **rows, size_t *n, char *err, size_t errlen)
+{
+    if (!base || !run || !rows || !n || !(alpha > 0 && alpha < 1) || !(threshold >= 0 && threshold < 10)) {
+        snprintf(err, errlen, "check: alpha must lie in (0, 1) and the threshold in [0, 10)");
+        return 2;
+    }
+    *rows = NULL;
+    *n = 0;
+    if (!run->n_workloads || !base->n_workloads) {
+        snprintf(err, errlen, "check: %s has no per-workload figures (an imported record without samples)",
+                 !run->n_workloads ? "the run" : "the baseline");
+        return 2;
+    }
+    rg_check_row *r = calloc(run->n_workloads, sizeof *r);
+    if (!r) {
+        snprintf(err, errlen, "check: out of memory");
+        return 2;
+    }
+    for (size_t i = 0; i < run->n_workloads; i++) {
+        const rg_mf_workload *w = &run->workloads[i], *b = rg_manifest_find_workload(base, w, i);
+        rg_check_row *o = &r[i];
+        o->index = w->index;
+        snprintf(o->uuid, sizeof o->uuid, "%s", w->uuid);
+        o->run_median = w->median;
+        o->base_median = b ? b->median : NAN;
+        o->verdict = RG_VERDICT_UNCLEAR;
+        if (!b) {
+            snprintf(o->why, sizeof o->why, "not in the baseline");
+            continue;
+        }
+        if (!w->n_samples || !b->n_samples || w->n_samples > 1000000 || b->n_samples > 1000000) {
+            snprintf(o->why, sizeof o->why, "no stored samples in the %s", !w->n_samples ? "run" : "baseline");
+            continue;
+        }
+        if (rg_shift_estimate(b->samples, (int)b->n_samples, w->samples, (int)w->n_samples, RG_STATS_CONF,
+                              &o->shift)) {
+            snprintf(o->why, sizeof o->why, "samples not comparable (not positive, or too many)");
+            continue;
+        }
+        o->have = 1;
+        o->verdict = rg_shift_verdict(&o->shift, alpha, threshold);
+    }
+    *rows = r;
+    *n = run->n_workloads;
+    return 0;
+}

@@ -1,0 +1,102 @@
+/*
+ * rank.h -- ranks that carry their uncertainty, suspect runs, a run's
+ * revision and history, and the regression check (`runs rank`, `runs
+ * history`, `runs check`, and the pages, all through these functions).
+ *
+ *   rg_run_interval       the primary statistic's confidence interval, from
+ *                         the stored samples (per-workload median intervals,
+ *                         Bonferroni over the workloads, combined by the
+ *                         statistic itself: geomean or mean of the medians);
+ *                         a record without samples gets [x, x], marked unknown.
+ *   rg_manifest_suspect   too fast to be real (a workload's median below its
+ *                         T_SOL) or an output that broke the all-zero / NaN
+ *                         rules.
+ *   rg_registry_rank_group  one comparison group ranked: passed runs, not
+ *                         suspect (or suspect but confirmed by a replication)
+ *                         first; rank = 1 + the runs whose whole interval lies
+ *                         below (rg_rank_intervals), so overlapping runs tie;
+ *                         unconfirmed suspect runs after them, failed runs last.
+ *   rg_registry_line      the runs of one implementation line (same comparison
+ *                         key, same implementation name, backend and kernel),
+ *                         oldest first: its history over revisions.
+ *   rg_check_runs         per workload, the Hodges-Lehmann ratio run/baseline,
+ *                         its interval, the U test and a FAST/SLOW/SAME/UNCLEAR
+ *                         verdict (compare_stats.h).
+ */
+#ifndef ROPEGRAD_RANK_H
+#define ROPEGRAD_RANK_H
+
+#include "compare_stats.h"
+#include "record.h"
+
+/* Named wherever a rank is shown. */
+#define RG_RANK_METHOD                                                                                           \
+    "95% interval of the primary statistic from the stored samples (distribution-free median interval per "      \
+    "workload, Bonferroni over workloads); runs whose intervals overlap share a rank"
+
+typedef struct rg_interval {
+    double est, lo, hi;   /* the primary statistic and its interval, ns */
+    int known;            /* 0: no samples in the record: [est, est], interval unknown */
+} rg_interval;
+
+/* m's primary statistic with its interval at confidence conf (RG_STATS_CONF).
+ * Returns 0, or 2 with a message (no primary figure). */
+int rg_run_interval(const rg_manifest *m, double conf, rg_interval *out, char *err, size_t errlen);
+
+/* 1 when m is suspect (why gets the first reason), 0 when not. */
+int rg_manifest_suspect(const rg_manifest *m, char *why, size_t whylen);
+
+/* The workload of b matching a's workload (same index and uuid), NULL when none.
+ * hint: the position to try first. */
+const rg_mf_workload *rg_manifest_find_workload(const rg_manifest *b, const rg_mf_workload *a, size_t hint);
+
+/* The revision a run measured: "git <12 hex>[+dirty]" when built from a git
+ * checkout, else "impl <implementation digest, 12 hex>". */
+void rg_revision_label(const rg_manifest *m, char *buf, size_t n);
+/* 1 when a and b measured the same revision (the same implementation digest). */
+int rg_same_revision(const rg_manifest *a, const rg_manifest *b);
+
+typedef struct rg_ranked {
+    rg_run_row row;
+    rg_interval iv;
+    int suspect, confirmed;   /* confirmed: suspect, but replicated here on the same protocol */
+    char suspect_why[200];
+    char revision[48];
+    int rank;                 /* 0: not ranked (failed) */
+    int tied;                 /* another run of the group has the same rank */
+} rg_ranked;
+
+/* The runs of comparison group key (evidence: NULL, or only runs of that
+ * evidence level), ranked, in rank order. *out is malloc'd. */
+int rg_registry_rank_group(rg_registry *g, const char *key, const char *evidence, rg_ranked **out, size_t *n,
+                           char *err, size_t errlen);
+/* The ranked entry of run id in its group (and the group's size, the ranked count). */
+int rg_registry_rank_run(rg_registry *g, int64_t id, rg_ranked *entry, int *group_ranked, char *err, size_t errlen);
+
+/* "=2" for a tied rank, "2" alone, "-" unranked; "2*" never: suspect is shown apart. */
+const char *rg_rank_label(const rg_ranked *r, char *buf, size_t n);
+
+/* The runs of run id's implementation line (same comparison key, and the same
+ * implementation name + backend + kernel, or the same source for a record
+ * without an implementation object), by observed date then id. */
+int rg_registry_line(rg_registry *g, int64_t id, rg_ranked **out, size_t *n, char *err, size_t errlen);
+/* The baseline of `runs check`: the latest run of id's line observed before
+ * it that measured another revision. *base = 0 when there is none. */
+int rg_registry_previous_revision(rg_registry *g, int64_t id, int64_t *base, char *err, size_t errlen);
+
+typedef struct rg_check_row {
+    int index;
+    char uuid[64];
+    int have;                 /* 0: not comparable (missing in one run, or no samples): why */
+    char why[96];
+    double base_median, run_median;
+    rg_shift shift;           /* run / baseline */
+    rg_verdict verdict;
+} rg_check_row;
+
+/* Per workload of run against base. alpha and threshold as rg_shift_verdict.
+ * *rows is malloc'd (one per workload of run). Returns 0 or 2 with a message. */
+int rg_check_runs(const rg_manifest *base, const rg_manifest *run, double alpha, double threshold,
+                  rg_check_row **rows, size_t *n, char *err, size_t errlen);
+
+#endif
