@@ -55,14 +55,6 @@ static int parse_num(const char *cmd, const char *opt, const char *s, double lo,
     return 0;
 }
 
-/* "12.345 [12.301, 12.402]" in microseconds; "[unknown]" for a degenerate interval. */
-static const char *iv_us(char *buf, size_t n, const rg_interval *iv)
-{
-    if (!isfinite(iv->est)) snprintf(buf, n, "-");
-    else if (!iv->known) snprintf(buf, n, "%.3f [interval unknown]", iv->est / 1e3);
-    else snprintf(buf, n, "%.3f [%.3f, %.3f]", iv->est / 1e3, iv->lo / 1e3, iv->hi / 1e3);
-    return buf;
-}
 
 static int open_registry(const char *cmd, const char *db, rg_registry **g)
 {
@@ -89,7 +81,7 @@ static int print_line(rg_registry *g, const rg_ranked *e, size_t n)
            "evidence", "flags");
     for (size_t i = 0; i < n; i++) {
         printf("  %5lld  %-22.22s  %-22.22s  %-34s  %-10s  %s%s%s\n", (long long)e[i].row.id,
-               safe(e[i].row.observed_at, a, sizeof a), e[i].revision, iv_us(b, sizeof b, &e[i].iv), e[i].row.evidence,
+               safe(e[i].row.observed_at, a, sizeof a), e[i].revision, rg_interval_label(&e[i].iv, b, sizeof b), e[i].row.evidence,
                strcmp(e[i].row.status, "passed") ? "FAILED " : "", e[i].suspect ? "SUSPECT: " : "",
                e[i].suspect ? safe(e[i].suspect_why, c, sizeof c) : "");
     }

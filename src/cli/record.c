@@ -17,10 +17,12 @@
 #include <time.h>
 
 #include "commands.h"
+#include "rank.h"
 #include "record.h"
 #include "rg_util.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
+
 
 /* "12.345" microseconds from nanoseconds, "-" when unknown. */
 static const char *us(char *buf, size_t n, double ns)
@@ -262,6 +264,13 @@ static int cmd_list(runs_ctx *x)
     print_cols("SOL · x reference · faster", 46);
     printf("  %-7s  %s\n", "status", "evidence");
     for (size_t i = 0; i < n; i++) {
+        rg_manifest m;
+        char why[200] = "";
+        int suspect = 0;
+        if (!rg_registry_get(x->g, rows[i].id, NULL, &m, x->err, sizeof x->err)) {
+            suspect = rg_manifest_suspect(&m, why, sizeof why);
+            rg_manifest_free(&m);
+        }
         rg_run_row *r = &rows[i];
         char a[32], k[96], h[128], p[64];
         snprintf(p, sizeof p, "%s %.10s", us(a, sizeof a, r->primary_ns), r->primary_statistic);
@@ -271,6 +280,7 @@ static int cmd_list(runs_ctx *x)
         print_cols(h, 46);
         printf("  %-7s  %s", r->status, r->evidence);
         if (r->replicates_of) printf(" (replicates #%lld)", (long long)r->replicates_of);
+        if (suspect) printf("  SUSPECT: %s", why);
         printf("\n");
     }
     free(rows);
@@ -307,14 +317,21 @@ static int cmd_show(runs_ctx *x, int64_t id)
     if (isfinite(m.fast_1_total))
         printf("  Cases faster         %.0f / %.0f   correct and faster than the reference\n", m.fast_1_count,
                m.fast_1_total);
-    int rank, size;
-    int64_t first;
-    if (!rg_registry_rank_of(x->g, id, &rank, &size, &first, x->err, sizeof x->err)) {
-        if (rank) printf("  Rank                 %d of %d in its comparison group%s", rank, size, rank == 1 ? "\n" : "");
-        else printf("  Rank                 not ranked (not passed); %d ranked runs in its group\n", size);
-        if (rank > 1) printf("  (#1 is run #%lld: `ropegrad runs compare %lld`)\n", (long long)first, (long long)id);
+    rg_ranked me;
+    int ranked;
+    if (!rg_registry_rank_run(x->g, id, &me, &ranked, x->err, sizeof x->err)) {
+        char rk[16], iv[96];
+        printf("  Interval             %s us (95%%, the primary statistic)\n", rg_interval_label(&me.iv, iv, sizeof iv));
+        if (me.rank)
+            printf("  Rank                 %s of %d in its comparison group%s\n", rg_rank_label(&me, rk, sizeof rk),
+                   ranked, me.tied ? " (tied: the intervals overlap)" : "");
+        else printf("  Rank                 not ranked (not passed); %d ranked runs in its group\n", ranked);
+        printf("                       method: %s\n", RG_RANK_METHOD);
+        if (me.suspect)
+            printf("  SUSPECT              %s%s\n", me.suspect_why,
+                   me.confirmed ? " (confirmed by a replication here)" : "; ranks after the others until replicated");
+        printf("  Revision             %s\n", me.revision);
     }
-
     printf("\nIdentity\n");
     if (m.impl_name[0])
         printf("  implementation  %s %s, backend %s, kernel %d (%s)\n", m.impl_name, m.impl_version, m.backend,
@@ -401,16 +418,14 @@ static int cmd_show(runs_ctx *x, int64_t id)
     return 0;
 }
 
-static int cmp_rank(const void *pa, const void *pb)
+static int cmp_key(const void *pa, const void *pb)
 {
     const rg_run_row *a = pa, *b = pb;
     int c = strcmp(a->comparison_key, b->comparison_key);
     if (c) return c;
-    int fa = strcmp(a->status, "passed") != 0, fb = strcmp(b->status, "passed") != 0;
-    if (fa != fb) return fa - fb;            /* passed runs first */
-    if (a->primary_ns != b->primary_ns) return a->primary_ns < b->primary_ns ? -1 : 1;
     return a->id < b->id ? -1 : a->id > b->id;
 }
+
 
 static int cmd_rank(runs_ctx *x)
 {
@@ -420,47 +435,53 @@ static int cmd_rank(runs_ctx *x)
         fprintf(stderr, "ropegrad runs rank: %s\n", x->err);
         return 2;
     }
-    if (x->evidence) {
-        size_t k = 0;
-        for (size_t i = 0; i < n; i++)
-            if (!strcmp(rows[i].evidence, x->evidence)) rows[k++] = rows[i];
-        n = k;
-    }
-    if (n == 0) {
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!x->evidence || !strcmp(rows[i].evidence, x->evidence)) rows[m++] = rows[i];
+    if (m == 0) {
         printf("no %s%sruns in %s\n", x->evidence ? x->evidence : "", x->evidence ? " " : "", rg_registry_path(x->db));
         free(rows);
         return 0;
     }
-    qsort(rows, n, sizeof *rows, cmp_rank);
-    for (size_t i = 0; i < n;) {
+    qsort(rows, m, sizeof *rows, cmp_key);
+    printf("rank: %s; suspect runs (faster than T_SOL, or an all-zero/NaN output) rank after the others until a\n"
+           "replication confirms them; failed runs are not ranked\n\n", RG_RANK_METHOD);
+    int rc = 0;
+    for (size_t i = 0; i < m && !rc;) {
         size_t j = i;
-        while (j < n && !strcmp(rows[j].comparison_key, rows[i].comparison_key)) j++;
+        while (j < m && !strcmp(rows[j].comparison_key, rows[i].comparison_key)) j++;
+        rg_ranked *e;
+        size_t ne;
+        if (rg_registry_rank_group(x->g, rows[i].comparison_key, x->evidence, &e, &ne, x->err, sizeof x->err)) {
+            fprintf(stderr, "ropegrad runs rank: %s\n", x->err);
+            rc = 2;
+            break;
+        }
         printf("group %s  %s  on %s  (%s, %s)\n", short_digest(rows[i].comparison_key), rows[i].definition,
                rows[i].device, rows[i].family, rows[i].primary_statistic);
-        printf("  %4s  %5s  %12s  %8s  ", "rank", "id", "primary us", "vs #1");
+        printf("  %4s  %5s  %-30s  %8s  ", "rank", "id", "primary us [95% interval]", "vs #1");
         print_cols("SOL · x reference · faster", 44);
-        printf("  %-28s  %-10s  %s\n", "implementation", "evidence", "implementation digest");
-        double best = rows[i].primary_ns;
-        int rank = 0;
-        for (size_t k = i; k < j; k++) {
-            rg_run_row *r = &rows[k];
-            char a[32], rk[16], kn[96], ratio[32], h[128];
-            int passed = !strcmp(r->status, "passed");
-            if (passed) snprintf(rk, sizeof rk, "%d", ++rank);
-            else snprintf(rk, sizeof rk, "-");
-            if (passed) snprintf(ratio, sizeof ratio, "%.3fx", r->primary_ns / best);
+        printf("  %-28s  %-10s  %-22s  %s\n", "implementation", "evidence", "revision", "flags");
+        double best = ne ? e[0].iv.est : NAN;
+        for (size_t k = 0; k < ne; k++) {
+            const rg_ranked *r = &e[k];
+            char a[64], rk[16], kn[96], ratio[32], h[128];
+            rg_rank_label(r, rk, sizeof rk);
+            if (r->rank) snprintf(ratio, sizeof ratio, "%.3fx", r->iv.est / best);
             else snprintf(ratio, sizeof ratio, "failed");
-            headline(h, sizeof h, r->sol_score, r->avg_speedup, r->fast_count, r->fast_total);
-            printf("  %4s  %5lld  %12s  %8s  ", rk, (long long)r->id, us(a, sizeof a, r->primary_ns), ratio);
+            headline(h, sizeof h, r->row.sol_score, r->row.avg_speedup, r->row.fast_count, r->row.fast_total);
+            printf("  %4s  %5lld  %-30s  %8s  ", rk, (long long)r->row.id, rg_interval_label(&r->iv, a, sizeof a), ratio);
             print_cols(h, 44);
-            printf("  %-28.28s  %-10s  %s\n", impl_label(kn, sizeof kn, r), r->evidence,
-                   short_digest(r->implementation_digest));
+            printf("  %-28.28s  %-10s  %-22s  %s%s\n", impl_label(kn, sizeof kn, &r->row), r->row.evidence, r->revision,
+                   r->suspect ? (r->confirmed ? "SUSPECT (replicated): " : "SUSPECT: ") : "",
+                   r->suspect ? r->suspect_why : "");
         }
         printf("\n");
+        free(e);
         i = j;
     }
     free(rows);
-    return 0;
+    return rc;
 }
 
 static int cmd_compare(runs_ctx *x, int64_t ida, int64_t idb)
@@ -502,6 +523,9 @@ static int cmd_compare(runs_ctx *x, int64_t ida, int64_t idb)
            rb.evidence);
     if (strcmp(ra.comparison_key, rb.comparison_key))
         printf("note: different comparison keys (workloads, device or protocol differ): ratios are not a ranking\n");
+    char why[200];
+    if (rg_manifest_suspect(&ma, why, sizeof why)) printf("note: A is SUSPECT: %s\n", why);
+    if (rg_manifest_suspect(&mb, why, sizeof why)) printf("note: B is SUSPECT: %s\n", why);
     printf("\n  primary: A %s us %s, B %s us %s\n", us(s1, sizeof s1, ra.primary_ns), ra.primary_statistic,
            us(s2, sizeof s2, rb.primary_ns), rb.primary_statistic);
     if (!ma.n_workloads || !mb.n_workloads) {
@@ -510,22 +534,31 @@ static int cmd_compare(runs_ctx *x, int64_t ida, int64_t idb)
         rg_manifest_free(&mb);
         return 0;
     }
-    printf("\n  %4s  %12s  %12s  %8s  %s\n", "#", "A median us", "B median us", "B / A", "");
+    printf("\n  %4s  %12s  %12s  %-28s  %9s  %-8s  %s\n", "#", "A median us", "B median us",
+           "B / A [95% interval]", "p", "verdict", "");
     int shared = 0;
     double lsa = 0, lsb = 0;
     for (size_t i = 0; i < ma.n_workloads; i++) {
-        const rg_mf_workload *a = &ma.workloads[i], *b = NULL;
-        /* Same position first (the usual case: linear), else a search. */
-        if (i < mb.n_workloads && mb.workloads[i].index == a->index && !strcmp(mb.workloads[i].uuid, a->uuid))
-            b = &mb.workloads[i];
-        for (size_t k = 0; !b && k < mb.n_workloads; k++)
-            if (mb.workloads[k].index == a->index && !strcmp(mb.workloads[k].uuid, a->uuid)) b = &mb.workloads[k];
+        const rg_mf_workload *a = &ma.workloads[i], *b = rg_manifest_find_workload(&mb, a, i);
         if (!b) {
             printf("  %4d  %12s  %12s  %8s\n", a->index, us(s1, sizeof s1, a->median), "-", "-");
             continue;
         }
-        printf("  %4d  %12s  %12s  %7.3fx  %s\n", a->index, us(s1, sizeof s1, a->median), us(s2, sizeof s2, b->median),
-               b->median / a->median, b->median < a->median ? "B faster" : b->median > a->median ? "A faster" : "");
+        rg_shift sh;
+        char ratio[64], p[16], v[16];
+        if (a->n_samples && b->n_samples && a->n_samples < 1000000 && b->n_samples < 1000000 &&
+            !rg_shift_estimate(a->samples, (int)a->n_samples, b->samples, (int)b->n_samples, RG_STATS_CONF, &sh)) {
+            snprintf(ratio, sizeof ratio, "%.3fx [%.3f, %.3f]", sh.ratio, sh.lo, sh.hi);
+            snprintf(p, sizeof p, "%.3g", sh.p);
+            snprintf(v, sizeof v, "%s", rg_verdict_name(rg_shift_verdict(&sh, RG_STATS_ALPHA, RG_STATS_THRESHOLD)));
+        } else {
+            snprintf(ratio, sizeof ratio, "%.3fx [no samples]", b->median / a->median);
+            snprintf(p, sizeof p, "-");
+            snprintf(v, sizeof v, "UNCLEAR");
+        }
+        printf("  %4d  %12s  %12s  %-28s  %9s  %-8s  %s\n", a->index, us(s1, sizeof s1, a->median),
+               us(s2, sizeof s2, b->median), ratio, p, v,
+               b->median < a->median ? "B faster" : b->median > a->median ? "A faster" : "");
         shared++;
         lsa += log(a->median);
         lsb += log(b->median);
@@ -537,6 +570,9 @@ static int cmd_compare(runs_ctx *x, int64_t ida, int64_t idb)
     } else {
         printf("  no workloads in common\n");
     }
+    printf("\n  B / A: Hodges-Lehmann ratio of the samples, %.0f%% distribution-free interval, Mann-Whitney U p;\n"
+           "  verdict (SLOW = B slower) at alpha %g and a %.0f%% minimum effect, as `runs check`\n",
+           100 * RG_STATS_CONF, RG_STATS_ALPHA, 100 * RG_STATS_THRESHOLD);
     rg_manifest_free(&ma);
     rg_manifest_free(&mb);
     return 0;

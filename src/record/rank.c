@@ -48,6 +48,16 @@ int rg_run_interval(const rg_manifest *m, double conf, rg_interval *out, char *e
     return 0;
 }
 
+const char *rg_interval_label(const rg_interval *iv, char *buf, size_t n)
+{
+    if (!buf || !n) return "";
+    if (!iv || !isfinite(iv->est)) snprintf(buf, n, "-");
+    else if (!iv->known) snprintf(buf, n, "%.3f [unknown]", iv->est / 1e3);
+    else if (!(iv->lo > 0) || !isfinite(iv->hi)) snprintf(buf, n, "%.3f [too few samples]", iv->est / 1e3);
+    else snprintf(buf, n, "%.3f [%.3f, %.3f]", iv->est / 1e3, iv->lo / 1e3, iv->hi / 1e3);
+    return buf;
+}
+
 int rg_manifest_suspect(const rg_manifest *m, char *why, size_t whylen)
 {
     if (why && whylen) why[0] = 0;
@@ -226,6 +236,30 @@ int rg_registry_rank_run(rg_registry *g, int64_t id, rg_ranked *entry, int *grou
         snprintf(err, errlen, "rank: run #%lld is not in its own group", (long long)id);
         return 2;
     }
+    return 0;
+}
+
+int rg_registry_rank_of(rg_registry *g, int64_t id, int *rank, int *group_size, int64_t *first, char *err,
+                        size_t errlen)
+{
+    if (!rank || !group_size || !first) {
+        snprintf(err, errlen, "rank: no output");
+        return 2;
+    }
+    *rank = *group_size = 0;
+    *first = 0;
+    rg_run_row row;
+    int rc = rg_registry_get(g, id, &row, NULL, err, errlen);
+    if (rc) return rc;
+    rg_ranked *e;
+    size_t n;
+    if (rg_registry_rank_group(g, row.comparison_key, NULL, &e, &n, err, errlen)) return 2;
+    for (size_t i = 0; i < n; i++) {
+        *group_size += e[i].rank > 0;
+        if (e[i].row.id == id) *rank = e[i].rank;
+    }
+    if (n && e[0].rank) *first = e[0].row.id;
+    free(e);
     return 0;
 }
 

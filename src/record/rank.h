@@ -43,6 +43,10 @@ typedef struct rg_interval {
  * Returns 0, or 2 with a message (no primary figure). */
 int rg_run_interval(const rg_manifest *m, double conf, rg_interval *out, char *err, size_t errlen);
 
+/* "12.345 [12.301, 12.402]" in microseconds; "12.345 [unknown]" without
+ * samples; "12.345 [too few samples]" when they cannot bound it; "-". */
+const char *rg_interval_label(const rg_interval *iv, char *buf, size_t n);
+
 /* 1 when m is suspect (why gets the first reason), 0 when not. */
 int rg_manifest_suspect(const rg_manifest *m, char *why, size_t whylen);
 

@@ -223,10 +223,11 @@ int rg_registry_replace_manifest(rg_registry *g, int64_t id, const cJSON *doc, c
 /* The stored manifest text of a run, as stored (malloc'd). */
 int rg_registry_get_text(rg_registry *g, int64_t id, char **text, char *err, size_t errlen);
 
-/* Rank of a run within its comparison group: passed runs ordered by the
- * primary statistic (geomean of medians) ascending, ties by id. *rank is
- * 1-based (0 when the run is not ranked: it failed correctness); *group_size
- * counts the ranked runs; *first gets the id of #1 (0 when none). */
+/* Rank of a run within its comparison group, as rg_registry_rank_group
+ * (rank.h) ranks it: interval-aware (runs whose intervals overlap share a
+ * rank), unconfirmed suspect runs after the others. *rank is 1-based (0 when
+ * the run is not ranked: it failed correctness); *group_size counts the ranked
+ * runs; *first gets the id of the first run in rank order (0 when none). */
 int rg_registry_rank_of(rg_registry *g, int64_t id, int *rank, int *group_size, int64_t *first,
                         char *err, size_t errlen);
 

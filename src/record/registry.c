@@ -840,35 +840,6 @@ int rg_registry_get(rg_registry *g, int64_t id, rg_run_row *row, rg_manifest *ma
     return 0;
 }
 
-int rg_registry_rank_of(rg_registry *g, int64_t id, int *rank, int *group_size, int64_t *first, char *err,
-                        size_t errlen)
-{
-    *rank = 0;
-    *group_size = 0;
-    *first = 0;
-    rg_run_row row;
-    int rc = rg_registry_get(g, id, &row, NULL, err, errlen);
-    if (rc) return rc;
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(g->db,
-                           "SELECT id FROM runs WHERE comparison_key = ? AND status = 'passed' "
-                           "ORDER BY primary_ns ASC, id ASC",
-                           -1, &st, NULL) != SQLITE_OK)
-        return fail(g, err, errlen, "cannot rank runs");
-    sqlite3_bind_text(st, 1, row.comparison_key, -1, SQLITE_TRANSIENT);
-    int k = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t rid = sqlite3_column_int64(st, 0);
-        k++;
-        if (k == 1) *first = rid;
-        if (rid == id) *rank = k;
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) return fail(g, err, errlen, "cannot rank runs");
-    *group_size = k;
-    return 0;
-}
-
 int rg_registry_add_note(rg_registry *g, int64_t id, const char *text, char *err, size_t errlen)
 {
     if (!text || !*text) {
