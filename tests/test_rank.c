@@ -125,6 +125,30 @@ static void test_suspect(void **state)
     assert_non_null(strstr(why, "workload 0"));
     assert_non_null(strstr(why, "T_SOL"));
     rg_manifest_free(&m);
+    /* The run's page says so, with the reason; an honest run's page does not. */
+    rg_run_row row;
+    memset(&row, 0, sizeof row);
+    row.id = 7;
+    snprintf(row.status, sizeof row.status, "passed");
+    snprintf(row.evidence, sizeof row.evidence, "measured");
+    char err[RG_ERRLEN];
+    read_typed(doc, &m);
+    char *html = rg_report_html(&m, &row, NULL, 0, err, sizeof err);
+    if (!html) fail_msg("report: %s", err);
+    assert_non_null(strstr(html, "id=\"suspect\""));
+    assert_non_null(strstr(html, "below its T_SOL"));
+    assert_non_null(strstr(html, "95% interval"));
+    free(html);
+    rg_manifest_free(&m);
+    cJSON_Delete(doc);
+    doc = many("NVIDIA B200", 1, 1.0, 8, "f", 0);
+    read_typed(doc, &m);
+    html = rg_report_html(&m, &row, NULL, 0, err, sizeof err);
+    if (!html) fail_msg("report: %s", err);
+    assert_null(strstr(html, "id=\"suspect\""));
+    assert_non_null(strstr(html, "revision "));
+    free(html);
+    rg_manifest_free(&m);
     cJSON_Delete(doc);
     /* An output that broke the all-zero rule. */
     doc = many("NVIDIA H200", 1, 1.0, 5, "f", 1);

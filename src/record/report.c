@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rank.h"
 #include "record.h"
 #include "rg_util.h"
 
@@ -284,11 +285,29 @@ char *rg_report_html(const rg_manifest *m, const rg_run_row *row, const rg_note 
                                                             : !strcmp(row->evidence, RG_EVIDENCE_REPLICATED) ? "replicated"
                                                                                                         : "measured");
     html_esc(&b, row->evidence);
-    rg_buf_printf(&b, "</span></div>\n<div class=\"cards\">\n");
+    char why[200], rev[48];
+    int suspect = rg_manifest_suspect(m, why, sizeof why);
+    if (suspect) rg_buf_printf(&b, "</span> <span class=\"badge failed\" id=\"suspect\">suspect");
+    rg_revision_label(m, rev, sizeof rev);
+    rg_buf_printf(&b, "</span> &middot; revision ");
+    html_esc(&b, rev);
+    rg_buf_printf(&b, "</div>\n");
+    if (suspect) {
+        rg_buf_printf(&b, "<p class=\"muted\">Suspect: ");
+        html_esc(&b, why);
+        rg_buf_printf(&b, ". It ranks after the other runs until a replication confirms it.</p>\n");
+    }
+    rg_buf_printf(&b, "<div class=\"cards\">\n");
 
     snprintf(s1, sizeof s1, "%.3f us", m->primary_ns / 1e3);
     snprintf(s2, sizeof s2, "%.31s latency", m->primary_statistic);
     card(&b, "Primary measurement", s1, s2);
+    rg_interval iv;
+    char e2[RG_ERRLEN];
+    if (!rg_run_interval(m, RG_STATS_CONF, &iv, e2, sizeof e2)) {
+        rg_interval_label(&iv, s1, sizeof s1);
+        card(&b, "95% interval (us)", s1, iv.known ? "from the stored samples" : "the record carries no samples");
+    }
     if (isfinite(m->sol_score)) snprintf(s1, sizeof s1, "%.4f", m->sol_score);
     else snprintf(s1, sizeof s1, "n/a");
     snprintf(s2, sizeof s2, "T_SOL: %.100s", m->t_sol_mode[0] ? m->t_sol_mode : m->source);
