@@ -154,6 +154,20 @@ static cJSON *fx_manifest(const char *gpu, int kernel, double scale, int stamp)
     return m;
 }
 
+/* Writes manifest m (deleted after) as dir/name through the atomic writer;
+ * 0, or -1 with a message on stderr. */
+static inline int fx_write_manifest(const char *dir, const char *name, cJSON *m)
+{
+    char path[1024], err[RG_ERRLEN];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *t = m ? rg_json_print(m, 1, err, sizeof err) : NULL;
+    int rc = t ? rg_write_file_atomic(path, t, strlen(t), err, sizeof err) : -1;
+    if (rc) fprintf(stderr, "fx_write_manifest: %s: %s\n", path, m ? err : "no manifest");
+    free(t);
+    cJSON_Delete(m);
+    return rc ? -1 : 0;
+}
+
 /* A fresh path under the build tree for a test's files. */
 static void fx_path(char *out, size_t n, const char *name)
 {

@@ -16,16 +16,7 @@ static char out_text[1 << 16], err_text[1 << 14];
 
 #define rg(...) tu_run_captured(dir, out_text, sizeof out_text, err_text, sizeof err_text, __VA_ARGS__)
 
-static void write_manifest(const char *name, cJSON *m)
-{
-    char path[600], err[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    char *t = rg_json_print(m, 1, err, sizeof err);
-    assert_non_null(t);
-    assert_int_equal(rg_write_file_atomic(path, t, strlen(t), err, sizeof err), 0);
-    free(t);
-    cJSON_Delete(m);
-}
+static void write_manifest(const char *name, cJSON *m) { assert_int_equal(fx_write_manifest(dir, name, m), 0); }
 
 static int setup(void **state)
 {

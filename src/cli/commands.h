@@ -16,5 +16,8 @@ int rg_cmd_keygen(int argc, char **argv);          /* record.c */
 #include <stddef.h>
 /* The bundled suite folder (bench.c): beside the executable, else ./suites/. */
 void rg_cli_default_suite(char *dst, size_t n);
+#include <stdint.h>
+/* A run id ("3" or "#3") into *id; 2 with one line on stderr ("ropegrad CMD: ...") when it is not one (record.c). */
+int rg_cli_parse_run_id(const char *cmd, const char *s, int64_t *id);
 
 #endif

@@ -28,19 +28,6 @@ static const char *safe(const char *s, char *buf, size_t n)
     return buf;
 }
 
-static int parse_run_id(const char *cmd, const char *s, int64_t *id)
-{
-    char *end;
-    errno = 0;
-    long long v = s ? strtoll(s[0] == '#' ? s + 1 : s, &end, 10) : 0;
-    if (!s || errno || *end || v <= 0) {
-        fprintf(stderr, "ropegrad runs %s: '%.60s' is not a run id (a positive number)\n", cmd, s ? s : "");
-        return 2;
-    }
-    *id = v;
-    return 0;
-}
-
 /* A number from an option: finite, in [lo, hi]. */
 static int parse_num(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out)
 {
@@ -328,8 +315,8 @@ int rg_cmd_runs_history_check(int argc, char **argv)
         return 2;
     }
     int64_t id = 0, against = 0;
-    if (npos == 1 && parse_run_id(sub, argv[optind], &id)) return 2;
-    if (against_s && parse_run_id(sub, against_s, &against)) return 2;
+    if (npos == 1 && rg_cli_parse_run_id(is_check ? "runs check" : "runs history", argv[optind], &id)) return 2;
+    if (against_s && rg_cli_parse_run_id(is_check ? "runs check" : "runs history", against_s, &against)) return 2;
     rg_registry *g;
     if (open_registry(sub, db, &g)) return 2;
     int rc = is_check ? check(g, id, against, threshold, alpha) : history(g, group, id);

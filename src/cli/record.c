@@ -39,13 +39,13 @@ static const char *fmt4(char *buf, size_t n, double v)
     return buf;
 }
 
-static int parse_id(const char *cmd, const char *s, int64_t *id)
+int rg_cli_parse_run_id(const char *cmd, const char *s, int64_t *id)
 {
     char *end;
     errno = 0;
     long long v = s ? strtoll(s[0] == '#' ? s + 1 : s, &end, 10) : 0;
     if (!s || errno || *end || v <= 0) {
-        fprintf(stderr, "ropegrad %s: '%s' is not a run id (a positive number)\n", cmd, s ? s : "");
+        fprintf(stderr, "ropegrad %s: '%.60s' is not a run id (a positive number)\n", cmd, s ? s : "");
         return 2;
     }
     *id = v;
@@ -794,8 +794,8 @@ int rg_cmd_runs(int argc, char **argv)
         return rc;
     }
     int64_t id = 0, id2 = 0;
-    if (subs[which].min >= 1 && parse_id(sub, pos[1], &id)) return 2;
-    if (!strcmp(sub, "compare") && npos == 3 && parse_id(sub, pos[2], &id2)) return 2;
+    if (subs[which].min >= 1 && rg_cli_parse_run_id(sub, pos[1], &id)) return 2;
+    if (!strcmp(sub, "compare") && npos == 3 && rg_cli_parse_run_id(sub, pos[2], &id2)) return 2;
     if (open_db(&x, 0)) return 2;
     int rc;
     if (!strcmp(sub, "list")) rc = cmd_list(&x);
@@ -853,7 +853,7 @@ int rg_cmd_report(int argc, char **argv)
         return 2;
     }
     int64_t id;
-    if (parse_id("report", argv[optind], &id)) return 2;
+    if (rg_cli_parse_run_id("report", argv[optind], &id)) return 2;
     char err[RG_ERRLEN];
     rg_registry *g;
     if (rg_registry_open(rg_registry_path(db), 0, &g, err, sizeof err)) {

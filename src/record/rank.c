@@ -177,27 +177,24 @@ static int rank_entries(rg_ranked *e, size_t n, char *err, size_t errlen)
     return 0;
 }
 
-int rg_registry_rank_group(rg_registry *g, const char *key, const char *evidence, rg_ranked **out, size_t *n,
-                           char *err, size_t errlen)
+/* The runs for which keep(row, ctx) holds, each filled (fill_entry), in id order. */
+static int collect(rg_registry *g, int (*keep)(const rg_run_row *, const void *), const void *ctx, rg_ranked **out,
+                   size_t *n, char *err, size_t errlen)
 {
-    if (!g || !key || !out || !n) {
-        snprintf(err, errlen, "rank: no registry, key or output");
-        return 2;
-    }
-    *out = NULL;
-    *n = 0;
     rg_run_row *rows;
     size_t nr;
+    *out = NULL;
+    *n = 0;
     if (rg_registry_list(g, &rows, &nr, err, errlen)) return 2;
     rg_ranked *e = calloc(nr ? nr : 1, sizeof *e);
     if (!e) {
         free(rows);
-        snprintf(err, errlen, "rank: out of memory");
+        snprintf(err, errlen, "out of memory");
         return 2;
     }
     size_t k = 0;
     for (size_t i = 0; i < nr; i++) {
-        if (strcmp(rows[i].comparison_key, key) || (evidence && strcmp(rows[i].evidence, evidence))) continue;
+        if (!keep(&rows[i], ctx)) continue;
         if (fill_entry(g, &rows[i], &e[k], NULL, err, errlen)) {
             free(rows);
             free(e);
@@ -206,6 +203,32 @@ int rg_registry_rank_group(rg_registry *g, const char *key, const char *evidence
         k++;
     }
     free(rows);
+    *out = e;
+    *n = k;
+    return 0;
+}
+
+typedef struct group_sel {
+    const char *key, *evidence;
+} group_sel;
+
+static int in_group(const rg_run_row *r, const void *ctx)
+{
+    const group_sel *s = ctx;
+    return !strcmp(r->comparison_key, s->key) && (!s->evidence || !strcmp(r->evidence, s->evidence));
+}
+
+int rg_registry_rank_group(rg_registry *g, const char *key, const char *evidence, rg_ranked **out, size_t *n,
+                           char *err, size_t errlen)
+{
+    if (!g || !key || !out || !n) {
+        snprintf(err, errlen, "rank: no registry, key or output");
+        return 2;
+    }
+    group_sel sel = {key, evidence};
+    rg_ranked *e;
+    size_t k;
+    if (collect(g, in_group, &sel, &e, &k, err, errlen)) return 2;
     if (rank_entries(e, k, err, errlen)) {
         free(e);
         return 2;
@@ -279,6 +302,13 @@ static void line_of(const rg_run_row *r, char *buf, size_t n)
     else snprintf(buf, n, "%s|source:%s", r->comparison_key, r->source);
 }
 
+static int in_line(const rg_run_row *r, const void *ctx)
+{
+    char other[600];
+    line_of(r, other, sizeof other);
+    return !strcmp(other, (const char *)ctx);
+}
+
 static int cmp_observed(const void *pa, const void *pb)
 {
     const rg_ranked *a = pa, *b = pb;
@@ -298,29 +328,11 @@ int rg_registry_line(rg_registry *g, int64_t id, rg_ranked **out, size_t *n, cha
     rg_run_row me;
     int rc = rg_registry_get(g, id, &me, NULL, err, errlen);
     if (rc) return rc;
-    char mine[600], other[600];
+    char mine[600];
     line_of(&me, mine, sizeof mine);
-    rg_run_row *rows;
-    size_t nr;
-    if (rg_registry_list(g, &rows, &nr, err, errlen)) return 2;
-    rg_ranked *e = calloc(nr ? nr : 1, sizeof *e);
-    if (!e) {
-        free(rows);
-        snprintf(err, errlen, "history: out of memory");
-        return 2;
-    }
-    size_t k = 0;
-    for (size_t i = 0; i < nr; i++) {
-        line_of(&rows[i], other, sizeof other);
-        if (strcmp(mine, other)) continue;
-        if (fill_entry(g, &rows[i], &e[k], NULL, err, errlen)) {
-            free(rows);
-            free(e);
-            return 2;
-        }
-        k++;
-    }
-    free(rows);
+    rg_ranked *e;
+    size_t k;
+    if (collect(g, in_line, mine, &e, &k, err, errlen)) return 2;
     qsort(e, k, sizeof *e, cmp_observed);
     *out = e;
     *n = k;
