@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "rank.h"
+#include "rg_util.h"
 #include "test_record_fixture.h"
 
 #define NS 41
@@ -297,6 +298,56 @@ static void test_line_and_previous_revision(void **state)
     assert_int_equal(rg_registry_previous_revision(g, k2, &base, err, sizeof err), 0);
     assert_int_equal(base, 0);    /* alone in its line */
     assert_int_equal(rg_registry_line(g, 999, &e, &n, err, sizeof err), 1);
+
+    /* The trend chart: one point per run, an interval whisker at each. */
+    assert_int_equal(rg_registry_line(g, r1, &e, &n, err, sizeof err), 0);
+    rg_buf b = {0};
+    rg_trend_svg(&b, e, n);
+    char *svg = rg_buf_finish(&b, err, sizeof err);
+    assert_non_null(svg);
+    int points = 0, whiskers = 0;
+    for (const char *p = svg; (p = strstr(p, "<circle class=\"point")); p++) points++;
+    for (const char *p = svg; (p = strstr(p, "class=\"interval\"")); p++) whiskers++;
+    assert_int_equal(points, 3);
+    assert_int_equal(whiskers, 3);
+    assert_non_null(strstr(svg, "run #1, "));
+    free(svg);
+    free(e);
+
+    /* Alerts: the latest revision of kernel 1's line is 20% slower than the
+     * previous revision on every workload; kernel 2's line has one revision. */
+    rg_regression *rr;
+    size_t nrr;
+    assert_int_equal(rg_registry_regressions(g, RG_STATS_ALPHA, RG_STATS_THRESHOLD, 1, &rr, &nrr, err, sizeof err), 0);
+    assert_int_equal(nrr, 1);
+    assert_int_equal(rr[0].run_id, r2b);
+    assert_int_equal(rr[0].base_id, r1);
+    assert_int_equal(rr[0].n_slow, FX_N);
+    char *json = rg_regressions_json(rr, nrr, RG_STATS_ALPHA, RG_STATS_THRESHOLD, err, sizeof err);
+    assert_non_null(json);
+    cJSON *doc = cJSON_Parse(json);
+    assert_non_null(doc);
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(doc, "regressions");
+    assert_int_equal(cJSON_GetArraySize(list), 1);
+    const cJSON *first = cJSON_GetArrayItem(list, 0);
+    assert_int_equal((int)cJSON_GetObjectItemCaseSensitive(first, "run")->valuedouble, (int)r2b);
+    const cJSON *w0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(first, "workloads"), 0);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(w0, "verdict")->valuestring, "SLOW");
+    assert_float_equal(cJSON_GetObjectItemCaseSensitive(w0, "ratio")->valuedouble, 1.2, 0.01);
+    cJSON_Delete(doc);
+    free(json);
+    rg_regressions_free(rr, nrr);
+    /* A fix: a third revision back at the first's speed is no regression against the second. */
+    int64_t r3 = store(g, many("NVIDIA H200", 1, 1.0, 24, "rev-3", 0), RG_EVIDENCE_MEASURED, 0);
+    assert_int_equal(rg_registry_regressions(g, RG_STATS_ALPHA, RG_STATS_THRESHOLD, 1, &rr, &nrr, err, sizeof err), 0);
+    assert_int_equal(nrr, 0);
+    rg_regressions_free(rr, nrr);
+    assert_int_equal(rg_registry_regressions(g, RG_STATS_ALPHA, RG_STATS_THRESHOLD, 0, &rr, &nrr, err, sizeof err), 0);
+    assert_int_equal(nrr, 1);
+    assert_int_equal(rr[0].run_id, r3);
+    assert_int_equal(rr[0].base_id, r2b);
+    assert_int_equal(rr[0].n_fast, FX_N);
+    rg_regressions_free(rr, nrr);
     rg_registry_close(g);
 }
 

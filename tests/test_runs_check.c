@@ -130,6 +130,11 @@ static void test_slower_copy_is_slow(void **state)
     /* The other way round it is faster, not a regression. */
     assert_int_equal(rg("runs check 1 --against 2 --db c.db"), 0);
     assert_non_null(strstr(out_text, "2 FAST"));
+    /* Both runs measured one revision: no alert (no line has two revisions). */
+    assert_int_equal(rg("runs regressions --db c.db"), 0);
+    assert_non_null(strstr(out_text, "none"));
+    assert_int_equal(rg("runs regressions --json --db c.db"), 0);
+    assert_non_null(strstr(out_text, "\"regressions\": []"));
     /* compare shows the same ratio intervals and verdicts. */
     assert_int_equal(rg("runs compare 1 2 --db c.db"), 0);
     assert_non_null(strstr(out_text, "SLOW"));
@@ -185,6 +190,8 @@ static void test_bad_input(void **state)
     assert_int_equal(rg("runs check --help"), 0);
     assert_non_null(strstr(out_text, "--threshold 5"));
     assert_int_equal(rg("runs history --help"), 0);
+    assert_int_equal(rg("runs regressions 1 --db e.db"), 2);
+    assert_int_equal(rg("runs check 1 --json --db e.db"), 2);
 }
 
 int main(void)

@@ -1,5 +1,6 @@
 /*
- * history.c -- `ropegrad runs history` and `ropegrad runs check`.
+ * history.c -- `ropegrad runs history`, `ropegrad runs check` and
+ * `ropegrad runs regressions`.
  *
  * Thin: parse the arguments, call src/record/rank.h, print. record.c's
  * rg_cmd_runs hands these two subcommands over (they have their own options).
@@ -213,10 +214,7 @@ static int check(rg_registry *g, int64_t id, int64_t against, double threshold, 
         if (rg_manifest_suspect(&mr, why, sizeof why)) printf("note: run #%lld is SUSPECT: %s\n", (long long)id, safe(why, a, sizeof a));
         if (rg_manifest_suspect(&mb, why, sizeof why))
             printf("note: the baseline #%lld is SUSPECT: %s\n", (long long)base, safe(why, a, sizeof a));
-        printf("method: Hodges-Lehmann ratio run/baseline of the per-iteration samples with its %.0f%% "
-               "distribution-free interval, two-sided Mann-Whitney U; SLOW/FAST only when p < alpha and the whole "
-               "interval lies beyond the threshold; SAME when not significant or inside it\n",
-               100 * RG_STATS_CONF);
+        printf("method: %s\n", RG_CHECK_METHOD);
         printf("threshold %.3g%%, alpha %.3g\n\n", 100 * threshold, alpha);
         printf("  %4s  %14s  %14s  %-28s  %10s  %s\n", "#", "baseline us", "run us", "ratio [95% interval]", "p",
                "verdict");
@@ -245,19 +243,60 @@ static int check(rg_registry *g, int64_t id, int64_t against, double threshold, 
     return rc;
 }
 
-/* `ropegrad runs history|check ...`: argv[0] is the subcommand. */
+/* ---- regressions ------------------------------------------------------------------ */
+
+static int regressions(rg_registry *g, int json, double threshold, double alpha)
+{
+    char err[RG_ERRLEN], a[300], b[300];
+    rg_regression *r;
+    size_t n;
+    if (rg_registry_regressions(g, alpha, threshold, 1, &r, &n, err, sizeof err)) {
+        fprintf(stderr, "ropegrad runs regressions: %s\n", err);
+        return 2;
+    }
+    int rc = n ? 1 : 0;
+    if (json) {
+        char *text = rg_regressions_json(r, n, alpha, threshold, err, sizeof err);
+        if (!text) {
+            fprintf(stderr, "ropegrad runs regressions: %s\n", err);
+            rc = 2;
+        } else {
+            fputs(text, stdout);
+            free(text);
+        }
+    } else {
+        printf("regressions of the latest revision of each line (threshold %.3g%%, alpha %.3g)\nmethod: %s\n\n",
+               100 * threshold, alpha, RG_CHECK_METHOD);
+        if (!n) printf("none\n");
+        for (size_t i = 0; i < n; i++) {
+            printf("run #%lld (%s) vs #%lld (%s): %s on %s, %s: %d SLOW of %zu workloads:", (long long)r[i].run_id,
+                   r[i].revision, (long long)r[i].base_id, r[i].base_revision, safe(r[i].line, a, sizeof a),
+                   safe(r[i].device, b, sizeof b), safe(r[i].definition, err, sizeof err), r[i].n_slow, r[i].n_rows);
+            for (size_t k = 0; k < r[i].n_rows; k++)
+                if (r[i].rows[k].verdict == RG_VERDICT_SLOW)
+                    printf(" #%d %.3fx [%.3f, %.3f]", r[i].rows[k].index, r[i].rows[k].shift.ratio, r[i].rows[k].shift.lo,
+                           r[i].rows[k].shift.hi);
+            printf("\n");
+        }
+    }
+    rg_regressions_free(r, n);
+    return rc;
+}
+
+/* `ropegrad runs history|check|regressions ...`: argv[0] is the subcommand. */
 int rg_cmd_runs_history_check(int argc, char **argv)
 {
-    enum { OPT_DB = 1000, OPT_GROUP, OPT_AGAINST, OPT_THRESHOLD, OPT_ALPHA };
+    enum { OPT_DB = 1000, OPT_GROUP, OPT_AGAINST, OPT_THRESHOLD, OPT_ALPHA, OPT_JSON };
     static const struct option longopts[] = {{"db", required_argument, NULL, OPT_DB},
                                              {"group", required_argument, NULL, OPT_GROUP},
                                              {"against", required_argument, NULL, OPT_AGAINST},
                                              {"threshold", required_argument, NULL, OPT_THRESHOLD},
                                              {"alpha", required_argument, NULL, OPT_ALPHA},
+                                             {"json", no_argument, NULL, OPT_JSON},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     const char *sub = argv[0], *db = NULL, *group = NULL, *against_s = NULL;
-    int is_check = !strcmp(sub, "check");
+    int is_check = !strcmp(sub, "check"), is_reg = !strcmp(sub, "regressions"), json = 0;
     double threshold = RG_STATS_THRESHOLD, alpha = RG_STATS_ALPHA, pct;
     int have_t = 0, have_a = 0;
     optind = 0;
@@ -268,6 +307,7 @@ int rg_cmd_runs_history_check(int argc, char **argv)
         case OPT_DB: db = optarg; break;
         case OPT_GROUP: group = optarg; break;
         case OPT_AGAINST: against_s = optarg; break;
+        case OPT_JSON: json = 1; break;
         case OPT_THRESHOLD:
             if (parse_num(sub, "--threshold", optarg, 0, 1000, &pct)) return 2;
             threshold = pct / 100, have_t = 1;
@@ -277,7 +317,12 @@ int rg_cmd_runs_history_check(int argc, char **argv)
             have_a = 1;
             break;
         case 'h':
-            if (is_check)
+            if (is_reg)
+                printf("usage: ropegrad runs regressions [--json] [--threshold PCT] [--alpha A] [--db FILE]\n\n"
+                       "For every implementation line, its latest run checked against the previous revision (as\n"
+                       "`runs check`); lists the lines with a SLOW workload (--json: the feed the index serves).\n"
+                       "exit status: 0 none, 1 a regression, 2 bad usage or input\n");
+            else if (is_check)
                 printf("usage: ropegrad runs check ID [--against REF] [--threshold PCT] [--alpha A] [--db FILE]\n\n"
                        "Per workload, run ID against a baseline: the latest earlier run of its line (same comparison\n"
                        "group, implementation, backend and kernel) that measured another revision, or --against REF.\n"
@@ -300,12 +345,21 @@ int rg_cmd_runs_history_check(int argc, char **argv)
         }
     }
     int npos = argc - optind;
+    if (is_reg && (group || against_s || npos != 0)) {
+        fprintf(stderr, "ropegrad runs regressions: expected no run id, --group or --against (usage: ropegrad runs "
+                        "regressions [--json] [--threshold PCT] [--alpha A])\n");
+        return 2;
+    }
+    if (!is_reg && json) {
+        fprintf(stderr, "ropegrad runs %s: --json only applies to regressions\n", sub);
+        return 2;
+    }
     if (is_check && (group || npos != 1)) {
         fprintf(stderr, "ropegrad runs check: expected one run id and no --group (usage: ropegrad runs check ID "
                         "[--against REF] [--threshold PCT] [--alpha A])\n");
         return 2;
     }
-    if (!is_check && (against_s || have_t || have_a || (group ? npos != 0 : npos != 1))) {
+    if (!is_check && !is_reg && (against_s || have_t || have_a || (group ? npos != 0 : npos != 1))) {
         fprintf(stderr, "ropegrad runs history: expected one run id or --group KEY, and no check options (usage: "
                         "ropegrad runs history ID | --group KEY)\n");
         return 2;
@@ -319,7 +373,9 @@ int rg_cmd_runs_history_check(int argc, char **argv)
     if (against_s && rg_cli_parse_run_id(is_check ? "runs check" : "runs history", against_s, &against)) return 2;
     rg_registry *g;
     if (open_registry(sub, db, &g)) return 2;
-    int rc = is_check ? check(g, id, against, threshold, alpha) : history(g, group, id);
+    int rc = is_check ? check(g, id, against, threshold, alpha)
+             : is_reg ? regressions(g, json, threshold, alpha)
+                      : history(g, group, id);
     rg_registry_close(g);
     return rc;
 }

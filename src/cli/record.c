@@ -220,7 +220,8 @@ static void runs_usage(FILE *f)
                "  history ID | --group KEY   the primary statistic and each workload over revisions, with intervals\n"
                "  check ID [--against REF] [--threshold PCT] [--alpha A]\n"
                "                         per workload FAST/SLOW/SAME/UNCLEAR against the previous revision\n"
-               "                         (exit 1 on any SLOW; `runs check --help` gives the method)\n\n"
+               "                         (exit 1 on any SLOW; `runs check --help` gives the method)\n"
+               "  regressions [--json]   every line's latest revision checked against its previous one\n\n"
                "  --db FILE              registry (default $ROPEGRAD_DB, else ./ropegrad-runs.db)\n"
                "  --verbose              (replicate) progress on stderr\n\n"
                "exit status: 0 ok, 1 a check failed (digest mismatch, replication disagreed), 2 bad usage or input\n");
@@ -706,7 +707,7 @@ int rg_cmd_runs(int argc, char **argv)
                                              {"trusted-keys", required_argument, NULL, OPT_TRUSTED},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
-    /* history and check have their own options (history.c): the first
+    /* history, check and regressions have their own options (history.c): the first
      * word that is neither an option nor an option's value names the command. */
     for (int i = 1; i < argc; i++) {
         if (argv[i][0] == '-') {
@@ -716,7 +717,7 @@ int rg_cmd_runs(int argc, char **argv)
                     i++;
             continue;
         }
-        if (!strcmp(argv[i], "history") || !strcmp(argv[i], "check")) {
+        if (!strcmp(argv[i], "history") || !strcmp(argv[i], "check") || !strcmp(argv[i], "regressions")) {
             char *sub = argv[i];
             memmove(argv + 2, argv + 1, (size_t)(i - 1) * sizeof *argv);   /* the options before it follow it */
             argv[1] = sub;

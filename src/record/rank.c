@@ -411,3 +411,232 @@ int rg_check_runs(const rg_manifest *base, const rg_manifest *run, double alpha,
     *n = run->n_workloads;
     return 0;
 }
+
+/* ---- alerts ------------------------------------------------------------------------------ */
+
+void rg_regressions_free(rg_regression *r, size_t n)
+{
+    for (size_t i = 0; r && i < n; i++) free(r[i].rows);
+    free(r);
+}
+
+static int fill_regression(rg_registry *g, int64_t id, int64_t base, double alpha, double threshold, rg_regression *o,
+                           char *err, size_t errlen)
+{
+    rg_run_row rr, rb;
+    rg_manifest mr, mb;
+    memset(o, 0, sizeof *o);
+    if (rg_registry_get(g, id, &rr, &mr, err, errlen)) return 2;
+    if (rg_registry_get(g, base, &rb, &mb, err, errlen)) {
+        rg_manifest_free(&mr);
+        return 2;
+    }
+    int rc = rg_check_runs(&mb, &mr, alpha, threshold, &o->rows, &o->n_rows, err, errlen);
+    o->run_id = id;
+    o->base_id = base;
+    if (rr.backend[0]) snprintf(o->line, sizeof o->line, "%.15s kernel %d (%.60s)", rr.backend, rr.kernel, rr.kernel_name);
+    else snprintf(o->line, sizeof o->line, "source %.100s", rr.source);
+    snprintf(o->definition, sizeof o->definition, "%s", rr.definition);
+    snprintf(o->device, sizeof o->device, "%s", rr.device);
+    snprintf(o->comparison_key, sizeof o->comparison_key, "%s", rr.comparison_key);
+    snprintf(o->observed_at, sizeof o->observed_at, "%s", rr.observed_at);
+    rg_revision_label(&mr, o->revision, sizeof o->revision);
+    rg_revision_label(&mb, o->base_revision, sizeof o->base_revision);
+    for (size_t i = 0; !rc && i < o->n_rows; i++) {
+        rg_verdict v = o->rows[i].verdict;
+        o->n_slow += v == RG_VERDICT_SLOW;
+        o->n_fast += v == RG_VERDICT_FAST;
+        o->n_same += v == RG_VERDICT_SAME;
+        o->n_unclear += v == RG_VERDICT_UNCLEAR;
+    }
+    rg_manifest_free(&mr);
+    rg_manifest_free(&mb);
+    return rc;
+}
+
+int rg_registry_regressions(rg_registry *g, double alpha, double threshold, int only_slow, rg_regression **out,
+                            size_t *n, char *err, size_t errlen)
+{
+    if (!g || !out || !n) {
+        snprintf(err, errlen, "regressions: no registry or output");
+        return 2;
+    }
+    *out = NULL;
+    *n = 0;
+    rg_run_row *rows;
+    size_t nr;
+    if (rg_registry_list(g, &rows, &nr, err, errlen)) return 2;
+    /* The latest run of each line: by observed date, then id. */
+    char (*lines)[600] = calloc(nr ? nr : 1, sizeof *lines);
+    rg_regression *r = calloc(nr ? nr : 1, sizeof *r);
+    int64_t *latest = calloc(nr ? nr : 1, sizeof *latest);
+    size_t nl = 0, k = 0;
+    int rc = (!lines || !r || !latest) ? 2 : 0;
+    if (rc) snprintf(err, errlen, "regressions: out of memory");
+    for (size_t i = 0; i < nr && !rc; i++) {
+        char l[600];
+        line_of(&rows[i], l, sizeof l);
+        size_t j = 0;
+        while (j < nl && strcmp(lines[j], l)) j++;
+        if (j == nl) {
+            memcpy(lines[nl], l, sizeof l);
+            latest[nl++] = (int64_t)i;
+        } else {
+            const rg_run_row *cur = &rows[latest[j]];
+            int c = strcmp(rows[i].observed_at, cur->observed_at);
+            if (c > 0 || (c == 0 && rows[i].id > cur->id)) latest[j] = (int64_t)i;
+        }
+    }
+    for (size_t j = 0; j < nl && !rc; j++) {
+        int64_t id = rows[latest[j]].id, base;
+        if ((rc = rg_registry_previous_revision(g, id, &base, err, errlen))) break;
+        if (!base) continue;
+        rc = fill_regression(g, id, base, alpha, threshold, &r[k], err, errlen);
+        if (rc == 2 && r[k].rows == NULL && !r[k].run_id) break;
+        if (rc) {   /* not comparable (no samples): not an alert */
+            free(r[k].rows);
+            rc = 0;
+            continue;
+        }
+        if (only_slow && !r[k].n_slow) {
+            free(r[k].rows);
+            continue;
+        }
+        k++;
+    }
+    free(rows);
+    free(lines);
+    free(latest);
+    if (rc) {
+        rg_regressions_free(r, k);
+        return 2;
+    }
+    *out = r;
+    *n = k;
+    return 0;
+}
+
+static void add_num_or_null(cJSON *o, const char *k, double v)
+{
+    if (isfinite(v)) cJSON_AddNumberToObject(o, k, v);
+    else cJSON_AddNullToObject(o, k);
+}
+
+char *rg_regressions_json(const rg_regression *r, size_t n, double alpha, double threshold, char *err, size_t errlen)
+{
+    cJSON *doc = cJSON_CreateObject();
+    cJSON *list = doc ? cJSON_AddArrayToObject(doc, "regressions") : NULL;
+    if (!list) {
+        cJSON_Delete(doc);
+        snprintf(err, errlen, "regressions: out of memory");
+        return NULL;
+    }
+    cJSON_AddStringToObject(doc, "method", RG_CHECK_METHOD);
+    cJSON_AddNumberToObject(doc, "alpha", alpha);
+    cJSON_AddNumberToObject(doc, "threshold", threshold);
+    for (size_t i = 0; i < n; i++) {
+        const rg_regression *x = &r[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddItemToArray(list, o);
+        cJSON_AddNumberToObject(o, "run", (double)x->run_id);
+        cJSON_AddNumberToObject(o, "baseline", (double)x->base_id);
+        cJSON_AddStringToObject(o, "line", x->line);
+        cJSON_AddStringToObject(o, "definition", x->definition);
+        cJSON_AddStringToObject(o, "device", x->device);
+        cJSON_AddStringToObject(o, "comparisonKey", x->comparison_key);
+        cJSON_AddStringToObject(o, "revision", x->revision);
+        cJSON_AddStringToObject(o, "baselineRevision", x->base_revision);
+        cJSON_AddStringToObject(o, "observedAt", x->observed_at);
+        cJSON_AddNumberToObject(o, "slow", x->n_slow);
+        cJSON_AddNumberToObject(o, "fast", x->n_fast);
+        cJSON_AddNumberToObject(o, "same", x->n_same);
+        cJSON_AddNumberToObject(o, "unclear", x->n_unclear);
+        cJSON *ws = cJSON_AddArrayToObject(o, "workloads");
+        for (size_t k = 0; ws && k < x->n_rows; k++) {
+            const rg_check_row *c = &x->rows[k];
+            cJSON *w = cJSON_CreateObject();
+            cJSON_AddItemToArray(ws, w);
+            cJSON_AddNumberToObject(w, "index", c->index);
+            cJSON_AddStringToObject(w, "uuid", c->uuid);
+            cJSON_AddStringToObject(w, "verdict", rg_verdict_name(c->verdict));
+            add_num_or_null(w, "ratio", c->have ? c->shift.ratio : NAN);
+            add_num_or_null(w, "lo", c->have ? c->shift.lo : NAN);
+            add_num_or_null(w, "hi", c->have ? c->shift.hi : NAN);
+            add_num_or_null(w, "p", c->have ? c->shift.p : NAN);
+        }
+    }
+    char *text = rg_json_print(doc, 1, err, errlen);
+    cJSON_Delete(doc);
+    return text;
+}
+
+/* ---- the trend chart ------------------------------------------------------------------------ */
+
+static void svg_esc(rg_buf *b, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '<': rg_buf_puts(b, "&lt;"); break;
+        case '>': rg_buf_puts(b, "&gt;"); break;
+        case '&': rg_buf_puts(b, "&amp;"); break;
+        case '"': rg_buf_puts(b, "&quot;"); break;
+        case '\'': rg_buf_puts(b, "&#39;"); break;
+        default:
+            if ((unsigned char)*s >= 0x20 && *s != 0x7f) rg_buf_put(b, s, 1);
+        }
+    }
+}
+
+void rg_trend_svg(struct rg_buf *b, const rg_ranked *e, size_t n)
+{
+    const double w = 720, h = 260, x0 = 70, y0 = 20, pw = 620, ph = 190;
+    double lo = INFINITY, hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        const rg_interval *v = &e[i].iv;
+        if (!isfinite(v->est)) continue;
+        double a = (v->known && v->lo > 0) ? v->lo : v->est, z = (v->known && isfinite(v->hi)) ? v->hi : v->est;
+        lo = fmin(lo, a);
+        hi = fmax(hi, z);
+    }
+    rg_buf_printf(b, "<svg class=\"trend\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\" "
+                     "aria-label=\"primary statistic over revisions\">\n", w, h, w, h);
+    if (!(hi > 0) || !isfinite(lo)) {
+        rg_buf_printf(b, "<text x=\"%.0f\" y=\"%.0f\">no figures</text></svg>\n", x0, y0 + 20);
+        return;
+    }
+    double pad = (hi - lo) * 0.1 + hi * 1e-3;
+    lo = fmax(0, lo - pad), hi += pad;
+#define RG_Y(v) (y0 + ph - ((v) - lo) / (hi - lo) * ph)
+    for (int t = 0; t <= 4; t++) {
+        double v = lo + (hi - lo) * t / 4, y = RG_Y(v);
+        rg_buf_printf(b, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+                         "<text x=\"%.0f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%.3f us</text>\n",
+                      x0, y, x0 + pw, y, x0 - 4, y + 4, v / 1e3);
+    }
+    double step = n > 1 ? pw / (double)(n - 1) : 0, px = 0, py = 0;
+    int have_prev = 0;
+    for (size_t i = 0; i < n; i++) {
+        const rg_interval *v = &e[i].iv;
+        double x = x0 + (n > 1 ? step * (double)i : pw / 2);
+        if (!isfinite(v->est)) continue;
+        double y = RG_Y(v->est);
+        if (have_prev)
+            rg_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>", px, py, x, y);
+        if (v->known && v->lo > 0 && isfinite(v->hi))
+            rg_buf_printf(b, "<line class=\"interval\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                             "stroke=\"#246\" stroke-width=\"2\"/>", x, RG_Y(v->lo), x, RG_Y(v->hi));
+        rg_buf_printf(b, "<circle class=\"point%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"><title>run #%lld, ",
+                      e[i].suspect ? " suspect" : "", x, y, e[i].suspect ? "#c00" : "#246", (long long)e[i].row.id);
+        svg_esc(b, e[i].revision);
+        rg_buf_printf(b, ": %.3f us", v->est / 1e3);
+        if (v->known && v->lo > 0 && isfinite(v->hi)) rg_buf_printf(b, " [%.3f, %.3f]", v->lo / 1e3, v->hi / 1e3);
+        else rg_buf_printf(b, " (interval unknown)");
+        if (e[i].suspect) rg_buf_printf(b, ", suspect");
+        rg_buf_printf(b, "</title></circle>");
+        rg_buf_printf(b, "<text x=\"%.1f\" y=\"%.0f\" font-size=\"10\" text-anchor=\"middle\">#%lld</text>\n", x,
+                      y0 + ph + 16, (long long)e[i].row.id);
+        px = x, py = y, have_prev = 1;
+    }
+#undef RG_Y
+    rg_buf_printf(b, "</svg>\n");
+}

@@ -30,6 +30,11 @@
 #include "record.h"
 
 /* Named wherever a rank is shown. */
+#define RG_CHECK_METHOD                                                                                          \
+    "Hodges-Lehmann ratio run/baseline of the per-iteration samples with its 95% distribution-free interval, "   \
+    "two-sided Mann-Whitney U; SLOW/FAST only when p < alpha and the whole interval lies beyond the threshold; "  \
+    "SAME when not significant or inside it"
+
 #define RG_RANK_METHOD                                                                                           \
     "95% interval of the primary statistic from the stored samples (distribution-free median interval per "      \
     "workload, Bonferroni over workloads); runs whose intervals overlap share a rank"
@@ -102,5 +107,34 @@ typedef struct rg_check_row {
  * *rows is malloc'd (one per workload of run). Returns 0 or 2 with a message. */
 int rg_check_runs(const rg_manifest *base, const rg_manifest *run, double alpha, double threshold,
                   rg_check_row **rows, size_t *n, char *err, size_t errlen);
+
+/* ---- alerts: the regressions of the latest revision of each line -------------------- */
+
+typedef struct rg_regression {
+    int64_t run_id, base_id;          /* the latest run of the line and its previous revision */
+    char line[160];                   /* "cuda kernel 12 (name)" or "source NAME" */
+    char definition[256], device[256], comparison_key[RG_DIGEST_LEN];
+    char revision[48], base_revision[48], observed_at[32];
+    int n_slow, n_fast, n_same, n_unclear;
+    rg_check_row *rows;               /* per workload (malloc'd) */
+    size_t n_rows;
+} rg_regression;
+
+/* For every line whose latest run (by observed date) has a previous revision:
+ * the check of that run against it (rg_check_runs). only_slow: keep only the
+ * lines with a SLOW workload. *out is malloc'd; free with rg_regressions_free. */
+int rg_registry_regressions(rg_registry *g, double alpha, double threshold, int only_slow, rg_regression **out,
+                            size_t *n, char *err, size_t errlen);
+void rg_regressions_free(rg_regression *r, size_t n);
+/* The JSON feed of them: {"method", "alpha", "threshold", "regressions": [{run, baseline, line, ...,
+ * "workloads": [{index, uuid, verdict, ratio, lo, hi, p}]}]} (malloc'd text). */
+char *rg_regressions_json(const rg_regression *r, size_t n, double alpha, double threshold, char *err,
+                          size_t errlen);
+
+/* An inline SVG trend chart of a line's history (entries oldest first): the
+ * primary statistic per run with its interval as a whisker, suspect runs
+ * marked; all text escaped. Appended to *b (rg_util.h). */
+struct rg_buf;
+void rg_trend_svg(struct rg_buf *b, const rg_ranked *e, size_t n);
 
 #endif
