@@ -7,6 +7,8 @@
  * rg_registry_store once: it is a public function and must refuse or store
  * hostile JSON without crashing. */
 #include "fuzz_manifest.h"
+#include "rank.h"
+#include "rg_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -58,6 +60,28 @@ static void use_stored(rg_registry *g, int64_t id, const cJSON *m)
     int64_t first;
     FZ_CHECK(rg_registry_rank_of(g, id, &rank, &group, &first, err, sizeof err) == 0);
     FZ_CHECK(rank >= 0 && rank <= group && group <= 1);
+    /* The interval, the suspect rule, the line, its chart and the alerts (rank.h). */
+    rg_interval iv;
+    if (rg_run_interval(&back, RG_STATS_CONF, &iv, err, sizeof err) == 0)
+        FZ_CHECK(iv.lo <= iv.est && iv.est <= iv.hi);
+    else fz_check_msg(err, sizeof err);
+    char why[200];
+    if (rg_manifest_suspect(&back, why, sizeof why))
+        for (const char *p = why; *p; p++) FZ_CHECK((unsigned char)*p >= 0x20 && *p != 0x7f);
+    rg_ranked *line = NULL;
+    size_t nl = 0;
+    FZ_CHECK(rg_registry_line(g, id, &line, &nl, err, sizeof err) == 0 && nl == 1 && line[0].row.id == id);
+    rg_buf b = {0};
+    rg_trend_svg(&b, line, nl);
+    char *svg = rg_buf_finish(&b, err, sizeof err);
+    FZ_CHECK(svg && !strstr(svg, "<script"));
+    free(svg);
+    free(line);
+    rg_regression *alerts = NULL;
+    size_t na = 0;
+    FZ_CHECK(rg_registry_regressions(g, RG_STATS_ALPHA, RG_STATS_THRESHOLD, 0, &alerts, &na, err, sizeof err) == 0 &&
+             na == 0);
+    rg_regressions_free(alerts, na);
 
     /* A note quoting the run's own (hostile) kernel name. */
     char note[128];

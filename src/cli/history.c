@@ -65,10 +65,10 @@ static int print_line(rg_registry *g, const rg_ranked *e, size_t n)
     else snprintf(c, sizeof c, "source %.60s", r0->source);
     printf("line: %s, group %.19s  %s on %s (%s)\n", safe(c, d, sizeof d), r0->comparison_key,
            safe(r0->definition, a, sizeof a), safe(r0->device, b, sizeof b), r0->primary_statistic);
-    printf("  %5s  %-22s  %-22s  %-34s  %-10s  %s\n", "id", "observed", "revision", "primary us [95% interval]",
+    printf("  %5s  %-24s  %-22s  %-34s  %-10s  %s\n", "id", "observed", "revision", "primary us [95% interval]",
            "evidence", "flags");
     for (size_t i = 0; i < n; i++) {
-        printf("  %5lld  %-22.22s  %-22.22s  %-34s  %-10s  %s%s%s\n", (long long)e[i].row.id,
+        printf("  %5lld  %-24.24s  %-22.22s  %-34s  %-10s  %s%s%s\n", (long long)e[i].row.id,
                safe(e[i].row.observed_at, a, sizeof a), e[i].revision, rg_interval_label(&e[i].iv, b, sizeof b), e[i].row.evidence,
                strcmp(e[i].row.status, "passed") ? "FAILED " : "", e[i].suspect ? "SUSPECT: " : "",
                e[i].suspect ? safe(e[i].suspect_why, c, sizeof c) : "");

@@ -58,22 +58,33 @@ const char *rg_interval_label(const rg_interval *iv, char *buf, size_t n)
     return buf;
 }
 
+/* Control bytes from a record never reach a terminal or a page: '?'. */
+static int suspect_found(char *why)
+{
+    for (unsigned char *p = (unsigned char *)why; p && *p; p++)
+        if (*p < 0x20 || *p == 0x7f) *p = '?';
+    return 1;
+}
+
 int rg_manifest_suspect(const rg_manifest *m, char *why, size_t whylen)
 {
     if (why && whylen) why[0] = 0;
     if (!m) return 0;
+    if (!why || !whylen) {
+        char tmp[200];
+        return rg_manifest_suspect(m, tmp, sizeof tmp);
+    }
     for (size_t i = 0; i < m->n_workloads; i++) {
         const rg_mf_workload *w = &m->workloads[i];
         const char *r = w->reason;
         if (w->n_nonfinite > 0 || strstr(r, "NaN/Inf") || strstr(r, "all zero")) {
-            if (why) snprintf(why, whylen, "workload %d: %s", w->index, r[0] ? r : "output has NaN/Inf values");
-            return 1;
+            snprintf(why, whylen, "workload %d: %s", w->index, r[0] ? r : "output has NaN/Inf values");
+            return suspect_found(why);
         }
         if (isfinite(w->t_sol_ns) && w->t_sol_ns > 0 && w->median < w->t_sol_ns) {
-            if (why)
-                snprintf(why, whylen, "workload %d: median %.4g us is below its T_SOL %.4g us (faster than the memory allows)",
-                         w->index, w->median / 1e3, w->t_sol_ns / 1e3);
-            return 1;
+            snprintf(why, whylen, "workload %d: median %.4g us is below its T_SOL %.4g us (faster than the memory allows)",
+                     w->index, w->median / 1e3, w->t_sol_ns / 1e3);
+            return suspect_found(why);
         }
     }
     return 0;
