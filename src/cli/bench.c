@@ -116,8 +116,10 @@ static int is_suite(const char *dir)
     return access(p, R_OK) == 0;
 }
 
-/* The bundled suite: beside the executable (build/ropegrad -> ../suites/...,
- * or an install's share layout next to it), else under the current folder. */
+/* The bundled suite: an install's share/ropegrad/suites beside bin/, the
+ * source tree's suites/ when the executable is the one this build tree made
+ * (build/ropegrad, also when the build tree is elsewhere), else under the
+ * current folder. */
 static void default_suite(char *dst, size_t n)
 {
     char exe[PATH_MAX];
@@ -127,8 +129,8 @@ static void default_suite(char *dst, size_t n)
         char *slash = strrchr(exe, '/');
         if (slash) {
             *slash = '\0';
-            static const char *const rel[] = {"/../" RG_DEFAULT_SUITE, "/" RG_DEFAULT_SUITE,
-                                              "/../share/ropegrad/" RG_DEFAULT_SUITE};
+            static const char *const rel[] = {"/../share/ropegrad/" RG_DEFAULT_SUITE, "/../" RG_DEFAULT_SUITE,
+                                              "/" RG_DEFAULT_SUITE};
             for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
                 char cand[PATH_MAX + 64];
                 snprintf(cand, sizeof cand, "%s%s", exe, rel[i]);
@@ -137,6 +139,14 @@ static void default_suite(char *dst, size_t n)
                     return;
                 }
             }
+#if defined(RG_CLI_BUILD_DIR) && defined(RG_CLI_SOURCE_DIR)
+            char built[PATH_MAX];
+            if (realpath(RG_CLI_BUILD_DIR, built) && !strcmp(built, exe) &&
+                is_suite(RG_CLI_SOURCE_DIR "/" RG_DEFAULT_SUITE)) {
+                snprintf(dst, n, "%s", RG_CLI_SOURCE_DIR "/" RG_DEFAULT_SUITE);
+                return;
+            }
+#endif
         }
     }
     snprintf(dst, n, "%s", RG_DEFAULT_SUITE);
