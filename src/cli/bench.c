@@ -324,6 +324,11 @@ static int run_command(int argc, char **argv, int timed)
         goto out;
     }
 
+    if (rg_record_precheck(&ro, err, sizeof err)) {
+        fprintf(stderr, "ropegrad %s: --record: %s\n", cmd, err);
+        goto out;
+    }
+
     char suite_buf[PATH_MAX + 64];
     if (!suite_dir) {
         default_suite(suite_buf, sizeof suite_buf);

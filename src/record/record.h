@@ -50,6 +50,11 @@ typedef struct rg_record_options {
 int rg_record_bench(const rg_run_result *r, const rg_suite *s, const rg_record_options *o,
                     int64_t *run_id, char *err, size_t errlen);
 
+/* Before a run with --record: an existing registry that cannot take it
+ * (corrupt, foreign, newer, read-only) is refused now, not after the run.
+ * Creates nothing. Returns 0, or 2 with a one-line message. */
+int rg_record_precheck(const rg_record_options *o, char *err, size_t errlen);
+
 /* ---- RFC 8785 (JCS) and digests (jcs.c) ------------------------------------ */
 
 /* v serialized per RFC 8785: a malloc'd NUL-terminated string, or NULL with a
@@ -141,9 +146,14 @@ typedef struct rg_registry rg_registry;
 const char *rg_registry_path(const char *opt);
 
 /* Opens (create != 0: creating and migrating when needed) the registry.
- * A corrupt file, a foreign SQLite db or a newer schema is an error. */
+ * A corrupt file (PRAGMA quick_check), a foreign SQLite db or a newer schema
+ * is an error, and such a file is never written to. A file that may not be
+ * written (its mode, its folder's, a read-only mount) is opened read-only. */
 int rg_registry_open(const char *path, int create, rg_registry **out, char *err, size_t errlen);
 void rg_registry_close(rg_registry *g);
+/* 1 when the registry was opened read-only (the file, its folder or its mount
+ * may not be written), else 0. */
+int rg_registry_read_only(const rg_registry *g);
 
 #define RG_EVIDENCE_MEASURED "measured"
 #define RG_EVIDENCE_IMPORTED "imported"
