@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cliopt.h"
 #include "commands.h"
 #include "harness.h"
 #include "record.h"
@@ -348,11 +349,11 @@ static int run_command(int argc, char **argv, int timed)
     rg_run_print_table(&r, stdout);
     fflush(stdout);
     code = r.passed == r.total ? 0 : 1;
-    if (json && rg_run_write_json(&r, json, err, sizeof err)) {
-        fprintf(stderr, "ropegrad %s: --json: %s\n", cmd, err);
-        code = 2;
-    }
-    if (code != 2 && (ro.record || ro.manifest_path || ro.baseline_path)) {
+    /* The commit: the registry first, then the files (each written
+     * atomically), with SIGINT/SIGTERM held so that an interrupt either comes
+     * before anything is written or after all of it (cliopt.h). */
+    rg_cli_signals_hold();
+    if (ro.record || ro.manifest_path || ro.baseline_path) {
         int64_t run_id = 0;
         if (rg_record_bench(&r, &s, &ro, &run_id, err, sizeof err)) {
             fprintf(stderr, "ropegrad %s: record: %s\n", cmd, err);
@@ -361,6 +362,12 @@ static int run_command(int argc, char **argv, int timed)
             printf("recorded as run %lld\n", (long long)run_id);
         }
     }
+    if (code != 2 && json && rg_run_write_json(&r, json, err, sizeof err)) {
+        fprintf(stderr, "ropegrad %s: --json: %s\n", cmd, err);
+        code = 2;
+    }
+    fflush(stdout);
+    rg_cli_signals_release();
     rg_run_result_free(&r);
     rg_suite_free(&s);
 out:
