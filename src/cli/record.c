@@ -16,9 +16,18 @@
 
 #include "commands.h"
 #include "record.h"
+#include "rg_term.h"
 #include "rg_util.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
+
+/* Every string that comes from a record (the registry, a manifest) is printed
+ * through rg_term(): control characters and escape sequences in it are made
+ * visible (\x1b) instead of reaching the terminal. */
+#define T(s) rg_term(s)
+
+/* A manifest's string member, terminal-safe ("" when absent). */
+static const char *tstr(const cJSON *o, const char *k) { return rg_term(rg_json_str_or_empty(o, k)); }
 
 /* "12.345" microseconds from nanoseconds, "-" when unknown. */
 static const char *us(char *buf, size_t n, double ns)
@@ -52,7 +61,7 @@ static const char *short_digest(const char *d)
 {
     static char buf[32];
     snprintf(buf, sizeof buf, "%.19s", d && *d ? d : "-");   /* "sha256:" + 12 hex */
-    return buf;
+    return rg_term(buf);
 }
 
 /* ---- verify --------------------------------------------------------------------- */
@@ -81,17 +90,17 @@ int rg_cmd_verify(int argc, char **argv)
     char err[RG_ERRLEN];
     cJSON *m = rg_json_read_file(path, err, sizeof err);
     if (!m) {
-        fprintf(stderr, "verify: %s\n", err);
+        fprintf(stderr, "verify: %s\n", T(err));
         return 2;
     }
     int rc = rg_manifest_verify(m, err, sizeof err);
     if (rc) {
-        fprintf(stderr, "verify: %s: %s\n", path, err);
+        fprintf(stderr, "verify: %s: %s\n", path, T(err));
     } else {
         const cJSON *run = rg_manifest_spec(m, "BenchmarkRun");
         const cJSON *md = rg_json_get(rg_manifest_item(m, "BenchmarkRun"), "metadata");
         printf("verify: %s: ok (BenchmarkRun %s, protocol, environment, workload and comparison key match)\n", path,
-               short_digest(rg_json_str_or_empty(md, "digest")));
+               short_digest(tstr(md, "digest")));
         (void)run;
     }
     cJSON_Delete(m);
@@ -128,7 +137,7 @@ typedef struct runs_ctx {
 static int open_db(runs_ctx *x, int create)
 {
     if (rg_registry_open(rg_registry_path(x->db), create, &x->g, x->err, sizeof x->err)) {
-        fprintf(stderr, "ropegrad runs: %s\n", x->err);
+        fprintf(stderr, "ropegrad runs: %s\n", T(x->err));
         return 2;
     }
     return 0;
@@ -139,7 +148,7 @@ static int cmd_list(runs_ctx *x)
     rg_run_row *rows;
     size_t n;
     if (rg_registry_list(x->g, &rows, &n, x->err, sizeof x->err)) {
-        fprintf(stderr, "ropegrad runs list: %s\n", x->err);
+        fprintf(stderr, "ropegrad runs list: %s\n", T(x->err));
         return 2;
     }
     if (n == 0) {
@@ -152,10 +161,10 @@ static int cmd_list(runs_ctx *x)
     for (size_t i = 0; i < n; i++) {
         rg_run_row *r = &rows[i];
         char a[32], b[32], s[32], k[96];
-        snprintf(k, sizeof k, "%d %.60s", r->kernel, r->kernel_name);
-        printf("%5lld  %-20s  %-32.32s  %-7s  %-18.18s  %12s  %12s  %6s  %-7s  %s", (long long)r->id, r->observed_at,
-               r->device, r->backend, k, us(a, sizeof a, r->geomean_ns), us(b, sizeof b, r->mean_ns),
-               fmt3(s, sizeof s, r->sol_score), r->status, r->evidence);
+        snprintf(k, sizeof k, "%d %.60s", r->kernel, T(r->kernel_name));
+        printf("%5lld  %-20s  %-32.32s  %-7s  %-18.18s  %12s  %12s  %6s  %-7s  %s", (long long)r->id, T(r->observed_at),
+               T(r->device), T(r->backend), k, us(a, sizeof a, r->geomean_ns), us(b, sizeof b, r->mean_ns),
+               fmt3(s, sizeof s, r->sol_score), T(r->status), T(r->evidence));
         if (r->replicates_of) printf(" (replicates #%lld)", (long long)r->replicates_of);
         printf("\n");
     }
@@ -169,7 +178,7 @@ static int cmd_show(runs_ctx *x, int64_t id)
     cJSON *m;
     int rc = rg_registry_get(x->g, id, &r, &m, x->err, sizeof x->err);
     if (rc) {
-        fprintf(stderr, "ropegrad runs show: %s\n", x->err);
+        fprintf(stderr, "ropegrad runs show: %s\n", T(x->err));
         return 2;
     }
     const cJSON *run = rg_manifest_spec(m, "BenchmarkRun"), *proto = rg_manifest_spec(m, "BenchmarkProtocol"),
@@ -182,16 +191,16 @@ static int cmd_show(runs_ctx *x, int64_t id)
     const cJSON *wl = rg_json_get(work, "workloads");
     char a[32], b[32], c[32], d[32], e[32], f[32];
 
-    printf("Run #%lld  %s\n", (long long)r.id, r.definition);
-    printf("%s kernel %d (%s) on %s  |  %s  |  evidence: %s  |  observed %s\n\n", r.backend, r.kernel, r.kernel_name,
-           r.device, r.status, r.evidence, r.observed_at);
+    printf("Run #%lld  %s\n", (long long)r.id, T(r.definition));
+    printf("%s kernel %d (%s) on %s  |  %s  |  evidence: %s  |  observed %s\n\n", T(r.backend), r.kernel, T(r.kernel_name),
+           T(r.device), T(r.status), T(r.evidence), T(r.observed_at));
     printf("  Primary measurement  %s us   geomean of per-workload medians (mean of medians %s us)\n",
            us(a, sizeof a, r.geomean_ns), us(b, sizeof b, r.mean_ns));
     printf("  SOL score            %s      T_SOL: %s\n", fmt3(a, sizeof a, r.sol_score),
-           rg_json_str_or_empty(src, "tSolDetail"));
+           tstr(src, "tSolDetail"));
     double sp = rg_json_num(sn, "avg_speedup");
     if (isfinite(sp))
-        printf("  Speedup              %.2fx     mean T_b/T_k; baseline: %s\n", sp, rg_json_str_or_empty(src, "baseline"));
+        printf("  Speedup              %.2fx     mean T_b/T_k; baseline: %s\n", sp, tstr(src, "baseline"));
     else printf("  Speedup              -          no baseline (bench --baseline FILE)\n");
     printf("  Cases faster         %.0f / %.0f   correct and faster than the baseline\n",
            rg_json_num(sn, "fast_1_count"), rg_json_num(sn, "fast_1_total"));
@@ -204,14 +213,14 @@ static int cmd_show(runs_ctx *x, int64_t id)
     }
 
     printf("\nIdentity\n");
-    printf("  implementation  %s %s, backend %s, kernel %d (%s)\n", rg_json_str_or_empty(impl, "name"),
-           rg_json_str_or_empty(impl, "version"), rg_json_str_or_empty(impl, "backend"), (int)rg_json_num(impl, "kernel"),
-           rg_json_str_or_empty(impl, "kernelName"));
-    printf("  device          %s\n", rg_json_str_or_empty(impl, "device"));
-    printf("  suite           %s (%s)\n", rg_json_str_or_empty(suite, "name"), rg_json_str_or_empty(suite, "dir"));
+    printf("  implementation  %s %s, backend %s, kernel %d (%s)\n", tstr(impl, "name"),
+           tstr(impl, "version"), tstr(impl, "backend"), (int)rg_json_num(impl, "kernel"),
+           tstr(impl, "kernelName"));
+    printf("  device          %s\n", tstr(impl, "device"));
+    printf("  suite           %s (%s)\n", tstr(suite, "name"), tstr(suite, "dir"));
 
     printf("\nCorrectness  %d / %d workloads passed\n", r.passed, r.total);
-    printf("\nWorkload  %d workloads of %s\n", cJSON_GetArraySize(wl), rg_json_str_or_empty(work, "definition"));
+    printf("\nWorkload  %d workloads of %s\n", cJSON_GetArraySize(wl), tstr(work, "definition"));
     printf("  %4s %5s %6s %4s  %12s %12s %12s %10s  %10s %10s %6s  %s\n", "#", "B", "S", "D", "median us", "min us",
            "max us", "GB/s", "T_SOL us", "T_b us", "SOL", "correct (max abs err)");
     int n = cJSON_GetArraySize(tw);
@@ -228,37 +237,37 @@ static int cmd_show(runs_ctx *x, int64_t id)
     }
     printf("\nProtocol\n");
     const cJSON *harness = rg_json_get(proto, "harness");
-    printf("  harness     %s %s\n", rg_json_str_or_empty(harness, "name"), rg_json_str_or_empty(harness, "version"));
-    printf("  timer       %s; warmup %.0f, iterations %.0f, seed %s, inputs %s\n", rg_json_str_or_empty(proto, "timer"),
+    printf("  harness     %s %s\n", tstr(harness, "name"), tstr(harness, "version"));
+    printf("  timer       %s; warmup %.0f, iterations %.0f, seed %s, inputs %s\n", tstr(proto, "timer"),
            rg_json_num(proto, "warmup"), rg_json_num(proto, "iterations"),
            cJSON_IsNumber(rg_json_get(proto, "seed")) ? (snprintf(a, sizeof a, "%.0f", rg_json_num(proto, "seed")), a)
-                                                      : rg_json_str_or_empty(proto, "seed"),
-           rg_json_str_or_empty(proto, "inputs"));
-    printf("  cold L2     %s\n", rg_json_str_or_empty(proto, "coldL2"));
-    printf("  correctness %s\n", rg_json_str_or_empty(rg_json_get(proto, "correctness"), "element"));
-    printf("  family      %s\n", rg_json_str_or_empty(rg_json_get(proto, "comparability"), "family"));
+                                                      : tstr(proto, "seed"),
+           tstr(proto, "inputs"));
+    printf("  cold L2     %s\n", tstr(proto, "coldL2"));
+    printf("  correctness %s\n", tstr(rg_json_get(proto, "correctness"), "element"));
+    printf("  family      %s\n", tstr(rg_json_get(proto, "comparability"), "family"));
     printf("\nEnvironment\n");
-    printf("  host        %s, %s\n", rg_json_str_or_empty(env, "hostname"), rg_json_str_or_empty(env, "os"));
+    printf("  host        %s, %s\n", tstr(env, "hostname"), tstr(env, "os"));
     const cJSON *cpu = rg_json_get(env, "cpu"), *rgp = rg_json_get(env, "ropegrad");
-    printf("  CPU         %s (%.0f threads, %s)\n", rg_json_str_or_empty(cpu, "model"), rg_json_num(cpu, "threads"),
-           rg_json_str_or_empty(cpu, "isa"));
+    printf("  CPU         %s (%.0f threads, %s)\n", tstr(cpu, "model"), rg_json_num(cpu, "threads"),
+           tstr(cpu, "isa"));
     const cJSON *gpu = rg_json_get(env, "gpu");
     if (cJSON_IsObject(gpu)) {
         const cJSON *ck = rg_json_get(gpu, "clocksMHz");
-        printf("  GPU         %s (%s, %.0f SMs), driver %s, CUDA runtime %s\n", rg_json_str_or_empty(gpu, "product"),
-               rg_json_str_or_empty(gpu, "architecture"), rg_json_num(gpu, "smCount"),
-               rg_json_str_or_empty(gpu, "driver"), rg_json_str_or_empty(gpu, "cudaRuntime"));
+        printf("  GPU         %s (%s, %.0f SMs), driver %s, CUDA runtime %s\n", tstr(gpu, "product"),
+               tstr(gpu, "architecture"), rg_json_num(gpu, "smCount"),
+               tstr(gpu, "driver"), tstr(gpu, "cudaRuntime"));
         printf("  clocks MHz  SM %.0f -> %.0f, memory %.0f -> %.0f\n", rg_json_num(ck, "smStart"),
                rg_json_num(ck, "smEnd"), rg_json_num(ck, "memStart"), rg_json_num(ck, "memEnd"));
     }
-    printf("  ropegrad    %s, %s\n", rg_json_str_or_empty(rgp, "version"), rg_json_str_or_empty(rgp, "buildFlags"));
+    printf("  ropegrad    %s, %s\n", tstr(rgp, "version"), tstr(rgp, "buildFlags"));
     printf("\nDigests\n");
-    printf("  run             %s\n", r.run_digest);
-    printf("  protocol        %s\n", rg_json_str_or_empty(run, "protocolDigest"));
-    printf("  workload        %s\n", rg_json_str_or_empty(run, "workloadDigest"));
-    printf("  environment     %s\n", rg_json_str_or_empty(run, "environmentDigest"));
-    printf("  implementation  %s\n", rg_json_str_or_empty(run, "implementationDigest"));
-    printf("  comparison key  %s\n", rg_json_str_or_empty(run, "comparisonKey"));
+    printf("  run             %s\n", T(r.run_digest));
+    printf("  protocol        %s\n", tstr(run, "protocolDigest"));
+    printf("  workload        %s\n", tstr(run, "workloadDigest"));
+    printf("  environment     %s\n", tstr(run, "environmentDigest"));
+    printf("  implementation  %s\n", tstr(run, "implementationDigest"));
+    printf("  comparison key  %s\n", tstr(run, "comparisonKey"));
 
     rg_replication *reps;
     size_t nrep;
@@ -267,7 +276,7 @@ static int cmd_show(runs_ctx *x, int64_t id)
         for (size_t i = 0; i < nrep; i++) {
             if (reps[i].original_id == id)
                 printf("  run #%lld replicated it on %s: %s (%d of %d workloads within spread)\n",
-                       (long long)reps[i].replica_id, reps[i].created_at, reps[i].agreed ? "agreed" : "did not agree",
+                       (long long)reps[i].replica_id, T(reps[i].created_at), reps[i].agreed ? "agreed" : "did not agree",
                        reps[i].within, reps[i].total);
             else
                 printf("  this run replicates run #%lld: %s (%d of %d workloads within spread)\n",
@@ -280,7 +289,7 @@ static int cmd_show(runs_ctx *x, int64_t id)
     size_t nn;
     if (!rg_registry_notes(x->g, id, &notes, &nn, x->err, sizeof x->err)) {
         printf("\nNotes%s\n", nn ? "" : "  none");
-        for (size_t i = 0; i < nn; i++) printf("  %s  %s\n", notes[i].created_at, notes[i].text);
+        for (size_t i = 0; i < nn; i++) printf("  %s  %s\n", T(notes[i].created_at), T(notes[i].text));
         rg_notes_free(notes, nn);
     }
     cJSON_Delete(m);
@@ -303,7 +312,7 @@ static int cmd_rank(runs_ctx *x)
     rg_run_row *rows;
     size_t n;
     if (rg_registry_list(x->g, &rows, &n, x->err, sizeof x->err)) {
-        fprintf(stderr, "ropegrad runs rank: %s\n", x->err);
+        fprintf(stderr, "ropegrad runs rank: %s\n", T(x->err));
         return 2;
     }
     if (n == 0) {
@@ -315,8 +324,8 @@ static int cmd_rank(runs_ctx *x)
     for (size_t i = 0; i < n;) {
         size_t j = i;
         while (j < n && !strcmp(rows[j].comparison_key, rows[i].comparison_key)) j++;
-        printf("group %s  %s  on %s  (%d workloads)\n", short_digest(rows[i].comparison_key), rows[i].definition,
-               rows[i].device, rows[i].n_workloads);
+        printf("group %s  %s  on %s  (%d workloads)\n", short_digest(rows[i].comparison_key), T(rows[i].definition),
+               T(rows[i].device), rows[i].n_workloads);
         printf("  %4s  %5s  %12s  %8s  %6s  %-7s  %-18s  %-10s  %s\n", "rank", "id", "geomean us", "vs #1", "SOL",
                "backend", "kernel", "evidence", "implementation");
         double best = rows[i].geomean_ns;
@@ -327,11 +336,11 @@ static int cmd_rank(runs_ctx *x)
             int passed = !strcmp(r->status, "passed");
             if (passed) snprintf(rk, sizeof rk, "%d", ++rank);
             else snprintf(rk, sizeof rk, "-");
-            snprintf(kn, sizeof kn, "%d %.60s", r->kernel, r->kernel_name);
+            snprintf(kn, sizeof kn, "%d %.60s", r->kernel, T(r->kernel_name));
             if (passed) snprintf(ratio, sizeof ratio, "%.3fx", r->geomean_ns / best);
             else snprintf(ratio, sizeof ratio, "failed");
             printf("  %4s  %5lld  %12s  %8s  %6s  %-7s  %-18.18s  %-10s  %s\n", rk, (long long)r->id,
-                   us(a, sizeof a, r->geomean_ns), ratio, fmt3(s, sizeof s, r->sol_score), r->backend, kn, r->evidence,
+                   us(a, sizeof a, r->geomean_ns), ratio, fmt3(s, sizeof s, r->sol_score), T(r->backend), kn, T(r->evidence),
                    short_digest(r->implementation_digest));
         }
         printf("\n");
@@ -347,7 +356,7 @@ static int cmd_compare(runs_ctx *x, int64_t ida, int64_t idb)
         int rank, size;
         int64_t first;
         if (rg_registry_rank_of(x->g, ida, &rank, &size, &first, x->err, sizeof x->err)) {
-            fprintf(stderr, "ropegrad runs compare: %s\n", x->err);
+            fprintf(stderr, "ropegrad runs compare: %s\n", T(x->err));
             return 2;
         }
         if (!first) {
@@ -365,18 +374,18 @@ static int cmd_compare(runs_ctx *x, int64_t ida, int64_t idb)
     rg_run_row ra, rb;
     cJSON *ma, *mb;
     if (rg_registry_get(x->g, ida, &ra, &ma, x->err, sizeof x->err)) {
-        fprintf(stderr, "ropegrad runs compare: %s\n", x->err);
+        fprintf(stderr, "ropegrad runs compare: %s\n", T(x->err));
         return 2;
     }
     if (rg_registry_get(x->g, idb, &rb, &mb, x->err, sizeof x->err)) {
-        fprintf(stderr, "ropegrad runs compare: %s\n", x->err);
+        fprintf(stderr, "ropegrad runs compare: %s\n", T(x->err));
         cJSON_Delete(ma);
         return 2;
     }
-    printf("A = run #%lld: %s kernel %d (%s) on %s, %s\n", (long long)ra.id, ra.backend, ra.kernel, ra.kernel_name,
-           ra.device, ra.status);
-    printf("B = run #%lld: %s kernel %d (%s) on %s, %s\n", (long long)rb.id, rb.backend, rb.kernel, rb.kernel_name,
-           rb.device, rb.status);
+    printf("A = run #%lld: %s kernel %d (%s) on %s, %s\n", (long long)ra.id, T(ra.backend), ra.kernel, T(ra.kernel_name),
+           T(ra.device), T(ra.status));
+    printf("B = run #%lld: %s kernel %d (%s) on %s, %s\n", (long long)rb.id, T(rb.backend), rb.kernel, T(rb.kernel_name),
+           T(rb.device), T(rb.status));
     if (strcmp(ra.comparison_key, rb.comparison_key))
         printf("note: different comparison keys (workloads, device or protocol differ): ratios are not a ranking\n");
     printf("\n  %4s  %12s  %12s  %8s  %s\n", "#", "A median us", "B median us", "B / A", "");
@@ -421,20 +430,20 @@ static int cmd_export(runs_ctx *x, int64_t id)
     rg_run_row r;
     cJSON *m;
     if (rg_registry_get(x->g, id, &r, &m, x->err, sizeof x->err)) {
-        fprintf(stderr, "ropegrad runs export: %s\n", x->err);
+        fprintf(stderr, "ropegrad runs export: %s\n", T(x->err));
         return 2;
     }
     char *text = rg_json_print(m, 1, x->err, sizeof x->err);
     cJSON_Delete(m);
     if (!text) {
-        fprintf(stderr, "ropegrad runs export: %s\n", x->err);
+        fprintf(stderr, "ropegrad runs export: %s\n", T(x->err));
         return 2;
     }
     int rc = 0;
     if (x->out) {
         size_t n = strlen(text);
         if (rg_write_file_atomic(x->out, text, n, x->err, sizeof x->err)) {
-            fprintf(stderr, "ropegrad runs export: %s\n", x->err);
+            fprintf(stderr, "ropegrad runs export: %s\n", T(x->err));
             rc = 2;
         } else {
             fprintf(stderr, "exported run #%lld to %s\n", (long long)id, x->out);
@@ -451,12 +460,12 @@ static int cmd_import(runs_ctx *x, const char *path)
     char msg[RG_ERRLEN];
     cJSON *m = rg_json_read_file(path, x->err, sizeof x->err);
     if (!m) {
-        fprintf(stderr, "ropegrad runs import: %s\n", x->err);
+        fprintf(stderr, "ropegrad runs import: %s\n", T(x->err));
         return 2;
     }
     int rc = rg_manifest_verify(m, msg, sizeof msg);
     if (rc) {
-        fprintf(stderr, "ropegrad runs import: %s: refused, it does not verify: %s\n", path, msg);
+        fprintf(stderr, "ropegrad runs import: %s: refused, it does not verify: %s\n", path, T(msg));
         cJSON_Delete(m);
         return rc;
     }
@@ -469,7 +478,7 @@ static int cmd_import(runs_ctx *x, const char *path)
     rc = rg_registry_store(x->g, m, RG_EVIDENCE_IMPORTED, 0, &id, &existed, x->err, sizeof x->err);
     cJSON_Delete(m);
     if (rc) {
-        fprintf(stderr, "ropegrad runs import: %s\n", x->err);
+        fprintf(stderr, "ropegrad runs import: %s\n", T(x->err));
         return 2;
     }
     if (existed) printf("%s: already in the registry as run #%lld\n", path, (long long)id);
@@ -481,7 +490,7 @@ static int cmd_cite(runs_ctx *x, int64_t id)
 {
     rg_run_row r;
     if (rg_registry_get(x->g, id, &r, NULL, x->err, sizeof x->err)) {
-        fprintf(stderr, "ropegrad runs cite: %s\n", x->err);
+        fprintf(stderr, "ropegrad runs cite: %s\n", T(x->err));
         return 2;
     }
     char today[16];
@@ -490,7 +499,7 @@ static int cmd_cite(runs_ctx *x, int64_t id)
     gmtime_r(&t, &tm);
     strftime(today, sizeof today, "%Y-%m-%d", &tm);
     printf("ropegrad run #%lld, %s, %s kernel %d on %s, %s, observed %s, accessed %s.\n", (long long)r.id,
-           r.definition, r.backend, r.kernel, r.device, r.run_digest, r.observed_at, today);
+           T(r.definition), T(r.backend), r.kernel, T(r.device), T(r.run_digest), T(r.observed_at), today);
     return 0;
 }
 
@@ -564,13 +573,13 @@ int rg_cmd_runs(int argc, char **argv)
     else if (!strcmp(sub, "cite")) rc = cmd_cite(&x, id);
     else if (!strcmp(sub, "note")) {
         rc = rg_registry_add_note(x.g, id, pos[2], x.err, sizeof x.err) ? 2 : 0;
-        if (rc) fprintf(stderr, "ropegrad runs note: %s\n", x.err);
+        if (rc) fprintf(stderr, "ropegrad runs note: %s\n", T(x.err));
         else printf("note added to run #%lld (evidence unchanged)\n", (long long)id);
     } else {   /* replicate */
         int64_t rid;
         int agreed;
         rc = rg_record_replicate(x.g, id, x.verbose, stdout, &rid, &agreed, x.err, sizeof x.err);
-        if (rc) fprintf(stderr, "ropegrad runs replicate: %s\n", x.err);
+        if (rc) fprintf(stderr, "ropegrad runs replicate: %s\n", T(x.err));
         else rc = agreed ? 0 : 1;
     }
     rg_registry_close(x.g);
@@ -611,7 +620,7 @@ int rg_cmd_report(int argc, char **argv)
     char err[RG_ERRLEN];
     rg_registry *g;
     if (rg_registry_open(rg_registry_path(db), 0, &g, err, sizeof err)) {
-        fprintf(stderr, "ropegrad report: %s\n", err);
+        fprintf(stderr, "ropegrad report: %s\n", T(err));
         return 2;
     }
     rg_run_row r;
@@ -620,13 +629,13 @@ int rg_cmd_report(int argc, char **argv)
     size_t nn = 0;
     int rc = 2;
     if (rg_registry_get(g, id, &r, &m, err, sizeof err) || rg_registry_notes(g, id, &notes, &nn, err, sizeof err)) {
-        fprintf(stderr, "ropegrad report: %s\n", err);
+        fprintf(stderr, "ropegrad report: %s\n", T(err));
         rg_registry_close(g);
         return 2;
     }
     char *page = rg_report_html(m, &r, notes, nn, err, sizeof err);
     if (!page || rg_write_file_atomic(html, page, strlen(page), err, sizeof err)) {
-        fprintf(stderr, "ropegrad report: %s\n", err);
+        fprintf(stderr, "ropegrad report: %s\n", T(err));
     } else {
         printf("report of run #%lld written to %s\n", (long long)id, html);
         rc = 0;
