@@ -99,11 +99,43 @@ static void test_cli_output(void **state)
     assert_int_equal(tu_rm_rf(dir), 0);
 }
 
+/* export-solution --name/--author: text that is not UTF-8, or holds a control
+ * character, is refused with one line naming the byte; nothing is written. */
+static void test_export_name(void **state)
+{
+    fx_path(dir, sizeof dir, "export");
+    assert_int_equal(tu_fresh_dir(dir), 0);
+    static const struct { const char *arg, *needle; } bad[] = {
+        {"--name \"$(printf 'abc\\377def')\"", "--name: byte 3 (0xff) is not UTF-8"},
+        {"--name \"$(printf 'over\\300\\257long')\"", "--name: byte 4 (0xc0) is not UTF-8"},
+        {"--author \"$(printf 'A \\033[2J')\"", "--author: byte 2 (0x1b) is a control character"},
+        {"--name \"$(printf 'c1 \\302\\233')\"", "--name: byte 3 (0xc2) is a control character"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int rc = rg("export-solution --out s.json %s", bad[i].arg);
+        if (rc != 2 || tu_count_lines(err_text) != 1 || !strstr(err_text, bad[i].needle))
+            fail_msg("%s: exit %d, '%s'; expected exit 2 and one line with '%s'", bad[i].arg, rc, err_text,
+                     bad[i].needle);
+        assert_terminal_safe(err_text, bad[i].arg);
+    }
+    assert_int_equal(tu_count_dir(dir), 2);   /* out.txt, err.txt: no s.json, no temporary */
+    /* UTF-8 text is fine. */
+    assert_int_equal(rg("export-solution --out s.json --name \"$(printf 'r\\303\\251sum\\303\\251')\""), 0);
+    char p[600];
+    snprintf(p, sizeof p, "%s/s.json", dir);
+    char *t = tu_slurp(p, NULL);
+    assert_non_null(t);
+    assert_non_null(strstr(t, "\"r\xc3\xa9sum\xc3\xa9\""));
+    free(t);
+    assert_int_equal(tu_rm_rf(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_escape),
         cmocka_unit_test(test_cli_output),
+        cmocka_unit_test(test_export_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,6 +36,7 @@
 #include "commands.h"
 #include "record.h"
 #include "ropegrad.h"
+#include "rg_term.h"
 
 /* Generated at build time by cmake/embed.cmake (build/src/cli/rg_embedded_sources.c). */
 extern const unsigned char rg_embed_ropegrad_h[];
@@ -279,6 +280,18 @@ int rg_cmd_export_solution(int argc, char **argv)
     if (!*name || !*author) {
         fprintf(stderr, "ropegrad export-solution: --%s must not be empty\n", *name ? "author" : "name");
         return 2;
+    }
+    /* The names go into a JSON file that other tools read and print: UTF-8
+     * text without control characters only (one line naming the byte). */
+    const char *const texts[2] = {name, author}, *const opts[2] = {"--name", "--author"};
+    for (int i = 0; i < 2; i++) {
+        size_t at;
+        const char *why;
+        if (rg_text_check(texts[i], &at, &why)) {
+            fprintf(stderr, "ropegrad export-solution: %s: byte %zu (0x%02x) is %s: give UTF-8 text without control "
+                    "characters\n", opts[i], at, (unsigned)(unsigned char)texts[i][at], why);
+            return 2;
+        }
     }
     if (strlen((const char *)rg_embed_kernels_cuh) != rg_embed_kernels_cuh_len ||
         strlen((const char *)rg_embed_ropegrad_h) != rg_embed_ropegrad_h_len) {

@@ -66,6 +66,25 @@ char *rg_term_escape(const char *s)
     return out;
 }
 
+int rg_text_check(const char *s, size_t *at, const char **why)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    for (size_t i = 0; p[i];) {
+        unsigned c = p[i];
+        size_t len = c >= 0x80 ? utf8_len(p + i) : 1;
+        const char *bad = NULL;
+        if (len == 0) bad = "not UTF-8";
+        else if (c < 0x20 || c == 0x7F || (len == 2 && c == 0xC2 && p[i + 1] < 0xA0)) bad = "a control character";
+        if (bad) {
+            if (at) *at = i;
+            if (why) *why = bad;
+            return 1;
+        }
+        i += len;
+    }
+    return 0;
+}
+
 const char *rg_term(const char *s)
 {
     static char *ring[32];

@@ -24,6 +24,11 @@ char *rg_term_escape(const char *s);
  * as the CLI). Never NULL: "?" when out of memory. */
 const char *rg_term(const char *s);
 
+/* 0 when s is valid UTF-8 (no overlongs, no surrogates) without control
+ * characters (C0, DEL, C1); else 1, with the first offending byte's offset in
+ * *at and what is wrong with it in *why ("not UTF-8", "a control character"). */
+int rg_text_check(const char *s, size_t *at, const char **why);
+
 /* fputs(rg_term(s), f). */
 int rg_term_fputs(const char *s, FILE *f);
 
