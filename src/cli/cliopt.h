@@ -15,4 +15,18 @@
 void rg_cli_signals_hold(void);
 void rg_cli_signals_release(void);
 
+/* Workload indices as nvbench and pytest users write them: "0-3,14" is
+ * 0,1,2,3,14. Each item is N or N-M (N <= M), items separated by commas, no
+ * blanks; at most 100000 indices. *out is malloc'd (the caller frees it).
+ * Returns 0, or 1 with a one-line message naming the option and the item. */
+int rg_cli_parse_ranges(const char *opt, const char *s, int **out, size_t *n, char *err, size_t errlen);
+
+/* 1 when an output option's value means standard output ("-"). */
+int rg_cli_is_stdout(const char *path);
+
+/* The machine's 1-minute load average and online CPUs; *busy when the load
+ * already occupies half the CPUs or more (CPU timings will be noisy).
+ * Returns 0, or 1 when the load average is unknown. */
+int rg_cli_load(double *load1, int *cpus, int *busy);
+
 #endif

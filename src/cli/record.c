@@ -121,7 +121,8 @@ static void runs_usage(FILE *f)
                "  export ID [--out FILE] the manifest (stdout, or FILE written atomically)\n"
                "  import FILE            verify a manifest made elsewhere, then store it as 'imported'\n"
                "  cite ID                a citation line\n\n"
-               "  --db FILE              registry (default $ROPEGRAD_DB, else ./ropegrad-runs.db)\n"
+               "  --db FILE              registry (default $ROPEGRAD_DB, else $XDG_DATA_HOME/ropegrad/runs.db,\n"
+               "                         else ~/.local/share/ropegrad/runs.db)\n"
                "  --verbose              (replicate) progress on stderr\n\n"
                "exit status: 0 ok, 1 a check failed (digest mismatch, replication disagreed), 2 bad usage or input\n");
 }

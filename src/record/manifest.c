@@ -171,6 +171,10 @@ static cJSON *environment_spec(const rg_env *e)
     add_str(cpu, "model", e->cpu_model);
     cJSON_AddNumberToObject(cpu, "threads", e->cpu_threads);
     add_str(cpu, "isa", e->cpu_isa);
+    if (e->load_known) {   /* CPU runs: how busy the machine was (not part of the comparison key) */
+        cJSON_AddNumberToObject(cpu, "loadAverage1m", e->load_avg_1m);
+        cJSON_AddNumberToObject(cpu, "onlineCpus", e->load_cpus);
+    }
     if (e->gpu_name[0]) {
         cJSON *g = cJSON_AddObjectToObject(s, "gpu");
         add_str(g, "product", e->gpu_name);

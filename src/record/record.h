@@ -5,8 +5,9 @@
  * (BenchmarkRun, BenchmarkProtocol, ExecutionEnvironment), each
  * {apiVersion: kernelindex.dev/v1alpha1, kind, metadata, spec}, whose digests
  * are "sha256:" + hex SHA-256 of the spec serialized per RFC 8785 (JCS).
- * Runs are kept in a local SQLite registry (default ./ropegrad-runs.db,
- * --db FILE or $ROPEGRAD_DB) and ranked, compared, replicated, reported.
+ * Runs are kept in a local SQLite registry (default
+ * $XDG_DATA_HOME/ropegrad/runs.db, else ~/.local/share/ropegrad/runs.db;
+ * --db FILE or $ROPEGRAD_DB override) and ranked, compared, replicated, reported.
  *
  * Files:
  *   jcs.c        RFC 8785 canonical JSON over cJSON trees, SHA-256 digests
@@ -38,7 +39,7 @@
 
 typedef struct rg_record_options {
     int record;                    /* bench --record: store the run in the registry */
-    const char *db_path;           /* NULL: $ROPEGRAD_DB, else ./ropegrad-runs.db */
+    const char *db_path;           /* NULL: rg_registry_path's default */
     const char *manifest_path;     /* bench --manifest FILE, NULL for none */
     const char *baseline_path;     /* bench --baseline FILE, NULL for none */
 } rg_record_options;
@@ -142,7 +143,10 @@ int rg_write_file_atomic(const char *path, const char *data, size_t n, char *err
 
 typedef struct rg_registry rg_registry;
 
-/* The registry file: opt when given, else $ROPEGRAD_DB, else ./ropegrad-runs.db. */
+/* The registry file: opt when given, else $ROPEGRAD_DB, else
+ * $XDG_DATA_HOME/ropegrad/runs.db (an absolute XDG_DATA_HOME), else
+ * $HOME/.local/share/ropegrad/runs.db, else ./ropegrad-runs.db (no HOME).
+ * Opening with create makes the missing folders (0700). */
 const char *rg_registry_path(const char *opt);
 
 /* Opens (create != 0: creating and migrating when needed) the registry.

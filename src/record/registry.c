@@ -96,12 +96,44 @@ static const char *const migrations[RG_SCHEMA_VERSION] = {
 
 static const char *const our_tables[] = {"runs", "run_workloads", "notes", "replications"};
 
+/* The XDG Base Directory rule: $XDG_DATA_HOME when set to an absolute path,
+ * else ~/.local/share. Without HOME either, the current folder. */
 const char *rg_registry_path(const char *opt)
 {
     if (opt && *opt) return opt;
     const char *env = getenv("ROPEGRAD_DB");
     if (env && *env) return env;
-    return "ropegrad-runs.db";
+    static char path[4096];
+    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    if (xdg && xdg[0] == '/')
+        snprintf(path, sizeof path, "%s/ropegrad/runs.db", xdg);
+    else if (home && home[0] == '/')
+        snprintf(path, sizeof path, "%s/.local/share/ropegrad/runs.db", home);
+    else
+        snprintf(path, sizeof path, "ropegrad-runs.db");
+    return path;
+}
+
+/* mkdir -p of path's folder (0700: a user's data folder, as XDG asks), for a
+ * registry about to be created. Returns 0, or 2 with a message. */
+static int make_parent_dirs(const char *path, char *err, size_t errlen)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir) return 0;
+    *slash = '\0';
+    for (char *p = dir + 1;; p++) {
+        if (*p != '/' && *p != '\0') continue;
+        char c = *p;
+        *p = '\0';
+        if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+            snprintf(err, errlen, "%s: cannot create folder %s: %s", path, dir, strerror(errno));
+            return 2;
+        }
+        *p = c;
+        if (!c) return 0;
+    }
 }
 
 static void now_utc(char out[32])
@@ -389,6 +421,7 @@ int rg_registry_open(const char *path, int create, rg_registry **out, char *err,
         snprintf(err, errlen, "%s: not a regular file", path);
         return 2;
     }
+    if (!exists && make_parent_dirs(path, err, errlen)) return 2;
     rg_registry *g = calloc(1, sizeof *g);
     if (!g) {
         snprintf(err, errlen, "out of memory");
