@@ -2,6 +2,7 @@
 /* cliopt.c -- see cliopt.h. */
 #define _DEFAULT_SOURCE   /* getloadavg */
 #include "cliopt.h"
+#include "record.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -103,6 +104,18 @@ int rg_cli_parse_ranges(const char *opt, const char *s, int **out, size_t *n, ch
 }
 
 int rg_cli_is_stdout(const char *path) { return path && !strcmp(path, "-"); }
+
+int rg_cli_write_output(const char *path, const char *text, size_t n, char *err, size_t errlen)
+{
+    if (rg_cli_is_stdout(path)) {
+        if (fwrite(text, 1, n, stdout) != n || fflush(stdout) != 0) {
+            snprintf(err, errlen, "cannot write to standard output: %s", strerror(errno));
+            return 2;
+        }
+        return 0;
+    }
+    return rg_write_file_atomic(path, text, n, err, errlen) ? 2 : 0;
+}
 
 int rg_cli_load(double *load1, int *cpus, int *busy)
 {

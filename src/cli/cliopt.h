@@ -24,6 +24,11 @@ int rg_cli_parse_ranges(const char *opt, const char *s, int **out, size_t *n, ch
 /* 1 when an output option's value means standard output ("-"). */
 int rg_cli_is_stdout(const char *path);
 
+/* n bytes of text to path: standard output for "-", else the atomic writer
+ * (rg_write_file_atomic: a temporary file renamed into place). Returns 0, or
+ * 2 with a one-line message. */
+int rg_cli_write_output(const char *path, const char *text, size_t n, char *err, size_t errlen);
+
 /* The machine's 1-minute load average and online CPUs; *busy when the load
  * already occupies half the CPUs or more (CPU timings will be noisy).
  * Returns 0, or 1 when the load average is unknown. */

@@ -33,6 +33,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "cliopt.h"
 #include "commands.h"
 #include "record.h"
 #include "ropegrad.h"
@@ -150,7 +151,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: ropegrad export-solution [--out FILE] [--name NAME] [--author A]\n\n"
                "Writes a SOL-ExecBench solution (JSON) for %s whose CUDA\n"
                "source is the kernel source libropegrad is built from, embedded at build time.\n\n"
-               "  --out FILE     write here (atomically; default: standard output)\n"
+               "  --out FILE     write here (atomically; default, or -: standard output)\n"
                "  --name NAME    solution name (default %s)\n"
                "  --author A     author (default %s)\n"
                "  --help         this text\n",
@@ -305,11 +306,11 @@ int rg_cmd_export_solution(int argc, char **argv)
         return 2;
     }
     int code = 0;
-    if (out) {
+    if (out && !rg_cli_is_stdout(out)) {
         char err[512];
         size_t n = strlen(text);
         text[n] = '\n';   /* cJSON_Print leaves no final newline; reuse its NUL slot */
-        if (rg_write_file_atomic(out, text, n + 1, err, sizeof err)) {
+        if (rg_cli_write_output(out, text, n + 1, err, sizeof err)) {
             fprintf(stderr, "ropegrad export-solution: %s\n", err);
             code = 2;
         }

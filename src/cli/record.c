@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cliopt.h"
 #include "commands.h"
 #include "record.h"
 #include "rg_term.h"
@@ -112,13 +113,13 @@ int rg_cmd_verify(int argc, char **argv)
 static void runs_usage(FILE *f)
 {
     fprintf(f, "usage: ropegrad runs COMMAND [ARGS] [--db FILE]\n\n"
-               "  list                   a line per run\n"
+               "  list [--json]          a line per run (--json: one JSON array, for scripts)\n"
                "  show ID                the whole record\n"
                "  rank                   runs grouped by comparison key, ranked by geomean of medians\n"
                "  compare ID [ID2]       per workload side by side (one id: against #1 of its group)\n"
                "  note ID TEXT           attach a note (never changes the evidence level)\n"
                "  replicate ID           run the recorded protocol again here and compare\n"
-               "  export ID [--out FILE] the manifest (stdout, or FILE written atomically)\n"
+               "  export ID [--out FILE] the manifest (stdout or --out -, or FILE written atomically)\n"
                "  import FILE            verify a manifest made elsewhere, then store it as 'imported'\n"
                "  cite ID                a citation line\n\n"
                "  --db FILE              registry (default $ROPEGRAD_DB, else $XDG_DATA_HOME/ropegrad/runs.db,\n"
@@ -131,6 +132,7 @@ typedef struct runs_ctx {
     const char *db;
     const char *out;
     int verbose;
+    int json;   /* list --json */
     rg_registry *g;
     char err[RG_ERRLEN];
 } runs_ctx;
@@ -171,6 +173,58 @@ static int cmd_list(runs_ctx *x)
     }
     free(rows);
     return 0;
+}
+
+/* `runs list --json`: the same rows as one JSON array on stdout, for scripts
+ * (cJSON escapes every control character; times in nanoseconds, null when
+ * unknown). */
+static int cmd_list_json(runs_ctx *x)
+{
+    rg_run_row *rows;
+    size_t n;
+    if (rg_registry_list(x->g, &rows, &n, x->err, sizeof x->err)) {
+        fprintf(stderr, "ropegrad runs list: %s\n", T(x->err));
+        return 2;
+    }
+    cJSON *arr = cJSON_CreateArray();
+    int oom = !arr;
+    for (size_t i = 0; i < n && !oom; i++) {
+        const rg_run_row *r = &rows[i];
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddItemToArray(arr, o)) {
+            cJSON_Delete(o);
+            oom = 1;
+            break;
+        }
+        const struct { const char *k, *v; } strs[] = {
+            {"observed_at", r->observed_at}, {"created_at", r->created_at}, {"definition", r->definition},
+            {"device", r->device}, {"backend", r->backend}, {"kernel_name", r->kernel_name}, {"status", r->status},
+            {"evidence", r->evidence}, {"comparison_key", r->comparison_key},
+            {"implementation_digest", r->implementation_digest}, {"run_digest", r->run_digest},
+        };
+        const struct { const char *k; double v; } nums[] = {
+            {"id", (double)r->id}, {"kernel", r->kernel}, {"passed", r->passed}, {"total", r->total},
+            {"workloads", r->n_workloads}, {"geomean_ns", r->geomean_ns}, {"mean_ns", r->mean_ns},
+            {"sol_score", r->sol_score},
+        };
+        for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++)
+            oom |= !(isfinite(nums[k].v) ? cJSON_AddNumberToObject(o, nums[k].k, nums[k].v)
+                                         : cJSON_AddNullToObject(o, nums[k].k));
+        for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++) oom |= !cJSON_AddStringToObject(o, strs[k].k, strs[k].v);
+        oom |= !(r->replicates_of ? cJSON_AddNumberToObject(o, "replicates_of", (double)r->replicates_of)
+                                  : cJSON_AddNullToObject(o, "replicates_of"));
+    }
+    free(rows);
+    char *text = oom ? NULL : cJSON_Print(arr);
+    cJSON_Delete(arr);
+    if (!text) {
+        fprintf(stderr, "ropegrad runs list: out of memory\n");
+        return 2;
+    }
+    int rc = printf("%s\n", text) < 0 || fflush(stdout) ? 2 : 0;
+    if (rc) fprintf(stderr, "ropegrad runs list: cannot write to standard output\n");
+    free(text);
+    return rc;
 }
 
 static int cmd_show(runs_ctx *x, int64_t id)
@@ -441,16 +495,16 @@ static int cmd_export(runs_ctx *x, int64_t id)
         return 2;
     }
     int rc = 0;
-    if (x->out) {
+    if (x->out && !rg_cli_is_stdout(x->out)) {
         size_t n = strlen(text);
-        if (rg_write_file_atomic(x->out, text, n, x->err, sizeof x->err)) {
+        if (rg_cli_write_output(x->out, text, n, x->err, sizeof x->err)) {
             fprintf(stderr, "ropegrad runs export: %s\n", T(x->err));
             rc = 2;
         } else {
             fprintf(stderr, "exported run #%lld to %s\n", (long long)id, x->out);
         }
     } else {
-        fputs(text, stdout);
+        fputs(text, stdout);   /* no --out, or --out - */
     }
     free(text);
     return rc;
@@ -506,8 +560,9 @@ static int cmd_cite(runs_ctx *x, int64_t id)
 
 int rg_cmd_runs(int argc, char **argv)
 {
-    enum { OPT_DB = 1000, OPT_OUT, OPT_VERBOSE };
+    enum { OPT_DB = 1000, OPT_OUT, OPT_VERBOSE, OPT_JSON };
     static const struct option longopts[] = {{"db", required_argument, NULL, OPT_DB},
+                                             {"json", no_argument, NULL, OPT_JSON},
                                              {"out", required_argument, NULL, OPT_OUT},
                                              {"verbose", no_argument, NULL, OPT_VERBOSE},
                                              {"help", no_argument, NULL, 'h'},
@@ -521,6 +576,7 @@ int rg_cmd_runs(int argc, char **argv)
         case OPT_DB: x.db = optarg; break;
         case OPT_OUT: x.out = optarg; break;
         case OPT_VERBOSE: x.verbose = 1; break;
+        case OPT_JSON: x.json = 1; break;
         case 'h': runs_usage(stdout); return 0;
         case ':': fprintf(stderr, "ropegrad runs: %s needs a value\n", argv[optind - 1]); return 2;
         default: fprintf(stderr, "ropegrad runs: unknown option '%s' (try --help)\n", argv[optind - 1]); return 2;
@@ -552,6 +608,10 @@ int rg_cmd_runs(int argc, char **argv)
                 subs[which].args[0] ? subs[which].args : "no arguments", sub, subs[which].args);
         return 2;
     }
+    if (x.json && strcmp(sub, "list")) {
+        fprintf(stderr, "ropegrad runs %s: --json only applies to list\n", sub);
+        return 2;
+    }
     if (x.out && strcmp(sub, "export")) {
         fprintf(stderr, "ropegrad runs %s: --out only applies to export\n", sub);
         return 2;
@@ -566,7 +626,7 @@ int rg_cmd_runs(int argc, char **argv)
     if (!strcmp(sub, "compare") && npos == 3 && parse_id(sub, pos[2], &id2)) return 2;
     if (open_db(&x, 0)) return 2;
     int rc;
-    if (!strcmp(sub, "list")) rc = cmd_list(&x);
+    if (!strcmp(sub, "list")) rc = x.json ? cmd_list_json(&x) : cmd_list(&x);
     else if (!strcmp(sub, "show")) rc = cmd_show(&x, id);
     else if (!strcmp(sub, "rank")) rc = cmd_rank(&x);
     else if (!strcmp(sub, "compare")) rc = cmd_compare(&x, id, id2);
@@ -606,7 +666,8 @@ int rg_cmd_report(int argc, char **argv)
         case OPT_HTML: html = optarg; break;
         case 'h':
             printf("usage: ropegrad report ID --html FILE [--db FILE]\n\n"
-                   "One self-contained HTML page (inline SVG and CSS, no network, no script) for a recorded run.\n");
+                   "One self-contained HTML page (inline SVG and CSS, no network, no script) for a recorded run.\n"
+                   "--html - writes it to stdout.\n");
             return 0;
         case ':': fprintf(stderr, "ropegrad report: %s needs a value\n", argv[optind - 1]); return 2;
         default: fprintf(stderr, "ropegrad report: unknown option '%s' (try --help)\n", argv[optind - 1]); return 2;
@@ -635,10 +696,10 @@ int rg_cmd_report(int argc, char **argv)
         return 2;
     }
     char *page = rg_report_html(m, &r, notes, nn, err, sizeof err);
-    if (!page || rg_write_file_atomic(html, page, strlen(page), err, sizeof err)) {
+    if (!page || rg_cli_write_output(html, page, strlen(page), err, sizeof err)) {
         fprintf(stderr, "ropegrad report: %s\n", T(err));
     } else {
-        printf("report of run #%lld written to %s\n", (long long)id, html);
+        if (!rg_cli_is_stdout(html)) printf("report of run #%lld written to %s\n", (long long)id, html);
         rc = 0;
     }
     free(page);
