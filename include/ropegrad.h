@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ropegrad.h -- the public C API of libropegrad.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # python/: the ctypes layer against the CPU path (standard library only, no
 # torch), with the library this build produced. The torch and GPU scripts in
 # python/tests run on a machine with torch (see their headers).

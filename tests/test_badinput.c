@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_badinput.c -- the bad-input matrix (issue 6), CPU only.
  *

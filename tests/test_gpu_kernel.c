@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_gpu_kernel.c -- the CUDA path against the float64 reference.
  *
  * Skips (exit 77, with the reason) when libropegrad was built without CUDA or

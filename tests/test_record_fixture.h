@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_record_fixture.h -- hand-built runs for the record's tests.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_reference.c -- the float64 reference against cases worked out by hand,
  * the validation every entry point shares, and the error strings.
  *

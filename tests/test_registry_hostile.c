@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_registry_hostile.c -- the registry file when it is not what we hope
  * (issue 6), through the CLI as a user meets it: read-only, locked by

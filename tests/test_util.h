@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_util.h -- what the end-to-end tests share: running the built binary
  * (RG_BINARY_DIR/ropegrad) with its output captured, reading files back, and

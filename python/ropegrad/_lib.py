@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """ctypes declarations for libropegrad (include/ropegrad.h), nothing else.
 
 The library is found, in order, at:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The ctypes layer (ropegrad._lib) against libropegrad's CPU path, with plain
 ctypes arrays: no torch, no numpy. Runs anywhere the C library is built:
 

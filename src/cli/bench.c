@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench.c -- `ropegrad bench` and `ropegrad check`: parse, run the protocol, print.
  *
  * Exit codes: 0 every workload passed; 1 a workload failed its check;

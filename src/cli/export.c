@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* export.c -- `ropegrad export-solution`: a SOL-ExecBench solution (JSON) that
  * runs the very kernel libropegrad builds.
  *

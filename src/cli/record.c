@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * record.c -- `ropegrad verify`, `ropegrad runs ...`, `ropegrad report`.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * harness.h -- the SOL-ExecBench protocol, in C.
  *

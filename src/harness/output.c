@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* output.c -- a run as a table (for people) and as JSON (for machines).
  *
  * The JSON is written to a temporary file beside the target and renamed into

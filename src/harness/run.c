@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* run.c -- one run of the protocol over a suite.
  *
  * For each selected workload: generate inputs (inputs.c), compute the float64

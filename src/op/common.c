@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* common.c -- argument validation, error strings, version: shared by every path. */
 #include <math.h>
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* internal.h -- helpers shared by the op's implementations (not public). */
 #ifndef ROPEGRAD_OP_INTERNAL_H
 #define ROPEGRAD_OP_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* reference.c -- float64 ground truth.
  *
  * Every input is widened to double exactly (bf16/f16/f32 all embed in double),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * manifest.c -- a run as three KernelIndex objects, and checking them again.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * record.c -- what `ropegrad bench --record / --manifest / --baseline` does
  * after a completed run: build the manifest, check it the way `verify` will,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * registry.c -- the local run registry, one SQLite file.
  *
