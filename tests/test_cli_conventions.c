@@ -35,17 +35,8 @@ static int rg_with_env(const char *envspec, const char *args)
     return rc;
 }
 
-#define EXPECT_OK(rc)                                                                                       \
-    do {                                                                                                    \
-        int rc_ = (rc);                                                                                     \
-        if (rc_ != 0) fail_msg("exit %d: %s", rc_, err_text);                                              \
-    } while (0)
-#define EXPECT_ONE_LINE_ERROR(rc, needle)                                                                   \
-    do {                                                                                                    \
-        int rc_ = (rc);                                                                                     \
-        if (rc_ != 2 || tu_count_lines(err_text) != 1 || !strstr(err_text, needle))                       \
-            fail_msg("exit %d, stderr '%s', expected exit 2 and one line with '%s'", rc_, err_text, needle); \
-    } while (0)
+#define EXPECT_OK(rc) TU_EXPECT_OK(rc, err_text)
+#define EXPECT_ONE_LINE_ERROR(rc, needle) TU_EXPECT_ONE_LINE_ERROR(rc, err_text, needle)
 
 static int setup(void **state)
 {
@@ -68,18 +59,9 @@ static int exists(const char *name) { return access(at(name), F_OK) == 0; }
 static void import_fixtures(const char *db)
 {
     for (int i = 1; i <= 2; i++) {
-        cJSON *m = fx_manifest("", i, 1.0 + i, i);
-        assert_non_null(m);
-        char err[256], name[32];
-        char *t = rg_json_print(m, 1, err, sizeof err);
-        assert_non_null(t);
+        char name[32];
         snprintf(name, sizeof name, "m%d.json", i);
-        FILE *f = fopen(at(name), "w");
-        assert_non_null(f);
-        fputs(t, f);
-        fclose(f);
-        free(t);
-        cJSON_Delete(m);
+        assert_int_equal(fx_write_manifest(at(name), "", i, 1.0 + i, i), 0);
         EXPECT_OK(rg("runs import %s --db %s", name, db));
     }
 }

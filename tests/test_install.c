@@ -154,23 +154,30 @@ static void test_clean_library(void **state)
     free(d);
 }
 
+/* Runs the shell command cmd (in work/) that builds and runs the consumer
+ * with its output in work/<tag>.out and its build log in work/<tag>.log. */
+static void build_and_run_consumer(const char *what, const char *tag, int rc)
+{
+    char p[320];
+    snprintf(p, sizeof p, "%s/%s.out", work, tag);
+    char *out = tu_slurp(p, NULL);
+    if (rc) {
+        snprintf(p, sizeof p, "%s/%s.log", work, tag);
+        char *log = tu_slurp(p, NULL);
+        fail_msg("%s consumer: exit %d: %s %s", what, rc, log ? log : "", out ? out : "");
+    }
+    assert_non_null(out);
+    assert_non_null(strstr(out, "consumer ok: ropegrad 0."));
+    free(out);
+}
+
 static void test_pkgconfig_consumer(void **state)
 {
     write_text("consumer.c", consumer_c);
     int rc = SH("cd '%s' && '%s' consumer.c -o consumer_pc $(PKG_CONFIG_PATH='%s/pkgconfig' pkg-config --cflags "
                 "--libs ropegrad) -lm > pc.log 2>&1 && LD_LIBRARY_PATH='%s' ./consumer_pc > pc.out 2>&1",
                 work, RG_C_COMPILER, libdir, libdir);
-    char p[320];
-    snprintf(p, sizeof p, "%s/pc.out", work);
-    char *out = tu_slurp(p, NULL);
-    if (rc) {
-        snprintf(p, sizeof p, "%s/pc.log", work);
-        char *log = tu_slurp(p, NULL);
-        fail_msg("pkg-config consumer: exit %d: %s %s", rc, log ? log : "", out ? out : "");
-    }
-    assert_non_null(out);
-    assert_non_null(strstr(out, "consumer ok: ropegrad 0."));
-    free(out);
+    build_and_run_consumer("pkg-config", "pc", rc);
 }
 
 static void test_cmake_consumer(void **state)
@@ -180,17 +187,7 @@ static void test_cmake_consumer(void **state)
     int rc = SH("cd '%s' && CC='%s' '%s' -S . -B b -DCMAKE_PREFIX_PATH='%s/inst' > cm.log 2>&1 && '%s' --build b "
                 ">> cm.log 2>&1 && ./b/consumer > cm.out 2>&1",
                 work, RG_C_COMPILER, RG_CMAKE_COMMAND, prefix, RG_CMAKE_COMMAND);
-    char p[320];
-    snprintf(p, sizeof p, "%s/cm.out", work);
-    char *out = tu_slurp(p, NULL);
-    if (rc) {
-        snprintf(p, sizeof p, "%s/cm.log", work);
-        char *log = tu_slurp(p, NULL);
-        fail_msg("find_package consumer: exit %d: %s %s", rc, log ? log : "", out ? out : "");
-    }
-    assert_non_null(out);
-    assert_non_null(strstr(out, "consumer ok: ropegrad 0."));
-    free(out);
+    build_and_run_consumer("find_package", "cm", rc);
 }
 
 /* From /, with no environment pointing anywhere: the installed suites. With

@@ -30,19 +30,8 @@ static char out_text[1 << 16], err_text[1 << 16];
  * and the manifests only, so that anything appearing beside it shows. */
 #define rg(...) tu_run_captured(outdir, out_text, sizeof out_text, err_text, sizeof err_text, __VA_ARGS__)
 
-#define EXPECT_ONE_LINE_ERROR(rc, needle)                                                                   \
-    do {                                                                                                    \
-        int rc_ = (rc);                                                                                     \
-        if (rc_ != 2 || tu_count_lines(err_text) != 1 || !strstr(err_text, needle))                       \
-            fail_msg("exit %d, stderr (%d lines) '%s', expected exit 2 and one line with '%s'", rc_,         \
-                     tu_count_lines(err_text), err_text, needle);                                          \
-    } while (0)
-
-#define EXPECT_OK(rc)                                                                                       \
-    do {                                                                                                    \
-        int rc_ = (rc);                                                                                     \
-        if (rc_ != 0) fail_msg("exit %d: %s", rc_, err_text);                                              \
-    } while (0)
+#define EXPECT_ONE_LINE_ERROR(rc, needle) TU_EXPECT_ONE_LINE_ERROR(rc, err_text, needle)
+#define EXPECT_OK(rc) TU_EXPECT_OK(rc, err_text)
 
 static const char *path_in(const char *name)
 {
@@ -55,17 +44,7 @@ static const char *path_in(const char *name)
 
 static void write_manifest(const char *name, int stamp, double scale)
 {
-    cJSON *m = fx_manifest("", 0, scale, stamp);
-    assert_non_null(m);
-    char err[256];
-    char *t = rg_json_print(m, 1, err, sizeof err);
-    assert_non_null(t);
-    FILE *f = fopen(path_in(name), "w");
-    assert_non_null(f);
-    fputs(t, f);
-    assert_int_equal(fclose(f), 0);
-    free(t);
-    cJSON_Delete(m);
+    assert_int_equal(fx_write_manifest(path_in(name), "", 0, scale, stamp), 0);
 }
 
 /* The WAL folded into the main file, as a registry at rest is. */
@@ -98,14 +77,7 @@ static int setup(void **state)
 
 static int teardown(void **state) { return tu_rm_rf(dir) | tu_rm_rf(outdir); }
 
-static void assert_unchanged(const char *path, const char *before, size_t n_before)
-{
-    size_t n = 0;
-    char *now = tu_slurp(path, &n);
-    assert_non_null(now);
-    if (n != n_before || memcmp(now, before, n)) fail_msg("%s was modified (%zu -> %zu bytes)", path, n_before, n);
-    free(now);
-}
+#define assert_unchanged tu_assert_unchanged
 
 /* Every reading command works; every write is refused with one line. */
 static void reads_work_writes_refused(void)

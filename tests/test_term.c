@@ -59,18 +59,9 @@ static char out_text[1 << 16], err_text[1 << 14];
 
 static void import_fixture(const char *name, const char *gpu, int stamp)
 {
-    cJSON *m = fx_manifest(gpu, 3, 1.0 + stamp, stamp);
-    assert_non_null(m);
-    char err[256], path[600];
-    char *t = rg_json_print(m, 1, err, sizeof err);
-    assert_non_null(t);
+    char path[600];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(t, f);
-    fclose(f);
-    free(t);
-    cJSON_Delete(m);
+    assert_int_equal(fx_write_manifest(path, gpu, 3, 1.0 + stamp, stamp), 0);
     int rc = rg("runs import %s --db t.db", name);
     if (rc) fail_msg("import exited %d: %s", rc, err_text);
 }

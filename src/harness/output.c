@@ -37,6 +37,20 @@ static void fmt_num(char *dst, size_t n, char style, int prec, double v)
 /* A run made by `check` (no timing): its table has no timing columns or lines. */
 static int is_timed(const rg_run_result *r) { return r->iterations > 0; }
 
+/* One workload's figures as the tables print them. */
+typedef struct row_text {
+    char t[32], g[32], ae[32], re[32], mr[32];   /* time_us, GB/s, max abs/rel error, matched ratio */
+} row_text;
+
+static void row_format(const rg_workload_result *w, row_text *x)
+{
+    fmt_num(x->t, sizeof x->t, 'f', 3, w->timed ? w->time_ns.median / 1e3 : NAN);
+    fmt_num(x->g, sizeof x->g, 'f', 1, w->timed ? w->gbps : NAN);
+    fmt_num(x->ae, sizeof x->ae, 'e', 3, w->check.max_abs_err);
+    fmt_num(x->re, sizeof x->re, 'e', 3, w->check.max_rel_err);
+    fmt_num(x->mr, sizeof x->mr, 'f', 5, w->check.matched_ratio);
+}
+
 void rg_run_print_table(const rg_run_result *r, void *file)
 {
     FILE *f = file ? (FILE *)file : stdout;
@@ -50,20 +64,12 @@ void rg_run_print_table(const rg_run_result *r, void *file)
                 "pass");
     for (size_t i = 0; i < r->n_workloads; i++) {
         const rg_workload_result *w = &r->workloads[i];
-        char t[32], g[32], ae[32], re[32], mr[32];
-        fmt_num(t, sizeof t, 'f', 3, w->timed ? w->time_ns.median / 1e3 : NAN);
-        fmt_num(g, sizeof g, 'f', 1, w->timed ? w->gbps : NAN);
-        fmt_num(ae, sizeof ae, 'e', 3, w->check.max_abs_err);
-        fmt_num(re, sizeof re, 'e', 3, w->check.max_rel_err);
-        fmt_num(mr, sizeof mr, 'f', 5, w->check.matched_ratio);
-        if (timed)
-            fprintf(f, "%-8d %5lld %6lld %12s %9s %11s %11s %9s  %s%s%s\n", w->index, (long long)w->batch_size,
-                    (long long)w->seq_len, t, g, ae, re, mr, w->check.pass ? "yes" : "NO", w->check.pass ? "" : "  ",
-                    w->check.pass ? "" : w->check.reason);
-        else
-            fprintf(f, "%-8d %5lld %6lld %11s %11s %9s  %s%s%s\n", w->index, (long long)w->batch_size,
-                    (long long)w->seq_len, ae, re, mr, w->check.pass ? "yes" : "NO", w->check.pass ? "" : "  ",
-                    w->check.pass ? "" : w->check.reason);
+        row_text x;
+        row_format(w, &x);
+        fprintf(f, "%-8d %5lld %6lld ", w->index, (long long)w->batch_size, (long long)w->seq_len);
+        if (timed) fprintf(f, "%12s %9s ", x.t, x.g);
+        fprintf(f, "%11s %11s %9s  %s%s%s\n", x.ae, x.re, x.mr, w->check.pass ? "yes" : "NO",
+                w->check.pass ? "" : "  ", w->check.pass ? "" : w->check.reason);
     }
     fprintf(f, "passed %d/%d\n", r->passed, r->total);
     fprintf(f, "backend %s (kernel %d: %s), device %s\n", r->backend, r->kernel, r->kernel_name, r->device);
@@ -92,15 +98,11 @@ static void print_rows(const rg_run_result *r, FILE *f, int csv)
     if (!csv) fprintf(f, "|---:|---:|---:|%s---:|---:|---:|---|---|\n", timed ? "---:|---:|" : "");
     for (size_t i = 0; i < r->n_workloads; i++) {
         const rg_workload_result *w = &r->workloads[i];
-        char t[32], g[32], ae[32], re[32], mr[32];
-        fmt_num(t, sizeof t, 'f', 3, w->timed ? w->time_ns.median / 1e3 : NAN);
-        fmt_num(g, sizeof g, 'f', 1, w->timed ? w->gbps : NAN);
-        fmt_num(ae, sizeof ae, 'e', 3, w->check.max_abs_err);
-        fmt_num(re, sizeof re, 'e', 3, w->check.max_rel_err);
-        fmt_num(mr, sizeof mr, 'f', 5, w->check.matched_ratio);
+        row_text x;
+        row_format(w, &x);
         fprintf(f, "%s%d%s%lld%s%lld%s", open, w->index, sep, (long long)w->batch_size, sep, (long long)w->seq_len, sep);
-        if (timed) fprintf(f, "%s%s%s%s", t, sep, g, sep);
-        fprintf(f, "%s%s%s%s%s%s%s%s", ae, sep, re, sep, mr, sep, w->check.pass ? "yes" : "no", sep);
+        if (timed) fprintf(f, "%s%s%s%s", x.t, sep, x.g, sep);
+        fprintf(f, "%s%s%s%s%s%s%s%s", x.ae, sep, x.re, sep, x.mr, sep, w->check.pass ? "yes" : "no", sep);
         /* The reason is our own text, but quote it for CSV and keep '|' out of a Markdown cell. */
         if (csv) fputc('"', f);
         for (const char *c = w->check.pass ? "" : w->check.reason; *c; c++) {
