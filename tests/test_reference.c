@@ -146,7 +146,8 @@ static void test_validate_ok(void **state)
     assert_int_equal(ropegrad_validate(&p), ROPEGRAD_OK);
     p.head_dim = 2;
     assert_int_equal(ropegrad_validate(&p), ROPEGRAD_OK);
-    p.head_dim = ROPEGRAD_MAX_HEAD_DIM;
+    p.head_dim = ROPEGRAD_MAX_HEAD_DIM;   /* larger than the buffers: their ranges must lie apart */
+    far_apart(&p);
     assert_int_equal(ropegrad_validate(&p), ROPEGRAD_OK);
     /* Validation looks at sizes only, so a huge (2^40-row) problem is valid. */
     p.batch_size = (int64_t)1 << 20;
