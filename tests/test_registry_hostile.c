@@ -38,14 +38,7 @@ static char out_text[1 << 16], err_text[1 << 16];
 /* Exit 2 and exactly one line on stderr that contains needle. */
 #define EXPECT_ONE_LINE_ERROR(rc, needle) TU_EXPECT_ONE_LINE_ERROR(rc, err_text, needle)
 
-static const char *path_in(const char *name)
-{
-    static char p[4][700];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(p[k], sizeof p[k], "%s/%s", dir, name);
-    return p[k];
-}
+static const char *path_in(const char *name) { return tu_path_in(dir, name); }
 
 static void write_manifest(const char *name, int stamp) { assert_int_equal(fx_write_manifest(path_in(name), "", 0, 1.0, stamp), 0); }
 

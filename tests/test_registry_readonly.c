@@ -33,14 +33,7 @@ static char out_text[1 << 16], err_text[1 << 16];
 #define EXPECT_ONE_LINE_ERROR(rc, needle) TU_EXPECT_ONE_LINE_ERROR(rc, err_text, needle)
 #define EXPECT_OK(rc) TU_EXPECT_OK(rc, err_text)
 
-static const char *path_in(const char *name)
-{
-    static char p[4][700];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(p[k], sizeof p[k], "%s/%s", dir, name);
-    return p[k];
-}
+static const char *path_in(const char *name) { return tu_path_in(dir, name); }
 
 static void write_manifest(const char *name, int stamp, double scale)
 {

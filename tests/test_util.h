@@ -166,6 +166,16 @@ static inline int tu_rm_rf(const char *dir)
     return tu_system(cmd) == 0 ? 0 : -1;
 }
 
+/* dir/name in one of four rotating buffers (so a few can be used in one call). */
+static inline const char *tu_path_in(const char *dir, const char *name)
+{
+    static char p[4][700];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(p[k], sizeof p[k], "%s/%s", dir, name);
+    return p[k];
+}
+
 /* ---- expectations on a captured run --------------------------------------------------- */
 
 /* Exit 2 and exactly one line on stderr (the captured text err) that contains needle. */
