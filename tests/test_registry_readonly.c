@@ -85,6 +85,10 @@ static void reads_work_writes_refused(void)
     EXPECT_OK(rg("report 2 --html r.html --db '%s'", db));
     EXPECT_ONE_LINE_ERROR(rg("runs note 1 hello --db '%s'", db), "runs.db");
     EXPECT_ONE_LINE_ERROR(rg("runs import '%s' --db '%s'", m3, db), "runs.db");
+    /* bench --record says so before running anything. */
+    EXPECT_ONE_LINE_ERROR(rg("bench --backend cpu --workloads 0 --iterations 1 --warmup 0 --record --db '%s'", db),
+                          "read-only");
+    assert_null(strstr(out_text, "passed"));
 }
 
 static void test_read_only_file(void **state)
