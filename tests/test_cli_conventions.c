@@ -162,10 +162,11 @@ static void test_formats(void **state)
     assert_true(!strncmp(out_text, "| workload | B | S | time_us | GB/s | max_abs_err |", 50));
     assert_non_null(strstr(out_text, "\n|---:|"));
     assert_int_equal(tu_count_lines(out_text), 4);
-    EXPECT_OK(rg("bench --backend cpu --workloads 1 --iterations 2 --warmup 0 --format json --quiet"));
-    cJSON *j = cJSON_Parse(out_text);
-    assert_non_null(j);
+    EXPECT_OK(rg("bench --backend cpu --workloads 1 --iterations 2 --warmup 0 --format json --quiet --record --db f.db"));
+    cJSON *j = cJSON_Parse(out_text);   /* stdout is the document alone: the "recorded as" note is on stderr */
+    if (!j) fail_msg("stdout is not JSON: %.300s", out_text);
     cJSON_Delete(j);
+    assert_non_null(strstr(err_text, "recorded as run 1"));
     EXPECT_OK(rg("bench --backend cpu --workloads 1 --iterations 2 --warmup 0 --format csv --quiet"));
     assert_true(!strncmp(out_text, "workload,B,S,time_us,GB/s,", 26));
     EXPECT_ONE_LINE_ERROR(rg("bench --format yaml"), "--format");

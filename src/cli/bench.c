@@ -369,7 +369,8 @@ static int run_command(int argc, char **argv, int timed)
             fprintf(stderr, "ropegrad %s: record: %s\n", cmd, err);
             code = 2;
         } else if (run_id > 0) {
-            fprintf(table, "recorded as run %lld\n", (long long)run_id);
+            /* A note for people: beside a machine-readable stdout it goes to stderr. */
+            fprintf(strcmp(format, "table") ? stderr : table, "recorded as run %lld\n", (long long)run_id);
         }
     }
     if (code != 2 && json && rg_cli_is_stdout(json)) {
