@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // probe.cu -- what any kernel for this op must pay on this GPU, measured the
 // protocol's way (CUPTI kernel spans, 2x-L2 memset before every launch, median of
 // 50 after 10 warmup), and how accurate each sin/cos is. Two reports:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_registry_import.c -- `runs import` into a fresh registry, then what
  * the other `runs` commands do with the stored run: list, show (get), rank,
  * note, export (print + verify again) and report (HTML).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ropegrad.h -- the public C API of libropegrad.
  *
@@ -62,6 +63,8 @@ enum {
     ROPEGRAD_ERR_CUDA = 14,          /* a CUDA runtime call or launch failed */
     ROPEGRAD_ERR_BAD_KERNEL = 15,    /* unknown kernel version number */
     ROPEGRAD_ERR_OUT_OF_MEMORY = 16, /* host allocation failed */
+    ROPEGRAD_ERR_OVERLAP = 17,       /* the output's bytes overlap an input's: the op never works in place,
+                                        so such a call is refused before anything is read or written */
     ROPEGRAD_ERR__COUNT
 };
 
@@ -77,7 +80,12 @@ typedef struct ropegrad_problem {
 } ropegrad_problem;
 
 /* Checks a problem description without touching the tensors' contents.
- * Returns 0 or the first error found (the same checks every entry point runs). */
+ * Returns 0 or the first error found (the same checks every entry point runs).
+ * The byte ranges the op reads and writes are those of the declared shapes:
+ * grad_cos, grad_sin [B,S,head_dim] of grad_dtype; emb [B,S,head_dim] fp32;
+ * inv_freq ((B-1)*inv_freq_batch_stride + head_dim/2) fp32; the output
+ * [B,S] (fp32, or the reference's doubles). An output range that overlaps any
+ * input range is ROPEGRAD_ERR_OVERLAP (inputs may overlap each other). */
 int ropegrad_validate(const ropegrad_problem *p);
 
 /* Float64 ground truth: out[b*S+s] (B*S doubles). Reads p->grad_position_ids

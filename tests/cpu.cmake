@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The CPU path picks its SIMD kernel once per process, so test_cpu runs once
 # per path: forced through ROPEGRAD_CPU_ISA, plus an unknown value that must
 # fall back to the best path. A path the CPU cannot run exits 77 (skipped).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_export.c -- `ropegrad export-solution` end to end: the built binary
  * (RG_BINARY_DIR/ropegrad) writes a solution, which is parsed back. The point
  * of the command is that the submitted kernel is the library's kernel, so the

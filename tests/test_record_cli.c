@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_record_cli.c -- the record's commands end to end through the binary:
  * bench --record --manifest, verify (and its failure on an edited figure),
  * runs list/rank/compare/note/show/export/import/cite/replicate, report,

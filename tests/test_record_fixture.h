@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_record_fixture.h -- hand-built runs for the record's tests.
  *
@@ -152,6 +153,21 @@ static cJSON *fx_manifest(const char *gpu, int kernel, double scale, int stamp)
     fx_run_free(&r);
     fx_suite_free(&s);
     return m;
+}
+
+/* The manifest of a fixture run written to path (as text, as a user would
+ * have it); 0, or -1 on failure. */
+static inline int fx_write_manifest(const char *path, const char *gpu, int kernel, double scale, int stamp)
+{
+    char err[256];
+    cJSON *m = fx_manifest(gpu, kernel, scale, stamp);
+    char *t = m ? rg_json_print(m, 1, err, sizeof err) : NULL;
+    cJSON_Delete(m);
+    FILE *f = t ? fopen(path, "w") : NULL;
+    int ok = f && fputs(t, f) >= 0;
+    if (f) ok &= fclose(f) == 0;
+    free(t);
+    return ok ? 0 : -1;
 }
 
 /* A fresh path under the build tree for a test's files. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_record_registry.c -- the SQLite registry: schema, writes, ranking,
  * notes, imports, replication links, bad files and concurrent writers. */
 #define _POSIX_C_SOURCE 200809L

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_record_report.c -- the HTML page: self-contained, with its charts,
  * and (when Debian's chromium is installed) rendered by a real browser. */
 #define _POSIX_C_SOURCE 200809L

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_suite.c -- the suite loaders on the bundled suite and on malformed
  * fixtures (tests/data/suite_*): every error names the file, the line for
  * workload.jsonl, and the field. */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """ctypes declarations for libropegrad (include/ropegrad.h), nothing else.
 
 The library is found, in order, at:
@@ -11,6 +12,7 @@ because the library has not been built yet.
 import ctypes
 import ctypes.util
 import os
+import sys
 import threading
 
 # ropegrad_dtype (a C enum: an int)
@@ -24,8 +26,12 @@ OK = 0
 ERR_NO_CUDA = 12
 ERR_NOT_DEVICE_POINTER = 13
 ERR_CUDA = 14
+ERR_OVERLAP = 17
 
 MAX_HEAD_DIM = 1024
+
+# The SONAME's major version this package speaks to (libropegrad.so.0).
+SONAME_MAJOR = 0
 
 
 class RopegradError(RuntimeError):
@@ -99,6 +105,12 @@ _lib_path = None
 
 
 def _candidates():
+    """Where the library may be, in order: $ROPEGRAD_LIB alone when set; else
+    a source tree's build/ (this package run from python/ of a checkout);
+    the lib/ of the prefix this package is installed in (cmake --install and
+    pip install into one prefix, a venv's or a --target's sibling lib/);
+    the versioned SONAME and the plain name through the dynamic loader
+    (LD_LIBRARY_PATH, ldconfig's cache, the system's lib folders)."""
     env = os.environ.get("ROPEGRAD_LIB")
     if env:
         # An explicit choice: only that one, so a typo is an error, not a
@@ -107,10 +119,29 @@ def _candidates():
     here = os.path.dirname(os.path.abspath(__file__))
     repo = os.path.dirname(os.path.dirname(here))
     paths = [os.path.join(repo, "build", "libropegrad.so")]
+    # <prefix>/lib/pythonX.Y/site-packages/ropegrad -> <prefix>/lib; a --target dir's lib/.
+    site = os.path.dirname(here)
+    for libdir in (os.path.join(site, "..", ".."), os.path.join(site, "lib"), os.path.join(sys.prefix, "lib")):
+        paths.append(os.path.normpath(os.path.join(libdir, "libropegrad.so.%d" % SONAME_MAJOR)))
+    paths.append("libropegrad.so.%d" % SONAME_MAJOR)
     found = ctypes.util.find_library("ropegrad")
     if found:
         paths.append(found)
     return paths, False
+
+
+def _loaded_from(name):
+    """The file the dynamic loader picked for a bare name (from
+    /proc/self/maps), or the name itself where that cannot be read."""
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                path = line.rstrip("\n").split(" ")[-1]
+                if os.path.basename(path).startswith("libropegrad.so"):
+                    return path
+    except OSError:
+        pass
+    return name
 
 
 def load():
@@ -137,7 +168,7 @@ def load():
                 fn = getattr(lib, name)  # AttributeError: not a libropegrad
                 fn.restype = res
                 fn.argtypes = args
-            _lib, _lib_path = lib, path
+            _lib, _lib_path = lib, path if os.sep in path else _loaded_from(path)
             return lib
         hint = ("$ROPEGRAD_LIB is set" if explicit else
                 "build it (cmake -S . -B build -G Ninja && ninja -C build) or set $ROPEGRAD_LIB")

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """ropegrad for PyTorch: the RoPE position gradient on torch tensors, and an
 autograd Function for the Qwen3-style rotary embedding (cos/sin generation
 with attention scaling) whose backward runs ropegrad.

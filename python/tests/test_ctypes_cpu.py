@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The ctypes layer (ropegrad._lib) against libropegrad's CPU path, with plain
 ctypes arrays: no torch, no numpy. Runs anywhere the C library is built:
 
@@ -18,7 +19,9 @@ import random
 import struct
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+# The source tree's package, unless the installed one is under test (test_pip_install.py).
+if not os.environ.get("ROPEGRAD_TEST_INSTALLED"):
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import ropegrad  # noqa: E402
 from ropegrad import _lib  # noqa: E402

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """ropegrad's autograd Function inside a 2-process DistributedDataParallel job
 (NCCL, one GPU per rank):
 

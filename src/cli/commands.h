@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* commands.h -- the CLI's commands, one file each, thin: parse, call, print.
  * Each returns the process exit code: 0 ok, 1 a check failed, 2 bad usage or input. */
 #ifndef ROPEGRAD_CLI_COMMANDS_H

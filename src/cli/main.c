@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* main.c -- `ropegrad COMMAND ...`: dispatch to one file per command. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * harness.h -- the SOL-ExecBench protocol, in C.
  *
@@ -142,6 +143,9 @@ typedef struct rg_env {
     int mem_clock_mhz_start, mem_clock_mhz_end;
     char ropegrad_version[32];
     char build_flags[512];         /* compiler, flags, CUDA archs (from the build) */
+    int load_known;                /* CPU runs: the machine's load before the run was read */
+    double load_avg_1m;            /* its 1-minute load average (getloadavg) */
+    int load_cpus;                 /* online CPUs it compares with */
 } rg_env;
 
 typedef struct rg_run_options {
@@ -152,7 +156,7 @@ typedef struct rg_run_options {
     uint64_t seed;                 /* default 200, the suite's */
     rg_inputs_kind inputs;
     int timed;                     /* 0: correctness only (`ropegrad check`) */
-    int verbose;                   /* progress lines on stderr */
+    int verbose;                   /* 1: progress lines on stderr; 0: none; -1 (--quiet): no notes either */
 } rg_run_options;
 
 void rg_run_options_default(rg_run_options *o);
@@ -184,8 +188,15 @@ int rg_run_suite(const rg_suite *s, const int *indices, size_t n_indices, const 
                  rg_run_result *out, char *err, size_t errlen);
 void rg_run_result_free(rg_run_result *r);
 
-/* The result as a table on f (the one bench and check print). */
+/* The result as a table on f (the one bench and check print). A run without
+ * timing (`check`) has no timing columns or lines. */
 void rg_run_print_table(const rg_run_result *r, void *file /* FILE * */);
+
+/* The result on f as format: "table" (the above), "md" (a Markdown table),
+ * "csv" (RFC 4180, a header row) or "json" (the bench JSON document).
+ * Returns 0, or 1 with a message (an unknown format, a write error). */
+int rg_run_print_format(const rg_run_result *r, const char *format, void *file /* FILE * */, char *err,
+                        size_t errlen);
 
 /* The result as the bench JSON document. Writes to a temporary file beside
  * path and renames it into place: never a partial file. */

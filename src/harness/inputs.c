@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* inputs.c -- the harness's input generator: deterministic, counter-based.
  *
  * Every value is a pure function of (seed, workload index w, tensor id t,

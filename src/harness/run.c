@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* run.c -- one run of the protocol over a suite.
  *
  * For each selected workload: generate inputs (inputs.c), compute the float64
@@ -318,7 +319,7 @@ int rg_run_suite(const rg_suite *s, const int *indices, size_t n_indices, const 
         use_cuda = 1;
     } else {
         use_cuda = ropegrad_cuda_available();
-        fprintf(stderr, "ropegrad: backend auto -> %s\n",
+        if (o->verbose >= 0) fprintf(stderr, "ropegrad: backend auto -> %s\n",
                 use_cuda ? "cuda" : "cpu (no usable CUDA device)");
     }
     if (use_cuda && !ropegrad_cuda_kernel_name(o->kernel)) {
@@ -428,7 +429,7 @@ int rg_run_suite(const rg_suite *s, const int *indices, size_t n_indices, const 
         rg_inputs_free(&in);
         if (wrc) goto fail;
         if (wr->check.pass) out->passed++;
-        if (o->verbose) {
+        if (o->verbose > 0) {
             if (wr->timed)
                 fprintf(stderr, "[%zu/%zu] workload %d (B=%lld S=%lld): pass, median %.2f us\n", k + 1, n, w->index,
                         (long long)w->batch_size, (long long)w->seq_len, wr->time_ns.median / 1e3);

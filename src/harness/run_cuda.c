@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* run_cuda.c -- the protocol on a GPU, timed as SOL-ExecBench times it.
  *
  * Per workload: copy the inputs to the device, poison the output with 0xFF

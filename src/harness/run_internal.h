@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* run_internal.h -- what run.c shares with the CUDA runner (run_cuda.c).
  * Not part of the harness's interface. */
 #ifndef ROPEGRAD_RUN_INTERNAL_H

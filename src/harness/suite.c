@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* suite.c -- loads a suite in SOL-ExecBench's own formats.
  *
  *   DIR/definition.json     the problem: name, axes (head_dim const), input/output dtypes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cpu.c -- the CPU path: validation, OpenMP threading, run-time ISA dispatch,
  * and the portable C kernel.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cpu_avx2.c -- the CPU path's AVX2 row kernel: 8 floats per vector.
  *
  * Compiled with -mavx2 -mfma -mf16c (src/op/CMakeLists.txt) and called by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cpu_avx512.c -- the CPU path's AVX-512 row kernel: 16 floats per vector.
  *
  * Compiled with -mavx512f -mfma -mf16c (src/op/CMakeLists.txt) and called by

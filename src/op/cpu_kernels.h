@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cpu_kernels.h -- the CPU path's per-ISA row kernels (not public).
  *
  * cpu.c owns validation, threading and dispatch; a kernel only computes

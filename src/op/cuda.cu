@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // cuda.cu -- the C API of the CUDA backend. The kernels themselves are in
 // kernels.cuh (one file, also embedded verbatim by `ropegrad export-solution`).
 //

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuda_stub.c -- the CUDA entry points of a CPU-only build (no nvcc found). */
 #include "internal.h"
 #include "ropegrad.h"

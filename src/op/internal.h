@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* internal.h -- helpers shared by the op's implementations (not public). */
 #ifndef ROPEGRAD_OP_INTERNAL_H
 #define ROPEGRAD_OP_INTERNAL_H
@@ -55,5 +56,13 @@ static inline float rg_load_grad(const void *base, ropegrad_dtype dt, int64_t i)
 
 /* Validation minus the output pointer check (the reference writes elsewhere). */
 int rg_validate_inputs(const ropegrad_problem *p);
+
+/* 1 when the byte ranges [a, a+a_bytes) and [b, b+b_bytes) share a byte (0 for
+ * a NULL pointer or an empty range). For any op's aliasing check. */
+int rg_ranges_overlap(const void *a, size_t a_bytes, const void *b, size_t b_bytes);
+
+/* ROPEGRAD_ERR_OVERLAP when out_bytes at out overlap any input range of p
+ * (shapes as declared in ropegrad.h), else 0. Only after rg_validate_inputs. */
+int rg_check_output_overlap(const ropegrad_problem *p, const void *out, size_t out_bytes);
 
 #endif

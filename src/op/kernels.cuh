@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // kernels.cuh -- every CUDA kernel of ropegrad, side by side (llm.c dev/cuda style),
 // and the launcher that picks one. Self-contained: the library compiles it through
 // cuda.cu, and `ropegrad export-solution` embeds this very file in the

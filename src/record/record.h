@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * record.h -- every run becomes a verifiable record.
  *
@@ -6,8 +7,9 @@
  * environment, workload, implementation), each {apiVersion:
  * kernelindex.dev/v1alpha1, kind, metadata, spec}, whose digests are
  * "sha256:" + hex SHA-256 of the object without metadata per RFC 8785 (JCS).
- * Runs are kept in a local SQLite registry (default ./ropegrad-runs.db,
- * --db FILE or $ROPEGRAD_DB) and ranked, compared, replicated, reported.
+ * Runs are kept in a local SQLite registry (default
+ * $XDG_DATA_HOME/ropegrad/runs.db, else ~/.local/share/ropegrad/runs.db;
+ * --db FILE or $ROPEGRAD_DB override) and ranked, compared, replicated, reported.
  *
  * Files:
  *   jcs.c        RFC 8785 canonical JSON over cJSON trees, SHA-256 digests
@@ -40,7 +42,7 @@
 
 typedef struct rg_record_options {
     int record;                    /* bench --record: store the run in the registry */
-    const char *db_path;           /* NULL: $ROPEGRAD_DB, else ./ropegrad-runs.db */
+    const char *db_path;           /* NULL: rg_registry_path's default */
     const char *manifest_path;     /* bench --manifest FILE, NULL for none */
     const char *baseline_path;     /* bench --baseline FILE, NULL for none */
     const char *sign_key;          /* bench --sign KEY: Ed25519 private key, NULL for none */
@@ -52,6 +54,11 @@ typedef struct rg_record_options {
  * Returns 0, or non-zero with a one-line message. */
 int rg_record_bench(const rg_run_result *r, const rg_suite *s, const rg_record_options *o,
                     int64_t *run_id, char *err, size_t errlen);
+
+/* Before a run with --record: an existing registry that cannot take it
+ * (corrupt, foreign, newer, read-only) is refused now, not after the run.
+ * Creates nothing. Returns 0, or 2 with a one-line message. */
+int rg_record_precheck(const rg_record_options *o, char *err, size_t errlen);
 
 /* ---- RFC 8785 (JCS) and digests (jcs.c) ------------------------------------ */
 
@@ -169,13 +176,21 @@ int rg_signatures_check(const rg_manifest *m, const char *trusted, char *msg, si
 
 typedef struct rg_registry rg_registry;
 
-/* The registry file: opt when given, else $ROPEGRAD_DB, else ./ropegrad-runs.db. */
+/* The registry file: opt when given, else $ROPEGRAD_DB, else
+ * $XDG_DATA_HOME/ropegrad/runs.db (an absolute XDG_DATA_HOME), else
+ * $HOME/.local/share/ropegrad/runs.db, else ./ropegrad-runs.db (no HOME).
+ * Opening with create makes the missing folders (0700). */
 const char *rg_registry_path(const char *opt);
 
 /* Opens (create != 0: creating and migrating when needed) the registry.
- * A corrupt file, a foreign SQLite db or a newer schema is an error. */
+ * A corrupt file (PRAGMA quick_check), a foreign SQLite db or a newer schema
+ * is an error, and such a file is never written to. A file that may not be
+ * written (its mode, its folder's, a read-only mount) is opened read-only. */
 int rg_registry_open(const char *path, int create, rg_registry **out, char *err, size_t errlen);
 void rg_registry_close(rg_registry *g);
+/* 1 when the registry was opened read-only (the file, its folder or its mount
+ * may not be written), else 0. */
+int rg_registry_read_only(const rg_registry *g);
 
 #define RG_EVIDENCE_MEASURED "measured"
 #define RG_EVIDENCE_IMPORTED "imported"

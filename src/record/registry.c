@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * registry.c -- the local run registry, one SQLite file.
  *
@@ -26,7 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -39,6 +42,7 @@
 
 struct rg_registry {
     sqlite3 *db;
+    int read_only;
     char path[4096];
 };
 
@@ -138,12 +142,44 @@ static int (*const migration_steps[RG_SCHEMA_VERSION])(rg_registry *, char *, si
 
 static const char *const our_tables[] = {"runs", "run_workloads", "notes", "replications"};
 
+/* The XDG Base Directory rule: $XDG_DATA_HOME when set to an absolute path,
+ * else ~/.local/share. Without HOME either, the current folder. */
 const char *rg_registry_path(const char *opt)
 {
     if (opt && *opt) return opt;
     const char *env = getenv("ROPEGRAD_DB");
     if (env && *env) return env;
-    return "ropegrad-runs.db";
+    static char path[4096];
+    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    if (xdg && xdg[0] == '/')
+        snprintf(path, sizeof path, "%s/ropegrad/runs.db", xdg);
+    else if (home && home[0] == '/')
+        snprintf(path, sizeof path, "%s/.local/share/ropegrad/runs.db", home);
+    else
+        snprintf(path, sizeof path, "ropegrad-runs.db");
+    return path;
+}
+
+/* mkdir -p of path's folder (0700: a user's data folder, as XDG asks), for a
+ * registry about to be created. Returns 0, or 2 with a message. */
+static int make_parent_dirs(const char *path, char *err, size_t errlen)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir) return 0;
+    *slash = '\0';
+    for (char *p = dir + 1;; p++) {
+        if (*p != '/' && *p != '\0') continue;
+        char c = *p;
+        *p = '\0';
+        if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+            snprintf(err, errlen, "%s: cannot create folder %s: %s", path, dir, strerror(errno));
+            return 2;
+        }
+        *p = c;
+        if (!c) return 0;
+    }
 }
 
 static void now_utc(char out[32])
@@ -358,6 +394,75 @@ rollback:
     return 2;
 }
 
+/* PRAGMA quick_check on an existing file, before anything reads or writes
+ * it: a damaged file is refused, named as corrupt, by every command (a page
+ * SQLite cannot read would otherwise surface later as "no run #N", or be
+ * written into). Random bytes are not a database at all: that is said by the
+ * schema check that follows, as before. */
+static int check_not_corrupt(rg_registry *g, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = first_step(g, "PRAGMA quick_check(1)", &st);
+    if (rc == SQLITE_ROW) {
+        const char *t = (const char *)sqlite3_column_text(st, 0);
+        if (t && !strcmp(t, "ok")) {
+            rc = 0;
+        } else {
+            char why[201];   /* SQLite's report spans lines: one line here */
+            snprintf(why, sizeof why, "%s", t ? t : "no answer");
+            for (char *c = why; *c; c++)
+                if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = ' ';
+            snprintf(err, errlen, "%s: corrupt registry (SQLite quick_check: %s); refused, left as it is", g->path, why);
+        }
+    } else if (rc == SQLITE_CORRUPT) {
+        snprintf(err, errlen, "%s: corrupt registry (%s); refused, left as it is", g->path, sqlite3_errmsg(g->db));
+    } else if (rc == SQLITE_NOTADB || rc == SQLITE_DONE) {
+        rc = 0;   /* not SQLite: judged (and named) by the schema check */
+    } else {
+        fail_open(g, rc, err, errlen, "cannot read it");
+    }
+    sqlite3_finalize(st);
+    return rc ? 2 : 0;
+}
+
+/* Whether this process must leave the registry as it is: the file has no
+ * write permission bit (even for root, who could write it anyway: its owner
+ * meant it to stay), or its folder has none or is not writable for us (the
+ * WAL and shared-memory files live beside it), or the file system is
+ * mounted read-only. *dir_ro says it was the folder or the mount. */
+static int must_read_only(const char *path, const struct stat *sb, int *dir_ro)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == dir) dir[1] = '\0';
+    else *slash = '\0';
+    struct stat ds;
+    struct statvfs vfs;
+    *dir_ro = stat(dir, &ds) != 0 || !(ds.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) || access(dir, W_OK) != 0 ||
+              (statvfs(dir, &vfs) == 0 && (vfs.f_flag & ST_RDONLY));
+    return *dir_ro || !(sb->st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) || access(path, W_OK) != 0;
+}
+
+/* A registry in a folder nobody may write: SQLite could not create the
+ * shared-memory file a WAL reader needs, so such a file is opened as
+ * immutable (a URI parameter) when no WAL file holds newer pages. The path
+ * goes into the URI percent-encoded. */
+static int open_immutable(const char *path, sqlite3 **db)
+{
+    char uri[3 * 4096 + 64];
+    size_t k = (size_t)snprintf(uri, sizeof uri, "file:");
+    for (const unsigned char *c = (const unsigned char *)path; *c && k + 4 < sizeof uri; c++) {
+        if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || strchr("/._-~", *c))
+            uri[k++] = (char)*c;
+        else
+            k += (size_t)snprintf(uri + k, sizeof uri - k, "%%%02X", *c);
+    }
+    snprintf(uri + k, sizeof uri - k, "?immutable=1");
+    return sqlite3_open_v2(uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX, NULL);
+}
+
 int rg_registry_open(const char *path, int create, rg_registry **out, char *err, size_t errlen)
 {
     *out = NULL;
@@ -375,17 +480,24 @@ int rg_registry_open(const char *path, int create, rg_registry **out, char *err,
         snprintf(err, errlen, "%s: not a regular file", path);
         return 2;
     }
+    if (!exists && make_parent_dirs(path, err, errlen)) return 2;
     rg_registry *g = calloc(1, sizeof *g);
     if (!g) {
         snprintf(err, errlen, "out of memory");
         return 2;
     }
     snprintf(g->path, sizeof g->path, "%s", path);
-    /* A file without write permission is opened read-only even for root,
-     * who could otherwise write it anyway: its owner meant it to stay. */
-    int readonly = exists && !(sb.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH));
+    /* Read-only when the file, its folder or its mount may not be written
+     * (must_read_only): list, show, rank, compare and report still work;
+     * every write is refused by SQLite with one line. */
+    int dir_ro = 0;
+    int readonly = exists && must_read_only(path, &sb, &dir_ro);
     int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
-    if (sqlite3_open_v2(path, &g->db, flags | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
+    char wal[4200];
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    int orc = readonly && dir_ro && access(wal, F_OK) != 0 ? open_immutable(path, &g->db)
+                                                            : sqlite3_open_v2(path, &g->db, flags | SQLITE_OPEN_FULLMUTEX, NULL);
+    if (orc != SQLITE_OK) {
         snprintf(err, errlen, "%s: cannot open: %s", path, g->db ? sqlite3_errmsg(g->db) : "out of memory");
         rg_registry_close(g);
         return 2;
@@ -403,7 +515,8 @@ int rg_registry_open(const char *path, int create, rg_registry **out, char *err,
          * application_id 0 from before its commit and tables from after
          * ("a foreign SQLite database": the same flaky test found it). */
         schema s;
-        int bad = exec(g, "BEGIN", err, errlen, "cannot read it") || read_schema(g, &s, err, errlen);
+        int bad = exec(g, "BEGIN", err, errlen, "cannot read it") || check_not_corrupt(g, err, errlen) ||
+                  read_schema(g, &s, err, errlen);
         sqlite3_exec(g->db, bad ? "ROLLBACK" : "COMMIT", NULL, NULL, NULL);
         if (bad) {
             rg_registry_close(g);
@@ -424,6 +537,7 @@ int rg_registry_open(const char *path, int create, rg_registry **out, char *err,
             return 2;
         }
         if (readonly) {
+            g->read_only = 1;
             *out = g;
             return 0;
         }
@@ -449,6 +563,8 @@ int rg_registry_open(const char *path, int create, rg_registry **out, char *err,
     *out = g;
     return 0;
 }
+
+int rg_registry_read_only(const rg_registry *g) { return g ? g->read_only : 0; }
 
 void rg_registry_close(rg_registry *g)
 {

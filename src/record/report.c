@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report.c -- `ropegrad report ID --html FILE`: one self-contained page.
  *
