@@ -145,7 +145,7 @@ static cJSON *protocol_spec(const rg_run_result *r)
     add_str(st, "perWorkload", "median of the timed iterations");
     add_str(st, "suite", "geometric mean of the per-workload medians");
     cJSON *c = cJSON_AddObjectToObject(p, "correctness");
-    add_str(c, "reference", "float64 (ropegrad_backward_reference, libm sin/cos)");
+    add_str(c, "reference", r->reference[0] ? r->reference : "float64 (ropegrad_backward_reference, libm sin/cos)");
     add_str(c, "element", "ok when |out - ref| <= max_atol + max_rtol * |ref|");
     add_str(c, "workload", "correct when matched ratio >= required_matched_ratio and, if max_error_cap is set, "
                            "max |out - ref| <= max_error_cap");
