@@ -8,6 +8,8 @@
  *       inv = 1 / powf(500000, 2d/D); wavelen = float(2 pi) / inv;
  *       smooth = clamp((8192 / wavelen - 1) / 3, 0, 1);
  *       inv = (1 - smooth) * inv + smooth * (inv / 8)
+ *     (so, as the dataset writes it, the fast frequencies are the ones divided
+ *     by 8: the reverse of Hugging Face's llama3 rule; reproduced as written)
  *   attention_scaling = 1 (get_inputs' value).
  *   RG_INPUTS_NORMAL (the dataset's): position_ids[b,s] = s for every batch.
  *   RG_INPUTS_POSITIONS (real training, packed sequences): positions in

@@ -1,0 +1,169 @@
+/* forward_common.h -- cases and checks shared by the forward ops' tests
+ * (test_forward.c on the CPU, test_gpu_forward.c on CUDA).
+ *
+ * A case is an 011 problem (positions + inv_freq) and the 012 problem of the
+ * same arguments (freqs = the float32 products), or random / huge freqs. The
+ * checks:
+ *   - every output element is the bf16 nearest to the float64 reference
+ *     (the ops promise correct rounding), computed here independently of the
+ *     library: the two bf16 neighbours compared in double, ties to even;
+ *   - so max abs error <= that of a plain float32 evaluation (cosf/sinf of
+ *     the float32 argument, times the scale in float, rounded to bf16), which
+ *     is checked and printed as well: the accuracy rule for real positions. */
+#ifndef RG_TEST_FORWARD_COMMON_H
+#define RG_TEST_FORWARD_COMMON_H
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ropegrad.h"
+
+/* bf16 nearest to d (finite), ties to even, by comparing the two neighbours. */
+static uint16_t fc_bf16_nearest(double d)
+{
+    float f = (float)d;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    uint32_t lo = u & 0xffff0000u, hi = lo + 0x10000u;   /* toward zero, away from zero */
+    float flo, fhi;
+    memcpy(&flo, &lo, 4);
+    memcpy(&fhi, &hi, 4);
+    double elo = fabs(d - (double)flo), ehi = fabs(d - (double)fhi);
+    if (elo < ehi) return (uint16_t)(lo >> 16);
+    if (ehi < elo) return (uint16_t)(hi >> 16);
+    return (uint16_t)(((lo >> 16) & 1u) ? (hi >> 16) : (lo >> 16));
+}
+
+static double fc_bf16_value(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return (double)f;
+}
+
+static uint16_t fc_bf16_rn_float(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+static uint64_t fc_state;
+static uint64_t fc_next(void)
+{
+    uint64_t z = (fc_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+static double fc_uniform(void) { return ((fc_next() >> 11) + 0.5) * (1.0 / 9007199254740992.0); }
+
+enum { FC_LLAMA3 = 0, FC_THETA_1E6 = 1, FC_RANDOM = 2, FC_HUGE = 3 };
+
+typedef struct fc_case {
+    int64_t B, S, D;
+    int kind;            /* FC_* */
+    float scale;
+    int64_t *pos;        /* [B,S] (FC_LLAMA3, FC_THETA_1E6) */
+    float *inv;          /* [D/2] */
+    float *freqs;        /* [B,S,D/2]: pos*inv as float32 products, or random */
+} fc_case;
+
+static void fc_llama3(float *inv, int64_t D)
+{
+    for (int64_t d = 0; d < D / 2; d++) {
+        const float f = 1.0f / powf(500000.0f, (float)(2 * d) / (float)D);
+        const float wavelen = (float)(2.0 * 3.14159265358979323846) / f;
+        float sm = (8192.0f / wavelen - 1.0f) / 3.0f;
+        sm = sm < 0 ? 0 : sm > 1 ? 1 : sm;
+        inv[d] = (1.0f - sm) * f + sm * (f / 8.0f);
+    }
+}
+
+/* Positions: packed sequences, different per batch, reaching pos_max. */
+static void fc_make(fc_case *c, int64_t B, int64_t S, int64_t D, int kind, float scale, uint64_t seed)
+{
+    memset(c, 0, sizeof *c);
+    c->B = B, c->S = S, c->D = D, c->kind = kind, c->scale = scale;
+    const int64_t H = D / 2, rows = B * S;
+    fc_state = seed;
+    c->pos = malloc((size_t)rows * 8);
+    c->inv = malloc((size_t)H * 4);
+    c->freqs = malloc((size_t)(rows * H) * 4);
+    if (kind == FC_LLAMA3) fc_llama3(c->inv, D);
+    else
+        for (int64_t d = 0; d < H; d++) c->inv[d] = (float)(1.0 / pow(1e6, 2.0 * (double)d / (double)D));
+    const int64_t pos_max = kind == FC_LLAMA3 ? 131071 : 262143;
+    for (int64_t b = 0; b < B; b++) {
+        /* each batch: a run of documents starting at a random position */
+        int64_t p = (int64_t)(fc_uniform() * (double)pos_max);
+        for (int64_t s = 0; s < S; s++) {
+            if (fc_uniform() < 0.01) p = (int64_t)(fc_uniform() * 64);   /* a new document */
+            c->pos[b * S + s] = p > pos_max ? pos_max - (p % 7) : p;
+            p += 1 + (int64_t)(fc_uniform() * (double)(pos_max / (S + 1)));
+        }
+    }
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t d = 0; d < H; d++) {
+            float x;
+            if (kind == FC_RANDOM) x = (float)((fc_uniform() - 0.5) * 20.0);
+            else if (kind == FC_HUGE) x = (float)((fc_uniform() - 0.5) * ldexp(1.0, (int)(fc_uniform() * 80)));
+            else x = (float)c->pos[r] * c->inv[d];
+            c->freqs[r * H + d] = x;
+        }
+}
+
+static void fc_free(fc_case *c)
+{
+    free(c->pos);
+    free(c->inv);
+    free(c->freqs);
+    memset(c, 0, sizeof *c);
+}
+
+typedef struct fc_result {
+    int64_t n, n_not_nearest;
+    double max_err, max_err_plain;
+} fc_result;
+
+/* out[n] (bf16 bits) against ref[n] (float64) and the plain float32 values plain[n]. */
+static void fc_compare(const uint16_t *out, const double *ref, const uint16_t *plain, int64_t n, fc_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->n = n;
+    for (int64_t i = 0; i < n; i++) {
+        if (out[i] != fc_bf16_nearest(ref[i])) r->n_not_nearest++;
+        const double e = fabs(fc_bf16_value(out[i]) - ref[i]), ep = fabs(fc_bf16_value(plain[i]) - ref[i]);
+        if (!(e <= r->max_err)) r->max_err = e;   /* NaN sticks */
+        if (ep > r->max_err_plain) r->max_err_plain = ep;
+    }
+}
+
+/* Plain float32 evaluations, in each op's output layout. */
+static void fc_plain_011(const fc_case *c, uint16_t *out)
+{
+    const int64_t D = c->D, H = D / 2;
+    for (int64_t r = 0; r < c->B * c->S; r++)
+        for (int64_t j = 0; j < D; j++) {
+            const float x = (float)c->pos[r] * c->inv[j % H];
+            out[(r * D + j) * 2] = fc_bf16_rn_float(cosf(x) * c->scale);
+            out[(r * D + j) * 2 + 1] = fc_bf16_rn_float(sinf(x) * c->scale);
+        }
+}
+
+static void fc_plain_012(const fc_case *c, uint16_t *out)
+{
+    const int64_t D = c->D, H = D / 2, n = c->B * c->S * D;
+    for (int64_t r = 0; r < c->B * c->S; r++)
+        for (int64_t j = 0; j < D; j++) {
+            const float x = c->freqs[r * H + j % H];
+            out[r * D + j] = fc_bf16_rn_float(cosf(x) * c->scale);
+            out[n + r * D + j] = fc_bf16_rn_float(sinf(x) * c->scale);
+        }
+}
+
+#endif
