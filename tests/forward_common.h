@@ -22,7 +22,7 @@
 #include "ropegrad.h"
 
 /* bf16 nearest to d (finite), ties to even, by comparing the two neighbours. */
-static uint16_t fc_bf16_nearest(double d)
+static inline uint16_t fc_bf16_nearest(double d)
 {
     float f = (float)d;
     uint32_t u;
@@ -37,7 +37,7 @@ static uint16_t fc_bf16_nearest(double d)
     return (uint16_t)(((lo >> 16) & 1u) ? (hi >> 16) : (lo >> 16));
 }
 
-static double fc_bf16_value(uint16_t h)
+static inline double fc_bf16_value(uint16_t h)
 {
     uint32_t u = (uint32_t)h << 16;
     float f;
@@ -45,7 +45,7 @@ static double fc_bf16_value(uint16_t h)
     return (double)f;
 }
 
-static uint16_t fc_bf16_rn_float(float f)
+static inline uint16_t fc_bf16_rn_float(float f)
 {
     uint32_t u;
     memcpy(&u, &f, 4);
@@ -53,14 +53,14 @@ static uint16_t fc_bf16_rn_float(float f)
 }
 
 static uint64_t fc_state;
-static uint64_t fc_next(void)
+static inline uint64_t fc_next(void)
 {
     uint64_t z = (fc_state += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
 }
-static double fc_uniform(void) { return ((fc_next() >> 11) + 0.5) * (1.0 / 9007199254740992.0); }
+static inline double fc_uniform(void) { return ((fc_next() >> 11) + 0.5) * (1.0 / 9007199254740992.0); }
 
 enum { FC_LLAMA3 = 0, FC_THETA_1E6 = 1, FC_RANDOM = 2, FC_HUGE = 3 };
 
@@ -73,7 +73,7 @@ typedef struct fc_case {
     float *freqs;        /* [B,S,D/2]: pos*inv as float32 products, or random */
 } fc_case;
 
-static void fc_llama3(float *inv, int64_t D)
+static inline void fc_llama3(float *inv, int64_t D)
 {
     for (int64_t d = 0; d < D / 2; d++) {
         const float f = 1.0f / powf(500000.0f, (float)(2 * d) / (float)D);
@@ -85,7 +85,7 @@ static void fc_llama3(float *inv, int64_t D)
 }
 
 /* Positions: packed sequences, different per batch, reaching pos_max. */
-static void fc_make(fc_case *c, int64_t B, int64_t S, int64_t D, int kind, float scale, uint64_t seed)
+static inline void fc_make(fc_case *c, int64_t B, int64_t S, int64_t D, int kind, float scale, uint64_t seed)
 {
     memset(c, 0, sizeof *c);
     c->B = B, c->S = S, c->D = D, c->kind = kind, c->scale = scale;
@@ -117,7 +117,7 @@ static void fc_make(fc_case *c, int64_t B, int64_t S, int64_t D, int kind, float
         }
 }
 
-static void fc_free(fc_case *c)
+static inline void fc_free(fc_case *c)
 {
     free(c->pos);
     free(c->inv);
@@ -131,7 +131,7 @@ typedef struct fc_result {
 } fc_result;
 
 /* out[n] (bf16 bits) against ref[n] (float64) and the plain float32 values plain[n]. */
-static void fc_compare(const uint16_t *out, const double *ref, const uint16_t *plain, int64_t n, fc_result *r)
+static inline void fc_compare(const uint16_t *out, const double *ref, const uint16_t *plain, int64_t n, fc_result *r)
 {
     memset(r, 0, sizeof *r);
     r->n = n;
@@ -144,7 +144,7 @@ static void fc_compare(const uint16_t *out, const double *ref, const uint16_t *p
 }
 
 /* Plain float32 evaluations, in each op's output layout. */
-static void fc_plain_011(const fc_case *c, uint16_t *out)
+static inline void fc_plain_011(const fc_case *c, uint16_t *out)
 {
     const int64_t D = c->D, H = D / 2;
     for (int64_t r = 0; r < c->B * c->S; r++)
@@ -155,7 +155,7 @@ static void fc_plain_011(const fc_case *c, uint16_t *out)
         }
 }
 
-static void fc_plain_012(const fc_case *c, uint16_t *out)
+static inline void fc_plain_012(const fc_case *c, uint16_t *out)
 {
     const int64_t D = c->D, H = D / 2, n = c->B * c->S * D;
     for (int64_t r = 0; r < c->B * c->S; r++)

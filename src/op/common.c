@@ -99,18 +99,3 @@ int rg_validate_forward_shape(int64_t B, int64_t S, int64_t D, int64_t out_bytes
     if (!isfinite(scale)) return ROPEGRAD_ERR_NONFINITE_SCALE;
     return ROPEGRAD_OK;
 }
-
-int ropegrad_rope_backward_reference(const ropegrad_problem *p, double *out)
-{
-    return ropegrad_backward_reference(p, out);
-}
-
-int ropegrad_rope_backward_cpu(const ropegrad_problem *p, int num_threads)
-{
-    return ropegrad_backward_cpu(p, num_threads);
-}
-
-int ropegrad_rope_backward_cuda(const ropegrad_problem *p, void *cuda_stream)
-{
-    return ropegrad_backward_cuda(p, cuda_stream);
-}

@@ -219,3 +219,8 @@ int ropegrad_backward_cpu(const ropegrad_problem *p, int num_threads)
     rg_cpu_parallel_rows(p->batch_size * p->seq_len, p->head_dim / 2, num_threads, backward_chunk, p);
     return ROPEGRAD_OK;
 }
+
+int ropegrad_rope_backward_cpu(const ropegrad_problem *p, int num_threads)
+{
+    return ropegrad_backward_cpu(p, num_threads);
+}

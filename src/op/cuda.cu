@@ -42,6 +42,11 @@ int ropegrad_backward_cuda(const ropegrad_problem *p, void *cuda_stream)
     return ropegrad_backward_cuda_kernel(p, 0, cuda_stream);
 }
 
+int ropegrad_rope_backward_cuda(const ropegrad_problem *p, void *cuda_stream)
+{
+    return ropegrad_backward_cuda_kernel(p, 0, cuda_stream);
+}
+
 int ropegrad_cuda_kernel_count(void) { return RG_KERNEL_COUNT; }
 
 const char *ropegrad_cuda_kernel_name(int kernel)

@@ -29,3 +29,8 @@ int ropegrad_cos_sin_cuda(const ropegrad_cos_sin_problem *p, void *cuda_stream)
     int rc = ropegrad_cos_sin_validate(p);
     return rc ? rc : ROPEGRAD_ERR_NO_CUDA;
 }
+
+int ropegrad_rope_backward_cuda(const ropegrad_problem *p, void *cuda_stream)
+{
+    return ropegrad_backward_cuda(p, cuda_stream);
+}

@@ -135,12 +135,13 @@ static __device__ __forceinline__ uint32_t rg_bf16_rn_double(double d)
     return rg_bf16_rn_bits(f);
 }
 
-static __device__ __noinline__ void rg_sincos_bf16_slow(float x, float scale, uint32_t *sb, uint32_t *cb)
+// Returned by value (x = sin bits, y = cos bits), so the callers' values stay
+// in registers rather than in a stack frame the out-of-line call could address.
+static __device__ __noinline__ uint2 rg_sincos_bf16_slow(float x, float scale)
 {
     double s, c;
     sincos((double)x, &s, &c);
-    *sb = rg_bf16_rn_double((double)scale * s);
-    *cb = rg_bf16_rn_double((double)scale * c);
+    return make_uint2(rg_bf16_rn_double((double)scale * s), rg_bf16_rn_double((double)scale * c));
 }
 
 // Absolute error bound of rg_sincos_mufu up to RG_SINCOS_FAST_MAX (measured
@@ -152,7 +153,9 @@ static __device__ __forceinline__ void rg_sincos_bf16(float x, float scale, uint
 {
     float s, c;
     if (!(fabsf(x) <= RG_SINCOS_FAST_MAX) || !(fabsf(scale) <= 1.0e30f)) {
-        rg_sincos_bf16_slow(x, scale, sb, cb);
+        const uint2 r = rg_sincos_bf16_slow(x, scale);
+        *sb = r.x;
+        *cb = r.y;
         return;
     }
     rg_sincos_mufu(x, &s, &c);
@@ -162,7 +165,9 @@ static __device__ __forceinline__ void rg_sincos_bf16(float x, float scale, uint
     const uint32_t s0 = rg_bf16_rn_bits(vs - t), s1 = rg_bf16_rn_bits(vs + t);
     const uint32_t c0 = rg_bf16_rn_bits(vc - t), c1 = rg_bf16_rn_bits(vc + t);
     if (s0 != s1 || c0 != c1) {
-        rg_sincos_bf16_slow(x, scale, sb, cb);
+        const uint2 r = rg_sincos_bf16_slow(x, scale);
+        *sb = r.x;
+        *cb = r.y;
         return;
     }
     *sb = s0;
