@@ -98,6 +98,7 @@ def main(argv=None):
                                      gpu_activities=len(t["kernels"]))
                 except Exception as e:
                     row[name] = dict(error="%s: %s" % (type(e).__name__, e))
+                    print("op %s workload %d %s: %s" % (op, i, name, row[name]["error"][:300]))
                     traceback.print_exc()
             rg = row["ropegrad"]
             all_pass &= "error" not in rg and rg["passed"]

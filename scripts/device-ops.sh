@@ -74,13 +74,15 @@ if [[ " $STEPS " == *" python "* ]]; then
   grep -E "FAIL|max err|backward" "$W/test_forward_torch.txt" | head -20
   timeout 300 python3 bench/vs_torch_ops.py --out "$W/h200-vs-torch-ops.json" > "$W/vs_torch_ops.txt" 2>&1
   status[vs_torch_ops]="exit $?"
-  grep -E "^op|geomean|^\| [0-9]" "$W/vs_torch_ops.txt"
+  grep -E "^op|geomean|^\| [0-9]" "$W/vs_torch_ops.txt" | grep -v "^op .* workload [1-9]"
   timeout 240 python3 bench/vs_torch.py --out "$W/h200-vs-torch.json" > "$W/vs_torch.txt" 2>&1
   status[vs_torch]="exit $?"
   grep -E "geomean" "$W/vs_torch.txt"
 fi
 
-for f in "$W"/h200-*.json "$W/probe-ops.txt"; do [ -f "$f" ] && cp "$f" "$OUT/"; done
+# The device tool brings back few files: results in one archive, logs in another.
+(cd "$W" && tar -czf "$OUT/results.tar.gz" h200-*.json probe-ops.txt vs_torch_ops.txt vs_torch.txt test_gpu_forward.txt \
+  test_forward_torch.txt ctest.txt bench-*.txt positions-*.txt rank.txt 2>/dev/null)
 tar -C "$W" -czf "$OUT/logs.tar.gz" .
 echo
 echo "| step | result |"

@@ -21,10 +21,14 @@ static __device__ __forceinline__ uint32_t rg_pack2(uint32_t lo, uint32_t hi) { 
 // 011, head_dim/2 % 4 == 0, 16-byte aligned output and inv_freq: TPR = H/4
 // threads per row; thread k covers j = 4k..4k+3 and writes (cos, sin) pairs
 // for j and j+H (2 x 16 bytes).
+// HC: H as a compile-time constant (64, head_dim 128: the row index is a
+// shift), or 0 for any H.
+template <int HC>
 static __global__ void __launch_bounds__(256) rg_rope_forward_vec(const int64_t *__restrict__ pos,
                                                                   const float *__restrict__ inv, float scale,
-                                                                  uint16_t *__restrict__ out, int64_t rows, int H)
+                                                                  uint16_t *__restrict__ out, int64_t rows, int Hr)
 {
+    const int H = HC ? HC : Hr;
     const int tpr = H >> 2;
     const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     const int64_t r = t / tpr;
@@ -63,10 +67,12 @@ static __global__ void rg_rope_forward_any(const int64_t *__restrict__ pos, cons
 // 012, head_dim/2 % 8 == 0, 16-byte aligned pointers: TPR = H/8 threads per
 // row; thread k reads freqs 8k..8k+7 (2 x 16 bytes) and writes 16 bytes of cos
 // and of sin at j and at j+H.
+template <int HC>
 static __global__ void __launch_bounds__(256) rg_cos_sin_vec(const float *__restrict__ freqs, float scale,
                                                              uint16_t *__restrict__ cos_out,
-                                                             uint16_t *__restrict__ sin_out, int64_t rows, int H)
+                                                             uint16_t *__restrict__ sin_out, int64_t rows, int Hr)
 {
+    const int H = HC ? HC : Hr;
     const int tpr = H >> 3;
     const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     const int64_t r = t / tpr;
@@ -119,8 +125,13 @@ static cudaError_t rg_rope_forward_launch(const ropegrad_rope_forward_problem *p
     const int threads = 256;
     if (H % 4 == 0 && rg_aligned16(p->inv_freq) && rg_aligned16(p->cos_sin)) {
         const int64_t n = rows * (H / 4);
-        rg_rope_forward_vec<<<(unsigned)((n + threads - 1) / threads), threads, 0, st>>>(
-            p->position_ids, p->inv_freq, p->attention_scaling, p->cos_sin, rows, H);
+        const unsigned grid = (unsigned)((n + threads - 1) / threads);
+        if (H == 64)
+            rg_rope_forward_vec<64><<<grid, threads, 0, st>>>(p->position_ids, p->inv_freq, p->attention_scaling,
+                                                              p->cos_sin, rows, H);
+        else
+            rg_rope_forward_vec<0><<<grid, threads, 0, st>>>(p->position_ids, p->inv_freq, p->attention_scaling,
+                                                             p->cos_sin, rows, H);
     } else {
         const int64_t n = rows * H;
         rg_rope_forward_any<<<(unsigned)((n + threads - 1) / threads), threads, 0, st>>>(
@@ -136,8 +147,11 @@ static cudaError_t rg_cos_sin_launch(const ropegrad_cos_sin_problem *p, cudaStre
     const int threads = 256;
     if (H % 8 == 0 && rg_aligned16(p->freqs) && rg_aligned16(p->cos) && rg_aligned16(p->sin)) {
         const int64_t n = rows * (H / 8);
-        rg_cos_sin_vec<<<(unsigned)((n + threads - 1) / threads), threads, 0, st>>>(
-            p->freqs, p->attention_scaling, p->cos, p->sin, rows, H);
+        const unsigned grid = (unsigned)((n + threads - 1) / threads);
+        if (H == 64)
+            rg_cos_sin_vec<64><<<grid, threads, 0, st>>>(p->freqs, p->attention_scaling, p->cos, p->sin, rows, H);
+        else
+            rg_cos_sin_vec<0><<<grid, threads, 0, st>>>(p->freqs, p->attention_scaling, p->cos, p->sin, rows, H);
     } else {
         const int64_t n = rows * H;
         rg_cos_sin_any<<<(unsigned)((n + threads - 1) / threads), threads, 0, st>>>(

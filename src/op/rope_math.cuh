@@ -135,12 +135,54 @@ static __device__ __forceinline__ uint32_t rg_bf16_rn_double(double d)
     return rg_bf16_rn_bits(f);
 }
 
-// Returned by value (x = sin bits, y = cos bits), so the callers' values stay
-// in registers rather than in a stack frame the out-of-line call could address.
+// The fallback: sin/cos in double. For |x| <= RG_SINCOS_FAST_MAX a short path
+// (Cody-Waite reduction by pi/2 in two double parts with FMA, then Taylor
+// polynomials to degree 17/18 on |r| <= pi/4 + a little: errors near 1e-17),
+// about 40 double instructions; beyond (or not finite) libdevice's sincos with
+// its full Payne-Hanek reduction. The short path matters: a warp waits for its
+// slowest lane, and libdevice's general sincos costs microseconds of latency.
+static __device__ __forceinline__ void rg_sincos_double(float xf, double *s, double *c)
+{
+    const double x = (double)xf;
+    if (!(fabsf(xf) <= RG_SINCOS_FAST_MAX)) {
+        sincos(x, s, c);
+        return;
+    }
+    const double q = rint(x * 0.63661977236758134308);          // 2/pi
+    double r = fma(-q, 1.5707963267948965580e+00, x);            // pi/2 = P1 + P2 (P1 = double(pi/2))
+    r = fma(-q, 6.1232339957367658e-17, r);
+    const double r2 = r * r;
+    double ps = 2.8114572543455207632e-15;                       // 1/17!
+    ps = fma(ps, r2, -7.6471637318198164759e-13);                // -1/15!
+    ps = fma(ps, r2, 1.6059043836821614599e-10);                 // 1/13!
+    ps = fma(ps, r2, -2.5052108385441718775e-08);                // -1/11!
+    ps = fma(ps, r2, 2.7557319223985890653e-06);                 // 1/9!
+    ps = fma(ps, r2, -1.9841269841269841270e-04);                // -1/7!
+    ps = fma(ps, r2, 8.3333333333333333333e-03);                 // 1/5!
+    ps = fma(ps, r2, -1.6666666666666666667e-01);                // -1/3!
+    const double sr = fma(ps * r2, r, r);
+    double pc = 1.5619206968586225e-16;                          // 1/18!
+    pc = fma(pc, r2, -4.7794773323873852974e-14);                // -1/16!
+    pc = fma(pc, r2, 1.1470745597729724714e-11);                 // 1/14!
+    pc = fma(pc, r2, -2.0876756987868098979e-09);                // -1/12!
+    pc = fma(pc, r2, 2.7557319223985890653e-07);                 // 1/10!
+    pc = fma(pc, r2, -2.4801587301587301587e-05);                // -1/8!
+    pc = fma(pc, r2, 1.3888888888888888889e-03);                 // 1/6!
+    pc = fma(pc, r2, -4.1666666666666666667e-02);                // -1/4!
+    pc = fma(pc, r2, 0.5);
+    const double cr = fma(-pc, r2, 1.0);                         // 1 - r2/2 + ...
+    const int qi = (int)(long long)q;
+    const double sv = (qi & 1) ? cr : sr, cv = (qi & 1) ? sr : cr;
+    *s = (qi & 2) ? -sv : sv;
+    *c = ((qi + 1) & 2) ? -cv : cv;
+}
+
+// Out of line (rare), returned by value (x = sin bits, y = cos bits), so the
+// callers' values stay in registers.
 static __device__ __noinline__ uint2 rg_sincos_bf16_slow(float x, float scale)
 {
     double s, c;
-    sincos((double)x, &s, &c);
+    rg_sincos_double(x, &s, &c);
     return make_uint2(rg_bf16_rn_double((double)scale * s), rg_bf16_rn_double((double)scale * c));
 }
 
