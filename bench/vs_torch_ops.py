@@ -26,6 +26,7 @@ def load_reference(op):
     path = os.path.join(REPO, "suites", "sol-execbench-%s" % op, "reference.py")
     spec = importlib.util.spec_from_file_location("ref%s" % op, path)
     mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod   # torch.compile (dynamo) looks the module up by name
     spec.loader.exec_module(mod)
     return mod
 

@@ -144,17 +144,19 @@ const char *ropegrad_cpu_isa(void)
 
 /* ---- entry point ---------------------------------------------------------- */
 
-/* SLEEF's float sincos errors (3.5 ulp of a value of magnitude <= 1 is at
- * most 4.2e-7 absolute), with margin. */
-#define RG_SLEEF_SINCOS_ERR 5.0e-7f
+/* SLEEF's float sincos error bounds are relative (3.5 ulp = 2^-22.2 of the
+ * value); 2^-20 of |value| covers them and the scale's product with margin,
+ * and a tiny absolute part covers results near zero and subnormals. */
+#define RG_SLEEF_SINCOS_REL 9.5367431640625e-07f   /* 2^-20 */
+#define RG_SLEEF_SINCOS_ABS 1.0e-30f
 /* SLEEF documents its 1-ulp float sincos for |x| <= 5e9; beyond, libm's double. */
 #define RG_SLEEF_SINCOS_MAX 1.0e9f
 
 /* The forward ops round scale*sin/cos to bf16. A float value v carries an
- * error of at most t = |scale| * RG_SLEEF_SINCOS_ERR (plus its own rounding,
- * far smaller); when v - t and v + t round to the same bf16, that bf16 is the
- * one nearest to the exact value. Otherwise (a rounding midpoint inside the
- * interval: about one value in 2^12, and values near zero) the value is
+ * error of at most t = |v| * RG_SLEEF_SINCOS_REL (+ a tiny absolute part);
+ * when v - t and v + t round to the same bf16, that bf16 is the one nearest
+ * to the exact value. Otherwise (a rounding midpoint inside the interval:
+ * about one value in 2^11) the value is
  * recomputed from libm's double sin/cos and rounded once. So every output is
  * the correctly rounded bf16 of scale*sin(x) (to double's 1e-16), and never
  * further from the float64 reference than a float32 evaluation rounded to
@@ -164,12 +166,13 @@ void rg_sincos_bf16_row(const float *x, int64_t n, float scale, uint16_t *sb, ui
     pthread_once(&isa_once, isa_resolve);
     float s[ROPEGRAD_MAX_HEAD_DIM / 2], c[ROPEGRAD_MAX_HEAD_DIM / 2];
     isa_sincos(x, s, c, n);
-    const float t = fabsf(scale) * RG_SLEEF_SINCOS_ERR;
     for (int64_t j = 0; j < n; j++) {
         const float vs = s[j] * scale, vc = c[j] * scale;
-        const uint16_t s0 = rg_bf16_rn(vs - t), s1 = rg_bf16_rn(vs + t);
-        const uint16_t c0 = rg_bf16_rn(vc - t), c1 = rg_bf16_rn(vc + t);
-        if (s0 == s1 && c0 == c1 && fabsf(x[j]) <= RG_SLEEF_SINCOS_MAX && isfinite(vs + t) && isfinite(vc + t)) {
+        const float ts = fabsf(vs) * RG_SLEEF_SINCOS_REL + RG_SLEEF_SINCOS_ABS;
+        const float tc = fabsf(vc) * RG_SLEEF_SINCOS_REL + RG_SLEEF_SINCOS_ABS;
+        const uint16_t s0 = rg_bf16_rn(vs - ts), s1 = rg_bf16_rn(vs + ts);
+        const uint16_t c0 = rg_bf16_rn(vc - tc), c1 = rg_bf16_rn(vc + tc);
+        if (s0 == s1 && c0 == c1 && fabsf(x[j]) <= RG_SLEEF_SINCOS_MAX && isfinite(vs + ts) && isfinite(vc + tc)) {
             sb[j] = s0;
             cb[j] = c0;
         } else {

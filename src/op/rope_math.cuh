@@ -109,11 +109,11 @@ static __device__ __forceinline__ void rg_sincos_mufu(float x, float *s, float *
 // The forward ops write bf16(scale * cos(x)) and bf16(scale * sin(x)). A plain
 // float32 evaluation rounds twice (sin/cos to float, then to bf16) and lands
 // on the wrong bf16 neighbour whenever the float error straddles a rounding
-// midpoint. Here the float value v comes with an error bound t (the sin/cos
-// bound times |scale| plus v's own rounding); if v - t and v + t round to the
+// midpoint. Here the float value v comes with an error bound t (rg_sincos's
+// bound, below, times |scale|, plus v's own rounding); if v - t and v + t round to the
 // same bf16, that is the correctly rounded result of the exact value. Only
-// when they differ (about one element in 2^12, and near zero crossings) is the
-// value recomputed in double and rounded once. So every element is the bf16
+// when they differ is the
+// value recomputed in double and rounded once (about one value in 4000). So every element is the bf16
 // nearest to scale*sin/cos(x) (up to double's 1e-16): never further from the
 // float64 reference than any float32 evaluation rounded to bf16.
 // ---------------------------------------------------------------------------
@@ -186,9 +186,15 @@ static __device__ __noinline__ uint2 rg_sincos_bf16_slow(float x, float scale)
     return make_uint2(rg_bf16_rn_double((double)scale * s), rg_bf16_rn_double((double)scale * c));
 }
 
-// Absolute error bound of rg_sincos_mufu up to RG_SINCOS_FAST_MAX (measured
-// 7.6e-7, see above), with margin.
-#define RG_SINCOS_MUFU_ERR 1.0e-6f
+// Error bound of rg_sincos's values, with margin: its reduction and
+// polynomials are accurate relative to the result (a few float ulps: 2^-21 of
+// |value| covers them with room) plus an absolute part from the reduction's
+// first rounding, at most 2^-24 * q * 4.4e-8 < 7e-9 for |x| <= 4e6. A bound
+// relative to the value matters: the small values (sin near its zeros, low
+// frequencies at small positions) have fine bf16 spacing, and an absolute
+// bound would send most of them to the double path.
+#define RG_SINCOS_REL_ERR 4.76837158203125e-07f   // 2^-21
+#define RG_SINCOS_ABS_ERR 1.0e-8f
 
 // sb, cb = bf16 bits of scale*sin(x), scale*cos(x), correctly rounded.
 static __device__ __forceinline__ void rg_sincos_bf16(float x, float scale, uint32_t *sb, uint32_t *cb)
@@ -200,12 +206,13 @@ static __device__ __forceinline__ void rg_sincos_bf16(float x, float scale, uint
         *cb = r.y;
         return;
     }
-    rg_sincos_mufu(x, &s, &c);
+    rg_sincos(x, &s, &c);
     const float vs = s * scale, vc = c * scale;
-    const float t = fabsf(scale) * RG_SINCOS_MUFU_ERR;
-    // t dominates v's own rounding (|v| <= |scale|, half an ulp < |scale| * 6e-8).
-    const uint32_t s0 = rg_bf16_rn_bits(vs - t), s1 = rg_bf16_rn_bits(vs + t);
-    const uint32_t c0 = rg_bf16_rn_bits(vc - t), c1 = rg_bf16_rn_bits(vc + t);
+    // The product's own rounding (2^-24 relative) is inside the relative part.
+    const float ta = fabsf(scale) * RG_SINCOS_ABS_ERR;
+    const float ts = fmaf(fabsf(vs), RG_SINCOS_REL_ERR, ta), tc = fmaf(fabsf(vc), RG_SINCOS_REL_ERR, ta);
+    const uint32_t s0 = rg_bf16_rn_bits(vs - ts), s1 = rg_bf16_rn_bits(vs + ts);
+    const uint32_t c0 = rg_bf16_rn_bits(vc - tc), c1 = rg_bf16_rn_bits(vc + tc);
     if (s0 != s1 || c0 != c1) {
         const uint2 r = rg_sincos_bf16_slow(x, scale);
         *sb = r.x;
