@@ -94,6 +94,7 @@ static const struct {
     {64, 541, 128, FC_LLAMA3, 1.0f},     /* the suites' largest shape, real llama3 positions */
     {4, 8192, 128, FC_THETA_1E6, 1.0f},  /* theta 1e6, positions to 262143 */
     {3, 77, 128, FC_LLAMA3, 0.7071f},
+    {2, 1500, 128, FC_THETA_1E6, 1.0f},  /* 012's middle-size path (4 values per thread) */
     {2, 33, 2, FC_THETA_1E6, 1.0f},
     {1, 9, 6, FC_LLAMA3, 1.0f},
     {3, 17, 16, FC_LLAMA3, 1.0f},

@@ -206,6 +206,11 @@ static __device__ __forceinline__ void rg_sincos_bf16(float x, float scale, uint
         *cb = r.y;
         return;
     }
+    if (x == 0.0f) {   // exact: sin 0 = 0 (the bound cannot separate 0 from its neighbours), cos 0 = 1
+        *sb = rg_bf16_rn_bits(x * scale);
+        *cb = rg_bf16_rn_bits(scale);
+        return;
+    }
     rg_sincos(x, &s, &c);
     const float vs = s * scale, vc = c * scale;
     // The product's own rounding (2^-24 relative) is inside the relative part.
