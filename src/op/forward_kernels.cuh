@@ -25,7 +25,7 @@ template <> struct rg_vec<2> { typedef uint2 t; };
 template <> struct rg_vec<4> { typedef uint4 t; };
 
 template <int N>
-static __device__ __forceinline__ typename rg_vec<N>::t rg_words(const uint32_t *w)
+static __device__ __forceinline__ typename rg_vec<N>::t rg_pack_words(const uint32_t *w)
 {
     typename rg_vec<N>::t v;
     memcpy(&v, w, sizeof v);   // registers only: N is a constant
@@ -65,7 +65,7 @@ static __global__ void __launch_bounds__(256) rg_rope_forward_vec(const int64_t 
         rg_sincos_bf16(p * f[i], scale, &sv, &cv);
         w[i] = rg_pack2(cv, sv);
     }
-    const V v = rg_words<VPT>(w);
+    const V v = rg_pack_words<VPT>(w);
     V *o = (V *)(out + r * (int64_t)(4 * H));   // 2*D bf16 per row
     o[k] = v;
     o[k + tpr] = v;
@@ -126,7 +126,7 @@ static __global__ void __launch_bounds__(256) rg_cos_sin_vec(const float *__rest
         cw[i] = rg_pack2(c[2 * i], c[2 * i + 1]);
         sw[i] = rg_pack2(s[2 * i], s[2 * i + 1]);
     }
-    const V cv = rg_words<VPT / 2>(cw), sv = rg_words<VPT / 2>(sw);
+    const V cv = rg_pack_words<VPT / 2>(cw), sv = rg_pack_words<VPT / 2>(sw);
     V *oc = (V *)(cos_out + r * (int64_t)(2 * H)), *os = (V *)(sin_out + r * (int64_t)(2 * H));
     oc[k] = cv;
     oc[k + tpr] = cv;
