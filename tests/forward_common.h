@@ -1,7 +1,7 @@
 /* forward_common.h -- cases and checks shared by the forward ops' tests
  * (test_forward.c on the CPU, test_gpu_forward.c on CUDA).
  *
- * A case is an 011 problem (positions + inv_freq) and the 012 problem of the
+ * Include after <cmocka.h> (fc_assert_case asserts). A case is an 011 problem (positions + inv_freq) and the 012 problem of the
  * same arguments (freqs = the float32 products), or random / huge freqs. The
  * checks:
  *   - every output element is the bf16 nearest to the float64 reference
@@ -164,6 +164,56 @@ static inline void fc_plain_012(const fc_case *c, uint16_t *out)
             out[r * D + j] = fc_bf16_rn_float(cosf(x) * c->scale);
             out[n + r * D + j] = fc_bf16_rn_float(sinf(x) * c->scale);
         }
+}
+
+/* Prints one case's figures and asserts the rule: every element the nearest
+ * bf16, so max error no worse than the plain float32 evaluation's. */
+static inline void fc_assert_case(const char *what, size_t k, size_t off, const fc_case *c, const fc_result *r11,
+                                  const fc_result *r12)
+{
+    printf("%s case %zu offset %zu (B=%lld S=%lld D=%lld kind %d): 011 max err %.3e (plain float32 %.3e), "
+           "012 %.3e (%.3e), not nearest %lld/%lld\n",
+           what, k, off, (long long)c->B, (long long)c->S, (long long)c->D, c->kind, r11->max_err, r11->max_err_plain,
+           r12->max_err, r12->max_err_plain, (long long)(r11->n_not_nearest + r12->n_not_nearest),
+           (long long)(r11->n + r12->n));
+    assert_int_equal(r11->n_not_nearest, 0);
+    assert_int_equal(r12->n_not_nearest, 0);
+    assert_true(r11->max_err <= r11->max_err_plain);
+    assert_true(r12->max_err <= r12->max_err_plain);
+}
+
+/* Compares a path's 011 output (B*S*D*2 bf16) with the reference and the plain float32 values. */
+static inline void fc_check_011(const fc_case *c, const uint16_t *out, fc_result *res)
+{
+    const int64_t n = c->B * c->S * c->D * 2;
+    uint16_t *plain = malloc((size_t)n * 2);
+    double *ref = malloc((size_t)n * 8);
+    ropegrad_rope_forward_problem h = {c->B, c->S, c->D, c->pos, c->inv, c->scale, NULL};
+    memset(res, 0, sizeof *res);
+    res->n_not_nearest = -1;   /* "not compared" unless all goes well */
+    if (plain && ref && ropegrad_rope_forward_reference(&h, ref) == 0) {
+        fc_plain_011(c, plain);
+        fc_compare(out, ref, plain, n, res);
+    }
+    free(plain);
+    free(ref);
+}
+
+/* The same for 012's output (cos then sin, 2*B*S*D bf16). */
+static inline void fc_check_012(const fc_case *c, const uint16_t *out, fc_result *res)
+{
+    const int64_t n = 2 * c->B * c->S * c->D;
+    uint16_t *plain = malloc((size_t)n * 2);
+    double *ref = malloc((size_t)n * 8);
+    ropegrad_cos_sin_problem h = {c->B, c->S, c->D, c->freqs, c->scale, NULL, NULL};
+    memset(res, 0, sizeof *res);
+    res->n_not_nearest = -1;
+    if (plain && ref && ropegrad_cos_sin_reference(&h, ref) == 0) {
+        fc_plain_012(c, plain);
+        fc_compare(out, ref, plain, n, res);
+    }
+    free(plain);
+    free(ref);
 }
 
 #endif

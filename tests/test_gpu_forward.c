@@ -38,19 +38,11 @@ static void gpu011(const fc_case *c, size_t offset, fc_result *res)
                                        c->scale, (uint16_t *)(dout + offset)};
     assert_int_equal(ropegrad_rope_forward_cuda(&p, NULL), 0);
     CK(cudaDeviceSynchronize());
-    uint16_t *out = malloc((size_t)n * 2), *plain = malloc((size_t)n * 2);
-    double *ref = malloc((size_t)n * 8);
+    uint16_t *out = malloc((size_t)n * 2);
     assert_non_null(out);
-    assert_non_null(plain);
-    assert_non_null(ref);
     CK(cudaMemcpy(out, dout + offset, (size_t)n * 2, cudaMemcpyDeviceToHost));
-    ropegrad_rope_forward_problem h = {c->B, c->S, D, c->pos, c->inv, c->scale, NULL};
-    assert_int_equal(ropegrad_rope_forward_reference(&h, ref), 0);
-    fc_plain_011(c, plain);
-    fc_compare(out, ref, plain, n, res);
+    fc_check_011(c, out, res);
     free(out);
-    free(plain);
-    free(ref);
     cudaFree(dpos);
     cudaFree(dinv);
     cudaFree(dout);
@@ -69,19 +61,11 @@ static void gpu012(const fc_case *c, size_t offset, fc_result *res)
     ropegrad_cos_sin_problem p = {c->B, c->S, D, (const float *)(dfr + ofr), c->scale, dcos, dsin};
     assert_int_equal(ropegrad_cos_sin_cuda(&p, NULL), 0);
     CK(cudaDeviceSynchronize());
-    uint16_t *out = malloc((size_t)n * 4), *plain = malloc((size_t)n * 4);
-    double *ref = malloc((size_t)n * 16);
+    uint16_t *out = malloc((size_t)n * 4);
     assert_non_null(out);
-    assert_non_null(plain);
-    assert_non_null(ref);
     CK(cudaMemcpy(out, dcos, (size_t)n * 4, cudaMemcpyDeviceToHost));
-    ropegrad_cos_sin_problem h = {c->B, c->S, D, c->freqs, c->scale, NULL, NULL};
-    assert_int_equal(ropegrad_cos_sin_reference(&h, ref), 0);
-    fc_plain_012(c, plain);
-    fc_compare(out, ref, plain, 2 * n, res);
+    fc_check_012(c, out, res);
     free(out);
-    free(plain);
-    free(ref);
     cudaFree(dfr);
     cudaFree(dout);
 }
@@ -113,15 +97,7 @@ static void test_forward_ops(void **state)
             fc_result r11, r12;
             gpu011(&c, off, &r11);
             gpu012(&c, off, &r12);
-            printf("cuda case %zu offset %zu (B=%lld S=%lld D=%lld kind %d): 011 max err %.3e (plain float32 %.3e), "
-                   "012 %.3e (%.3e), not nearest %lld/%lld\n",
-                   k, off, (long long)c.B, (long long)c.S, (long long)c.D, c.kind, r11.max_err, r11.max_err_plain,
-                   r12.max_err, r12.max_err_plain, (long long)(r11.n_not_nearest + r12.n_not_nearest),
-                   (long long)(r11.n + r12.n));
-            assert_int_equal(r11.n_not_nearest, 0);
-            assert_int_equal(r12.n_not_nearest, 0);
-            assert_true(r11.max_err <= r11.max_err_plain);
-            assert_true(r12.max_err <= r12.max_err_plain);
+            fc_assert_case("cuda", k, off, &c, &r11, &r12);
             fc_free(&c);
         }
     for (int kind = FC_RANDOM; kind <= FC_HUGE; kind++) {

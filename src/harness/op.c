@@ -67,3 +67,23 @@ int rg_tensors_shape(const rg_workload *w, int64_t bytes_per_row_max, rg_tensors
     t->attention_scaling = w->attention_scaling;
     return 0;
 }
+
+int rg_op_row_blocks(int64_t rows, rg_op_block_fn fn, const void *ctx)
+{
+    const int64_t block = RG_OP_BLOCK_ROWS, nblocks = (rows + block - 1) / block;
+    int worst = 0;
+#pragma omp parallel for schedule(dynamic, 4) reduction(max : worst)
+    for (int64_t k = 0; k < nblocks; k++) {
+        const int64_t r0 = k * block;
+        int rc = fn(ctx, r0, rows - r0 < block ? rows - r0 : block);
+        if (rc > worst) worst = rc;
+    }
+    return worst;
+}
+
+int rg_op_reference(const rg_tensors *t, double *ref, rg_op_block_fn rows_fn)
+{
+    rg_tensors c = *t;
+    c.out_ref = ref;
+    return rg_op_row_blocks(t->batch_size * t->seq_len, rows_fn, &c);
+}

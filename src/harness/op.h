@@ -31,6 +31,7 @@ typedef struct rg_tensors {
     size_t in_bytes[RG_OP_MAX_TENSORS];
     size_t out_bytes;                /* the output (all output tensors back to back) */
     int64_t n_out;                   /* output elements, checked against the reference */
+    double *out_ref;                 /* where a row's reference writes (rg_op_row_blocks callbacks) */
 } rg_tensors;
 
 /* A tensor named in definition.json and the dtype the op requires of it:
@@ -73,6 +74,16 @@ extern const rg_op *const rg_ops[];
 
 /* Frees the host tensors made by an op's make() and zeroes t. */
 void rg_tensors_free(rg_tensors *t);
+
+/* A single-threaded reference is a pure function of rows: rg_op_row_blocks
+ * calls fn(ctx, r0, n) for blocks of RG_OP_BLOCK_ROWS rows in parallel
+ * (OpenMP) and returns the largest status any call returned. */
+#define RG_OP_BLOCK_ROWS 256
+typedef int (*rg_op_block_fn)(const void *ctx, int64_t r0, int64_t n);
+int rg_op_row_blocks(int64_t rows, rg_op_block_fn fn, const void *ctx);
+/* rg_op_row_blocks over a copy of t whose out_ref is ref: a row's whole
+ * reference() when its rows_fn writes t->out_ref. */
+int rg_op_reference(const rg_tensors *t, double *ref, rg_op_block_fn rows_fn);
 
 /* Helpers for the rows. */
 void *rg_alloc64(size_t bytes);

@@ -68,30 +68,29 @@ static int make(const rg_workload *w, ropegrad_dtype dt, int kind, uint64_t seed
     return 0;
 }
 
-/* Blocks of rows in parallel; each block's reference (its cos, then its sin)
- * is scattered into the whole output's two halves. */
+/* Rows r0 .. r0+n-1 of the reference: the block's own cos then sin,
+ * scattered into the whole output's two halves. */
+static int reference_rows(const void *ctx, int64_t r0, int64_t n)
+{
+    const rg_tensors *t = ctx;
+    const int64_t rows = t->batch_size * t->seq_len, D = t->head_dim;
+    ropegrad_cos_sin_problem q = problem(t, NULL);
+    q.batch_size = 1;
+    q.seq_len = n;
+    q.freqs += r0 * (D / 2);
+    double *tmp = malloc((size_t)(2 * n * D) * sizeof *tmp), *ref = t->out_ref;
+    int rc = tmp ? ropegrad_cos_sin_reference(&q, tmp) : ROPEGRAD_ERR_OUT_OF_MEMORY;
+    if (!rc) {
+        memcpy(ref + r0 * D, tmp, (size_t)(n * D) * sizeof *tmp);
+        memcpy(ref + rows * D + r0 * D, tmp + n * D, (size_t)(n * D) * sizeof *tmp);
+    }
+    free(tmp);
+    return rc;
+}
+
 static int reference(const rg_tensors *t, double *ref)
 {
-    const ropegrad_cos_sin_problem p = problem(t, NULL);
-    const int64_t rows = p.batch_size * p.seq_len, D = p.head_dim, H = D / 2, block = 256;
-    const int64_t nblocks = (rows + block - 1) / block;
-    int worst = 0;
-#pragma omp parallel for schedule(dynamic, 4) reduction(max : worst)
-    for (int64_t k = 0; k < nblocks; k++) {
-        ropegrad_cos_sin_problem q = p;
-        q.batch_size = 1;
-        q.seq_len = rows - k * block < block ? rows - k * block : block;
-        q.freqs = p.freqs + k * block * H;
-        double *tmp = malloc((size_t)(2 * q.seq_len * D) * sizeof *tmp);
-        int rc = tmp ? ropegrad_cos_sin_reference(&q, tmp) : ROPEGRAD_ERR_OUT_OF_MEMORY;
-        if (!rc) {
-            memcpy(ref + k * block * D, tmp, (size_t)(q.seq_len * D) * sizeof *tmp);
-            memcpy(ref + rows * D + k * block * D, tmp + q.seq_len * D, (size_t)(q.seq_len * D) * sizeof *tmp);
-        }
-        free(tmp);
-        if (rc > worst) worst = rc;
-    }
-    return worst;
+    return rg_op_reference(t, ref, reference_rows);
 }
 
 static int cpu(const rg_tensors *t, void *out, int threads)

@@ -78,23 +78,20 @@ static int make(const rg_workload *w, ropegrad_dtype dt, int kind, uint64_t seed
     return 0;
 }
 
-/* The reference row by row is independent: blocks of rows run in parallel. */
+/* Rows r0 .. r0+n-1 of the reference. */
+static int reference_rows(const void *ctx, int64_t r0, int64_t n)
+{
+    const rg_tensors *t = ctx;
+    ropegrad_rope_forward_problem q = problem(t, NULL);
+    q.batch_size = 1;
+    q.seq_len = n;
+    q.position_ids += r0;
+    return ropegrad_rope_forward_reference(&q, (double *)t->out_ref + r0 * t->head_dim * 2);
+}
+
 static int reference(const rg_tensors *t, double *ref)
 {
-    const ropegrad_rope_forward_problem p = problem(t, NULL);
-    const int64_t rows = p.batch_size * p.seq_len, D = p.head_dim, block = 256;
-    const int64_t nblocks = (rows + block - 1) / block;
-    int worst = 0;
-#pragma omp parallel for schedule(dynamic, 4) reduction(max : worst)
-    for (int64_t k = 0; k < nblocks; k++) {
-        ropegrad_rope_forward_problem q = p;
-        q.batch_size = 1;
-        q.seq_len = rows - k * block < block ? rows - k * block : block;
-        q.position_ids = p.position_ids + k * block;
-        int rc = ropegrad_rope_forward_reference(&q, ref + k * block * D * 2);
-        if (rc > worst) worst = rc;
-    }
-    return worst;
+    return rg_op_reference(t, ref, reference_rows);
 }
 
 static int cpu(const rg_tensors *t, void *out, int threads)
