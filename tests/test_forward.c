@@ -11,6 +11,7 @@
 
 #include "forward_common.h"
 #include "harness.h"
+#include "record.h"
 
 typedef int (*path011)(const ropegrad_rope_forward_problem *);
 typedef int (*path012)(const ropegrad_cos_sin_problem *);
@@ -270,12 +271,49 @@ static void test_run_suites(void **state)
         }
 }
 
+/* The record: each op's run names its definition and reference, and the ops
+ * fall in different comparison groups. */
+static void test_record_groups(void **state)
+{
+    (void)state;
+    const char *ids[] = {"011", "012", "014"};
+    char keys[3][160];
+    for (int k = 0; k < 3; k++) {
+        rg_suite s;
+        char err[RG_ERRLEN];
+        load(ids[k], &s);
+        rg_run_options o;
+        rg_run_options_default(&o);
+        o.backend = "cpu";
+        o.warmup = 0;
+        o.iterations = 1;
+        const int idx[] = {1};
+        rg_run_result r;
+        if (rg_run_suite(&s, idx, 1, &o, &r, err, sizeof err)) fail_msg("%s", err);
+        cJSON *m = rg_manifest_build(&r, &s, NULL, err, sizeof err);
+        if (!m) fail_msg("%s", err);
+        const cJSON *run = rg_manifest_spec(m, "BenchmarkRun");
+        assert_string_equal(cJSON_GetObjectItem(run, "definition")->valuestring, s.op->definition);
+        snprintf(keys[k], sizeof keys[k], "%s", cJSON_GetObjectItem(run, "comparisonKey")->valuestring);
+        char *text = cJSON_PrintUnformatted(m);
+        assert_non_null(strstr(text, s.op->reference));   /* the protocol names the op's reference */
+        free(text);
+        cJSON_Delete(m);
+        rg_run_result_free(&r);
+        rg_suite_free(&s);
+    }
+    assert_string_not_equal(keys[0], keys[1]);
+    assert_string_not_equal(keys[0], keys[2]);
+    assert_string_not_equal(keys[1], keys[2]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reference_values), cmocka_unit_test(test_validation),
         cmocka_unit_test(test_cpu_paths),        cmocka_unit_test(test_suites_load),
         cmocka_unit_test(test_generator_011),    cmocka_unit_test(test_run_suites),
+        cmocka_unit_test(test_record_groups),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
