@@ -165,21 +165,31 @@ void rg_sincos_bf16_row(const float *x, int64_t n, float scale, uint16_t *sb, ui
 {
     pthread_once(&isa_once, isa_resolve);
     float s[ROPEGRAD_MAX_HEAD_DIM / 2], c[ROPEGRAD_MAX_HEAD_DIM / 2];
+    unsigned char ok[ROPEGRAD_MAX_HEAD_DIM / 2];
+    int all_ok = 1;
     isa_sincos(x, s, c, n);
+    /* Branch-free, so the compiler vectorizes it; the rare values to redo are
+     * marked and done after. */
     for (int64_t j = 0; j < n; j++) {
         const float vs = s[j] * scale, vc = c[j] * scale;
         const float ts = fabsf(vs) * RG_SLEEF_SINCOS_REL + RG_SLEEF_SINCOS_ABS;
         const float tc = fabsf(vc) * RG_SLEEF_SINCOS_REL + RG_SLEEF_SINCOS_ABS;
         const uint16_t s0 = rg_bf16_rn(vs - ts), s1 = rg_bf16_rn(vs + ts);
         const uint16_t c0 = rg_bf16_rn(vc - tc), c1 = rg_bf16_rn(vc + tc);
-        if (s0 == s1 && c0 == c1 && fabsf(x[j]) <= RG_SLEEF_SINCOS_MAX && isfinite(vs + ts) && isfinite(vc + tc)) {
-            sb[j] = s0;
-            cb[j] = c0;
-        } else {
-            const double xd = (double)x[j];
-            sb[j] = rg_bf16_rn_double((double)scale * sin(xd));
-            cb[j] = rg_bf16_rn_double((double)scale * cos(xd));
-        }
+        /* |x| within SLEEF's documented range and both values finite (NaN fails every compare) */
+        const int good = (s0 == s1) & (c0 == c1) & (fabsf(x[j]) <= RG_SLEEF_SINCOS_MAX) &
+                         (fabsf(vs) + ts <= 3.0e38f) & (fabsf(vc) + tc <= 3.0e38f);
+        sb[j] = s0;
+        cb[j] = c0;
+        ok[j] = (unsigned char)good;
+        all_ok &= good;
+    }
+    if (all_ok) return;
+    for (int64_t j = 0; j < n; j++) {
+        if (ok[j]) continue;
+        const double xd = (double)x[j];
+        sb[j] = rg_bf16_rn_double((double)scale * sin(xd));
+        cb[j] = rg_bf16_rn_double((double)scale * cos(xd));
     }
 }
 
