@@ -220,10 +220,15 @@ static int load_definition(const char *path, rg_suite *s, char *err, size_t errl
     if (get_string(root, "name", path, s->name, sizeof s->name, err, errlen)) goto out;
     s->op = rg_op_find(s->name);
     if (!s->op) {
-        char ids[64] = "";
+        char ids[64] = "", shown[65];
         for (const rg_op *const *o = rg_ops; *o; o++)
             snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%s", ids[0] ? ", " : "", (*o)->id);
-        snprintf(err, errlen, "%s: field 'name': no op of ropegrad is defined by '%.64s' (ops: %s)", path, s->name, ids);
+        /* The name is untrusted: printable ASCII only in the one-line message. */
+        size_t k = 0;
+        for (; s->name[k] && k < sizeof shown - 1; k++)
+            shown[k] = (s->name[k] >= 0x20 && s->name[k] < 0x7f) ? s->name[k] : '?';
+        shown[k] = '\0';
+        snprintf(err, errlen, "%s: field 'name': no op of ropegrad is defined by '%s' (ops: %s)", path, shown, ids);
         goto out;
     }
 
