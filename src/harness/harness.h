@@ -64,9 +64,10 @@ double rg_workload_bytes(const rg_workload *w, ropegrad_dtype dt);
 
 typedef enum {
     RG_INPUTS_NORMAL = 0,    /* every tensor standard normal, like the dataset */
-    RG_INPUTS_POSITIONS = 1  /* real training inputs: emb = position * inv_freq,
-                                inv_freq = theta^(-2d/D) with theta 1e6,
-                                positions up to 262144, attention_scaling 1 */
+    RG_INPUTS_POSITIONS = 1  /* real training inputs, attention_scaling 1. 014: emb =
+                                position * inv_freq, inv_freq = theta^(-2d/D) with
+                                theta 1e6, positions up to 262144; 011 and 012: see
+                                their rows (op_rope_forward.c, op_cos_sin.c) */
 } rg_inputs_kind;
 
 /* Host-side input tensors of one workload, owned by the harness. */
