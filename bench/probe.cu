@@ -325,6 +325,22 @@ static __global__ void pf12_t32(const uint4 *in, uint4 *cos_out, uint4 *sin_out,
     ((l >> 4) ? sin_out : cos_out)[r * 16 + q] = v;
 }
 
+// "BxS" arguments -> (B, S) pairs and the largest B*S; 1 (with a message) on a bad one.
+static int parse_shapes(const char *who, int n, char **shapes, long long max, std::vector<std::pair<int64_t, int64_t>> &bs,
+                        int64_t &max_rows)
+{
+    for (int i = 0; i < n; i++) {
+        long long b = 0, s = 0;
+        if (sscanf(shapes[i], "%lldx%lld", &b, &s) != 2 || b < 1 || s < 1 || b * s > max) {
+            fprintf(stderr, "%s: bad shape '%s' (BxS)\n", who, shapes[i]);
+            return 1;
+        }
+        bs.push_back({b, s});
+        max_rows = std::max<int64_t>(max_rows, b * s);
+    }
+    return 0;
+}
+
 static int forward_report(const char *op, int n, char **shapes)
 {
     const bool is11 = !strcmp(op, "011");
@@ -339,15 +355,7 @@ static int forward_report(const char *op, int n, char **shapes)
     CK(cudaMalloc(&flush, 2 * (size_t)l2));
     std::vector<std::pair<int64_t, int64_t>> bs;
     int64_t max_rows = 1;
-    for (int i = 0; i < n; i++) {
-        long long b = 0, s = 0;
-        if (sscanf(shapes[i], "%lldx%lld", &b, &s) != 2 || b < 1 || s < 1 || b * s > (1ll << 26)) {
-            fprintf(stderr, "probe forward: bad shape '%s' (BxS)\n", shapes[i]);
-            return 2;
-        }
-        bs.push_back({b, s});
-        max_rows = std::max<int64_t>(max_rows, b * s);
-    }
+    if (parse_shapes("probe forward", n, shapes, 1ll << 26, bs, max_rows)) return 2;
     int64_t *pos;
     float *inv, *freqs;
     uint16_t *out;
@@ -415,15 +423,7 @@ static int backward_report(int n, char **shapes)
     CK(cudaMalloc(&flush, 2 * (size_t)l2));
     std::vector<std::pair<int64_t, int64_t>> bs;
     int64_t max_rows = 1;
-    for (int i = 0; i < n; i++) {
-        long long b = 0, s = 0;
-        if (sscanf(shapes[i], "%lldx%lld", &b, &s) != 2 || b < 1 || s < 1 || b * s > (1ll << 22)) {
-            fprintf(stderr, "probe backward: bad shape '%s' (BxS)\n", shapes[i]);
-            return 2;
-        }
-        bs.push_back({b, s});
-        max_rows = std::max<int64_t>(max_rows, b * s);
-    }
+    if (parse_shapes("probe backward", n, shapes, 1ll << 22, bs, max_rows)) return 2;
     uint4 *gc, *gs, *emb;
     float *out, *inv;
     CK(cudaMalloc(&gc, max_rows * 256));

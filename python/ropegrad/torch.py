@@ -150,6 +150,19 @@ def rope_position_grad(grad_cos, grad_sin, emb, inv_freq, scale, *, kernel=0, nu
     return out
 
 
+def _grads_for_014(grad_cos, grad_sin):
+    """The gradients autograd hands a backward, as rope_position_grad takes them:
+    a missing one as zeros, one supported dtype for both (anything else, float64
+    or mixed, goes to float32), contiguous."""
+    if grad_cos is None:
+        grad_cos = torch.zeros_like(grad_sin)
+    if grad_sin is None:
+        grad_sin = torch.zeros_like(grad_cos)
+    if grad_cos.dtype != grad_sin.dtype or grad_cos.dtype not in _GRAD_DTYPES:
+        grad_cos, grad_sin = grad_cos.float(), grad_sin.float()
+    return grad_cos.contiguous(), grad_sin.contiguous()
+
+
 class RotaryEmbeddingQwen3(torch.autograd.Function):
     """Qwen3-style rotary embedding forward (transformers' Qwen3RotaryEmbedding,
     default rope type), differentiable w.r.t. position_ids through ropegrad:
@@ -205,14 +218,8 @@ class RotaryEmbeddingQwen3(torch.autograd.Function):
         emb, inv = ctx.saved_tensors
         if not ctx.needs_input_grad[0] or (grad_cos is None and grad_sin is None):
             return None, None, None
-        if grad_cos is None:
-            grad_cos = torch.zeros_like(grad_sin)
-        if grad_sin is None:
-            grad_sin = torch.zeros_like(grad_cos)
-        # One supported dtype for both; anything else (float64, mixed) goes to float32.
-        if grad_cos.dtype != grad_sin.dtype or grad_cos.dtype not in _GRAD_DTYPES:
-            grad_cos, grad_sin = grad_cos.float(), grad_sin.float()
-        g = rope_position_grad(grad_cos.contiguous(), grad_sin.contiguous(), emb, inv, ctx.scale)
+        grad_cos, grad_sin = _grads_for_014(grad_cos, grad_sin)
+        g = rope_position_grad(grad_cos, grad_sin, emb, inv, ctx.scale)
         return g.to(ctx.pos_dtype), None, None
 
 
@@ -315,15 +322,10 @@ class RopeForward(torch.autograd.Function):
         pos, inv = ctx.saved_tensors
         if not ctx.needs_input_grad[0] or (grad_cos is None and grad_sin is None):
             return None, None, None
-        if grad_cos is None:
-            grad_cos = torch.zeros_like(grad_sin)
-        if grad_sin is None:
-            grad_sin = torch.zeros_like(grad_cos)
-        if grad_cos.dtype != grad_sin.dtype or grad_cos.dtype not in _GRAD_DTYPES:
-            grad_cos, grad_sin = grad_cos.float(), grad_sin.float()
+        grad_cos, grad_sin = _grads_for_014(grad_cos, grad_sin)
         freqs = pos.float()[:, :, None] * inv[None, None, :]   # the forward's float32 products
         emb = torch.cat((freqs, freqs), dim=-1)
-        g = rope_position_grad(grad_cos.contiguous(), grad_sin.contiguous(), emb, inv, ctx.scale)
+        g = rope_position_grad(grad_cos, grad_sin, emb, inv, ctx.scale)
         return g.to(pos.dtype), None, None
 
 
