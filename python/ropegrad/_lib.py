@@ -83,6 +83,44 @@ _check_layout()
 
 _PROBLEM_P = ctypes.POINTER(Problem)
 
+
+class ForwardProblem(ctypes.Structure):
+    """struct ropegrad_rope_forward_problem (L1/011): 3 x int64, 2 pointers,
+    float (+4 pad), pointer: 56 bytes on LP64."""
+
+    _fields_ = [
+        ("batch_size", ctypes.c_int64),
+        ("seq_len", ctypes.c_int64),
+        ("head_dim", ctypes.c_int64),
+        ("position_ids", ctypes.c_void_p),   # const int64_t *
+        ("inv_freq", ctypes.c_void_p),       # const float *
+        ("attention_scaling", ctypes.c_float),
+        ("cos_sin", ctypes.c_void_p),        # uint16_t * (bf16 bits)
+    ]
+
+
+class CosSinProblem(ctypes.Structure):
+    """struct ropegrad_cos_sin_problem (L1/012): 3 x int64, pointer, float
+    (+4 pad), 2 pointers: 56 bytes on LP64."""
+
+    _fields_ = [
+        ("batch_size", ctypes.c_int64),
+        ("seq_len", ctypes.c_int64),
+        ("head_dim", ctypes.c_int64),
+        ("freqs", ctypes.c_void_p),          # const float *
+        ("attention_scaling", ctypes.c_float),
+        ("cos", ctypes.c_void_p),            # uint16_t *
+        ("sin", ctypes.c_void_p),            # uint16_t *
+    ]
+
+
+if ctypes.sizeof(ctypes.c_void_p) == 8 and (ctypes.sizeof(ForwardProblem), ForwardProblem.cos_sin.offset,
+                                            ctypes.sizeof(CosSinProblem), CosSinProblem.cos.offset) != (56, 48, 56, 40):
+    raise ImportError("ropegrad: ctypes layout of the forward problems does not match the C ABI")
+
+_FWD_P = ctypes.POINTER(ForwardProblem)
+_CS_P = ctypes.POINTER(CosSinProblem)
+
 # name: (restype, argtypes)
 _SIGNATURES = {
     "ropegrad_validate": (ctypes.c_int, [_PROBLEM_P]),
@@ -90,6 +128,10 @@ _SIGNATURES = {
     "ropegrad_backward_cpu": (ctypes.c_int, [_PROBLEM_P, ctypes.c_int]),
     "ropegrad_backward_cuda": (ctypes.c_int, [_PROBLEM_P, ctypes.c_void_p]),
     "ropegrad_backward_cuda_kernel": (ctypes.c_int, [_PROBLEM_P, ctypes.c_int, ctypes.c_void_p]),
+    "ropegrad_rope_forward_cpu": (ctypes.c_int, [_FWD_P, ctypes.c_int]),
+    "ropegrad_rope_forward_cuda": (ctypes.c_int, [_FWD_P, ctypes.c_void_p]),
+    "ropegrad_cos_sin_cpu": (ctypes.c_int, [_CS_P, ctypes.c_int]),
+    "ropegrad_cos_sin_cuda": (ctypes.c_int, [_CS_P, ctypes.c_void_p]),
     "ropegrad_cuda_kernel_count": (ctypes.c_int, []),
     "ropegrad_cuda_kernel_name": (ctypes.c_char_p, [ctypes.c_int]),
     "ropegrad_cuda_available": (ctypes.c_int, []),
@@ -226,3 +268,23 @@ def backward_reference(p, out):
     """out: a ctypes array (or pointer) of batch_size*seq_len doubles."""
     check(load().ropegrad_backward_reference(ctypes.byref(p), ctypes.cast(out, ctypes.POINTER(ctypes.c_double))),
           "ropegrad_backward_reference")
+
+
+def rope_forward(p, stream=None, num_threads=0):
+    """L1/011 on a ForwardProblem: CUDA when stream is not None (a cudaStream_t
+    as an int, 0 = the legacy default stream), else the CPU path."""
+    lib = load()
+    if stream is None:
+        check(lib.ropegrad_rope_forward_cpu(ctypes.byref(p), int(num_threads)), "ropegrad_rope_forward_cpu")
+    else:
+        check(lib.ropegrad_rope_forward_cuda(ctypes.byref(p), ctypes.c_void_p(int(stream) or None)),
+              "ropegrad_rope_forward_cuda")
+
+
+def cos_sin(p, stream=None, num_threads=0):
+    """L1/012 on a CosSinProblem (as rope_forward)."""
+    lib = load()
+    if stream is None:
+        check(lib.ropegrad_cos_sin_cpu(ctypes.byref(p), int(num_threads)), "ropegrad_cos_sin_cpu")
+    else:
+        check(lib.ropegrad_cos_sin_cuda(ctypes.byref(p), ctypes.c_void_p(int(stream) or None)), "ropegrad_cos_sin_cuda")

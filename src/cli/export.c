@@ -45,6 +45,8 @@ extern const unsigned char rg_embed_ropegrad_h[];
 extern const size_t rg_embed_ropegrad_h_len;
 extern const unsigned char rg_embed_kernels_cuh[];
 extern const size_t rg_embed_kernels_cuh_len;
+extern const unsigned char rg_embed_rope_math_cuh[];
+extern const size_t rg_embed_rope_math_cuh_len;
 
 /* The SOL-ExecBench definition this kernel solves (suites/sol-execbench-014/
  * definition.json "name"; tests/test_export.c checks they agree). */
@@ -235,6 +237,7 @@ static char *build_solution(const char *name, const char *author)
      * strings of exactly _len bytes as long as the files hold no NUL byte;
      * a text file never does, and the length check below would catch one. */
     add_source(sources, "ropegrad_kernels.cuh", (const char *)rg_embed_kernels_cuh);
+    add_source(sources, "rope_math.cuh", (const char *)rg_embed_rope_math_cuh);   /* included by it */
     add_source(sources, "ropegrad.h", (const char *)rg_embed_ropegrad_h);
 
     char *text = cJSON_Print(root);
@@ -296,6 +299,7 @@ int rg_cmd_export_solution(int argc, char **argv)
         }
     }
     if (strlen((const char *)rg_embed_kernels_cuh) != rg_embed_kernels_cuh_len ||
+        strlen((const char *)rg_embed_rope_math_cuh) != rg_embed_rope_math_cuh_len ||
         strlen((const char *)rg_embed_ropegrad_h) != rg_embed_ropegrad_h_len) {
         fprintf(stderr, "ropegrad export-solution: an embedded source contains a NUL byte\n");
         return 2;

@@ -112,3 +112,15 @@ int ropegrad_validate(const ropegrad_problem *p)
     return rg_check_output_overlap(p, p->grad_position_ids,
                                    (size_t)p->batch_size * (size_t)p->seq_len * sizeof(float));
 }
+
+int rg_validate_forward_shape(int64_t B, int64_t S, int64_t D, int64_t out_bytes_per_elem, float scale)
+{
+    if (B < 1 || S < 1) return ROPEGRAD_ERR_BAD_SIZE;
+    if (D < 2 || D > ROPEGRAD_MAX_HEAD_DIM || (D & 1)) return ROPEGRAD_ERR_BAD_HEAD_DIM;
+    if (B > INT64_MAX / S) return ROPEGRAD_ERR_OVERFLOW;
+    const int64_t rows = B * S;
+    if (rows > INT64_MAX / (D * out_bytes_per_elem)) return ROPEGRAD_ERR_OVERFLOW;
+    if ((uint64_t)rows * (uint64_t)D * (uint64_t)out_bytes_per_elem > (uint64_t)SIZE_MAX) return ROPEGRAD_ERR_OVERFLOW;
+    if (!isfinite(scale)) return ROPEGRAD_ERR_NONFINITE_SCALE;
+    return ROPEGRAD_OK;
+}

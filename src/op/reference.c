@@ -37,3 +37,8 @@ int ropegrad_backward_reference(const ropegrad_problem *p, double *out)
     }
     return ROPEGRAD_OK;
 }
+
+int ropegrad_rope_backward_reference(const ropegrad_problem *p, double *out)
+{
+    return ropegrad_backward_reference(p, out);
+}

@@ -78,7 +78,7 @@ static cJSON *protocol_spec(const rg_run_result *r)
     add_str(h, "name", "ropegrad");
     add_str(h, "version", ropegrad_version());
     cJSON *c = cJSON_AddObjectToObject(p, "correctness");
-    add_str(c, "reference", "float64 (ropegrad_backward_reference, libm sin/cos)");
+    add_str(c, "reference", r->reference[0] ? r->reference : "float64 (ropegrad_backward_reference, libm sin/cos)");
     add_str(c, "comparator", "ropegrad tolerance check (SOL-ExecBench rules)");
     add_str(c, "element", "ok when |out - ref| <= max_atol + max_rtol * |ref|");
     add_str(c, "workload", "correct when matched ratio >= required_matched_ratio and, if max_error_cap is set, "
