@@ -74,6 +74,9 @@ def main(argv=None):
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--iters", type=int, default=50)
     ap.add_argument("--no-compile", action="store_true")
+    ap.add_argument("--baseline-dir", default=None,
+                    help="also write each op's eager times as DIR/h200-torch-eager-OP.baseline.json, the baseline "
+                         "file `ropegrad bench --baseline FILE` takes ({name, per_workload: [{index, time_ns}]})")
     args = ap.parse_args(argv)
     try:
         import torch
@@ -141,6 +144,17 @@ def main(argv=None):
         gm = {n: geomean([r[n]["median_us"] for r in rows if n in r and "error" not in r[n]])
               for n in ("ropegrad", "eager", "compile")}
         result["ops"][op] = dict(workloads=rows, geomean_us=gm)
+        if args.baseline_dir:
+            # T_b for the SOL score and speedups of `ropegrad bench --suite ... --baseline`:
+            # the definition's PyTorch formula (eager), measured here, in this session.
+            base = dict(name="torch eager on %s (bench/vs_torch_ops.py)" % torch.cuda.get_device_name(dev),
+                        per_workload=[dict(index=r["index"], time_ns=r["eager"]["median_us"] * 1e3)
+                                      for r in rows if "eager" in r and "error" not in r["eager"]])
+            path = os.path.join(args.baseline_dir, "h200-torch-eager-%s.baseline.json" % op)
+            with open(path + ".tmp", "w") as f:
+                json.dump(base, f, indent=2)
+                f.write("\n")
+            os.replace(path + ".tmp", path)
         print("op %s" % op)
         print("| # | B | S | ropegrad | eager | compile | vs eager | vs compile | pass |")
         print("|---|---|---|---|---|---|---|---|---|")
