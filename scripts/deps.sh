@@ -3,8 +3,10 @@
 # Safe to run again: it does nothing when everything is there.
 set -euo pipefail
 pkgs=(cmake ninja-build gcc clang pkg-config libsleef-dev libcjson-dev libcmocka-dev libssl-dev
-      libsqlite3-dev libclang-rt-14-dev)
-[ "${ROPEGRAD_WITH_CHROMIUM:-0}" = 1 ] && pkgs+=(chromium)
+      libsqlite3-dev libclang-rt-14-dev libmicrohttpd-dev libcurl4-openssl-dev)
+# The browser test of the index (tests/index_browser.py) and the load benchmark's client.
+[ "${ROPEGRAD_WITH_CHROMIUM:-0}" = 1 ] && pkgs+=(chromium chromium-driver python3-selenium)
+[ "${ROPEGRAD_WITH_WRK:-0}" = 1 ] && pkgs+=(wrk)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

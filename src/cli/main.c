@@ -13,9 +13,11 @@ static const struct {
     {"bench", rg_cmd_bench, "run the suite: check every workload, then time it"},
     {"check", rg_cmd_check, "run the suite: correctness only"},
     {"verify", rg_cmd_verify, "recompute every digest of a manifest"},
-    {"runs", rg_cmd_runs, "the local registry: list, show, rank, compare, note, replicate, export, import, cite"},
+    {"runs", rg_cmd_runs, "the local registry: list, show, rank, compare, note, replicate, export, import, cite, push"},
     {"report", rg_cmd_report, "one self-contained HTML page for a recorded run"},
     {"export-solution", rg_cmd_export_solution, "a SOL-ExecBench solution built from the library's kernel source"},
+    {"serve", rg_cmd_serve, "the registry as a website (HTTP, with a push API)"},
+    {"site", rg_cmd_site, "the registry as static web pages"},
 };
 
 static void usage(FILE *f)

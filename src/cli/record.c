@@ -16,6 +16,7 @@
 
 #include "commands.h"
 #include "record.h"
+#include "site.h"
 #include "rg_util.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
@@ -111,6 +112,7 @@ static void runs_usage(FILE *f)
                "  replicate ID           run the recorded protocol again here and compare\n"
                "  export ID [--out FILE] the manifest (stdout, or FILE written atomically)\n"
                "  import FILE            verify a manifest made elsewhere, then store it as 'imported'\n"
+               "  push URL FILE          send a manifest to an index (ropegrad serve); see runs push --help\n"
                "  cite ID                a citation line\n\n"
                "  --db FILE              registry (default $ROPEGRAD_DB, else ./ropegrad-runs.db)\n"
                "  --verbose              (replicate) progress on stderr\n\n"
@@ -446,30 +448,47 @@ static int cmd_export(runs_ctx *x, int64_t id)
     return rc;
 }
 
+/* The same two steps as the index's POST /api/runs: parse and verify the
+ * bytes, then store them as they came. */
 static int cmd_import(runs_ctx *x, const char *path)
 {
-    char msg[RG_ERRLEN];
-    cJSON *m = rg_json_read_file(path, x->err, sizeof x->err);
-    if (!m) {
-        fprintf(stderr, "ropegrad runs import: %s\n", x->err);
+    FILE *f = fopen(path, "rb");
+    char *bytes = NULL;
+    size_t n = 0, cap = 0;
+    if (f) {
+        for (;;) {
+            if (n + 65536 > cap) {
+                char *p = realloc(bytes, cap = cap ? cap * 2 : 131072);
+                if (!p) break;
+                bytes = p;
+            }
+            size_t k = fread(bytes + n, 1, cap - n, f);
+            n += k;
+            if (k == 0) break;
+        }
+    }
+    if (!f || !bytes || (f && ferror(f))) {
+        fprintf(stderr, "ropegrad runs import: %s: cannot read it%s%s\n", path, f ? "" : ": ", f ? "" : strerror(errno));
+        if (f) fclose(f);
+        free(bytes);
         return 2;
     }
-    int rc = rg_manifest_verify(m, msg, sizeof msg);
+    fclose(f);
+    cJSON *m;
+    int rc = rg_manifest_parse_verified(bytes, n, &m, x->err, sizeof x->err);
     if (rc) {
-        fprintf(stderr, "ropegrad runs import: %s: refused, it does not verify: %s\n", path, msg);
-        cJSON_Delete(m);
-        return rc;
-    }
-    if (open_db(x, 1)) {
-        cJSON_Delete(m);
-        return 2;
+        fprintf(stderr, "ropegrad runs import: %s: %s\n", path, x->err);
+        free(bytes);
+        return rc == 1 ? 1 : 2;
     }
     int64_t id;
     int existed;
-    rc = rg_registry_store(x->g, m, RG_EVIDENCE_IMPORTED, 0, &id, &existed, x->err, sizeof x->err);
+    rc = open_db(x, 1) ? 2 : rg_registry_store_bytes(x->g, m, bytes, n, RG_EVIDENCE_IMPORTED, &id, &existed, x->err,
+                                                      sizeof x->err);
     cJSON_Delete(m);
+    free(bytes);
     if (rc) {
-        fprintf(stderr, "ropegrad runs import: %s\n", x->err);
+        if (x->g) fprintf(stderr, "ropegrad runs import: %s\n", x->err);
         return 2;
     }
     if (existed) printf("%s: already in the registry as run #%lld\n", path, (long long)id);
@@ -502,6 +521,7 @@ int rg_cmd_runs(int argc, char **argv)
                                              {"verbose", no_argument, NULL, OPT_VERBOSE},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
+    if (argc > 1 && !strcmp(argv[1], "push")) return rg_cmd_runs_push(argc - 1, argv + 1);   /* push.c */
     runs_ctx x = {0};
     optind = 0;
     opterr = 0;
@@ -614,26 +634,9 @@ int rg_cmd_report(int argc, char **argv)
         fprintf(stderr, "ropegrad report: %s\n", err);
         return 2;
     }
-    rg_run_row r;
-    cJSON *m;
-    rg_note *notes = NULL;
-    size_t nn = 0;
-    int rc = 2;
-    if (rg_registry_get(g, id, &r, &m, err, sizeof err) || rg_registry_notes(g, id, &notes, &nn, err, sizeof err)) {
-        fprintf(stderr, "ropegrad report: %s\n", err);
-        rg_registry_close(g);
-        return 2;
-    }
-    char *page = rg_report_html(m, &r, notes, nn, err, sizeof err);
-    if (!page || rg_write_file_atomic(html, page, strlen(page), err, sizeof err)) {
-        fprintf(stderr, "ropegrad report: %s\n", err);
-    } else {
-        printf("report of run #%lld written to %s\n", (long long)id, html);
-        rc = 0;
-    }
-    free(page);
-    rg_notes_free(notes, nn);
-    cJSON_Delete(m);
+    int rc = rg_report_write(g, id, html, err, sizeof err);
+    if (rc) fprintf(stderr, "ropegrad report: %s\n", err);
+    else printf("report of run #%lld written to %s\n", (long long)id, html);
     rg_registry_close(g);
-    return rc;
+    return rc ? 2 : 0;
 }

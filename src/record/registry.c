@@ -35,7 +35,7 @@
 
 /* "RGRD": marks a SQLite file as a ropegrad registry. */
 #define RG_APPLICATION_ID 0x52475244
-#define RG_SCHEMA_VERSION 1
+#define RG_SCHEMA_VERSION 2
 
 struct rg_registry {
     sqlite3 *db;
@@ -89,6 +89,13 @@ static const char *const migrations[RG_SCHEMA_VERSION] = {
     "  within INTEGER NOT NULL,"
     "  total INTEGER NOT NULL,"
     "  created_at TEXT NOT NULL);",
+    /* 1 -> 2 (the index, src/index/): the bytes a manifest arrived as (served
+     * byte for byte at /runs/ID.json; NULL for runs recorded here, whose
+     * stored text is what they were verified as), and the kind of a note:
+     * a note, a reproduction report, or a flag ("report an issue"). */
+    "ALTER TABLE runs ADD COLUMN manifest_bytes BLOB;"
+    "ALTER TABLE notes ADD COLUMN kind TEXT NOT NULL DEFAULT 'note' "
+    "  CHECK (kind IN ('note','reproduction','flag'));",
 };
 
 static const char *const our_tables[] = {"runs", "run_workloads", "notes", "replications"};
@@ -407,8 +414,9 @@ static void bind_num(sqlite3_stmt *st, int i, double v)
     else sqlite3_bind_null(st, i);
 }
 
-int rg_registry_store(rg_registry *g, const cJSON *manifest, const char *evidence, int64_t replicates_of,
-                      int64_t *id, int *existed, char *err, size_t errlen)
+static int store_impl(rg_registry *g, const cJSON *manifest, const char *bytes, size_t nbytes,
+                      const char *evidence, int64_t replicates_of, int64_t *id, int *existed, char *err,
+                      size_t errlen)
 {
     if (id) *id = 0;
     if (existed) *existed = 0;
@@ -454,8 +462,8 @@ int rg_registry_store(rg_registry *g, const cJSON *manifest, const char *evidenc
     if (sqlite3_prepare_v2(g->db,
                            "INSERT INTO runs (created_at, observed_at, evidence, replicates_of, definition, "
                            "comparison_key, implementation_digest, run_digest, device, backend, kernel, kernel_name, "
-                           "status, passed, total, mean_ns, geomean_ns, sol_score, manifest) "
-                           "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                           "status, passed, total, mean_ns, geomean_ns, sol_score, manifest, manifest_bytes) "
+                           "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                            -1, &st, NULL) != SQLITE_OK)
         goto dberr;
     const cJSON *corr = rg_json_get(run, "correctness"), *ss = rg_json_get(tm, "suite");
@@ -479,6 +487,8 @@ int rg_registry_store(rg_registry *g, const cJSON *manifest, const char *evidenc
     bind_num(st, 17, rg_json_num(ss, "geomean_of_medians"));
     bind_num(st, 18, rg_json_num(sn, "sol_score"));
     sqlite3_bind_text(st, 19, text, -1, SQLITE_STATIC);
+    if (bytes) sqlite3_bind_blob64(st, 20, bytes, nbytes, SQLITE_STATIC);
+    else sqlite3_bind_null(st, 20);
     if (sqlite3_step(st) != SQLITE_DONE) goto dberr;
     sqlite3_finalize(st);
     st = NULL;
@@ -526,6 +536,12 @@ rollback:
     free(text);
     sqlite3_exec(g->db, "ROLLBACK", NULL, NULL, NULL);
     return rc;
+}
+
+int rg_registry_store(rg_registry *g, const cJSON *manifest, const char *evidence, int64_t replicates_of,
+                      int64_t *id, int *existed, char *err, size_t errlen)
+{
+    return store_impl(g, manifest, NULL, 0, evidence, replicates_of, id, existed, err, errlen);
 }
 
 /* ---- reading ---------------------------------------------------------------------------- */
@@ -633,6 +649,28 @@ int rg_registry_get(rg_registry *g, int64_t id, rg_run_row *row, cJSON **manifes
     return 0;
 }
 
+/* One integer from sql with the comparison key (and maybe two more
+ * parameters) bound; *out 0 when there is no row. */
+static int query_i64(rg_registry *g, const char *sql, const char *key, double x, int64_t y, int64_t *out)
+{
+    sqlite3_stmt *st;
+    *out = 0;
+    if (sqlite3_prepare_v2(g->db, sql, -1, &st, NULL) != SQLITE_OK) return 2;
+    sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+    if (sqlite3_bind_parameter_count(st) >= 3) {
+        sqlite3_bind_double(st, 2, x);
+        sqlite3_bind_int64(st, 3, y);
+    }
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) *out = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : 2;
+}
+
+/* Counts on the (comparison_key, status, geomean_ns) index, so a run page
+ * costs O(log n) whatever the size of its group (the index's load benchmark
+ * has 10,000 runs in one group). Same order as before: geomean ascending,
+ * ties by id. */
 int rg_registry_rank_of(rg_registry *g, int64_t id, int *rank, int *group_size, int64_t *first, char *err,
                         size_t errlen)
 {
@@ -642,28 +680,36 @@ int rg_registry_rank_of(rg_registry *g, int64_t id, int *rank, int *group_size, 
     rg_run_row row;
     int rc = rg_registry_get(g, id, &row, NULL, err, errlen);
     if (rc) return rc;
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(g->db,
-                           "SELECT id FROM runs WHERE comparison_key = ? AND status = 'passed' "
-                           "ORDER BY geomean_ns ASC, id ASC",
-                           -1, &st, NULL) != SQLITE_OK)
+    int64_t size = 0, before = 0;
+    if (query_i64(g, "SELECT COUNT(*) FROM runs WHERE comparison_key = ? AND status = 'passed'", row.comparison_key,
+                  0, 0, &size) ||
+        query_i64(g,
+                  "SELECT id FROM runs WHERE comparison_key = ? AND status = 'passed' "
+                  "ORDER BY geomean_ns ASC, id ASC LIMIT 1",
+                  row.comparison_key, 0, 0, first) ||
+        (!strcmp(row.status, "passed") &&
+         query_i64(g,
+                   "SELECT COUNT(*) FROM runs WHERE comparison_key = ?1 AND status = 'passed' "
+                   "AND (geomean_ns < ?2 OR (geomean_ns = ?2 AND id < ?3))",
+                   row.comparison_key, row.geomean_ns, id, &before)))
         return fail(g, err, errlen, "cannot rank runs");
-    sqlite3_bind_text(st, 1, row.comparison_key, -1, SQLITE_TRANSIENT);
-    int k = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t rid = sqlite3_column_int64(st, 0);
-        k++;
-        if (k == 1) *first = rid;
-        if (rid == id) *rank = k;
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) return fail(g, err, errlen, "cannot rank runs");
-    *group_size = k;
+    *group_size = (int)size;
+    if (!strcmp(row.status, "passed")) *rank = (int)before + 1;
     return 0;
 }
 
 int rg_registry_add_note(rg_registry *g, int64_t id, const char *text, char *err, size_t errlen)
 {
+    return rg_registry_add_note_kind(g, id, "note", text, err, errlen);
+}
+
+int rg_registry_add_note_kind(rg_registry *g, int64_t id, const char *kind, const char *text, char *err,
+                              size_t errlen)
+{
+    if (!kind || (strcmp(kind, "note") && strcmp(kind, "reproduction") && strcmp(kind, "flag"))) {
+        snprintf(err, errlen, "a note's kind is note, reproduction or flag");
+        return 2;
+    }
     if (!text || !*text) {
         snprintf(err, errlen, "an empty note");
         return 2;
@@ -675,7 +721,7 @@ int rg_registry_add_note(rg_registry *g, int64_t id, const char *text, char *err
     now_utc(now);
     if (begin_write(g, err, errlen, "cannot start a write")) return 2;
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(g->db, "INSERT INTO notes (run_id, created_at, text) VALUES (?,?,?)", -1, &st, NULL) !=
+    if (sqlite3_prepare_v2(g->db, "INSERT INTO notes (run_id, created_at, text, kind) VALUES (?,?,?,?)", -1, &st, NULL) !=
         SQLITE_OK) {
         fail(g, err, errlen, "cannot add the note");
         sqlite3_exec(g->db, "ROLLBACK", NULL, NULL, NULL);
@@ -684,6 +730,7 @@ int rg_registry_add_note(rg_registry *g, int64_t id, const char *text, char *err
     sqlite3_bind_int64(st, 1, id);
     sqlite3_bind_text(st, 2, now, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, text, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, kind, -1, SQLITE_STATIC);
     if (sqlite3_step(st) != SQLITE_DONE) {
         fail(g, err, errlen, "cannot add the note");
         sqlite3_finalize(st);
@@ -709,7 +756,7 @@ int rg_registry_notes(rg_registry *g, int64_t id, rg_note **notes, size_t *n, ch
     *notes = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(g->db, "SELECT created_at, text FROM notes WHERE run_id = ? ORDER BY id", -1, &st,
+    if (sqlite3_prepare_v2(g->db, "SELECT created_at, text, kind FROM notes WHERE run_id = ? ORDER BY id", -1, &st,
                            NULL) != SQLITE_OK)
         return fail(g, err, errlen, "cannot read notes");
     sqlite3_bind_int64(st, 1, id);
@@ -726,6 +773,7 @@ int rg_registry_notes(rg_registry *g, int64_t id, rg_note **notes, size_t *n, ch
         copy_col(st, 0, x->created_at, sizeof x->created_at);
         const unsigned char *t = sqlite3_column_text(st, 1);
         x->text = strdup(t ? (const char *)t : "");
+        copy_col(st, 2, x->kind, sizeof x->kind);
         if (!x->text) break;
         (*n)++;
     }
@@ -833,5 +881,185 @@ int rg_registry_replications(rg_registry *g, int64_t id, rg_replication **out, s
         return rc == SQLITE_ROW ? (snprintf(err, errlen, "out of memory"), 2)
                                 : fail(g, err, errlen, "cannot read replications");
     }
+    return 0;
+}
+
+/* ---- for the index (src/index/): original bytes, imports, problems ------------------ */
+
+int rg_manifest_parse_verified(const char *bytes, size_t n, cJSON **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (!bytes) {
+        snprintf(err, errlen, "no manifest given");
+        return 3;
+    }
+    cJSON *m = cJSON_ParseWithLength(bytes, n);
+    if (!m) {
+        const char *at = cJSON_GetErrorPtr();
+        snprintf(err, errlen, "not JSON (parse error near byte %zu)",
+                 at && at >= bytes && at <= bytes + n ? (size_t)(at - bytes) : (size_t)0);
+        return 3;
+    }
+    char msg[512];
+    int rc = rg_manifest_verify(m, msg, sizeof msg);
+    if (rc) {
+        snprintf(err, errlen, "refused, it does not verify: %s", msg);
+        cJSON_Delete(m);
+        return rc == 1 ? 1 : 3;
+    }
+    *out = m;
+    return 0;
+}
+
+int rg_registry_store_bytes(rg_registry *g, const cJSON *manifest, const char *bytes, size_t n,
+                            const char *evidence, int64_t *id, int *existed, char *err, size_t errlen)
+{
+    return store_impl(g, manifest, bytes, n, evidence, 0, id, existed, err, errlen);
+}
+
+int rg_registry_import(rg_registry *g, const char *bytes, size_t n, const char *evidence, int64_t *id,
+                       int *existed, char *err, size_t errlen)
+{
+    if (id) *id = 0;
+    if (existed) *existed = 0;
+    cJSON *m;
+    int rc = rg_manifest_parse_verified(bytes, n, &m, err, errlen);
+    if (rc) return rc;
+    rc = rg_registry_store_bytes(g, m, bytes, n, evidence, id, existed, err, errlen);
+    cJSON_Delete(m);
+    return rc ? 2 : 0;
+}
+
+int rg_registry_manifest_bytes(rg_registry *g, int64_t id, char **out, size_t *n, char *err, size_t errlen)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(g->db, "SELECT COALESCE(manifest_bytes, CAST(manifest AS BLOB)) FROM runs WHERE id = ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return fail(g, err, errlen, "cannot read runs");
+    sqlite3_bind_int64(st, 1, id);
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        if (rc == SQLITE_DONE) {
+            snprintf(err, errlen, "no run #%lld", (long long)id);
+            return 1;
+        }
+        return fail(g, err, errlen, "cannot read runs");
+    }
+    const void *p = sqlite3_column_blob(st, 0);
+    size_t len = (size_t)sqlite3_column_bytes(st, 0);
+    *out = malloc(len + 1);
+    if (!*out) {
+        sqlite3_finalize(st);
+        snprintf(err, errlen, "out of memory");
+        return 2;
+    }
+    if (len) memcpy(*out, p, len);
+    (*out)[len] = 0;
+    *n = len;
+    sqlite3_finalize(st);
+    return 0;
+}
+
+/* Rows of one statement that selects ROW_COLUMNS, with text parameters. */
+static int list_rows(rg_registry *g, const char *sql, const char *p1, rg_run_row **rows, size_t *n, char *err,
+                     size_t errlen)
+{
+    *rows = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(g->db, sql, -1, &st, NULL) != SQLITE_OK) return fail(g, err, errlen, "cannot list runs");
+    if (p1) sqlite3_bind_text(st, 1, p1, -1, SQLITE_TRANSIENT);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 16;
+            rg_run_row *q = realloc(*rows, cap * sizeof *q);
+            if (!q) break;
+            *rows = q;
+        }
+        read_row(st, &(*rows)[(*n)++]);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        free(*rows);
+        *rows = NULL;
+        *n = 0;
+        if (rc == SQLITE_ROW) {
+            snprintf(err, errlen, "out of memory");
+            return 2;
+        }
+        return fail(g, err, errlen, "cannot list runs");
+    }
+    return 0;
+}
+
+int rg_registry_list_problem(rg_registry *g, const char *definition, int per_group, rg_run_row **rows, size_t *n,
+                             char *err, size_t errlen)
+{
+    if (!definition) {
+        snprintf(err, errlen, "no problem given");
+        return 2;
+    }
+    char sql[1024];
+    /* Ranked per comparison group on the index; passed runs first. */
+    snprintf(sql, sizeof sql,
+             "SELECT " ROW_COLUMNS " FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY comparison_key "
+             "ORDER BY status = 'passed' DESC, geomean_ns ASC, id ASC) AS rk FROM runs WHERE definition = ?) AS runs "
+             "WHERE rk <= %d ORDER BY comparison_key, rk",
+             per_group > 0 ? per_group : 1000000000);
+    return list_rows(g, sql, definition, rows, n, err, errlen);
+}
+
+int rg_registry_problems(rg_registry *g, rg_problem_row **out, size_t *n, char *err, size_t errlen)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(g->db,
+                           "SELECT definition, comparison_key, MIN(device), COUNT(*), "
+                           "(SELECT r.id FROM runs r WHERE r.comparison_key = runs.comparison_key AND r.status = "
+                           "'passed' ORDER BY r.geomean_ns, r.id LIMIT 1) "
+                           "FROM runs GROUP BY definition, comparison_key ORDER BY definition, comparison_key",
+                           -1, &st, NULL) != SQLITE_OK)
+        return fail(g, err, errlen, "cannot list problems");
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 8;
+            rg_problem_row *q = realloc(*out, cap * sizeof *q);
+            if (!q) break;
+            *out = q;
+        }
+        rg_problem_row *x = &(*out)[(*n)++];
+        memset(x, 0, sizeof *x);
+        copy_col(st, 0, x->definition, sizeof x->definition);
+        copy_col(st, 1, x->comparison_key, sizeof x->comparison_key);
+        copy_col(st, 2, x->device, sizeof x->device);
+        x->runs = sqlite3_column_int64(st, 3);
+        x->best_id = sqlite3_column_int64(st, 4);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+        return rc == SQLITE_ROW ? (snprintf(err, errlen, "out of memory"), 2)
+                                : fail(g, err, errlen, "cannot list problems");
+    }
+    return 0;
+}
+
+int rg_registry_generation(rg_registry *g, int64_t *gen, char *err, size_t errlen)
+{
+    /* Any stored run, note or replication moves one of these. */
+    if (query_i64(g, "SELECT (SELECT COALESCE(MAX(id),0) FROM runs) * 1000003 + (SELECT COALESCE(MAX(id),0) FROM "
+                     "notes) * 1009 + (SELECT COALESCE(MAX(id),0) FROM replications) + 0 * LENGTH(?)",
+                  "", 0, 0, gen))
+        return fail(g, err, errlen, "cannot read the registry");
     return 0;
 }
