@@ -69,7 +69,7 @@ void rg_problem_slug(rg_buf *b, const char *def)
 {
     int changed = !def || !*def || def[0] == '.';
     for (const unsigned char *p = (const unsigned char *)def; p && *p; p++) {
-        int ok = unreserved(*p) && *p != '~';
+        int ok = unreserved(*p) && *p != '~' && !(p == (const unsigned char *)def && *p == '.');
         rg_buf_put(b, ok ? (const char *)p : "_", 1);
         changed |= !ok;
     }
@@ -215,7 +215,7 @@ void rg_chart_bandwidth(rg_buf *b, const rg_run_view *v)
     rg_buf_puts(b, "<svg id=\"chart-bandwidth\" class=\"chart\" role=\"img\" viewBox=\"0 0 720 290\" width=\"720\" "
                    "height=\"290\"><title>Achieved bandwidth per workload against the device's peak</title>\n");
     for (int k = 0; k < nt; k++) {
-        double y = y0 + ph - ph * t[k] / top;
+        double y = y0 + ph - ph * (t[k] / top);
         char lab[48];
         rg_fmt_si(lab, sizeof lab, t[k] * 1e9, "B/s");
         rg_buf_printf(b, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" class=\"grid\"/>", x0, y, x0 + pw, y);
@@ -224,7 +224,7 @@ void rg_chart_bandwidth(rg_buf *b, const rg_run_view *v)
         rg_buf_puts(b, "</text>\n");
     }
     if (figure(v->peak_gbps)) {
-        double y = y0 + ph - ph * v->peak_gbps / top;
+        double y = y0 + ph - ph * (v->peak_gbps / top);
         char lab[48];
         rg_fmt_si(lab, sizeof lab, v->peak_gbps * 1e9, "B/s");
         rg_buf_printf(b, "<line id=\"bandwidth-peak\" x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" class=\"peak\"/>",
@@ -241,7 +241,7 @@ void rg_chart_bandwidth(rg_buf *b, const rg_run_view *v)
         rg_buf_printf(b, "<text x=\"%.1f\" y=\"%.0f\" class=\"axis\" text-anchor=\"middle\">#%d</text>", xc,
                       y0 + ph + 16, w->index);
         if (!figure(w->gbps)) continue;
-        double h = ph * w->gbps / top;
+        double h = ph * (w->gbps / top);
         char lab[48];
         rg_fmt_si(lab, sizeof lab, w->gbps * 1e9, "B/s");
         rg_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" class=\"%s\"><title>#%d ", xc - bw / 2,
