@@ -303,6 +303,13 @@ static void run_page(rg_server *s, rg_registry *g, const rg_request *q, rg_respo
     rg_render_ctx_init(&ctx, 0);
     ctx.forms = s->writable;
     memcpy(ctx.csrf, s->csrf, sizeof s->csrf);
+    /* The citation's permalink names this server as the client reached it
+     * (a Host header that is not a plain host[:port] is left out). */
+    char base[300] = "";
+    if (q->host && strlen(q->host) < 256 && strspn(q->host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                            "0123456789.-:[]") == strlen(q->host))
+        snprintf(base, sizeof base, "http://%s", q->host);
+    ctx.permalink_base = base;
     char *body = api ? rg_api_run(&v, err, sizeof err) : rg_render_run(&ctx, &v, err, sizeof err);
     rg_model_run_free(&v);
     if (!body) error_resp(s, q, r, 500, err);

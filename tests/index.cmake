@@ -1,0 +1,13 @@
+# The index in a real browser: tests/index_browser.py drives Debian's
+# chromium (chromium-driver, python3-selenium) against `ropegrad serve`.
+# It exits 77 (skipped, with the reason) when any of them is missing.
+# Debian's python3 (where python3-selenium lives), not one earlier on PATH.
+if(NOT ROPEGRAD_SANITIZE)
+  if(EXISTS /usr/bin/python3)
+    set(_rg_py /usr/bin/python3)
+  else()
+    set(_rg_py python3)
+  endif()
+  add_test(NAME index_browser COMMAND ${_rg_py} ${CMAKE_CURRENT_SOURCE_DIR}/index_browser.py $<TARGET_FILE:ropegrad>)
+  set_tests_properties(index_browser PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
+endif()
