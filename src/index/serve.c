@@ -4,10 +4,11 @@
  * libmicrohttpd with a pool of worker threads, each with its own SQLite
  * connection (a thread-local registry handle): under WAL, readers never wait
  * for a writer and the writer never waits for readers; writers wait for each
- * other on the registry's busy timeout. Problem pages are cached per
- * problem, keyed by the registry's generation (it moves with every stored
- * run, note or replication), so 10,000 runs are ranked once per change, not
- * once per request. Pages are rendered by render.c from model.c's views.
+ * other on the registry's busy timeout. Answers to GETs are cached, keyed by
+ * path and Host and valid for the registry's generation (it moves with every
+ * stored run, note or replication), so 10,000 runs are ranked once per
+ * change, not once per request. Pages are rendered by render.c from
+ * model.c's views.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "serve.h"
@@ -30,12 +31,17 @@
 #include "model.h"
 #include "render.h"
 
-#define CACHE_SLOTS 32
+#define CACHE_SLOTS 512
 
+/* A rendered answer (200 to a GET), valid while the registry's generation
+ * is the one it was rendered at. */
 typedef struct cache_slot {
-    char *definition;
+    char *key;                      /* path "\n" host */
     int64_t gen;
-    char *html, *json;
+    const char *type;
+    char *body;
+    size_t len;
+    int rendering;                  /* a thread is rendering this key's next version */
 } cache_slot;
 
 struct rg_server {
@@ -51,7 +57,6 @@ struct rg_server {
     pthread_key_t key;
     pthread_mutex_t mu;
     cache_slot cache[CACHE_SLOTS];
-    unsigned next_slot;
 };
 
 int rg_serve_csrf(const char *tok, char out[65])
@@ -316,31 +321,9 @@ static void run_page(rg_server *s, rg_registry *g, const rg_request *q, rg_respo
     else set_body(r, 200, api ? JSON : HTML, body);
 }
 
-static char *dup_or_null(const char *p)
-{
-    return p ? strdup(p) : NULL;
-}
-
 static void problem_page(rg_server *s, rg_registry *g, const rg_request *q, rg_response *r, const char *def, int api)
 {
     char err[512];
-    int64_t gen;
-    if (rg_registry_generation(g, &gen, err, sizeof err)) {
-        error_resp(s, q, r, 500, err);
-        return;
-    }
-    pthread_mutex_lock(&s->mu);
-    for (unsigned i = 0; i < CACHE_SLOTS; i++) {
-        cache_slot *c = &s->cache[i];
-        if (c->definition && c->gen == gen && !strcmp(c->definition, def)) {
-            char *body = dup_or_null(api ? c->json : c->html);
-            pthread_mutex_unlock(&s->mu);
-            if (!body) error_resp(s, q, r, 500, "out of memory");
-            else set_body(r, 200, api ? JSON : HTML, body);
-            return;
-        }
-    }
-    pthread_mutex_unlock(&s->mu);
     rg_problem_view v;
     int rc = rg_model_problem(g, def, &v, err, sizeof err);
     if (rc) {
@@ -349,35 +332,9 @@ static void problem_page(rg_server *s, rg_registry *g, const rg_request *q, rg_r
     }
     rg_render_ctx ctx;
     rg_render_ctx_init(&ctx, 0);
-    char *html = rg_render_problem(&ctx, &v, err, sizeof err);
-    char *json = html ? rg_api_problem(&v, err, sizeof err) : NULL;
+    char *body = api ? rg_api_problem(&v, err, sizeof err) : rg_render_problem(&ctx, &v, err, sizeof err);
     rg_model_problem_free(&v);
-    if (!html || !json) {
-        free(html);
-        free(json);
-        error_resp(s, q, r, 500, err);
-        return;
-    }
-    char *body = dup_or_null(api ? json : html);
-    pthread_mutex_lock(&s->mu);
-    cache_slot *c = NULL;
-    for (unsigned i = 0; i < CACHE_SLOTS && !c; i++)
-        if (s->cache[i].definition && !strcmp(s->cache[i].definition, def)) c = &s->cache[i];
-    if (!c) c = &s->cache[s->next_slot++ % CACHE_SLOTS];
-    if (c->gen <= gen || strcmp(c->definition ? c->definition : "", def)) {
-        free(c->definition);
-        free(c->html);
-        free(c->json);
-        c->definition = strdup(def);
-        c->html = html;
-        c->json = json;
-        c->gen = gen;
-        html = json = NULL;
-    }
-    pthread_mutex_unlock(&s->mu);
-    free(html);
-    free(json);
-    if (!body) error_resp(s, q, r, 500, "out of memory");
+    if (!body) error_resp(s, q, r, 500, err);
     else set_body(r, 200, api ? JSON : HTML, body);
 }
 
@@ -513,6 +470,109 @@ static void form_note(rg_server *s, rg_registry *g, const rg_request *q, rg_resp
     free(kind);
 }
 
+/* GET and HEAD: pages, JSON, manifests. */
+static void route_get(rg_server *s, rg_registry *g, const rg_request *q, rg_response *r)
+{
+    const char *p = q->path;
+    size_t n = strlen(p);
+    int64_t id = 0, id2 = 0;
+    if (!strcmp(p, "/")) {
+        index_page(s, g, q, r, 0);
+    } else if (!strcmp(p, "/api/problems")) {
+        index_page(s, g, q, r, 1);
+    } else if (!strncmp(p, "/problems/", 10) && p[10]) {
+        problem_page(s, g, q, r, p + 10, 0);
+    } else if (!strncmp(p, "/api/problems/", 14) && p[14]) {
+        problem_page(s, g, q, r, p + 14, 1);
+    } else if (!strncmp(p, "/runs/", 6) && n > 11 && !strcmp(p + n - 5, ".json") && !parse_id(p + 6, n - 11, &id)) {
+        manifest_json(s, g, q, r, id);
+    } else if (!strncmp(p, "/runs/", 6) && !parse_id(p + 6, n - 6, &id)) {
+        run_page(s, g, q, r, id, 0);
+    } else if (!strncmp(p, "/api/runs/", 10) && !parse_id(p + 10, n - 10, &id)) {
+        run_page(s, g, q, r, id, 1);
+    } else {
+        const char *slash = !strncmp(p, "/compare/", 9) ? strchr(p + 9, '/') : NULL;
+        if (slash && !parse_id(p + 9, (size_t)(slash - p - 9), &id) && !parse_id(slash + 1, strlen(slash + 1), &id2))
+            compare_page(s, g, q, r, id, id2);
+        else error_resp(s, q, r, 404, "no such page");
+    }
+}
+
+static char *cache_key(const rg_request *q)
+{
+    size_t a = strlen(q->path), b = q->host ? strlen(q->host) : 0;
+    char *k = malloc(a + b + 2);
+    if (!k) return NULL;
+    memcpy(k, q->path, a);
+    k[a] = '\n';
+    if (b) memcpy(k + a + 1, q->host, b);
+    k[a + 1 + b] = 0;
+    return k;
+}
+
+static unsigned slot_of(const char *key)
+{
+    uint32_t h = 2166136261u;   /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)key; *p; p++) h = (h ^ *p) * 16777619u;
+    return h % CACHE_SLOTS;
+}
+
+static void copy_out(const cache_slot *c, rg_response *r)
+{
+    char *body = malloc(c->len + 1);
+    if (!body) return;
+    memcpy(body, c->body, c->len);
+    body[c->len] = 0;
+    r->status = 200;
+    r->content_type = c->type;
+    r->body = body;
+    r->len = c->len;
+}
+
+/* 1 when r was filled from the cache: the version of generation gen, or,
+ * while another thread renders that one, the previous version (one render's
+ * time old: what a reader who came a moment earlier saw). 0: render it; when
+ * *claimed, this thread is the one rendering key and must call cache_put. */
+static int cache_get(rg_server *s, const char *key, int64_t gen, rg_response *r, int *claimed)
+{
+    *claimed = 0;
+    pthread_mutex_lock(&s->mu);
+    cache_slot *c = &s->cache[slot_of(key)];
+    if (c->key && !strcmp(c->key, key)) {
+        if (c->gen == gen || (c->rendering && c->gen < gen)) copy_out(c, r);
+        else c->rendering = *claimed = 1;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return r->body != NULL;
+}
+
+/* Keeps a copy of r (when a 200) under key (taken over) unless a newer
+ * version is there; ends this thread's claim on the slot. */
+static void cache_put(rg_server *s, char *key, int64_t gen, const rg_response *r, int claimed)
+{
+    char *body = r->status == 200 && r->body ? malloc(r->len + 1) : NULL;
+    if (body) memcpy(body, r->body, r->len);
+    pthread_mutex_lock(&s->mu);
+    cache_slot *c = &s->cache[slot_of(key)];
+    int same = c->key && !strcmp(c->key, key);
+    if (claimed && same) c->rendering = 0;
+    if (body && !(same && c->gen > gen) && !(!same && c->rendering)) {
+        free(c->key);
+        free(c->body);
+        c->key = key;
+        c->gen = gen;
+        c->type = r->content_type;
+        c->body = body;
+        c->len = r->len;
+        c->rendering = 0;
+        key = NULL;
+        body = NULL;
+    }
+    pthread_mutex_unlock(&s->mu);
+    free(key);
+    free(body);
+}
+
 void rg_serve_route(rg_server *s, const rg_request *q, rg_response *r)
 {
     memset(r, 0, sizeof *r);
@@ -534,29 +594,29 @@ void rg_serve_route(rg_server *s, const rg_request *q, rg_response *r)
         error_resp(s, q, r, 503, err);
         return;
     }
-    int64_t id = 0, id2 = 0;
-    size_t n = strlen(p);
     if (get) {
-        if (!strcmp(p, "/")) { index_page(s, g, q, r, 0); return; }
-        if (!strcmp(p, "/api/problems")) { index_page(s, g, q, r, 1); return; }
-        if (!strncmp(p, "/problems/", 10) && p[10]) { problem_page(s, g, q, r, p + 10, 0); return; }
-        if (!strncmp(p, "/api/problems/", 14) && p[14]) { problem_page(s, g, q, r, p + 14, 1); return; }
-        if (!strncmp(p, "/runs/", 6)) {
-            if (n > 11 && !strcmp(p + n - 5, ".json") && !parse_id(p + 6, n - 11, &id))
-                { manifest_json(s, g, q, r, id); return; }
-            if (!parse_id(p + 6, n - 6, &id)) { run_page(s, g, q, r, id, 0); return; }
+        /* A GET's answer depends on the registry alone (and the Host, in
+         * the citation): kept until the registry's generation moves, so a
+         * page of a 10,000-run group is ranked once per change, not once
+         * per request. */
+        int64_t gen;
+        char *key = q->path ? cache_key(q) : NULL;
+        if (!key || rg_registry_generation(g, &gen, err, sizeof err)) {
+            free(key);
+            route_get(s, g, q, r);
+            return;
         }
-        if (!strncmp(p, "/api/runs/", 10) && !parse_id(p + 10, n - 10, &id)) { run_page(s, g, q, r, id, 1); return; }
-        if (!strncmp(p, "/compare/", 9)) {
-            const char *slash = strchr(p + 9, '/');
-            if (slash && !parse_id(p + 9, (size_t)(slash - p - 9), &id) &&
-                !parse_id(slash + 1, strlen(slash + 1), &id2))
-                { compare_page(s, g, q, r, id, id2); return; }
+        int claimed;
+        if (cache_get(s, key, gen, r, &claimed)) {
+            free(key);
+            return;
         }
-        error_resp(s, q, r, 404, "no such page");
+        route_get(s, g, q, r);
+        cache_put(s, key, gen, r, claimed);
         return;
     }
     /* POST: every write needs the token. */
+    int64_t id = 0;
     int api_runs = !strcmp(p, "/api/runs");
     int api_note_path = 0, form_path = 0, flag = 0;
     if (!strncmp(p, "/api/runs/", 10)) {
@@ -577,7 +637,10 @@ void rg_serve_route(rg_server *s, const rg_request *q, rg_response *r)
         error_resp(s, q, r, 403, "this index is read-only (start serve with --write-token-file)");
         return;
     }
-    if (form_path) { form_note(s, g, q, r, id, flag); return; }
+    if (form_path) {
+        form_note(s, g, q, r, id, flag);
+        return;
+    }
     if (!bearer_ok(s, q->authorization)) {
         error_resp(s, q, r, 401, "missing or wrong Authorization: Bearer token");
         return;
@@ -711,9 +774,8 @@ void rg_serve_destroy(rg_server *s)
     }
     pthread_key_delete(s->key);
     for (unsigned i = 0; i < CACHE_SLOTS; i++) {
-        free(s->cache[i].definition);
-        free(s->cache[i].html);
-        free(s->cache[i].json);
+        free(s->cache[i].key);
+        free(s->cache[i].body);
     }
     pthread_mutex_destroy(&s->mu);
     OPENSSL_cleanse(s->token, sizeof s->token);

@@ -238,8 +238,10 @@ typedef struct rg_problem_row {
     char definition[256], comparison_key[RG_DIGEST_LEN], device[256];
     int64_t runs, best_id;          /* best_id 0 when no run of the group passed */
 } rg_problem_row;
-/* Every (definition, comparison group) with its run count and #1. */
-int rg_registry_problems(rg_registry *g, rg_problem_row **out, size_t *n, char *err, size_t errlen);
+/* Every (definition, comparison group) with its run count and #1; only
+ * those of one definition when definition is not NULL. */
+int rg_registry_problems(rg_registry *g, const char *definition, rg_problem_row **out, size_t *n, char *err,
+                         size_t errlen);
 /* A number that changes whenever a run, note or replication is added. */
 int rg_registry_generation(rg_registry *g, int64_t *gen, char *err, size_t errlen);
 

@@ -95,7 +95,11 @@ static const char *const migrations[RG_SCHEMA_VERSION] = {
      * a note, a reproduction report, or a flag ("report an issue"). */
     "ALTER TABLE runs ADD COLUMN manifest_bytes BLOB;"
     "ALTER TABLE notes ADD COLUMN kind TEXT NOT NULL DEFAULT 'note' "
-    "  CHECK (kind IN ('note','reproduction','flag'));",
+    "  CHECK (kind IN ('note','reproduction','flag'));"
+    "CREATE INDEX runs_by_definition ON runs(definition, comparison_key);"
+    "CREATE INDEX notes_by_run ON notes(run_id);"
+    "CREATE INDEX replications_by_original ON replications(original_id);"
+    "CREATE INDEX replications_by_replica ON replications(replica_id);",
 };
 
 static const char *const our_tables[] = {"runs", "run_workloads", "notes", "replications"};
@@ -963,69 +967,84 @@ int rg_registry_manifest_bytes(rg_registry *g, int64_t id, char **out, size_t *n
     return 0;
 }
 
-/* Rows of one statement that selects ROW_COLUMNS, with text parameters. */
-static int list_rows(rg_registry *g, const char *sql, const char *p1, rg_run_row **rows, size_t *n, char *err,
-                     size_t errlen)
-{
-    *rows = NULL;
-    *n = 0;
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(g->db, sql, -1, &st, NULL) != SQLITE_OK) return fail(g, err, errlen, "cannot list runs");
-    if (p1) sqlite3_bind_text(st, 1, p1, -1, SQLITE_TRANSIENT);
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 16;
-            rg_run_row *q = realloc(*rows, cap * sizeof *q);
-            if (!q) break;
-            *rows = q;
-        }
-        read_row(st, &(*rows)[(*n)++]);
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        free(*rows);
-        *rows = NULL;
-        *n = 0;
-        if (rc == SQLITE_ROW) {
-            snprintf(err, errlen, "out of memory");
-            return 2;
-        }
-        return fail(g, err, errlen, "cannot list runs");
-    }
-    return 0;
-}
-
 int rg_registry_list_problem(rg_registry *g, const char *definition, int per_group, rg_run_row **rows, size_t *n,
                              char *err, size_t errlen)
 {
+    *rows = NULL;
+    *n = 0;
     if (!definition) {
         snprintf(err, errlen, "no problem given");
         return 2;
     }
-    char sql[1024];
-    /* Ranked per comparison group on the index; passed runs first. */
-    snprintf(sql, sizeof sql,
-             "SELECT " ROW_COLUMNS " FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY comparison_key "
-             "ORDER BY status = 'passed' DESC, geomean_ns ASC, id ASC) AS rk FROM runs WHERE definition = ?) AS runs "
-             "WHERE rk <= %d ORDER BY comparison_key, rk",
-             per_group > 0 ? per_group : 1000000000);
-    return list_rows(g, sql, definition, rows, n, err, errlen);
+    rg_problem_row *groups;
+    size_t ng;
+    if (rg_registry_problems(g, definition, &groups, &ng, err, errlen)) return 2;
+    /* Per group, on the (comparison_key, status, geomean_ns) index: the
+     * passed runs in rank order, then the others; at most per_group. */
+    static const char *const sql[2] = {
+        "SELECT " ROW_COLUMNS " FROM runs WHERE comparison_key = ?1 AND status = 'passed' AND definition = ?2 "
+        "ORDER BY geomean_ns ASC, id ASC LIMIT ?3",
+        "SELECT " ROW_COLUMNS " FROM runs WHERE comparison_key = ?1 AND status <> 'passed' AND definition = ?2 "
+        "ORDER BY id ASC LIMIT ?3"};
+    size_t cap = 0;
+    int rc = 0;
+    for (size_t k = 0; k < ng && !rc; k++) {
+        int64_t left = per_group > 0 ? per_group : INT64_MAX;
+        for (int pass = 0; pass < 2 && left > 0 && !rc; pass++) {
+            sqlite3_stmt *st;
+            if (sqlite3_prepare_v2(g->db, sql[pass], -1, &st, NULL) != SQLITE_OK) {
+                rc = fail(g, err, errlen, "cannot list runs");
+                break;
+            }
+            sqlite3_bind_text(st, 1, groups[k].comparison_key, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(st, 2, definition, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_int64(st, 3, left);
+            int step;
+            while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+                if (*n == cap) {
+                    cap = cap ? cap * 2 : 64;
+                    rg_run_row *q = realloc(*rows, cap * sizeof *q);
+                    if (!q) break;
+                    *rows = q;
+                }
+                read_row(st, &(*rows)[(*n)++]);
+                left--;
+            }
+            sqlite3_finalize(st);
+            if (step == SQLITE_ROW) {
+                snprintf(err, errlen, "out of memory");
+                rc = 2;
+            } else if (step != SQLITE_DONE) {
+                rc = fail(g, err, errlen, "cannot list runs");
+            }
+        }
+    }
+    free(groups);
+    if (rc) {
+        free(*rows);
+        *rows = NULL;
+        *n = 0;
+    }
+    return rc;
 }
 
-int rg_registry_problems(rg_registry *g, rg_problem_row **out, size_t *n, char *err, size_t errlen)
+int rg_registry_problems(rg_registry *g, const char *definition, rg_problem_row **out, size_t *n, char *err,
+                         size_t errlen)
 {
     *out = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(g->db,
-                           "SELECT definition, comparison_key, MIN(device), COUNT(*), "
-                           "(SELECT r.id FROM runs r WHERE r.comparison_key = runs.comparison_key AND r.status = "
-                           "'passed' ORDER BY r.geomean_ns, r.id LIMIT 1) "
-                           "FROM runs GROUP BY definition, comparison_key ORDER BY definition, comparison_key",
-                           -1, &st, NULL) != SQLITE_OK)
+    /* On the (definition, comparison_key) index: counted, not sorted. */
+#define PROBLEMS_SQL(where)                                                                                        \
+    "SELECT definition, comparison_key, "                                                                          \
+    "(SELECT r.device FROM runs r WHERE r.comparison_key = runs.comparison_key LIMIT 1), COUNT(*), "             \
+    "(SELECT r.id FROM runs r WHERE r.comparison_key = runs.comparison_key AND r.status = 'passed' "              \
+    "ORDER BY r.geomean_ns, r.id LIMIT 1) FROM runs " where                                                       \
+    " GROUP BY definition, comparison_key ORDER BY definition, comparison_key"
+    if (sqlite3_prepare_v2(g->db, definition ? PROBLEMS_SQL("WHERE definition = ?1") : PROBLEMS_SQL(""), -1, &st,
+                           NULL) != SQLITE_OK)
         return fail(g, err, errlen, "cannot list problems");
+    if (definition) sqlite3_bind_text(st, 1, definition, -1, SQLITE_TRANSIENT);
     size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
