@@ -561,6 +561,17 @@ static void copy_col(sqlite3_stmt *st, int i, char *dst, size_t n)
     snprintf(dst, n, "%s", s ? (const char *)s : "");
 }
 
+/* arr (n used of *cap elements of size bytes) with room for one more: arr
+ * itself or its reallocation, NULL when out of memory (arr is left as it was). */
+static void *grow(void *arr, size_t n, size_t *cap, size_t size)
+{
+    if (n < *cap) return arr;
+    size_t c = *cap ? *cap * 2 : 16;
+    void *q = realloc(arr, c * size);
+    if (q) *cap = c;
+    return q;
+}
+
 static void read_row(sqlite3_stmt *st, rg_run_row *r)
 {
     memset(r, 0, sizeof *r);
@@ -596,18 +607,15 @@ int rg_registry_list(rg_registry *g, rg_run_row **rows, size_t *n, char *err, si
     size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 16;
-            rg_run_row *p = realloc(*rows, cap * sizeof *p);
-            if (!p) {
-                sqlite3_finalize(st);
-                free(*rows);
-                *rows = NULL;
-                *n = 0;
-                snprintf(err, errlen, "out of memory");
-                return 2;
-            }
-            *rows = p;
+        rg_run_row *more = grow(*rows, *n, &cap, sizeof **rows);
+        if (more) *rows = more;
+        else {
+            sqlite3_finalize(st);
+            free(*rows);
+            *rows = NULL;
+            *n = 0;
+            snprintf(err, errlen, "out of memory");
+            return 2;
         }
         read_row(st, &(*rows)[(*n)++]);
     }
@@ -767,12 +775,9 @@ int rg_registry_notes(rg_registry *g, int64_t id, rg_note **notes, size_t *n, ch
     size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 8;
-            rg_note *p = realloc(*notes, cap * sizeof *p);
-            if (!p) break;
-            *notes = p;
-        }
+        rg_note *more = grow(*notes, *n, &cap, sizeof **notes);
+        if (!more) break;
+        *notes = more;
         rg_note *x = &(*notes)[*n];
         copy_col(st, 0, x->created_at, sizeof x->created_at);
         const unsigned char *t = sqlite3_column_text(st, 1);
@@ -863,12 +868,9 @@ int rg_registry_replications(rg_registry *g, int64_t id, rg_replication **out, s
     size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 8;
-            rg_replication *p = realloc(*out, cap * sizeof *p);
-            if (!p) break;
-            *out = p;
-        }
+        rg_replication *more = grow(*out, *n, &cap, sizeof **out);
+        if (!more) break;
+        *out = more;
         rg_replication *x = &(*out)[(*n)++];
         x->original_id = sqlite3_column_int64(st, 0);
         x->replica_id = sqlite3_column_int64(st, 1);
@@ -1001,12 +1003,9 @@ int rg_registry_list_problem(rg_registry *g, const char *definition, int per_gro
             sqlite3_bind_int64(st, 3, left);
             int step;
             while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-                if (*n == cap) {
-                    cap = cap ? cap * 2 : 64;
-                    rg_run_row *q = realloc(*rows, cap * sizeof *q);
-                    if (!q) break;
-                    *rows = q;
-                }
+                rg_run_row *more = grow(*rows, *n, &cap, sizeof **rows);
+                if (!more) break;
+                *rows = more;
                 read_row(st, &(*rows)[(*n)++]);
                 left--;
             }
@@ -1048,12 +1047,9 @@ int rg_registry_problems(rg_registry *g, const char *definition, rg_problem_row 
     size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 8;
-            rg_problem_row *q = realloc(*out, cap * sizeof *q);
-            if (!q) break;
-            *out = q;
-        }
+        rg_problem_row *more = grow(*out, *n, &cap, sizeof **out);
+        if (!more) break;
+        *out = more;
         rg_problem_row *x = &(*out)[(*n)++];
         memset(x, 0, sizeof *x);
         copy_col(st, 0, x->definition, sizeof x->definition);
