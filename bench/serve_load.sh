@@ -2,13 +2,14 @@
 # Load benchmark of `ropegrad serve` (not a test): a registry of 10,000 runs,
 # the server on loopback, wrk with 64 connections against a run page and a
 # problem page while `ropegrad runs push` sends new runs, results in
-# bench/results/serve_load.md (p50, p99, pages/s, errors, pushes sent vs stored).
+# bench/results/serve_load.md (p50, p99, pages/s, errors, pushes sent vs stored),
+# plus random run pages (nearly all cache misses).
 #
 #   bash bench/serve_load.sh [SECONDS per page, default 15]
 #
 # Needs a build (bash scripts/test.sh, or cmake --build build) and wrk
 # (Debian: apt-get install wrk, or ROPEGRAD_WITH_WRK=1 scripts/deps.sh).
-# Only loopback traffic; bounded in time (2 x SECONDS of load) and in count
+# Only loopback traffic; bounded in time (3 x SECONDS of load) and in count
 # (10,000 stored runs, at most 2,000 pushes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -68,6 +69,13 @@ run_wrk() {
 }
 run_wrk "$run_url" "$work/wrk-run.txt"
 run_wrk "$problem_url" "$work/wrk-problem.txt"
+# Every request a different run page, so nearly every one misses the cache
+# and is rendered from the registry: the cost of a page nobody asked for yet.
+cat > "$work/random.lua" <<LUA
+math.randomseed(os.time())
+request = function() return wrk.format(nil, "/runs/" .. math.random(1, $RUNS)) end
+LUA
+wrk -t2 -c64 -d"${DUR}s" --timeout 5s --latency -s "$work/random.lua" "$base" > "$work/wrk-random.txt" 2>&1
 touch "$work/stop"   # the pusher finishes the push under way, then stops
 wait "$pusher" 2>/dev/null || true
 pusher=""
@@ -96,12 +104,15 @@ mkdir -p bench/results
   echo "($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), shared with other work), commit $(git rev-parse --short HEAD)."
   echo "Registry: $RUNS runs in one comparison group (stored in ${fill_s%.*} s with their $PUSHES push files),"
   echo "server: \`ropegrad serve\` defaults (4 threads), loopback. Load: \`wrk -t2 -c64 -d${DUR}s --latency\`,"
-  echo "one page after the other, while \`ropegrad runs push\` sends new runs one after another."
+  echo "one page after the other, while \`ropegrad runs push\` sends new runs one after another. The server caches"
+  echo "each answer until the registry changes (every push changes it), so the first two rows mostly measure the"
+  echo "cache and its refresh; the third asks for a different run each time."
   echo
   echo "| page | p50 | p99 | pages/s | errors (non-2xx + socket) |"
   echo "|---|---|---|---|---|"
   echo "| run page \`/runs/$((RUNS / 2))\` | $(field "$work/wrk-run.txt") |"
   echo "| problem page \`/problems/$def\` | $(field "$work/wrk-problem.txt") |"
+  echo "| run pages \`/runs/RANDOM\` (1..$RUNS, nearly all rendered, not cached) | $(field "$work/wrk-random.txt") |"
   echo
   echo "Pushes during the load: $sent sent and answered 201, $stored new runs stored (registry: $before runs before, $after after)."
   [ -s "$work/push.err" ] && { echo; echo "Push errors:"; echo '```'; head -5 "$work/push.err"; echo '```'; }
@@ -115,6 +126,10 @@ mkdir -p bench/results
   echo "## wrk, problem page"
   echo '```'
   cat "$work/wrk-problem.txt"
+  echo '```'
+  echo "## wrk, random run pages"
+  echo '```'
+  cat "$work/wrk-random.txt"
   echo '```'
 } > "$out"
 cat "$out" | head -20

@@ -394,6 +394,47 @@ static void test_http(void **state)
     stop_server();
 }
 
+/* The run page's rank (model.c's rank tables, a binary search) is the
+ * registry's (rg_registry_rank_of, counting), for every run, also after a
+ * new run changed the group. */
+static void test_rank_matches_registry(void **state)
+{
+    char err[RG_ERRLEN];
+    rg_registry *g;
+    assert_int_equal(rg_registry_open(db, 0, &g, err, sizeof err), 0);
+    for (int round = 0; round < 2; round++) {
+        int64_t *ids;
+        size_t n;
+        assert_int_equal(rg_model_run_ids(g, &ids, &n, err, sizeof err), 0);
+        assert_true(n >= 3);
+        int ranked_second = 0;
+        for (size_t i = 0; i < n; i++) {
+            int rank, size;
+            int64_t first;
+            assert_int_equal(rg_registry_rank_of(g, ids[i], &rank, &size, &first, err, sizeof err), 0);
+            rg_run_view v;
+            assert_int_equal(rg_model_run(g, ids[i], &v, err, sizeof err), 0);
+            assert_int_equal(v.rank, rank);
+            assert_int_equal(v.group_size, size);
+            assert_int_equal(v.first_id, first);
+            ranked_second |= rank >= 2;
+            rg_model_run_free(&v);
+        }
+        assert_true(ranked_second);
+        free(ids);
+        if (round == 0) {   /* a faster run joins: every rank below it moves */
+            cJSON *m = fx_manifest("NVIDIA H200", 4, 0.5, 4);
+            char *t = rg_json_print(m, 0, err, sizeof err);
+            int64_t id;
+            int existed;
+            assert_int_equal(rg_registry_import(g, t, strlen(t), RG_EVIDENCE_IMPORTED, &id, &existed, err, sizeof err), 0);
+            free(t);
+            cJSON_Delete(m);
+        }
+    }
+    rg_registry_close(g);
+}
+
 int main(void)
 {
     curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -401,6 +442,7 @@ int main(void)
         cmocka_unit_test(test_routes),
         cmocka_unit_test(test_writes_auth_limits),
         cmocka_unit_test(test_http),
+        cmocka_unit_test(test_rank_matches_registry),
     };
     int rc = cmocka_run_group_tests(tests, setup, teardown);
     if (server_pid > 0) kill(server_pid, SIGTERM);

@@ -242,6 +242,12 @@ typedef struct rg_problem_row {
  * those of one definition when definition is not NULL. */
 int rg_registry_problems(rg_registry *g, const char *definition, rg_problem_row **out, size_t *n, char *err,
                          size_t errlen);
+/* The registry's file name, as opened. */
+const char *rg_registry_file(const rg_registry *g);
+/* The passed runs of a comparison group in rank order (the order of
+ * rg_registry_rank_of): ids[] and geomean[] (both malloc'd), n of them. */
+int rg_registry_group_order(rg_registry *g, const char *comparison_key, int64_t **ids, double **geomean, size_t *n,
+                            char *err, size_t errlen);
 /* A number that changes whenever a run, note or replication is added. */
 int rg_registry_generation(rg_registry *g, int64_t *gen, char *err, size_t errlen);
 

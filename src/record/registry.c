@@ -1078,3 +1078,41 @@ int rg_registry_generation(rg_registry *g, int64_t *gen, char *err, size_t errle
         return fail(g, err, errlen, "cannot read the registry");
     return 0;
 }
+
+const char *rg_registry_file(const rg_registry *g) { return g ? g->path : ""; }
+
+int rg_registry_group_order(rg_registry *g, const char *comparison_key, int64_t **ids, double **geomean, size_t *n,
+                            char *err, size_t errlen)
+{
+    *ids = NULL;
+    *geomean = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(g->db,
+                           "SELECT id, geomean_ns FROM runs WHERE comparison_key = ? AND status = 'passed' "
+                           "ORDER BY geomean_ns ASC, id ASC",
+                           -1, &st, NULL) != SQLITE_OK)
+        return fail(g, err, errlen, "cannot rank runs");
+    sqlite3_bind_text(st, 1, comparison_key ? comparison_key : "", -1, SQLITE_TRANSIENT);
+    size_t cap_i = 0, cap_g = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t *mi = grow(*ids, *n, &cap_i, sizeof **ids);
+        if (mi) *ids = mi;
+        double *mg = mi ? grow(*geomean, *n, &cap_g, sizeof **geomean) : NULL;
+        if (!mg) break;
+        *geomean = mg;
+        (*ids)[*n] = sqlite3_column_int64(st, 0);
+        (*geomean)[(*n)++] = sqlite3_column_double(st, 1);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        free(*ids);
+        free(*geomean);
+        *ids = NULL;
+        *geomean = NULL;
+        *n = 0;
+        return rc == SQLITE_ROW ? (snprintf(err, errlen, "out of memory"), 2) : fail(g, err, errlen, "cannot rank runs");
+    }
+    return 0;
+}
