@@ -661,14 +661,14 @@ int rg_registry_get(rg_registry *g, int64_t id, rg_run_row *row, cJSON **manifes
     return 0;
 }
 
-/* One integer from sql with the comparison key (and maybe two more
- * parameters) bound; *out 0 when there is no row. */
+/* One integer from sql with the comparison key (when not NULL; and maybe
+ * two more parameters) bound; *out 0 when there is no row. */
 static int query_i64(rg_registry *g, const char *sql, const char *key, double x, int64_t y, int64_t *out)
 {
     sqlite3_stmt *st;
     *out = 0;
     if (sqlite3_prepare_v2(g->db, sql, -1, &st, NULL) != SQLITE_OK) return 2;
-    sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+    if (key) sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
     if (sqlite3_bind_parameter_count(st) >= 3) {
         sqlite3_bind_double(st, 2, x);
         sqlite3_bind_int64(st, 3, y);
@@ -1073,8 +1073,8 @@ int rg_registry_generation(rg_registry *g, int64_t *gen, char *err, size_t errle
 {
     /* Any stored run, note or replication moves one of these. */
     if (query_i64(g, "SELECT (SELECT COALESCE(MAX(id),0) FROM runs) * 1000003 + (SELECT COALESCE(MAX(id),0) FROM "
-                     "notes) * 1009 + (SELECT COALESCE(MAX(id),0) FROM replications) + 0 * LENGTH(?)",
-                  "", 0, 0, gen))
+                     "notes) * 1009 + (SELECT COALESCE(MAX(id),0) FROM replications)",
+                  NULL, 0, 0, gen))
         return fail(g, err, errlen, "cannot read the registry");
     return 0;
 }
