@@ -46,6 +46,14 @@ void rg_html_esc(rg_buf *b, const char *s)
     }
 }
 
+/* pre, then text escaped, then post (pre and post are markup). */
+static void put_esc(rg_buf *b, const char *pre, const char *text, const char *post)
+{
+    rg_buf_puts(b, pre);
+    rg_html_esc(b, text);
+    rg_buf_puts(b, post);
+}
+
 static int unreserved(unsigned char c)
 {
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
@@ -231,9 +239,7 @@ void rg_chart_bandwidth(rg_buf *b, const rg_run_view *v)
                       x0, y, x0 + pw, y);
         rg_buf_printf(b, "<text x=\"%.0f\" y=\"%.1f\" class=\"axis\" text-anchor=\"end\">", x0 + pw, y - 5);
         rg_html_esc(b, v->peak_label);
-        rg_buf_puts(b, " ");
-        rg_html_esc(b, lab);
-        rg_buf_puts(b, "</text>\n");
+        put_esc(b, " ", lab, "</text>\n");
     }
     for (size_t i = 0; i < v->n_wl; i++) {
         const rg_wl_view *w = &v->wl[i];
@@ -311,9 +317,7 @@ static void href_problem(rg_buf *b, const rg_render_ctx *ctx, const char *def)
     rg_buf tmp = {0};
     if (ctx->static_site) rg_problem_slug(&tmp, def);
     else rg_url_esc(&tmp, def);
-    rg_buf_puts(b, "href=\"");
-    rg_html_esc(b, ctx->root);
-    rg_buf_puts(b, "problems/");
+    put_esc(b, "href=\"", ctx->root, "problems/");
     rg_html_esc(b, tmp.p ? tmp.p : "");
     rg_html_esc(b, ctx->ext);
     rg_buf_puts(b, "\"");
@@ -335,16 +339,12 @@ static void kv_table(rg_buf *b, const char *id, const char *title, const rg_kvli
     rg_html_esc(b, title);
     rg_buf_puts(b, "</h2>\n");
     if (!l->n) {
-        rg_buf_puts(b, "<p class=\"muted\">");
-        rg_html_esc(b, empty);
-        rg_buf_puts(b, "</p></section>\n");
+        put_esc(b, "<p class=\"muted\">", empty, "</p></section>\n");
         return;
     }
     rg_buf_puts(b, "<table>\n");
     for (size_t i = 0; i < l->n; i++) {
-        rg_buf_puts(b, "<tr><th>");
-        rg_html_esc(b, l->items[i].key);
-        rg_buf_puts(b, "</th><td>");
+        put_esc(b, "<tr><th>", l->items[i].key, "</th><td>");
         rg_html_esc(b, l->items[i].value);
         rg_buf_puts(b, "</td></tr>\n");
     }
@@ -356,9 +356,7 @@ static void cell_si(rg_buf *b, double v, double scale, const char *unit)
 {
     char s[48];
     rg_fmt_si(s, sizeof s, v * scale, unit);
-    rg_buf_puts(b, "<td class=\"num\">");
-    rg_html_esc(b, s);
-    rg_buf_puts(b, "</td>");
+    put_esc(b, "<td class=\"num\">", s, "</td>");
 }
 
 static void cell_num(rg_buf *b, double v, const char *suffix)
@@ -414,24 +412,18 @@ char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, s
     page_open(&b, ctx, title);
     rg_buf_printf(&b, "<h1>Run #%lld</h1>\n<div class=\"muted\" id=\"title\">", (long long)v->id);
     rg_html_esc(&b, v->title);
-    rg_buf_puts(&b, " <span class=\"badge ");
-    rg_html_esc(&b, !strcmp(v->status, "passed") ? "passed" : "failed");
-    rg_buf_puts(&b, "\">");
+    put_esc(&b, " <span class=\"badge ", !strcmp(v->status, "passed") ? "passed" : "failed", "\">");
     rg_html_esc(&b, v->status);
     rg_buf_puts(&b, "</span>");
     if (*v->evidence) {
-        rg_buf_puts(&b, " <span class=\"badge ");
-        rg_html_esc(&b, v->evidence);
-        rg_buf_puts(&b, "\">evidence: ");
+        put_esc(&b, " <span class=\"badge ", v->evidence, "\">evidence: ");
         rg_html_esc(&b, v->evidence);
         rg_buf_puts(&b, "</span>");
     }
     rg_buf_puts(&b, "</div>\n");
     for (size_t i = 0; i < v->n_notes; i++) {
         if (strcmp(v->notes[i].kind, "flag")) continue;
-        rg_buf_puts(&b, "<p class=\"flag\" id=\"flagged\">Issue reported on ");
-        rg_html_esc(&b, v->notes[i].created_at);
-        rg_buf_puts(&b, ": ");
+        put_esc(&b, "<p class=\"flag\" id=\"flagged\">Issue reported on ", v->notes[i].created_at, ": ");
         rg_html_esc(&b, v->notes[i].text);
         rg_buf_puts(&b, "</p>\n");
     }
@@ -439,9 +431,7 @@ char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, s
     rg_buf_puts(&b, "<section id=\"primary\"><h2>Primary measurement</h2>\n");
     if (figure(v->primary_ns)) {
         rg_fmt_si(s, sizeof s, v->primary_ns * 1e-9, "s");
-        rg_buf_puts(&b, "<div class=\"big\">");
-        rg_html_esc(&b, s);
-        rg_buf_puts(&b, " <span class=\"muted\" style=\"font-size:14px\">");
+        put_esc(&b, "<div class=\"big\">", s, " <span class=\"muted\" style=\"font-size:14px\">");
         rg_html_esc(&b, v->primary_stat);
         rg_buf_puts(&b, "</span></div>\n");
     }
@@ -525,13 +515,9 @@ char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, s
     for (size_t i = 0; i < v->n_notes; i++) {
         if (!strcmp(v->notes[i].kind, "flag")) continue;
         shown++;
-        rg_buf_puts(&b, "<p class=\"note\"><span class=\"muted\">");
-        rg_html_esc(&b, v->notes[i].created_at);
-        rg_buf_puts(&b, " · ");
+        put_esc(&b, "<p class=\"note\"><span class=\"muted\">", v->notes[i].created_at, " · ");
         rg_html_esc(&b, *v->notes[i].kind ? v->notes[i].kind : "note");
-        rg_buf_puts(&b, "</span><br>");
-        rg_html_esc(&b, v->notes[i].text);
-        rg_buf_puts(&b, "</p>\n");
+        put_esc(&b, "</span><br>", v->notes[i].text, "</p>\n");
     }
     if (!shown) rg_buf_puts(&b, "<p class=\"muted\">No replications or notes yet.</p>\n");
     rg_buf_puts(&b, "<p class=\"muted\">Notes and reproduction reports never change the evidence level; only a rerun "
@@ -569,9 +555,7 @@ char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, s
     else rg_buf_puts(&b, "<p class=\"muted\">This copy is read-only: report issues on the served index.</p>\n");
     rg_buf_puts(&b, "</section>\n");
 
-    rg_buf_puts(&b, "<section id=\"source\"><h2>Source and dates</h2>\n<p>");
-    rg_html_esc(&b, v->source);
-    rg_buf_puts(&b, ". Observed ");
+    put_esc(&b, "<section id=\"source\"><h2>Source and dates</h2>\n<p>", v->source, ". Observed ");
     rg_html_esc(&b, v->observed_at);
     if (*v->created_at) {
         rg_buf_puts(&b, ", published in this index ");
@@ -591,9 +575,7 @@ char *rg_render_problem(const rg_render_ctx *ctx, const rg_problem_view *v, char
 {
     rg_buf b = {0};
     page_open(&b, ctx, v->definition);
-    rg_buf_puts(&b, "<h1>All results for ");
-    rg_html_esc(&b, v->definition);
-    rg_buf_puts(&b, "</h1>\n");
+    put_esc(&b, "<h1>All results for ", v->definition, "</h1>\n");
     for (size_t gi = 0; gi < v->n_groups; gi++) {
         const rg_group_view *g = &v->groups[gi];
         rg_buf_printf(&b, "<section class=\"group\"><h2>");
@@ -621,9 +603,7 @@ char *rg_render_problem(const rg_render_ctx *ctx, const rg_problem_view *v, char
             cell_num(&b, e->x_ref, "×");
             rg_buf_puts(&b, "<td class=\"num\">");
             if (isfinite(e->fast_total)) rg_buf_printf(&b, "%.0f/%.0f", e->fast_count, e->fast_total);
-            rg_buf_puts(&b, "</td><td>");
-            rg_html_esc(&b, e->evidence);
-            rg_buf_puts(&b, "</td><td>");
+            put_esc(&b, "</td><td>", e->evidence, "</td><td>");
             rg_html_esc(&b, date_part(e->observed_at, d));
             rg_buf_puts(&b, "</td></tr>\n");
             (void)s;
@@ -646,9 +626,7 @@ char *rg_render_index(const rg_render_ctx *ctx, const rg_index_view *v, char *er
         const rg_problem_row *p = &v->rows[i];
         rg_buf_puts(&b, "<tr><td><a class=\"problem-link\" ");
         href_problem(&b, ctx, p->definition);
-        rg_buf_puts(&b, ">");
-        rg_html_esc(&b, p->definition);
-        rg_buf_puts(&b, "</a></td><td>");
+        put_esc(&b, ">", p->definition, "</a></td><td>");
         rg_html_esc(&b, p->device);
         rg_buf_puts(&b, " <code>");
         rg_html_esc(&b, p->comparison_key);

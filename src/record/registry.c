@@ -561,6 +561,19 @@ static void copy_col(sqlite3_stmt *st, int i, char *dst, size_t n)
     snprintf(dst, n, "%s", s ? (const char *)s : "");
 }
 
+/* After a step loop that ended with rc: 0 when it ran to the end; else arr
+ * is freed and err says why (out of memory when it stopped on a row). */
+static int end_steps(rg_registry *g, int rc, void *arr, char *err, size_t errlen, const char *what)
+{
+    if (rc == SQLITE_DONE) return 0;
+    free(arr);
+    if (rc == SQLITE_ROW) {
+        snprintf(err, errlen, "out of memory");
+        return 2;
+    }
+    return fail(g, err, errlen, what);
+}
+
 /* arr (n used of *cap elements of size bytes) with room for one more: arr
  * itself or its reallocation, NULL when out of memory (arr is left as it was). */
 static void *grow(void *arr, size_t n, size_t *cap, size_t size)
@@ -880,12 +893,10 @@ int rg_registry_replications(rg_registry *g, int64_t id, rg_replication **out, s
         copy_col(st, 5, x->created_at, sizeof x->created_at);
     }
     sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        free(*out);
+    if (end_steps(g, rc, *out, err, errlen, "cannot read replications")) {
         *out = NULL;
         *n = 0;
-        return rc == SQLITE_ROW ? (snprintf(err, errlen, "out of memory"), 2)
-                                : fail(g, err, errlen, "cannot read replications");
+        return 2;
     }
     return 0;
 }
@@ -1059,12 +1070,10 @@ int rg_registry_problems(rg_registry *g, const char *definition, rg_problem_row 
         x->best_id = sqlite3_column_int64(st, 4);
     }
     sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        free(*out);
+    if (end_steps(g, rc, *out, err, errlen, "cannot list problems")) {
         *out = NULL;
         *n = 0;
-        return rc == SQLITE_ROW ? (snprintf(err, errlen, "out of memory"), 2)
-                                : fail(g, err, errlen, "cannot list problems");
+        return 2;
     }
     return 0;
 }
