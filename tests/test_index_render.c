@@ -141,6 +141,37 @@ static void test_charts_hostile(void **state)
     }
 }
 
+/* The two hangs, from a manifest: null bytes and a denormal median. */
+static void test_manifest_null_bytes_denormal_median(void **state)
+{
+    cJSON *m = fx_manifest("NVIDIA H200", 1, 1.0, 5);
+    assert_non_null(m);
+    cJSON *tw = cJSON_GetObjectItem(cJSON_GetObjectItem((cJSON *)rg_manifest_spec(m, "BenchmarkRun"), "timing"),
+                                    "workloads");
+    assert_true(cJSON_GetArraySize(tw) == FX_N);
+    for (cJSON *w = tw->child; w; w = w->next) {
+        cJSON_ReplaceItemInObject(w, "bytes", cJSON_CreateNull());
+        cJSON_ReplaceItemInObject(w, "gbps", cJSON_CreateNull());
+        cJSON_ReplaceItemInObject(w, "median", cJSON_CreateNumber(5e-324));
+        cJSON_ReplaceItemInObject(w, "min", cJSON_CreateNumber(0));
+    }
+    rg_run_view v;
+    char err[256];
+    assert_int_equal(rg_model_run_from_manifest(m, NULL, &v, err, sizeof err), 0);
+    cJSON_Delete(m);
+    assert_true(isnan(v.wl[0].bytes));
+    rg_render_ctx ctx;
+    rg_render_ctx_init(&ctx, 0);
+    char *page = rg_render_run(&ctx, &v, err, sizeof err);
+    assert_non_null(page);
+    assert_non_null(strstr(page, "chart-bandwidth-absent"));   /* no bandwidth: said, not drawn */
+    assert_non_null(strstr(page, "id=\"chart-latency\""));   /* T_SOL bars still drawn */
+    assert_null(strstr(page, "nan"));
+    assert_null(strstr(page, "n/a"));
+    free(page);
+    rg_model_run_free(&v);
+}
+
 static void test_page_escapes_manifest_strings(void **state)
 {
     cJSON *m = fx_manifest("NVIDIA H200", 1, 1.0, 3);
@@ -186,6 +217,7 @@ int main(void)
         cmocka_unit_test(test_escaping),        cmocka_unit_test(test_si_labels),
         cmocka_unit_test(test_ticks),           cmocka_unit_test(test_charts_hostile),
         cmocka_unit_test(test_page_escapes_manifest_strings),
+        cmocka_unit_test(test_manifest_null_bytes_denormal_median),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
