@@ -8,6 +8,7 @@
  * rg_registry_store once: it is a public function and must refuse or store
  * hostile JSON without crashing. */
 #include "fuzz_manifest.h"
+#include "render.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -68,10 +69,18 @@ static void use_stored(rg_registry *g, int64_t id, const cJSON *m)
     size_t nn = 0;
     FZ_CHECK(rg_registry_notes(g, id, &notes, &nn, err, sizeof err) == 0 && nn == 1);
 
-    char *html = rg_report_html(&back, &row, notes, nn, err, sizeof err);
+    rg_notes_free(notes, nn);
+    /* The index's run page over the (hostile) stored run: the model, the
+     * renderer and its charts. */
+    rg_run_view v;
+    FZ_CHECK(rg_model_run(g, id, &v, err, sizeof err) == 0);
+    rg_render_ctx ctx;
+    rg_render_ctx_init(&ctx, 0);
+    ctx.forms = 1;
+    char *html = rg_render_run(&ctx, &v, err, sizeof err);
     if (html) free(html);
     else fz_check_msg(err, sizeof err);
-    rg_notes_free(notes, nn);
+    rg_model_run_free(&v);
     rg_manifest_free(&back);
 }
 

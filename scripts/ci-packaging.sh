@@ -14,7 +14,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 cmake -S . -B "$tmp/libonly" -G Ninja -DCMAKE_BUILD_TYPE=Release -DROPEGRAD_WERROR=ON \
   -DROPEGRAD_BUILD_CLI=OFF -DBUILD_TESTING=OFF >/dev/null
-if grep -E '^(CJSON_|SQLite3_|OPENSSL_|CMOCKA_)[A-Z_]*:' "$tmp/libonly/CMakeCache.txt"; then
+if grep -E '^(CJSON_|SQLite3_|OPENSSL_|CMOCKA_|MHD_|CURL_)[A-Z_]*:' "$tmp/libonly/CMakeCache.txt"; then
   echo "ci-packaging: the library-only build looked for a CLI or test dependency (above)" >&2
   exit 1
 fi

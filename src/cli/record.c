@@ -22,6 +22,8 @@
 #include "record.h"
 #include "rg_term.h"
 #include "rg_util.h"
+#include "site.h"
+#include "strict_json.h"
 
 /* Everything this file prints goes through rg_term_printf: text that came from a
  * record (a device or kernel name, a note, an imported manifest's strings) has its
@@ -93,24 +95,6 @@ static void print_cols(const char *s, int width)
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) cols += (*p & 0xC0) != 0x80;
     rg_term_fputs(s, stdout);
     for (; cols < width; cols++) putchar(' ');
-}
-
-/* Reads a manifest file; an old ManifestBundle is converted (after its own
- * digests are checked) and *converted says so. NULL with a message. */
-static cJSON *read_manifest_file(const char *path, int *converted, char *err, size_t errlen)
-{
-    if (converted) *converted = 0;
-    cJSON *doc = rg_json_read_file(path, err, errlen);
-    if (!doc || !rg_manifest_is_legacy(doc)) return doc;
-    char e2[RG_ERRLEN];
-    cJSON *nd = rg_manifest_convert_legacy(doc, e2, sizeof e2);
-    cJSON_Delete(doc);
-    if (!nd) {
-        snprintf(err, errlen, "%.150s: an old ManifestBundle that cannot be converted: %.250s", path, e2);
-        return NULL;
-    }
-    if (converted) *converted = 1;
-    return nd;
 }
 
 /* ---- verify --------------------------------------------------------------------- */
@@ -223,6 +207,7 @@ static void runs_usage(FILE *f)
                "  import FILE            verify a manifest made elsewhere (an old one is converted), then\n"
                "                         store it as 'imported' (--trusted-keys: require a trusted signature)\n"
                "  sign ID --key KEY      add an Ed25519 signature over the run digest to a stored run\n"
+               "  push URL FILE          send a manifest to an index (ropegrad serve); see runs push --help\n"
                "  cite ID                a citation line\n\n"
                "  --db FILE              registry (default $ROPEGRAD_DB, else $XDG_DATA_HOME/ropegrad/runs.db,\n"
                "                         else ~/.local/share/ropegrad/runs.db)\n"
@@ -639,50 +624,43 @@ static int cmd_export(runs_ctx *x, int64_t id)
     return rc;
 }
 
+/* The same steps as the index's POST /api/runs (rg_manifest_parse_verified):
+ * read strictly, convert an old bundle, verify every digest and signature,
+ * then store the bytes as they came. */
 static int cmd_import(runs_ctx *x, const char *path)
 {
-    char msg[RG_ERRLEN];
-    int converted;
-    cJSON *m = read_manifest_file(path, &converted, x->err, sizeof x->err);
-    if (!m) {
+    size_t n;
+    char *bytes = rg_read_file_bounded(path, RG_JSON_MAX_MANIFEST, &n, x->err, sizeof x->err);
+    if (!bytes) {
         rg_term_printf(stderr, "ropegrad runs import: %s\n", x->err);
         return 2;
     }
-    rg_manifest tm;
-    if (rg_manifest_read(m, &tm, msg, sizeof msg)) {
-        rg_term_printf(stderr, "ropegrad runs import: %s: refused, it does not verify: %s\n", path, msg);
-        cJSON_Delete(m);
-        return 2;
-    }
-    int rc = rg_manifest_verify_typed(&tm, NULL, msg, sizeof msg);
+    cJSON *m;
+    int converted;
+    int rc = rg_manifest_parse_verified(bytes, n, x->trusted, &m, &converted, x->err, sizeof x->err);
     if (rc) {
-        rg_term_printf(stderr, "ropegrad runs import: %s: refused, it does not verify: %s\n", path, msg);
-        rg_manifest_free(&tm);
-        cJSON_Delete(m);
-        return rc;
+        rg_term_printf(stderr, "ropegrad runs import: %s: %s\n", path, x->err);
+        free(bytes);
+        return rc == 1 ? 1 : 2;
     }
-    rc = rg_signatures_check(&tm, x->trusted, msg, sizeof msg);
-    rg_manifest_free(&tm);
-    if (rc) {
-        rg_term_printf(stderr, "ropegrad runs import: %s: refused: %s\n", path, msg);
-        cJSON_Delete(m);
-        return rc;
-    }
-    if (open_db(x, 1)) {
-        cJSON_Delete(m);
-        return 2;
-    }
+    char sigs[RG_ERRLEN];
+    snprintf(sigs, sizeof sigs, "%s", x->err);
     int64_t id;
     int existed;
-    rc = rg_registry_store(x->g, m, RG_EVIDENCE_IMPORTED, 0, &id, &existed, x->err, sizeof x->err);
+    rc = open_db(x, 1);
+    if (!rc)
+        rc = converted ? rg_registry_store(x->g, m, RG_EVIDENCE_IMPORTED, 0, &id, &existed, x->err, sizeof x->err)
+                       : rg_registry_store_bytes(x->g, m, bytes, n, RG_EVIDENCE_IMPORTED, &id, &existed, x->err,
+                                                 sizeof x->err);
     cJSON_Delete(m);
+    free(bytes);
     if (rc) {
-        rg_term_printf(stderr, "ropegrad runs import: %s\n", x->err);
+        if (x->g) rg_term_printf(stderr, "ropegrad runs import: %s\n", x->err);
         return 2;
     }
     if (existed) tprintf("%s: already in the registry as run #%lld\n", path, (long long)id);
     else tprintf("%s: verified%s and imported as run #%lld (evidence: imported; signatures: %s)\n", path,
-                converted ? " (an old ManifestBundle, converted)" : "", (long long)id, msg);
+                converted ? " (an old ManifestBundle, converted)" : "", (long long)id, sigs);
     return 0;
 }
 
@@ -738,6 +716,7 @@ int rg_cmd_runs(int argc, char **argv)
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     runs_ctx x = {0};
+    if (argc > 1 && !strcmp(argv[1], "push")) return rg_cmd_runs_push(argc - 1, argv + 1);   /* push.c */
     optind = 0;
     opterr = 0;
     int c;
@@ -875,23 +854,9 @@ int rg_cmd_report(int argc, char **argv)
         rg_term_printf(stderr, "ropegrad report: %s\n", err);
         return 2;
     }
-    rg_run_row r;
-    rg_manifest m;
-    rg_note *notes = NULL;
-    size_t nn = 0;
+    /* The index's run page (src/index/: one renderer for report, site and serve). */
+    char *page = rg_report_page(g, id, err, sizeof err);
     int rc = 2;
-    if (rg_registry_get(g, id, &r, &m, err, sizeof err)) {
-        rg_term_printf(stderr, "ropegrad report: %s\n", err);
-        rg_registry_close(g);
-        return 2;
-    }
-    if (rg_registry_notes(g, id, &notes, &nn, err, sizeof err)) {
-        rg_term_printf(stderr, "ropegrad report: %s\n", err);
-        rg_manifest_free(&m);
-        rg_registry_close(g);
-        return 2;
-    }
-    char *page = rg_report_html(&m, &r, notes, nn, err, sizeof err);
     if (!page || rg_cli_write_output(html, page, strlen(page), err, sizeof err)) {
         rg_term_printf(stderr, "ropegrad report: %s\n", err);
     } else {
@@ -899,8 +864,6 @@ int rg_cmd_report(int argc, char **argv)
         rc = 0;
     }
     free(page);
-    rg_notes_free(notes, nn);
-    rg_manifest_free(&m);
     rg_registry_close(g);
     return rc;
 }

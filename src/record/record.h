@@ -19,7 +19,7 @@
  *   sign.c       Ed25519 signatures over the run digest (OpenSSL)
  *   registry.c   the SQLite registry (schema, migrations, queries)
  *   replicate.c  re-running a recorded protocol through the harness
- *   report.c     the HTML page
+ *   (the HTML pages, report included, are src/index/'s: one renderer)
  *   record.c     rg_record_bench (what `bench --record/--manifest` calls), file helpers
  *
  * Every function that can fail returns 0 or non-zero and writes a one-line
@@ -242,9 +242,15 @@ int rg_registry_rank_of(rg_registry *g, int64_t id, int *rank, int *group_size, 
 
 int rg_registry_add_note(rg_registry *g, int64_t id, const char *text, char *err, size_t errlen);
 
+/* kind: "note", "reproduction" or "flag" (report an issue); none of them
+ * changes the evidence level. */
+int rg_registry_add_note_kind(rg_registry *g, int64_t id, const char *kind, const char *text, char *err,
+                              size_t errlen);
+
 typedef struct rg_note {
     char created_at[32];
     char *text;                    /* malloc'd */
+    char kind[16];                 /* note, reproduction, flag */
 } rg_note;
 int rg_registry_notes(rg_registry *g, int64_t id, rg_note **notes, size_t *n, char *err, size_t errlen);
 void rg_notes_free(rg_note *notes, size_t n);
@@ -264,6 +270,49 @@ typedef struct rg_replication {
 /* Replications where id is the original or the replica. */
 int rg_registry_replications(rg_registry *g, int64_t id, rg_replication **out, size_t *n,
                              char *err, size_t errlen);
+
+/* What `runs import` and the index's POST /api/runs do with a manifest made
+ * elsewhere: reads bytes[n] strictly (strict_json.h), converts an old
+ * ManifestBundle (after checking its own digests; *converted = 1), verifies
+ * every digest and checks every signature (trusted != NULL: one by a trusted
+ * key is required, rg_signatures_check). 0 with *out (the document to store)
+ * and err saying what the signature check found; 1 a digest or signature
+ * does not verify; 3 not JSON or not a manifest; err says why in one line. */
+int rg_manifest_parse_verified(const char *bytes, size_t n, const char *trusted, cJSON **out, int *converted,
+                               char *err, size_t errlen);
+/* rg_registry_store keeping bytes[n], the manifest's text as it came. */
+int rg_registry_store_bytes(rg_registry *g, const cJSON *manifest, const char *bytes, size_t n,
+                            const char *evidence, int64_t *id, int *existed, char *err, size_t errlen);
+/* rg_manifest_parse_verified (no trusted keys required), then stores it with
+ * its bytes kept as they came (served byte for byte; an old bundle is stored
+ * as converted). Returns 0 (stored, or *existed), 1 it does not verify, 3 not
+ * JSON or not a manifest, 2 a registry error; err says why in one line. */
+int rg_registry_import(rg_registry *g, const char *bytes, size_t n, const char *evidence, int64_t *id,
+                       int *existed, char *err, size_t errlen);
+/* The stored manifest bytes of run id (those it was imported as, else the
+ * stored text), malloc'd and NUL-terminated. 0, 1 no such run, 2 error. */
+int rg_registry_manifest_bytes(rg_registry *g, int64_t id, char **out, size_t *n, char *err, size_t errlen);
+/* One problem's runs, per comparison group (ordered by key), passed first,
+ * ranked by the primary statistic; at most per_group rows of each group
+ * (<= 0: all). */
+int rg_registry_list_problem(rg_registry *g, const char *definition, int per_group, rg_run_row **rows, size_t *n,
+                             char *err, size_t errlen);
+typedef struct rg_problem_row {
+    char definition[256], comparison_key[RG_DIGEST_LEN], device[256];
+    int64_t runs, best_id;          /* best_id 0 when no run of the group passed */
+} rg_problem_row;
+/* Every (definition, comparison group) with its run count and #1; only
+ * those of one definition when definition is not NULL. */
+int rg_registry_problems(rg_registry *g, const char *definition, rg_problem_row **out, size_t *n, char *err,
+                         size_t errlen);
+/* The registry's file name, as opened. */
+const char *rg_registry_file(const rg_registry *g);
+/* The passed runs of a comparison group in rank order (the order of
+ * rg_registry_rank_of): ids[] and geomean[] (both malloc'd), n of them. */
+int rg_registry_group_order(rg_registry *g, const char *comparison_key, int64_t **ids, double **geomean, size_t *n,
+                            char *err, size_t errlen);
+/* A number that changes whenever a run, note or replication is added. */
+int rg_registry_generation(rg_registry *g, int64_t *gen, char *err, size_t errlen);
 
 /* ---- replication (replicate.c) --------------------------------------------- */
 
@@ -293,11 +342,5 @@ int rg_within_spread(double replica_median, double orig_median, double orig_min,
  * Returns 0 (with *agreed) or 2 with a message. */
 int rg_record_replicate(rg_registry *g, int64_t id, const char *suite_dir, int verbose, FILE *out,
                         int64_t *replica_id, int *agreed, char *err, size_t errlen);
-
-/* ---- the report (report.c) --------------------------------------------------- */
-
-/* One self-contained HTML page for a run (manifest + registry row + notes). */
-char *rg_report_html(const rg_manifest *manifest, const rg_run_row *row, const rg_note *notes,
-                     size_t n_notes, char *err, size_t errlen);
 
 #endif /* ROPEGRAD_RECORD_H */

@@ -38,7 +38,7 @@
 
 /* "RGRD": marks a SQLite file as a ropegrad registry. */
 #define RG_APPLICATION_ID 0x52475244
-#define RG_SCHEMA_VERSION 2
+#define RG_SCHEMA_VERSION 3
 
 struct rg_registry {
     sqlite3 *db;
@@ -133,6 +133,17 @@ static const char *const migrations[RG_SCHEMA_VERSION] = {
     "DROP TABLE runs;"
     "ALTER TABLE runs2 RENAME TO runs;"
     "CREATE INDEX runs_by_key ON runs(comparison_key, status, primary_ns);",
+    /* 2 -> 3 (the index, src/index/): the bytes a manifest arrived as (served
+     * byte for byte at /runs/ID.json; NULL for runs recorded here, whose
+     * stored text is what they were verified as), and the kind of a note:
+     * a note, a reproduction report, or a flag ("report an issue"). */
+    "ALTER TABLE runs ADD COLUMN manifest_bytes BLOB;"
+    "ALTER TABLE notes ADD COLUMN kind TEXT NOT NULL DEFAULT 'note' "
+    "  CHECK (kind IN ('note','reproduction','flag'));"
+    "CREATE INDEX runs_by_definition ON runs(definition, comparison_key);"
+    "CREATE INDEX notes_by_run ON notes(run_id);"
+    "CREATE INDEX replications_by_original ON replications(original_id);"
+    "CREATE INDEX replications_by_replica ON replications(replica_id);",
 };
 
 static int convert_stored_manifests(rg_registry *g, char *err, size_t errlen);
@@ -672,8 +683,11 @@ static int store_workloads(rg_registry *g, int64_t rid, const rg_manifest *m)
     return 0;
 }
 
-int rg_registry_store(rg_registry *g, const cJSON *manifest, const char *evidence, int64_t replicates_of,
-                      int64_t *id, int *existed, char *err, size_t errlen)
+/* Stores a manifest; bytes[nbytes] (NULL: none) is the text it arrived as,
+ * kept to be served byte for byte (the index's /runs/ID.json). */
+static int store_impl(rg_registry *g, const cJSON *manifest, const char *bytes, size_t nbytes,
+                      const char *evidence, int64_t replicates_of, int64_t *id, int *existed, char *err,
+                      size_t errlen)
 {
     if (id) *id = 0;
     if (existed) *existed = 0;
@@ -717,7 +731,7 @@ int rg_registry_store(rg_registry *g, const cJSON *manifest, const char *evidenc
     st = NULL;
     if (sqlite3_prepare_v2(g->db,
                            "INSERT INTO runs (created_at, observed_at, evidence, replicates_of, " MF_COLUMNS
-                           ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                           ", manifest_bytes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                            -1, &st, NULL) != SQLITE_OK)
         goto dberr;
     sqlite3_bind_text(st, 1, now, -1, SQLITE_STATIC);
@@ -725,7 +739,9 @@ int rg_registry_store(rg_registry *g, const cJSON *manifest, const char *evidenc
     sqlite3_bind_text(st, 3, evidence, -1, SQLITE_STATIC);
     if (replicates_of > 0) sqlite3_bind_int64(st, 4, replicates_of);
     else sqlite3_bind_null(st, 4);
-    bind_manifest(st, 5, &m, key, text);
+    int at = bind_manifest(st, 5, &m, key, text);
+    if (bytes) sqlite3_bind_blob64(st, at, bytes, nbytes, SQLITE_STATIC);
+    else sqlite3_bind_null(st, at);
     if (sqlite3_step(st) != SQLITE_DONE) goto dberr;
     sqlite3_finalize(st);
     st = NULL;
@@ -745,6 +761,12 @@ rollback:
     rg_manifest_free(&m);
     sqlite3_exec(g->db, "ROLLBACK", NULL, NULL, NULL);
     return rc;
+}
+
+int rg_registry_store(rg_registry *g, const cJSON *manifest, const char *evidence, int64_t replicates_of,
+                      int64_t *id, int *existed, char *err, size_t errlen)
+{
+    return store_impl(g, manifest, NULL, 0, evidence, replicates_of, id, existed, err, errlen);
 }
 
 /* Migration 1 -> 2, its C half: every stored manifest of the old format
@@ -831,6 +853,30 @@ static double col_num(sqlite3_stmt *st, int i)
     return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
 }
 
+/* After a step loop that ended with rc: 0 when it ran to the end; else arr
+ * is freed and err says why (out of memory when it stopped on a row). */
+static int end_steps(rg_registry *g, int rc, void *arr, char *err, size_t errlen, const char *what)
+{
+    if (rc == SQLITE_DONE) return 0;
+    free(arr);
+    if (rc == SQLITE_ROW) {
+        snprintf(err, errlen, "out of memory");
+        return 2;
+    }
+    return fail(g, err, errlen, what);
+}
+
+/* arr (n used of *cap elements of size bytes) with room for one more: arr
+ * itself or its reallocation, NULL when out of memory (arr is left as it was). */
+static void *grow(void *arr, size_t n, size_t *cap, size_t size)
+{
+    if (n < *cap) return arr;
+    size_t c = *cap ? *cap * 2 : 16;
+    void *q = realloc(arr, c * size);
+    if (q) *cap = c;
+    return q;
+}
+
 static void read_row(sqlite3_stmt *st, rg_run_row *r)
 {
     memset(r, 0, sizeof *r);
@@ -875,18 +921,15 @@ int rg_registry_list(rg_registry *g, rg_run_row **rows, size_t *n, char *err, si
     size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 16;
-            rg_run_row *p = realloc(*rows, cap * sizeof *p);
-            if (!p) {
-                sqlite3_finalize(st);
-                free(*rows);
-                *rows = NULL;
-                *n = 0;
-                snprintf(err, errlen, "out of memory");
-                return 2;
-            }
-            *rows = p;
+        rg_run_row *more = grow(*rows, *n, &cap, sizeof **rows);
+        if (more) *rows = more;
+        else {
+            sqlite3_finalize(st);
+            free(*rows);
+            *rows = NULL;
+            *n = 0;
+            snprintf(err, errlen, "out of memory");
+            return 2;
         }
         read_row(st, &(*rows)[(*n)++]);
     }
@@ -956,6 +999,28 @@ int rg_registry_get(rg_registry *g, int64_t id, rg_run_row *row, rg_manifest *ma
     return 0;
 }
 
+/* One integer from sql with the comparison key (when not NULL; and maybe
+ * two more parameters) bound; *out 0 when there is no row. */
+static int query_i64(rg_registry *g, const char *sql, const char *key, double x, int64_t y, int64_t *out)
+{
+    sqlite3_stmt *st;
+    *out = 0;
+    if (sqlite3_prepare_v2(g->db, sql, -1, &st, NULL) != SQLITE_OK) return 2;
+    if (key) sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+    if (sqlite3_bind_parameter_count(st) >= 3) {
+        sqlite3_bind_double(st, 2, x);
+        sqlite3_bind_int64(st, 3, y);
+    }
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) *out = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : 2;
+}
+
+/* Counts on the (comparison_key, status, primary_ns) index, so a run page
+ * costs O(log n) whatever the size of its group (the index's load benchmark
+ * has 10,000 runs in one group). Same order as before: the primary statistic ascending,
+ * ties by id. */
 int rg_registry_rank_of(rg_registry *g, int64_t id, int *rank, int *group_size, int64_t *first, char *err,
                         size_t errlen)
 {
@@ -965,28 +1030,36 @@ int rg_registry_rank_of(rg_registry *g, int64_t id, int *rank, int *group_size, 
     rg_run_row row;
     int rc = rg_registry_get(g, id, &row, NULL, err, errlen);
     if (rc) return rc;
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(g->db,
-                           "SELECT id FROM runs WHERE comparison_key = ? AND status = 'passed' "
-                           "ORDER BY primary_ns ASC, id ASC",
-                           -1, &st, NULL) != SQLITE_OK)
+    int64_t size = 0, before = 0;
+    if (query_i64(g, "SELECT COUNT(*) FROM runs WHERE comparison_key = ? AND status = 'passed'", row.comparison_key,
+                  0, 0, &size) ||
+        query_i64(g,
+                  "SELECT id FROM runs WHERE comparison_key = ? AND status = 'passed' "
+                  "ORDER BY primary_ns ASC, id ASC LIMIT 1",
+                  row.comparison_key, 0, 0, first) ||
+        (!strcmp(row.status, "passed") &&
+         query_i64(g,
+                   "SELECT COUNT(*) FROM runs WHERE comparison_key = ?1 AND status = 'passed' "
+                   "AND (primary_ns < ?2 OR (primary_ns = ?2 AND id < ?3))",
+                   row.comparison_key, row.primary_ns, id, &before)))
         return fail(g, err, errlen, "cannot rank runs");
-    sqlite3_bind_text(st, 1, row.comparison_key, -1, SQLITE_TRANSIENT);
-    int k = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t rid = sqlite3_column_int64(st, 0);
-        k++;
-        if (k == 1) *first = rid;
-        if (rid == id) *rank = k;
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) return fail(g, err, errlen, "cannot rank runs");
-    *group_size = k;
+    *group_size = (int)size;
+    if (!strcmp(row.status, "passed")) *rank = (int)before + 1;
     return 0;
 }
 
 int rg_registry_add_note(rg_registry *g, int64_t id, const char *text, char *err, size_t errlen)
 {
+    return rg_registry_add_note_kind(g, id, "note", text, err, errlen);
+}
+
+int rg_registry_add_note_kind(rg_registry *g, int64_t id, const char *kind, const char *text, char *err,
+                              size_t errlen)
+{
+    if (!kind || (strcmp(kind, "note") && strcmp(kind, "reproduction") && strcmp(kind, "flag"))) {
+        snprintf(err, errlen, "a note's kind is note, reproduction or flag");
+        return 2;
+    }
     if (!text || !*text) {
         snprintf(err, errlen, "an empty note");
         return 2;
@@ -998,7 +1071,7 @@ int rg_registry_add_note(rg_registry *g, int64_t id, const char *text, char *err
     now_utc(now);
     if (begin_write(g, err, errlen, "cannot start a write")) return 2;
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(g->db, "INSERT INTO notes (run_id, created_at, text) VALUES (?,?,?)", -1, &st, NULL) !=
+    if (sqlite3_prepare_v2(g->db, "INSERT INTO notes (run_id, created_at, text, kind) VALUES (?,?,?,?)", -1, &st, NULL) !=
         SQLITE_OK) {
         fail(g, err, errlen, "cannot add the note");
         sqlite3_exec(g->db, "ROLLBACK", NULL, NULL, NULL);
@@ -1007,6 +1080,7 @@ int rg_registry_add_note(rg_registry *g, int64_t id, const char *text, char *err
     sqlite3_bind_int64(st, 1, id);
     sqlite3_bind_text(st, 2, now, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, text, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, kind, -1, SQLITE_STATIC);
     if (sqlite3_step(st) != SQLITE_DONE) {
         fail(g, err, errlen, "cannot add the note");
         sqlite3_finalize(st);
@@ -1032,23 +1106,21 @@ int rg_registry_notes(rg_registry *g, int64_t id, rg_note **notes, size_t *n, ch
     *notes = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(g->db, "SELECT created_at, text FROM notes WHERE run_id = ? ORDER BY id", -1, &st,
+    if (sqlite3_prepare_v2(g->db, "SELECT created_at, text, kind FROM notes WHERE run_id = ? ORDER BY id", -1, &st,
                            NULL) != SQLITE_OK)
         return fail(g, err, errlen, "cannot read notes");
     sqlite3_bind_int64(st, 1, id);
     size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 8;
-            rg_note *p = realloc(*notes, cap * sizeof *p);
-            if (!p) break;
-            *notes = p;
-        }
+        rg_note *more = grow(*notes, *n, &cap, sizeof **notes);
+        if (!more) break;
+        *notes = more;
         rg_note *x = &(*notes)[*n];
         copy_col(st, 0, x->created_at, sizeof x->created_at);
         const unsigned char *t = sqlite3_column_text(st, 1);
         x->text = strdup(t ? (const char *)t : "");
+        copy_col(st, 2, x->kind, sizeof x->kind);
         if (!x->text) break;
         (*n)++;
     }
@@ -1134,12 +1206,9 @@ int rg_registry_replications(rg_registry *g, int64_t id, rg_replication **out, s
     size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 8;
-            rg_replication *p = realloc(*out, cap * sizeof *p);
-            if (!p) break;
-            *out = p;
-        }
+        rg_replication *more = grow(*out, *n, &cap, sizeof **out);
+        if (!more) break;
+        *out = more;
         rg_replication *x = &(*out)[(*n)++];
         x->original_id = sqlite3_column_int64(st, 0);
         x->replica_id = sqlite3_column_int64(st, 1);
@@ -1149,12 +1218,261 @@ int rg_registry_replications(rg_registry *g, int64_t id, rg_replication **out, s
         copy_col(st, 5, x->created_at, sizeof x->created_at);
     }
     sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        free(*out);
+    if (end_steps(g, rc, *out, err, errlen, "cannot read replications")) {
         *out = NULL;
         *n = 0;
-        return rc == SQLITE_ROW ? (snprintf(err, errlen, "out of memory"), 2)
-                                : fail(g, err, errlen, "cannot read replications");
+        return 2;
+    }
+    return 0;
+}
+
+/* ---- for the index (src/index/): original bytes, imports, problems ------------------ */
+
+int rg_manifest_parse_verified(const char *bytes, size_t n, const char *trusted, cJSON **out, int *converted,
+                               char *err, size_t errlen)
+{
+    *out = NULL;
+    if (converted) *converted = 0;
+    if (!bytes) {
+        snprintf(err, errlen, "no manifest given");
+        return 3;
+    }
+    char e2[RG_ERRLEN];
+    cJSON *doc = rg_json_parse_strict(bytes, n, "manifest", e2, sizeof e2);
+    if (!doc) {
+        snprintf(err, errlen, "%s", e2);
+        return 3;
+    }
+    if (rg_manifest_is_legacy(doc)) {   /* an old ManifestBundle: its own digests are checked as it converts */
+        cJSON *nd = rg_manifest_convert_legacy(doc, e2, sizeof e2);
+        cJSON_Delete(doc);
+        if (!nd) {
+            snprintf(err, errlen, "an old ManifestBundle that cannot be converted: %s", e2);
+            return 1;
+        }
+        doc = nd;
+        if (converted) *converted = 1;
+    }
+    rg_manifest m;
+    if (rg_manifest_read(doc, &m, e2, sizeof e2)) {
+        snprintf(err, errlen, "refused, it does not verify: %s", e2);
+        cJSON_Delete(doc);
+        return 3;
+    }
+    int rc = rg_manifest_verify_typed(&m, NULL, e2, sizeof e2);
+    if (rc) {
+        snprintf(err, errlen, "refused, it does not verify: %s", e2);
+    } else if ((rc = rg_signatures_check(&m, trusted, e2, sizeof e2)) != 0) {
+        snprintf(err, errlen, "refused: %s", e2);
+    } else {
+        snprintf(err, errlen, "%s", e2);   /* what the signature check found, for the caller to say */
+    }
+    rg_manifest_free(&m);
+    if (rc) {
+        cJSON_Delete(doc);
+        return rc == 1 ? 1 : 3;
+    }
+    *out = doc;
+    return 0;
+}
+
+int rg_registry_store_bytes(rg_registry *g, const cJSON *manifest, const char *bytes, size_t n,
+                            const char *evidence, int64_t *id, int *existed, char *err, size_t errlen)
+{
+    return store_impl(g, manifest, bytes, n, evidence, 0, id, existed, err, errlen);
+}
+
+int rg_registry_import(rg_registry *g, const char *bytes, size_t n, const char *evidence, int64_t *id,
+                       int *existed, char *err, size_t errlen)
+{
+    if (id) *id = 0;
+    if (existed) *existed = 0;
+    cJSON *m;
+    int converted;
+    int rc = rg_manifest_parse_verified(bytes, n, NULL, &m, &converted, err, errlen);
+    if (rc) return rc;
+    /* The bytes are kept as they came unless they were an old bundle (then the converted text is the record). */
+    rc = converted ? rg_registry_store(g, m, evidence, 0, id, existed, err, errlen)
+                   : rg_registry_store_bytes(g, m, bytes, n, evidence, id, existed, err, errlen);
+    cJSON_Delete(m);
+    return rc ? 2 : 0;
+}
+
+int rg_registry_manifest_bytes(rg_registry *g, int64_t id, char **out, size_t *n, char *err, size_t errlen)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(g->db, "SELECT COALESCE(manifest_bytes, CAST(manifest AS BLOB)) FROM runs WHERE id = ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return fail(g, err, errlen, "cannot read runs");
+    sqlite3_bind_int64(st, 1, id);
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        if (rc == SQLITE_DONE) {
+            snprintf(err, errlen, "no run #%lld", (long long)id);
+            return 1;
+        }
+        return fail(g, err, errlen, "cannot read runs");
+    }
+    const void *p = sqlite3_column_blob(st, 0);
+    size_t len = (size_t)sqlite3_column_bytes(st, 0);
+    *out = malloc(len + 1);
+    if (!*out) {
+        sqlite3_finalize(st);
+        snprintf(err, errlen, "out of memory");
+        return 2;
+    }
+    if (len) memcpy(*out, p, len);
+    (*out)[len] = 0;
+    *n = len;
+    sqlite3_finalize(st);
+    return 0;
+}
+
+int rg_registry_list_problem(rg_registry *g, const char *definition, int per_group, rg_run_row **rows, size_t *n,
+                             char *err, size_t errlen)
+{
+    *rows = NULL;
+    *n = 0;
+    if (!definition) {
+        snprintf(err, errlen, "no problem given");
+        return 2;
+    }
+    rg_problem_row *groups;
+    size_t ng;
+    if (rg_registry_problems(g, definition, &groups, &ng, err, errlen)) return 2;
+    /* Per group, on the (comparison_key, status, primary_ns) index: the
+     * passed runs in rank order, then the others; at most per_group. */
+    static const char *const sql[2] = {
+        "SELECT " ROW_COLUMNS " FROM runs WHERE comparison_key = ?1 AND status = 'passed' AND definition = ?2 "
+        "ORDER BY primary_ns ASC, id ASC LIMIT ?3",
+        "SELECT " ROW_COLUMNS " FROM runs WHERE comparison_key = ?1 AND status <> 'passed' AND definition = ?2 "
+        "ORDER BY id ASC LIMIT ?3"};
+    size_t cap = 0;
+    int rc = 0;
+    for (size_t k = 0; k < ng && !rc; k++) {
+        int64_t left = per_group > 0 ? per_group : INT64_MAX;
+        for (int pass = 0; pass < 2 && left > 0 && !rc; pass++) {
+            sqlite3_stmt *st;
+            if (sqlite3_prepare_v2(g->db, sql[pass], -1, &st, NULL) != SQLITE_OK) {
+                rc = fail(g, err, errlen, "cannot list runs");
+                break;
+            }
+            sqlite3_bind_text(st, 1, groups[k].comparison_key, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(st, 2, definition, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_int64(st, 3, left);
+            int step;
+            while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+                rg_run_row *more = grow(*rows, *n, &cap, sizeof **rows);
+                if (!more) break;
+                *rows = more;
+                read_row(st, &(*rows)[(*n)++]);
+                left--;
+            }
+            sqlite3_finalize(st);
+            if (step == SQLITE_ROW) {
+                snprintf(err, errlen, "out of memory");
+                rc = 2;
+            } else if (step != SQLITE_DONE) {
+                rc = fail(g, err, errlen, "cannot list runs");
+            }
+        }
+    }
+    free(groups);
+    if (rc) {
+        free(*rows);
+        *rows = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+int rg_registry_problems(rg_registry *g, const char *definition, rg_problem_row **out, size_t *n, char *err,
+                         size_t errlen)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    /* On the (definition, comparison_key) index: counted, not sorted. */
+#define PROBLEMS_SQL(where)                                                                                        \
+    "SELECT definition, comparison_key, "                                                                          \
+    "(SELECT r.device FROM runs r WHERE r.comparison_key = runs.comparison_key LIMIT 1), COUNT(*), "             \
+    "(SELECT r.id FROM runs r WHERE r.comparison_key = runs.comparison_key AND r.status = 'passed' "              \
+    "ORDER BY r.primary_ns, r.id LIMIT 1) FROM runs " where                                                       \
+    " GROUP BY definition, comparison_key ORDER BY definition, comparison_key"
+    if (sqlite3_prepare_v2(g->db, definition ? PROBLEMS_SQL("WHERE definition = ?1") : PROBLEMS_SQL(""), -1, &st,
+                           NULL) != SQLITE_OK)
+        return fail(g, err, errlen, "cannot list problems");
+    if (definition) sqlite3_bind_text(st, 1, definition, -1, SQLITE_TRANSIENT);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        rg_problem_row *more = grow(*out, *n, &cap, sizeof **out);
+        if (!more) break;
+        *out = more;
+        rg_problem_row *x = &(*out)[(*n)++];
+        memset(x, 0, sizeof *x);
+        copy_col(st, 0, x->definition, sizeof x->definition);
+        copy_col(st, 1, x->comparison_key, sizeof x->comparison_key);
+        copy_col(st, 2, x->device, sizeof x->device);
+        x->runs = sqlite3_column_int64(st, 3);
+        x->best_id = sqlite3_column_int64(st, 4);
+    }
+    sqlite3_finalize(st);
+    if (end_steps(g, rc, *out, err, errlen, "cannot list problems")) {
+        *out = NULL;
+        *n = 0;
+        return 2;
+    }
+    return 0;
+}
+
+int rg_registry_generation(rg_registry *g, int64_t *gen, char *err, size_t errlen)
+{
+    /* Any stored run, note or replication moves one of these. */
+    if (query_i64(g, "SELECT (SELECT COALESCE(MAX(id),0) FROM runs) * 1000003 + (SELECT COALESCE(MAX(id),0) FROM "
+                     "notes) * 1009 + (SELECT COALESCE(MAX(id),0) FROM replications)",
+                  NULL, 0, 0, gen))
+        return fail(g, err, errlen, "cannot read the registry");
+    return 0;
+}
+
+const char *rg_registry_file(const rg_registry *g) { return g ? g->path : ""; }
+
+int rg_registry_group_order(rg_registry *g, const char *comparison_key, int64_t **ids, double **geomean, size_t *n,
+                            char *err, size_t errlen)
+{
+    *ids = NULL;
+    *geomean = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(g->db,
+                           "SELECT id, primary_ns FROM runs WHERE comparison_key = ? AND status = 'passed' "
+                           "ORDER BY primary_ns ASC, id ASC",
+                           -1, &st, NULL) != SQLITE_OK)
+        return fail(g, err, errlen, "cannot rank runs");
+    sqlite3_bind_text(st, 1, comparison_key ? comparison_key : "", -1, SQLITE_TRANSIENT);
+    size_t cap_i = 0, cap_g = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t *mi = grow(*ids, *n, &cap_i, sizeof **ids);
+        if (mi) *ids = mi;
+        double *mg = mi ? grow(*geomean, *n, &cap_g, sizeof **geomean) : NULL;
+        if (!mg) break;
+        *geomean = mg;
+        (*ids)[*n] = sqlite3_column_int64(st, 0);
+        (*geomean)[(*n)++] = sqlite3_column_double(st, 1);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        free(*ids);
+        free(*geomean);
+        *ids = NULL;
+        *geomean = NULL;
+        *n = 0;
+        return rc == SQLITE_ROW ? (snprintf(err, errlen, "out of memory"), 2) : fail(g, err, errlen, "cannot rank runs");
     }
     return 0;
 }
