@@ -659,6 +659,9 @@ static int store_workloads(rg_registry *g, int64_t rid, const rg_manifest *m)
         return 2;
     for (size_t i = 0; i < m->n_workloads; i++) {
         const rg_mf_workload *w = &m->workloads[i];
+        /* run_workloads holds measurements: a workload the record names but did
+         * not time (no run detail, e.g. a workload object alone) has no row. */
+        if (!isfinite(w->median)) continue;
         sqlite3_reset(st);
         sqlite3_clear_bindings(st);
         sqlite3_bind_int64(st, 1, rid);
