@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Compares a `ropegrad bench --json` result with the H200 anchors (the public
 Triton peer, torch eager/compile, the read-only floor) and with the CUDA
 issue's figures to reach. Prints a markdown table; exits 0 regardless (it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // dev_common.h -- what the developer tools in bench/ (dev_kernels.cu, probe.cu)
 // share: a CUDA-call check, a seeded generator, and CUPTI kernel spans, so that
 // their quick comparisons use the protocol's clock rather than

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // dev_kernels.cu -- kernel developer's loop, llm.c dev/cuda style: validate every
 // kernel version against the float64 reference, then time each on the suite's
 // shapes with a cold L2. Needs nothing but nvcc (no CMake, no Debian libraries),

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Per-workload medians (us) of several `ropegrad bench --json` files side by
 side, with the geometric mean: the kernel versions' comparison in bench/NOTES.md.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // probe.cu -- what any kernel for this op must pay on this GPU, measured the
 // protocol's way (CUPTI kernel spans, 2x-L2 memset before every launch, median of
 // 50 after 10 warmup), and how accurate each sin/cos is. Two reports:
@@ -11,6 +12,14 @@
 //                  diagnostic: how much of the time the memset's dirty lines cost).
 //   probe sincos   max |error| of rg_sincos and rg_sincos_mufu against double
 //                  sin/cos, over argument ranges up to 4e6 rad.
+//   probe backward BxS...   014 per shape: the read floor (16-byte loads of the
+//                  bytes any kernel must read, one float stored per row) beside
+//                  ropegrad's default kernel, and the ratio.
+//   probe forward OP BxS...   the forward ops (OP 011 or 012) per shape: floor
+//                  kernels that move exactly the op's bytes (011: 8 B read and
+//                  512 B written per row; 012: 256 B read, 512 B written) in
+//                  three access patterns, the best of them, and ropegrad's kernel
+//                  (forward_kernels.cuh) timed the same way, with the ratio.
 //
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc/op bench/probe.cu \
 //        src/op/common.c -lcupti -o /tmp/probe && /tmp/probe floor && /tmp/probe sincos
@@ -24,6 +33,7 @@
 #include <vector>
 
 #include "cuda.cu"
+#include "forward_kernels.cuh"
 #include "dev_common.h"
 
 
@@ -253,6 +263,200 @@ static int floor_report()
     return 0;
 }
 
+// ---- forward-op floors -------------------------------------------------------------------
+// 011: rows of 512 B written (32 x 16 B), 8 B read per row. The stored value
+// depends on the position read, so the load stays.
+static __global__ void pf11_t16(const int64_t *pos, uint4 *out, int64_t rows)  // ropegrad's pattern
+{
+    const int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, r = t >> 4;
+    const int k = (int)(t & 15);
+    if (r >= rows) return;
+    const uint32_t p = (uint32_t)pos[r];
+    const uint4 v = make_uint4(p, p + 1, p + 2, (uint32_t)k);
+    out[r * 32 + k] = v;
+    out[r * 32 + k + 16] = v;
+}
+static __global__ void pf11_t32(const int64_t *pos, uint4 *out, int64_t rows)
+{
+    const int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, r = t >> 5;
+    if (r >= rows) return;
+    const uint32_t p = (uint32_t)pos[r];
+    out[t] = make_uint4(p, p + 1, p + 2, (uint32_t)t);
+}
+static __global__ void pf11_grid(const int64_t *pos, uint4 *out, int64_t rows)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows * 32; i += (int64_t)gridDim.x * blockDim.x) {
+        const uint32_t p = (uint32_t)pos[i >> 5];
+        out[i] = make_uint4(p, p + 1, p + 2, (uint32_t)i);
+    }
+}
+// 012: rows of 256 B read (freqs), 2 x 256 B written (cos, sin).
+static __global__ void pf12_t8(const uint4 *in, uint4 *cos_out, uint4 *sin_out, int64_t rows)  // ropegrad's pattern
+{
+    const int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, r = t >> 3;
+    const int k = (int)(t & 7);
+    if (r >= rows) return;
+    const uint4 a = in[r * 16 + 2 * k], b = in[r * 16 + 2 * k + 1];
+    const uint4 c = make_uint4(a.x ^ b.x, a.y ^ b.y, a.z ^ b.z, a.w ^ b.w);
+    const uint4 s = make_uint4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+    cos_out[r * 16 + k] = c;
+    cos_out[r * 16 + k + 8] = c;
+    sin_out[r * 16 + k] = s;
+    sin_out[r * 16 + k + 8] = s;
+}
+static __global__ void pf12_t16(const uint4 *in, uint4 *cos_out, uint4 *sin_out, int64_t rows)
+{
+    const int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, r = t >> 4;
+    const int k = (int)(t & 15);
+    if (r >= rows) return;
+    const uint4 a = in[r * 16 + k];
+    const int kk = k >> 1;   // 16 threads cover the 8 output uint4 of each half: thread pairs split cos / sin
+    const uint4 v = make_uint4(a.x, a.y ^ (uint32_t)k, a.z, a.w);
+    uint4 *o = (k & 1) ? sin_out : cos_out;
+    o[r * 16 + kk] = v;
+    o[r * 16 + kk + 8] = v;
+}
+static __global__ void pf12_t32(const uint4 *in, uint4 *cos_out, uint4 *sin_out, int64_t rows)
+{
+    const int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, r = t >> 5;
+    const int l = (int)(t & 31), q = l & 15;
+    if (r >= rows) return;
+    const uint4 a = in[r * 16 + 2 * (q & 7)], b = in[r * 16 + 2 * (q & 7) + 1];
+    const uint4 v = make_uint4(a.x ^ b.x, a.y ^ b.y, a.z ^ b.z, a.w ^ b.w);
+    ((l >> 4) ? sin_out : cos_out)[r * 16 + q] = v;
+}
+
+// "BxS" arguments -> (B, S) pairs and the largest B*S; 1 (with a message) on a bad one.
+static int parse_shapes(const char *who, int n, char **shapes, long long max, std::vector<std::pair<int64_t, int64_t>> &bs,
+                        int64_t &max_rows)
+{
+    for (int i = 0; i < n; i++) {
+        long long b = 0, s = 0;
+        if (sscanf(shapes[i], "%lldx%lld", &b, &s) != 2 || b < 1 || s < 1 || b * s > max) {
+            fprintf(stderr, "%s: bad shape '%s' (BxS)\n", who, shapes[i]);
+            return 1;
+        }
+        bs.push_back({b, s});
+        max_rows = std::max<int64_t>(max_rows, b * s);
+    }
+    return 0;
+}
+
+static int forward_report(const char *op, int n, char **shapes)
+{
+    const bool is11 = !strcmp(op, "011");
+    if (!is11 && strcmp(op, "012")) {
+        fprintf(stderr, "probe forward: OP must be 011 or 012\n");
+        return 2;
+    }
+    int l2 = 0, sms = 0;
+    CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    char *flush;
+    CK(cudaMalloc(&flush, 2 * (size_t)l2));
+    std::vector<std::pair<int64_t, int64_t>> bs;
+    int64_t max_rows = 1;
+    if (parse_shapes("probe forward", n, shapes, 1ll << 26, bs, max_rows)) return 2;
+    int64_t *pos;
+    float *inv, *freqs;
+    uint16_t *out;
+    CK(cudaMalloc(&pos, max_rows * 8));
+    CK(cudaMalloc(&inv, 64 * 4));
+    CK(cudaMalloc(&freqs, max_rows * 256));
+    CK(cudaMalloc(&out, max_rows * 512));
+    {   // sequential positions (get_inputs), llama3-like frequencies, random freqs
+        std::vector<int64_t> hp(max_rows);
+        std::vector<float> hi(64), hf(max_rows * 64);
+        for (int64_t i = 0; i < max_rows; i++) hp[i] = i % 8192;
+        for (int d = 0; d < 64; d++) hi[d] = (float)std::pow(500000.0, -d / 64.0);
+        for (auto &v : hf) v = (float)((urand() - 0.5) * 8.0);
+        CK(cudaMemcpy(pos, hp.data(), max_rows * 8, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(inv, hi.data(), 64 * 4, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(freqs, hf.data(), max_rows * 256, cudaMemcpyHostToDevice));
+    }
+    const size_t fb = 2 * (size_t)l2;
+    printf("probe forward %s: median us, CUPTI kernel spans, 2x-L2 memset before each of 60 launches (10 warmup)\n", op);
+    printf("| # | B | S | MB moved | %s | best floor | ropegrad | ropegrad / floor |\n",
+           is11 ? "16 thr/row 2x16 B | 32 thr/row 16 B | grid-stride 16 B" : "8 thr/row 2 in 4 out | 16 thr/row | 32 thr/row");
+    printf("|---|---|---|---|---|---|---|---|---|---|\n");
+    std::vector<double> g_floor, g_rg;
+    for (size_t w = 0; w < bs.size(); w++) {
+        const int64_t B = bs[w].first, S = bs[w].second, rows = B * S;
+        const double mb = rows * (is11 ? 520.0 : 768.0) / 1e6;
+        double t[3], trg;
+        if (is11) {
+            uint4 *o = (uint4 *)out;
+            t[0] = time_it(flush, fb, [&] { pf11_t16<<<(unsigned)((rows * 16 + 255) / 256), 256>>>(pos, o, rows); });
+            t[1] = time_it(flush, fb, [&] { pf11_t32<<<(unsigned)((rows * 32 + 255) / 256), 256>>>(pos, o, rows); });
+            const unsigned g = (unsigned)std::min<int64_t>((rows * 32 + 255) / 256, (int64_t)sms * 8);
+            t[2] = time_it(flush, fb, [&] { pf11_grid<<<g, 256>>>(pos, o, rows); });
+            ropegrad_rope_forward_problem p = {B, S, 128, pos, inv, 1.0f, out};
+            trg = time_it(flush, fb, [&] { CK(rg_rope_forward_launch(&p, 0)); });
+        } else {
+            const uint4 *in = (const uint4 *)freqs;
+            uint4 *oc = (uint4 *)out, *os = (uint4 *)(out + rows * 128);
+            t[0] = time_it(flush, fb, [&] { pf12_t8<<<(unsigned)((rows * 8 + 255) / 256), 256>>>(in, oc, os, rows); });
+            t[1] = time_it(flush, fb, [&] { pf12_t16<<<(unsigned)((rows * 16 + 255) / 256), 256>>>(in, oc, os, rows); });
+            t[2] = time_it(flush, fb, [&] { pf12_t32<<<(unsigned)((rows * 32 + 255) / 256), 256>>>(in, oc, os, rows); });
+            ropegrad_cos_sin_problem p = {B, S, 128, freqs, 1.0f, out, out + rows * 128};
+            trg = time_it(flush, fb, [&] { CK(rg_cos_sin_launch(&p, 0)); });
+        }
+        const double best = std::min(t[0], std::min(t[1], t[2]));
+        g_floor.push_back(std::log(best));
+        g_rg.push_back(std::log(trg));
+        printf("| %zu | %lld | %lld | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.3f |\n", w, (long long)B, (long long)S, mb,
+               t[0], t[1], t[2], best, trg, trg / best);
+    }
+    double sf = 0, sr = 0;
+    for (size_t i = 0; i < g_floor.size(); i++) sf += g_floor[i], sr += g_rg[i];
+    const double gf = std::exp(sf / g_floor.size()), gr = std::exp(sr / g_rg.size());
+    printf("| geomean | | | | | | | %.3f | %.3f | %.3f |\n", gf, gr, gr / gf);
+    return 0;
+}
+
+// 014 over the suite's shapes: the read floor (the anchors' kernel: 16-byte
+// loads of bytes_min, one float stored per row) beside ropegrad's default kernel.
+static int backward_report(int n, char **shapes)
+{
+    int l2 = 0;
+    CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+    char *flush;
+    CK(cudaMalloc(&flush, 2 * (size_t)l2));
+    std::vector<std::pair<int64_t, int64_t>> bs;
+    int64_t max_rows = 1;
+    if (parse_shapes("probe backward", n, shapes, 1ll << 22, bs, max_rows)) return 2;
+    uint4 *gc, *gs, *emb;
+    float *out, *inv;
+    CK(cudaMalloc(&gc, max_rows * 256));
+    CK(cudaMalloc(&gs, max_rows * 256));
+    CK(cudaMalloc(&emb, max_rows * 512));
+    CK(cudaMalloc(&out, max_rows * 16 * 4));
+    CK(cudaMalloc(&inv, 64 * 64 * 4));
+    CK(cudaMemset(gc, 0, max_rows * 256));
+    CK(cudaMemset(gs, 0, max_rows * 256));
+    CK(cudaMemset(emb, 0, max_rows * 512));
+    CK(cudaMemset(inv, 0, 64 * 64 * 4));
+    const size_t fb = 2 * (size_t)l2;
+    printf("probe backward (014): median us, CUPTI kernel spans, 2x-L2 memset before each of 60 launches (10 warmup)\n");
+    printf("| # | B | S | read floor (+ store/row) | ropegrad default | ropegrad / floor |\n|---|---|---|---|---|---|\n");
+    double sf = 0, sr = 0;
+    for (size_t w = 0; w < bs.size(); w++) {
+        const int64_t B = bs[w].first, S = bs[w].second, rows = B * S;
+        const unsigned grid = (unsigned)((rows * 16 + 255) / 256);
+        const double tf = time_it(flush, fb, [&] { pr_rows<true, false><<<grid, 256>>>(gc, gs, emb, rows, out); });
+        ropegrad_problem p = {};
+        p.batch_size = B, p.seq_len = S, p.head_dim = 128, p.grad_dtype = ROPEGRAD_BF16;
+        p.grad_cos = gc, p.grad_sin = gs, p.emb = (const float *)emb, p.inv_freq = inv, p.inv_freq_batch_stride = 64;
+        p.attention_scaling = 1.0f, p.grad_position_ids = out;
+        const double tr = time_it(flush, fb, [&] { CK(rg_cuda_launch(&p, 0, 0)); });
+        sf += std::log(tf), sr += std::log(tr);
+        printf("| %zu | %lld | %lld | %.2f | %.2f | %.3f |\n", w, (long long)B, (long long)S, tf, tr, tr / tf);
+    }
+    const double gf = std::exp(sf / bs.size()), gr = std::exp(sr / bs.size());
+    printf("| geomean | | | %.3f | %.3f | %.3f |\n", gf, gr, gr / gf);
+    return 0;
+}
+
 static int sincos_report()
 {
     const int64_t n = 1 << 24;
@@ -293,6 +497,8 @@ int main(int argc, char **argv)
 {
     if (argc == 2 && !strcmp(argv[1], "floor")) return floor_report();
     if (argc == 2 && !strcmp(argv[1], "sincos")) return sincos_report();
-    fprintf(stderr, "usage: probe floor|sincos\n");
+    if (argc >= 4 && !strcmp(argv[1], "forward")) return forward_report(argv[2], argc - 3, argv + 3);
+    if (argc >= 3 && !strcmp(argv[1], "backward")) return backward_report(argc - 2, argv + 2);
+    fprintf(stderr, "usage: probe floor|sincos|forward OP BxS...\n");
     return 2;
 }

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Side by side on one GPU, in one process, on the same inputs and with the
 same timer: ropegrad (through python/ropegrad, ctypes, on torch tensors)
 against the dataset's reference formula in PyTorch eager and under

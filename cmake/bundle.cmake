@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # ROPEGRAD_BUNDLE_RUNTIME: copy the Debian shared libraries that a bare GPU
 # machine lacks (SLEEF, cJSON, cmocka) into <build>/lib, where the binaries'
 # RPATH ($ORIGIN/lib, $ORIGIN/../lib) finds them. Used by scripts/device-build.sh

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # embed.cmake -- turn source files into C byte arrays, at build time.
 #
 # `ropegrad export-solution` ships the kernel source inside a SOL-ExecBench

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_baseline.c -- the user's baseline file (bench --baseline FILE), both
  * formats: the bench JSON and {"per_workload": [...]}. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_common.h -- plumbing shared by the libFuzzer targets.
  *

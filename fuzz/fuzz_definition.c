@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_definition.c -- definition.json, with a valid workload.jsonl beside it. */
 #include "fuzz_suite.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_figures.c -- <gpu>-figures.json, against a valid three-workload suite
  * (so per_workload indices and shapes are checked against real workloads). */
 #include "fuzz_suite.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_manifest.h -- helpers for the manifest and registry targets.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_manifest_verify.c -- `ropegrad verify FILE` and the verify step of
  * `runs import`: read the file (rg_json_read_file), verify every digest and
  * derived figure, read the recorded protocol back; as given and resealed. */

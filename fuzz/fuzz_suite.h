@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_suite.h -- the suite loader's invariants, shared by the three suite
  * targets (fuzz_definition, fuzz_workload, fuzz_figures).

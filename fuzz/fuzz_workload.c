@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_workload.c -- workload.jsonl (one JSON object per line), with a
  * valid definition.json beside it. */
 #include "fuzz_suite.h"

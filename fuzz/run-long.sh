@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A long fuzzing run of one target (for fuzz/RESULTS.md): keeps fuzzing until
 # SECONDS of wall time are used, restarting after a crash (the crashing input
 # is kept in build-fuzz/fuzz-findings/<target>/), then prints the total exec

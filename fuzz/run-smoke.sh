@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the libFuzzer targets (clang, ASan + UBSan, CPU only) in build-fuzz,
 # replays every regression input and seed, then fuzzes each target for a
 # bounded time and prints its exec count. Any crash, sanitizer report or

@@ -1,9 +1,10 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ropegrad.h -- the public C API of libropegrad.
  *
- * One op: the backward pass of rotary-position-embedding generation with
- * attention scaling (SOL-ExecBench L1/014, Qwen3-4B). With H = head_dim/2,
- * for every (b, s):
+ * Three ops of the rotary-embedding layer (SOL-ExecBench L1/011 forward,
+ * L1/012 cos/sin from frequencies, L1/014 backward; each below under its own
+ * names). The backward, with H = head_dim/2, for every (b, s):
  *
  *   grad_position_ids[b,s] = scale * sum_{d<H} inv_freq[b,d] *
  *       ( (gs[d] + gs[d+H]) * cos(emb[d]) - (gc[d] + gc[d+H]) * sin(emb[d]) )
@@ -62,6 +63,8 @@ enum {
     ROPEGRAD_ERR_CUDA = 14,          /* a CUDA runtime call or launch failed */
     ROPEGRAD_ERR_BAD_KERNEL = 15,    /* unknown kernel version number */
     ROPEGRAD_ERR_OUT_OF_MEMORY = 16, /* host allocation failed */
+    ROPEGRAD_ERR_OVERLAP = 17,       /* the output's bytes overlap an input's: the op never works in place,
+                                        so such a call is refused before anything is read or written */
     ROPEGRAD_ERR__COUNT
 };
 
@@ -77,7 +80,12 @@ typedef struct ropegrad_problem {
 } ropegrad_problem;
 
 /* Checks a problem description without touching the tensors' contents.
- * Returns 0 or the first error found (the same checks every entry point runs). */
+ * Returns 0 or the first error found (the same checks every entry point runs).
+ * The byte ranges the op reads and writes are those of the declared shapes:
+ * grad_cos, grad_sin [B,S,head_dim] of grad_dtype; emb [B,S,head_dim] fp32;
+ * inv_freq ((B-1)*inv_freq_batch_stride + head_dim/2) fp32; the output
+ * [B,S] (fp32, or the reference's doubles). An output range that overlaps any
+ * input range is ROPEGRAD_ERR_OVERLAP (inputs may overlap each other). */
 int ropegrad_validate(const ropegrad_problem *p);
 
 /* Float64 ground truth: out[b*S+s] (B*S doubles). Reads p->grad_position_ids
@@ -98,6 +106,54 @@ int ropegrad_backward_cuda(const ropegrad_problem *p, void *cuda_stream);
 int ropegrad_backward_cuda_kernel(const ropegrad_problem *p, int kernel, void *cuda_stream);
 int ropegrad_cuda_kernel_count(void);
 const char *ropegrad_cuda_kernel_name(int kernel); /* NULL for an unknown number */
+
+/* The same three entry points under the op's own name (L1/014, the backward
+ * of rotary-embedding generation). The ropegrad_backward_* names above stay
+ * for one release. */
+int ropegrad_rope_backward_reference(const ropegrad_problem *p, double *out);
+int ropegrad_rope_backward_cpu(const ropegrad_problem *p, int num_threads);
+int ropegrad_rope_backward_cuda(const ropegrad_problem *p, void *cuda_stream);
+
+/* ---- L1/011: rotary embedding forward (position ids -> cos_sin) -----------
+ *
+ * With H = head_dim/2, for every (b, s) and j < head_dim:
+ *   x = (float)position_ids[b,s] * inv_freq[j mod H]          (a float32 product)
+ *   cos_sin[b,s,j,0] = bf16(attention_scaling * cos(x))
+ *   cos_sin[b,s,j,1] = bf16(attention_scaling * sin(x))
+ * Every batch is computed from its own positions (packed sequences differ per
+ * batch). Each bf16 is the one nearest to the exact value of the formula. */
+typedef struct ropegrad_rope_forward_problem {
+    int64_t batch_size, seq_len, head_dim;   /* head_dim: any even value 2..1024 */
+    const int64_t *position_ids;             /* [B,S] */
+    const float *inv_freq;                   /* [head_dim/2], shared by every batch */
+    float attention_scaling;
+    uint16_t *cos_sin;                       /* [B,S,head_dim,2] bf16 bits, output */
+} ropegrad_rope_forward_problem;
+
+int ropegrad_rope_forward_validate(const ropegrad_rope_forward_problem *p);
+/* Float64 ground truth, B*S*head_dim*2 doubles in cos_sin's order (p->cos_sin unused). */
+int ropegrad_rope_forward_reference(const ropegrad_rope_forward_problem *p, double *out);
+int ropegrad_rope_forward_cpu(const ropegrad_rope_forward_problem *p, int num_threads);
+int ropegrad_rope_forward_cuda(const ropegrad_rope_forward_problem *p, void *cuda_stream);
+
+/* ---- L1/012: cos and sin from frequencies ---------------------------------
+ *
+ *   cos[b,s,j] = bf16(attention_scaling * cos(freqs[b,s,j mod H]))
+ *   sin[b,s,j] = bf16(attention_scaling * sin(freqs[b,s,j mod H]))
+ * freqs may be any float (position * inv_freq reaches ~3e5 rad): sin/cos are
+ * range-reduced, and each bf16 is the one nearest to the exact value. */
+typedef struct ropegrad_cos_sin_problem {
+    int64_t batch_size, seq_len, head_dim;   /* head_dim: any even value 2..1024 */
+    const float *freqs;                      /* [B,S,head_dim/2] */
+    float attention_scaling;
+    uint16_t *cos, *sin;                     /* [B,S,head_dim] bf16 bits each, outputs */
+} ropegrad_cos_sin_problem;
+
+int ropegrad_cos_sin_validate(const ropegrad_cos_sin_problem *p);
+/* Float64 ground truth: B*S*head_dim doubles of cos, then as many of sin. */
+int ropegrad_cos_sin_reference(const ropegrad_cos_sin_problem *p, double *out);
+int ropegrad_cos_sin_cpu(const ropegrad_cos_sin_problem *p, int num_threads);
+int ropegrad_cos_sin_cuda(const ropegrad_cos_sin_problem *p, void *cuda_stream);
 
 /* 1 when libropegrad was built with the CUDA backend and a GPU is usable. */
 int ropegrad_cuda_available(void);

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The README's suite command: install what is missing, build, and run
 # `ropegrad bench` on the bundled SOL-ExecBench suite (CUDA when a GPU is
 # usable, else the CPU path). Extra arguments go to `ropegrad bench`, e.g.

@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the Debian packages ropegrad builds against, when any is missing.
 # Safe to run again: it does nothing when everything is there.
 set -euo pipefail
 pkgs=(cmake ninja-build gcc clang pkg-config libsleef-dev libcjson-dev libcmocka-dev libssl-dev
-      libsqlite3-dev libclang-rt-14-dev)
-[ "${ROPEGRAD_WITH_CHROMIUM:-0}" = 1 ] && pkgs+=(chromium)
+      libsqlite3-dev libclang-rt-14-dev libmicrohttpd-dev libcurl4-openssl-dev)
+# The browser test of the index (tests/index_browser.py) and the load benchmark's client.
+[ "${ROPEGRAD_WITH_CHROMIUM:-0}" = 1 ] && pkgs+=(chromium chromium-driver python3-selenium)
+[ "${ROPEGRAD_WITH_WRK:-0}" = 1 ] && pkgs+=(wrk)
+# Debian's torch for /usr/bin/python3: the python_torch_binding test runs with
+# it (CPU cases), else it is skipped. About 35 s and 750 MB (162 packages).
+[ "${ROPEGRAD_WITH_TORCH:-0}" = 1 ] && pkgs+=(python3-torch)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds, on this (Debian, GPU-less) machine, the tree that scripts/device-run.sh
 # runs on the GPU machine: build-device/, with the Debian libraries the GPU
 # machine lacks copied into build-device/lib. Carry it with the device call:

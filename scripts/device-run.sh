@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # One call on the H200 machine: GPU tests, the suite on the CUDA backend (JSON +
 # manifest + registry), the suite on real-position inputs, the Python/torch checks,
 # compute-sanitizer, the floor probe (bench/probe.cu); a short table last. Uses

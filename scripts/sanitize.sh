@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The unit tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang,
 # CPU path only: nvcc-built code cannot be instrumented). Any report fails the
 # run: UBSan halts on the first error, ASan aborts, LeakSanitizer is on.

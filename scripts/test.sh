@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The README's test command: install what is missing, build with warnings as
 # errors (CUDA too when nvcc is there), run every test through CTest.
 # GPU tests skip (and say so) on a machine without a GPU.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # An independent check of the digest rule (issue 10): tests/digest_check.py,
 # standard library only, with its own RFC 8785 serializer, recomputes every
 # digest of a fresh `bench --record --manifest` manifest and the public

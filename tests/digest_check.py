@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """An independent check of ropegrad's digest rule: standard library only
 (json + hashlib), its own RFC 8785 (JCS) serializer, nothing shared with the
 C code.

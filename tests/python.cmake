@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # python/: the ctypes layer against the CPU path (standard library only, no
 # torch), with the library this build produced. The torch and GPU scripts in
 # python/tests run on a machine with torch (see their headers).
@@ -13,5 +14,18 @@ if(Python3_Interpreter_FOUND AND NOT ROPEGRAD_SANITIZE)
     # also runs on the GPU machine (scripts/device-run.sh), whose python3 lives elsewhere.
     COMMAND /usr/bin/env python3 ${PROJECT_SOURCE_DIR}/python/tests/test_ctypes_cpu.py)
   set_tests_properties(python_ctypes_cpu PROPERTIES TIMEOUT 300
+    ENVIRONMENT "ROPEGRAD_LIB=$<TARGET_FILE:libropegrad>")
+  # `pip install ./python` into a temporary --target, then the installed
+  # package finding the library (skipped, with the reason, without pip).
+  add_test(NAME python_pip_install
+    COMMAND /usr/bin/env python3 ${PROJECT_SOURCE_DIR}/python/tests/test_pip_install.py)
+  set_tests_properties(python_pip_install PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77
+    ENVIRONMENT "ROPEGRAD_LIB=$<TARGET_FILE:libropegrad>")
+  # The torch binding's tests (CPU cases; CUDA ones too on a GPU machine) with
+  # the first Python that has torch; skipped, with the reason, without one.
+  add_test(NAME python_torch_binding
+    COMMAND sh ${PROJECT_SOURCE_DIR}/python/tests/run_with_torch.sh
+            ${PROJECT_SOURCE_DIR}/python/tests/test_torch_binding.py)
+  set_tests_properties(python_torch_binding PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77
     ENVIRONMENT "ROPEGRAD_LIB=$<TARGET_FILE:libropegrad>")
 endif()

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_badinput.c -- the bad-input matrix (issue 6), CPU only.
  *
@@ -231,6 +232,16 @@ static void expect_size_error(int64_t b, int64_t s, int64_t d, int64_t stride, i
     t.p.seq_len = s;
     t.p.head_dim = d;
     t.p.inv_freq_batch_stride = stride;
+    if (want == ROPEGRAD_OK) {
+        /* A valid huge shape on the small buffers: only validated, never run,
+         * but its declared byte ranges must not overlap (ROPEGRAD_ERR_OVERLAP),
+         * so it gets addresses far apart (never dereferenced). */
+        t.p.grad_cos = (const void *)(uintptr_t)((uint64_t)1 << 12);
+        t.p.grad_sin = (const void *)(uintptr_t)(((uint64_t)1 << 61) + (1 << 12));
+        t.p.emb = (const float *)(uintptr_t)(((uint64_t)1 << 62) + (1 << 12));
+        t.p.grad_position_ids = (float *)(uintptr_t)(((uint64_t)1 << 63) + (1 << 12));
+        t.p.inv_freq = (const float *)(uintptr_t)(((uint64_t)1 << 63) + ((uint64_t)1 << 61) + (1 << 12));
+    }
     int v = ropegrad_validate(&t.p);
     if (v != want)
         fail_msg("B=%lld S=%lld D=%lld stride=%lld: validate %d (%s), expected %d", (long long)b, (long long)s,

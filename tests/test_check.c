@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_check.c -- one test per rule of the protocol's tolerance check
  * (rg_check_output). Boundaries use binary-exact values (0.25, 0.5, 2.0) so
  * "just inside" and "just outside" are one float ulp apart. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_cli.c -- `ropegrad bench` / `ropegrad check` end to end: the built
  * binary (RG_BINARY_DIR/ropegrad) on small workloads, the JSON it writes
  * parsed back, and every bad-input path: exit 2 with exactly one line on

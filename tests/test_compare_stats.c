@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_compare_stats.c -- the distribution-free comparison behind compare, rank and runs check. */
 #include <math.h>
 #include <setjmp.h>

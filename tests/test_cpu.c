@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_cpu.c -- the CPU path (ropegrad_backward_cpu) against the float64
  * reference.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_export.c -- `ropegrad export-solution` end to end: the built binary
  * (RG_BINARY_DIR/ropegrad) writes a solution, which is parsed back. The point
  * of the command is that the submitted kernel is the library's kernel, so the
@@ -111,9 +112,10 @@ static void check_solution(const cJSON *root, const char *name, const char *auth
         }
     }
 
-    assert_int_equal(cJSON_GetArraySize(tu_get(root, "sources")), 3);
+    assert_int_equal(cJSON_GetArraySize(tu_get(root, "sources")), 4);   /* kernel.cu, ropegrad_kernels.cuh, rope_math.cuh, ropegrad.h */
     assert_same_as_file(source_content(root, "ropegrad_kernels.cuh"), "src/op/kernels.cuh");
     assert_same_as_file(source_content(root, "ropegrad.h"), "include/ropegrad.h");
+    assert_same_as_file(source_content(root, "rope_math.cuh"), "src/op/rope_math.cuh");   /* kernels.cuh includes it */
     /* kernels.cuh finds ropegrad.h beside it, as in the source tree */
     assert_non_null(strstr(source_content(root, "ropegrad_kernels.cuh"), "#include \"ropegrad.h\""));
 

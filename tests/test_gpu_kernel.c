@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_gpu_kernel.c -- the CUDA path against the float64 reference.
  *
  * Skips (exit 77, with the reason) when libropegrad was built without CUDA or
@@ -482,10 +483,10 @@ static void test_eight_host_threads(void **state)
 
 static void test_argument_errors(void **state)
 {
-    float host_buf[256] = {0};
+    float host_buf[256] = {0}, host_out[1] = {0};   /* an output of its own: not ROPEGRAD_ERR_OVERLAP */
     ropegrad_problem p = {.batch_size = 1, .seq_len = 1, .head_dim = 128, .grad_dtype = ROPEGRAD_F32,
                           .grad_cos = host_buf, .grad_sin = host_buf, .emb = host_buf, .inv_freq = host_buf,
-                          .inv_freq_batch_stride = 64, .attention_scaling = 1.0f, .grad_position_ids = host_buf};
+                          .inv_freq_batch_stride = 64, .attention_scaling = 1.0f, .grad_position_ids = host_out};
     assert_int_equal(ropegrad_backward_cuda(&p, NULL), ROPEGRAD_ERR_NOT_DEVICE_POINTER);
     assert_int_equal(ropegrad_backward_cuda_kernel(&p, 99, NULL), ROPEGRAD_ERR_BAD_KERNEL);
     assert_int_equal(ropegrad_backward_cuda_kernel(&p, -1, NULL), ROPEGRAD_ERR_BAD_KERNEL);

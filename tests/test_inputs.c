@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_inputs.c -- the counter-based input generator: determinism, rough
  * normal statistics, the positions mode's ranges, dtype rounding. */
 #include <math.h>

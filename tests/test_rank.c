@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_rank.c -- ranks with uncertainty, suspect runs, the revision a run
  * records, lines and the previous revision, and the regression check
  * (src/record/rank.h), over fixture runs with many samples. */
@@ -126,30 +127,6 @@ static void test_suspect(void **state)
     assert_non_null(strstr(why, "workload 0"));
     assert_non_null(strstr(why, "T_SOL"));
     rg_manifest_free(&m);
-    /* The run's page says so, with the reason; an honest run's page does not. */
-    rg_run_row row;
-    memset(&row, 0, sizeof row);
-    row.id = 7;
-    snprintf(row.status, sizeof row.status, "passed");
-    snprintf(row.evidence, sizeof row.evidence, "measured");
-    char err[RG_ERRLEN];
-    read_typed(doc, &m);
-    char *html = rg_report_html(&m, &row, NULL, 0, err, sizeof err);
-    if (!html) fail_msg("report: %s", err);
-    assert_non_null(strstr(html, "id=\"suspect\""));
-    assert_non_null(strstr(html, "below its T_SOL"));
-    assert_non_null(strstr(html, "95% interval"));
-    free(html);
-    rg_manifest_free(&m);
-    cJSON_Delete(doc);
-    doc = many("NVIDIA B200", 1, 1.0, 8, "f", 0);
-    read_typed(doc, &m);
-    html = rg_report_html(&m, &row, NULL, 0, err, sizeof err);
-    if (!html) fail_msg("report: %s", err);
-    assert_null(strstr(html, "id=\"suspect\""));
-    assert_non_null(strstr(html, "revision "));
-    free(html);
-    rg_manifest_free(&m);
     cJSON_Delete(doc);
     /* An output that broke the all-zero rule. */
     doc = many("NVIDIA H200", 1, 1.0, 5, "f", 1);
@@ -252,12 +229,7 @@ static void test_rank_ties_and_suspects(void **state)
     assert_int_equal(e[n - 1].row.id, f);
     assert_int_equal(e[n - 2].row.id, d);
     free(e);
-    int rank, size;
-    int64_t first;
-    assert_int_equal(rg_registry_rank_of(g, c, &rank, &size, &first, err, sizeof err), 0);
-    assert_int_equal(rank, 3);
-    assert_int_equal(size, 4);
-    assert_true(first == a || first == b);
+    int size;
     /* A replication here that agreed confirms the suspect run: it ranks by its interval, first. */
     int64_t d2 = store(g, many("NVIDIA B200", 4, 0.1, 15, "f", 0), RG_EVIDENCE_REPLICATED, d);
     int upgraded;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_record_cli.c -- the record's commands end to end through the binary:
  * bench --record --manifest, verify (and its failure on an edited figure),
  * runs list/rank/compare/note/show/export/import/cite/replicate, report,
@@ -16,7 +17,7 @@ static char out_text[1 << 16], err_text[1 << 14];
  * out_text and err_text. */
 #define rg(...) tu_run_captured(dir, out_text, sizeof out_text, err_text, sizeof err_text, __VA_ARGS__)
 
-static void write_manifest(const char *name, cJSON *m) { assert_int_equal(fx_write_manifest(dir, name, m), 0); }
+static void write_manifest(const char *name, cJSON *m) { assert_int_equal(fx_write_doc(dir, name, m), 0); }
 
 static int setup(void **state)
 {

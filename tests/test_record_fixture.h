@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_record_fixture.h -- hand-built runs for the record's tests.
  *
@@ -156,16 +157,31 @@ static cJSON *fx_manifest(const char *gpu, int kernel, double scale, int stamp)
 
 /* Writes manifest m (deleted after) as dir/name through the atomic writer;
  * 0, or -1 with a message on stderr. */
-static inline int fx_write_manifest(const char *dir, const char *name, cJSON *m)
+static inline int fx_write_doc(const char *dir, const char *name, cJSON *m)
 {
     char path[1024], err[RG_ERRLEN];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     char *t = m ? rg_json_print(m, 1, err, sizeof err) : NULL;
     int rc = t ? rg_write_file_atomic(path, t, strlen(t), err, sizeof err) : -1;
-    if (rc) fprintf(stderr, "fx_write_manifest: %s: %s\n", path, m ? err : "no manifest");
+    if (rc) fprintf(stderr, "fx_write_doc: %s: %s\n", path, m ? err : "no manifest");
     free(t);
     cJSON_Delete(m);
     return rc ? -1 : 0;
+}
+
+/* The manifest of a fixture run written to path (as text, as a user would
+ * have it); 0, or -1 on failure. */
+static inline int fx_write_manifest(const char *path, const char *gpu, int kernel, double scale, int stamp)
+{
+    char err[256];
+    cJSON *m = fx_manifest(gpu, kernel, scale, stamp);
+    char *t = m ? rg_json_print(m, 1, err, sizeof err) : NULL;
+    cJSON_Delete(m);
+    FILE *f = t ? fopen(path, "w") : NULL;
+    int ok = f && fputs(t, f) >= 0;
+    if (f) ok &= fclose(f) == 0;
+    free(t);
+    return ok ? 0 : -1;
 }
 
 /* A fresh path under the build tree for a test's files. */

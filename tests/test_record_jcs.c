@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_record_jcs.c -- RFC 8785 canonical JSON and the digests over it. */
 #include <math.h>
 #include <setjmp.h>

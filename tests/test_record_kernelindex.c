@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_record_kernelindex.c -- the public KernelIndex record
  * (../shared/kernelindex, a copy in tests/data/kernelindex): its digests by
  * the rule, `verify` on it and on edited copies, `runs import` + show / list

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_record_manifest.c -- manifests, verify, the SOL score, baselines. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>

@@ -1,5 +1,7 @@
-/* test_record_report.c -- the HTML page: self-contained, with its charts,
- * and (when Debian's chromium is installed) rendered by a real browser. */
+/* SPDX-License-Identifier: Apache-2.0 */
+/* test_record_report.c -- the run page (src/index/render.c, as `report
+ * --html` writes it): self-contained, with its charts, and (when Debian's
+ * chromium is installed) rendered by a real browser. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "render.h"
 #include "test_record_fixture.h"
 
 #define CHROMIUM "/usr/bin/chromium"
@@ -21,18 +24,25 @@ static char *render(const char *gpu, char *path, size_t n)
     rg_run_row row;
     memset(&row, 0, sizeof row);
     row.id = 42;
-    snprintf(row.status, sizeof row.status, "passed");
     snprintf(row.evidence, sizeof row.evidence, "measured");
     snprintf(row.device, sizeof row.device, "%s", *gpu ? gpu : "Test CPU Model");
-    row.passed = row.total = FX_N;
-    rg_note note = {"2026-01-02T00:00:00Z", (char *)"a note with <markup> & \"quotes\""};
     char err[256];
     rg_manifest tm;
     assert_int_equal(rg_manifest_read(m, &tm, err, sizeof err), 0);
-    char *html = rg_report_html(&tm, &row, &note, 1, err, sizeof err);
-    if (!html) fail_msg("%s", err);
+    rg_run_view v;
+    if (rg_model_run_from_manifest(&tm, &row, &v, err, sizeof err)) fail_msg("%s", err);
     rg_manifest_free(&tm);
     cJSON_Delete(m);
+    v.notes = calloc(1, sizeof *v.notes);
+    v.notes[0].text = strdup("a note with <markup> & \"quotes\"");
+    snprintf(v.notes[0].created_at, sizeof v.notes[0].created_at, "2026-01-02T00:00:00Z");
+    snprintf(v.notes[0].kind, sizeof v.notes[0].kind, "note");
+    v.n_notes = 1;
+    rg_render_ctx ctx;
+    rg_render_ctx_init(&ctx, 1);
+    char *html = rg_render_run(&ctx, &v, err, sizeof err);
+    if (!html) fail_msg("%s", err);
+    rg_model_run_free(&v);
     fx_path(path, n, *gpu ? "report-gpu.html" : "report-cpu.html");
     assert_int_equal(rg_write_file_atomic(path, html, strlen(html), err, sizeof err), 0);
     return html;
@@ -45,15 +55,30 @@ static void test_html_self_contained(void **state)
         char path[512];
         char *html = render(gpus[g], path, sizeof path);
         assert_non_null(strstr(html, "<svg id=\"chart-latency\""));
-        assert_non_null(strstr(html, "<svg id=\"chart-roofline\""));
-        /* One bar per workload and series that has a figure, one dot per workload. */
-        int rects = 0, dots = 0;
+        assert_non_null(strstr(html, "<svg id=\"chart-bandwidth\""));
+        /* Bars: 3 legend swatches, a kernel bar per workload (plus T_SOL and
+         * bars on the H200 run), a bandwidth bar per workload. */
+        int rects = 0;
         for (const char *p = html; (p = strstr(p, "<rect ")); p++) rects++;
-        for (const char *p = html; (p = strstr(p, "<circle ")); p++) dots++;
-        assert_int_equal(dots, FX_N);
-        assert_true(rects >= 3 /* legend */ + FX_N);
-        if (g == 0) assert_non_null(strstr(html, "id=\"roofline-peak\""));   /* H200 datasheet line */
+        assert_int_equal(rects, 3 + FX_N * (g == 0 ? 2 : 1) + FX_N);   /* H200: no reference figure */
+        if (g == 0) assert_non_null(strstr(html, "id=\"bandwidth-peak\""));   /* H200 datasheet line */
         if (g == 0) assert_non_null(strstr(html, "H200 datasheet peak"));
+        /* The public page's sections, in its order. */
+        const char *sections[] = {"id=\"primary\"", "id=\"identity\"", "id=\"correctness\"", "id=\"workload\"",
+                                  "id=\"measurements\"", "id=\"protocol\"", "id=\"environment\"",
+                                  "id=\"artifacts\"", "id=\"notes\"", "id=\"manifest\"", "id=\"cite\"",
+                                  "id=\"report-issue\"", "id=\"source\""};
+        const char *at = html;
+        for (size_t k = 0; k < sizeof sections / sizeof sections[0]; k++) {
+            const char *p = strstr(at, sections[k]);
+            if (!p) fail_msg("section %s missing or out of order", sections[k]);
+            at = p;
+        }
+        /* Absent figures are left out, never "n/a" or "0 / 0". */
+        assert_null(strstr(html, "n/a"));
+        assert_null(strstr(html, "0 / 0"));
+        assert_null(strstr(html, "nan"));
+        assert_null(strstr(html, "inf "));
         /* Nothing fetched, nothing run. */
         assert_null(strstr(html, "<script"));
         assert_null(strstr(html, "http://"));
@@ -93,7 +118,7 @@ static int chromium_renders(void)
         fclose(f);
     }
     int ok = rc == 0 && dom && n > 0 && strstr(dom, "<svg id=\"chart-latency\"") &&
-             strstr(dom, "<svg id=\"chart-roofline\"") && strstr(dom, "<circle") && strstr(dom, "</html>");
+             strstr(dom, "<svg id=\"chart-bandwidth\"") && strstr(dom, "<rect") && strstr(dom, "</html>");
     if (!ok) fprintf(stderr, "chromium: rc %d, %zu bytes of DOM, charts %sfound\n", rc, n, ok ? "" : "not ");
     free(dom);
     snprintf(cmd, sizeof cmd, "rm -rf %s.profile", path);

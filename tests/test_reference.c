@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_reference.c -- the float64 reference against cases worked out by hand,
  * the validation every entry point shares, and the error strings.
  *
@@ -126,6 +127,18 @@ static ropegrad_problem valid_problem(void)
     return make_problem(2, 3, 4, vbuf, vbuf + 8, vbuf + 16, vbuf + 32, vout);
 }
 
+/* Validation never reads a tensor, but it does compare their declared byte
+ * ranges (ROPEGRAD_ERR_OVERLAP): a huge problem is given addresses far apart
+ * (never dereferenced), each range fitting before the next up to 2^61 bytes. */
+static void far_apart(ropegrad_problem *p)
+{
+    p->grad_cos = (const void *)(uintptr_t)((uint64_t)1 << 12);
+    p->grad_sin = (const void *)(uintptr_t)(((uint64_t)1 << 61) + (1 << 12));
+    p->emb = (const float *)(uintptr_t)(((uint64_t)1 << 62) + (1 << 12));
+    p->grad_position_ids = (float *)(uintptr_t)(((uint64_t)1 << 63) + (1 << 12));
+    p->inv_freq = (const float *)(uintptr_t)(((uint64_t)1 << 63) + ((uint64_t)1 << 61) + (1 << 12));
+}
+
 static void test_validate_ok(void **state)
 {
     (void)state;
@@ -133,13 +146,15 @@ static void test_validate_ok(void **state)
     assert_int_equal(ropegrad_validate(&p), ROPEGRAD_OK);
     p.head_dim = 2;
     assert_int_equal(ropegrad_validate(&p), ROPEGRAD_OK);
-    p.head_dim = ROPEGRAD_MAX_HEAD_DIM;
+    p.head_dim = ROPEGRAD_MAX_HEAD_DIM;   /* larger than the buffers: their ranges must lie apart */
+    far_apart(&p);
     assert_int_equal(ropegrad_validate(&p), ROPEGRAD_OK);
     /* Validation looks at sizes only, so a huge (2^40-row) problem is valid. */
     p.batch_size = (int64_t)1 << 20;
     p.seq_len = (int64_t)1 << 20;
     p.head_dim = 128;
     p.inv_freq_batch_stride = 64;
+    far_apart(&p);
     assert_int_equal(ropegrad_validate(&p), ROPEGRAD_OK);
     p = valid_problem();
     p.grad_dtype = ROPEGRAD_BF16;
@@ -212,6 +227,7 @@ static void test_validate_overflow(void **state)
     assert_int_equal(ropegrad_validate(&p), ROPEGRAD_ERR_OVERFLOW);
     /* the same rows with a small head_dim fit */
     p.head_dim = 2;
+    far_apart(&p);
     assert_int_equal(ropegrad_validate(&p), ROPEGRAD_OK);
     /* the last batch's inv_freq offset (B-1)*stride + H overflows */
     p = valid_problem();

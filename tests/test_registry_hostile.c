@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_registry_hostile.c -- the registry file when it is not what we hope
  * (issue 6), through the CLI as a user meets it: read-only, locked by
@@ -35,45 +36,15 @@ static char out_text[1 << 16], err_text[1 << 16];
 #define rg(...) tu_run_captured(dir, out_text, sizeof out_text, err_text, sizeof err_text, __VA_ARGS__)
 
 /* Exit 2 and exactly one line on stderr that contains needle. */
-#define EXPECT_ONE_LINE_ERROR(rc, needle)                                                                   \
-    do {                                                                                                    \
-        int rc_ = (rc);                                                                                     \
-        if (rc_ != 2 || tu_count_lines(err_text) != 1 || !strstr(err_text, needle))                                  \
-            fail_msg("exit %d, stderr (%d lines) '%s', expected exit 2 and one line with '%s'", rc_,         \
-                     tu_count_lines(err_text), err_text, needle);                                                    \
-    } while (0)
+#define EXPECT_ONE_LINE_ERROR(rc, needle) TU_EXPECT_ONE_LINE_ERROR(rc, err_text, needle)
 
-static const char *path_in(const char *name)
-{
-    static char p[4][700];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(p[k], sizeof p[k], "%s/%s", dir, name);
-    return p[k];
-}
+static const char *path_in(const char *name) { return tu_path_in(dir, name); }
 
-static void write_manifest(const char *name, int stamp)
-{
-    cJSON *m = fx_manifest("", 0, 1.0, stamp);
-    assert_non_null(m);
-    char err[256];
-    char *t = rg_json_print(m, 1, err, sizeof err);
-    assert_non_null(t);
-    FILE *f = fopen(path_in(name), "w");
-    assert_non_null(f);
-    fputs(t, f);
-    assert_int_equal(fclose(f), 0);
-    free(t);
-    cJSON_Delete(m);
-}
+static void write_manifest(const char *name, int stamp) { assert_int_equal(fx_write_manifest(path_in(name), "", 0, 1.0, stamp), 0); }
 
 static void assert_unchanged(const char *path, const char *before, size_t n_before)
 {
-    size_t n = 0;
-    char *now = tu_slurp(path, &n);
-    assert_non_null(now);
-    if (n != n_before || memcmp(now, before, n)) fail_msg("%s was modified (%zu -> %zu bytes)", path, n_before, n);
-    free(now);
+    tu_assert_unchanged(path, before, n_before);
 }
 
 static int setup(void **state)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_runs_check.c -- `runs check`, `runs history` and suspect flags end to
  * end through the binary: two CPU runs of the same code come back SAME (exit
  * 0); a copy of a run whose samples are 20% slower (a re-digested manifest
@@ -16,7 +17,7 @@ static char out_text[1 << 16], err_text[1 << 14];
 
 #define rg(...) tu_run_captured(dir, out_text, sizeof out_text, err_text, sizeof err_text, __VA_ARGS__)
 
-static void write_manifest(const char *name, cJSON *m) { assert_int_equal(fx_write_manifest(dir, name, m), 0); }
+static void write_manifest(const char *name, cJSON *m) { assert_int_equal(fx_write_doc(dir, name, m), 0); }
 
 static int setup(void **state)
 {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_suite.c -- the suite loaders on the bundled suite and on malformed
  * fixtures (tests/data/suite_*): every error names the file, the line for
  * workload.jsonl, and the field. */
@@ -148,6 +149,14 @@ static void test_bad_definition_json(void **state)
     expect_error(DATA "/suite_bad_definition", "suite_bad_definition/definition.json", "invalid JSON", NULL);
 }
 
+/* A definition no op of ropegrad implements: refused, and its (hostile) name
+ * shown with control characters replaced, on one line. */
+static void test_unknown_op(void **state)
+{
+    (void)state;
+    expect_error(DATA "/suite_unknown_op", "definition.json", "no op of ropegrad", "013_other?line?[31m");
+}
+
 static void test_bad_dtype(void **state)
 {
     expect_error(DATA "/suite_bad_dtype", "definition.json", "'inputs.emb.dtype'", "float32");
@@ -230,6 +239,7 @@ int main(void)
         cmocka_unit_test(test_missing_definition),
         cmocka_unit_test(test_bad_definition_json),
         cmocka_unit_test(test_bad_dtype),
+        cmocka_unit_test(test_unknown_op),
         cmocka_unit_test(test_figures_mismatch),
         cmocka_unit_test(test_missing_dir),
         cmocka_unit_test(test_overlong_line),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_util.h -- what the end-to-end tests share: running the built binary
  * (RG_BINARY_DIR/ropegrad) with its output captured, reading files back, and
@@ -163,6 +164,44 @@ static inline int tu_rm_rf(const char *dir)
     char cmd[1200];
     snprintf(cmd, sizeof cmd, "chmod -R u+w '%s' 2>/dev/null; rm -rf '%s'", dir, dir);
     return tu_system(cmd) == 0 ? 0 : -1;
+}
+
+/* dir/name in one of four rotating buffers (so a few can be used in one call). */
+static inline const char *tu_path_in(const char *dir, const char *name)
+{
+    static char p[4][700];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(p[k], sizeof p[k], "%s/%s", dir, name);
+    return p[k];
+}
+
+/* ---- expectations on a captured run --------------------------------------------------- */
+
+/* Exit 2 and exactly one line on stderr (the captured text err) that contains needle. */
+#define TU_EXPECT_ONE_LINE_ERROR(rc, err, needle)                                                           \
+    do {                                                                                                    \
+        int rc_ = (rc);                                                                                     \
+        if (rc_ != 2 || tu_count_lines(err) != 1 || !strstr(err, needle))                                \
+            fail_msg("exit %d, stderr (%d lines) '%s', expected exit 2 and one line with '%s'", rc_,         \
+                     tu_count_lines(err), err, needle);                                                    \
+    } while (0)
+
+/* Exit 0, or the failure shows the captured stderr. */
+#define TU_EXPECT_OK(rc, err)                                                                               \
+    do {                                                                                                    \
+        int rc_ = (rc);                                                                                     \
+        if (rc_ != 0) fail_msg("exit %d: %s", rc_, err);                                                   \
+    } while (0)
+
+/* The file at path holds exactly the n bytes of before. */
+static inline void tu_assert_unchanged(const char *path, const char *before, size_t n_before)
+{
+    size_t n = 0;
+    char *now = tu_slurp(path, &n);
+    assert_non_null(now);
+    if (n != n_before || memcmp(now, before, n)) fail_msg("%s was modified (%zu -> %zu bytes)", path, n_before, n);
+    free(now);
 }
 
 /* ---- JSON ------------------------------------------------------------------------- */

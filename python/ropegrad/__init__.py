@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """ropegrad: the backward pass of RoPE cos/sin generation (gradient w.r.t.
 position_ids), through ctypes over libropegrad.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """ctypes declarations for libropegrad (include/ropegrad.h), nothing else.
 
 The library is found, in order, at:
@@ -11,6 +12,7 @@ because the library has not been built yet.
 import ctypes
 import ctypes.util
 import os
+import sys
 import threading
 
 # ropegrad_dtype (a C enum: an int)
@@ -24,8 +26,12 @@ OK = 0
 ERR_NO_CUDA = 12
 ERR_NOT_DEVICE_POINTER = 13
 ERR_CUDA = 14
+ERR_OVERLAP = 17
 
 MAX_HEAD_DIM = 1024
+
+# The SONAME's major version this package speaks to (libropegrad.so.0).
+SONAME_MAJOR = 0
 
 
 class RopegradError(RuntimeError):
@@ -77,6 +83,44 @@ _check_layout()
 
 _PROBLEM_P = ctypes.POINTER(Problem)
 
+
+class ForwardProblem(ctypes.Structure):
+    """struct ropegrad_rope_forward_problem (L1/011): 3 x int64, 2 pointers,
+    float (+4 pad), pointer: 56 bytes on LP64."""
+
+    _fields_ = [
+        ("batch_size", ctypes.c_int64),
+        ("seq_len", ctypes.c_int64),
+        ("head_dim", ctypes.c_int64),
+        ("position_ids", ctypes.c_void_p),   # const int64_t *
+        ("inv_freq", ctypes.c_void_p),       # const float *
+        ("attention_scaling", ctypes.c_float),
+        ("cos_sin", ctypes.c_void_p),        # uint16_t * (bf16 bits)
+    ]
+
+
+class CosSinProblem(ctypes.Structure):
+    """struct ropegrad_cos_sin_problem (L1/012): 3 x int64, pointer, float
+    (+4 pad), 2 pointers: 56 bytes on LP64."""
+
+    _fields_ = [
+        ("batch_size", ctypes.c_int64),
+        ("seq_len", ctypes.c_int64),
+        ("head_dim", ctypes.c_int64),
+        ("freqs", ctypes.c_void_p),          # const float *
+        ("attention_scaling", ctypes.c_float),
+        ("cos", ctypes.c_void_p),            # uint16_t *
+        ("sin", ctypes.c_void_p),            # uint16_t *
+    ]
+
+
+if ctypes.sizeof(ctypes.c_void_p) == 8 and (ctypes.sizeof(ForwardProblem), ForwardProblem.cos_sin.offset,
+                                            ctypes.sizeof(CosSinProblem), CosSinProblem.cos.offset) != (56, 48, 56, 40):
+    raise ImportError("ropegrad: ctypes layout of the forward problems does not match the C ABI")
+
+_FWD_P = ctypes.POINTER(ForwardProblem)
+_CS_P = ctypes.POINTER(CosSinProblem)
+
 # name: (restype, argtypes)
 _SIGNATURES = {
     "ropegrad_validate": (ctypes.c_int, [_PROBLEM_P]),
@@ -84,6 +128,10 @@ _SIGNATURES = {
     "ropegrad_backward_cpu": (ctypes.c_int, [_PROBLEM_P, ctypes.c_int]),
     "ropegrad_backward_cuda": (ctypes.c_int, [_PROBLEM_P, ctypes.c_void_p]),
     "ropegrad_backward_cuda_kernel": (ctypes.c_int, [_PROBLEM_P, ctypes.c_int, ctypes.c_void_p]),
+    "ropegrad_rope_forward_cpu": (ctypes.c_int, [_FWD_P, ctypes.c_int]),
+    "ropegrad_rope_forward_cuda": (ctypes.c_int, [_FWD_P, ctypes.c_void_p]),
+    "ropegrad_cos_sin_cpu": (ctypes.c_int, [_CS_P, ctypes.c_int]),
+    "ropegrad_cos_sin_cuda": (ctypes.c_int, [_CS_P, ctypes.c_void_p]),
     "ropegrad_cuda_kernel_count": (ctypes.c_int, []),
     "ropegrad_cuda_kernel_name": (ctypes.c_char_p, [ctypes.c_int]),
     "ropegrad_cuda_available": (ctypes.c_int, []),
@@ -99,6 +147,12 @@ _lib_path = None
 
 
 def _candidates():
+    """Where the library may be, in order: $ROPEGRAD_LIB alone when set; else
+    a source tree's build/ (this package run from python/ of a checkout);
+    the lib/ of the prefix this package is installed in (cmake --install and
+    pip install into one prefix, a venv's or a --target's sibling lib/);
+    the versioned SONAME and the plain name through the dynamic loader
+    (LD_LIBRARY_PATH, ldconfig's cache, the system's lib folders)."""
     env = os.environ.get("ROPEGRAD_LIB")
     if env:
         # An explicit choice: only that one, so a typo is an error, not a
@@ -107,10 +161,29 @@ def _candidates():
     here = os.path.dirname(os.path.abspath(__file__))
     repo = os.path.dirname(os.path.dirname(here))
     paths = [os.path.join(repo, "build", "libropegrad.so")]
+    # <prefix>/lib/pythonX.Y/site-packages/ropegrad -> <prefix>/lib; a --target dir's lib/.
+    site = os.path.dirname(here)
+    for libdir in (os.path.join(site, "..", ".."), os.path.join(site, "lib"), os.path.join(sys.prefix, "lib")):
+        paths.append(os.path.normpath(os.path.join(libdir, "libropegrad.so.%d" % SONAME_MAJOR)))
+    paths.append("libropegrad.so.%d" % SONAME_MAJOR)
     found = ctypes.util.find_library("ropegrad")
     if found:
         paths.append(found)
     return paths, False
+
+
+def _loaded_from(name):
+    """The file the dynamic loader picked for a bare name (from
+    /proc/self/maps), or the name itself where that cannot be read."""
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                path = line.rstrip("\n").split(" ")[-1]
+                if os.path.basename(path).startswith("libropegrad.so"):
+                    return path
+    except OSError:
+        pass
+    return name
 
 
 def load():
@@ -137,7 +210,7 @@ def load():
                 fn = getattr(lib, name)  # AttributeError: not a libropegrad
                 fn.restype = res
                 fn.argtypes = args
-            _lib, _lib_path = lib, path
+            _lib, _lib_path = lib, path if os.sep in path else _loaded_from(path)
             return lib
         hint = ("$ROPEGRAD_LIB is set" if explicit else
                 "build it (cmake -S . -B build -G Ninja && ninja -C build) or set $ROPEGRAD_LIB")
@@ -195,3 +268,23 @@ def backward_reference(p, out):
     """out: a ctypes array (or pointer) of batch_size*seq_len doubles."""
     check(load().ropegrad_backward_reference(ctypes.byref(p), ctypes.cast(out, ctypes.POINTER(ctypes.c_double))),
           "ropegrad_backward_reference")
+
+
+def rope_forward(p, stream=None, num_threads=0):
+    """L1/011 on a ForwardProblem: CUDA when stream is not None (a cudaStream_t
+    as an int, 0 = the legacy default stream), else the CPU path."""
+    lib = load()
+    if stream is None:
+        check(lib.ropegrad_rope_forward_cpu(ctypes.byref(p), int(num_threads)), "ropegrad_rope_forward_cpu")
+    else:
+        check(lib.ropegrad_rope_forward_cuda(ctypes.byref(p), ctypes.c_void_p(int(stream) or None)),
+              "ropegrad_rope_forward_cuda")
+
+
+def cos_sin(p, stream=None, num_threads=0):
+    """L1/012 on a CosSinProblem (as rope_forward)."""
+    lib = load()
+    if stream is None:
+        check(lib.ropegrad_cos_sin_cpu(ctypes.byref(p), int(num_threads)), "ropegrad_cos_sin_cpu")
+    else:
+        check(lib.ropegrad_cos_sin_cuda(ctypes.byref(p), ctypes.c_void_p(int(stream) or None)), "ropegrad_cos_sin_cuda")

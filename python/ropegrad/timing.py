@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Cold-L2 GPU timing the way SOL-ExecBench does it, on torch.profiler (CUPTI),
 plus the protocol's tolerance rule. Used by python/tests/test_solution_export.py
 and bench/vs_torch.py (needs torch and a CUDA device).

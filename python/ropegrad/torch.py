@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """ropegrad for PyTorch: the RoPE position gradient on torch tensors, and an
 autograd Function for the Qwen3-style rotary embedding (cos/sin generation
 with attention scaling) whose backward runs ropegrad.
@@ -23,7 +24,8 @@ import torch
 from . import _lib
 from ._lib import RopegradError  # noqa: F401  (re-exported)
 
-__all__ = ["rope_position_grad", "RotaryEmbeddingQwen3", "rotary_cos_sin", "RopegradError"]
+__all__ = ["rope_position_grad", "RotaryEmbeddingQwen3", "rotary_cos_sin", "RopegradError",
+           "rope_forward", "cos_sin_from_freqs", "RopeForward", "RotaryEmbedding"]
 
 _GRAD_DTYPES = {torch.bfloat16: _lib.BF16, torch.float16: _lib.F16, torch.float32: _lib.F32}
 
@@ -149,6 +151,19 @@ def rope_position_grad(grad_cos, grad_sin, emb, inv_freq, scale, *, kernel=0, nu
     return out
 
 
+def _grads_for_014(grad_cos, grad_sin):
+    """The gradients autograd hands a backward, as rope_position_grad takes them:
+    a missing one as zeros, one supported dtype for both (anything else, float64
+    or mixed, goes to float32), contiguous."""
+    if grad_cos is None:
+        grad_cos = torch.zeros_like(grad_sin)
+    if grad_sin is None:
+        grad_sin = torch.zeros_like(grad_cos)
+    if grad_cos.dtype != grad_sin.dtype or grad_cos.dtype not in _GRAD_DTYPES:
+        grad_cos, grad_sin = grad_cos.float(), grad_sin.float()
+    return grad_cos.contiguous(), grad_sin.contiguous()
+
+
 class RotaryEmbeddingQwen3(torch.autograd.Function):
     """Qwen3-style rotary embedding forward (transformers' Qwen3RotaryEmbedding,
     default rope type), differentiable w.r.t. position_ids through ropegrad:
@@ -204,14 +219,8 @@ class RotaryEmbeddingQwen3(torch.autograd.Function):
         emb, inv = ctx.saved_tensors
         if not ctx.needs_input_grad[0] or (grad_cos is None and grad_sin is None):
             return None, None, None
-        if grad_cos is None:
-            grad_cos = torch.zeros_like(grad_sin)
-        if grad_sin is None:
-            grad_sin = torch.zeros_like(grad_cos)
-        # One supported dtype for both; anything else (float64, mixed) goes to float32.
-        if grad_cos.dtype != grad_sin.dtype or grad_cos.dtype not in _GRAD_DTYPES:
-            grad_cos, grad_sin = grad_cos.float(), grad_sin.float()
-        g = rope_position_grad(grad_cos.contiguous(), grad_sin.contiguous(), emb, inv, ctx.scale)
+        grad_cos, grad_sin = _grads_for_014(grad_cos, grad_sin)
+        g = rope_position_grad(grad_cos, grad_sin, emb, inv, ctx.scale)
         return g.to(ctx.pos_dtype), None, None
 
 
@@ -219,3 +228,133 @@ def rotary_cos_sin(position_ids, inv_freq, attention_scaling=1.0):
     """(cos, sin) = RotaryEmbeddingQwen3.apply(position_ids, inv_freq, attention_scaling)."""
     return RotaryEmbeddingQwen3.apply(position_ids, inv_freq, float(attention_scaling))
 
+
+
+# ---- the forward ops (L1/011, L1/012) and a drop-in module ------------------------------------
+
+def _launch(device, p, fn, num_threads):
+    if device.type == "cuda":
+        with torch.cuda.device(device):
+            fn(p, torch.cuda.current_stream(device).cuda_stream)
+    elif device.type == "cpu":
+        fn(p, None, num_threads)
+    else:
+        raise ValueError("ropegrad: tensors must be on a CUDA device or the CPU, got %s" % device)
+
+
+def rope_forward(position_ids, inv_freq, attention_scaling=1.0, *, num_threads=0):
+    """L1/011: cos_sin bf16 [B,S,2H,2] (cos_sin[...,0] = cos, [...,1] = sin)
+    from int64 position_ids [B,S] (each batch its own positions) and float32
+    inv_freq [H], every element the bf16 nearest to
+    attention_scaling * cos/sin(float32(position) * inv_freq)."""
+    if not isinstance(position_ids, torch.Tensor) or position_ids.dtype != torch.int64 or position_ids.dim() != 2:
+        raise TypeError("ropegrad: position_ids must be an int64 tensor [B,S]")
+    if not isinstance(inv_freq, torch.Tensor) or inv_freq.dtype != torch.float32 or inv_freq.dim() != 1:
+        raise TypeError("ropegrad: inv_freq must be a float32 tensor [H]")
+    if inv_freq.device != position_ids.device:
+        raise ValueError("ropegrad: inv_freq is on %s but position_ids is on %s" % (inv_freq.device, position_ids.device))
+    if not position_ids.is_contiguous() or not inv_freq.is_contiguous():
+        raise ValueError("ropegrad: position_ids and inv_freq must be contiguous")
+    scale = float(attention_scaling)
+    if not math.isfinite(scale):
+        raise ValueError("ropegrad: attention_scaling must be finite, got %r" % scale)
+    B, S = position_ids.shape
+    H = inv_freq.shape[0]
+    if H < 1 or 2 * H > _lib.MAX_HEAD_DIM:
+        raise ValueError("ropegrad: inv_freq must hold 1..%d values, got %d" % (_lib.MAX_HEAD_DIM // 2, H))
+    out = torch.empty((B, S, 2 * H, 2), dtype=torch.bfloat16, device=position_ids.device)
+    if B == 0 or S == 0:
+        return out
+    p = _lib.ForwardProblem()
+    p.batch_size, p.seq_len, p.head_dim = B, S, 2 * H
+    p.position_ids, p.inv_freq, p.cos_sin = position_ids.data_ptr(), inv_freq.data_ptr(), out.data_ptr()
+    p.attention_scaling = scale
+    _launch(position_ids.device, p, _lib.rope_forward, num_threads)
+    return out
+
+
+def cos_sin_from_freqs(freqs, attention_scaling=1.0, *, num_threads=0):
+    """L1/012: (cos, sin), bf16 [B,S,2H] each, from float32 freqs [B,S,H]."""
+    if not isinstance(freqs, torch.Tensor) or freqs.dtype != torch.float32 or freqs.dim() != 3:
+        raise TypeError("ropegrad: freqs must be a float32 tensor [B,S,H]")
+    if not freqs.is_contiguous():
+        raise ValueError("ropegrad: freqs must be contiguous")
+    scale = float(attention_scaling)
+    if not math.isfinite(scale):
+        raise ValueError("ropegrad: attention_scaling must be finite, got %r" % scale)
+    B, S, H = freqs.shape
+    if H < 1 or 2 * H > _lib.MAX_HEAD_DIM:
+        raise ValueError("ropegrad: freqs' last dim must be 1..%d, got %d" % (_lib.MAX_HEAD_DIM // 2, H))
+    cos = torch.empty((B, S, 2 * H), dtype=torch.bfloat16, device=freqs.device)
+    sin = torch.empty_like(cos)
+    if B == 0 or S == 0:
+        return cos, sin
+    p = _lib.CosSinProblem()
+    p.batch_size, p.seq_len, p.head_dim = B, S, 2 * H
+    p.freqs, p.cos, p.sin = freqs.data_ptr(), cos.data_ptr(), sin.data_ptr()
+    p.attention_scaling = scale
+    _launch(freqs.device, p, _lib.cos_sin, num_threads)
+    return cos, sin
+
+
+class RopeForward(torch.autograd.Function):
+    """(cos, sin) bf16 [B,S,D] of integral positions: the forward is ropegrad's
+    L1/011 kernel, the backward (w.r.t. position_ids) ropegrad's L1/014.
+
+    apply(position_ids, inv_freq, attention_scaling) with position_ids a
+    floating-point [B,S] tensor holding whole numbers (it may require grad),
+    inv_freq float32 [H]."""
+
+    @staticmethod
+    def forward(ctx, position_ids, inv_freq, attention_scaling=1.0):
+        if not isinstance(position_ids, torch.Tensor) or not position_ids.is_floating_point() or position_ids.dim() != 2:
+            raise TypeError("ropegrad: position_ids must be a floating-point tensor [B,S] of whole numbers")
+        ids = position_ids.detach().to(torch.int64)
+        if not torch.equal(ids.to(position_ids.dtype), position_ids.detach()):
+            raise ValueError("ropegrad: RopeForward needs whole-number positions (use RotaryEmbeddingQwen3 otherwise)")
+        inv = inv_freq.detach().float().contiguous()
+        cs = rope_forward(ids.contiguous(), inv, attention_scaling)
+        ctx.save_for_backward(position_ids.detach(), inv)
+        ctx.scale = float(attention_scaling)
+        return cs[..., 0], cs[..., 1]
+
+    @staticmethod
+    def backward(ctx, grad_cos, grad_sin):
+        pos, inv = ctx.saved_tensors
+        if not ctx.needs_input_grad[0] or (grad_cos is None and grad_sin is None):
+            return None, None, None
+        grad_cos, grad_sin = _grads_for_014(grad_cos, grad_sin)
+        freqs = pos.float()[:, :, None] * inv[None, None, :]   # the forward's float32 products
+        emb = torch.cat((freqs, freqs), dim=-1)
+        g = rope_position_grad(grad_cos, grad_sin, emb, inv, ctx.scale)
+        return g.to(pos.dtype), None, None
+
+
+class RotaryEmbedding(torch.nn.Module):
+    """Drop-in for Hugging Face's LlamaRotaryEmbedding / Qwen3RotaryEmbedding:
+    forward(x, position_ids) -> (cos, sin), [B,S,D] in x.dtype, from the
+    inv_freq buffer and attention_scaling given at construction.
+
+    For bf16 activations the values come from ropegrad's L1/011 kernel (each
+    the bf16 nearest to the exact formula; Hugging Face's float32 evaluation
+    rounds twice), through RopeForward when position_ids needs a gradient
+    (its backward is L1/014). Other dtypes, or positions that are not whole
+    numbers, use Hugging Face's float32 formula."""
+
+    def __init__(self, inv_freq, attention_scaling=1.0):
+        super().__init__()
+        self.register_buffer("inv_freq", inv_freq.detach().float().contiguous(), persistent=False)
+        self.attention_scaling = float(attention_scaling)
+
+    def forward(self, x, position_ids):
+        pos = position_ids
+        whole = not pos.is_floating_point() or bool(torch.equal(pos.detach(), pos.detach().round()))
+        if x.dtype == torch.bfloat16 and whole and pos.device.type in ("cuda", "cpu"):
+            if pos.is_floating_point() and pos.requires_grad:
+                return RopeForward.apply(pos, self.inv_freq, self.attention_scaling)
+            cs = rope_forward(pos.detach().to(torch.int64).contiguous(), self.inv_freq, self.attention_scaling)
+            return cs[..., 0], cs[..., 1]
+        inv = self.inv_freq[None, :, None].expand(pos.shape[0], -1, 1)
+        freqs = (inv @ pos[:, None, :].float()).transpose(1, 2)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        return (emb.cos() * self.attention_scaling).to(x.dtype), (emb.sin() * self.attention_scaling).to(x.dtype)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The ctypes layer (ropegrad._lib) against libropegrad's CPU path, with plain
 ctypes arrays: no torch, no numpy. Runs anywhere the C library is built:
 
@@ -18,7 +19,9 @@ import random
 import struct
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+# The source tree's package, unless the installed one is under test (test_pip_install.py).
+if not os.environ.get("ROPEGRAD_TEST_INSTALLED"):
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import ropegrad  # noqa: E402
 from ropegrad import _lib  # noqa: E402
@@ -163,6 +166,50 @@ def test_errors_raise():
         assert e.code in (_lib.ERR_NO_CUDA, _lib.ERR_NOT_DEVICE_POINTER), e
     else:
         raise AssertionError("host memory accepted by the CUDA path")
+
+
+def _bf16_value(bits):
+    return struct.unpack("<f", struct.pack("<I", bits << 16))[0]
+
+
+def _half_ulp_bf16(v):
+    return 2.0 ** (math.floor(math.log2(abs(v))) - 8) if v else 0.0
+
+
+def test_forward_ops_cpu():
+    """011 and 012 through ctypes: the structs' layouts, and every output the
+    bf16 nearest to the float64 formula (pure Python), per batch positions."""
+    B, S, D, H = 2, 5, 8, 4
+    pos = (ctypes.c_int64 * (B * S))(*[100000 + 3 * i if i < S else 7 * i for i in range(B * S)])
+    inv = (ctypes.c_float * H)(1.0, 0.1, 0.01, 0.001)
+    out = (ctypes.c_uint16 * (B * S * D * 2))()
+    p = _lib.ForwardProblem(B, S, D, ctypes.addressof(pos), ctypes.addressof(inv), 0.5, ctypes.addressof(out))
+    _lib.rope_forward(p)
+    f32 = lambda x: struct.unpack("<f", struct.pack("<f", x))[0]  # noqa: E731
+    for r in range(B * S):
+        for j in range(D):
+            x = f32(f32(float(pos[r])) * inv[j % H])   # the float32 product
+            for k, ref in enumerate((0.5 * math.cos(x), 0.5 * math.sin(x))):
+                got = _bf16_value(out[(r * D + j) * 2 + k])
+                assert abs(got - ref) <= _half_ulp_bf16(ref) * (1 + 1e-9) + 1e-30, (r, j, k, got, ref)
+    freqs = (ctypes.c_float * (B * S * H))(*[f32((i - 20) * 0.37) for i in range(B * S * H)])
+    cos = (ctypes.c_uint16 * (B * S * D))()
+    sin = (ctypes.c_uint16 * (B * S * D))()
+    q = _lib.CosSinProblem(B, S, D, ctypes.addressof(freqs), 2.0, ctypes.addressof(cos), ctypes.addressof(sin))
+    _lib.cos_sin(q, None, 1)
+    for r in range(B * S):
+        for j in range(D):
+            x = freqs[r * H + j % H]
+            for arr, ref in ((cos, 2.0 * math.cos(x)), (sin, 2.0 * math.sin(x))):
+                got = _bf16_value(arr[r * D + j])
+                assert abs(got - ref) <= _half_ulp_bf16(ref) * (1 + 1e-9) + 1e-30, (r, j, got, ref)
+    bad = _lib.ForwardProblem(B, S, 7, ctypes.addressof(pos), ctypes.addressof(inv), 0.5, ctypes.addressof(out))
+    try:
+        _lib.rope_forward(bad)
+    except ropegrad.RopegradError as e:
+        assert e.code == 4, e   # ROPEGRAD_ERR_BAD_HEAD_DIM
+    else:
+        raise AssertionError("odd head_dim accepted")
 
 
 def test_missing_library_message():

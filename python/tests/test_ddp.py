@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """ropegrad's autograd Function inside a 2-process DistributedDataParallel job
 (NCCL, one GPU per rank):
 
@@ -14,6 +15,11 @@ slice of the batch. After one backward, on every rank:
   3. every rank holds the same gradient.
 So the ropegrad gradient flows through autograd and DDP's bucketed
 all-reduce, on every rank's own device and stream.
+
+ROPEGRAD_DDP_FORWARD=011 runs the same job through RopeForward instead (forward:
+ropegrad's L1/011 kernel, bf16 cos/sin; backward: L1/014): the positions are
+then whole numbers (the Linear's offset rounded, its gradient passed straight
+through), and the reference takes the bf16 gradients autograd hands to it.
 
 Needs 2 GPUs: with fewer it prints "SKIP: needs 2 GPUs, found N" and exits 0.
 NVLink multicast (NVLS) and symmetric-memory multicast are switched off
@@ -33,6 +39,7 @@ os.environ.setdefault("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1")
 WORLD = 2
 B_PER_RANK, S, FEAT, HEAD_DIM = 2, 512, 16, 128
 SCALE = 1.0
+FORWARD = os.environ.get("ROPEGRAD_DDP_FORWARD", "qwen3")   # "qwen3" (RotaryEmbeddingQwen3) or "011" (RopeForward)
 
 
 def make_data(seed):
@@ -68,6 +75,11 @@ def local_reference(pos32, d, sl):
     freqs = exact + (rounded - exact).detach()
     emb = torch.cat((freqs, freqs), -1)
     pc, ps = d["proj_c"][sl].double(), d["proj_s"][sl].double()
+    if FORWARD == "011":
+        # RopeForward's outputs are bf16: autograd casts their gradients
+        # (proj / n, n a power of two) to bf16 before ropegrad sees them.
+        pc = d["proj_c"][sl].to(torch.bfloat16).double()
+        ps = d["proj_s"][sl].to(torch.bfloat16).double()
     loss = ((emb.cos() * SCALE * pc).sum() + (emb.sin() * SCALE * ps).sum()) / n
     loss.backward()
     GS = (ps[..., :H] + ps[..., H:]) / n
@@ -91,7 +103,7 @@ def worker(rank, port, result_dir):
         torch.cuda.set_device(rank)
         dev = torch.device("cuda", rank)
         dist.init_process_group("nccl", rank=rank, world_size=WORLD, device_id=dev)
-        from ropegrad.torch import rotary_cos_sin
+        from ropegrad.torch import rotary_cos_sin, RopeForward
 
         d = make_data(1234)
         sl = slice(rank * B_PER_RANK, (rank + 1) * B_PER_RANK)
@@ -105,9 +117,17 @@ def worker(rank, port, result_dir):
                 self.last_pos = None
 
             def forward(self, feats, base):
-                pos = base + self.offset(feats)[..., 0]   # [B,S] float32, differentiable
+                off = self.offset(feats)[..., 0]
+                if FORWARD == "011":
+                    # whole-number positions (RopeForward's contract), gradient straight through
+                    pos = base + off.detach().round() + (off - off.detach())
+                else:
+                    pos = base + off   # [B,S] float32, differentiable
                 pos.retain_grad()
                 self.last_pos = pos
+                if FORWARD == "011":
+                    cos, sin = RopeForward.apply(pos, self.inv_freq, SCALE)   # forward 011, backward 014
+                    return cos.float(), sin.float()
                 return rotary_cos_sin(pos, self.inv_freq, SCALE)  # backward: ropegrad
 
         model = Model().to(dev)

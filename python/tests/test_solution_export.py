@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The SOL-ExecBench solution `ropegrad export-solution` writes, built and run
 the way the harness would (torch.utils.cpp_extension.load on its sources),
 on all 16 workloads of suites/sol-execbench-014, checked and timed:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """ropegrad.torch against PyTorch: rope_position_grad vs a float64 torch
 evaluation of the formula, and the autograd Function's position gradient vs
 torch autograd of the same forward. Runs under pytest or standalone:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench.c -- `ropegrad bench` and `ropegrad check`: parse, run the protocol, print.
  *
  * Exit codes: 0 every workload passed; 1 a workload failed its check;
@@ -16,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cliopt.h"
 #include "commands.h"
 #include "harness.h"
 #include "record.h"
@@ -25,7 +27,8 @@
 
 enum {
     OPT_SUITE = 1000, OPT_BACKEND, OPT_KERNEL, OPT_WORKLOADS, OPT_ITERATIONS, OPT_WARMUP, OPT_SEED,
-    OPT_THREADS, OPT_INPUTS, OPT_JSON, OPT_RECORD, OPT_DB, OPT_MANIFEST, OPT_BASELINE, OPT_SIGN, OPT_HELP
+    OPT_THREADS, OPT_INPUTS, OPT_JSON, OPT_RECORD, OPT_DB, OPT_MANIFEST, OPT_BASELINE, OPT_SIGN, OPT_HELP,
+    OPT_LIST, OPT_PROGRESS, OPT_QUIET, OPT_FORMAT
 };
 
 static void usage(FILE *f, const char *cmd, int timed)
@@ -37,7 +40,8 @@ static void usage(FILE *f, const char *cmd, int timed)
     fprintf(f, "  --suite DIR           suite folder (default: the bundled %s)\n", RG_DEFAULT_SUITE);
     fprintf(f, "  --backend B           auto (CUDA when a GPU is usable, else CPU), cpu or cuda (default auto)\n");
     fprintf(f, "  --kernel N            CUDA kernel version, 0 = default\n");
-    fprintf(f, "  --workloads LIST      comma-separated workload indices, e.g. 0,3,14 (default: all)\n");
+    fprintf(f, "  --workloads LIST      workload indices and ranges, e.g. 0-3,14 (default: all)\n");
+    fprintf(f, "  --list                list the suite's workloads (index, shape, uuid) and exit\n");
     if (timed) {
         fprintf(f, "  --iterations N        timed iterations per workload (default 50)\n");
         fprintf(f, "  --warmup N            warmup iterations per workload (default 10)\n");
@@ -45,9 +49,13 @@ static void usage(FILE *f, const char *cmd, int timed)
     fprintf(f, "  --seed N              input generator seed (default 200)\n");
     fprintf(f, "  --threads N           CPU backend threads, 0 = all cores (default 0)\n");
     fprintf(f, "  --inputs KIND         normal (the dataset's random inputs) or positions (real training inputs, scale 1)\n");
-    fprintf(f, "  --json FILE           write the result as JSON (atomically)\n");
+    fprintf(f, "  --json FILE           write the result as JSON (atomically; - for stdout, the table then goes to stderr)\n");
+    fprintf(f, "  --format F            the results table: table (default), md, csv or json\n");
+    fprintf(f, "  --progress            a line per workload on stderr, also when it is not a terminal\n");
+    fprintf(f, "  --quiet               no progress or notes on stderr (warnings and errors only)\n");
     fprintf(f, "  --record              store the run in the local registry\n");
-    fprintf(f, "  --db FILE             registry file (with --record; default $ROPEGRAD_DB or ./ropegrad-runs.db)\n");
+    fprintf(f, "  --db FILE             registry file (with --record; default $ROPEGRAD_DB, else\n"
+               "                        $XDG_DATA_HOME/ropegrad/runs.db, else ~/.local/share/ropegrad/runs.db)\n");
     fprintf(f, "  --manifest FILE       write the run's manifest\n");
     fprintf(f, "  --baseline FILE       compare against a baseline manifest\n");
     fprintf(f, "  --sign KEY            sign the run digest with an Ed25519 key (ropegrad keygen)\n");
@@ -67,49 +75,6 @@ static int parse_ll(const char *s, long long lo, long long hi, long long *v)
     return 0;
 }
 
-/* "0,3,14" -> indices; range is checked against the suite later. */
-static int parse_list(const char *s, int **out, size_t *n, char *err, size_t errlen)
-{
-    size_t cap = 0, k = 0;
-    int *v = NULL;
-    const char *p = s;
-    if (!*s) {
-        snprintf(err, errlen, "--workloads: empty list");
-        return 1;
-    }
-    while (1) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        char tok[32];
-        long long x;
-        if (len == 0 || len >= sizeof tok) goto bad;
-        memcpy(tok, p, len);
-        tok[len] = '\0';
-        if (parse_ll(tok, 0, INT_MAX, &x)) goto bad;
-        if (k == cap) {
-            cap = cap ? cap * 2 : 16;
-            if (cap > 1000000) goto bad;
-            int *nv = realloc(v, cap * sizeof *nv);
-            if (!nv) {
-                free(v);
-                snprintf(err, errlen, "out of memory");
-                return 1;
-            }
-            v = nv;
-        }
-        v[k++] = (int)x;
-        if (!comma) break;
-        p = comma + 1;
-    }
-    *out = v;
-    *n = k;
-    return 0;
-bad:
-    free(v);
-    snprintf(err, errlen, "--workloads: '%s' is not a comma-separated list of workload indices", s);
-    return 1;
-}
-
 static int is_suite(const char *dir)
 {
     char p[PATH_MAX + 256];
@@ -117,8 +82,10 @@ static int is_suite(const char *dir)
     return access(p, R_OK) == 0;
 }
 
-/* The bundled suite: beside the executable (build/ropegrad -> ../suites/...,
- * or an install's share layout next to it), else under the current folder. */
+/* The bundled suite: an install's share/ropegrad/suites beside bin/, the
+ * source tree's suites/ when the executable is the one this build tree made
+ * (build/ropegrad, also when the build tree is elsewhere), else under the
+ * current folder. */
 static void default_suite(char *dst, size_t n)
 {
     char exe[PATH_MAX];
@@ -128,8 +95,8 @@ static void default_suite(char *dst, size_t n)
         char *slash = strrchr(exe, '/');
         if (slash) {
             *slash = '\0';
-            static const char *const rel[] = {"/../" RG_DEFAULT_SUITE, "/" RG_DEFAULT_SUITE,
-                                              "/../share/ropegrad/" RG_DEFAULT_SUITE};
+            static const char *const rel[] = {"/../share/ropegrad/" RG_DEFAULT_SUITE, "/../" RG_DEFAULT_SUITE,
+                                              "/" RG_DEFAULT_SUITE};
             for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
                 char cand[PATH_MAX + 64];
                 snprintf(cand, sizeof cand, "%s%s", exe, rel[i]);
@@ -138,6 +105,14 @@ static void default_suite(char *dst, size_t n)
                     return;
                 }
             }
+#if defined(RG_CLI_BUILD_DIR) && defined(RG_CLI_SOURCE_DIR)
+            char built[PATH_MAX];
+            if (realpath(RG_CLI_BUILD_DIR, built) && !strcmp(built, exe) &&
+                is_suite(RG_CLI_SOURCE_DIR "/" RG_DEFAULT_SUITE)) {
+                snprintf(dst, n, "%s", RG_CLI_SOURCE_DIR "/" RG_DEFAULT_SUITE);
+                return;
+            }
+#endif
         }
     }
     snprintf(dst, n, "%s", RG_DEFAULT_SUITE);
@@ -195,20 +170,26 @@ static int run_command(int argc, char **argv, int timed)
         {"baseline", required_argument, NULL, OPT_BASELINE},
         {"sign", required_argument, NULL, OPT_SIGN},
         {"help", no_argument, NULL, OPT_HELP},
+        {"list", no_argument, NULL, OPT_LIST},
+        {"progress", no_argument, NULL, OPT_PROGRESS},
+        {"quiet", no_argument, NULL, OPT_QUIET},
+        {"format", required_argument, NULL, OPT_FORMAT},
         {"iterations", required_argument, NULL, OPT_ITERATIONS},   /* bench only: these two last */
         {"warmup", required_argument, NULL, OPT_WARMUP},
         {NULL, 0, NULL, 0},
     };
+    enum { N_OPTS = sizeof longopts_all / sizeof longopts_all[0] };
     /* check has no timing options: cut the table before them. */
-    struct option longopts[sizeof longopts_all / sizeof longopts_all[0]];
+    struct option longopts[N_OPTS];
     memcpy(longopts, longopts_all, sizeof longopts);
-    if (!timed) memset(&longopts[13], 0, sizeof longopts[13]);
+    if (!timed) memset(&longopts[N_OPTS - 3], 0, sizeof longopts[0]);
 
     rg_run_options o;
     rg_run_options_default(&o);
     o.timed = timed;
     o.verbose = isatty(STDERR_FILENO);
-    const char *suite_dir = NULL, *json = NULL;
+    const char *suite_dir = NULL, *json = NULL, *format = "table";
+    int list = 0;
     rg_record_options ro = {0, NULL, NULL, NULL, NULL};
     int *indices = NULL;
     size_t n_indices = 0;
@@ -240,7 +221,7 @@ static int run_command(int argc, char **argv, int timed)
         case OPT_WORKLOADS:
             free(indices);
             indices = NULL;
-            if (parse_list(optarg, &indices, &n_indices, err, sizeof err)) {
+            if (rg_cli_parse_ranges("--workloads", optarg, &indices, &n_indices, err, sizeof err)) {
                 fprintf(stderr, "ropegrad %s: %s\n", cmd, err);
                 goto out;
             }
@@ -285,6 +266,17 @@ static int run_command(int argc, char **argv, int timed)
             }
             break;
         case OPT_JSON: json = optarg; break;
+        case OPT_LIST: list = 1; break;
+        case OPT_PROGRESS: o.verbose = 1; break;
+        case OPT_QUIET: o.verbose = -1; break;
+        case OPT_FORMAT:
+            if (strcmp(optarg, "table") && strcmp(optarg, "md") && strcmp(optarg, "csv") && strcmp(optarg, "json")) {
+                fprintf(stderr, "ropegrad %s: --format: unknown format '%s' (expected table, md, csv or json)\n", cmd,
+                        optarg);
+                goto out;
+            }
+            format = optarg;
+            break;
         case OPT_RECORD: ro.record = 1; break;
         case OPT_DB: ro.db_path = optarg; break;
         case OPT_MANIFEST: ro.manifest_path = optarg; break;
@@ -310,7 +302,11 @@ static int run_command(int argc, char **argv, int timed)
         fprintf(stderr, "ropegrad %s: --db only applies with --record\n", cmd);
         goto out;
     }
-    if (json && check_output_path("--json", json, err, sizeof err)) {
+    if (json && rg_cli_is_stdout(json) && !strcmp(format, "json")) {
+        fprintf(stderr, "ropegrad %s: --json - and --format json both write JSON to stdout: give one\n", cmd);
+        goto out;
+    }
+    if (json && !rg_cli_is_stdout(json) && check_output_path("--json", json, err, sizeof err)) {
         fprintf(stderr, "ropegrad %s: %s\n", cmd, err);
         goto out;
     }
@@ -328,6 +324,11 @@ static int run_command(int argc, char **argv, int timed)
         goto out;
     }
 
+    if (rg_record_precheck(&ro, err, sizeof err)) {
+        fprintf(stderr, "ropegrad %s: --record: %s\n", cmd, err);
+        goto out;
+    }
+
     char suite_buf[PATH_MAX + 64];
     if (!suite_dir) {
         default_suite(suite_buf, sizeof suite_buf);
@@ -338,28 +339,65 @@ static int run_command(int argc, char **argv, int timed)
         fprintf(stderr, "ropegrad %s: %s\n", cmd, err);
         goto out;
     }
+    if (list) {
+        printf("%-8s %5s %6s %4s  %s\n", "workload", "B", "S", "D", "uuid");
+        for (size_t i = 0; i < s.n_workloads; i++) {
+            const rg_workload *w = &s.workloads[i];
+            printf("%-8d %5lld %6lld %4lld  %s\n", w->index, (long long)w->batch_size, (long long)w->seq_len,
+                   (long long)w->head_dim, w->uuid);
+        }
+        rg_suite_free(&s);
+        code = 0;
+        goto out;
+    }
+    /* How busy the machine is before the run: recorded with a CPU run. */
+    double load1;
+    int cpus, busy;
+    int load_known = rg_cli_load(&load1, &cpus, &busy) == 0;
     rg_run_result r;
     if (rg_run_suite(&s, indices, n_indices, &o, &r, err, sizeof err)) {
         fprintf(stderr, "ropegrad %s: %s\n", cmd, err);
         rg_suite_free(&s);
         goto out;
     }
-    rg_run_print_table(&r, stdout);
-    fflush(stdout);
-    code = r.passed == r.total ? 0 : 1;
-    if (json && rg_run_write_json(&r, json, err, sizeof err)) {
-        fprintf(stderr, "ropegrad %s: --json: %s\n", cmd, err);
-        code = 2;
+    if (load_known && !strcmp(r.backend, "cpu")) {
+        r.env.load_known = 1;
+        r.env.load_avg_1m = load1;
+        r.env.load_cpus = cpus;
+        if (busy && timed)
+            fprintf(stderr, "ropegrad %s: warning: the machine was busy (load average %.2f on %d CPUs): CPU timings "
+                    "are noisy\n", cmd, load1, cpus);
     }
-    if (code != 2 && (ro.record || ro.manifest_path || ro.baseline_path)) {
+    /* The table on stdout, or on stderr when stdout carries the JSON. */
+    FILE *table = json && rg_cli_is_stdout(json) ? stderr : stdout;
+    if (rg_run_print_format(&r, format, table, err, sizeof err)) fprintf(stderr, "ropegrad %s: %s\n", cmd, err);
+    fflush(table);
+    code = r.passed == r.total ? 0 : 1;
+    /* The commit: the registry first, then the files (each written
+     * atomically), with SIGINT/SIGTERM held so that an interrupt either comes
+     * before anything is written or after all of it (cliopt.h). */
+    rg_cli_signals_hold();
+    if (ro.record || ro.manifest_path || ro.baseline_path) {
         int64_t run_id = 0;
         if (rg_record_bench(&r, &s, &ro, &run_id, err, sizeof err)) {
             fprintf(stderr, "ropegrad %s: record: %s\n", cmd, err);
             code = 2;
         } else if (run_id > 0) {
-            printf("recorded as run %lld\n", (long long)run_id);
+            /* A note for people: beside a machine-readable stdout it goes to stderr. */
+            fprintf(strcmp(format, "table") ? stderr : table, "recorded as run %lld\n", (long long)run_id);
         }
     }
+    if (code != 2 && json && rg_cli_is_stdout(json)) {
+        if (rg_run_print_format(&r, "json", stdout, err, sizeof err)) {
+            fprintf(stderr, "ropegrad %s: --json -: %s\n", cmd, err);
+            code = 2;
+        }
+    } else if (code != 2 && json && rg_run_write_json(&r, json, err, sizeof err)) {
+        fprintf(stderr, "ropegrad %s: --json: %s\n", cmd, err);
+        code = 2;
+    }
+    fflush(stdout);
+    rg_cli_signals_release();
     rg_run_result_free(&r);
     rg_suite_free(&s);
 out:

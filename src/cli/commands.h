@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* commands.h -- the CLI's commands, one file each, thin: parse, call, print.
  * Each returns the process exit code: 0 ok, 1 a check failed, 2 bad usage or input. */
 #ifndef ROPEGRAD_CLI_COMMANDS_H
@@ -10,6 +11,9 @@ int rg_cmd_runs(int argc, char **argv);            /* record.c */
 int rg_cmd_runs_history_check(int argc, char **argv); /* history.c: runs history|check (argv[0]) */
 int rg_cmd_report(int argc, char **argv);          /* record.c */
 int rg_cmd_export_solution(int argc, char **argv); /* export.c */
+int rg_cmd_serve(int argc, char **argv);           /* serve.c */
+int rg_cmd_site(int argc, char **argv);            /* site.c */
+int rg_cmd_runs_push(int argc, char **argv);       /* push.c (ropegrad runs push) */
 int rg_cmd_migrate(int argc, char **argv);         /* record.c */
 int rg_cmd_keygen(int argc, char **argv);          /* record.c */
 

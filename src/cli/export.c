@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* export.c -- `ropegrad export-solution`: a SOL-ExecBench solution (JSON) that
  * runs the very kernel libropegrad builds.
  *
@@ -33,15 +34,19 @@
 
 #include <cjson/cJSON.h>
 
+#include "cliopt.h"
 #include "commands.h"
 #include "record.h"
 #include "ropegrad.h"
+#include "rg_term.h"
 
 /* Generated at build time by cmake/embed.cmake (build/src/cli/rg_embedded_sources.c). */
 extern const unsigned char rg_embed_ropegrad_h[];
 extern const size_t rg_embed_ropegrad_h_len;
 extern const unsigned char rg_embed_kernels_cuh[];
 extern const size_t rg_embed_kernels_cuh_len;
+extern const unsigned char rg_embed_rope_math_cuh[];
+extern const size_t rg_embed_rope_math_cuh_len;
 
 /* The SOL-ExecBench definition this kernel solves (suites/sol-execbench-014/
  * definition.json "name"; tests/test_export.c checks they agree). */
@@ -149,7 +154,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: ropegrad export-solution [--out FILE] [--name NAME] [--author A]\n\n"
                "Writes a SOL-ExecBench solution (JSON) for %s whose CUDA\n"
                "source is the kernel source libropegrad is built from, embedded at build time.\n\n"
-               "  --out FILE     write here (atomically; default: standard output)\n"
+               "  --out FILE     write here (atomically; default, or -: standard output)\n"
                "  --name NAME    solution name (default %s)\n"
                "  --author A     author (default %s)\n"
                "  --help         this text\n",
@@ -232,6 +237,7 @@ static char *build_solution(const char *name, const char *author)
      * strings of exactly _len bytes as long as the files hold no NUL byte;
      * a text file never does, and the length check below would catch one. */
     add_source(sources, "ropegrad_kernels.cuh", (const char *)rg_embed_kernels_cuh);
+    add_source(sources, "rope_math.cuh", (const char *)rg_embed_rope_math_cuh);   /* included by it */
     add_source(sources, "ropegrad.h", (const char *)rg_embed_ropegrad_h);
 
     char *text = cJSON_Print(root);
@@ -280,7 +286,20 @@ int rg_cmd_export_solution(int argc, char **argv)
         fprintf(stderr, "ropegrad export-solution: --%s must not be empty\n", *name ? "author" : "name");
         return 2;
     }
+    /* The names go into a JSON file that other tools read and print: UTF-8
+     * text without control characters only (one line naming the byte). */
+    const char *const texts[2] = {name, author}, *const opts[2] = {"--name", "--author"};
+    for (int i = 0; i < 2; i++) {
+        size_t at;
+        const char *why;
+        if (rg_text_check(texts[i], &at, &why)) {
+            fprintf(stderr, "ropegrad export-solution: %s: byte %zu (0x%02x) is %s: give UTF-8 text without control "
+                    "characters\n", opts[i], at, (unsigned)(unsigned char)texts[i][at], why);
+            return 2;
+        }
+    }
     if (strlen((const char *)rg_embed_kernels_cuh) != rg_embed_kernels_cuh_len ||
+        strlen((const char *)rg_embed_rope_math_cuh) != rg_embed_rope_math_cuh_len ||
         strlen((const char *)rg_embed_ropegrad_h) != rg_embed_ropegrad_h_len) {
         fprintf(stderr, "ropegrad export-solution: an embedded source contains a NUL byte\n");
         return 2;
@@ -292,11 +311,11 @@ int rg_cmd_export_solution(int argc, char **argv)
         return 2;
     }
     int code = 0;
-    if (out) {
+    if (out && !rg_cli_is_stdout(out)) {
         char err[512];
         size_t n = strlen(text);
         text[n] = '\n';   /* cJSON_Print leaves no final newline; reuse its NUL slot */
-        if (rg_write_file_atomic(out, text, n + 1, err, sizeof err)) {
+        if (rg_cli_write_output(out, text, n + 1, err, sizeof err)) {
             fprintf(stderr, "ropegrad export-solution: %s\n", err);
             code = 2;
         }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * history.c -- `ropegrad runs history`, `ropegrad runs check` and
  * `ropegrad runs regressions`.
@@ -18,16 +19,10 @@
 #include "commands.h"
 #include "rank.h"
 #include "record.h"
+#include "rg_term.h"
 
-/* Text from a record, printed with control bytes replaced: nothing from a
- * file reaches the terminal as an escape sequence. */
-static const char *safe(const char *s, char *buf, size_t n)
-{
-    size_t k = 0;
-    for (; s && *s && k + 1 < n; s++) buf[k++] = ((unsigned char)*s < 0x20 || *s == 0x7f) ? '?' : *s;
-    buf[k] = 0;
-    return buf;
-}
+#define tprintf(...) rg_term_printf(stdout, __VA_ARGS__)
+
 
 /* A number from an option: finite, in [lo, hi]. */
 static int parse_num(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out)
@@ -36,7 +31,7 @@ static int parse_num(const char *cmd, const char *opt, const char *s, double lo,
     errno = 0;
     double v = strtod(s, &end);
     if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi) {
-        fprintf(stderr, "ropegrad runs %s: %s '%.40s': expected a number in [%g, %g]\n", cmd, opt, s, lo, hi);
+        rg_term_printf(stderr, "ropegrad runs %s: %s '%.40s': expected a number in [%g, %g]\n", cmd, opt, s, lo, hi);
         return 2;
     }
     *out = v;
@@ -48,7 +43,7 @@ static int open_registry(const char *cmd, const char *db, rg_registry **g)
 {
     char err[RG_ERRLEN];
     if (rg_registry_open(rg_registry_path(db), 0, g, err, sizeof err)) {
-        fprintf(stderr, "ropegrad runs %s: %s\n", cmd, err);
+        rg_term_printf(stderr, "ropegrad runs %s: %s\n", cmd, err);
         return 2;
     }
     return 0;
@@ -59,53 +54,53 @@ static int open_registry(const char *cmd, const char *db, rg_registry **g)
 /* One line's history: the primary statistic, then each workload's median. */
 static int print_line(rg_registry *g, const rg_ranked *e, size_t n)
 {
-    char a[300], b[300], c[96], d[300];
+    char b[300], c[96];
     const rg_run_row *r0 = &e[0].row;
     if (r0->backend[0]) snprintf(c, sizeof c, "%.15s kernel %d (%.40s)", r0->backend, r0->kernel, r0->kernel_name);
     else snprintf(c, sizeof c, "source %.60s", r0->source);
-    printf("line: %s, group %.19s  %s on %s (%s)\n", safe(c, d, sizeof d), r0->comparison_key,
-           safe(r0->definition, a, sizeof a), safe(r0->device, b, sizeof b), r0->primary_statistic);
-    printf("  %5s  %-24s  %-22s  %-34s  %-10s  %s\n", "id", "observed", "revision", "primary us [95% interval]",
+    tprintf("line: %s, group %.19s  %s on %s (%s)\n", c, r0->comparison_key,
+           r0->definition, r0->device, r0->primary_statistic);
+    tprintf("  %5s  %-24s  %-22s  %-34s  %-10s  %s\n", "id", "observed", "revision", "primary us [95% interval]",
            "evidence", "flags");
     for (size_t i = 0; i < n; i++) {
-        printf("  %5lld  %-24.24s  %-22.22s  %-34s  %-10s  %s%s%s\n", (long long)e[i].row.id,
-               safe(e[i].row.observed_at, a, sizeof a), e[i].revision, rg_interval_label(&e[i].iv, b, sizeof b), e[i].row.evidence,
+        tprintf("  %5lld  %-24.24s  %-22.22s  %-34s  %-10s  %s%s%s\n", (long long)e[i].row.id,
+               e[i].row.observed_at, e[i].revision, rg_interval_label(&e[i].iv, b, sizeof b), e[i].row.evidence,
                strcmp(e[i].row.status, "passed") ? "FAILED " : "", e[i].suspect ? "SUSPECT: " : "",
-               e[i].suspect ? safe(e[i].suspect_why, c, sizeof c) : "");
+               e[i].suspect ? e[i].suspect_why : "");
     }
     /* Per workload: the median and its 95% distribution-free interval in each run. */
-    printf("  per workload: median us [95%% interval of the median], oldest first\n");
+    tprintf("  per workload: median us [95%% interval of the median], oldest first\n");
     rg_manifest *m = calloc(n, sizeof *m);
     if (!m) {
-        fprintf(stderr, "ropegrad runs history: out of memory\n");
+        rg_term_printf(stderr, "ropegrad runs history: out of memory\n");
         return 2;
     }
     char err[RG_ERRLEN];
     for (size_t i = 0; i < n; i++)
         if (rg_registry_get(g, e[i].row.id, NULL, &m[i], err, sizeof err)) {
-            fprintf(stderr, "ropegrad runs history: %s\n", err);
+            rg_term_printf(stderr, "ropegrad runs history: %s\n", err);
             for (size_t k = 0; k < i; k++) rg_manifest_free(&m[k]);
             free(m);
             return 2;
         }
-    if (!m[n - 1].n_workloads) printf("    (no per-workload figures in these records)\n");
+    if (!m[n - 1].n_workloads) tprintf("    (no per-workload figures in these records)\n");
     for (size_t w = 0; w < m[n - 1].n_workloads; w++) {
         const rg_mf_workload *ref = &m[n - 1].workloads[w];
-        printf("    #%-3d", ref->index);
+        tprintf("    #%-3d", ref->index);
         for (size_t i = 0; i < n; i++) {
             const rg_mf_workload *x = rg_manifest_find_workload(&m[i], ref, w);
             double lo, hi;
-            if (!x) printf("  run %lld: -", (long long)e[i].row.id);
+            if (!x) tprintf("  run %lld: -", (long long)e[i].row.id);
             else if (x->n_samples && x->n_samples < 1000000 &&
                      !rg_median_interval(x->samples, (int)x->n_samples, RG_STATS_CONF, &lo, &hi))
-                printf("  run %lld: %.3f [%.3f, %.3f]", (long long)e[i].row.id, x->median / 1e3, lo / 1e3, hi / 1e3);
-            else printf("  run %lld: %.3f [unknown]", (long long)e[i].row.id, x->median / 1e3);
+                tprintf("  run %lld: %.3f [%.3f, %.3f]", (long long)e[i].row.id, x->median / 1e3, lo / 1e3, hi / 1e3);
+            else tprintf("  run %lld: %.3f [unknown]", (long long)e[i].row.id, x->median / 1e3);
         }
-        printf("\n");
+        tprintf("\n");
     }
     for (size_t i = 0; i < n; i++) rg_manifest_free(&m[i]);
     free(m);
-    printf("\n");
+    tprintf("\n");
     return 0;
 }
 
@@ -115,7 +110,7 @@ static int history(rg_registry *g, const char *group, int64_t id)
     rg_run_row *rows;
     size_t nr;
     if (rg_registry_list(g, &rows, &nr, err, sizeof err)) {
-        fprintf(stderr, "ropegrad runs history: %s\n", err);
+        rg_term_printf(stderr, "ropegrad runs history: %s\n", err);
         return 2;
     }
     /* The runs whose lines are shown: run id's, or every line of the group. */
@@ -126,7 +121,7 @@ static int history(rg_registry *g, const char *group, int64_t id)
     for (size_t i = 0; i < nr && want && group; i++)
         if (!strncmp(rows[i].comparison_key, group, strlen(group))) {
             if (key && strcmp(key, rows[i].comparison_key)) {
-                fprintf(stderr, "ropegrad runs history: --group '%.80s' names more than one comparison group\n", group);
+                rg_term_printf(stderr, "ropegrad runs history: --group '%.80s' names more than one comparison group\n", group);
                 free(rows), free(want), free(seen);
                 return 2;
             }
@@ -136,13 +131,13 @@ static int history(rg_registry *g, const char *group, int64_t id)
     if (!group && want) want[nw++] = id;
     int rc = 0;
     if (!want || !seen) {
-        fprintf(stderr, "ropegrad runs history: out of memory\n");
+        rg_term_printf(stderr, "ropegrad runs history: out of memory\n");
         rc = 2;
     } else if (group && !nw) {
-        fprintf(stderr, "ropegrad runs history: no comparison group starts with '%.80s'\n", group);
+        rg_term_printf(stderr, "ropegrad runs history: no comparison group starts with '%.80s'\n", group);
         rc = 2;
     } else {
-        printf("method: %s\n\n", RG_RANK_METHOD);
+        tprintf("method: %s\n\n", RG_RANK_METHOD);
     }
     for (size_t i = 0; i < nw && !rc; i++) {
         size_t at = 0;
@@ -152,7 +147,7 @@ static int history(rg_registry *g, const char *group, int64_t id)
         size_t n;
         int r = rg_registry_line(g, want[i], &e, &n, err, sizeof err);
         if (r) {
-            fprintf(stderr, "ropegrad runs history: %s\n", err);
+            rg_term_printf(stderr, "ropegrad runs history: %s\n", err);
             rc = 2;
             break;
         }
@@ -174,27 +169,27 @@ static int check(rg_registry *g, int64_t id, int64_t against, double threshold, 
     int64_t base = against;
     if (!base) {
         if (rg_registry_previous_revision(g, id, &base, err, sizeof err)) {
-            fprintf(stderr, "ropegrad runs check: %s\n", err);
+            rg_term_printf(stderr, "ropegrad runs check: %s\n", err);
             return 2;
         }
         if (!base) {
-            printf("run #%lld: no earlier revision in its line to check against (use --against ID); nothing to check\n",
+            tprintf("run #%lld: no earlier revision in its line to check against (use --against ID); nothing to check\n",
                    (long long)id);
             return 0;
         }
     }
     if (base == id) {
-        fprintf(stderr, "ropegrad runs check: run #%lld cannot be its own baseline\n", (long long)id);
+        rg_term_printf(stderr, "ropegrad runs check: run #%lld cannot be its own baseline\n", (long long)id);
         return 2;
     }
     rg_run_row rb, rr;
     rg_manifest mb, mr;
     if (rg_registry_get(g, base, &rb, &mb, err, sizeof err)) {
-        fprintf(stderr, "ropegrad runs check: %s\n", err);
+        rg_term_printf(stderr, "ropegrad runs check: %s\n", err);
         return 2;
     }
     if (rg_registry_get(g, id, &rr, &mr, err, sizeof err)) {
-        fprintf(stderr, "ropegrad runs check: %s\n", err);
+        rg_term_printf(stderr, "ropegrad runs check: %s\n", err);
         rg_manifest_free(&mb);
         return 2;
     }
@@ -202,37 +197,37 @@ static int check(rg_registry *g, int64_t id, int64_t against, double threshold, 
     size_t n = 0;
     int rc = rg_check_runs(&mb, &mr, alpha, threshold, &rows, &n, err, sizeof err);
     if (rc) {
-        fprintf(stderr, "ropegrad runs check: %s\n", err);
+        rg_term_printf(stderr, "ropegrad runs check: %s\n", err);
     } else {
         char rv1[48], rv2[48], why[200];
         rg_revision_label(&mr, rv1, sizeof rv1);
         rg_revision_label(&mb, rv2, sizeof rv2);
-        printf("check: run #%lld (%s) against run #%lld (%s, %s)\n", (long long)id, rv1, (long long)base, rv2,
+        tprintf("check: run #%lld (%s) against run #%lld (%s, %s)\n", (long long)id, rv1, (long long)base, rv2,
                against ? "named with --against" : "the previous revision of its line");
         if (strcmp(rb.comparison_key, rr.comparison_key))
-            printf("note: different comparison keys (workloads, device or protocol differ)\n");
-        if (rg_manifest_suspect(&mr, why, sizeof why)) printf("note: run #%lld is SUSPECT: %s\n", (long long)id, safe(why, a, sizeof a));
+            tprintf("note: different comparison keys (workloads, device or protocol differ)\n");
+        if (rg_manifest_suspect(&mr, why, sizeof why)) tprintf("note: run #%lld is SUSPECT: %s\n", (long long)id, why);
         if (rg_manifest_suspect(&mb, why, sizeof why))
-            printf("note: the baseline #%lld is SUSPECT: %s\n", (long long)base, safe(why, a, sizeof a));
-        printf("method: %s\n", RG_CHECK_METHOD);
-        printf("threshold %.3g%%, alpha %.3g\n\n", 100 * threshold, alpha);
-        printf("  %4s  %14s  %14s  %-28s  %10s  %s\n", "#", "baseline us", "run us", "ratio [95% interval]", "p",
+            tprintf("note: the baseline #%lld is SUSPECT: %s\n", (long long)base, why);
+        tprintf("method: %s\n", RG_CHECK_METHOD);
+        tprintf("threshold %.3g%%, alpha %.3g\n\n", 100 * threshold, alpha);
+        tprintf("  %4s  %14s  %14s  %-28s  %10s  %s\n", "#", "baseline us", "run us", "ratio [95% interval]", "p",
                "verdict");
         int count[4] = {0};
         for (size_t i = 0; i < n; i++) {
             const rg_check_row *r = &rows[i];
             count[r->verdict]++;
             if (!r->have) {
-                printf("  %4d  %14.3f  %14.3f  %-28s  %10s  %s (%s)\n", r->index, r->base_median / 1e3,
+                tprintf("  %4d  %14.3f  %14.3f  %-28s  %10s  %s (%s)\n", r->index, r->base_median / 1e3,
                        r->run_median / 1e3, "-", "-", rg_verdict_name(r->verdict), r->why);
                 continue;
             }
             snprintf(a, sizeof a, "%.4f [%.4f, %.4f]", r->shift.ratio, r->shift.lo, r->shift.hi);
             snprintf(b, sizeof b, "%.3g", r->shift.p);
-            printf("  %4d  %14.3f  %14.3f  %-28s  %10s  %s\n", r->index, r->base_median / 1e3, r->run_median / 1e3, a, b,
+            tprintf("  %4d  %14.3f  %14.3f  %-28s  %10s  %s\n", r->index, r->base_median / 1e3, r->run_median / 1e3, a, b,
                    rg_verdict_name(r->verdict));
         }
-        printf("\n%d SLOW, %d FAST, %d SAME, %d UNCLEAR: %s\n", count[RG_VERDICT_SLOW], count[RG_VERDICT_FAST],
+        tprintf("\n%d SLOW, %d FAST, %d SAME, %d UNCLEAR: %s\n", count[RG_VERDICT_SLOW], count[RG_VERDICT_FAST],
                count[RG_VERDICT_SAME], count[RG_VERDICT_UNCLEAR],
                count[RG_VERDICT_SLOW] ? "regression" : "no regression");
         rc = count[RG_VERDICT_SLOW] ? 1 : 0;
@@ -247,36 +242,36 @@ static int check(rg_registry *g, int64_t id, int64_t against, double threshold, 
 
 static int regressions(rg_registry *g, int json, double threshold, double alpha)
 {
-    char err[RG_ERRLEN], a[300], b[300];
+    char err[RG_ERRLEN];
     rg_regression *r;
     size_t n;
     if (rg_registry_regressions(g, alpha, threshold, 1, &r, &n, err, sizeof err)) {
-        fprintf(stderr, "ropegrad runs regressions: %s\n", err);
+        rg_term_printf(stderr, "ropegrad runs regressions: %s\n", err);
         return 2;
     }
     int rc = n ? 1 : 0;
     if (json) {
         char *text = rg_regressions_json(r, n, alpha, threshold, err, sizeof err);
         if (!text) {
-            fprintf(stderr, "ropegrad runs regressions: %s\n", err);
+            rg_term_printf(stderr, "ropegrad runs regressions: %s\n", err);
             rc = 2;
         } else {
             fputs(text, stdout);
             free(text);
         }
     } else {
-        printf("regressions of the latest revision of each line (threshold %.3g%%, alpha %.3g)\nmethod: %s\n\n",
+        tprintf("regressions of the latest revision of each line (threshold %.3g%%, alpha %.3g)\nmethod: %s\n\n",
                100 * threshold, alpha, RG_CHECK_METHOD);
-        if (!n) printf("none\n");
+        if (!n) tprintf("none\n");
         for (size_t i = 0; i < n; i++) {
-            printf("run #%lld (%s) vs #%lld (%s): %s on %s, %s: %d SLOW of %zu workloads:", (long long)r[i].run_id,
-                   r[i].revision, (long long)r[i].base_id, r[i].base_revision, safe(r[i].line, a, sizeof a),
-                   safe(r[i].device, b, sizeof b), safe(r[i].definition, err, sizeof err), r[i].n_slow, r[i].n_rows);
+            tprintf("run #%lld (%s) vs #%lld (%s): %s on %s, %s: %d SLOW of %zu workloads:", (long long)r[i].run_id,
+                   r[i].revision, (long long)r[i].base_id, r[i].base_revision, r[i].line,
+                   r[i].device, r[i].definition, r[i].n_slow, r[i].n_rows);
             for (size_t k = 0; k < r[i].n_rows; k++)
                 if (r[i].rows[k].verdict == RG_VERDICT_SLOW)
-                    printf(" #%d %.3fx [%.3f, %.3f]", r[i].rows[k].index, r[i].rows[k].shift.ratio, r[i].rows[k].shift.lo,
+                    tprintf(" #%d %.3fx [%.3f, %.3f]", r[i].rows[k].index, r[i].rows[k].shift.ratio, r[i].rows[k].shift.lo,
                            r[i].rows[k].shift.hi);
-            printf("\n");
+            tprintf("\n");
         }
     }
     rg_regressions_free(r, n);
@@ -318,12 +313,12 @@ int rg_cmd_runs_history_check(int argc, char **argv)
             break;
         case 'h':
             if (is_reg)
-                printf("usage: ropegrad runs regressions [--json] [--threshold PCT] [--alpha A] [--db FILE]\n\n"
+                tprintf("usage: ropegrad runs regressions [--json] [--threshold PCT] [--alpha A] [--db FILE]\n\n"
                        "For every implementation line, its latest run checked against the previous revision (as\n"
                        "`runs check`); lists the lines with a SLOW workload (--json: the feed the index serves).\n"
                        "exit status: 0 none, 1 a regression, 2 bad usage or input\n");
             else if (is_check)
-                printf("usage: ropegrad runs check ID [--against REF] [--threshold PCT] [--alpha A] [--db FILE]\n\n"
+                tprintf("usage: ropegrad runs check ID [--against REF] [--threshold PCT] [--alpha A] [--db FILE]\n\n"
                        "Per workload, run ID against a baseline: the latest earlier run of its line (same comparison\n"
                        "group, implementation, backend and kernel) that measured another revision, or --against REF.\n"
                        "Hodges-Lehmann ratio of the samples with a %.0f%% distribution-free interval and a two-sided\n"
@@ -333,39 +328,39 @@ int rg_cmd_runs_history_check(int argc, char **argv)
                        "exit status: 0 no workload SLOW, 1 a workload SLOW (a regression), 2 bad usage or input\n",
                        100 * RG_STATS_CONF, 100 * RG_STATS_THRESHOLD, RG_STATS_ALPHA);
             else
-                printf("usage: ropegrad runs history ID | --group KEY [--db FILE]\n\n"
+                tprintf("usage: ropegrad runs history ID | --group KEY [--db FILE]\n\n"
                        "The primary statistic (with its %.0f%% interval) and each workload's median (with its\n"
                        "interval) over the runs of an implementation line, oldest first, with the revision each\n"
                        "measured (git commit when built from a checkout, else the implementation digest).\n"
                        "ID: the line of that run; --group KEY (a prefix of the comparison key): every line of it.\n",
                        100 * RG_STATS_CONF);
             return 0;
-        case ':': fprintf(stderr, "ropegrad runs %s: %s needs a value\n", sub, argv[optind - 1]); return 2;
-        default: fprintf(stderr, "ropegrad runs %s: unknown option '%s' (try --help)\n", sub, argv[optind - 1]); return 2;
+        case ':': rg_term_printf(stderr, "ropegrad runs %s: %s needs a value\n", sub, argv[optind - 1]); return 2;
+        default: rg_term_printf(stderr, "ropegrad runs %s: unknown option '%s' (try --help)\n", sub, argv[optind - 1]); return 2;
         }
     }
     int npos = argc - optind;
     if (is_reg && (group || against_s || npos != 0)) {
-        fprintf(stderr, "ropegrad runs regressions: expected no run id, --group or --against (usage: ropegrad runs "
+        rg_term_printf(stderr, "ropegrad runs regressions: expected no run id, --group or --against (usage: ropegrad runs "
                         "regressions [--json] [--threshold PCT] [--alpha A])\n");
         return 2;
     }
     if (!is_reg && json) {
-        fprintf(stderr, "ropegrad runs %s: --json only applies to regressions\n", sub);
+        rg_term_printf(stderr, "ropegrad runs %s: --json only applies to regressions\n", sub);
         return 2;
     }
     if (is_check && (group || npos != 1)) {
-        fprintf(stderr, "ropegrad runs check: expected one run id and no --group (usage: ropegrad runs check ID "
+        rg_term_printf(stderr, "ropegrad runs check: expected one run id and no --group (usage: ropegrad runs check ID "
                         "[--against REF] [--threshold PCT] [--alpha A])\n");
         return 2;
     }
     if (!is_check && !is_reg && (against_s || have_t || have_a || (group ? npos != 0 : npos != 1))) {
-        fprintf(stderr, "ropegrad runs history: expected one run id or --group KEY, and no check options (usage: "
+        rg_term_printf(stderr, "ropegrad runs history: expected one run id or --group KEY, and no check options (usage: "
                         "ropegrad runs history ID | --group KEY)\n");
         return 2;
     }
     if (group && (!group[0] || strlen(group) > 80)) {
-        fprintf(stderr, "ropegrad runs history: --group needs a comparison key or a prefix of one\n");
+        rg_term_printf(stderr, "ropegrad runs history: --group needs a comparison key or a prefix of one\n");
         return 2;
     }
     int64_t id = 0, against = 0;

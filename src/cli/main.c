@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* main.c -- `ropegrad COMMAND ...`: dispatch to one file per command. */
 #include <stdio.h>
 #include <string.h>
@@ -13,11 +14,13 @@ static const struct {
     {"bench", rg_cmd_bench, "run the suite: check every workload, then time it"},
     {"check", rg_cmd_check, "run the suite: correctness only"},
     {"verify", rg_cmd_verify, "recompute every digest of a manifest (and check its signatures)"},
-    {"runs", rg_cmd_runs, "the local registry: list, show, rank, compare, history, check, note, replicate, export, import, cite"},
+    {"runs", rg_cmd_runs, "the local registry: list, show, rank, compare, history, check, regressions, note, replicate, export, import, sign, cite, push"},
     {"report", rg_cmd_report, "one self-contained HTML page for a recorded run"},
     {"migrate", rg_cmd_migrate, "convert old manifest files (ManifestBundle) to the KernelIndex envelope"},
     {"keygen", rg_cmd_keygen, "a new Ed25519 key pair for signing runs"},
     {"export-solution", rg_cmd_export_solution, "a SOL-ExecBench solution built from the library's kernel source"},
+    {"serve", rg_cmd_serve, "the registry as a website (HTTP, with a push API)"},
+    {"site", rg_cmd_site, "the registry as static web pages"},
 };
 
 static void usage(FILE *f)

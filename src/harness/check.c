@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* check.c -- the protocol's correctness rules, exactly (b200-figures.json
  * "tolerance"):
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* compare_stats.c -- distribution-free comparison of two sample sets (see compare_stats.h). */
 #include "compare_stats.h"
 

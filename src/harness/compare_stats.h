@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * compare_stats.h -- comparing two runs' per-iteration samples, without
  * assuming any distribution (kernel times are skewed and have outliers).

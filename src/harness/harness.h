@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * harness.h -- the SOL-ExecBench protocol, in C.
  *
@@ -18,6 +19,7 @@
 #include <stdint.h>
 
 #include "ropegrad.h"
+#include "op.h"
 
 #define RG_ERRLEN 512
 
@@ -27,7 +29,7 @@ typedef struct rg_workload {
     int index;                     /* 0-based line number in workload.jsonl */
     char uuid[64];
     int64_t batch_size, seq_len, head_dim;
-    float attention_scaling;       /* inputs.attention_scaling.value */
+    float attention_scaling;       /* inputs.attention_scaling.value (1 when the op's generator sets it) */
     double max_atol, max_rtol;     /* tolerance.max_atol / max_rtol */
     double required_matched_ratio; /* tolerance.required_matched_ratio, default 0.99 */
     double max_error_cap;          /* tolerance.max_error_cap, NAN when absent */
@@ -38,8 +40,9 @@ typedef struct rg_workload {
 typedef struct rg_suite {
     char name[256];                /* definition.json "name" */
     char dir[4096];                /* the folder it was loaded from */
+    const rg_op *op;               /* the op named by definition.json "name" (op.h) */
     int64_t head_dim;              /* definition.json axes.head_dim.value */
-    ropegrad_dtype grad_dtype;     /* definition.json inputs.grad_cos/grad_sin dtype */
+    ropegrad_dtype grad_dtype;     /* 014: inputs.grad_cos/grad_sin dtype; bf16 for the other ops */
     rg_workload *workloads;
     size_t n_workloads;
     int have_figures;              /* a *-figures.json was found and loaded */
@@ -54,16 +57,18 @@ typedef struct rg_suite {
 int rg_suite_load(const char *dir, rg_suite *out, char *err, size_t errlen);
 void rg_suite_free(rg_suite *s);
 
-/* Bytes any kernel must move for one workload: B*S*(2*D*elt + D/2*4 + 4) + B*(D/2)*4. */
+/* 014's bytes any kernel must move for one workload: B*S*(2*D*elt + D/2*4 + 4) + B*(D/2)*4.
+ * (Every op's own: rg_op.bytes.) */
 double rg_workload_bytes(const rg_workload *w, ropegrad_dtype dt);
 
 /* ---- inputs ---------------------------------------------------------------- */
 
 typedef enum {
     RG_INPUTS_NORMAL = 0,    /* every tensor standard normal, like the dataset */
-    RG_INPUTS_POSITIONS = 1  /* real training inputs: emb = position * inv_freq,
-                                inv_freq = theta^(-2d/D) with theta 1e6,
-                                positions up to 262144, attention_scaling 1 */
+    RG_INPUTS_POSITIONS = 1  /* real training inputs, attention_scaling 1. 014: emb =
+                                position * inv_freq, inv_freq = theta^(-2d/D) with
+                                theta 1e6, positions up to 262144; 011 and 012: see
+                                their rows (op_rope_forward.c, op_cos_sin.c) */
 } rg_inputs_kind;
 
 /* Host-side input tensors of one workload, owned by the harness. */
@@ -142,6 +147,9 @@ typedef struct rg_env {
     int mem_clock_mhz_start, mem_clock_mhz_end;
     char ropegrad_version[32];
     char build_flags[512];         /* compiler, flags, CUDA archs (from the build) */
+    int load_known;                /* CPU runs: the machine's load before the run was read */
+    double load_avg_1m;            /* its 1-minute load average (getloadavg) */
+    int load_cpus;                 /* online CPUs it compares with */
 } rg_env;
 
 typedef struct rg_run_options {
@@ -152,7 +160,7 @@ typedef struct rg_run_options {
     uint64_t seed;                 /* default 200, the suite's */
     rg_inputs_kind inputs;
     int timed;                     /* 0: correctness only (`ropegrad check`) */
-    int verbose;                   /* progress lines on stderr */
+    int verbose;                   /* 1: progress lines on stderr; 0: none; -1 (--quiet): no notes either */
 } rg_run_options;
 
 void rg_run_options_default(rg_run_options *o);
@@ -160,6 +168,8 @@ void rg_run_options_default(rg_run_options *o);
 typedef struct rg_run_result {
     char suite[256];
     char suite_dir[4096];
+    char op[8];                    /* the op's id ("011", "012", "014") */
+    char reference[128];           /* what the float64 reference is (rg_op.reference) */
     char backend[16];              /* resolved: "cpu" or "cuda" */
     int kernel;
     char kernel_name[64];
@@ -184,8 +194,15 @@ int rg_run_suite(const rg_suite *s, const int *indices, size_t n_indices, const 
                  rg_run_result *out, char *err, size_t errlen);
 void rg_run_result_free(rg_run_result *r);
 
-/* The result as a table on f (the one bench and check print). */
+/* The result as a table on f (the one bench and check print). A run without
+ * timing (`check`) has no timing columns or lines. */
 void rg_run_print_table(const rg_run_result *r, void *file /* FILE * */);
+
+/* The result on f as format: "table" (the above), "md" (a Markdown table),
+ * "csv" (RFC 4180, a header row) or "json" (the bench JSON document).
+ * Returns 0, or 1 with a message (an unknown format, a write error). */
+int rg_run_print_format(const rg_run_result *r, const char *format, void *file /* FILE * */, char *err,
+                        size_t errlen);
 
 /* The result as the bench JSON document. Writes to a temporary file beside
  * path and renames it into place: never a partial file. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* inputs.c -- the harness's input generator: deterministic, counter-based.
  *
  * Every value is a pure function of (seed, workload index w, tensor id t,
@@ -47,6 +48,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "run_internal.h"
 
 #define RG_POS_MAX 262143   /* largest position: context 262144 */
 
@@ -60,7 +62,7 @@ static inline uint64_t mix64(uint64_t z)
     return z;
 }
 
-static uint64_t stream_key(uint64_t seed, int w, int t)
+uint64_t rg_stream_key(uint64_t seed, int w, int t)
 {
     return mix64(seed ^ mix64(0x9e3779b97f4a7c15ull * (8ull * (uint64_t)w + (uint64_t)t + 1ull)));
 }
@@ -70,15 +72,15 @@ static inline double u_open0(uint64_t key, int64_t i)   /* (0, 1] */
     return (double)((mix64(key ^ mix64(2ull * (uint64_t)i)) >> 11) + 1) * 0x1p-53;
 }
 
-static inline double u_closed0(uint64_t key, int64_t i) /* [0, 1) */
+double rg_uniform_at(uint64_t key, int64_t i) /* [0, 1) */
 {
     return (double)(mix64(key ^ mix64(2ull * (uint64_t)i + 1ull)) >> 11) * 0x1p-53;
 }
 
-static inline double normal_at(uint64_t key, int64_t i)
+double rg_normal_at(uint64_t key, int64_t i)
 {
     const double two_pi = 6.283185307179586476925286766559;
-    return sqrt(-2.0 * log(u_open0(key, i))) * cos(two_pi * u_closed0(key, i));
+    return sqrt(-2.0 * log(u_open0(key, i))) * cos(two_pi * rg_uniform_at(key, i));
 }
 
 /* float32 -> bfloat16, round to nearest even (NaN stays a quiet NaN). */
@@ -115,7 +117,7 @@ static inline uint16_t f32_to_f16(float f)
     return (uint16_t)(sign | (r >> 13));
 }
 
-static void *alloc64(size_t bytes)
+void *rg_alloc64(size_t bytes)
 {
     /* 64-byte alignment suits every SIMD width; aligned_alloc wants a multiple. */
     size_t n = (bytes + 63) & ~(size_t)63;
@@ -127,15 +129,15 @@ static void fill_grad(void *dst, ropegrad_dtype dt, uint64_t key, int64_t n)
     if (dt == ROPEGRAD_F32) {
         float *o = dst;
 #pragma omp parallel for schedule(static)
-        for (int64_t i = 0; i < n; i++) o[i] = (float)normal_at(key, i);
+        for (int64_t i = 0; i < n; i++) o[i] = (float)rg_normal_at(key, i);
     } else if (dt == ROPEGRAD_BF16) {
         uint16_t *o = dst;
 #pragma omp parallel for schedule(static)
-        for (int64_t i = 0; i < n; i++) o[i] = f32_to_bf16((float)normal_at(key, i));
+        for (int64_t i = 0; i < n; i++) o[i] = f32_to_bf16((float)rg_normal_at(key, i));
     } else {
         uint16_t *o = dst;
 #pragma omp parallel for schedule(static)
-        for (int64_t i = 0; i < n; i++) o[i] = f32_to_f16((float)normal_at(key, i));
+        for (int64_t i = 0; i < n; i++) o[i] = f32_to_f16((float)rg_normal_at(key, i));
     }
 }
 
@@ -176,10 +178,10 @@ int rg_inputs_make(const rg_workload *w, ropegrad_dtype dt, rg_inputs_kind kind,
     out->head_dim = D;
     out->dtype = dt;
     out->attention_scaling = kind == RG_INPUTS_POSITIONS ? 1.0f : w->attention_scaling;
-    out->grad_cos = alloc64((size_t)n * esz);
-    out->grad_sin = alloc64((size_t)n * esz);
-    out->emb = alloc64((size_t)n * sizeof(float));
-    out->inv_freq = alloc64((size_t)(B * H) * sizeof(float));
+    out->grad_cos = rg_alloc64((size_t)n * esz);
+    out->grad_sin = rg_alloc64((size_t)n * esz);
+    out->emb = rg_alloc64((size_t)n * sizeof(float));
+    out->inv_freq = rg_alloc64((size_t)(B * H) * sizeof(float));
     if (!out->grad_cos || !out->grad_sin || !out->emb || !out->inv_freq) {
         rg_inputs_free(out);
         snprintf(err, errlen, "workload %d: out of memory allocating %.1f MiB of inputs", w->index,
@@ -187,30 +189,23 @@ int rg_inputs_make(const rg_workload *w, ropegrad_dtype dt, rg_inputs_kind kind,
         return 1;
     }
 
-    fill_grad(out->grad_cos, dt, stream_key(seed, w->index, 0), n);
-    fill_grad(out->grad_sin, dt, stream_key(seed, w->index, 1), n);
+    fill_grad(out->grad_cos, dt, rg_stream_key(seed, w->index, 0), n);
+    fill_grad(out->grad_sin, dt, rg_stream_key(seed, w->index, 1), n);
 
     if (kind == RG_INPUTS_NORMAL) {
-        const uint64_t ke = stream_key(seed, w->index, 2), ki = stream_key(seed, w->index, 3);
+        const uint64_t ke = rg_stream_key(seed, w->index, 2), ki = rg_stream_key(seed, w->index, 3);
         float *emb = out->emb, *inv = out->inv_freq;
 #pragma omp parallel for schedule(static)
-        for (int64_t i = 0; i < n; i++) emb[i] = (float)normal_at(ke, i);
-        for (int64_t i = 0; i < B * H; i++) inv[i] = (float)normal_at(ki, i);
+        for (int64_t i = 0; i < n; i++) emb[i] = (float)rg_normal_at(ke, i);
+        for (int64_t i = 0; i < B * H; i++) inv[i] = (float)rg_normal_at(ki, i);
     } else {
         float *emb = out->emb, *inv = out->inv_freq;
         for (int64_t d = 0; d < H; d++) inv[d] = (float)(1.0 / pow(1e6, (2.0 * (double)d) / (double)D));
         for (int64_t b = 1; b < B; b++) memcpy(inv + b * H, inv, (size_t)H * sizeof *inv);
-        const uint64_t ko = stream_key(seed, w->index, 4);
-        const int64_t den = S > 1 ? S - 1 : 1;
-        const int64_t step = RG_POS_MAX / den;
-        const int64_t span = step > 1 ? step : 1;
+        const uint64_t ko = rg_stream_key(seed, w->index, 4);
 #pragma omp parallel for schedule(static)
         for (int64_t row = 0; row < B * S; row++) {
-            const int64_t b = row / S, s = row % S;
-            int64_t off = (int64_t)(u_closed0(ko, b) * (double)span);
-            int64_t pos = (s * RG_POS_MAX) / den + off;
-            if (pos > RG_POS_MAX) pos = RG_POS_MAX;
-            const float fp = (float)pos;
+            const float fp = (float)rg_position_at(ko, row / S, row % S, S, RG_POS_MAX);
             float *e = emb + row * D;
             for (int64_t d = 0; d < H; d++) {
                 e[d] = fp * inv[d];
@@ -219,6 +214,16 @@ int rg_inputs_make(const rg_workload *w, ropegrad_dtype dt, rg_inputs_kind kind,
         }
     }
     return 0;
+}
+
+int64_t rg_position_at(uint64_t key, int64_t b, int64_t s, int64_t S, int64_t pos_max)
+{
+    const int64_t den = S > 1 ? S - 1 : 1;
+    const int64_t step = pos_max / den;
+    const int64_t span = step > 1 ? step : 1;
+    const int64_t off = (int64_t)(rg_uniform_at(key, b) * (double)span);
+    const int64_t pos = (s * pos_max) / den + off;
+    return pos > pos_max ? pos_max : pos;
 }
 
 void rg_inputs_free(rg_inputs *in)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* output.c -- a run as a table (for people) and as JSON (for machines).
  *
  * The JSON is written to a temporary file beside the target and renamed into
@@ -33,32 +34,83 @@ static void fmt_num(char *dst, size_t n, char style, int prec, double v)
         snprintf(dst, n, "%.*f", prec, v);
 }
 
+/* A run made by `check` (no timing): its table has no timing columns or lines. */
+static int is_timed(const rg_run_result *r) { return r->iterations > 0; }
+
+/* One workload's figures as the tables print them. */
+typedef struct row_text {
+    char t[32], g[32], ae[32], re[32], mr[32];   /* time_us, GB/s, max abs/rel error, matched ratio */
+} row_text;
+
+static void row_format(const rg_workload_result *w, row_text *x)
+{
+    fmt_num(x->t, sizeof x->t, 'f', 3, w->timed ? w->time_ns.median / 1e3 : NAN);
+    fmt_num(x->g, sizeof x->g, 'f', 1, w->timed ? w->gbps : NAN);
+    fmt_num(x->ae, sizeof x->ae, 'e', 3, w->check.max_abs_err);
+    fmt_num(x->re, sizeof x->re, 'e', 3, w->check.max_rel_err);
+    fmt_num(x->mr, sizeof x->mr, 'f', 5, w->check.matched_ratio);
+}
+
 void rg_run_print_table(const rg_run_result *r, void *file)
 {
     FILE *f = file ? (FILE *)file : stdout;
     if (!r) return;
-    fprintf(f, "%-8s %5s %6s %12s %9s %11s %11s %9s  %s\n", "workload", "B", "S", "time_us", "GB/s",
-            "max_abs_err", "max_rel_err", "matched", "pass");
+    const int timed = is_timed(r);
+    if (timed)
+        fprintf(f, "%-8s %5s %6s %12s %9s %11s %11s %9s  %s\n", "workload", "B", "S", "time_us", "GB/s",
+                "max_abs_err", "max_rel_err", "matched", "pass");
+    else
+        fprintf(f, "%-8s %5s %6s %11s %11s %9s  %s\n", "workload", "B", "S", "max_abs_err", "max_rel_err", "matched",
+                "pass");
     for (size_t i = 0; i < r->n_workloads; i++) {
         const rg_workload_result *w = &r->workloads[i];
-        char t[32], g[32], ae[32], re[32], mr[32];
-        fmt_num(t, sizeof t, 'f', 3, w->timed ? w->time_ns.median / 1e3 : NAN);
-        fmt_num(g, sizeof g, 'f', 1, w->timed ? w->gbps : NAN);
-        fmt_num(ae, sizeof ae, 'e', 3, w->check.max_abs_err);
-        fmt_num(re, sizeof re, 'e', 3, w->check.max_rel_err);
-        fmt_num(mr, sizeof mr, 'f', 5, w->check.matched_ratio);
-        fprintf(f, "%-8d %5lld %6lld %12s %9s %11s %11s %9s  %s%s%s\n", w->index, (long long)w->batch_size,
-                (long long)w->seq_len, t, g, ae, re, mr, w->check.pass ? "yes" : "NO",
+        row_text x;
+        row_format(w, &x);
+        fprintf(f, "%-8d %5lld %6lld ", w->index, (long long)w->batch_size, (long long)w->seq_len);
+        if (timed) fprintf(f, "%12s %9s ", x.t, x.g);
+        fprintf(f, "%11s %11s %9s  %s%s%s\n", x.ae, x.re, x.mr, w->check.pass ? "yes" : "NO",
                 w->check.pass ? "" : "  ", w->check.pass ? "" : w->check.reason);
     }
-    char m[32], gm[32];
-    fmt_num(m, sizeof m, 'f', 3, r->mean_ns / 1e3);
-    fmt_num(gm, sizeof gm, 'f', 3, r->geomean_ns / 1e3);
     fprintf(f, "passed %d/%d\n", r->passed, r->total);
-    fprintf(f, "mean of per-workload medians: %s us   geometric mean: %s us\n", m, gm);
     fprintf(f, "backend %s (kernel %d: %s), device %s\n", r->backend, r->kernel, r->kernel_name, r->device);
-    fprintf(f, "timer %s, cold cache: %s, inputs %s, seed %llu, warmup %d, iterations %d\n", r->timer, r->cold_l2,
-            r->inputs, (unsigned long long)r->seed, r->warmup, r->iterations);
+    if (timed) {
+        char m[32], gm[32];
+        fmt_num(m, sizeof m, 'f', 3, r->mean_ns / 1e3);
+        fmt_num(gm, sizeof gm, 'f', 3, r->geomean_ns / 1e3);
+        fprintf(f, "mean of per-workload medians: %s us   geometric mean: %s us\n", m, gm);
+        fprintf(f, "timer %s, cold cache: %s, inputs %s, seed %llu, warmup %d, iterations %d\n", r->timer, r->cold_l2,
+                r->inputs, (unsigned long long)r->seed, r->warmup, r->iterations);
+    } else {
+        fprintf(f, "inputs %s, seed %llu (correctness only, not timed)\n", r->inputs, (unsigned long long)r->seed);
+    }
+}
+
+/* The same rows as a Markdown table (md) or CSV (csv, RFC 4180: the reason
+ * column quoted). Columns: workload, B, S, [time_us, GB/s,] max_abs_err,
+ * max_rel_err, matched, pass, reason. */
+static void print_rows(const rg_run_result *r, FILE *f, int csv)
+{
+    const int timed = is_timed(r);
+    const char *sep = csv ? "," : " | ", *open = csv ? "" : "| ", *close = csv ? "" : " |";
+    fprintf(f, "%sworkload%sB%sS%s", open, sep, sep, sep);
+    if (timed) fprintf(f, "time_us%sGB/s%s", sep, sep);
+    fprintf(f, "max_abs_err%smax_rel_err%smatched%spass%sreason%s\n", sep, sep, sep, sep, close);
+    if (!csv) fprintf(f, "|---:|---:|---:|%s---:|---:|---:|---|---|\n", timed ? "---:|---:|" : "");
+    for (size_t i = 0; i < r->n_workloads; i++) {
+        const rg_workload_result *w = &r->workloads[i];
+        row_text x;
+        row_format(w, &x);
+        fprintf(f, "%s%d%s%lld%s%lld%s", open, w->index, sep, (long long)w->batch_size, sep, (long long)w->seq_len, sep);
+        if (timed) fprintf(f, "%s%s%s%s", x.t, sep, x.g, sep);
+        fprintf(f, "%s%s%s%s%s%s%s%s", x.ae, sep, x.re, sep, x.mr, sep, w->check.pass ? "yes" : "no", sep);
+        /* The reason is our own text, but quote it for CSV and keep '|' out of a Markdown cell. */
+        if (csv) fputc('"', f);
+        for (const char *c = w->check.pass ? "" : w->check.reason; *c; c++) {
+            if (csv && *c == '"') fputc('"', f);
+            fputc(!csv && *c == '|' ? '/' : *c, f);
+        }
+        fprintf(f, "%s%s\n", csv ? "\"" : "", close);
+    }
 }
 
 /* ---- JSON ------------------------------------------------------------------------------ */
@@ -117,6 +169,10 @@ static cJSON *env_json(jb *b, const rg_env *e)
     add_num(b, o, "mem_clock_mhz_end", e->mem_clock_mhz_end);
     add_str(b, o, "ropegrad_version", e->ropegrad_version);
     add_str(b, o, "build_flags", e->build_flags);
+    if (e->load_known) {
+        add_num(b, o, "load_average_1m", e->load_avg_1m);
+        add_num(b, o, "online_cpus", e->load_cpus);
+    }
     return o;
 }
 
@@ -203,6 +259,35 @@ static cJSON *result_json(const rg_run_result *r, int *oom)
     add(&b, root, "summary", sum);
     *oom = b.oom;
     return root;
+}
+
+int rg_run_print_format(const rg_run_result *r, const char *format, void *file, char *err, size_t errlen)
+{
+    FILE *f = file ? (FILE *)file : stdout;
+    if (!r || !format) {
+        snprintf(err, errlen, "rg_run_print_format: no result or format");
+        return 1;
+    }
+    if (!strcmp(format, "table")) {
+        rg_run_print_table(r, f);
+    } else if (!strcmp(format, "md") || !strcmp(format, "csv")) {
+        print_rows(r, f, format[0] == 'c');
+    } else if (!strcmp(format, "json")) {
+        int oom = 0;
+        cJSON *root = result_json(r, &oom);
+        char *text = (root && !oom) ? cJSON_Print(root) : NULL;
+        cJSON_Delete(root);
+        if (!text) {
+            snprintf(err, errlen, "out of memory building the JSON document");
+            return 1;
+        }
+        fprintf(f, "%s\n", text);
+        free(text);
+    } else {
+        snprintf(err, errlen, "unknown format '%s' (expected table, md, csv or json)", format);
+        return 1;
+    }
+    return ferror(f) ? (snprintf(err, errlen, "cannot write the results"), 1) : 0;
 }
 
 int rg_run_write_json(const rg_run_result *r, const char *path, char *err, size_t errlen)

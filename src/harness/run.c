@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* run.c -- one run of the protocol over a suite.
  *
  * For each selected workload: generate inputs (inputs.c), compute the float64
@@ -104,36 +105,6 @@ void rg_env_host(rg_env *e, int cpu_threads)
              RG_BUILD_TYPE, RG_BUILD_C_FLAGS, *RG_BUILD_CUDA_ARCHS ? RG_BUILD_CUDA_ARCHS : "none");
 }
 
-/* ---- reference ---------------------------------------------------------------------- */
-
-/* ropegrad_backward_reference is single-threaded; it is a pure function of
- * rows, so blocks of up to 256 rows of one batch are independent
- * sub-problems (batch_size 1) and run in parallel. */
-static int reference_parallel(const rg_inputs *in, double *ref)
-{
-    const ropegrad_problem p = rg_inputs_problem(in, NULL);
-    const int64_t B = p.batch_size, S = p.seq_len, D = p.head_dim;
-    const size_t esz = ropegrad_dtype_size(p.grad_dtype);
-    const int64_t block = 256, per_batch = (S + block - 1) / block, nblocks = B * per_batch;
-    int worst = 0;
-#pragma omp parallel for schedule(dynamic, 4) reduction(max : worst)
-    for (int64_t k = 0; k < nblocks; k++) {
-        const int64_t b = k / per_batch, s0 = (k % per_batch) * block;
-        const int64_t rows = S - s0 < block ? S - s0 : block;
-        const int64_t row0 = b * S + s0;
-        ropegrad_problem q = p;
-        q.batch_size = 1;
-        q.seq_len = rows;
-        q.grad_cos = (const char *)p.grad_cos + (size_t)(row0 * D) * esz;
-        q.grad_sin = (const char *)p.grad_sin + (size_t)(row0 * D) * esz;
-        q.emb = p.emb + row0 * D;
-        q.inv_freq = p.inv_freq + b * p.inv_freq_batch_stride;
-        int rc = ropegrad_backward_reference(&q, ref + row0);
-        if (rc > worst) worst = rc;
-    }
-    return worst;
-}
-
 /* ---- CPU backend ---------------------------------------------------------------------- */
 
 /* Size of the largest CPU cache, or 0 when unknown. */
@@ -197,26 +168,45 @@ void rg_result_set_samples(rg_workload_result *wr, double *samples_ns, int n)
     wr->gbps = wr->time_ns.median > 0 ? wr->bytes / wr->time_ns.median : 0; /* bytes/ns = GB/s */
 }
 
-static int cpu_workload(const rg_inputs *in, const double *ref, const rg_workload *w, const rg_run_options *o,
-                        cold_buffer *cold, rg_workload_result *wr, char *err, size_t errlen)
+/* The output's elements as floats, for the check (NULL on out of memory). */
+static float *widened(const rg_op *op, const void *out, int64_t n)
 {
-    const int64_t n = in->batch_size * in->seq_len;
-    float *out = aligned_alloc(64, ((size_t)n * sizeof(float) + 63) & ~(size_t)63);
+    float *f = malloc((size_t)n * sizeof *f);
+    if (f) op->widen(out, n, f);
+    return f;
+}
+
+int rg_check_op_output(const rg_op *op, const void *out, int64_t n, const double *ref, const rg_workload *w,
+                       rg_check *res)
+{
+    float *f = widened(op, out, n);
+    if (!f) return 1;
+    rg_check_output(f, ref, n, w->max_atol, w->max_rtol, w->required_matched_ratio, w->max_error_cap, res);
+    free(f);
+    return 0;
+}
+
+static int cpu_workload(const rg_op *op, const rg_tensors *in, const double *ref, const rg_workload *w,
+                        const rg_run_options *o, cold_buffer *cold, rg_workload_result *wr, char *err, size_t errlen)
+{
+    void *out = rg_alloc64(in->out_bytes);
     if (!out) {
         snprintf(err, errlen, "workload %d: out of memory", w->index);
         return 1;
     }
-    memset(out, 0xff, (size_t)n * sizeof(float));   /* all NaN: a kernel that skips a row fails */
-    ropegrad_problem p = rg_inputs_problem(in, out);
-    int rc = ropegrad_backward_cpu(&p, o->threads);
+    memset(out, 0xff, in->out_bytes);   /* all NaN: a kernel that skips an element fails */
+    int rc = op->cpu(in, out, o->threads);
     if (rc) {
         memset(&wr->check, 0, sizeof wr->check);
-        snprintf(wr->check.reason, sizeof wr->check.reason, "ropegrad_backward_cpu: %s", ropegrad_strerror(rc));
+        snprintf(wr->check.reason, sizeof wr->check.reason, "op %s cpu: %s", op->id, ropegrad_strerror(rc));
         free(out);
         return 0;
     }
-    rg_check_output(out, ref, n, w->max_atol, w->max_rtol, w->required_matched_ratio, w->max_error_cap,
-                    &wr->check);
+    if (rg_check_op_output(op, out, in->n_out, ref, w, &wr->check)) {
+        free(out);
+        snprintf(err, errlen, "workload %d: out of memory", w->index);
+        return 1;
+    }
     if (!o->timed || !wr->check.pass) {
         free(out);
         return 0;
@@ -230,7 +220,7 @@ static int cpu_workload(const rg_inputs *in, const double *ref, const rg_workloa
     for (int it = 0; it < o->warmup + o->iterations && !rc; it++) {
         cold_flush(cold, it);
         double t0 = now_ns();
-        rc = ropegrad_backward_cpu(&p, o->threads);
+        rc = op->cpu(in, out, o->threads);
         double t1 = now_ns();
         if (it >= o->warmup) samples[it - o->warmup] = t1 - t0;
     }
@@ -238,8 +228,7 @@ static int cpu_workload(const rg_inputs *in, const double *ref, const rg_workloa
     if (rc) {
         free(samples);
         wr->check.pass = 0;
-        snprintf(wr->check.reason, sizeof wr->check.reason, "ropegrad_backward_cpu (timed): %s",
-                 ropegrad_strerror(rc));
+        snprintf(wr->check.reason, sizeof wr->check.reason, "op %s cpu (timed): %s", op->id, ropegrad_strerror(rc));
         return 0;
     }
     rg_result_set_samples(wr, samples, o->iterations);
@@ -252,7 +241,7 @@ static int cpu_workload(const rg_inputs *in, const double *ref, const rg_workloa
 static int validate_options(const rg_suite *s, const int *indices, size_t n_indices, const rg_run_options *o,
                             char *err, size_t errlen)
 {
-    if (!s || !o || !s->workloads || !s->n_workloads) {
+    if (!s || !o || !s->workloads || !s->n_workloads || !s->op) {
         snprintf(err, errlen, "rg_run_suite: no suite or options");
         return 1;
     }
@@ -318,11 +307,15 @@ int rg_run_suite(const rg_suite *s, const int *indices, size_t n_indices, const 
         use_cuda = 1;
     } else {
         use_cuda = ropegrad_cuda_available();
-        fprintf(stderr, "ropegrad: backend auto -> %s\n",
+        if (o->verbose >= 0) fprintf(stderr, "ropegrad: backend auto -> %s\n",
                 use_cuda ? "cuda" : "cpu (no usable CUDA device)");
     }
-    if (use_cuda && !ropegrad_cuda_kernel_name(o->kernel)) {
-        snprintf(err, errlen, "unknown CUDA kernel %d (this build has %d)", o->kernel, ropegrad_cuda_kernel_count());
+    const rg_op *op = s->op;
+    if (use_cuda && !op->kernel_name(o->kernel)) {
+        if (op->kernel_name == ropegrad_cuda_kernel_name)
+            snprintf(err, errlen, "unknown CUDA kernel %d (this build has %d)", o->kernel, ropegrad_cuda_kernel_count());
+        else
+            snprintf(err, errlen, "unknown CUDA kernel %d: op %s ships one kernel (0, the default)", o->kernel, op->id);
         return 1;
     }
     if (!use_cuda && o->kernel != 0) {
@@ -335,6 +328,8 @@ int rg_run_suite(const rg_suite *s, const int *indices, size_t n_indices, const 
     const size_t n = n_indices ? n_indices : s->n_workloads;
     snprintf(out->suite, sizeof out->suite, "%s", s->name);
     snprintf(out->suite_dir, sizeof out->suite_dir, "%s", s->dir);
+    snprintf(out->op, sizeof out->op, "%s", op->id);
+    snprintf(out->reference, sizeof out->reference, "%s", op->reference);
     snprintf(out->backend, sizeof out->backend, "%s", use_cuda ? "cuda" : "cpu");
     out->kernel = o->kernel;
     snprintf(out->inputs, sizeof out->inputs, "%s", o->inputs == RG_INPUTS_POSITIONS ? "positions" : "normal");
@@ -361,7 +356,7 @@ int rg_run_suite(const rg_suite *s, const int *indices, size_t n_indices, const 
     int rc = 0;
     if (use_cuda) {
 #ifdef ROPEGRAD_HAVE_CUDA
-        if (rg_cuda_open(o->kernel, o->timed, out, &cs, err, errlen)) goto fail;
+        if (rg_cuda_open(op, o->kernel, o->timed, out, &cs, err, errlen)) goto fail;
 #endif
     } else {
         snprintf(out->kernel_name, sizeof out->kernel_name, "cpu-%s", ropegrad_cpu_isa());
@@ -396,24 +391,24 @@ int rg_run_suite(const rg_suite *s, const int *indices, size_t n_indices, const 
         wr->batch_size = w->batch_size;
         wr->seq_len = w->seq_len;
         wr->head_dim = w->head_dim;
-        wr->bytes = rg_workload_bytes(w, s->grad_dtype);
+        wr->bytes = op->bytes(w, s->grad_dtype);
         wr->sol_ms = w->sol_ms;
         wr->baseline_ms = w->baseline_ms;
         wr->time_ns.mean = wr->time_ns.median = wr->time_ns.min = wr->time_ns.max = wr->time_ns.stddev = NAN;
         wr->gbps = NAN;
 
-        rg_inputs in;
-        if (rg_inputs_make(w, s->grad_dtype, o->inputs, o->seed, &in, err, errlen)) goto fail;
-        double *ref = malloc((size_t)(w->batch_size * w->seq_len) * sizeof *ref);
+        rg_tensors in;
+        if (op->make(w, s->grad_dtype, (int)o->inputs, o->seed, &in, err, errlen)) goto fail;
+        double *ref = malloc((size_t)in.n_out * sizeof *ref);
         if (!ref) {
-            rg_inputs_free(&in);
+            rg_tensors_free(&in);
             snprintf(err, errlen, "workload %d: out of memory for the reference", w->index);
             goto fail;
         }
-        int rrc = reference_parallel(&in, ref);
+        int rrc = op->reference_fn(&in, ref);
         if (rrc) {
             free(ref);
-            rg_inputs_free(&in);
+            rg_tensors_free(&in);
             snprintf(err, errlen, "workload %d: reference: %s", w->index, ropegrad_strerror(rrc));
             goto fail;
         }
@@ -423,12 +418,12 @@ int rg_run_suite(const rg_suite *s, const int *indices, size_t n_indices, const 
             wrc = rg_cuda_workload(cs, &in, ref, w, o, wr, err, errlen);
         else
 #endif
-            wrc = cpu_workload(&in, ref, w, o, &cold, wr, err, errlen);
+            wrc = cpu_workload(op, &in, ref, w, o, &cold, wr, err, errlen);
         free(ref);
-        rg_inputs_free(&in);
+        rg_tensors_free(&in);
         if (wrc) goto fail;
         if (wr->check.pass) out->passed++;
-        if (o->verbose) {
+        if (o->verbose > 0) {
             if (wr->timed)
                 fprintf(stderr, "[%zu/%zu] workload %d (B=%lld S=%lld): pass, median %.2f us\n", k + 1, n, w->index,
                         (long long)w->batch_size, (long long)w->seq_len, wr->time_ns.median / 1e3);

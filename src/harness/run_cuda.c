@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* run_cuda.c -- the protocol on a GPU, timed as SOL-ExecBench times it.
  *
  * Per workload: copy the inputs to the device, poison the output with 0xFF
@@ -207,6 +208,7 @@ static void nvml_close(rg_nvml *n)
 /* ---- session --------------------------------------------------------------------------------- */
 
 struct rg_cuda_session {
+    const rg_op *op;
     int device, kernel, timed;
     cudaStream_t stream;
     void *cold;
@@ -243,7 +245,7 @@ static int cupti_setup(void)
     return 1;
 }
 
-int rg_cuda_open(int kernel, int timed, rg_run_result *r, rg_cuda_session **out, char *err, size_t errlen)
+int rg_cuda_open(const rg_op *op, int kernel, int timed, rg_run_result *r, rg_cuda_session **out, char *err, size_t errlen)
 {
     *out = NULL;
     rg_cuda_session *s = calloc(1, sizeof *s);
@@ -251,6 +253,7 @@ int rg_cuda_open(int kernel, int timed, rg_run_result *r, rg_cuda_session **out,
         snprintf(err, errlen, "out of memory");
         return 1;
     }
+    s->op = op;
     s->kernel = kernel;
     s->timed = timed;
     rg_env *e = &r->env;
@@ -295,7 +298,7 @@ int rg_cuda_open(int kernel, int timed, rg_run_result *r, rg_cuda_session **out,
         snprintf(r->cold_l2, sizeof r->cold_l2, "none (not timed)");
         snprintf(r->timer, sizeof r->timer, "none");
     }
-    const char *kn = ropegrad_cuda_kernel_name(kernel);
+    const char *kn = op->kernel_name(kernel);
     snprintf(r->kernel_name, sizeof r->kernel_name, "%s", kn ? kn : "default");
     snprintf(r->device, sizeof r->device, "%s (%s, %d SMs)", e->gpu_name, e->gpu_arch, e->gpu_sm_count);
     *out = s;
@@ -329,17 +332,28 @@ void rg_cuda_close(rg_cuda_session *s, rg_run_result *r)
 
 /* ---- timing ------------------------------------------------------------------------------------ */
 
+/* What one launch needs: the device tensors and the device output. */
+typedef struct rg_launch {
+    const rg_tensors *dev;
+    void *out;
+} rg_launch;
+
+static int launch(rg_cuda_session *s, const rg_launch *p)
+{
+    return s->op->cuda(p->dev, p->out, s->kernel, s->stream);
+}
+
 /* One protocol iteration: cold L2, then the kernel. */
-static int iteration(rg_cuda_session *s, const ropegrad_problem *p, char *err, size_t errlen)
+static int iteration(rg_cuda_session *s, const rg_launch *p, char *err, size_t errlen)
 {
     cudaError_t ce = cudaMemsetAsync(s->cold, 0, s->cold_bytes, s->stream);
     if (ce != cudaSuccess) {
         snprintf(err, errlen, "cudaMemsetAsync (cold L2): %s", cudaGetErrorString(ce));
         return 1;
     }
-    int rc = ropegrad_backward_cuda_kernel(p, s->kernel, s->stream);
+    int rc = launch(s, p);
     if (rc) {
-        snprintf(err, errlen, "ropegrad_backward_cuda_kernel: %s", ropegrad_strerror(rc));
+        snprintf(err, errlen, "op %s cuda: %s", s->op->id, ropegrad_strerror(rc));
         return 1;
     }
     return 0;
@@ -406,7 +420,7 @@ out:
 }
 
 /* CUPTI timing: 0 ok, 1 CUPTI failed (caller falls back), -1 CUDA error. */
-static int time_cupti(rg_cuda_session *s, const ropegrad_problem *p, int warmup, int iters, double *samples,
+static int time_cupti(rg_cuda_session *s, const rg_launch *p, int warmup, int iters, double *samples,
                       char *err, size_t errlen)
 {
     const int total = warmup + iters;
@@ -446,7 +460,7 @@ static int time_cupti(rg_cuda_session *s, const ropegrad_problem *p, int warmup,
 }
 
 /* CUDA events around each iteration's kernel (the memset stays outside). */
-static int time_events(rg_cuda_session *s, const ropegrad_problem *p, int warmup, int iters, double *samples,
+static int time_events(rg_cuda_session *s, const rg_launch *p, int warmup, int iters, double *samples,
                        char *err, size_t errlen)
 {
     cudaEvent_t *ev = calloc(2 * (size_t)iters, sizeof *ev);
@@ -460,9 +474,9 @@ static int time_events(rg_cuda_session *s, const ropegrad_problem *p, int warmup
         const int t = it - warmup;
         CK(cudaMemsetAsync(s->cold, 0, s->cold_bytes, s->stream));
         if (t >= 0) CK(cudaEventRecord(ev[2 * t], s->stream));
-        int krc = ropegrad_backward_cuda_kernel(p, s->kernel, s->stream);
+        int krc = launch(s, p);
         if (krc) {
-            snprintf(err, errlen, "ropegrad_backward_cuda_kernel: %s", ropegrad_strerror(krc));
+            snprintf(err, errlen, "op %s cuda: %s", s->op->id, ropegrad_strerror(krc));
             goto fail;
         }
         if (t >= 0) CK(cudaEventRecord(ev[2 * t + 1], s->stream));
@@ -482,52 +496,42 @@ fail:
 
 /* ---- one workload ---------------------------------------------------------------------------------- */
 
-int rg_cuda_workload(rg_cuda_session *s, const rg_inputs *in, const double *ref, const rg_workload *w,
+int rg_cuda_workload(rg_cuda_session *s, const rg_tensors *in, const double *ref, const rg_workload *w,
                      const rg_run_options *o, rg_workload_result *wr, char *err, size_t errlen)
 {
-    const int64_t B = in->batch_size, S = in->seq_len, D = in->head_dim, H = D / 2;
-    const size_t esz = ropegrad_dtype_size(in->dtype);
-    const size_t n_elem = (size_t)(B * S * D), n_out = (size_t)(B * S);
-    void *d_gc = NULL, *d_gs = NULL;
-    float *d_emb = NULL, *d_inv = NULL, *d_out = NULL, *h_out = NULL;
+    rg_tensors dev = *in;
+    void *d_out = NULL, *h_out = NULL;
     double *samples = NULL;
     int rc = 1;
 
-    CK(cudaMalloc(&d_gc, n_elem * esz));
-    CK(cudaMalloc(&d_gs, n_elem * esz));
-    CK(cudaMalloc((void **)&d_emb, n_elem * sizeof(float)));
-    CK(cudaMalloc((void **)&d_inv, (size_t)(B * H) * sizeof(float)));
-    CK(cudaMalloc((void **)&d_out, n_out * sizeof(float)));
-    CK(cudaMemcpy(d_gc, in->grad_cos, n_elem * esz, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(d_gs, in->grad_sin, n_elem * esz, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(d_emb, in->emb, n_elem * sizeof(float), cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(d_inv, in->inv_freq, (size_t)(B * H) * sizeof(float), cudaMemcpyHostToDevice));
-
-    ropegrad_problem p = rg_inputs_problem(in, d_out);
-    p.grad_cos = d_gc;
-    p.grad_sin = d_gs;
-    p.emb = d_emb;
-    p.inv_freq = d_inv;
+    for (int i = 0; i < in->n_in; i++) dev.in[i] = NULL;
+    for (int i = 0; i < in->n_in; i++) {
+        CK(cudaMalloc(&dev.in[i], in->in_bytes[i]));
+        CK(cudaMemcpy(dev.in[i], in->in[i], in->in_bytes[i], cudaMemcpyHostToDevice));
+    }
+    CK(cudaMalloc(&d_out, in->out_bytes));
+    const rg_launch p = {&dev, d_out};
 
     /* The checked run, into an all-NaN output. */
-    h_out = malloc(n_out * sizeof *h_out);
+    h_out = malloc(in->out_bytes);
     if (!h_out) {
         snprintf(err, errlen, "workload %d: out of memory", w->index);
         goto fail;
     }
-    CK(cudaMemsetAsync(d_out, 0xFF, n_out * sizeof(float), s->stream));
-    int krc = ropegrad_backward_cuda_kernel(&p, s->kernel, s->stream);
+    CK(cudaMemsetAsync(d_out, 0xFF, in->out_bytes, s->stream));
+    int krc = launch(s, &p);
     CK(cudaStreamSynchronize(s->stream));
     if (krc) {
         memset(&wr->check, 0, sizeof wr->check);
-        snprintf(wr->check.reason, sizeof wr->check.reason, "ropegrad_backward_cuda_kernel: %s",
-                 ropegrad_strerror(krc));
+        snprintf(wr->check.reason, sizeof wr->check.reason, "op %s cuda: %s", s->op->id, ropegrad_strerror(krc));
         rc = 0;
         goto fail;
     }
-    CK(cudaMemcpy(h_out, d_out, n_out * sizeof(float), cudaMemcpyDeviceToHost));
-    rg_check_output(h_out, ref, (int64_t)n_out, w->max_atol, w->max_rtol, w->required_matched_ratio,
-                    w->max_error_cap, &wr->check);
+    CK(cudaMemcpy(h_out, d_out, in->out_bytes, cudaMemcpyDeviceToHost));
+    if (rg_check_op_output(s->op, h_out, in->n_out, ref, w, &wr->check)) {
+        snprintf(err, errlen, "workload %d: out of memory", w->index);
+        goto fail;
+    }
 
     if (o->timed && wr->check.pass) {
         samples = malloc((size_t)o->iterations * sizeof *samples);
@@ -556,9 +560,6 @@ fail:
     free(samples);
     free(h_out);
     cudaFree(d_out);
-    cudaFree(d_inv);
-    cudaFree(d_emb);
-    cudaFree(d_gs);
-    cudaFree(d_gc);
+    for (int i = 0; i < in->n_in; i++) cudaFree(dev.in[i]);
     return rc;
 }

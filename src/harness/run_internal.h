@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* run_internal.h -- what run.c shares with the CUDA runner (run_cuda.c).
  * Not part of the harness's interface. */
 #ifndef ROPEGRAD_RUN_INTERNAL_H
@@ -14,18 +15,34 @@ void rg_env_host(rg_env *e, int cpu_threads);
  * samples_ns (ownership passes to wr). */
 void rg_result_set_samples(rg_workload_result *wr, double *samples_ns, int n);
 
+/* The counter-based generator of inputs.c, for the ops' input makers:
+ * rg_stream_key(seed, w, t) is key(w, t); the values are normal(w, t, i) and
+ * uniform(w, t, i) as documented there. */
+uint64_t rg_stream_key(uint64_t seed, int w, int t);
+double rg_normal_at(uint64_t key, int64_t i);
+double rg_uniform_at(uint64_t key, int64_t i);
+
+/* Real training positions (inputs.c, RG_INPUTS_POSITIONS): position of row
+ * s of batch b for positions in [0, pos_max], with the per-batch shift drawn
+ * from key. */
+int64_t rg_position_at(uint64_t key, int64_t b, int64_t s, int64_t S, int64_t pos_max);
+
+/* Widens an op's output and applies the protocol's check (0, or 1 on out of memory). */
+int rg_check_op_output(const rg_op *op, const void *out, int64_t n, const double *ref, const rg_workload *w,
+                       rg_check *res);
+
 #ifdef ROPEGRAD_HAVE_CUDA
 typedef struct rg_cuda_session rg_cuda_session;
 
 /* Picks the current device, fills r->device, r->timer, r->cold_l2 and the GPU
  * half of r->env (clocks sampled now), allocates the cold-L2 buffer and sets
  * up CUPTI (falling back to CUDA events when CUPTI cannot be used). */
-int rg_cuda_open(int kernel, int timed, rg_run_result *r, rg_cuda_session **out, char *err, size_t errlen);
+int rg_cuda_open(const rg_op *op, int kernel, int timed, rg_run_result *r, rg_cuda_session **out, char *err, size_t errlen);
 
 /* One workload: device copies, the poisoned checked run, the check, then
  * (when timed and correct) warmup + iterations under the protocol's timer.
  * Returns 0 (whether or not the workload passed), non-zero on a CUDA error. */
-int rg_cuda_workload(rg_cuda_session *s, const rg_inputs *in, const double *ref, const rg_workload *w,
+int rg_cuda_workload(rg_cuda_session *s, const rg_tensors *in, const double *ref, const rg_workload *w,
                      const rg_run_options *o, rg_workload_result *wr, char *err, size_t errlen);
 
 /* Samples the end clocks into r->env, sets r->timer from what was used, frees everything. */

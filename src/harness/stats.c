@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stats.c -- summary statistics of a run's per-iteration times. */
 #include <math.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * strict_json.c -- see strict_json.h. Two passes around cJSON: a lexical
  * pass over the bytes (UTF-8, strings' raw bytes and escapes, with line

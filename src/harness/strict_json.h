@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * strict_json.h -- the one JSON reader of the code base (suites, manifests,
  * baselines): cJSON, with the checks that make every reader see the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* suite.c -- loads a suite in SOL-ExecBench's own formats.
  *
  *   DIR/definition.json     the problem: name, axes (head_dim const), input/output dtypes
@@ -170,6 +171,19 @@ static int load_definition(const char *path, rg_suite *s, char *err, size_t errl
     int rc = 1;
     char dtype[32];
     if (get_string(root, "name", path, s->name, sizeof s->name, err, errlen)) goto out;
+    s->op = rg_op_find(s->name);
+    if (!s->op) {
+        char ids[64] = "", shown[65];
+        for (const rg_op *const *o = rg_ops; *o; o++)
+            snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%s", ids[0] ? ", " : "", (*o)->id);
+        /* The name is untrusted: printable ASCII only in the one-line message. */
+        size_t k = 0;
+        for (; s->name[k] && k < sizeof shown - 1; k++)
+            shown[k] = (s->name[k] >= 0x20 && s->name[k] < 0x7f) ? s->name[k] : '?';
+        shown[k] = '\0';
+        snprintf(err, errlen, "%s: field 'name': no op of ropegrad is defined by '%s' (ops: %s)", path, shown, ids);
+        goto out;
+    }
 
     const cJSON *hd = get_path(root, "axes.head_dim");
     if (!cJSON_IsObject(hd)) {
@@ -189,32 +203,41 @@ static int load_definition(const char *path, rg_suite *s, char *err, size_t errl
         goto out;
     }
 
-    /* The two gradients share one dtype (bf16 in the dataset; f16/f32 accepted). */
-    ropegrad_dtype gc, gs;
-    if (get_string(root, "inputs.grad_cos.dtype", path, dtype, sizeof dtype, err, errlen)) goto out;
-    if (parse_dtype(dtype, &gc)) {
-        snprintf(err, errlen, "%s: field 'inputs.grad_cos.dtype' must be bfloat16, float16 or float32", path);
-        goto out;
-    }
-    if (get_string(root, "inputs.grad_sin.dtype", path, dtype, sizeof dtype, err, errlen)) goto out;
-    if (parse_dtype(dtype, &gs) || gs != gc) {
-        snprintf(err, errlen, "%s: field 'inputs.grad_sin.dtype' must equal inputs.grad_cos.dtype", path);
-        goto out;
-    }
-    s->grad_dtype = gc;
-
-    static const char *const f32_fields[] = {"inputs.emb.dtype", "inputs.inv_freq_expanded.dtype",
-                                             "outputs.grad_position_ids.dtype"};
-    for (size_t i = 0; i < sizeof f32_fields / sizeof f32_fields[0]; i++) {
-        if (get_string(root, f32_fields[i], path, dtype, sizeof dtype, err, errlen)) goto out;
-        if (strcmp(dtype, "float32")) {
-            snprintf(err, errlen, "%s: field '%s' must be \"float32\"", path, f32_fields[i]);
-            goto out;
+    /* Every input and output the op names, with the dtype it requires. */
+    s->grad_dtype = ROPEGRAD_BF16;
+    int have_grad = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        const rg_op_tensor *list = pass ? s->op->outputs : s->op->inputs;
+        for (const rg_op_tensor *t = list; t->name; t++) {
+            char field[160];
+            snprintf(field, sizeof field, "%s.%s", pass ? "outputs" : "inputs", t->name);
+            if (!t->dtype) {   /* a scalar */
+                if (!cJSON_IsObject(get_path(root, field))) {
+                    snprintf(err, errlen, "%s: field '%s' is missing or not an object", path, field);
+                    goto out;
+                }
+                continue;
+            }
+            snprintf(field, sizeof field, "%s.%s.dtype", pass ? "outputs" : "inputs", t->name);
+            if (get_string(root, field, path, dtype, sizeof dtype, err, errlen)) goto out;
+            if (!strcmp(t->dtype, "grad")) {
+                /* 014's gradients share one dtype (bf16 in the dataset; f16/f32 accepted). */
+                ropegrad_dtype g;
+                if (parse_dtype(dtype, &g)) {
+                    snprintf(err, errlen, "%s: field '%s' must be bfloat16, float16 or float32", path, field);
+                    goto out;
+                }
+                if (have_grad && g != s->grad_dtype) {
+                    snprintf(err, errlen, "%s: field '%s' must equal the other gradient's dtype", path, field);
+                    goto out;
+                }
+                s->grad_dtype = g;
+                have_grad = 1;
+            } else if (strcmp(dtype, t->dtype)) {
+                snprintf(err, errlen, "%s: field '%s' must be \"%s\"", path, field, t->dtype);
+                goto out;
+            }
         }
-    }
-    if (!cJSON_IsObject(get_path(root, "inputs.attention_scaling"))) {
-        snprintf(err, errlen, "%s: field 'inputs.attention_scaling' is missing or not an object", path);
-        goto out;
     }
     rc = 0;
 out:
@@ -268,7 +291,7 @@ static int blank(const char *s)
     return 1;
 }
 
-static int parse_workload(const char *line, size_t len, const char *loc, int64_t head_dim, rg_workload *w,
+static int parse_workload(const char *line, size_t len, const char *loc, const rg_suite *s, rg_workload *w,
                           char *err, size_t errlen)
 {
     cJSON *root = parse_json(line, len, loc, err, errlen);
@@ -278,6 +301,7 @@ static int parse_workload(const char *line, size_t len, const char *loc, int64_t
     if (get_string(root, "uuid", loc, w->uuid, sizeof w->uuid, err, errlen)) goto out;
     if (get_int_min(root, "axes.batch_size", loc, 1, &w->batch_size, err, errlen)) goto out;
     if (get_int_min(root, "axes.seq_len", loc, 1, &w->seq_len, err, errlen)) goto out;
+    const int64_t head_dim = s->head_dim;
     w->head_dim = head_dim;
     /* B*S*head_dim*4 bytes (emb, the largest tensor) must fit in int64. */
     if (w->batch_size > INT64_MAX / w->seq_len ||
@@ -285,7 +309,10 @@ static int parse_workload(const char *line, size_t len, const char *loc, int64_t
         snprintf(err, errlen, "%s: field 'axes.seq_len': batch_size*seq_len*head_dim overflows", loc);
         goto out;
     }
-    if (get_number(root, "inputs.attention_scaling.value", loc, 0, -HUGE_VAL, HUGE_VAL, &v, err, errlen))
+    /* An op whose generator sets the scale (011's get_inputs) reads none here. */
+    v = 1.0;
+    if (get_number(root, "inputs.attention_scaling.value", loc, s->op->custom_scale, -HUGE_VAL, HUGE_VAL, &v, err,
+                   errlen))
         goto out;
     if (!isfinite((float)v)) {
         snprintf(err, errlen, "%s: field 'inputs.attention_scaling.value' does not fit a float32", loc);
@@ -349,7 +376,7 @@ static int load_workloads(const char *path, rg_suite *s, char *err, size_t errle
         }
         memset(&ws[n], 0, sizeof ws[n]);
         ws[n].index = (int)n;
-        if (parse_workload(line, len, loc, s->head_dim, &ws[n], err, errlen)) goto out;
+        if (parse_workload(line, len, loc, s, &ws[n], err, errlen)) goto out;
         n++;
     }
     if (n == 0) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* common.c -- argument validation, error strings, version: shared by every path. */
 #include <math.h>
 #include <stdint.h>
@@ -44,6 +45,7 @@ const char *ropegrad_strerror(int status)
     case ROPEGRAD_ERR_CUDA: return "a CUDA runtime call or kernel launch failed";
     case ROPEGRAD_ERR_BAD_KERNEL: return "unknown CUDA kernel version";
     case ROPEGRAD_ERR_OUT_OF_MEMORY: return "out of host memory";
+    case ROPEGRAD_ERR_OVERLAP: return "the output overlaps an input tensor (in-place use is not supported)";
     default: return "unknown ropegrad status";
     }
 }
@@ -79,11 +81,46 @@ int rg_validate_inputs(const ropegrad_problem *p)
     return ROPEGRAD_OK;
 }
 
+int rg_ranges_overlap(const void *a, size_t a_bytes, const void *b, size_t b_bytes)
+{
+    if (!a || !b || a_bytes == 0 || b_bytes == 0) return 0;
+    const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    /* [x, x+a_bytes) and [y, y+b_bytes) meet unless one ends before the other
+     * starts; written with subtractions so that no end can wrap around. */
+    return x < y ? y - x < a_bytes : x - y < b_bytes;
+}
+
+int rg_check_output_overlap(const ropegrad_problem *p, const void *out, size_t out_bytes)
+{
+    /* Called after rg_validate_inputs: every product below fits (OVERFLOW checks). */
+    const size_t rows = (size_t)p->batch_size * (size_t)p->seq_len, D = (size_t)p->head_dim;
+    const size_t gbytes = rows * D * ropegrad_dtype_size(p->grad_dtype);
+    const size_t inv_elems = (size_t)(p->batch_size - 1) * (size_t)p->inv_freq_batch_stride + D / 2;
+    if (rg_ranges_overlap(out, out_bytes, p->grad_cos, gbytes) || rg_ranges_overlap(out, out_bytes, p->grad_sin, gbytes) ||
+        rg_ranges_overlap(out, out_bytes, p->emb, rows * D * 4) ||
+        rg_ranges_overlap(out, out_bytes, p->inv_freq, inv_elems * 4))
+        return ROPEGRAD_ERR_OVERLAP;
+    return ROPEGRAD_OK;
+}
+
 int ropegrad_validate(const ropegrad_problem *p)
 {
     int rc = rg_validate_inputs(p);
     if (rc) return rc;
     if (!p->grad_position_ids) return ROPEGRAD_ERR_NULL_OUTPUT;
     if (misaligned(p->grad_position_ids, 4)) return ROPEGRAD_ERR_MISALIGNED;
+    return rg_check_output_overlap(p, p->grad_position_ids,
+                                   (size_t)p->batch_size * (size_t)p->seq_len * sizeof(float));
+}
+
+int rg_validate_forward_shape(int64_t B, int64_t S, int64_t D, int64_t out_bytes_per_elem, float scale)
+{
+    if (B < 1 || S < 1) return ROPEGRAD_ERR_BAD_SIZE;
+    if (D < 2 || D > ROPEGRAD_MAX_HEAD_DIM || (D & 1)) return ROPEGRAD_ERR_BAD_HEAD_DIM;
+    if (B > INT64_MAX / S) return ROPEGRAD_ERR_OVERFLOW;
+    const int64_t rows = B * S;
+    if (rows > INT64_MAX / (D * out_bytes_per_elem)) return ROPEGRAD_ERR_OVERFLOW;
+    if ((uint64_t)rows * (uint64_t)D * (uint64_t)out_bytes_per_elem > (uint64_t)SIZE_MAX) return ROPEGRAD_ERR_OVERFLOW;
+    if (!isfinite(scale)) return ROPEGRAD_ERR_NONFINITE_SCALE;
     return ROPEGRAD_OK;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cpu.c -- the CPU path: validation, OpenMP threading, run-time ISA dispatch,
  * and the portable C kernel.
  *
@@ -24,6 +25,7 @@
  * vectors whose lanes all lie in the range that bound is documented for
  * (|x| <= 39000) and the 1-ulp one otherwise; cpu_avx512.c says why that
  * costs no measurable accuracy in the result. */
+#include <math.h>
 #include <omp.h>
 #include <pthread.h>
 #include <sleef.h>
@@ -75,11 +77,22 @@ static void kernel_portable(const ropegrad_problem *p, int64_t r0, int64_t r1)
     }
 }
 
+/* Scalar SLEEF sincos, 1 ulp: the portable forward primitive. */
+static void sincos_portable(const float *x, float *s, float *c, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) {
+        Sleef_float2 sc = Sleef_sincosf_u10(x[i]);
+        s[i] = sc.x;
+        c[i] = sc.y;
+    }
+}
+
 /* ---- run-time dispatch ---------------------------------------------------- */
 
 static pthread_once_t isa_once = PTHREAD_ONCE_INIT;
 static const char *isa_name = "portable";
 static rg_cpu_rows_fn isa_kernel = kernel_portable;
+static rg_cpu_sincos_fn isa_sincos = sincos_portable;
 
 static void isa_resolve(void)
 {
@@ -100,9 +113,11 @@ static void isa_resolve(void)
     if (avx512) {
         isa_name = "avx512";
         isa_kernel = avx512;
+        isa_sincos = rg_cpu_avx512_sincos();
     } else if (avx2) {
         isa_name = "avx2";
         isa_kernel = avx2;
+        isa_sincos = rg_cpu_avx2_sincos();
     }
     /* Forcing a narrower (or the same) path the CPU can run. */
     const char *want = getenv("ROPEGRAD_CPU_ISA");
@@ -110,12 +125,15 @@ static void isa_resolve(void)
     if (strcmp(want, "portable") == 0) {
         isa_name = "portable";
         isa_kernel = kernel_portable;
+        isa_sincos = sincos_portable;
     } else if (strcmp(want, "avx2") == 0 && avx2) {
         isa_name = "avx2";
         isa_kernel = avx2;
+        isa_sincos = rg_cpu_avx2_sincos();
     } else if (strcmp(want, "avx512") == 0 && avx512) {
         isa_name = "avx512";
         isa_kernel = avx512;
+        isa_sincos = rg_cpu_avx512_sincos();
     }
 }
 
@@ -127,35 +145,96 @@ const char *ropegrad_cpu_isa(void)
 
 /* ---- entry point ---------------------------------------------------------- */
 
-int ropegrad_backward_cpu(const ropegrad_problem *p, int num_threads)
-{
-    int rc = ropegrad_validate(p);
-    if (rc) return rc;
-    if (num_threads < 0) return ROPEGRAD_ERR_BAD_THREADS;
-    pthread_once(&isa_once, isa_resolve);
-    const rg_cpu_rows_fn kernel = isa_kernel;
+/* SLEEF's float sincos error bounds are relative (3.5 ulp = 2^-22.2 of the
+ * value); 2^-20 of |value| covers them and the scale's product with margin,
+ * and a tiny absolute part covers results near zero and subnormals. */
+#define RG_SLEEF_SINCOS_REL 9.5367431640625e-07f   /* 2^-20 */
+#define RG_SLEEF_SINCOS_ABS 1.0e-30f
+/* SLEEF documents its 1-ulp float sincos for |x| <= 5e9; beyond, libm's double. */
+#define RG_SLEEF_SINCOS_MAX 1.0e9f
 
-    const int64_t rows = p->batch_size * p->seq_len, H = p->head_dim / 2;
-    const int64_t chunk = H >= RG_CHUNK_ELEMS ? 1 : RG_CHUNK_ELEMS / H;
+/* The forward ops round scale*sin/cos to bf16. A float value v carries an
+ * error of at most t = |v| * RG_SLEEF_SINCOS_REL (+ a tiny absolute part);
+ * when v - t and v + t round to the same bf16, that bf16 is the one nearest
+ * to the exact value. Otherwise (a rounding midpoint inside the interval:
+ * about one value in 2^11) the value is
+ * recomputed from libm's double sin/cos and rounded once. So every output is
+ * the correctly rounded bf16 of scale*sin(x) (to double's 1e-16), and never
+ * further from the float64 reference than a float32 evaluation rounded to
+ * bf16 (tests/test_forward.c checks both). */
+void rg_sincos_bf16_row(const float *x, int64_t n, float scale, uint16_t *sb, uint16_t *cb)
+{
+    pthread_once(&isa_once, isa_resolve);
+    float s[ROPEGRAD_MAX_HEAD_DIM / 2], c[ROPEGRAD_MAX_HEAD_DIM / 2];
+    unsigned char ok[ROPEGRAD_MAX_HEAD_DIM / 2];
+    int all_ok = 1;
+    isa_sincos(x, s, c, n);
+    /* Branch-free, so the compiler vectorizes it; the rare values to redo are
+     * marked and done after. */
+    for (int64_t j = 0; j < n; j++) {
+        const float vs = s[j] * scale, vc = c[j] * scale;
+        const float ts = fabsf(vs) * RG_SLEEF_SINCOS_REL + RG_SLEEF_SINCOS_ABS;
+        const float tc = fabsf(vc) * RG_SLEEF_SINCOS_REL + RG_SLEEF_SINCOS_ABS;
+        const uint16_t s0 = rg_bf16_rn(vs - ts), s1 = rg_bf16_rn(vs + ts);
+        const uint16_t c0 = rg_bf16_rn(vc - tc), c1 = rg_bf16_rn(vc + tc);
+        /* |x| within SLEEF's documented range and both values finite (NaN fails every compare) */
+        const int good = (s0 == s1) & (c0 == c1) & (fabsf(x[j]) <= RG_SLEEF_SINCOS_MAX) &
+                         (fabsf(vs) + ts <= 3.0e38f) & (fabsf(vc) + tc <= 3.0e38f);
+        sb[j] = s0;
+        cb[j] = c0;
+        ok[j] = (unsigned char)good;
+        all_ok &= good;
+    }
+    if (all_ok) return;
+    for (int64_t j = 0; j < n; j++) {
+        if (ok[j]) continue;
+        const double xd = (double)x[j];
+        sb[j] = rg_bf16_rn_double((double)scale * sin(xd));
+        cb[j] = rg_bf16_rn_double((double)scale * cos(xd));
+    }
+}
+
+void rg_cpu_parallel_rows(int64_t rows, int64_t row_elems, int num_threads, rg_cpu_chunk_fn fn, const void *ctx)
+{
+    const int64_t chunk = row_elems >= RG_CHUNK_ELEMS ? 1 : RG_CHUNK_ELEMS / row_elems;
     const int64_t nchunks = (rows - 1) / chunk + 1;
 
-    /* The op is compute bound on every core, so more threads than processors
+    /* The ops are compute bound on every core, so more threads than processors
      * only adds switching: 0 means all of them, and larger requests are
      * clamped to them, to one thread per chunk, and to one thread per
      * RG_MIN_THREAD_ELEMS of work. */
     int64_t nt = omp_get_num_procs();
     if (num_threads > 0 && num_threads < nt) nt = num_threads;
     if (nt > nchunks) nt = nchunks;
-    if (nt > rows * H / RG_MIN_THREAD_ELEMS) nt = rows * H / RG_MIN_THREAD_ELEMS;
+    if (nt > rows * row_elems / RG_MIN_THREAD_ELEMS) nt = rows * row_elems / RG_MIN_THREAD_ELEMS;
     if (nt <= 1) {
-        kernel(p, 0, rows);
-        return ROPEGRAD_OK;
+        fn(ctx, 0, rows);
+        return;
     }
 #pragma omp parallel for schedule(static) num_threads((int)nt)
     for (int64_t c = 0; c < nchunks; c++) {
         const int64_t r0 = c * chunk;
         const int64_t r1 = r0 + chunk < rows ? r0 + chunk : rows;
-        kernel(p, r0, r1);
+        fn(ctx, r0, r1);
     }
+}
+
+static void backward_chunk(const void *ctx, int64_t r0, int64_t r1)
+{
+    isa_kernel((const ropegrad_problem *)ctx, r0, r1);
+}
+
+int ropegrad_backward_cpu(const ropegrad_problem *p, int num_threads)
+{
+    int rc = ropegrad_validate(p);
+    if (rc) return rc;
+    if (num_threads < 0) return ROPEGRAD_ERR_BAD_THREADS;
+    pthread_once(&isa_once, isa_resolve);
+    rg_cpu_parallel_rows(p->batch_size * p->seq_len, p->head_dim / 2, num_threads, backward_chunk, p);
     return ROPEGRAD_OK;
+}
+
+int ropegrad_rope_backward_cpu(const ropegrad_problem *p, int num_threads)
+{
+    return ropegrad_backward_cpu(p, num_threads);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cpu_avx2.c -- the CPU path's AVX2 row kernel: 8 floats per vector.
  *
  * Compiled with -mavx2 -mfma -mf16c (src/op/CMakeLists.txt) and called by
@@ -116,8 +117,33 @@ static void kernel_avx2(const ropegrad_problem *p, int64_t r0, int64_t r1)
 
 rg_cpu_rows_fn rg_cpu_avx2_kernel(void) { return kernel_avx2; }
 
+/* s[i], c[i] = sin, cos of x[i] for i < n (the forward ops' primitive; the
+ * same 3.5-ulp / 1-ulp choice per vector as the row kernel). */
+static void sincos_array(const float *x, float *s, float *c, int64_t n)
+{
+    int64_t i = 0;
+    for (; i + W <= n; i += W) {
+        const __m256 v = _mm256_loadu_ps(x + i);
+        const int far = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), v), _mm256_set1_ps(RG_U35_LIMIT), _CMP_NLT_UQ));
+        const Sleef___m256_2 sc = far ? Sleef_sincosf8_u10avx2(v) : Sleef_sincosf8_u35avx2(v);
+        _mm256_storeu_ps(s + i, sc.x);
+        _mm256_storeu_ps(c + i, sc.y);
+    }
+    if (i < n) {
+        float xb[W] = {0}, sb[W], cb[W];
+        memcpy(xb, x + i, (size_t)(n - i) * sizeof(float));
+        sincos_array(xb, sb, cb, W);
+        memcpy(s + i, sb, (size_t)(n - i) * sizeof(float));
+        memcpy(c + i, cb, (size_t)(n - i) * sizeof(float));
+    }
+}
+
+rg_cpu_sincos_fn rg_cpu_avx2_sincos(void) { return sincos_array; }
+
 #else
 
 rg_cpu_rows_fn rg_cpu_avx2_kernel(void) { return NULL; }
+
+rg_cpu_sincos_fn rg_cpu_avx2_sincos(void) { return NULL; }
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cpu_avx512.c -- the CPU path's AVX-512 row kernel: 16 floats per vector.
  *
  * Compiled with -mavx512f -mfma -mf16c (src/op/CMakeLists.txt) and called by
@@ -127,8 +128,33 @@ static void kernel_avx512(const ropegrad_problem *p, int64_t r0, int64_t r1)
 
 rg_cpu_rows_fn rg_cpu_avx512_kernel(void) { return kernel_avx512; }
 
+/* s[i], c[i] = sin, cos of x[i] for i < n (the forward ops' primitive; the
+ * same 3.5-ulp / 1-ulp choice per vector as the row kernel). */
+static void sincos_array(const float *x, float *s, float *c, int64_t n)
+{
+    int64_t i = 0;
+    for (; i + W <= n; i += W) {
+        const __m512 v = _mm512_loadu_ps(x + i);
+        const __mmask16 far = _mm512_cmp_ps_mask(_mm512_abs_ps(v), _mm512_set1_ps(RG_U35_LIMIT), _CMP_NLT_UQ);
+        const Sleef___m512_2 sc = far ? Sleef_sincosf16_u10avx512f(v) : Sleef_sincosf16_u35avx512f(v);
+        _mm512_storeu_ps(s + i, sc.x);
+        _mm512_storeu_ps(c + i, sc.y);
+    }
+    if (i < n) {
+        float xb[W] = {0}, sb[W], cb[W];
+        memcpy(xb, x + i, (size_t)(n - i) * sizeof(float));
+        sincos_array(xb, sb, cb, W);
+        memcpy(s + i, sb, (size_t)(n - i) * sizeof(float));
+        memcpy(c + i, cb, (size_t)(n - i) * sizeof(float));
+    }
+}
+
+rg_cpu_sincos_fn rg_cpu_avx512_sincos(void) { return sincos_array; }
+
 #else
 
 rg_cpu_rows_fn rg_cpu_avx512_kernel(void) { return NULL; }
+
+rg_cpu_sincos_fn rg_cpu_avx512_sincos(void) { return NULL; }
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // cuda.cu -- the C API of the CUDA backend. The kernels themselves are in
 // kernels.cuh (one file, also embedded verbatim by `ropegrad export-solution`).
 //
@@ -5,13 +6,14 @@
 // allocation, no synchronization, no global mutable state: two host threads
 // may call this at once on two streams.
 #include "kernels.cuh"
+#include "internal_cuda.h"
 
 extern "C" {
 
 // Every tensor must be memory this GPU can dereference: device or managed
 // allocations (or host memory mapped into the device's address space). Plain
 // pageable host memory would fault inside the kernel, so it is refused here.
-static int rg_check_device_ptr(const void *ptr)
+int rg_check_device_ptr(const void *ptr)
 {
     cudaPointerAttributes a;
     if (cudaPointerGetAttributes(&a, ptr) != cudaSuccess) {
@@ -37,6 +39,11 @@ int ropegrad_backward_cuda_kernel(const ropegrad_problem *p, int kernel, void *c
 }
 
 int ropegrad_backward_cuda(const ropegrad_problem *p, void *cuda_stream)
+{
+    return ropegrad_backward_cuda_kernel(p, 0, cuda_stream);
+}
+
+int ropegrad_rope_backward_cuda(const ropegrad_problem *p, void *cuda_stream)
 {
     return ropegrad_backward_cuda_kernel(p, 0, cuda_stream);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* internal.h -- helpers shared by the op's implementations (not public). */
 #ifndef ROPEGRAD_OP_INTERNAL_H
 #define ROPEGRAD_OP_INTERNAL_H
@@ -55,5 +56,56 @@ static inline float rg_load_grad(const void *base, ropegrad_dtype dt, int64_t i)
 
 /* Validation minus the output pointer check (the reference writes elsewhere). */
 int rg_validate_inputs(const ropegrad_problem *p);
+
+/* 1 when the byte ranges [a, a+a_bytes) and [b, b+b_bytes) share a byte (0 for
+ * a NULL pointer or an empty range). For any op's aliasing check. */
+int rg_ranges_overlap(const void *a, size_t a_bytes, const void *b, size_t b_bytes);
+
+/* ROPEGRAD_ERR_OVERLAP when out_bytes at out overlap any input range of p
+ * (shapes as declared in ropegrad.h), else 0. Only after rg_validate_inputs. */
+int rg_check_output_overlap(const ropegrad_problem *p, const void *out, size_t out_bytes);
+
+/* ---- shared by the ops' CPU paths (cpu.c) ---- */
+
+/* Rows [r0, r1) of an already validated problem held in ctx. */
+typedef void (*rg_cpu_chunk_fn)(const void *ctx, int64_t r0, int64_t r1);
+
+/* Runs fn over rows split into chunks on OpenMP threads (0 = all cores),
+ * fewer threads when the work (rows x row_elems sincos) is too small to
+ * repay waking them. */
+void rg_cpu_parallel_rows(int64_t rows, int64_t row_elems, int num_threads, rg_cpu_chunk_fn fn, const void *ctx);
+
+/* ---- the forward ops' output rounding (rope_forward.c, cos_sin.c) ---- */
+
+/* float32 -> bf16 bits, round to nearest even (finite inputs). */
+static inline uint16_t rg_bf16_rn(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+/* double -> bf16 bits with one rounding (nearest even). A double-to-float
+ * rounding only misleads the bf16 rounding when it lands exactly on a bf16
+ * midpoint; that case is decided from the side of it the double lies on. */
+static inline uint16_t rg_bf16_rn_double(double d)
+{
+    const float f = (float)d;
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u);  /* NaN stays NaN */
+    if ((u & 0xffffu) == 0x8000u && (double)f != d)
+        return (uint16_t)((d < 0 ? -d : d) > (f < 0 ? -(double)f : (double)f) ? (u >> 16) + 1u : (u >> 16));
+    if ((u & 0x7fffffffu) == 0x7f800000u) return (uint16_t)(u >> 16);               /* Inf */
+    return rg_bf16_rn(f);
+}
+
+/* Writes bf16 bits of scale*sin(x[j]) and scale*cos(x[j]), j < n, each the
+ * bf16 nearest to the exact value (rg_sincos_bf16_row in cpu.c says how). */
+void rg_sincos_bf16_row(const float *x, int64_t n, float scale, uint16_t *sb, uint16_t *cb);
+
+/* Validation shared by the forward ops: sizes, head_dim, overflow of
+ * rows*head_dim*out_bytes_per_elem, scale. */
+int rg_validate_forward_shape(int64_t B, int64_t S, int64_t D, int64_t out_bytes_per_elem, float scale);
 
 #endif

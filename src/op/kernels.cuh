@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // kernels.cuh -- every CUDA kernel of ropegrad, side by side (llm.c dev/cuda style),
 // and the launcher that picks one. Self-contained: the library compiles it through
 // cuda.cu, and `ropegrad export-solution` embeds this very file in the
@@ -53,103 +54,11 @@
 
 #include "ropegrad.h"
 
-// ---------------------------------------------------------------------------
-// sin/cos accurate far beyond [-pi, pi].
-//
-// Real inputs are emb = position * inv_freq: up to ~3e5 radians for long
-// contexts. We reduce x = q*(pi/2) + r with q = rint(x*2/pi) and a three-part
-// Cody-Waite split of pi/2 applied with FMA (each product q*Ck is exact inside
-// the FMA, so the only errors are three roundings of a value below 1: ~1e-7
-// absolute). That holds while q < 2^22 (|x| < ~6.5e6); we take the fast path up
-// to 4e6 and send anything larger (and Inf/NaN) to double-precision sincos,
-// which does a full Payne-Hanek reduction -- rare, and kept out of line so its
-// registers and stack don't burden the hot loop.
-//
-// Because q comes from a float product it can be off by one near a quadrant
-// boundary, so |r| can slightly exceed pi/4 (up to ~0.9): the polynomials are
-// fitted on |r| <= 0.9, not the usual pi/4.
-// ---------------------------------------------------------------------------
-#define RG_SINCOS_FAST_MAX 4.0e6f
+#include "rope_math.cuh"
+
 #ifndef RG_EVICT_FIRST
 #define RG_EVICT_FIRST 0  // 1: streaming loads carry an L2 evict-first policy (measured: no gain; NOTES.md)
 #endif
-
-static __device__ __noinline__ float2 rg_sincos_slow(float x)
-{
-    double sd, cd;
-    sincos((double)x, &sd, &cd);
-    return make_float2((float)sd, (float)cd);
-}
-
-static __device__ __forceinline__ void rg_sincos(float x, float *s, float *c)
-{
-#ifdef RG_DEV_NOCOMPUTE  // bench/dev_kernels.cu only: isolate the memory side
-    *s = x, *c = x;
-    return;
-#endif
-    if (!(fabsf(x) <= RG_SINCOS_FAST_MAX)) {  // also true for NaN
-        const float2 sc = rg_sincos_slow(x);
-        *s = sc.x;
-        *c = sc.y;
-        return;
-    }
-    // q = nearest integer to x*2/pi, by the round-to-nearest of adding 1.5*2^23:
-    // the sum's low mantissa bits are q as an integer, and subtracting the
-    // constant back gives q as a float -- two full-rate FP ops instead of
-    // FRND + F2I, which issue at a quarter of the rate on the conversion pipe.
-    const float big = fmaf(x, 0.636619746685028076f, 12582912.0f);  // 2/pi, 1.5*2^23
-    const float q = big - 12582912.0f;
-    const int qi = __float_as_int(big);                              // low bits = q mod 2^22
-    float r = fmaf(q, -1.57079637050628662f, x);          // pi/2 = C1 + C2 + C3
-    r = fmaf(q, 4.37113882867379300e-08f, r);             // -C2
-    r = fmaf(q, 1.71512451000588190e-15f, r);             // -C3
-    const float r2 = r * r;
-    // Degree-7 sin and degree-8 cos, least-squares fits on |r| <= 0.9 (see the
-    // note above on why 0.9 and not pi/4): truncation error 8.6e-9 and 9.1e-10
-    // with the float-rounded coefficients, under float rounding (6e-8).
-    float ps = -1.93857558770105243e-04f;
-    ps = fmaf(ps, r2, 8.33097007125616074e-03f);
-    ps = fmaf(ps, r2, -1.66666299104690552e-01f);
-    const float sr = fmaf(ps * r2, r, r);
-    float pc = 2.43223821598803624e-05f;
-    pc = fmaf(pc, r2, -1.38862279709428549e-03f);
-    pc = fmaf(pc, r2, 4.16666194796562195e-02f);
-    pc = fmaf(pc, r2, -0.5f);
-    const float cr = fmaf(pc, r2, 1.0f);
-    // Quadrant: sin(r + q*pi/2) cycles sin, cos, -sin, -cos. Signs are
-    // applied by flipping the sign bit (one integer op each).
-    const float sv = (qi & 1) ? cr : sr;
-    const float cv = (qi & 1) ? sr : cr;
-    *s = __int_as_float(__float_as_int(sv) ^ ((qi & 2) << 30));
-    *c = __int_as_float(__float_as_int(cv) ^ (((qi + 1) & 2) << 30));
-}
-
-// Cheaper sin/cos for kernels 10-13: the same Cody-Waite idea, but the
-// reduction is modulo 2*pi (two FMA parts: for |x| <= 4e6, q < 2^20 and the
-// dropped third part is below q * 1e-14 < 1e-8), and the reduced argument
-// r in [-pi, pi] goes to the special-function unit (sin.approx / cos.approx:
-// MUFU.SIN and MUFU.COS, documented absolute error about 2^-21.4 = 3.6e-7 on
-// [-pi, pi]). The fast-math intrinsic only ever sees a reduced argument, which
-// is where its error bound holds; the caller checks |x| <= RG_SINCOS_FAST_MAX
-// itself, once per thread (rg_all_fast), and takes the accurate path if not.
-// About 7 instructions against rg_sincos's ~20: it is the arithmetic that sets
-// the mid-size workloads' time (bench/NOTES.md). Measured against double
-// (bench/probe.cu sincos): at most 4.0e-7 on [-pi, pi] and 7.6e-7 up to 4e6 rad
-// (the reduction's roundings add to the unit's error), against rg_sincos's
-// 1.0e-7; tests/test_gpu_kernel.c holds both to the same end-to-end bounds.
-static __device__ __forceinline__ void rg_sincos_mufu(float x, float *s, float *c)
-{
-#ifdef RG_DEV_NOCOMPUTE
-    *s = x, *c = x;
-    return;
-#endif
-    const float big = fmaf(x, 0.159154943091895336f, 12582912.0f);  // 1/(2 pi), 1.5*2^23
-    const float q = big - 12582912.0f;
-    float r = fmaf(q, -6.28318548202514648f, x);  // 2 pi = C1 + C2, C1 = float(2 pi)
-    r = fmaf(q, 1.74845553146951720e-07f, r);     // -C2
-    asm("sin.approx.f32 %0, %1;" : "=f"(*s) : "f"(r));
-    asm("cos.approx.f32 %0, %1;" : "=f"(*c) : "f"(r));
-}
 
 // Batch of row r: a 64-bit division is a ~40-instruction software routine on
 // the GPU; while rows fit in 32 bits (every realistic case) use the 32-bit one.

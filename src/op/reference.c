@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* reference.c -- float64 ground truth.
  *
  * Every input is widened to double exactly (bf16/f16/f32 all embed in double),
@@ -14,6 +15,8 @@ int ropegrad_backward_reference(const ropegrad_problem *p, double *out)
     int rc = rg_validate_inputs(p);
     if (rc) return rc;
     if (!out) return ROPEGRAD_ERR_NULL_OUTPUT;
+    rc = rg_check_output_overlap(p, out, (size_t)p->batch_size * (size_t)p->seq_len * sizeof(double));
+    if (rc) return rc;
     const int64_t B = p->batch_size, S = p->seq_len, D = p->head_dim, H = D / 2;
     for (int64_t b = 0; b < B; b++) {
         const float *inv = p->inv_freq + b * p->inv_freq_batch_stride;
@@ -33,4 +36,9 @@ int ropegrad_backward_reference(const ropegrad_problem *p, double *out)
         }
     }
     return ROPEGRAD_OK;
+}
+
+int ropegrad_rope_backward_reference(const ropegrad_problem *p, double *out)
+{
+    return ropegrad_backward_reference(p, out);
 }

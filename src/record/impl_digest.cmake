@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake -P script: writes OUT, a C file holding the implementation digest.
 #
 # The digest is SHA-256 over a text that lists, one line each and in sorted

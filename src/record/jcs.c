@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * jcs.c -- RFC 8785, the JSON Canonicalization Scheme, over cJSON trees, and
  * the SHA-256 digests built on it.

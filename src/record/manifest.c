@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * manifest.c -- the typed reader (manifest.h), the digest rule, verify, and
  * reading a recorded protocol back for replication.

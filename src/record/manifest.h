@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * manifest.h -- a manifest parsed once into a C struct (the typed reader).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * manifest_build.c -- a run as KernelIndex objects (the public record's
  * envelope, manifest.h), and an old ManifestBundle file converted to it.
@@ -77,7 +78,7 @@ static cJSON *protocol_spec(const rg_run_result *r)
     add_str(h, "name", "ropegrad");
     add_str(h, "version", ropegrad_version());
     cJSON *c = cJSON_AddObjectToObject(p, "correctness");
-    add_str(c, "reference", "float64 (ropegrad_backward_reference, libm sin/cos)");
+    add_str(c, "reference", r->reference[0] ? r->reference : "float64 (ropegrad_backward_reference, libm sin/cos)");
     add_str(c, "comparator", "ropegrad tolerance check (SOL-ExecBench rules)");
     add_str(c, "element", "ok when |out - ref| <= max_atol + max_rtol * |ref|");
     add_str(c, "workload", "correct when matched ratio >= required_matched_ratio and, if max_error_cap is set, "
@@ -130,6 +131,10 @@ static cJSON *environment_spec(const rg_env *e)
     add_str(cpu, "model", e->cpu_model);
     cJSON_AddNumberToObject(cpu, "threads", e->cpu_threads);
     add_str(cpu, "isa", e->cpu_isa);
+    if (e->load_known) {   /* CPU runs: how busy the machine was (not part of the comparison key) */
+        cJSON_AddNumberToObject(cpu, "loadAverage1m", e->load_avg_1m);
+        cJSON_AddNumberToObject(cpu, "onlineCpus", e->load_cpus);
+    }
     cJSON *sw = cJSON_AddObjectToObject(s, "software");
     cJSON *lib = cJSON_AddObjectToObject(sw, "libraries");
     add_str(lib, "ropegrad", e->ropegrad_version);

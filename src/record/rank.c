@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rank.c -- intervals, suspect runs, interval-aware ranks, lines and the
  * regression check (see rank.h). */
 #include "rank.h"
@@ -270,30 +271,6 @@ int rg_registry_rank_run(rg_registry *g, int64_t id, rg_ranked *entry, int *grou
         snprintf(err, errlen, "rank: run #%lld is not in its own group", (long long)id);
         return 2;
     }
-    return 0;
-}
-
-int rg_registry_rank_of(rg_registry *g, int64_t id, int *rank, int *group_size, int64_t *first, char *err,
-                        size_t errlen)
-{
-    if (!rank || !group_size || !first) {
-        snprintf(err, errlen, "rank: no output");
-        return 2;
-    }
-    *rank = *group_size = 0;
-    *first = 0;
-    rg_run_row row;
-    int rc = rg_registry_get(g, id, &row, NULL, err, errlen);
-    if (rc) return rc;
-    rg_ranked *e;
-    size_t n;
-    if (rg_registry_rank_group(g, row.comparison_key, NULL, &e, &n, err, errlen)) return 2;
-    for (size_t i = 0; i < n; i++) {
-        *group_size += e[i].rank > 0;
-        if (e[i].row.id == id) *rank = e[i].rank;
-    }
-    if (n && e[0].rank) *first = e[0].row.id;
-    free(e);
     return 0;
 }
 

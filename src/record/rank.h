@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rank.h -- ranks that carry their uncertainty, suspect runs, a run's
  * revision and history, and the regression check (`runs rank`, `runs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * record.c -- what `ropegrad bench --record / --manifest / --baseline` does
  * after a completed run: build the manifest, check it the way `verify` will,
@@ -6,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "record.h"
 
@@ -39,17 +41,11 @@ int rg_record_bench(const rg_run_result *r, const rg_suite *s, const rg_record_o
         cJSON_Delete(m);
         return 2;
     }
+    /* Stored first, then written: a manifest file only ever exists for a
+     * run the registry took (when --record is given). */
     int rc = 0;
-    if (o->manifest_path) {
-        char *text = rg_json_print(m, 1, err, errlen);
-        if (!text) {
-            cJSON_Delete(m);
-            return 2;
-        }
-        size_t n = strlen(text);
-        rc = rg_write_file_atomic(o->manifest_path, text, n, err, errlen) ? 2 : 0;
-        free(text);
-    }
+    char *text = o->manifest_path ? rg_json_print(m, 1, err, errlen) : NULL;
+    if (o->manifest_path && !text) rc = 2;
     if (!rc && o->record) {
         rg_registry *g;
         rc = rg_registry_open(rg_registry_path(o->db_path), 1, &g, err, errlen);
@@ -59,6 +55,24 @@ int rg_record_bench(const rg_run_result *r, const rg_suite *s, const rg_record_o
             rg_registry_close(g);
         }
     }
+    if (!rc && text) rc = rg_write_file_atomic(o->manifest_path, text, strlen(text), err, errlen) ? 2 : 0;
+    free(text);
     cJSON_Delete(m);
     return rc;
+}
+
+int rg_record_precheck(const rg_record_options *o, char *err, size_t errlen)
+{
+    if (!o || !o->record) return 0;
+    const char *path = rg_registry_path(o->db_path);
+    if (access(path, F_OK) != 0) return 0;   /* a new registry: created when the run is stored */
+    rg_registry *g;
+    if (rg_registry_open(path, 1, &g, err, errlen)) return 2;
+    int ro = rg_registry_read_only(g);
+    rg_registry_close(g);
+    if (ro) {
+        snprintf(err, errlen, "%s: read-only (the file, its folder or its mount): cannot record a run", path);
+        return 2;
+    }
+    return 0;
 }

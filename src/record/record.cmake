@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The implementation digest: SHA-256 over the kernel's sources and the flags
 # they were built with, computed at build time and compiled into the binary
 # (rg_implementation_digest()). The custom command depends on every source,

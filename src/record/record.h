@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * record.h -- every run becomes a verifiable record.
  *
@@ -6,8 +7,9 @@
  * environment, workload, implementation), each {apiVersion:
  * kernelindex.dev/v1alpha1, kind, metadata, spec}, whose digests are
  * "sha256:" + hex SHA-256 of the object without metadata per RFC 8785 (JCS).
- * Runs are kept in a local SQLite registry (default ./ropegrad-runs.db,
- * --db FILE or $ROPEGRAD_DB) and ranked, compared, replicated, reported.
+ * Runs are kept in a local SQLite registry (default
+ * $XDG_DATA_HOME/ropegrad/runs.db, else ~/.local/share/ropegrad/runs.db;
+ * --db FILE or $ROPEGRAD_DB override) and ranked, compared, replicated, reported.
  *
  * Files:
  *   jcs.c        RFC 8785 canonical JSON over cJSON trees, SHA-256 digests
@@ -17,7 +19,7 @@
  *   sign.c       Ed25519 signatures over the run digest (OpenSSL)
  *   registry.c   the SQLite registry (schema, migrations, queries)
  *   replicate.c  re-running a recorded protocol through the harness
- *   report.c     the HTML page
+ *   (the HTML pages, report included, are src/index/'s: one renderer)
  *   record.c     rg_record_bench (what `bench --record/--manifest` calls), file helpers
  *
  * Every function that can fail returns 0 or non-zero and writes a one-line
@@ -40,7 +42,7 @@
 
 typedef struct rg_record_options {
     int record;                    /* bench --record: store the run in the registry */
-    const char *db_path;           /* NULL: $ROPEGRAD_DB, else ./ropegrad-runs.db */
+    const char *db_path;           /* NULL: rg_registry_path's default */
     const char *manifest_path;     /* bench --manifest FILE, NULL for none */
     const char *baseline_path;     /* bench --baseline FILE, NULL for none */
     const char *sign_key;          /* bench --sign KEY: Ed25519 private key, NULL for none */
@@ -52,6 +54,11 @@ typedef struct rg_record_options {
  * Returns 0, or non-zero with a one-line message. */
 int rg_record_bench(const rg_run_result *r, const rg_suite *s, const rg_record_options *o,
                     int64_t *run_id, char *err, size_t errlen);
+
+/* Before a run with --record: an existing registry that cannot take it
+ * (corrupt, foreign, newer, read-only) is refused now, not after the run.
+ * Creates nothing. Returns 0, or 2 with a one-line message. */
+int rg_record_precheck(const rg_record_options *o, char *err, size_t errlen);
 
 /* ---- RFC 8785 (JCS) and digests (jcs.c) ------------------------------------ */
 
@@ -174,13 +181,21 @@ int rg_signatures_check(const rg_manifest *m, const char *trusted, char *msg, si
 
 typedef struct rg_registry rg_registry;
 
-/* The registry file: opt when given, else $ROPEGRAD_DB, else ./ropegrad-runs.db. */
+/* The registry file: opt when given, else $ROPEGRAD_DB, else
+ * $XDG_DATA_HOME/ropegrad/runs.db (an absolute XDG_DATA_HOME), else
+ * $HOME/.local/share/ropegrad/runs.db, else ./ropegrad-runs.db (no HOME).
+ * Opening with create makes the missing folders (0700). */
 const char *rg_registry_path(const char *opt);
 
 /* Opens (create != 0: creating and migrating when needed) the registry.
- * A corrupt file, a foreign SQLite db or a newer schema is an error. */
+ * A corrupt file (PRAGMA quick_check), a foreign SQLite db or a newer schema
+ * is an error, and such a file is never written to. A file that may not be
+ * written (its mode, its folder's, a read-only mount) is opened read-only. */
 int rg_registry_open(const char *path, int create, rg_registry **out, char *err, size_t errlen);
 void rg_registry_close(rg_registry *g);
+/* 1 when the registry was opened read-only (the file, its folder or its mount
+ * may not be written), else 0. */
+int rg_registry_read_only(const rg_registry *g);
 
 #define RG_EVIDENCE_MEASURED "measured"
 #define RG_EVIDENCE_IMPORTED "imported"
@@ -223,19 +238,26 @@ int rg_registry_replace_manifest(rg_registry *g, int64_t id, const cJSON *doc, c
 /* The stored manifest text of a run, as stored (malloc'd). */
 int rg_registry_get_text(rg_registry *g, int64_t id, char **text, char *err, size_t errlen);
 
-/* Rank of a run within its comparison group, as rg_registry_rank_group
- * (rank.h) ranks it: interval-aware (runs whose intervals overlap share a
- * rank), unconfirmed suspect runs after the others. *rank is 1-based (0 when
- * the run is not ranked: it failed correctness); *group_size counts the ranked
- * runs; *first gets the id of the first run in rank order (0 when none). */
+/* Rank of a run within its comparison group by the primary figure alone:
+ * passed runs ordered by the primary statistic ascending, ties by id, in
+ * O(log n) (index pages of large groups). *rank is 1-based (0 when the run is
+ * not ranked: it failed correctness); *group_size counts the ranked runs;
+ * *first gets the id of #1 (0 when none). The rank that carries the
+ * uncertainty and the suspect rule is rg_registry_rank_group (rank.h). */
 int rg_registry_rank_of(rg_registry *g, int64_t id, int *rank, int *group_size, int64_t *first,
                         char *err, size_t errlen);
 
 int rg_registry_add_note(rg_registry *g, int64_t id, const char *text, char *err, size_t errlen);
 
+/* kind: "note", "reproduction" or "flag" (report an issue); none of them
+ * changes the evidence level. */
+int rg_registry_add_note_kind(rg_registry *g, int64_t id, const char *kind, const char *text, char *err,
+                              size_t errlen);
+
 typedef struct rg_note {
     char created_at[32];
     char *text;                    /* malloc'd */
+    char kind[16];                 /* note, reproduction, flag */
 } rg_note;
 int rg_registry_notes(rg_registry *g, int64_t id, rg_note **notes, size_t *n, char *err, size_t errlen);
 void rg_notes_free(rg_note *notes, size_t n);
@@ -255,6 +277,49 @@ typedef struct rg_replication {
 /* Replications where id is the original or the replica. */
 int rg_registry_replications(rg_registry *g, int64_t id, rg_replication **out, size_t *n,
                              char *err, size_t errlen);
+
+/* What `runs import` and the index's POST /api/runs do with a manifest made
+ * elsewhere: reads bytes[n] strictly (strict_json.h), converts an old
+ * ManifestBundle (after checking its own digests; *converted = 1), verifies
+ * every digest and checks every signature (trusted != NULL: one by a trusted
+ * key is required, rg_signatures_check). 0 with *out (the document to store)
+ * and err saying what the signature check found; 1 a digest or signature
+ * does not verify; 3 not JSON or not a manifest; err says why in one line. */
+int rg_manifest_parse_verified(const char *bytes, size_t n, const char *trusted, cJSON **out, int *converted,
+                               char *err, size_t errlen);
+/* rg_registry_store keeping bytes[n], the manifest's text as it came. */
+int rg_registry_store_bytes(rg_registry *g, const cJSON *manifest, const char *bytes, size_t n,
+                            const char *evidence, int64_t *id, int *existed, char *err, size_t errlen);
+/* rg_manifest_parse_verified (no trusted keys required), then stores it with
+ * its bytes kept as they came (served byte for byte; an old bundle is stored
+ * as converted). Returns 0 (stored, or *existed), 1 it does not verify, 3 not
+ * JSON or not a manifest, 2 a registry error; err says why in one line. */
+int rg_registry_import(rg_registry *g, const char *bytes, size_t n, const char *evidence, int64_t *id,
+                       int *existed, char *err, size_t errlen);
+/* The stored manifest bytes of run id (those it was imported as, else the
+ * stored text), malloc'd and NUL-terminated. 0, 1 no such run, 2 error. */
+int rg_registry_manifest_bytes(rg_registry *g, int64_t id, char **out, size_t *n, char *err, size_t errlen);
+/* One problem's runs, per comparison group (ordered by key), passed first,
+ * ranked by the primary statistic; at most per_group rows of each group
+ * (<= 0: all). */
+int rg_registry_list_problem(rg_registry *g, const char *definition, int per_group, rg_run_row **rows, size_t *n,
+                             char *err, size_t errlen);
+typedef struct rg_problem_row {
+    char definition[256], comparison_key[RG_DIGEST_LEN], device[256];
+    int64_t runs, best_id;          /* best_id 0 when no run of the group passed */
+} rg_problem_row;
+/* Every (definition, comparison group) with its run count and #1; only
+ * those of one definition when definition is not NULL. */
+int rg_registry_problems(rg_registry *g, const char *definition, rg_problem_row **out, size_t *n, char *err,
+                         size_t errlen);
+/* The registry's file name, as opened. */
+const char *rg_registry_file(const rg_registry *g);
+/* The passed runs of a comparison group in rank order (the order of
+ * rg_registry_rank_of): ids[] and geomean[] (both malloc'd), n of them. */
+int rg_registry_group_order(rg_registry *g, const char *comparison_key, int64_t **ids, double **geomean, size_t *n,
+                            char *err, size_t errlen);
+/* A number that changes whenever a run, note or replication is added. */
+int rg_registry_generation(rg_registry *g, int64_t *gen, char *err, size_t errlen);
 
 /* ---- replication (replicate.c) --------------------------------------------- */
 
@@ -284,11 +349,5 @@ int rg_within_spread(double replica_median, double orig_median, double orig_min,
  * Returns 0 (with *agreed) or 2 with a message. */
 int rg_record_replicate(rg_registry *g, int64_t id, const char *suite_dir, int verbose, FILE *out,
                         int64_t *replica_id, int *agreed, char *err, size_t errlen);
-
-/* ---- the report (report.c) --------------------------------------------------- */
-
-/* One self-contained HTML page for a run (manifest + registry row + notes). */
-char *rg_report_html(const rg_manifest *manifest, const rg_run_row *row, const rg_note *notes,
-                     size_t n_notes, char *err, size_t errlen);
 
 #endif /* ROPEGRAD_RECORD_H */

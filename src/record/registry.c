@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * registry.c -- the local run registry, one SQLite file.
  *
@@ -26,7 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -35,10 +38,11 @@
 
 /* "RGRD": marks a SQLite file as a ropegrad registry. */
 #define RG_APPLICATION_ID 0x52475244
-#define RG_SCHEMA_VERSION 2
+#define RG_SCHEMA_VERSION 3
 
 struct rg_registry {
     sqlite3 *db;
+    int read_only;
     char path[4096];
 };
 
@@ -129,6 +133,17 @@ static const char *const migrations[RG_SCHEMA_VERSION] = {
     "DROP TABLE runs;"
     "ALTER TABLE runs2 RENAME TO runs;"
     "CREATE INDEX runs_by_key ON runs(comparison_key, status, primary_ns);",
+    /* 2 -> 3 (the index, src/index/): the bytes a manifest arrived as (served
+     * byte for byte at /runs/ID.json; NULL for runs recorded here, whose
+     * stored text is what they were verified as), and the kind of a note:
+     * a note, a reproduction report, or a flag ("report an issue"). */
+    "ALTER TABLE runs ADD COLUMN manifest_bytes BLOB;"
+    "ALTER TABLE notes ADD COLUMN kind TEXT NOT NULL DEFAULT 'note' "
+    "  CHECK (kind IN ('note','reproduction','flag'));"
+    "CREATE INDEX runs_by_definition ON runs(definition, comparison_key);"
+    "CREATE INDEX notes_by_run ON notes(run_id);"
+    "CREATE INDEX replications_by_original ON replications(original_id);"
+    "CREATE INDEX replications_by_replica ON replications(replica_id);",
 };
 
 static int convert_stored_manifests(rg_registry *g, char *err, size_t errlen);
@@ -138,12 +153,44 @@ static int (*const migration_steps[RG_SCHEMA_VERSION])(rg_registry *, char *, si
 
 static const char *const our_tables[] = {"runs", "run_workloads", "notes", "replications"};
 
+/* The XDG Base Directory rule: $XDG_DATA_HOME when set to an absolute path,
+ * else ~/.local/share. Without HOME either, the current folder. */
 const char *rg_registry_path(const char *opt)
 {
     if (opt && *opt) return opt;
     const char *env = getenv("ROPEGRAD_DB");
     if (env && *env) return env;
-    return "ropegrad-runs.db";
+    static char path[4096];
+    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    if (xdg && xdg[0] == '/')
+        snprintf(path, sizeof path, "%s/ropegrad/runs.db", xdg);
+    else if (home && home[0] == '/')
+        snprintf(path, sizeof path, "%s/.local/share/ropegrad/runs.db", home);
+    else
+        snprintf(path, sizeof path, "ropegrad-runs.db");
+    return path;
+}
+
+/* mkdir -p of path's folder (0700: a user's data folder, as XDG asks), for a
+ * registry about to be created. Returns 0, or 2 with a message. */
+static int make_parent_dirs(const char *path, char *err, size_t errlen)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir) return 0;
+    *slash = '\0';
+    for (char *p = dir + 1;; p++) {
+        if (*p != '/' && *p != '\0') continue;
+        char c = *p;
+        *p = '\0';
+        if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+            snprintf(err, errlen, "%s: cannot create folder %s: %s", path, dir, strerror(errno));
+            return 2;
+        }
+        *p = c;
+        if (!c) return 0;
+    }
 }
 
 static void now_utc(char out[32])
@@ -358,6 +405,75 @@ rollback:
     return 2;
 }
 
+/* PRAGMA quick_check on an existing file, before anything reads or writes
+ * it: a damaged file is refused, named as corrupt, by every command (a page
+ * SQLite cannot read would otherwise surface later as "no run #N", or be
+ * written into). Random bytes are not a database at all: that is said by the
+ * schema check that follows, as before. */
+static int check_not_corrupt(rg_registry *g, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = first_step(g, "PRAGMA quick_check(1)", &st);
+    if (rc == SQLITE_ROW) {
+        const char *t = (const char *)sqlite3_column_text(st, 0);
+        if (t && !strcmp(t, "ok")) {
+            rc = 0;
+        } else {
+            char why[201];   /* SQLite's report spans lines: one line here */
+            snprintf(why, sizeof why, "%s", t ? t : "no answer");
+            for (char *c = why; *c; c++)
+                if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = ' ';
+            snprintf(err, errlen, "%s: corrupt registry (SQLite quick_check: %s); refused, left as it is", g->path, why);
+        }
+    } else if (rc == SQLITE_CORRUPT) {
+        snprintf(err, errlen, "%s: corrupt registry (%s); refused, left as it is", g->path, sqlite3_errmsg(g->db));
+    } else if (rc == SQLITE_NOTADB || rc == SQLITE_DONE) {
+        rc = 0;   /* not SQLite: judged (and named) by the schema check */
+    } else {
+        fail_open(g, rc, err, errlen, "cannot read it");
+    }
+    sqlite3_finalize(st);
+    return rc ? 2 : 0;
+}
+
+/* Whether this process must leave the registry as it is: the file has no
+ * write permission bit (even for root, who could write it anyway: its owner
+ * meant it to stay), or its folder has none or is not writable for us (the
+ * WAL and shared-memory files live beside it), or the file system is
+ * mounted read-only. *dir_ro says it was the folder or the mount. */
+static int must_read_only(const char *path, const struct stat *sb, int *dir_ro)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == dir) dir[1] = '\0';
+    else *slash = '\0';
+    struct stat ds;
+    struct statvfs vfs;
+    *dir_ro = stat(dir, &ds) != 0 || !(ds.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) || access(dir, W_OK) != 0 ||
+              (statvfs(dir, &vfs) == 0 && (vfs.f_flag & ST_RDONLY));
+    return *dir_ro || !(sb->st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) || access(path, W_OK) != 0;
+}
+
+/* A registry in a folder nobody may write: SQLite could not create the
+ * shared-memory file a WAL reader needs, so such a file is opened as
+ * immutable (a URI parameter) when no WAL file holds newer pages. The path
+ * goes into the URI percent-encoded. */
+static int open_immutable(const char *path, sqlite3 **db)
+{
+    char uri[3 * 4096 + 64];
+    size_t k = (size_t)snprintf(uri, sizeof uri, "file:");
+    for (const unsigned char *c = (const unsigned char *)path; *c && k + 4 < sizeof uri; c++) {
+        if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || strchr("/._-~", *c))
+            uri[k++] = (char)*c;
+        else
+            k += (size_t)snprintf(uri + k, sizeof uri - k, "%%%02X", *c);
+    }
+    snprintf(uri + k, sizeof uri - k, "?immutable=1");
+    return sqlite3_open_v2(uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX, NULL);
+}
+
 int rg_registry_open(const char *path, int create, rg_registry **out, char *err, size_t errlen)
 {
     *out = NULL;
@@ -375,17 +491,24 @@ int rg_registry_open(const char *path, int create, rg_registry **out, char *err,
         snprintf(err, errlen, "%s: not a regular file", path);
         return 2;
     }
+    if (!exists && make_parent_dirs(path, err, errlen)) return 2;
     rg_registry *g = calloc(1, sizeof *g);
     if (!g) {
         snprintf(err, errlen, "out of memory");
         return 2;
     }
     snprintf(g->path, sizeof g->path, "%s", path);
-    /* A file without write permission is opened read-only even for root,
-     * who could otherwise write it anyway: its owner meant it to stay. */
-    int readonly = exists && !(sb.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH));
+    /* Read-only when the file, its folder or its mount may not be written
+     * (must_read_only): list, show, rank, compare and report still work;
+     * every write is refused by SQLite with one line. */
+    int dir_ro = 0;
+    int readonly = exists && must_read_only(path, &sb, &dir_ro);
     int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
-    if (sqlite3_open_v2(path, &g->db, flags | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
+    char wal[4200];
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    int orc = readonly && dir_ro && access(wal, F_OK) != 0 ? open_immutable(path, &g->db)
+                                                            : sqlite3_open_v2(path, &g->db, flags | SQLITE_OPEN_FULLMUTEX, NULL);
+    if (orc != SQLITE_OK) {
         snprintf(err, errlen, "%s: cannot open: %s", path, g->db ? sqlite3_errmsg(g->db) : "out of memory");
         rg_registry_close(g);
         return 2;
@@ -403,7 +526,8 @@ int rg_registry_open(const char *path, int create, rg_registry **out, char *err,
          * application_id 0 from before its commit and tables from after
          * ("a foreign SQLite database": the same flaky test found it). */
         schema s;
-        int bad = exec(g, "BEGIN", err, errlen, "cannot read it") || read_schema(g, &s, err, errlen);
+        int bad = exec(g, "BEGIN", err, errlen, "cannot read it") || check_not_corrupt(g, err, errlen) ||
+                  read_schema(g, &s, err, errlen);
         sqlite3_exec(g->db, bad ? "ROLLBACK" : "COMMIT", NULL, NULL, NULL);
         if (bad) {
             rg_registry_close(g);
@@ -424,6 +548,7 @@ int rg_registry_open(const char *path, int create, rg_registry **out, char *err,
             return 2;
         }
         if (readonly) {
+            g->read_only = 1;
             *out = g;
             return 0;
         }
@@ -449,6 +574,8 @@ int rg_registry_open(const char *path, int create, rg_registry **out, char *err,
     *out = g;
     return 0;
 }
+
+int rg_registry_read_only(const rg_registry *g) { return g ? g->read_only : 0; }
 
 void rg_registry_close(rg_registry *g)
 {
@@ -532,6 +659,9 @@ static int store_workloads(rg_registry *g, int64_t rid, const rg_manifest *m)
         return 2;
     for (size_t i = 0; i < m->n_workloads; i++) {
         const rg_mf_workload *w = &m->workloads[i];
+        /* run_workloads holds measurements: a workload the record names but did
+         * not time (no run detail, e.g. a workload object alone) has no row. */
+        if (!isfinite(w->median)) continue;
         sqlite3_reset(st);
         sqlite3_clear_bindings(st);
         sqlite3_bind_int64(st, 1, rid);
@@ -556,8 +686,11 @@ static int store_workloads(rg_registry *g, int64_t rid, const rg_manifest *m)
     return 0;
 }
 
-int rg_registry_store(rg_registry *g, const cJSON *manifest, const char *evidence, int64_t replicates_of,
-                      int64_t *id, int *existed, char *err, size_t errlen)
+/* Stores a manifest; bytes[nbytes] (NULL: none) is the text it arrived as,
+ * kept to be served byte for byte (the index's /runs/ID.json). */
+static int store_impl(rg_registry *g, const cJSON *manifest, const char *bytes, size_t nbytes,
+                      const char *evidence, int64_t replicates_of, int64_t *id, int *existed, char *err,
+                      size_t errlen)
 {
     if (id) *id = 0;
     if (existed) *existed = 0;
@@ -601,7 +734,7 @@ int rg_registry_store(rg_registry *g, const cJSON *manifest, const char *evidenc
     st = NULL;
     if (sqlite3_prepare_v2(g->db,
                            "INSERT INTO runs (created_at, observed_at, evidence, replicates_of, " MF_COLUMNS
-                           ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                           ", manifest_bytes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                            -1, &st, NULL) != SQLITE_OK)
         goto dberr;
     sqlite3_bind_text(st, 1, now, -1, SQLITE_STATIC);
@@ -609,7 +742,9 @@ int rg_registry_store(rg_registry *g, const cJSON *manifest, const char *evidenc
     sqlite3_bind_text(st, 3, evidence, -1, SQLITE_STATIC);
     if (replicates_of > 0) sqlite3_bind_int64(st, 4, replicates_of);
     else sqlite3_bind_null(st, 4);
-    bind_manifest(st, 5, &m, key, text);
+    int at = bind_manifest(st, 5, &m, key, text);
+    if (bytes) sqlite3_bind_blob64(st, at, bytes, nbytes, SQLITE_STATIC);
+    else sqlite3_bind_null(st, at);
     if (sqlite3_step(st) != SQLITE_DONE) goto dberr;
     sqlite3_finalize(st);
     st = NULL;
@@ -629,6 +764,12 @@ rollback:
     rg_manifest_free(&m);
     sqlite3_exec(g->db, "ROLLBACK", NULL, NULL, NULL);
     return rc;
+}
+
+int rg_registry_store(rg_registry *g, const cJSON *manifest, const char *evidence, int64_t replicates_of,
+                      int64_t *id, int *existed, char *err, size_t errlen)
+{
+    return store_impl(g, manifest, NULL, 0, evidence, replicates_of, id, existed, err, errlen);
 }
 
 /* Migration 1 -> 2, its C half: every stored manifest of the old format
@@ -715,6 +856,30 @@ static double col_num(sqlite3_stmt *st, int i)
     return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
 }
 
+/* After a step loop that ended with rc: 0 when it ran to the end; else arr
+ * is freed and err says why (out of memory when it stopped on a row). */
+static int end_steps(rg_registry *g, int rc, void *arr, char *err, size_t errlen, const char *what)
+{
+    if (rc == SQLITE_DONE) return 0;
+    free(arr);
+    if (rc == SQLITE_ROW) {
+        snprintf(err, errlen, "out of memory");
+        return 2;
+    }
+    return fail(g, err, errlen, what);
+}
+
+/* arr (n used of *cap elements of size bytes) with room for one more: arr
+ * itself or its reallocation, NULL when out of memory (arr is left as it was). */
+static void *grow(void *arr, size_t n, size_t *cap, size_t size)
+{
+    if (n < *cap) return arr;
+    size_t c = *cap ? *cap * 2 : 16;
+    void *q = realloc(arr, c * size);
+    if (q) *cap = c;
+    return q;
+}
+
 static void read_row(sqlite3_stmt *st, rg_run_row *r)
 {
     memset(r, 0, sizeof *r);
@@ -759,18 +924,15 @@ int rg_registry_list(rg_registry *g, rg_run_row **rows, size_t *n, char *err, si
     size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 16;
-            rg_run_row *p = realloc(*rows, cap * sizeof *p);
-            if (!p) {
-                sqlite3_finalize(st);
-                free(*rows);
-                *rows = NULL;
-                *n = 0;
-                snprintf(err, errlen, "out of memory");
-                return 2;
-            }
-            *rows = p;
+        rg_run_row *more = grow(*rows, *n, &cap, sizeof **rows);
+        if (more) *rows = more;
+        else {
+            sqlite3_finalize(st);
+            free(*rows);
+            *rows = NULL;
+            *n = 0;
+            snprintf(err, errlen, "out of memory");
+            return 2;
         }
         read_row(st, &(*rows)[(*n)++]);
     }
@@ -840,8 +1002,67 @@ int rg_registry_get(rg_registry *g, int64_t id, rg_run_row *row, rg_manifest *ma
     return 0;
 }
 
+/* One integer from sql with the comparison key (when not NULL; and maybe
+ * two more parameters) bound; *out 0 when there is no row. */
+static int query_i64(rg_registry *g, const char *sql, const char *key, double x, int64_t y, int64_t *out)
+{
+    sqlite3_stmt *st;
+    *out = 0;
+    if (sqlite3_prepare_v2(g->db, sql, -1, &st, NULL) != SQLITE_OK) return 2;
+    if (key) sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+    if (sqlite3_bind_parameter_count(st) >= 3) {
+        sqlite3_bind_double(st, 2, x);
+        sqlite3_bind_int64(st, 3, y);
+    }
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) *out = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : 2;
+}
+
+/* Counts on the (comparison_key, status, primary_ns) index, so a run page
+ * costs O(log n) whatever the size of its group (the index's load benchmark
+ * has 10,000 runs in one group). Same order as before: the primary statistic ascending,
+ * ties by id. */
+int rg_registry_rank_of(rg_registry *g, int64_t id, int *rank, int *group_size, int64_t *first, char *err,
+                        size_t errlen)
+{
+    *rank = 0;
+    *group_size = 0;
+    *first = 0;
+    rg_run_row row;
+    int rc = rg_registry_get(g, id, &row, NULL, err, errlen);
+    if (rc) return rc;
+    int64_t size = 0, before = 0;
+    if (query_i64(g, "SELECT COUNT(*) FROM runs WHERE comparison_key = ? AND status = 'passed'", row.comparison_key,
+                  0, 0, &size) ||
+        query_i64(g,
+                  "SELECT id FROM runs WHERE comparison_key = ? AND status = 'passed' "
+                  "ORDER BY primary_ns ASC, id ASC LIMIT 1",
+                  row.comparison_key, 0, 0, first) ||
+        (!strcmp(row.status, "passed") &&
+         query_i64(g,
+                   "SELECT COUNT(*) FROM runs WHERE comparison_key = ?1 AND status = 'passed' "
+                   "AND (primary_ns < ?2 OR (primary_ns = ?2 AND id < ?3))",
+                   row.comparison_key, row.primary_ns, id, &before)))
+        return fail(g, err, errlen, "cannot rank runs");
+    *group_size = (int)size;
+    if (!strcmp(row.status, "passed")) *rank = (int)before + 1;
+    return 0;
+}
+
 int rg_registry_add_note(rg_registry *g, int64_t id, const char *text, char *err, size_t errlen)
 {
+    return rg_registry_add_note_kind(g, id, "note", text, err, errlen);
+}
+
+int rg_registry_add_note_kind(rg_registry *g, int64_t id, const char *kind, const char *text, char *err,
+                              size_t errlen)
+{
+    if (!kind || (strcmp(kind, "note") && strcmp(kind, "reproduction") && strcmp(kind, "flag"))) {
+        snprintf(err, errlen, "a note's kind is note, reproduction or flag");
+        return 2;
+    }
     if (!text || !*text) {
         snprintf(err, errlen, "an empty note");
         return 2;
@@ -853,7 +1074,7 @@ int rg_registry_add_note(rg_registry *g, int64_t id, const char *text, char *err
     now_utc(now);
     if (begin_write(g, err, errlen, "cannot start a write")) return 2;
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(g->db, "INSERT INTO notes (run_id, created_at, text) VALUES (?,?,?)", -1, &st, NULL) !=
+    if (sqlite3_prepare_v2(g->db, "INSERT INTO notes (run_id, created_at, text, kind) VALUES (?,?,?,?)", -1, &st, NULL) !=
         SQLITE_OK) {
         fail(g, err, errlen, "cannot add the note");
         sqlite3_exec(g->db, "ROLLBACK", NULL, NULL, NULL);
@@ -862,6 +1083,7 @@ int rg_registry_add_note(rg_registry *g, int64_t id, const char *text, char *err
     sqlite3_bind_int64(st, 1, id);
     sqlite3_bind_text(st, 2, now, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, text, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, kind, -1, SQLITE_STATIC);
     if (sqlite3_step(st) != SQLITE_DONE) {
         fail(g, err, errlen, "cannot add the note");
         sqlite3_finalize(st);
@@ -887,23 +1109,21 @@ int rg_registry_notes(rg_registry *g, int64_t id, rg_note **notes, size_t *n, ch
     *notes = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(g->db, "SELECT created_at, text FROM notes WHERE run_id = ? ORDER BY id", -1, &st,
+    if (sqlite3_prepare_v2(g->db, "SELECT created_at, text, kind FROM notes WHERE run_id = ? ORDER BY id", -1, &st,
                            NULL) != SQLITE_OK)
         return fail(g, err, errlen, "cannot read notes");
     sqlite3_bind_int64(st, 1, id);
     size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 8;
-            rg_note *p = realloc(*notes, cap * sizeof *p);
-            if (!p) break;
-            *notes = p;
-        }
+        rg_note *more = grow(*notes, *n, &cap, sizeof **notes);
+        if (!more) break;
+        *notes = more;
         rg_note *x = &(*notes)[*n];
         copy_col(st, 0, x->created_at, sizeof x->created_at);
         const unsigned char *t = sqlite3_column_text(st, 1);
         x->text = strdup(t ? (const char *)t : "");
+        copy_col(st, 2, x->kind, sizeof x->kind);
         if (!x->text) break;
         (*n)++;
     }
@@ -989,12 +1209,9 @@ int rg_registry_replications(rg_registry *g, int64_t id, rg_replication **out, s
     size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 8;
-            rg_replication *p = realloc(*out, cap * sizeof *p);
-            if (!p) break;
-            *out = p;
-        }
+        rg_replication *more = grow(*out, *n, &cap, sizeof **out);
+        if (!more) break;
+        *out = more;
         rg_replication *x = &(*out)[(*n)++];
         x->original_id = sqlite3_column_int64(st, 0);
         x->replica_id = sqlite3_column_int64(st, 1);
@@ -1004,12 +1221,261 @@ int rg_registry_replications(rg_registry *g, int64_t id, rg_replication **out, s
         copy_col(st, 5, x->created_at, sizeof x->created_at);
     }
     sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        free(*out);
+    if (end_steps(g, rc, *out, err, errlen, "cannot read replications")) {
         *out = NULL;
         *n = 0;
-        return rc == SQLITE_ROW ? (snprintf(err, errlen, "out of memory"), 2)
-                                : fail(g, err, errlen, "cannot read replications");
+        return 2;
+    }
+    return 0;
+}
+
+/* ---- for the index (src/index/): original bytes, imports, problems ------------------ */
+
+int rg_manifest_parse_verified(const char *bytes, size_t n, const char *trusted, cJSON **out, int *converted,
+                               char *err, size_t errlen)
+{
+    *out = NULL;
+    if (converted) *converted = 0;
+    if (!bytes) {
+        snprintf(err, errlen, "no manifest given");
+        return 3;
+    }
+    char e2[RG_ERRLEN];
+    cJSON *doc = rg_json_parse_strict(bytes, n, "manifest", e2, sizeof e2);
+    if (!doc) {
+        snprintf(err, errlen, "%s", e2);
+        return 3;
+    }
+    if (rg_manifest_is_legacy(doc)) {   /* an old ManifestBundle: its own digests are checked as it converts */
+        cJSON *nd = rg_manifest_convert_legacy(doc, e2, sizeof e2);
+        cJSON_Delete(doc);
+        if (!nd) {
+            snprintf(err, errlen, "an old ManifestBundle that cannot be converted: %s", e2);
+            return 1;
+        }
+        doc = nd;
+        if (converted) *converted = 1;
+    }
+    rg_manifest m;
+    if (rg_manifest_read(doc, &m, e2, sizeof e2)) {
+        snprintf(err, errlen, "refused, it does not verify: %s", e2);
+        cJSON_Delete(doc);
+        return 3;
+    }
+    int rc = rg_manifest_verify_typed(&m, NULL, e2, sizeof e2);
+    if (rc) {
+        snprintf(err, errlen, "refused, it does not verify: %s", e2);
+    } else if ((rc = rg_signatures_check(&m, trusted, e2, sizeof e2)) != 0) {
+        snprintf(err, errlen, "refused: %s", e2);
+    } else {
+        snprintf(err, errlen, "%s", e2);   /* what the signature check found, for the caller to say */
+    }
+    rg_manifest_free(&m);
+    if (rc) {
+        cJSON_Delete(doc);
+        return rc == 1 ? 1 : 3;
+    }
+    *out = doc;
+    return 0;
+}
+
+int rg_registry_store_bytes(rg_registry *g, const cJSON *manifest, const char *bytes, size_t n,
+                            const char *evidence, int64_t *id, int *existed, char *err, size_t errlen)
+{
+    return store_impl(g, manifest, bytes, n, evidence, 0, id, existed, err, errlen);
+}
+
+int rg_registry_import(rg_registry *g, const char *bytes, size_t n, const char *evidence, int64_t *id,
+                       int *existed, char *err, size_t errlen)
+{
+    if (id) *id = 0;
+    if (existed) *existed = 0;
+    cJSON *m;
+    int converted;
+    int rc = rg_manifest_parse_verified(bytes, n, NULL, &m, &converted, err, errlen);
+    if (rc) return rc;
+    /* The bytes are kept as they came unless they were an old bundle (then the converted text is the record). */
+    rc = converted ? rg_registry_store(g, m, evidence, 0, id, existed, err, errlen)
+                   : rg_registry_store_bytes(g, m, bytes, n, evidence, id, existed, err, errlen);
+    cJSON_Delete(m);
+    return rc ? 2 : 0;
+}
+
+int rg_registry_manifest_bytes(rg_registry *g, int64_t id, char **out, size_t *n, char *err, size_t errlen)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(g->db, "SELECT COALESCE(manifest_bytes, CAST(manifest AS BLOB)) FROM runs WHERE id = ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return fail(g, err, errlen, "cannot read runs");
+    sqlite3_bind_int64(st, 1, id);
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        if (rc == SQLITE_DONE) {
+            snprintf(err, errlen, "no run #%lld", (long long)id);
+            return 1;
+        }
+        return fail(g, err, errlen, "cannot read runs");
+    }
+    const void *p = sqlite3_column_blob(st, 0);
+    size_t len = (size_t)sqlite3_column_bytes(st, 0);
+    *out = malloc(len + 1);
+    if (!*out) {
+        sqlite3_finalize(st);
+        snprintf(err, errlen, "out of memory");
+        return 2;
+    }
+    if (len) memcpy(*out, p, len);
+    (*out)[len] = 0;
+    *n = len;
+    sqlite3_finalize(st);
+    return 0;
+}
+
+int rg_registry_list_problem(rg_registry *g, const char *definition, int per_group, rg_run_row **rows, size_t *n,
+                             char *err, size_t errlen)
+{
+    *rows = NULL;
+    *n = 0;
+    if (!definition) {
+        snprintf(err, errlen, "no problem given");
+        return 2;
+    }
+    rg_problem_row *groups;
+    size_t ng;
+    if (rg_registry_problems(g, definition, &groups, &ng, err, errlen)) return 2;
+    /* Per group, on the (comparison_key, status, primary_ns) index: the
+     * passed runs in rank order, then the others; at most per_group. */
+    static const char *const sql[2] = {
+        "SELECT " ROW_COLUMNS " FROM runs WHERE comparison_key = ?1 AND status = 'passed' AND definition = ?2 "
+        "ORDER BY primary_ns ASC, id ASC LIMIT ?3",
+        "SELECT " ROW_COLUMNS " FROM runs WHERE comparison_key = ?1 AND status <> 'passed' AND definition = ?2 "
+        "ORDER BY id ASC LIMIT ?3"};
+    size_t cap = 0;
+    int rc = 0;
+    for (size_t k = 0; k < ng && !rc; k++) {
+        int64_t left = per_group > 0 ? per_group : INT64_MAX;
+        for (int pass = 0; pass < 2 && left > 0 && !rc; pass++) {
+            sqlite3_stmt *st;
+            if (sqlite3_prepare_v2(g->db, sql[pass], -1, &st, NULL) != SQLITE_OK) {
+                rc = fail(g, err, errlen, "cannot list runs");
+                break;
+            }
+            sqlite3_bind_text(st, 1, groups[k].comparison_key, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(st, 2, definition, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_int64(st, 3, left);
+            int step;
+            while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+                rg_run_row *more = grow(*rows, *n, &cap, sizeof **rows);
+                if (!more) break;
+                *rows = more;
+                read_row(st, &(*rows)[(*n)++]);
+                left--;
+            }
+            sqlite3_finalize(st);
+            if (step == SQLITE_ROW) {
+                snprintf(err, errlen, "out of memory");
+                rc = 2;
+            } else if (step != SQLITE_DONE) {
+                rc = fail(g, err, errlen, "cannot list runs");
+            }
+        }
+    }
+    free(groups);
+    if (rc) {
+        free(*rows);
+        *rows = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+int rg_registry_problems(rg_registry *g, const char *definition, rg_problem_row **out, size_t *n, char *err,
+                         size_t errlen)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    /* On the (definition, comparison_key) index: counted, not sorted. */
+#define PROBLEMS_SQL(where)                                                                                        \
+    "SELECT definition, comparison_key, "                                                                          \
+    "(SELECT r.device FROM runs r WHERE r.comparison_key = runs.comparison_key LIMIT 1), COUNT(*), "             \
+    "(SELECT r.id FROM runs r WHERE r.comparison_key = runs.comparison_key AND r.status = 'passed' "              \
+    "ORDER BY r.primary_ns, r.id LIMIT 1) FROM runs " where                                                       \
+    " GROUP BY definition, comparison_key ORDER BY definition, comparison_key"
+    if (sqlite3_prepare_v2(g->db, definition ? PROBLEMS_SQL("WHERE definition = ?1") : PROBLEMS_SQL(""), -1, &st,
+                           NULL) != SQLITE_OK)
+        return fail(g, err, errlen, "cannot list problems");
+    if (definition) sqlite3_bind_text(st, 1, definition, -1, SQLITE_TRANSIENT);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        rg_problem_row *more = grow(*out, *n, &cap, sizeof **out);
+        if (!more) break;
+        *out = more;
+        rg_problem_row *x = &(*out)[(*n)++];
+        memset(x, 0, sizeof *x);
+        copy_col(st, 0, x->definition, sizeof x->definition);
+        copy_col(st, 1, x->comparison_key, sizeof x->comparison_key);
+        copy_col(st, 2, x->device, sizeof x->device);
+        x->runs = sqlite3_column_int64(st, 3);
+        x->best_id = sqlite3_column_int64(st, 4);
+    }
+    sqlite3_finalize(st);
+    if (end_steps(g, rc, *out, err, errlen, "cannot list problems")) {
+        *out = NULL;
+        *n = 0;
+        return 2;
+    }
+    return 0;
+}
+
+int rg_registry_generation(rg_registry *g, int64_t *gen, char *err, size_t errlen)
+{
+    /* Any stored run, note or replication moves one of these. */
+    if (query_i64(g, "SELECT (SELECT COALESCE(MAX(id),0) FROM runs) * 1000003 + (SELECT COALESCE(MAX(id),0) FROM "
+                     "notes) * 1009 + (SELECT COALESCE(MAX(id),0) FROM replications)",
+                  NULL, 0, 0, gen))
+        return fail(g, err, errlen, "cannot read the registry");
+    return 0;
+}
+
+const char *rg_registry_file(const rg_registry *g) { return g ? g->path : ""; }
+
+int rg_registry_group_order(rg_registry *g, const char *comparison_key, int64_t **ids, double **geomean, size_t *n,
+                            char *err, size_t errlen)
+{
+    *ids = NULL;
+    *geomean = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(g->db,
+                           "SELECT id, primary_ns FROM runs WHERE comparison_key = ? AND status = 'passed' "
+                           "ORDER BY primary_ns ASC, id ASC",
+                           -1, &st, NULL) != SQLITE_OK)
+        return fail(g, err, errlen, "cannot rank runs");
+    sqlite3_bind_text(st, 1, comparison_key ? comparison_key : "", -1, SQLITE_TRANSIENT);
+    size_t cap_i = 0, cap_g = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t *mi = grow(*ids, *n, &cap_i, sizeof **ids);
+        if (mi) *ids = mi;
+        double *mg = mi ? grow(*geomean, *n, &cap_g, sizeof **geomean) : NULL;
+        if (!mg) break;
+        *geomean = mg;
+        (*ids)[*n] = sqlite3_column_int64(st, 0);
+        (*geomean)[(*n)++] = sqlite3_column_double(st, 1);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        free(*ids);
+        free(*geomean);
+        *ids = NULL;
+        *geomean = NULL;
+        *n = 0;
+        return rc == SQLITE_ROW ? (snprintf(err, errlen, "out of memory"), 2) : fail(g, err, errlen, "cannot rank runs");
     }
     return 0;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * replicate.c -- `ropegrad runs replicate ID`: run a recorded protocol again
  * here and say whether the times agree.

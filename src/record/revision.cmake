@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake -P script: writes OUT, a C file holding the git revision the binary
 # was built from (rg_build_git_commit(), rg_build_git_dirty()). Run on every
 # build (a target that is always out of date); the file is rewritten only

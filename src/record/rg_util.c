@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rg_util.c -- the growable string and the cJSON getters (see rg_util.h).
  */

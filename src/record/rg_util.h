@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rg_util.h -- small helpers shared inside the record layer (src/record/) and
  * the CLI commands that print records (src/cli/record.c). Not public API.

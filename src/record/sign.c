@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sign.c -- Ed25519 signatures over the run digest (OpenSSL), see record.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sol.c -- the SOL score, the datasheet bandwidth table and baseline files.
  *

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Load benchmark of `ropegrad serve` (not a test): a registry of 10,000 runs,
+# the server on loopback, wrk with 64 connections against a run page and a
+# problem page while `ropegrad runs push` sends new runs, results in
+# bench/results/serve_load.md (p50, p99, pages/s, errors, pushes sent vs stored),
+# plus random run pages (nearly all cache misses).
+#
+#   bash bench/serve_load.sh [SECONDS per page, default 15]
+#
+# Needs a build (bash scripts/test.sh, or cmake --build build) and wrk
+# (Debian: apt-get install wrk, or ROPEGRAD_WITH_WRK=1 scripts/deps.sh).
+# Only loopback traffic; bounded in time (3 x SECONDS of load) and in count
+# (10,000 stored runs, at most 2,000 pushes).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DUR=${1:-15}
+BUILD=${BUILD:-build}
+RUNS=10000
+PUSHES=2000
+command -v wrk >/dev/null || { echo "serve_load: wrk not installed (apt-get install wrk)" >&2; exit 2; }
+cmake --build "$BUILD" --target ropegrad serve_fill >/dev/null
+RG=$PWD/$BUILD/ropegrad
+FILL=$PWD/$BUILD/bench/serve_fill
+work=$(mktemp -d)
+server=""
+pusher=""
+cleanup() {
+  [ -n "$pusher" ] && kill "$pusher" 2>/dev/null || true
+  [ -n "$server" ] && kill "$server" 2>/dev/null || true
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# 1. One real run (the CPU path, small), then RUNS copies of it with varied
+#    run digests, stored as imports; PUSHES more copies as files to push.
+"$RG" bench --backend cpu --workloads 0,2 --iterations 3 --warmup 1 --manifest "$work/base.json" >/dev/null
+t0=$(date +%s.%N)
+"$FILL" store "$work/runs.db" "$work/base.json" "$RUNS" 1
+mkdir "$work/push"
+"$FILL" files "$work/push" "$work/base.json" "$PUSHES" $((RUNS + 1))
+fill_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b - a}')
+head -c 24 /dev/urandom | base64 | tr -d '/+=\n' > "$work/token"
+
+# 2. The server, on a free loopback port.
+"$RG" serve --db "$work/runs.db" --listen 127.0.0.1:0 --write-token-file "$work/token" > "$work/serve.out" &
+server=$!
+for _ in $(seq 100); do grep -q http "$work/serve.out" && break; sleep 0.1; done
+base=$(grep -o 'http://127.0.0.1:[0-9]*' "$work/serve.out")
+def=$(grep -o '"definition": *"[^"]*"' "$work/base.json" | head -1 | sed 's/.*: *"//; s/"$//')
+run_url="$base/runs/$((RUNS / 2))"
+problem_url="$base/problems/$def"
+count() { curl -s "$base/api/problems" | grep -o '"runs":[0-9]*' | head -1 | cut -d: -f2; }
+before=$(count)
+
+# 3. Pushes, one after another, for as long as the load runs.
+(
+  sent=0
+  for f in "$work"/push/push-*.json; do
+    [ -e "$work/stop" ] && break
+    if "$RG" runs push "$base" "$f" --token-file "$work/token" > /dev/null 2>>"$work/push.err"; then sent=$((sent + 1)); fi
+    echo "$sent" > "$work/sent"
+  done
+) &
+pusher=$!
+
+run_wrk() {
+  wrk -t2 -c64 -d"${DUR}s" --timeout 5s --latency "$1" > "$2" 2>&1
+}
+run_wrk "$run_url" "$work/wrk-run.txt"
+run_wrk "$problem_url" "$work/wrk-problem.txt"
+# Every request a different run page, so nearly every one misses the cache
+# and is rendered from the registry: the cost of a page nobody asked for yet.
+cat > "$work/random.lua" <<LUA
+math.randomseed(os.time())
+request = function() return wrk.format(nil, "/runs/" .. math.random(1, $RUNS)) end
+LUA
+wrk -t2 -c64 -d"${DUR}s" --timeout 5s --latency -s "$work/random.lua" "$base" > "$work/wrk-random.txt" 2>&1
+touch "$work/stop"   # the pusher finishes the push under way, then stops
+wait "$pusher" 2>/dev/null || true
+pusher=""
+sleep 0.5
+sent=$(cat "$work/sent" 2>/dev/null || echo 0)
+after=$(count)
+stored=$((after - before))
+
+field() {  # field FILE: p50 p99 req/s errors
+  local f=$1
+  local p50 p99 rps non2xx sock
+  p50=$(awk '$1=="50%"{print $2}' "$f")
+  p99=$(awk '$1=="99%"{print $2}' "$f")
+  rps=$(awk '/^Requests\/sec:/{print $2}' "$f")
+  non2xx=$(awk '/Non-2xx/{print $NF}' "$f")
+  sock=$(awk -F'[ ,]+' '/Socket errors/{print $4+$6+$8+$10}' "$f")
+  echo "$p50 | $p99 | $rps | $(( ${non2xx:-0} + ${sock:-0} ))"
+}
+
+out=bench/results/serve_load.md
+mkdir -p bench/results
+{
+  echo "# ropegrad serve under load"
+  echo
+  echo "Made by \`bash bench/serve_load.sh $DUR\` on $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores"
+  echo "($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), shared with other work), commit $(git rev-parse --short HEAD)."
+  echo "Registry: $RUNS runs in one comparison group (stored in ${fill_s%.*} s with their $PUSHES push files),"
+  echo "server: \`ropegrad serve\` defaults (4 threads), loopback. Load: \`wrk -t2 -c64 -d${DUR}s --latency\`,"
+  echo "one page after the other, while \`ropegrad runs push\` sends new runs one after another. The server caches"
+  echo "each answer until the registry changes (every push changes it), so the first two rows mostly measure the"
+  echo "cache and its refresh; the third asks for a different run each time."
+  echo
+  echo "| page | p50 | p99 | pages/s | errors (non-2xx + socket) |"
+  echo "|---|---|---|---|---|"
+  echo "| run page \`/runs/$((RUNS / 2))\` | $(field "$work/wrk-run.txt") |"
+  echo "| problem page \`/problems/$def\` | $(field "$work/wrk-problem.txt") |"
+  echo "| run pages \`/runs/RANDOM\` (1..$RUNS, nearly all rendered, not cached) | $(field "$work/wrk-random.txt") |"
+  echo
+  echo "Pushes during the load: $sent sent and answered 201, $stored new runs stored (registry: $before runs before, $after after)."
+  [ -s "$work/push.err" ] && { echo; echo "Push errors:"; echo '```'; head -5 "$work/push.err"; echo '```'; }
+  echo
+  echo "Goal (issue 11): run page p99 under 20 ms, at least 2,000 pages/s, 0 errors, no push lost."
+  echo
+  echo "## wrk, run page"
+  echo '```'
+  cat "$work/wrk-run.txt"
+  echo '```'
+  echo "## wrk, problem page"
+  echo '```'
+  cat "$work/wrk-problem.txt"
+  echo '```'
+  echo "## wrk, random run pages"
+  echo '```'
+  cat "$work/wrk-random.txt"
+  echo '```'
+} > "$out"
+cat "$out" | head -20

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# One call on the H200 machine for the three ops (011 forward, 012 cos/sin,
+# 014 backward): every test (GPU tests of each op included), the three suites on
+# the CUDA backend (JSON + manifests + registry, real-position inputs for the
+# forward ops), the floors of each op beside ropegrad's kernel (bench/probe.cu
+# forward / backward, same run), torch eager and torch.compile side by side
+# (bench/vs_torch_ops.py, bench/vs_torch.py), the torch module's tests; a
+# short table last. Uses build-device/ from scripts/device-build.sh, carried:
+#
+#   run(command="bash scripts/device-ops.sh", carry=["build-device"])
+#
+# Results go to $OUT (the device tool's return folder); copy them into
+# bench/results/. STEPS="tests python bench probe sanitize" selects steps (python
+# first: its torch eager times are the benches' baselines).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+OUT=${OUT:-/tmp/ropegrad-device}
+W=${W:-$(mktemp -d /tmp/rg-ops.XXXXXX)}   # W=DIR keeps the work of an earlier call (its baselines) on a warm machine
+mkdir -p "$W"
+mkdir -p "$OUT"
+STEPS=${STEPS:-"tests python bench probe sanitize"}
+B=${BUILD:-build-device}
+[ -x "$B/ropegrad" ] || { echo "device-ops: $B/ropegrad missing: run scripts/device-build.sh here and carry $B"; exit 2; }
+# The build was configured in the worktree it was made in; CTest names that path.
+SRC=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$B/CMakeCache.txt")
+if [ -n "$SRC" ] && [ "$ROOT" != "$SRC" ] && [ ! -e "$SRC" ]; then mkdir -p "$(dirname "$SRC")" && ln -s "$ROOT" "$SRC"; fi
+export PYTHONUNBUFFERED=1 ROPEGRAD_LIB="$ROOT/$B/libropegrad.so" PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}"
+declare -A status
+log() { echo "== $*"; }
+shapes() { python3 -c "import json,sys; print(' '.join('%dx%d' % (w['axes']['batch_size'], w['axes']['seq_len']) for w in map(json.loads, open(sys.argv[1])) ))" "suites/sol-execbench-$1/workload.jsonl"; }
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$W/gpu.txt"
+
+if [[ " $STEPS " == *" tests "* ]]; then
+  log "ctest (all tests; the GPU tests of every op run here)"
+  (cd "${SRC:-$ROOT}" && ctest --test-dir "$B" --output-on-failure -j8 2>&1) | tee "$W/ctest.txt" | tail -n 12
+  status[ctest]=$(grep -E "tests passed" "$W/ctest.txt" | tail -1)
+  for t in test_gpu_forward test_gpu_kernel; do
+    "$B/tests/$t" > "$W/$t.txt" 2>&1
+    status[$t]="exit $?: $(grep -E 'PASSED|FAILED' "$W/$t.txt" | tr '\n' ' ')"
+  done
+  grep -E "^cuda case (0|1) |kind" "$W/test_gpu_forward.txt"
+fi
+
+if [[ " $STEPS " == *" python "* ]]; then
+  # First: torch eager / compile beside ropegrad for every op, in this session.
+  # The eager times are also each op's baseline (T_b) for the bench step below,
+  # so its manifests carry SOL score, avg_speedup and fast_1_count/total.
+  log "python: the torch module, the ops beside torch eager / compile (eager = the bench baselines)"
+  python3 python/tests/test_forward_torch.py > "$W/test_forward_torch.txt" 2>&1
+  status[test_forward_torch]="exit $?: $(tail -n 1 "$W/test_forward_torch.txt")"
+  grep -E "FAIL|max err|backward" "$W/test_forward_torch.txt" | head -20
+  timeout 300 python3 bench/vs_torch_ops.py --out "$W/h200-vs-torch-ops.json" --baseline-dir "$W" > "$W/vs_torch_ops.txt" 2>&1
+  status[vs_torch_ops]="exit $?"
+  grep -E "^op|geomean|^\| [0-9]" "$W/vs_torch_ops.txt" | grep -v "^op .* workload [1-9]"
+  timeout 240 python3 bench/vs_torch.py --out "$W/h200-vs-torch.json" --baseline-out "$W/h200-torch-eager-014.baseline.json" \
+    > "$W/vs_torch.txt" 2>&1
+  status[vs_torch]="exit $?"
+  grep -E "geomean" "$W/vs_torch.txt"
+fi
+
+if [[ " $STEPS " == *" bench "* ]]; then
+  rm -f "$W/runs.db"
+  for op in 011 012 014; do
+    log "ropegrad bench --suite suites/sol-execbench-$op --backend cuda"
+    base=()
+    [ -s "$W/h200-torch-eager-$op.baseline.json" ] && base=(--baseline "$W/h200-torch-eager-$op.baseline.json")
+    "$B/ropegrad" bench --suite "suites/sol-execbench-$op" --backend cuda --json "$W/h200-cuda-$op.json" \
+      --record --db "$W/runs.db" --manifest "$W/h200-cuda-$op.manifest.json" "${base[@]}" > "$W/bench-$op.txt" 2>&1
+    status[bench-$op]="exit $?: $(grep -E '^passed|geometric' "$W/bench-$op.txt" | tr '\n' ' ')"
+    tail -n 22 "$W/bench-$op.txt"
+    "$B/ropegrad" verify "$W/h200-cuda-$op.manifest.json" >> "$W/bench-$op.txt" 2>&1 || status[verify-$op]="FAILED"
+  done
+  for op in 011 012; do
+    "$B/ropegrad" check --suite "suites/sol-execbench-$op" --backend cuda --inputs positions \
+      --json "$W/h200-cuda-$op-positions.json" > "$W/positions-$op.txt" 2>&1
+    status[positions-$op]="exit $?: $(grep -E '^passed' "$W/positions-$op.txt")"
+  done
+  "$B/ropegrad" runs rank --db "$W/runs.db" > "$W/rank.txt" 2>&1; status[runs-rank]="exit $?"
+fi
+
+if [[ " $STEPS " == *" probe "* ]]; then
+  log "floors beside ropegrad (bench/probe.cu)"
+  { "$B/bench/probe" forward 011 $(shapes 011) && "$B/bench/probe" forward 012 $(shapes 012) &&
+    "$B/bench/probe" backward $(shapes 014); } > "$W/probe-ops.txt" 2>&1
+  status[probe]="exit $?"
+  cat "$W/probe-ops.txt"
+fi
+
+if [[ " $STEPS " == *" sanitize "* ]]; then
+  for tool in memcheck racecheck; do
+    log "compute-sanitizer --tool $tool (GPU tests of every op, small cases)"
+    { ROPEGRAD_TEST_QUICK=1 compute-sanitizer --tool $tool --error-exitcode 9 "$B/tests/test_gpu_kernel" &&
+      ROPEGRAD_TEST_QUICK=1 timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 "$B/tests/test_gpu_forward"; } \
+      > "$W/sanitizer-$tool.txt" 2>&1
+    rc=$?
+    status[sanitizer-$tool]="exit $rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$W/sanitizer-$tool.txt" | tr '\n' ' ')"
+  done
+fi
+
+# The device tool brings back few files: results in one archive, logs in another.
+(cd "$W" && tar -czf "$OUT/results.tar.gz" h200-*.json probe-ops.txt vs_torch_ops.txt vs_torch.txt test_gpu_forward.txt \
+  test_forward_torch.txt ctest.txt bench-*.txt positions-*.txt rank.txt sanitizer-*.txt 2>/dev/null)
+tar -C "$W" -czf "$OUT/logs.tar.gz" .
+echo
+echo "| step | result |"
+echo "|---|---|"
+for k in "${!status[@]}"; do echo "| $k | ${status[$k]} |"; done | sort
+grep -E "^\| geomean" "$W/probe-ops.txt" 2>/dev/null

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * serve.c -- `ropegrad serve`: the registry as a website (src/index/serve.c).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "record.h"
+#include "serve.h"
+
+/* A positive integer option, 2 (bad input) when it is not one. */
+static int uint_opt(const char *name, const char *s, unsigned long max, unsigned long *out)
+{
+    char *end;
+    unsigned long v = strtoul(s, &end, 10);
+    if (!*s || *end || v == 0 || v > max || s[0] == '-') {
+        fprintf(stderr, "ropegrad serve: %s expects a whole number in 1..%lu, got '%.60s'\n", name, max, s);
+        return 2;
+    }
+    *out = v;
+    return 0;
+}
+
+int rg_cmd_serve(int argc, char **argv)
+{
+    enum { OPT_DB = 1000, OPT_LISTEN, OPT_TOKEN, OPT_THREADS, OPT_MAXBODY, OPT_TIMEOUT };
+    static const struct option longopts[] = {{"db", required_argument, NULL, OPT_DB},
+                                             {"listen", required_argument, NULL, OPT_LISTEN},
+                                             {"write-token-file", required_argument, NULL, OPT_TOKEN},
+                                             {"threads", required_argument, NULL, OPT_THREADS},
+                                             {"max-body", required_argument, NULL, OPT_MAXBODY},
+                                             {"timeout", required_argument, NULL, OPT_TIMEOUT},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    rg_serve_options o = {0};
+    const char *db = NULL;
+    unsigned long v;
+    optind = 0;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_DB: db = optarg; break;
+        case OPT_LISTEN: o.listen = optarg; break;
+        case OPT_TOKEN: o.write_token_file = optarg; break;
+        case OPT_THREADS:
+            if (uint_opt("--threads", optarg, 256, &v)) return 2;
+            o.threads = (unsigned)v;
+            break;
+        case OPT_MAXBODY:
+            if (uint_opt("--max-body", optarg, 1UL << 30, &v)) return 2;
+            o.max_body = v;
+            break;
+        case OPT_TIMEOUT:
+            if (uint_opt("--timeout", optarg, 3600, &v)) return 2;
+            o.timeout_s = (unsigned)v;
+            break;
+        case 'h':
+            printf("usage: ropegrad serve [--db FILE] [--listen ADDR:PORT] [--write-token-file FILE]\n"
+                   "                      [--threads N] [--max-body BYTES] [--timeout SECONDS]\n\n"
+                   "Serves the registry as a website: / (problems), /problems/DEF, /runs/ID, /runs/ID.json,\n"
+                   "/compare/A/B and /api/... (see the README). Listens on 127.0.0.1:8080 by default\n"
+                   "(port 0: any free port, printed). Read-only unless --write-token-file names a file\n"
+                   "holding the write token (16+ printable characters): then POST /api/runs (as\n"
+                   "`ropegrad runs push`) and the pages' note and issue forms take writes.\n"
+                   "Defaults: 4 threads, request bodies up to %d bytes (413 above), 10 s idle timeout.\n",
+                   RG_SERVE_MAX_BODY);
+            return 0;
+        case ':': fprintf(stderr, "ropegrad serve: %s needs a value\n", argv[optind - 1]); return 2;
+        default: fprintf(stderr, "ropegrad serve: unknown option '%s' (try --help)\n", argv[optind - 1]); return 2;
+        }
+    }
+    if (optind != argc) {
+        fprintf(stderr, "ropegrad serve: unexpected argument '%s' (try --help)\n", argv[optind]);
+        return 2;
+    }
+    o.db_path = rg_registry_path(db);
+    char err[1024];
+    rg_server *s;
+    if (rg_serve_create(&o, &s, err, sizeof err)) {
+        fprintf(stderr, "ropegrad serve: %s\n", err);
+        return 2;
+    }
+    /* The worker threads inherit this mask: only sigwait below sees the signals. */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    if (rg_serve_start(s, err, sizeof err)) {
+        fprintf(stderr, "ropegrad serve: %s\n", err);
+        rg_serve_destroy(s);
+        return 2;
+    }
+    printf("ropegrad serve: http://%.*s:%d/ (%s, registry %s)\n",
+           (int)(strrchr(o.listen ? o.listen : "127.0.0.1:8080", ':') - (o.listen ? o.listen : "127.0.0.1:8080")),
+           o.listen ? o.listen : "127.0.0.1:8080", rg_serve_port(s),
+           o.write_token_file ? "writes need the token" : "read-only", o.db_path);
+    fflush(stdout);
+    int sig = 0;
+    sigwait(&set, &sig);
+    rg_serve_destroy(s);
+    printf("ropegrad serve: stopped (signal %d)\n", sig);
+    return 0;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * site.c -- `ropegrad site --out DIR`: the whole index as static files
+ * (src/index/site.c, the server's renderer).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <getopt.h>
+#include <stdio.h>
+
+#include "commands.h"
+#include "record.h"
+#include "site.h"
+
+int rg_cmd_site(int argc, char **argv)
+{
+    enum { OPT_DB = 1000, OPT_OUT };
+    static const struct option longopts[] = {{"db", required_argument, NULL, OPT_DB},
+                                             {"out", required_argument, NULL, OPT_OUT},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    const char *db = NULL, *out = NULL;
+    optind = 0;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_DB: db = optarg; break;
+        case OPT_OUT: out = optarg; break;
+        case 'h':
+            printf("usage: ropegrad site --out DIR [--db FILE]\n\n"
+                   "Writes the index as static files any web server can host: index.html,\n"
+                   "problems/*.html, runs/ID.html, runs/ID.json (the stored manifest bytes) and\n"
+                   "compare/FIRST/ID.html, rendered as `ropegrad serve` renders them.\n");
+            return 0;
+        case ':': fprintf(stderr, "ropegrad site: %s needs a value\n", argv[optind - 1]); return 2;
+        default: fprintf(stderr, "ropegrad site: unknown option '%s' (try --help)\n", argv[optind - 1]); return 2;
+        }
+    }
+    if (optind != argc || !out || !*out) {
+        fprintf(stderr, "ropegrad site: expected --out DIR (usage: ropegrad site --out DIR [--db FILE])\n");
+        return 2;
+    }
+    char err[1024];
+    rg_registry *g;
+    if (rg_registry_open(rg_registry_path(db), 0, &g, err, sizeof err)) {
+        fprintf(stderr, "ropegrad site: %s\n", err);
+        return 2;
+    }
+    size_t files;
+    int rc = rg_site_write(g, out, &files, err, sizeof err);
+    rg_registry_close(g);
+    if (rc) {
+        fprintf(stderr, "ropegrad site: %s\n", err);
+        return 2;
+    }
+    printf("site: %zu files written under %s\n", files, out);
+    return 0;
+}

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * op.h -- the op table: everything the protocol needs to know about one op.
+ *
+ * The harness (suite loading, run.c, run_cuda.c, output, record) is written
+ * against this table only. An op is its code under src/op/ (public API in
+ * include/ropegrad.h), one row here (src/harness/op_<name>.c: the input
+ * generator, the bytes that must move, and thin calls into the public API),
+ * one line in op_table.c, and its suite folder. The row calls libropegrad
+ * through include/ropegrad.h like any user.
+ */
+#ifndef ROPEGRAD_HARNESS_OP_H
+#define ROPEGRAD_HARNESS_OP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ropegrad.h"
+
+struct rg_workload;
+
+#define RG_OP_MAX_TENSORS 4
+
+/* One workload's tensors: host memory after make(), device memory in the
+ * CUDA runner's copy (same struct, in[] replaced). */
+typedef struct rg_tensors {
+    int64_t batch_size, seq_len, head_dim;
+    ropegrad_dtype dtype;            /* 014's grad dtype; unused by the forward ops */
+    float attention_scaling;
+    int n_in;
+    void *in[RG_OP_MAX_TENSORS];     /* in the definition's input order */
+    size_t in_bytes[RG_OP_MAX_TENSORS];
+    size_t out_bytes;                /* the output (all output tensors back to back) */
+    int64_t n_out;                   /* output elements, checked against the reference */
+    double *out_ref;                 /* where a row's reference writes (rg_op_row_blocks callbacks) */
+} rg_tensors;
+
+/* A tensor named in definition.json and the dtype the op requires of it:
+ * "bfloat16", "float32", "int64"; "grad" = bfloat16, float16 or float32, the
+ * same for every "grad" tensor (014's gradients); NULL = a scalar input (an
+ * object must be present). */
+typedef struct rg_op_tensor {
+    const char *name;
+    const char *dtype;
+} rg_op_tensor;
+
+typedef struct rg_op {
+    const char *id;                  /* "011", "012", "014" */
+    const char *definition;          /* definition.json "name" */
+    const char *reference;           /* what the float64 reference is, for the record */
+    const rg_op_tensor *inputs;      /* terminated by {NULL, NULL} */
+    const rg_op_tensor *outputs;
+    int custom_scale;                /* attention_scaling comes from the generator, not the workload */
+    /* Bytes any kernel must move (read + written). */
+    double (*bytes)(const struct rg_workload *w, ropegrad_dtype dt);
+    /* Generates the inputs (inputs.c documents the generator; kind 0 = the
+     * dataset's inputs, 1 = real training positions). */
+    int (*make)(const struct rg_workload *w, ropegrad_dtype dt, int kind, uint64_t seed, rg_tensors *t, char *err,
+                size_t errlen);
+    /* float64 reference, n_out doubles; may use OpenMP itself. Returns a ropegrad status. */
+    int (*reference_fn)(const rg_tensors *t, double *ref);
+    /* The paths, writing out (host or device); ropegrad statuses. */
+    int (*cpu)(const rg_tensors *t, void *out, int threads);
+    int (*cuda)(const rg_tensors *t, void *out, int kernel, void *stream);
+    /* The output's elements widened to float (n_out of them). */
+    void (*widen)(const void *out, int64_t n, float *dst);
+    /* CUDA kernel versions: name of version k (0 = default), NULL when unknown. */
+    const char *(*kernel_name)(int k);
+} rg_op;
+
+/* The op whose definition name is name, or NULL. */
+const rg_op *rg_op_find(const char *name);
+/* Every op, NULL-terminated. */
+extern const rg_op *const rg_ops[];
+
+/* Frees the host tensors made by an op's make() and zeroes t. */
+void rg_tensors_free(rg_tensors *t);
+
+/* A single-threaded reference is a pure function of rows: rg_op_row_blocks
+ * calls fn(ctx, r0, n) for blocks of RG_OP_BLOCK_ROWS rows in parallel
+ * (OpenMP) and returns the largest status any call returned. */
+#define RG_OP_BLOCK_ROWS 256
+typedef int (*rg_op_block_fn)(const void *ctx, int64_t r0, int64_t n);
+int rg_op_row_blocks(int64_t rows, rg_op_block_fn fn, const void *ctx);
+/* rg_op_row_blocks over a copy of t whose out_ref is ref: a row's whole
+ * reference() when its rows_fn writes t->out_ref. */
+int rg_op_reference(const rg_tensors *t, double *ref, rg_op_block_fn rows_fn);
+
+/* Helpers for the rows. */
+void *rg_alloc64(size_t bytes);
+void rg_widen_f32(const void *out, int64_t n, float *dst);
+void rg_widen_bf16(const void *out, int64_t n, float *dst);
+const char *rg_kernel_default_only(int k);
+int rg_tensors_shape(const struct rg_workload *w, int64_t elems_per_row_max, rg_tensors *t, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,481 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * model.c -- the adapter between the record (registry rows, manifests) and
+ * the index's view structs (model.h). Nothing else in src/index/ reads a
+ * manifest or a registry row: when the record format changes, this file is
+ * the one to change.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "model.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rg_util.h"
+
+void rg_kv_add(rg_kvlist *l, const char *key, const char *value)
+{
+    if (l->oom || !value || !*value) return;   /* an absent figure is left out */
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 8;
+        rg_page_kv *p = realloc(l->items, cap * sizeof *p);
+        if (!p) {
+            l->oom = 1;
+            return;
+        }
+        l->items = p;
+        l->cap = cap;
+    }
+    rg_page_kv *x = &l->items[l->n];
+    snprintf(x->key, sizeof x->key, "%s", key);
+    x->value = strdup(value);
+    if (!x->value) {
+        l->oom = 1;
+        return;
+    }
+    l->n++;
+}
+
+void rg_kvlist_free(rg_kvlist *l)
+{
+    for (size_t i = 0; i < l->n; i++) free(l->items[i].value);
+    free(l->items);
+    memset(l, 0, sizeof *l);
+}
+
+/* A number as text; nothing when absent. */
+static void kv_num(rg_kvlist *l, const char *key, double v)
+{
+    if (!isfinite(v)) return;
+    char s[64];
+    snprintf(s, sizeof s, "%.15g", v);
+    rg_kv_add(l, key, s);
+}
+
+/* A text; nothing when absent. */
+static void kv_str(rg_kvlist *l, const char *key, const char *s)
+{
+    if (s && *s) rg_kv_add(l, key, s);
+}
+
+static void copy(char *dst, size_t n, const char *s) { snprintf(dst, n, "%s", s ? s : ""); }
+
+static double positive_or_nan(double v) { return isfinite(v) ? v : NAN; }
+
+/* "geomean of per-workload medians" for ropegrad's statistic, else its name. */
+static const char *stat_label(const char *stat)
+{
+    if (!strcmp(stat, "geomean")) return "geomean of per-workload medians";
+    if (!strcmp(stat, "mean") || !*stat) return "mean";
+    return stat;
+}
+
+int rg_model_run_from_manifest(const rg_manifest *m, const rg_run_row *row, rg_run_view *v, char *err,
+                               size_t errlen)
+{
+    memset(v, 0, sizeof *v);
+    v->primary_ns = v->sol = v->x_ref = v->fast_count = v->fast_total = v->peak_gbps = NAN;
+    v->passed = v->total = -1;
+    if (!m || !m->obj[RG_ROLE_RUN].present) {
+        snprintf(err, errlen, "not a manifest (no run object)");
+        return 2;
+    }
+    if (row) {
+        v->id = row->id;
+        v->replicates_of = row->replicates_of;
+        copy(v->evidence, sizeof v->evidence, row->evidence);
+        copy(v->created_at, sizeof v->created_at, row->created_at);
+    }
+    copy(v->device, sizeof v->device, m->product);
+    copy(v->definition, sizeof v->definition, m->benchmark);
+    copy(v->status, sizeof v->status, m->status);
+    copy(v->backend, sizeof v->backend, m->backend);
+    copy(v->observed_at, sizeof v->observed_at, m->observed_at);
+    copy(v->run_digest, sizeof v->run_digest, m->obj[RG_ROLE_RUN].digest);
+    copy(v->comparison_key, sizeof v->comparison_key, row ? row->comparison_key : m->comparison_key);
+    char impl[200];
+    if (m->impl_name[0]) snprintf(impl, sizeof impl, "%.60s %.60s %.60s", m->impl_name, m->backend, m->kernel_name);
+    else snprintf(impl, sizeof impl, "%.60s #%.100s", m->source, m->external_id);
+    snprintf(v->title, sizeof v->title, "%.200s · %.150s · %.150s", impl, v->definition, v->device);
+
+    v->primary_ns = positive_or_nan(m->primary_ns);
+    snprintf(v->primary_stat, sizeof v->primary_stat, "%s", stat_label(m->primary_statistic));
+    v->sol = positive_or_nan(m->sol_score);
+    v->x_ref = positive_or_nan(m->avg_speedup);
+    if (m->fast_1_total > 0 && isfinite(m->fast_1_count)) {
+        v->fast_total = m->fast_1_total;
+        v->fast_count = m->fast_1_count;
+    }
+    if (m->total > 0) {
+        v->passed = m->passed;
+        v->total = m->total;
+    }
+    if (m->correctness_element[0]) snprintf(v->correctness, sizeof v->correctness, "%s", m->correctness_element);
+    else snprintf(v->correctness, sizeof v->correctness, "Marked %s by the source; the correctness policy was not "
+                  "published.", *m->status ? m->status : "(no status)");
+    if (row && !strcmp(row->evidence, RG_EVIDENCE_IMPORTED))
+        snprintf(v->source, sizeof v->source, "imported: measured elsewhere (source %.60s%s%.100s), digests verified here",
+                 *m->source ? m->source : "unknown", *m->external_id ? ", external id " : "", m->external_id);
+    else copy(v->source, sizeof v->source, "recorded by ropegrad bench");
+
+    char s[512];
+    rg_kv_add(&v->identity, "implementation", impl);
+    kv_str(&v->identity, "project", m->impl_name);
+    kv_str(&v->identity, "revision", m->impl_version);
+    kv_str(&v->identity, "backend", m->backend);
+    snprintf(s, sizeof s, "suite of %zu case%s · %s", m->n_workloads, m->n_workloads == 1 ? "" : "s", v->primary_stat);
+    if (m->n_workloads) rg_kv_add(&v->identity, "workload", s);
+    kv_str(&v->identity, "comparison key", v->comparison_key);
+    kv_str(&v->identity, "source", m->source);
+    kv_str(&v->identity, "external id", m->external_id);
+    kv_str(&v->identity, "run digest", v->run_digest);
+    kv_str(&v->identity, "implementation digest", m->implementation_digest);
+
+    kv_str(&v->workload, "definition", m->benchmark);
+    kv_str(&v->workload, "comparator", m->correctness_comparator);
+    kv_str(&v->workload, "figures", m->figures_file);
+    kv_str(&v->workload, "workload digest", m->workload_digest);
+
+    snprintf(s, sizeof s, "%s %s", m->harness_name, m->harness_version);
+    if (m->harness_name[0]) rg_kv_add(&v->protocol, "harness", s);
+    kv_str(&v->protocol, "timer", m->timer);
+    kv_str(&v->protocol, "primary statistic", m->measurement_statistic);
+    if (m->warmup >= 0) kv_num(&v->protocol, "warmup", m->warmup);
+    if (m->iterations >= 0) kv_num(&v->protocol, "iterations", m->iterations);
+    kv_str(&v->protocol, "cold L2", m->cold_l2);
+    kv_str(&v->protocol, "inputs", m->inputs);
+    kv_str(&v->protocol, "seed", m->seed);
+    kv_str(&v->protocol, "correctness reference", m->correctness_reference);
+    kv_str(&v->protocol, "comparability family", m->family);
+    kv_str(&v->protocol, "comparability notes", m->family_notes);
+    kv_str(&v->protocol, "protocol digest", m->protocol_digest);
+
+    if (m->product[0]) {
+        snprintf(s, sizeof s, "%s%s%s%s", m->product, *m->architecture ? " (" : "", m->architecture,
+                 *m->architecture ? ")" : "");
+        rg_kv_add(&v->environment, strcmp(m->vendor, "cpu") ? "gpu" : "cpu", s);
+    }
+    for (size_t i = 0; i < m->n_libraries; i++) kv_str(&v->environment, m->libraries[i].key, m->libraries[i].value);
+    if (strcmp(m->vendor, "cpu")) kv_str(&v->environment, "cpu", m->cpu_model);
+    if (m->cpu_threads > 0) kv_num(&v->environment, "cpu threads", m->cpu_threads);
+    kv_str(&v->environment, "host", m->hostname);
+    kv_str(&v->environment, "os", m->os);
+    kv_str(&v->environment, "build", m->build_flags);
+    kv_str(&v->environment, "environment digest", m->environment_digest);
+
+    kv_str(&v->artifacts, "T_SOL", m->t_sol_detail);
+    kv_str(&v->artifacts, "baseline", m->baseline_name);
+
+    if (m->n_workloads) {
+        v->wl = calloc(m->n_workloads, sizeof *v->wl);
+        if (!v->wl) {
+            snprintf(err, errlen, "out of memory");
+            rg_model_run_free(v);
+            return 2;
+        }
+    }
+    for (size_t i = 0; i < m->n_workloads; i++) {
+        const rg_mf_workload *t = &m->workloads[i];
+        rg_wl_view *w = &v->wl[i];
+        w->index = t->index;
+        w->bytes = t->bytes;
+        w->median = t->median;
+        w->mean = t->mean;
+        w->min = t->min;
+        w->max = t->max;
+        w->stddev = t->stddev;
+        w->gbps = t->gbps;
+        w->t_sol = t->t_sol_ns;
+        w->t_b = t->t_b_ns;
+        w->score = t->sol_score;
+        w->speedup = t->speedup;
+        w->pass = t->pass;
+    }
+    v->n_wl = m->n_workloads;
+
+    const char *product = NULL;
+    double peak = strcmp(m->vendor, "cpu") ? rg_datasheet_bandwidth_tbps(m->product, &product) : 0;
+    if (peak > 0) {
+        v->peak_gbps = peak * 1e3;
+        snprintf(v->peak_label, sizeof v->peak_label, "%s datasheet peak", product);
+    }
+    if (v->identity.oom || v->workload.oom || v->protocol.oom || v->environment.oom || v->artifacts.oom) {
+        snprintf(err, errlen, "out of memory");
+        rg_model_run_free(v);
+        return 2;
+    }
+    return 0;
+}
+
+void rg_model_run_free(rg_run_view *v)
+{
+    rg_kvlist_free(&v->identity);
+    rg_kvlist_free(&v->workload);
+    rg_kvlist_free(&v->protocol);
+    rg_kvlist_free(&v->environment);
+    rg_kvlist_free(&v->artifacts);
+    free(v->wl);
+    rg_notes_free(v->notes, v->n_notes);
+    free(v->reps);
+    free(v->manifest);
+    memset(v, 0, sizeof *v);
+}
+
+/* Rank tables: the passed runs of a comparison group in rank order, kept
+ * per (registry file, comparison key) for one registry generation. A run
+ * page then ranks by binary search instead of counting its group (10,000
+ * runs in the load benchmark) on every render. */
+typedef struct rank_table {
+    char file[4096], key[RG_DIGEST_LEN];
+    int64_t gen;
+    int64_t *ids;
+    double *geomean;
+    size_t n;
+    int valid;
+} rank_table;
+
+#define RANK_TABLES 16
+static rank_table rank_tables[RANK_TABLES];
+static unsigned rank_next;
+static pthread_mutex_t rank_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* (geomean, id) of slot i against (x, id) in rank order. */
+static int before(const rank_table *t, size_t i, double x, int64_t id)
+{
+    return t->geomean[i] < x || (t->geomean[i] == x && t->ids[i] < id);
+}
+
+static int rank_from_table(const rank_table *t, const rg_run_row *row, rg_run_view *v)
+{
+    v->group_size = (int)t->n;
+    v->first_id = t->n ? t->ids[0] : 0;
+    v->rank = 0;
+    if (strcmp(row->status, "passed")) return 0;
+    size_t lo = 0, hi = t->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (before(t, mid, row->primary_ns, row->id)) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo < t->n && t->ids[lo] == row->id) v->rank = (int)lo + 1;
+    return 0;
+}
+
+static int rank_run(rg_registry *g, const rg_run_row *row, rg_run_view *v, char *err, size_t errlen)
+{
+    int64_t gen;
+    if (rg_registry_generation(g, &gen, err, errlen)) return 2;
+    const char *file = rg_registry_file(g);
+    int done = 0;
+    pthread_mutex_lock(&rank_mu);
+    for (unsigned i = 0; i < RANK_TABLES && !done; i++) {
+        rank_table *t = &rank_tables[i];
+        if (t->valid && t->gen == gen && !strcmp(t->key, row->comparison_key) && !strcmp(t->file, file))
+            done = !rank_from_table(t, row, v);
+    }
+    pthread_mutex_unlock(&rank_mu);
+    if (done) return 0;
+    rank_table fresh = {.gen = gen, .valid = 1};
+    if (rg_registry_group_order(g, row->comparison_key, &fresh.ids, &fresh.geomean, &fresh.n, err, errlen))
+        return 2;
+    copy(fresh.file, sizeof fresh.file, file);
+    copy(fresh.key, sizeof fresh.key, row->comparison_key);
+    rank_from_table(&fresh, row, v);
+    pthread_mutex_lock(&rank_mu);
+    rank_table *t = NULL;
+    for (unsigned i = 0; i < RANK_TABLES && !t; i++)
+        if (rank_tables[i].valid && !strcmp(rank_tables[i].key, fresh.key) && !strcmp(rank_tables[i].file, file))
+            t = &rank_tables[i];
+    if (!t) t = &rank_tables[rank_next++ % RANK_TABLES];
+    if (!t->valid || t->gen <= gen) {
+        free(t->ids);
+        free(t->geomean);
+        *t = fresh;
+        fresh.ids = NULL;
+        fresh.geomean = NULL;
+    }
+    pthread_mutex_unlock(&rank_mu);
+    free(fresh.ids);
+    free(fresh.geomean);
+    return 0;
+}
+
+int rg_model_run(rg_registry *g, int64_t id, rg_run_view *v, char *err, size_t errlen)
+{
+    memset(v, 0, sizeof *v);
+    rg_run_row row;
+    rg_manifest m;
+    int rc = rg_registry_get(g, id, &row, &m, err, errlen);
+    if (rc) return rc;
+    rc = rg_model_run_from_manifest(&m, &row, v, err, errlen);
+    rg_manifest_free(&m);
+    if (rc) return 2;
+    if (rank_run(g, &row, v, err, errlen) ||
+        rg_registry_notes(g, id, &v->notes, &v->n_notes, err, errlen) ||
+        rg_registry_replications(g, id, &v->reps, &v->n_reps, err, errlen) ||
+        rg_registry_manifest_bytes(g, id, &v->manifest, &v->manifest_len, err, errlen)) {
+        rg_model_run_free(v);
+        return 2;
+    }
+    return 0;
+}
+
+/* A ranked line from the registry row alone (the row carries the figures). */
+static void fill_entry(const rg_run_row *r, rg_rank_entry *e)
+{
+    memset(e, 0, sizeof *e);
+    e->id = r->id;
+    e->primary_ns = positive_or_nan(r->primary_ns);
+    e->sol = positive_or_nan(r->sol_score);
+    e->x_ref = positive_or_nan(r->avg_speedup);
+    e->fast_count = e->fast_total = NAN;
+    if (r->fast_total > 0 && isfinite(r->fast_count)) e->fast_count = r->fast_count, e->fast_total = r->fast_total;
+    copy(e->evidence, sizeof e->evidence, r->evidence);
+    copy(e->observed_at, sizeof e->observed_at, r->observed_at);
+    copy(e->status, sizeof e->status, r->status);
+    if (r->backend[0]) snprintf(e->kernel, sizeof e->kernel, "%.15s %.70s", r->backend, r->kernel_name);
+    else snprintf(e->kernel, sizeof e->kernel, "%.30s #%.60s", r->source, r->external_id);
+}
+
+int rg_model_problem(rg_registry *g, const char *definition, rg_problem_view *v, char *err, size_t errlen)
+{
+    memset(v, 0, sizeof *v);
+    copy(v->definition, sizeof v->definition, definition);
+    rg_problem_row *pr = NULL;
+    size_t npr = 0;
+    rg_run_row *rows = NULL;
+    size_t n = 0;
+    if (rg_registry_problems(g, definition, &pr, &npr, err, errlen) ||
+        rg_registry_list_problem(g, definition, RG_PROBLEM_ROWS, &rows, &n, err, errlen)) {
+        free(pr);
+        return 2;
+    }
+    if (n == 0) {
+        free(pr);
+        free(rows);
+        snprintf(err, errlen, "no runs of problem '%.200s'", definition);
+        return 1;
+    }
+    size_t ng = 0;
+    for (size_t i = 0; i < npr; i++) ng += !strcmp(pr[i].definition, definition);
+    v->groups = calloc(ng ? ng : 1, sizeof *v->groups);
+    if (!v->groups) goto oom;
+    for (size_t i = 0; i < npr; i++) {
+        if (strcmp(pr[i].definition, definition)) continue;
+        rg_group_view *gv = &v->groups[v->n_groups++];
+        copy(gv->comparison_key, sizeof gv->comparison_key, pr[i].comparison_key);
+        copy(gv->device, sizeof gv->device, pr[i].device);
+        for (size_t k = 0; k < n; k++)   /* the group's statistic (one per comparison key) */
+            if (!strcmp(rows[k].comparison_key, gv->comparison_key)) {
+                copy(gv->primary_stat, sizeof gv->primary_stat, stat_label(rows[k].primary_statistic));
+                break;
+            }
+        gv->runs = pr[i].runs;
+        size_t cnt = 0;
+        for (size_t k = 0; k < n; k++) cnt += !strcmp(rows[k].comparison_key, gv->comparison_key);
+        gv->e = calloc(cnt ? cnt : 1, sizeof *gv->e);
+        if (!gv->e) goto oom;
+        int rank = 0;
+        for (size_t k = 0; k < n; k++) {
+            if (strcmp(rows[k].comparison_key, gv->comparison_key)) continue;
+            rg_rank_entry *e = &gv->e[gv->n++];
+            fill_entry(&rows[k], e);
+            e->rank = !strcmp(rows[k].status, "passed") ? ++rank : 0;
+        }
+    }
+    free(pr);
+    free(rows);
+    return 0;
+oom:
+    free(pr);
+    free(rows);
+    rg_model_problem_free(v);
+    snprintf(err, errlen, "out of memory");
+    return 2;
+}
+
+void rg_model_problem_free(rg_problem_view *v)
+{
+    for (size_t i = 0; v->groups && i < v->n_groups; i++) free(v->groups[i].e);
+    free(v->groups);
+    memset(v, 0, sizeof *v);
+}
+
+int rg_model_index(rg_registry *g, rg_index_view *v, char *err, size_t errlen)
+{
+    memset(v, 0, sizeof *v);
+    return rg_registry_problems(g, NULL, &v->rows, &v->n, err, errlen);
+}
+
+void rg_model_index_free(rg_index_view *v)
+{
+    free(v->rows);
+    memset(v, 0, sizeof *v);
+}
+
+int rg_model_compare(rg_registry *g, int64_t a, int64_t b, rg_compare_view *v, char *err, size_t errlen)
+{
+    memset(v, 0, sizeof *v);
+    int rc = rg_model_run(g, a, &v->a, err, errlen);
+    if (rc) return rc;
+    rc = rg_model_run(g, b, &v->b, err, errlen);
+    if (rc) {
+        rg_model_run_free(&v->a);
+        return rc;
+    }
+    v->comparable = !strcmp(v->a.comparison_key, v->b.comparison_key);
+    size_t cap = v->a.n_wl + v->b.n_wl;
+    v->rows = calloc(cap ? cap : 1, sizeof *v->rows);
+    if (!v->rows) {
+        rg_model_compare_free(v);
+        snprintf(err, errlen, "out of memory");
+        return 2;
+    }
+    /* Every workload of a, then those only b has. */
+    for (size_t i = 0; i < v->a.n_wl + v->b.n_wl; i++) {
+        const rg_wl_view *x = i < v->a.n_wl ? &v->a.wl[i] : &v->b.wl[i - v->a.n_wl];
+        const rg_wl_view *wa = NULL, *wb = NULL;
+        for (size_t k = 0; k < v->a.n_wl; k++)
+            if (v->a.wl[k].index == x->index) wa = &v->a.wl[k];
+        for (size_t k = 0; k < v->b.n_wl; k++)
+            if (v->b.wl[k].index == x->index) wb = &v->b.wl[k];
+        if (i >= v->a.n_wl && wa) continue;
+        rg_compare_row *r = &v->rows[v->n++];
+        r->index = x->index;
+        r->a = wa ? wa->median : NAN;
+        r->b = wb ? wb->median : NAN;
+        r->ratio = r->b / r->a;
+        r->lo = wa && wb ? wb->min / wa->max : NAN;
+        r->hi = wa && wb ? wb->max / wa->min : NAN;
+    }
+    return 0;
+}
+
+void rg_model_compare_free(rg_compare_view *v)
+{
+    rg_model_run_free(&v->a);
+    rg_model_run_free(&v->b);
+    free(v->rows);
+    memset(v, 0, sizeof *v);
+}
+
+int rg_model_run_ids(rg_registry *g, int64_t **ids, size_t *n, char *err, size_t errlen)
+{
+    rg_run_row *rows;
+    *ids = NULL;
+    *n = 0;
+    if (rg_registry_list(g, &rows, n, err, errlen)) return 2;
+    *ids = malloc((*n ? *n : 1) * sizeof **ids);
+    if (!*ids) {
+        free(rows);
+        *n = 0;
+        snprintf(err, errlen, "out of memory");
+        return 2;
+    }
+    for (size_t i = 0; i < *n; i++) (*ids)[i] = rows[i].id;
+    free(rows);
+    return 0;
+}

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * model.h -- what the index's pages show, as plain view structs.
+ *
+ * model.c is the ONE place that reads registry rows and manifests for the
+ * pages (src/index/render.c never sees JSON or SQL): point it at another
+ * record format and every page, the server, `site` and `report` follow.
+ *
+ * Absent figures are NAN (numbers), -1 (counts) or "" (text); the renderer
+ * leaves them out instead of printing "n/a" or "0 / 0".
+ */
+#ifndef RG_INDEX_MODEL_H
+#define RG_INDEX_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "manifest.h"
+#include "record.h"
+
+/* A label and its text, for the page's key/value sections. */
+typedef struct rg_page_kv {
+    char key[48];
+    char *value;                    /* malloc'd */
+} rg_page_kv;
+
+typedef struct rg_kvlist {
+    rg_page_kv *items;
+    size_t n, cap;
+    int oom;
+} rg_kvlist;
+
+/* One workload's measurements (ns, bytes, GB/s); NAN when absent. */
+typedef struct rg_wl_view {
+    int index, pass;                /* pass: 1, 0, or -1 unknown */
+    double bytes, median, mean, min, max, stddev, gbps, t_sol, t_b, score, speedup;
+} rg_wl_view;
+
+typedef struct rg_run_view {
+    int64_t id, replicates_of;
+    char definition[256], title[512], status[16], evidence[16], device[256], backend[16];
+    char observed_at[40], created_at[32];
+    char run_digest[RG_DIGEST_LEN], comparison_key[RG_DIGEST_LEN];
+    /* the primary measurement */
+    double primary_ns;
+    char primary_stat[96];
+    /* rank in the comparison group (0: not ranked), its size, #1's id */
+    int rank, group_size;
+    int64_t first_id;
+    /* SOL score, mean speedup over the reference, cases faster of total */
+    double sol, x_ref, fast_count, fast_total;
+    int passed, total;              /* correctness; -1 unknown */
+    char correctness[512];
+    char source[256];               /* where the record comes from */
+    rg_kvlist identity, workload, protocol, environment, artifacts;
+    rg_wl_view *wl;
+    size_t n_wl;
+    double peak_gbps;               /* the bandwidth chart's roof, NAN when none */
+    char peak_label[160];
+    rg_note *notes;                 /* notes, reproductions and flags */
+    size_t n_notes;
+    rg_replication *reps;
+    size_t n_reps;
+    char *manifest;                 /* the canonical bytes, as stored */
+    size_t manifest_len;
+} rg_run_view;
+
+/* One ranked line of a problem page. */
+typedef struct rg_rank_entry {
+    int64_t id;
+    int rank;                       /* 0: not ranked (failed correctness) */
+    double primary_ns, sol, x_ref, fast_count, fast_total;
+    char evidence[16], observed_at[40], status[16], kernel[96];
+} rg_rank_entry;
+
+typedef struct rg_group_view {
+    char comparison_key[RG_DIGEST_LEN], device[256], primary_stat[96];
+    int64_t runs;                   /* runs in the group (entries may show fewer) */
+    rg_rank_entry *e;
+    size_t n;
+} rg_group_view;
+
+typedef struct rg_problem_view {
+    char definition[256];
+    rg_group_view *groups;
+    size_t n_groups;
+} rg_problem_view;
+
+typedef struct rg_index_view {
+    rg_problem_row *rows;           /* one per (definition, comparison group) */
+    size_t n;
+} rg_index_view;
+
+/* Per workload of a compare page: b's median over a's, with the interval
+ * from the two runs' min..max. */
+typedef struct rg_compare_row {
+    int index;
+    double a, b, ratio, lo, hi;     /* NAN when a side lacks the workload */
+} rg_compare_row;
+
+typedef struct rg_compare_view {
+    rg_run_view a, b;
+    rg_compare_row *rows;
+    size_t n;
+    int comparable;                 /* same comparison key */
+} rg_compare_view;
+
+/* Rows shown per comparison group on a problem page. */
+#define RG_PROBLEM_ROWS 100
+
+/* Fill a view (0), 1 no such run/problem (err says so), 2 error. */
+int rg_model_run(rg_registry *g, int64_t id, rg_run_view *v, char *err, size_t errlen);
+/* The run view of a manifest (the typed reader's struct, manifest.h) that is
+ * not (or not yet) in a registry: row gives its registry figures when known
+ * (may be NULL). */
+int rg_model_run_from_manifest(const rg_manifest *m, const rg_run_row *row, rg_run_view *v, char *err,
+                               size_t errlen);
+void rg_model_run_free(rg_run_view *v);
+int rg_model_problem(rg_registry *g, const char *definition, rg_problem_view *v, char *err, size_t errlen);
+void rg_model_problem_free(rg_problem_view *v);
+int rg_model_index(rg_registry *g, rg_index_view *v, char *err, size_t errlen);
+void rg_model_index_free(rg_index_view *v);
+int rg_model_compare(rg_registry *g, int64_t a, int64_t b, rg_compare_view *v, char *err, size_t errlen);
+void rg_model_compare_free(rg_compare_view *v);
+
+/* kv lists */
+void rg_kv_add(rg_kvlist *l, const char *key, const char *value);
+void rg_kvlist_free(rg_kvlist *l);
+
+
+/* Ids of every run, ascending (malloc'd). */
+int rg_model_run_ids(rg_registry *g, int64_t **ids, size_t *n, char *err, size_t errlen);
+
+#endif

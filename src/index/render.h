@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * render.h -- the one renderer of the index: HTML pages (run, problem,
+ * compare, the list of problems) and the /api JSON, from the view structs of
+ * model.h. Used by `ropegrad serve`, `ropegrad site` and `ropegrad report`.
+ *
+ * Pages are self-contained (inline CSS and SVG, no script, nothing fetched).
+ * Every string from a manifest, a note or a URL goes through rg_html_esc
+ * (element text and attribute values alike) or rg_url_esc (path segments).
+ */
+#ifndef RG_INDEX_RENDER_H
+#define RG_INDEX_RENDER_H
+
+#include <stddef.h>
+
+#include "model.h"
+#include "rg_util.h"
+
+typedef struct rg_render_ctx {
+    const char *root;      /* prefix of every link: "/" when served, "../" in a static site */
+    const char *ext;       /* "" when served, ".html" in a static site */
+    int static_site;       /* 1: file names for problems are slugs, not %-escaped */
+    int forms;             /* show the note and issue forms (a server that takes writes) */
+    char csrf[72];         /* the forms' anti-CSRF token */
+    char today[16];        /* the citation's access date, YYYY-MM-DD */
+    const char *permalink_base; /* e.g. "http://127.0.0.1:8080" (may be "") */
+} rg_render_ctx;
+
+/* Fills ctx for a server (static_site 0) or a static site (1). */
+void rg_render_ctx_init(rg_render_ctx *ctx, int static_site);
+
+/* s escaped for HTML element text and attribute values (& < > " '). */
+void rg_html_esc(rg_buf *b, const char *s);
+/* s as one URL path segment: everything outside A-Z a-z 0-9 - . _ ~ %-escaped. */
+void rg_url_esc(rg_buf *b, const char *s);
+/* A problem's file name in a static site: [A-Za-z0-9._-] kept, anything
+ * else '_', plus a short hash when anything was replaced. */
+void rg_problem_slug(rg_buf *b, const char *definition);
+
+/* v with three significant digits and an SI prefix, e.g. 1.34e12 "B/s" ->
+ * "1.34 TB/s", 5.41e-6 "s" -> "5.41 µs". "" for a non-finite v. */
+void rg_fmt_si(char *out, size_t n, double v, const char *unit);
+/* Round ticks (1, 2 or 5 x 10^k) from 0 to at least hi: at most cap of
+ * them, into t; returns the count (0 when hi is not a positive finite
+ * normal number). Never loops on hostile input. */
+int rg_nice_ticks(double hi, double *t, int cap);
+
+/* The charts alone (for tests): latency per workload against T_SOL and the
+ * reference; bandwidth per workload against the peak. */
+void rg_chart_latency(rg_buf *b, const rg_run_view *v);
+void rg_chart_bandwidth(rg_buf *b, const rg_run_view *v);
+
+/* Pages: malloc'd HTML, NULL with a message. */
+char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, size_t errlen);
+char *rg_render_problem(const rg_render_ctx *ctx, const rg_problem_view *v, char *err, size_t errlen);
+char *rg_render_index(const rg_render_ctx *ctx, const rg_index_view *v, char *err, size_t errlen);
+char *rg_render_compare(const rg_render_ctx *ctx, const rg_compare_view *v, char *err, size_t errlen);
+/* A small page for an error status ("404 not found: ..."). */
+char *rg_render_error(const rg_render_ctx *ctx, int status, const char *msg, char *err, size_t errlen);
+
+/* JSON for /api (documented in the README). */
+char *rg_api_index(const rg_index_view *v, char *err, size_t errlen);
+char *rg_api_problem(const rg_problem_view *v, char *err, size_t errlen);
+char *rg_api_run(const rg_run_view *v, char *err, size_t errlen);
+
+#endif

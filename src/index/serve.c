@@ -1,0 +1,784 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * serve.c -- the HTTP server of the index (see serve.h).
+ *
+ * libmicrohttpd with a pool of worker threads, each with its own SQLite
+ * connection (a thread-local registry handle): under WAL, readers never wait
+ * for a writer and the writer never waits for readers; writers wait for each
+ * other on the registry's busy timeout. Answers to GETs are cached, keyed by
+ * path and Host and valid for the registry's generation (it moves with every
+ * stored run, note or replication), so 10,000 runs are ranked once per
+ * change, not once per request. Pages are rendered by render.c from
+ * model.c's views.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "serve.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <microhttpd.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include "model.h"
+#include "render.h"
+
+#define CACHE_SLOTS 512
+
+/* A rendered answer (200 to a GET), valid while the registry's generation
+ * is the one it was rendered at. */
+typedef struct cache_slot {
+    char *key;                      /* path "\n" host */
+    int64_t gen;
+    const char *type;
+    char *body;
+    size_t len;
+    int rendering;                  /* a thread is rendering this key's next version */
+} cache_slot;
+
+struct rg_server {
+    char db_path[4096];
+    char token[512];
+    int writable;
+    char csrf[65];
+    size_t max_body;
+    unsigned threads, timeout_s;
+    struct sockaddr_in addr;
+    struct MHD_Daemon *d;
+    int port;
+    pthread_key_t key;
+    pthread_mutex_t mu;
+    cache_slot cache[CACHE_SLOTS];
+};
+
+int rg_serve_csrf(const char *tok, char out[65])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    static const char msg[] = "ropegrad-form";
+    if (!tok || !HMAC(EVP_sha256(), tok, (int)strlen(tok), (const unsigned char *)msg, sizeof msg - 1, md, &n))
+        return -1;
+    for (unsigned i = 0; i < n && i < 32; i++) snprintf(out + 2 * i, 3, "%02x", md[i]);
+    out[64] = 0;
+    return 0;
+}
+
+static void close_registry(void *p) { rg_registry_close(p); }
+
+static int parse_listen(const char *s, struct sockaddr_in *a, char *err, size_t errlen)
+{
+    memset(a, 0, sizeof *a);
+    a->sin_family = AF_INET;
+    const char *colon = s ? strrchr(s, ':') : NULL;
+    char host[64];
+    if (!colon || (size_t)(colon - s) >= sizeof host || colon == s) {
+        snprintf(err, errlen, "--listen '%.100s': expected ADDR:PORT, e.g. 127.0.0.1:8080", s ? s : "");
+        return 2;
+    }
+    memcpy(host, s, (size_t)(colon - s));
+    host[colon - s] = 0;
+    char *end;
+    errno = 0;
+    long port = strtol(colon + 1, &end, 10);
+    if (errno || end == colon + 1 || *end || port < 0 || port > 65535) {
+        snprintf(err, errlen, "--listen '%.100s': the port is not a number in 0..65535", s);
+        return 2;
+    }
+    if (inet_pton(AF_INET, host, &a->sin_addr) != 1) {
+        snprintf(err, errlen, "--listen '%.100s': the address is not an IPv4 address", s);
+        return 2;
+    }
+    a->sin_port = htons((uint16_t)port);
+    return 0;
+}
+
+static int read_token(const char *path, char *tok, size_t n, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot read the write token: %s", path, strerror(errno));
+        return 2;
+    }
+    size_t len = fread(tok, 1, n - 1, f);
+    int more = fgetc(f) != EOF;
+    fclose(f);
+    tok[len] = 0;
+    while (len && isspace((unsigned char)tok[len - 1])) tok[--len] = 0;
+    if (more) {
+        snprintf(err, errlen, "%s: the write token is longer than %zu bytes", path, n - 2);
+        return 2;
+    }
+    if (len < 16) {
+        snprintf(err, errlen, "%s: the write token must have at least 16 characters", path);
+        return 2;
+    }
+    for (size_t i = 0; i < len; i++)
+        if (!isgraph((unsigned char)tok[i])) {
+            snprintf(err, errlen, "%s: the write token must be one line of printable characters", path);
+            return 2;
+        }
+    return 0;
+}
+
+int rg_serve_create(const rg_serve_options *o, rg_server **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (!o || !o->db_path || !*o->db_path) {
+        snprintf(err, errlen, "serve: no registry given (--db FILE)");
+        return 2;
+    }
+    rg_server *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return 2;
+    }
+    snprintf(s->db_path, sizeof s->db_path, "%s", o->db_path);
+    s->max_body = o->max_body ? o->max_body : RG_SERVE_MAX_BODY;
+    s->threads = o->threads ? o->threads : 4;
+    s->timeout_s = o->timeout_s ? o->timeout_s : 10;
+    if (parse_listen(o->listen ? o->listen : "127.0.0.1:8080", &s->addr, err, errlen) ||
+        (o->write_token_file && read_token(o->write_token_file, s->token, sizeof s->token, err, errlen))) {
+        free(s);
+        return 2;
+    }
+    if (o->write_token_file) {
+        s->writable = 1;
+        rg_serve_csrf(s->token, s->csrf);
+    }
+    /* Open once here: a missing, foreign or newer registry is an error now,
+     * not on the first request (this also migrates an older one). */
+    rg_registry *g;
+    if (rg_registry_open(s->db_path, 0, &g, err, errlen)) {
+        free(s);
+        return 2;
+    }
+    rg_registry_close(g);
+    pthread_key_create(&s->key, close_registry);
+    pthread_mutex_init(&s->mu, NULL);
+    *out = s;
+    return 0;
+}
+
+/* This thread's connection to the registry. */
+static rg_registry *reg(rg_server *s, char *err, size_t errlen)
+{
+    rg_registry *g = pthread_getspecific(s->key);
+    if (g) return g;
+    if (rg_registry_open(s->db_path, 0, &g, err, errlen)) return NULL;
+    pthread_setspecific(s->key, g);
+    return g;
+}
+
+/* ---- responses ------------------------------------------------------------------------- */
+
+static const char *const HTML = "text/html; charset=utf-8";
+static const char *const JSON = "application/json";
+static const char *const TEXT = "text/plain; charset=utf-8";
+
+static void set_body(rg_response *r, int status, const char *type, char *body)
+{
+    r->status = status;
+    r->content_type = type;
+    r->body = body;
+    r->len = body ? strlen(body) : 0;
+}
+
+/* An error: an HTML page for pages, one line of JSON for /api and POSTs. */
+static void error_resp(rg_server *s, const rg_request *q, rg_response *r, int status, const char *msg)
+{
+    int api = !strncmp(q->path, "/api/", 5) || !strcmp(q->method, "POST");
+    char err[128];
+    if (api) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "status", status);
+        cJSON_AddStringToObject(o, "error", msg);
+        char *t = cJSON_PrintUnformatted(o);
+        cJSON_Delete(o);
+        size_t n = t ? strlen(t) : 0;
+        char *line = t ? realloc(t, n + 2) : NULL;
+        if (line) line[n] = '\n', line[n + 1] = 0;
+        else free(t);
+        set_body(r, status, JSON, line);
+    } else {
+        rg_render_ctx ctx;
+        rg_render_ctx_init(&ctx, 0);
+        set_body(r, status, HTML, rg_render_error(&ctx, status, msg, err, sizeof err));
+    }
+}
+
+/* "12" -> 12; anything else (sign, spaces, overflow, zero) is no id. */
+static int parse_id(const char *p, size_t n, int64_t *id)
+{
+    if (n == 0 || n > 15) return -1;
+    int64_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] < '0' || p[i] > '9') return -1;
+        v = v * 10 + (p[i] - '0');
+    }
+    if (v <= 0) return -1;
+    *id = v;
+    return 0;
+}
+
+/* ---- auth ---------------------------------------------------------------------------------- */
+
+static int token_ok(const rg_server *s, const char *t, size_t n)
+{
+    size_t tl = strlen(s->token);
+    return s->writable && t && n == tl && CRYPTO_memcmp(t, s->token, tl) == 0;
+}
+
+static int bearer_ok(const rg_server *s, const char *auth)
+{
+    if (!auth || strncmp(auth, "Bearer ", 7)) return 0;
+    return token_ok(s, auth + 7, strlen(auth + 7));
+}
+
+/* The form came from a page of this server: Origin, else Referer, names
+ * http://HOST exactly (HOST from the Host header). */
+static int same_origin(const rg_request *q)
+{
+    if (!q->host || !*q->host) return 0;
+    char want[300];
+    int n = snprintf(want, sizeof want, "http://%s", q->host);
+    if (n <= 0 || (size_t)n >= sizeof want) return 0;
+    if (q->origin && *q->origin) return !strcmp(q->origin, want);
+    if (q->referer) return !strncmp(q->referer, want, (size_t)n) && q->referer[n] == '/';
+    return 0;
+}
+
+/* Decodes one application/x-www-form-urlencoded field of body into out
+ * (malloc'd), NULL when absent or malformed. */
+static char *form_field(const char *body, size_t len, const char *name)
+{
+    size_t nl = strlen(name);
+    const char *p = body, *end = body + len;
+    while (p < end) {
+        const char *amp = memchr(p, '&', (size_t)(end - p));
+        const char *fe = amp ? amp : end;
+        if ((size_t)(fe - p) > nl && !memcmp(p, name, nl) && p[nl] == '=') {
+            const char *v = p + nl + 1;
+            char *out = malloc((size_t)(fe - v) + 1);
+            if (!out) return NULL;
+            size_t k = 0;
+            for (const char *c = v; c < fe; c++) {
+                if (*c == '+') out[k++] = ' ';
+                else if (*c == '%') {
+                    if (fe - c < 3 || !isxdigit((unsigned char)c[1]) || !isxdigit((unsigned char)c[2])) {
+                        free(out);
+                        return NULL;
+                    }
+                    char h[3] = {c[1], c[2], 0};
+                    out[k++] = (char)strtol(h, NULL, 16);
+                    c += 2;
+                } else out[k++] = *c;
+            }
+            out[k] = 0;
+            if (strlen(out) != k) {   /* an encoded NUL */
+                free(out);
+                return NULL;
+            }
+            return out;
+        }
+        p = fe + 1;
+    }
+    return NULL;
+}
+
+/* ---- handlers ---------------------------------------------------------------------------------- */
+
+static void run_page(rg_server *s, rg_registry *g, const rg_request *q, rg_response *r, int64_t id, int api)
+{
+    rg_run_view v;
+    char err[512];
+    int rc = rg_model_run(g, id, &v, err, sizeof err);
+    if (rc) {
+        error_resp(s, q, r, rc == 1 ? 404 : 500, err);
+        return;
+    }
+    rg_render_ctx ctx;
+    rg_render_ctx_init(&ctx, 0);
+    ctx.forms = s->writable;
+    memcpy(ctx.csrf, s->csrf, sizeof s->csrf);
+    /* The citation's permalink names this server as the client reached it
+     * (a Host header that is not a plain host[:port] is left out). */
+    char base[300] = "";
+    if (q->host && strlen(q->host) < 256 && strspn(q->host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                            "0123456789.-:[]") == strlen(q->host))
+        snprintf(base, sizeof base, "http://%s", q->host);
+    ctx.permalink_base = base;
+    char *body = api ? rg_api_run(&v, err, sizeof err) : rg_render_run(&ctx, &v, err, sizeof err);
+    rg_model_run_free(&v);
+    if (!body) error_resp(s, q, r, 500, err);
+    else set_body(r, 200, api ? JSON : HTML, body);
+}
+
+static void problem_page(rg_server *s, rg_registry *g, const rg_request *q, rg_response *r, const char *def, int api)
+{
+    char err[512];
+    rg_problem_view v;
+    int rc = rg_model_problem(g, def, &v, err, sizeof err);
+    if (rc) {
+        error_resp(s, q, r, rc == 1 ? 404 : 500, err);
+        return;
+    }
+    rg_render_ctx ctx;
+    rg_render_ctx_init(&ctx, 0);
+    char *body = api ? rg_api_problem(&v, err, sizeof err) : rg_render_problem(&ctx, &v, err, sizeof err);
+    rg_model_problem_free(&v);
+    if (!body) error_resp(s, q, r, 500, err);
+    else set_body(r, 200, api ? JSON : HTML, body);
+}
+
+static void index_page(rg_server *s, rg_registry *g, const rg_request *q, rg_response *r, int api)
+{
+    rg_index_view v;
+    char err[512];
+    if (rg_model_index(g, &v, err, sizeof err)) {
+        error_resp(s, q, r, 500, err);
+        return;
+    }
+    rg_render_ctx ctx;
+    rg_render_ctx_init(&ctx, 0);
+    char *body = api ? rg_api_index(&v, err, sizeof err) : rg_render_index(&ctx, &v, err, sizeof err);
+    rg_model_index_free(&v);
+    if (!body) error_resp(s, q, r, 500, err);
+    else set_body(r, 200, api ? JSON : HTML, body);
+}
+
+static void compare_page(rg_server *s, rg_registry *g, const rg_request *q, rg_response *r, int64_t a, int64_t b)
+{
+    rg_compare_view v;
+    char err[512];
+    int rc = rg_model_compare(g, a, b, &v, err, sizeof err);
+    if (rc) {
+        error_resp(s, q, r, rc == 1 ? 404 : 500, err);
+        return;
+    }
+    rg_render_ctx ctx;
+    rg_render_ctx_init(&ctx, 0);
+    char *body = rg_render_compare(&ctx, &v, err, sizeof err);
+    rg_model_compare_free(&v);
+    if (!body) error_resp(s, q, r, 500, err);
+    else set_body(r, 200, HTML, body);
+}
+
+static void manifest_json(rg_server *s, rg_registry *g, const rg_request *q, rg_response *r, int64_t id)
+{
+    char *bytes;
+    size_t n;
+    char err[512];
+    int rc = rg_registry_manifest_bytes(g, id, &bytes, &n, err, sizeof err);
+    if (rc) {
+        error_resp(s, q, r, rc == 1 ? 404 : 500, err);
+        return;
+    }
+    r->status = 200;
+    r->content_type = JSON;
+    r->body = bytes;
+    r->len = n;
+}
+
+static void post_run(rg_server *s, rg_registry *g, const rg_request *q, rg_response *r)
+{
+    char err[512];
+    int64_t id;
+    int existed;
+    int rc = rg_registry_import(g, q->body ? q->body : "", q->body_len, RG_EVIDENCE_IMPORTED, &id, &existed, err,
+                                sizeof err);
+    if (rc) {
+        error_resp(s, q, r, rc == 3 ? 400 : rc == 1 ? 422 : 500, err);
+        return;
+    }
+    cJSON *o = cJSON_CreateObject();
+    char url[64];
+    snprintf(url, sizeof url, "/runs/%lld", (long long)id);
+    cJSON_AddNumberToObject(o, "id", (double)id);
+    cJSON_AddStringToObject(o, "url", url);
+    cJSON_AddBoolToObject(o, "existed", existed);
+    char *t = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    if (!t) {
+        error_resp(s, q, r, 500, "out of memory");
+        return;
+    }
+    set_body(r, existed ? 200 : 201, JSON, t);
+    snprintf(r->location, sizeof r->location, "%s", url);
+}
+
+static void add_note(rg_server *s, rg_registry *g, const rg_request *q, rg_response *r, int64_t id, const char *kind,
+                     const char *text, int form)
+{
+    char err[512];
+    if (!text || !*text || strlen(text) > 4000) {
+        error_resp(s, q, r, 400, "a note needs text of 1 to 4000 bytes");
+        return;
+    }
+    int rc = rg_registry_add_note_kind(g, id, kind, text, err, sizeof err);
+    if (rc) {
+        error_resp(s, q, r, rc == 1 ? 404 : strstr(err, "kind") ? 400 : 500, err);
+        return;
+    }
+    if (form) {
+        set_body(r, 303, TEXT, strdup("added\n"));
+        snprintf(r->location, sizeof r->location, "/runs/%lld#%s", (long long)id,
+                 strcmp(kind, "flag") ? "notes" : "flagged");
+    } else {
+        set_body(r, 201, JSON, strdup("{\"added\":true}\n"));
+        snprintf(r->location, sizeof r->location, "/runs/%lld", (long long)id);
+    }
+}
+
+static void api_note(rg_server *s, rg_registry *g, const rg_request *q, rg_response *r, int64_t id)
+{
+    cJSON *o = cJSON_ParseWithLength(q->body ? q->body : "", q->body_len);
+    if (!cJSON_IsObject(o)) {
+        cJSON_Delete(o);
+        error_resp(s, q, r, 400, "bad JSON: expected {\"kind\": \"note\", \"text\": \"...\"}");
+        return;
+    }
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(o, "kind"), *t = cJSON_GetObjectItemCaseSensitive(o, "text");
+    add_note(s, g, q, r, id, cJSON_IsString(k) ? k->valuestring : "note", cJSON_IsString(t) ? t->valuestring : NULL,
+             0);
+    cJSON_Delete(o);
+}
+
+static void form_note(rg_server *s, rg_registry *g, const rg_request *q, rg_response *r, int64_t id, int flag)
+{
+    if (!same_origin(q)) {
+        error_resp(s, q, r, 403, "cross-site form refused (Origin or Referer must be this server)");
+        return;
+    }
+    char *tok = form_field(q->body, q->body_len, "token"), *csrf = form_field(q->body, q->body_len, "csrf");
+    char *text = form_field(q->body, q->body_len, "text"), *kind = form_field(q->body, q->body_len, "kind");
+    if (!csrf || strlen(csrf) != 64 || CRYPTO_memcmp(csrf, s->csrf, 64))
+        error_resp(s, q, r, 403, "the form's CSRF field is missing or wrong (reload the page)");
+    else if (!tok || !token_ok(s, tok, strlen(tok)))
+        error_resp(s, q, r, 401, "wrong or missing write token");
+    else add_note(s, g, q, r, id, flag ? "flag" : kind ? kind : "note", text, 1);
+    free(tok);
+    free(csrf);
+    free(text);
+    free(kind);
+}
+
+/* GET and HEAD: pages, JSON, manifests. */
+static void route_get(rg_server *s, rg_registry *g, const rg_request *q, rg_response *r)
+{
+    const char *p = q->path;
+    size_t n = strlen(p);
+    int64_t id = 0, id2 = 0;
+    if (!strcmp(p, "/")) {
+        index_page(s, g, q, r, 0);
+    } else if (!strcmp(p, "/api/problems")) {
+        index_page(s, g, q, r, 1);
+    } else if (!strncmp(p, "/problems/", 10) && p[10]) {
+        problem_page(s, g, q, r, p + 10, 0);
+    } else if (!strncmp(p, "/api/problems/", 14) && p[14]) {
+        problem_page(s, g, q, r, p + 14, 1);
+    } else if (!strncmp(p, "/runs/", 6) && n > 11 && !strcmp(p + n - 5, ".json") && !parse_id(p + 6, n - 11, &id)) {
+        manifest_json(s, g, q, r, id);
+    } else if (!strncmp(p, "/runs/", 6) && !parse_id(p + 6, n - 6, &id)) {
+        run_page(s, g, q, r, id, 0);
+    } else if (!strncmp(p, "/api/runs/", 10) && !parse_id(p + 10, n - 10, &id)) {
+        run_page(s, g, q, r, id, 1);
+    } else {
+        const char *slash = !strncmp(p, "/compare/", 9) ? strchr(p + 9, '/') : NULL;
+        if (slash && !parse_id(p + 9, (size_t)(slash - p - 9), &id) && !parse_id(slash + 1, strlen(slash + 1), &id2))
+            compare_page(s, g, q, r, id, id2);
+        else error_resp(s, q, r, 404, "no such page");
+    }
+}
+
+static char *cache_key(const rg_request *q)
+{
+    size_t a = strlen(q->path), b = q->host ? strlen(q->host) : 0;
+    char *k = malloc(a + b + 2);
+    if (!k) return NULL;
+    memcpy(k, q->path, a);
+    k[a] = '\n';
+    if (b) memcpy(k + a + 1, q->host, b);
+    k[a + 1 + b] = 0;
+    return k;
+}
+
+static unsigned slot_of(const char *key)
+{
+    uint32_t h = 2166136261u;   /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)key; *p; p++) h = (h ^ *p) * 16777619u;
+    return h % CACHE_SLOTS;
+}
+
+static void copy_out(const cache_slot *c, rg_response *r)
+{
+    char *body = malloc(c->len + 1);
+    if (!body) return;
+    memcpy(body, c->body, c->len);
+    body[c->len] = 0;
+    r->status = 200;
+    r->content_type = c->type;
+    r->body = body;
+    r->len = c->len;
+}
+
+/* 1 when r was filled from the cache: the version of generation gen, or,
+ * while another thread renders that one, the previous version (one render's
+ * time old: what a reader who came a moment earlier saw). 0: render it; when
+ * *claimed, this thread is the one rendering key and must call cache_put. */
+static int cache_get(rg_server *s, const char *key, int64_t gen, rg_response *r, int *claimed)
+{
+    *claimed = 0;
+    pthread_mutex_lock(&s->mu);
+    cache_slot *c = &s->cache[slot_of(key)];
+    if (c->key && !strcmp(c->key, key)) {
+        if (c->gen == gen || (c->rendering && c->gen < gen)) copy_out(c, r);
+        else c->rendering = *claimed = 1;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return r->body != NULL;
+}
+
+/* Keeps a copy of r (when a 200) under key (taken over) unless a newer
+ * version is there; ends this thread's claim on the slot. */
+static void cache_put(rg_server *s, char *key, int64_t gen, const rg_response *r, int claimed)
+{
+    char *body = r->status == 200 && r->body ? malloc(r->len + 1) : NULL;
+    if (body) memcpy(body, r->body, r->len);
+    pthread_mutex_lock(&s->mu);
+    cache_slot *c = &s->cache[slot_of(key)];
+    int same = c->key && !strcmp(c->key, key);
+    if (claimed && same) c->rendering = 0;
+    if (body && !(same && c->gen > gen) && !(!same && c->rendering)) {
+        free(c->key);
+        free(c->body);
+        c->key = key;
+        c->gen = gen;
+        c->type = r->content_type;
+        c->body = body;
+        c->len = r->len;
+        c->rendering = 0;
+        key = NULL;
+        body = NULL;
+    }
+    pthread_mutex_unlock(&s->mu);
+    free(key);
+    free(body);
+}
+
+void rg_serve_route(rg_server *s, const rg_request *q, rg_response *r)
+{
+    memset(r, 0, sizeof *r);
+    const char *p = q->path ? q->path : "";
+    int get = !strcmp(q->method, "GET") || !strcmp(q->method, "HEAD"), post = !strcmp(q->method, "POST");
+    if (!get && !post) {
+        error_resp(s, q, r, 405, "only GET, HEAD and POST");
+        return;
+    }
+    if (post && q->body_too_big) {
+        char m[96];
+        snprintf(m, sizeof m, "request body over the limit of %zu bytes", s->max_body);
+        error_resp(s, q, r, 413, m);
+        return;
+    }
+    char err[512];
+    rg_registry *g = reg(s, err, sizeof err);
+    if (!g) {
+        error_resp(s, q, r, 503, err);
+        return;
+    }
+    if (get) {
+        /* A GET's answer depends on the registry alone (and the Host, in
+         * the citation): kept until the registry's generation moves, so a
+         * page of a 10,000-run group is ranked once per change, not once
+         * per request. */
+        int64_t gen;
+        char *key = q->path ? cache_key(q) : NULL;
+        if (!key || rg_registry_generation(g, &gen, err, sizeof err)) {
+            free(key);
+            route_get(s, g, q, r);
+            return;
+        }
+        int claimed;
+        if (cache_get(s, key, gen, r, &claimed)) {
+            free(key);
+            return;
+        }
+        route_get(s, g, q, r);
+        cache_put(s, key, gen, r, claimed);
+        return;
+    }
+    /* POST: every write needs the token. */
+    int64_t id = 0;
+    int api_runs = !strcmp(p, "/api/runs");
+    int api_note_path = 0, form_path = 0, flag = 0;
+    if (!strncmp(p, "/api/runs/", 10)) {
+        const char *sl = strchr(p + 10, '/');
+        api_note_path = sl && !strcmp(sl, "/notes") && !parse_id(p + 10, (size_t)(sl - p - 10), &id);
+    } else if (!strncmp(p, "/runs/", 6)) {
+        const char *sl = strchr(p + 6, '/');
+        if (sl && !parse_id(p + 6, (size_t)(sl - p - 6), &id)) {
+            form_path = !strcmp(sl, "/notes") || !strcmp(sl, "/flags");
+            flag = !strcmp(sl, "/flags");
+        }
+    }
+    if (!api_runs && !api_note_path && !form_path) {
+        error_resp(s, q, r, 404, "no such endpoint");
+        return;
+    }
+    if (!s->writable) {
+        error_resp(s, q, r, 403, "this index is read-only (start serve with --write-token-file)");
+        return;
+    }
+    if (form_path) {
+        form_note(s, g, q, r, id, flag);
+        return;
+    }
+    if (!bearer_ok(s, q->authorization)) {
+        error_resp(s, q, r, 401, "missing or wrong Authorization: Bearer token");
+        return;
+    }
+    if (api_runs) post_run(s, g, q, r);
+    else api_note(s, g, q, r, id);
+}
+
+/* ---- libmicrohttpd glue ------------------------------------------------------------------------------ */
+
+typedef struct conn_state {
+    char *body;
+    size_t n, cap;
+    int too_big;
+} conn_state;
+
+static enum MHD_Result send_resp(struct MHD_Connection *c, rg_response *r)
+{
+    struct MHD_Response *m =
+        MHD_create_response_from_buffer(r->len, r->body ? r->body : (void *)"", r->body ? MHD_RESPMEM_MUST_FREE
+                                                                                        : MHD_RESPMEM_PERSISTENT);
+    if (!m) {
+        free(r->body);
+        return MHD_NO;
+    }
+    MHD_add_response_header(m, "Content-Type", r->content_type ? r->content_type : TEXT);
+    MHD_add_response_header(m, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(m, "Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; "
+                                                          "img-src data:; form-action 'self'");
+    if (*r->location) MHD_add_response_header(m, "Location", r->location);
+    enum MHD_Result ret = MHD_queue_response(c, (unsigned)r->status, m);
+    MHD_destroy_response(m);
+    return ret;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                                  const char *version, const char *upload, size_t *upload_size, void **con_cls)
+{
+    rg_server *s = cls;
+    conn_state *st = *con_cls;
+    if (!st) {
+        st = calloc(1, sizeof *st);
+        if (!st) return MHD_NO;
+        *con_cls = st;
+        const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (cl && strtoull(cl, NULL, 10) > s->max_body) {
+            /* Answer now, without reading the body; MHD closes the connection. */
+            rg_request q = {.method = method, .path = url, .body_too_big = 1};
+            rg_response r;
+            rg_serve_route(s, &q, &r);
+            st->too_big = 2;
+            return send_resp(c, &r);
+        }
+        return MHD_YES;
+    }
+    if (*upload_size) {
+        if (!st->too_big && st->n + *upload_size <= s->max_body) {
+            if (st->n + *upload_size > st->cap) {
+                size_t cap = st->cap ? st->cap : 4096;
+                while (cap < st->n + *upload_size) cap *= 2;
+                char *p = realloc(st->body, cap + 1);
+                if (!p) return MHD_NO;
+                st->body = p;
+                st->cap = cap;
+            }
+            memcpy(st->body + st->n, upload, *upload_size);
+            st->n += *upload_size;
+            st->body[st->n] = 0;
+        } else if (!st->too_big) {
+            st->too_big = 1;
+        }
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    if (st->too_big == 2) return MHD_YES;
+    rg_request q = {
+        .method = method,
+        .path = url,
+        .authorization = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION),
+        .origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin"),
+        .referer = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_REFERER),
+        .host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST),
+        .content_type = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE),
+        .body = st->body,
+        .body_len = st->n,
+        .body_too_big = st->too_big,
+    };
+    rg_response r;
+    rg_serve_route(s, &q, &r);
+    return send_resp(c, &r);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+    conn_state *st = *con_cls;
+    if (st) {
+        free(st->body);
+        free(st);
+        *con_cls = NULL;
+    }
+}
+
+int rg_serve_start(rg_server *s, char *err, size_t errlen)
+{
+    s->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL_LINUX_ONLY, 0, NULL, NULL, on_request, s,
+                            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&s->addr, MHD_OPTION_THREAD_POOL_SIZE,
+                            s->threads, MHD_OPTION_CONNECTION_TIMEOUT, s->timeout_s, MHD_OPTION_CONNECTION_LIMIT,
+                            (unsigned)1000, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
+    if (!s->d) {
+        char a[INET_ADDRSTRLEN];
+        inet_ntop(AF_INET, &s->addr.sin_addr, a, sizeof a);
+        snprintf(err, errlen, "cannot listen on %s:%u (in use, or not an address of this machine)", a,
+                 ntohs(s->addr.sin_port));
+        return 2;
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
+    s->port = info ? info->port : ntohs(s->addr.sin_port);
+    return 0;
+}
+
+int rg_serve_port(const rg_server *s) { return s ? s->port : 0; }
+
+void rg_serve_destroy(rg_server *s)
+{
+    if (!s) return;
+    if (s->d) MHD_stop_daemon(s->d);
+    rg_registry *g = pthread_getspecific(s->key);
+    if (g) {
+        rg_registry_close(g);
+        pthread_setspecific(s->key, NULL);
+    }
+    pthread_key_delete(s->key);
+    for (unsigned i = 0; i < CACHE_SLOTS; i++) {
+        free(s->cache[i].key);
+        free(s->cache[i].body);
+    }
+    pthread_mutex_destroy(&s->mu);
+    OPENSSL_cleanse(s->token, sizeof s->token);
+    free(s);
+}

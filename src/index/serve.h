@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * serve.h -- `ropegrad serve`: the registry as a website (libmicrohttpd).
+ *
+ * Routes (GET unless said; see the README for the JSON):
+ *   /                        the problems, run counts, #1 of each group
+ *   /problems/DEF            all results for a problem, per comparison group
+ *   /runs/ID                 the run page
+ *   /runs/ID.json            the canonical manifest, byte for byte as stored
+ *   /compare/A/B             per-workload ratios B / A with intervals
+ *   /api/problems  /api/problems/DEF  /api/runs/ID      JSON
+ *   POST /api/runs           a manifest: verified as `runs import` does, stored
+ *                            (evidence imported); 201 + {"id", "url"}
+ *   POST /api/runs/ID/notes  {"kind": "note"|"reproduction"|"flag", "text"}
+ *   POST /runs/ID/notes, /runs/ID/flags   the page's forms
+ * Writes need the write token: "Authorization: Bearer TOKEN" for /api, the
+ * token field plus the CSRF field (an HMAC of the token) and a same-origin
+ * Origin or Referer for the forms. No token configured: read-only (403).
+ * Bodies over max_body: 413; bad JSON: 400; unknown paths: 404; all with a
+ * one-line reason.
+ */
+#ifndef RG_INDEX_SERVE_H
+#define RG_INDEX_SERVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The documented default request body limit. */
+#define RG_SERVE_MAX_BODY (1024 * 1024)
+
+typedef struct rg_serve_options {
+    const char *db_path;            /* the registry (must exist) */
+    const char *listen;             /* "ADDR:PORT", default 127.0.0.1:8080; port 0: any free port */
+    const char *write_token_file;   /* NULL: read-only */
+    unsigned threads;               /* worker threads, 0: 4 */
+    size_t max_body;                /* 0: RG_SERVE_MAX_BODY */
+    unsigned timeout_s;             /* idle connection timeout, 0: 10 s */
+} rg_serve_options;
+
+typedef struct rg_server rg_server;
+
+/* A request as the router sees it (tests call rg_serve_route directly). */
+typedef struct rg_request {
+    const char *method, *path;      /* path already %-decoded */
+    const char *authorization, *origin, *referer, *host, *content_type;
+    const char *body;
+    size_t body_len;
+    int body_too_big;
+} rg_request;
+
+typedef struct rg_response {
+    int status;
+    const char *content_type;       /* static string */
+    char *body;                     /* malloc'd */
+    size_t len;
+    char location[256];             /* for 201/303, else "" */
+} rg_response;
+
+/* A server object without a listening socket (tests); rg_serve_start binds. */
+int rg_serve_create(const rg_serve_options *o, rg_server **out, char *err, size_t errlen);
+int rg_serve_start(rg_server *s, char *err, size_t errlen);
+/* The port it listens on (after start). */
+int rg_serve_port(const rg_server *s);
+void rg_serve_destroy(rg_server *s);
+
+/* Routes one request; always fills resp (free resp->body). */
+void rg_serve_route(rg_server *s, const rg_request *req, rg_response *resp);
+
+/* The forms' CSRF field for write token tok: hex HMAC-SHA256(tok, "ropegrad-form"). */
+int rg_serve_csrf(const char *tok, char out[65]);
+
+#endif

@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""The index in a real browser (Debian chromium + chromium-driver + python3-selenium).
+
+Builds a registry with `ropegrad bench --backend cpu --record` and an imported
+manifest, starts `ropegrad serve` on a free loopback port with a write token,
+and drives headless Chromium through it: the problem page, the rank link to a
+run page, "Compare with #1", a note submitted through the form with the token
+(shown escaped), and the run's JSON, verified with `ropegrad verify`.
+Screenshots of the run page and the problem page go to $SCREENSHOT_DIR (the
+build's tests/ folder by default).
+
+Exits 77 (CTest: skipped) with the reason when the browser is missing.
+usage: index_browser.py ROPEGRAD_BINARY
+"""
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import urllib.request
+
+CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+
+
+def skip(why):
+    print(f"SKIP: {why} (apt-get install chromium chromium-driver python3-selenium, "
+          "or ROPEGRAD_WITH_CHROMIUM=1 scripts/deps.sh)")
+    sys.exit(77)
+
+
+def check(cond, what):
+    if not cond:
+        print(f"FAIL: {what}")
+        sys.exit(1)
+    print(f"ok: {what}")
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__)
+        return 2
+    binary = os.path.abspath(sys.argv[1])
+    for path in (CHROMIUM, DRIVER):
+        if not os.access(path, os.X_OK):
+            skip(f"{path} not installed")
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+        from selenium.webdriver.common.by import By
+        from selenium.webdriver.support import expected_conditions as EC
+        from selenium.webdriver.support.ui import WebDriverWait
+    except ImportError:
+        skip("python3-selenium not installed")
+
+    work = tempfile.mkdtemp(prefix="rg-browser-")
+    shots = os.environ.get("SCREENSHOT_DIR", os.path.dirname(binary) + "/tests")
+    os.makedirs(shots, exist_ok=True)
+    db = os.path.join(work, "runs.db")
+    run = lambda *a, **k: subprocess.run([binary, *a], check=True, capture_output=True, text=True, cwd=work, **k)
+    small = ["--backend", "cpu", "--workloads", "0,2", "--iterations", "3", "--warmup", "1"]
+    run("bench", *small, "--record", "--db", db)
+    run("bench", *small, "--manifest", "imported.json")
+    run("runs", "import", "imported.json", "--db", db)
+    token = "browser-test-token-" + os.urandom(8).hex()
+    with open(os.path.join(work, "token"), "w") as f:
+        f.write(token + "\n")
+
+    server = subprocess.Popen([binary, "serve", "--db", db, "--listen", "127.0.0.1:0",
+                               "--write-token-file", os.path.join(work, "token")],
+                              stdout=subprocess.PIPE, text=True, cwd=work)
+    driver = None
+
+    def submit(form):
+        """Clicks the form's button and waits for the next page to load."""
+        old = driver.find_element(By.TAG_NAME, "html")
+        driver.find_element(By.CSS_SELECTOR, form + " button").click()
+        WebDriverWait(driver, 30).until(EC.staleness_of(old))
+        WebDriverWait(driver, 30).until(lambda d: d.execute_script("return document.readyState") == "complete")
+
+    try:
+        line = server.stdout.readline()
+        check("http://127.0.0.1:" in line, f"serve started: {line.strip()}")
+        base = line.split()[2].rstrip("/")
+
+        opts = webdriver.ChromeOptions()
+        opts.binary_location = CHROMIUM
+        for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                  "--window-size=1100,1600", f"--user-data-dir={work}/profile"):
+            opts.add_argument(a)
+        driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
+        driver.set_page_load_timeout(60)
+
+        driver.get(base + "/")
+        links = driver.find_elements(By.CSS_SELECTOR, "a.problem-link")
+        check(len(links) >= 1, "the front page lists the problem")
+        links[0].click()
+        check("All results for" in driver.find_element(By.TAG_NAME, "h1").text, "problem page opened")
+        ranked = driver.find_elements(By.CSS_SELECTOR, "a.rank-link")
+        check(len(ranked) == 2, "both runs are ranked on the problem page")
+        driver.save_screenshot(os.path.join(shots, "index-problem-page.png"))
+
+        ranked[1].click()   # rank 2: its page has "Compare with #1"
+        check(driver.find_element(By.ID, "rank").text.startswith("Rank 2 of 2"), "followed the rank link to #2")
+        run_url = driver.current_url
+        run_id = run_url.rstrip("/").split("/")[-1]
+        for sec in ("primary", "identity", "correctness", "workload", "measurements", "protocol", "environment",
+                    "artifacts", "notes", "manifest", "cite", "report-issue", "source"):
+            driver.find_element(By.ID, sec)
+        check(True, "the run page has every section of the public page")
+        check(len(driver.find_elements(By.CSS_SELECTOR, "svg#chart-latency rect")) >= 2, "latency chart drawn")
+        body = driver.find_element(By.TAG_NAME, "body").text
+        check("n/a" not in body and "0 / 0" not in body, "no 'n/a' and no '0 / 0' on the page")
+
+        driver.find_element(By.ID, "compare-first").click()
+        check(driver.find_element(By.ID, "compare-table").is_displayed(), "Compare with #1 opened the comparison")
+        driver.get(run_url)
+
+        note = "<b id=injected>bold?</b> & \"quotes\""
+        driver.find_element(By.CSS_SELECTOR, "#note-form textarea[name=text]").send_keys(note)
+        driver.find_element(By.CSS_SELECTOR, "#note-form input[name=token]").send_keys(token)
+        submit("#note-form")
+        notes = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#notes p.note")]
+        check(any(note in t for t in notes), "the note is on the page, as text")
+        check(not driver.find_elements(By.ID, "injected"), "the note's markup was escaped, not rendered")
+        check("evidence: measured" in driver.find_element(By.ID, "title").text
+              or "evidence: imported" in driver.find_element(By.ID, "title").text,
+              "the note left the evidence level alone")
+        driver.get(run_url)   # from the top, tall enough for the headline, the table and both charts
+        driver.set_window_size(1100, 2400)
+        driver.save_screenshot(os.path.join(shots, "index-run-page.png"))
+        driver.set_window_size(1100, 1600)
+
+        # The same form without the token is refused.
+        driver.find_element(By.CSS_SELECTOR, "#note-form textarea[name=text]").send_keys("no token")
+        submit("#note-form")
+        check("401" in driver.page_source or "token" in driver.page_source, "a note without the token is refused")
+
+        raw = urllib.request.urlopen(f"{base}/runs/{run_id}.json", timeout=30).read()
+        path = os.path.join(work, "fetched.json")
+        with open(path, "wb") as f:
+            f.write(raw)
+        v = subprocess.run([binary, "verify", path], capture_output=True, text=True)
+        check(v.returncode == 0, f"ropegrad verify on the served JSON: {v.stdout.strip() or v.stderr.strip()}")
+        if run_id == "2":
+            with open(os.path.join(work, "imported.json"), "rb") as f:
+                check(f.read() == raw, "the imported manifest comes back byte for byte")
+        print(f"screenshots: {shots}/index-run-page.png {shots}/index-problem-page.png")
+        return 0
+    finally:
+        if driver:
+            driver.quit()
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
