@@ -125,6 +125,10 @@ static void test_routes(void **state)
     rg_server *s = make(0);
     expect(s, (rg_request){.path = "/"}, 200, "014_rotary_embedding");
     expect(s, (rg_request){.path = "/runs/1"}, 200, "Rank 1 of 1");
+    expect(s, (rg_request){.path = "/runs/1"}, 200, "id=\"rank-method\"");
+    expect(s, (rg_request){.path = "/history/1"}, 200, "<svg class=\"trend\"");
+    expect(s, (rg_request){.path = "/api/regressions"}, 200, "\"regressions\"");
+    expect(s, (rg_request){.path = "/"}, 200, "Regressions of the latest revisions");
     expect(s, (rg_request){.path = "/api/runs/1"}, 200, "\"rank\":1");
     expect(s, (rg_request){.path = "/api/problems"}, 200, "\"runs\":1");
     expect(s, (rg_request){.path = "/problems/014_rotary_embedding_with_attention_scaling_backward"}, 200,
@@ -141,7 +145,7 @@ static void test_routes(void **state)
     /* Unknown paths, ids and methods. */
     const char *nf[] = {"/nope", "/runs/", "/runs/0", "/runs/-1", "/runs/1x", "/runs/99", "/runs/99.json",
                         "/runs/.json", "/compare/1", "/compare/1/x", "/problems/none-such", "/runs/1/notes",
-                        "/runs/99999999999999999999", "/api/runs/1/x"};
+                        "/runs/99999999999999999999", "/api/runs/1/x", "/history/99", "/history/x"};
     for (size_t i = 0; i < sizeof nf / sizeof nf[0]; i++) expect(s, (rg_request){.path = nf[i]}, 404, NULL);
     expect(s, (rg_request){.method = "DELETE", .path = "/runs/1"}, 405, NULL);
     /* A hostile path is escaped on the 404 page. */
@@ -416,8 +420,15 @@ static void test_rank_matches_registry(void **state)
             assert_int_equal(rg_registry_rank_of(g, ids[i], &rank, &size, &first, err, sizeof err), 0);
             rg_run_view v;
             assert_int_equal(rg_model_run(g, ids[i], &v, err, sizeof err), 0);
-            assert_int_equal(v.rank, rank);
-            assert_int_equal(v.group_size, size);
+            /* The page's rank is the interval rank (rank.h); #1 by the primary figure. */
+            rg_ranked me;
+            int ranked;
+            assert_int_equal(rg_registry_rank_run(g, ids[i], &me, &ranked, err, sizeof err), 0);
+            assert_true(v.interval_ranked);
+            assert_int_equal(v.rank, me.rank);
+            assert_int_equal(v.tied, me.tied);
+            assert_int_equal(v.group_size, ranked);
+            assert_int_equal(ranked, size);
             assert_int_equal(v.first_id, first);
             ranked_second |= rank >= 2;
             rg_model_run_free(&v);

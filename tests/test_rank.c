@@ -11,7 +11,9 @@
 
 #include <cmocka.h>
 
+#include "model.h"
 #include "rank.h"
+#include "render.h"
 #include "rg_util.h"
 #include "test_record_fixture.h"
 
@@ -365,6 +367,81 @@ static void test_check_runs(void **state)
     cJSON_Delete(d0), cJSON_Delete(d1), cJSON_Delete(d2), cJSON_Delete(d3);
 }
 
+/* The pages: ties and the method on the problem and run pages, suspect
+ * flags, the history page's trend chart, the front page's regressions. */
+static void test_pages(void **state)
+{
+    (void)state;
+    char err[RG_ERRLEN];
+    rg_registry *g = fresh("pages.db");
+    int64_t a = store(g, many("NVIDIA B200", 1, 1.0, 60, "rev-1", 0), RG_EVIDENCE_MEASURED, 0);
+    int64_t b = store(g, many("NVIDIA B200", 2, 1.002, 61, "rev-1", 0), RG_EVIDENCE_MEASURED, 0);
+    int64_t d = store(g, many("NVIDIA B200", 4, 0.1, 62, "rev-1", 0), RG_EVIDENCE_MEASURED, 0);
+    int64_t a2 = store(g, many("NVIDIA B200", 1, 1.2, 63, "rev-2", 0), RG_EVIDENCE_MEASURED, 0);
+    rg_render_ctx ctx;
+    rg_render_ctx_init(&ctx, 0);
+
+    rg_run_view v;
+    assert_int_equal(rg_model_run(g, b, &v, err, sizeof err), 0);
+    char *html = rg_render_run(&ctx, &v, err, sizeof err);
+    assert_non_null(html);
+    assert_non_null(strstr(html, "Rank =1 of 4 in its comparison group (tied"));
+    assert_non_null(strstr(html, "share a rank"));
+    assert_non_null(strstr(html, "id=\"interval\">95% interval "));
+    assert_non_null(strstr(html, "id=\"history-link\""));
+    assert_null(strstr(html, "id=\"suspect\""));
+    free(html);
+    rg_model_run_free(&v);
+    /* The suspect run: flagged, ranked after the others. */
+    assert_int_equal(rg_model_run(g, d, &v, err, sizeof err), 0);
+    html = rg_render_run(&ctx, &v, err, sizeof err);
+    assert_non_null(html);
+    assert_non_null(strstr(html, "id=\"suspect\""));
+    assert_non_null(strstr(html, "below its T_SOL"));
+    assert_non_null(strstr(html, "Rank 4 of 4"));
+    free(html);
+    char *json = rg_api_run(&v, err, sizeof err);
+    assert_non_null(json);
+    assert_non_null(strstr(json, "\"suspect\":true"));
+    free(json);
+    rg_model_run_free(&v);
+
+    rg_problem_view pv;
+    assert_int_equal(rg_model_problem(g, "014_rotary_embedding_with_attention_scaling_backward", &pv, err, sizeof err), 0);
+    html = rg_render_problem(&ctx, &pv, err, sizeof err);
+    assert_non_null(html);
+    assert_non_null(strstr(html, "<td class=\"rank\">=1</td>"));
+    assert_non_null(strstr(html, "badge suspect"));
+    assert_non_null(strstr(html, "id=\"rank-method\""));
+    free(html);
+    rg_model_problem_free(&pv);
+
+    rg_history_view hv;
+    assert_int_equal(rg_model_history(g, a, &hv, err, sizeof err), 0);
+    assert_int_equal(hv.n, 2);
+    assert_int_equal(hv.e[1].row.id, a2);
+    html = rg_render_history(&ctx, &hv, err, sizeof err);
+    assert_non_null(html);
+    assert_non_null(strstr(html, "<svg class=\"trend\""));
+    assert_non_null(strstr(html, "class=\"interval\""));
+    assert_non_null(strstr(html, "<table id=\"history\">"));
+    free(html);
+    rg_model_history_free(&hv);
+
+    rg_index_view iv;
+    assert_int_equal(rg_model_index(g, &iv, err, sizeof err), 0);
+    assert_true(iv.alerts_checked);
+    assert_int_equal(iv.n_alerts, 1);
+    assert_int_equal(iv.alerts[0].run_id, a2);
+    html = rg_render_index(&ctx, &iv, err, sizeof err);
+    assert_non_null(html);
+    assert_non_null(strstr(html, "is SLOW on 3 of 3 workloads"));
+    assert_non_null(strstr(html, "/api/regressions"));
+    free(html);
+    rg_model_index_free(&iv);
+    rg_registry_close(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -374,6 +451,7 @@ int main(void)
         cmocka_unit_test(test_rank_ties_and_suspects),
         cmocka_unit_test(test_line_and_previous_revision),
         cmocka_unit_test(test_check_runs),
+        cmocka_unit_test(test_pages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -78,6 +78,13 @@ int rg_model_run_from_manifest(const rg_manifest *m, const rg_run_row *row, rg_r
 {
     memset(v, 0, sizeof *v);
     v->primary_ns = v->sol = v->x_ref = v->fast_count = v->fast_total = v->peak_gbps = NAN;
+    {
+        char e2[160];
+        if (rg_run_interval(m, RG_STATS_CONF, &v->iv, e2, sizeof e2)) v->iv.est = v->iv.lo = v->iv.hi = NAN;
+        v->suspect = rg_manifest_suspect(m, v->suspect_why, sizeof v->suspect_why);
+        v->confirmed = v->suspect && row && !strcmp(row->evidence, RG_EVIDENCE_REPLICATED);
+        rg_revision_label(m, v->revision, sizeof v->revision);
+    }
     v->passed = v->total = -1;
     if (!m || !m->obj[RG_ROLE_RUN].present) {
         snprintf(err, errlen, "not a manifest (no run object)");
@@ -303,6 +310,20 @@ static int rank_run(rg_registry *g, const rg_run_row *row, rg_run_view *v, char 
     return 0;
 }
 
+/* The interval rank (rank.h) when the group is small enough to read whole. */
+static int interval_rank_run(rg_registry *g, const rg_run_row *row, rg_run_view *v, char *err, size_t errlen)
+{
+    if (v->group_size > RG_INTERVAL_RANK_MAX) return 0;
+    rg_ranked me;
+    int ranked;
+    if (rg_registry_rank_run(g, row->id, &me, &ranked, err, errlen)) return 2;
+    v->interval_ranked = 1;
+    v->rank = me.rank;
+    v->tied = me.tied;
+    v->group_size = ranked;
+    return 0;
+}
+
 int rg_model_run(rg_registry *g, int64_t id, rg_run_view *v, char *err, size_t errlen)
 {
     memset(v, 0, sizeof *v);
@@ -313,7 +334,7 @@ int rg_model_run(rg_registry *g, int64_t id, rg_run_view *v, char *err, size_t e
     rc = rg_model_run_from_manifest(&m, &row, v, err, errlen);
     rg_manifest_free(&m);
     if (rc) return 2;
-    if (rank_run(g, &row, v, err, errlen) ||
+    if (rank_run(g, &row, v, err, errlen) || interval_rank_run(g, &row, v, err, errlen) ||
         rg_registry_notes(g, id, &v->notes, &v->n_notes, err, errlen) ||
         rg_registry_replications(g, id, &v->reps, &v->n_reps, err, errlen) ||
         rg_registry_manifest_bytes(g, id, &v->manifest, &v->manifest_len, err, errlen)) {
@@ -378,6 +399,35 @@ int rg_model_problem(rg_registry *g, const char *definition, rg_problem_view *v,
         for (size_t k = 0; k < n; k++) cnt += !strcmp(rows[k].comparison_key, gv->comparison_key);
         gv->e = calloc(cnt ? cnt : 1, sizeof *gv->e);
         if (!gv->e) goto oom;
+        if (gv->runs <= RG_INTERVAL_RANK_MAX) {   /* interval ranks, suspect runs after the others (rank.h) */
+            rg_ranked *r;
+            size_t nr;
+            if (rg_registry_rank_group(g, gv->comparison_key, NULL, &r, &nr, err, errlen)) {
+                free(pr);
+                free(rows);
+                rg_model_problem_free(v);
+                return 2;
+            }
+            if (nr > cnt) {
+                rg_rank_entry *ne = realloc(gv->e, nr * sizeof *ne);
+                if (!ne) {
+                    free(r);
+                    goto oom;
+                }
+                gv->e = ne;
+            }
+            for (size_t k = 0; k < nr && k < RG_PROBLEM_ROWS; k++) {
+                rg_rank_entry *e = &gv->e[gv->n++];
+                fill_entry(&r[k].row, e);
+                e->rank = r[k].rank;
+                e->tied = r[k].tied;
+                e->suspect = r[k].suspect;
+                e->iv = r[k].iv;
+            }
+            gv->interval_ranked = 1;
+            free(r);
+            continue;
+        }
         int rank = 0;
         for (size_t k = 0; k < n; k++) {
             if (strcmp(rows[k].comparison_key, gv->comparison_key)) continue;
@@ -407,11 +457,33 @@ void rg_model_problem_free(rg_problem_view *v)
 int rg_model_index(rg_registry *g, rg_index_view *v, char *err, size_t errlen)
 {
     memset(v, 0, sizeof *v);
-    return rg_registry_problems(g, NULL, &v->rows, &v->n, err, errlen);
+    if (rg_registry_problems(g, NULL, &v->rows, &v->n, err, errlen)) return 2;
+    int64_t total = 0;
+    for (size_t i = 0; i < v->n; i++) total += v->rows[i].runs;
+    if (total > RG_INTERVAL_RANK_MAX) return 0;
+    if (rg_registry_regressions(g, RG_STATS_ALPHA, RG_STATS_THRESHOLD, 1, &v->alerts, &v->n_alerts, err, errlen)) {
+        rg_model_index_free(v);
+        return 2;
+    }
+    v->alerts_checked = 1;
+    return 0;
+}
+
+int rg_model_history(rg_registry *g, int64_t id, rg_history_view *v, char *err, size_t errlen)
+{
+    memset(v, 0, sizeof *v);
+    return rg_registry_line(g, id, &v->e, &v->n, err, errlen);
+}
+
+void rg_model_history_free(rg_history_view *v)
+{
+    free(v->e);
+    memset(v, 0, sizeof *v);
 }
 
 void rg_model_index_free(rg_index_view *v)
 {
+    rg_regressions_free(v->alerts, v->n_alerts);
     free(v->rows);
     memset(v, 0, sizeof *v);
 }

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "manifest.h"
+#include "rank.h"
 #include "record.h"
 
 /* A label and its text, for the page's key/value sections. */
@@ -47,6 +48,13 @@ typedef struct rg_run_view {
     /* rank in the comparison group (0: not ranked), its size, #1's id */
     int rank, group_size;
     int64_t first_id;
+    /* rank.h: interval_ranked 1 when the rank is rg_registry_rank_group's
+     * (tied: another run shares it); 0 when the group is larger than
+     * RG_INTERVAL_RANK_MAX and the rank is by the primary figure alone */
+    int interval_ranked, tied;
+    rg_interval iv;                 /* the primary statistic's 95% interval */
+    int suspect, confirmed;
+    char suspect_why[200], revision[48];
     /* SOL score, mean speedup over the reference, cases faster of total */
     double sol, x_ref, fast_count, fast_total;
     int passed, total;              /* correctness; -1 unknown */
@@ -71,11 +79,14 @@ typedef struct rg_rank_entry {
     int rank;                       /* 0: not ranked (failed correctness) */
     double primary_ns, sol, x_ref, fast_count, fast_total;
     char evidence[16], observed_at[40], status[16], kernel[96];
+    int tied, suspect;              /* interval ranks (rank.h) */
+    rg_interval iv;
 } rg_rank_entry;
 
 typedef struct rg_group_view {
     char comparison_key[RG_DIGEST_LEN], device[256], primary_stat[96];
     int64_t runs;                   /* runs in the group (entries may show fewer) */
+    int interval_ranked;            /* 1: ranks by rg_registry_rank_group; 0: by the primary figure alone */
     rg_rank_entry *e;
     size_t n;
 } rg_group_view;
@@ -89,6 +100,11 @@ typedef struct rg_problem_view {
 typedef struct rg_index_view {
     rg_problem_row *rows;           /* one per (definition, comparison group) */
     size_t n;
+    /* the regressions of the latest revision of each line (rank.h); checked 0
+     * when the registry holds more than RG_INTERVAL_RANK_MAX runs */
+    rg_regression *alerts;
+    size_t n_alerts;
+    int alerts_checked;
 } rg_index_view;
 
 /* Per workload of a compare page: b's median over a's, with the interval
@@ -104,6 +120,18 @@ typedef struct rg_compare_view {
     size_t n;
     int comparable;                 /* same comparison key */
 } rg_compare_view;
+
+/* Interval ranks and alerts read every manifest of a group (or registry):
+ * above this many runs the pages rank by the primary figure alone and say so. */
+#define RG_INTERVAL_RANK_MAX 2000
+
+/* One implementation line's history, oldest first (rg_registry_line). */
+typedef struct rg_history_view {
+    rg_ranked *e;
+    size_t n;
+} rg_history_view;
+int rg_model_history(rg_registry *g, int64_t id, rg_history_view *v, char *err, size_t errlen);
+void rg_model_history_free(rg_history_view *v);
 
 /* Rows shown per comparison group on a problem page. */
 #define RG_PROBLEM_ROWS 100

@@ -284,7 +284,8 @@ static const char css[] =
     ".chart .grid{stroke:#e6e8ec;stroke-width:1}.chart .axis{font-size:11px;fill:#5b6475}"
     ".chart .k{fill:#2f6fde}.chart .sol{fill:#2aa876}.chart .base{fill:#c9a227}"
     ".chart .whisker{stroke:#1d2330;stroke-width:1.2}.chart .peak{stroke:#c0392b;stroke-width:2;"
-    "stroke-dasharray:6 4}.chart .ptfail{fill:#c0392b}";
+    "stroke-dasharray:6 4}.chart .ptfail{fill:#c0392b}.suspect{background:#fde2e1;color:#8a1c17}"
+    ".trend{background:#fff;border:1px solid #d8dce3;border-radius:8px;max-width:100%;height:auto}";
 
 static void page_open(rg_buf *b, const rg_render_ctx *ctx, const char *title)
 {
@@ -323,6 +324,23 @@ static void href_problem(rg_buf *b, const rg_render_ctx *ctx, const char *def)
     rg_html_esc(b, ctx->ext);
     rg_buf_puts(b, "\"");
     free(tmp.p);
+}
+
+static void href_history(rg_buf *b, const rg_render_ctx *ctx, int64_t id)
+{
+    rg_buf_puts(b, "href=\"");
+    rg_html_esc(b, ctx->root);
+    rg_buf_printf(b, "history/%lld%s\"", (long long)id, ctx->ext);
+}
+
+/* "Rank =2 of 5" with the method named, or the primary-figure rank and why. */
+static void rank_method(rg_buf *b, int interval_ranked)
+{
+    rg_buf_puts(b, "<span class=\"muted\" id=\"rank-method\">");
+    if (interval_ranked) rg_html_esc(b, "Method: " RG_RANK_METHOD "; suspect runs rank after the others until a replication confirms them.");
+    else rg_buf_printf(b, "Ranked by the primary figure alone: the group holds more than %d runs, too many to read every "
+                          "interval here (ropegrad runs rank gives the interval ranks).", RG_INTERVAL_RANK_MAX);
+    rg_buf_puts(b, "</span>");
 }
 
 static void href_compare(rg_buf *b, const rg_render_ctx *ctx, int64_t a, int64_t c)
@@ -436,14 +454,44 @@ char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, s
         rg_html_esc(&b, v->primary_stat);
         rg_buf_puts(&b, "</span></div>\n");
     }
+    if (v->iv.known && v->iv.lo > 0 && isfinite(v->iv.hi)) {
+        char lo[48], hi[48];
+        rg_fmt_si(lo, sizeof lo, v->iv.lo * 1e-9, "s");
+        rg_fmt_si(hi, sizeof hi, v->iv.hi * 1e-9, "s");
+        put_esc(&b, "<p id=\"interval\">95% interval ", lo, " to ");
+        rg_html_esc(&b, hi);
+        rg_buf_puts(&b, " (from the stored samples)</p>\n");
+    } else if (figure(v->iv.est)) {
+        rg_buf_printf(&b, "<p id=\"interval\">95%% interval: %s</p>\n",
+                      v->iv.known ? "the samples are too few to bound it" : "unknown (the record carries no samples)");
+    }
+    if (v->suspect) {
+        put_esc(&b, "<p class=\"flag suspect\" id=\"suspect\"><span class=\"badge suspect\">suspect</span> ", v->suspect_why,
+                v->confirmed ? " (confirmed by a replication here)</p>\n"
+                             : ". It ranks after the other runs until a replication on the same protocol confirms it.</p>\n");
+    }
     rg_buf_puts(&b, "<p id=\"rank\">");
-    if (v->rank > 0) rg_buf_printf(&b, "Rank %d of %d in its comparison group", v->rank, v->group_size);
+    if (v->rank > 0)
+        rg_buf_printf(&b, "Rank %s%d of %d in its comparison group%s", v->tied ? "=" : "", v->rank, v->group_size,
+                      v->tied ? " (tied: the intervals overlap)" : "");
     else if (v->id > 0) rg_buf_puts(&b, "Not ranked (it did not pass correctness)");
     if (*v->observed_at) {
         rg_buf_puts(&b, v->id > 0 ? " · ropegrad comparison · observed " : "observed ");
         rg_html_esc(&b, date_part(v->observed_at, d));
     }
     rg_buf_puts(&b, "</p>\n");
+    if (v->id > 0) {
+        rg_buf_puts(&b, "<p>");
+        rank_method(&b, v->interval_ranked);
+        rg_buf_puts(&b, "</p>\n<p id=\"revision\">Revision ");
+        rg_html_esc(&b, v->revision);
+        if (!ctx->static_site) {   /* history pages are served, not written by site */
+            rg_buf_puts(&b, " · <a id=\"history-link\" ");
+            href_history(&b, ctx, v->id);
+            rg_buf_puts(&b, ">history of this implementation line →</a>");
+        }
+        rg_buf_puts(&b, "</p>\n");
+    }
     if (v->first_id > 0 && v->first_id != v->id) {
         rg_buf_puts(&b, "<p><a id=\"compare-first\" ");
         href_compare(&b, ctx, v->first_id, v->id);
@@ -587,17 +635,20 @@ char *rg_render_problem(const rg_render_ctx *ctx, const rg_problem_view *v, char
         rg_buf_puts(&b, "</code> · ranked by ");
         rg_html_esc(&b, g->primary_stat);
         if ((int64_t)g->n < g->runs) rg_buf_printf(&b, " · the first %zu shown", g->n);
+        rg_buf_puts(&b, "<br>");
+        rank_method(&b, g->interval_ranked);
         rg_buf_puts(&b, "</p>\n<table><tr><th>rank</th><th>run</th><th>implementation</th><th>primary</th><th>SOL</th>"
                         "<th>× reference</th><th>cases faster</th><th>evidence</th><th>observed</th></tr>\n");
         for (size_t i = 0; i < g->n; i++) {
             const rg_rank_entry *e = &g->e[i];
             char s[48], d[16];
-            if (e->rank > 0) rg_buf_printf(&b, "<tr><td>%d</td>", e->rank);
+            if (e->rank > 0) rg_buf_printf(&b, "<tr><td class=\"rank\">%s%d</td>", e->tied ? "=" : "", e->rank);
             else rg_buf_puts(&b, "<tr><td>failed</td>");
             rg_buf_printf(&b, "<td><a class=\"rank-link\" ");
             href_run(&b, ctx, e->id);
             rg_buf_printf(&b, ">#%lld</a></td><td>", (long long)e->id);
             rg_html_esc(&b, e->kernel);
+            if (e->suspect) rg_buf_puts(&b, " <span class=\"badge suspect\">suspect</span>");
             rg_buf_puts(&b, "</td>");
             cell_si(&b, e->primary_ns, 1e-9, "s");
             cell_num(&b, e->sol, "");
@@ -640,6 +691,91 @@ char *rg_render_index(const rg_render_ctx *ctx, const rg_index_view *v, char *er
         rg_buf_puts(&b, "</td></tr>\n");
     }
     if (v->n) rg_buf_puts(&b, "</table>\n");
+    rg_buf_puts(&b, "<h2 id=\"regressions\">Regressions of the latest revisions</h2>\n");
+    if (!v->alerts_checked)
+        rg_buf_printf(&b, "<p class=\"muted\">Not checked here: the registry holds more than %d runs "
+                          "(ropegrad runs regressions checks them).</p>\n", RG_INTERVAL_RANK_MAX);
+    else if (!v->n_alerts)
+        rg_buf_puts(&b, "<p class=\"muted\" id=\"no-regressions\">None: no implementation line's latest revision is "
+                        "SLOW against its previous revision on any workload.</p>\n");
+    for (size_t i = 0; i < v->n_alerts; i++) {
+        const rg_regression *x = &v->alerts[i];
+        rg_buf_puts(&b, "<p class=\"flag regression\">");
+        rg_html_esc(&b, x->definition);
+        rg_buf_puts(&b, " · ");
+        rg_html_esc(&b, x->line);
+        rg_buf_puts(&b, " on ");
+        rg_html_esc(&b, x->device);
+        rg_buf_puts(&b, ": <a ");
+        href_run(&b, ctx, x->run_id);
+        rg_buf_printf(&b, ">run #%lld</a> (", (long long)x->run_id);
+        rg_html_esc(&b, x->revision);
+        rg_buf_printf(&b, ") is SLOW on %d of %zu workloads against <a ", x->n_slow, x->n_rows);
+        href_run(&b, ctx, x->base_id);
+        rg_buf_printf(&b, ">run #%lld</a> (", (long long)x->base_id);
+        rg_html_esc(&b, x->base_revision);
+        rg_buf_puts(&b, "):");
+        for (size_t k = 0; k < x->n_rows; k++)
+            if (x->rows[k].verdict == RG_VERDICT_SLOW)
+                rg_buf_printf(&b, " #%d %.3f× [%.3f, %.3f]", x->rows[k].index, x->rows[k].shift.ratio,
+                              x->rows[k].shift.lo, x->rows[k].shift.hi);
+        if (!ctx->static_site) {
+            rg_buf_puts(&b, " · <a ");
+            href_history(&b, ctx, x->run_id);
+            rg_buf_puts(&b, ">history</a>");
+        }
+        rg_buf_puts(&b, "</p>\n");
+    }
+    rg_buf_puts(&b, "<p class=\"muted\">");
+    rg_html_esc(&b, "Method: " RG_CHECK_METHOD ".");
+    rg_buf_printf(&b, " Threshold %.0f%%, alpha %g.", 100 * RG_STATS_THRESHOLD, RG_STATS_ALPHA);
+    if (!ctx->static_site) rg_buf_puts(&b, " JSON feed: <a href=\"/api/regressions\">/api/regressions</a>.");
+    rg_buf_puts(&b, "</p>\n");
+    return page_close(&b, err, errlen);
+}
+
+char *rg_render_history(const rg_render_ctx *ctx, const rg_history_view *v, char *err, size_t errlen)
+{
+    rg_buf b = {0};
+    if (!v->n) {
+        snprintf(err, errlen, "an empty history");
+        return NULL;
+    }
+    const rg_run_row *r0 = &v->e[0].row;
+    char line[160];
+    if (r0->backend[0]) snprintf(line, sizeof line, "%.15s kernel %d (%.60s)", r0->backend, r0->kernel, r0->kernel_name);
+    else snprintf(line, sizeof line, "source %.100s", r0->source);
+    page_open(&b, ctx, "History");
+    put_esc(&b, "<h1>History: ", line, "</h1>\n<p class=\"muted\">");
+    rg_html_esc(&b, r0->definition);
+    rg_buf_puts(&b, " on ");
+    rg_html_esc(&b, r0->device);
+    rg_buf_puts(&b, " · comparison key <code>");
+    rg_html_esc(&b, r0->comparison_key);
+    rg_buf_puts(&b, "</code><br>The primary statistic of each run, oldest first, with its 95% interval (");
+    rg_html_esc(&b, RG_RANK_METHOD);
+    rg_buf_puts(&b, "). Red points are suspect runs.</p>\n");
+    rg_trend_svg(&b, v->e, v->n);
+    rg_buf_puts(&b, "<table id=\"history\"><tr><th>run</th><th>observed</th><th>revision</th><th>primary</th>"
+                    "<th>95% interval</th><th>evidence</th><th>flags</th></tr>\n");
+    for (size_t i = 0; i < v->n; i++) {
+        const rg_ranked *e = &v->e[i];
+        char iv[96];
+        rg_buf_puts(&b, "<tr><td><a ");
+        href_run(&b, ctx, e->row.id);
+        rg_buf_printf(&b, ">#%lld</a></td><td>", (long long)e->row.id);
+        rg_html_esc(&b, e->row.observed_at);
+        put_esc(&b, "</td><td>", e->revision, "</td>");
+        cell_si(&b, e->iv.est, 1e-9, "s");
+        rg_interval_label(&e->iv, iv, sizeof iv);
+        put_esc(&b, "<td>", iv, " µs</td><td>");
+        rg_html_esc(&b, e->row.evidence);
+        rg_buf_puts(&b, "</td><td>");
+        if (strcmp(e->row.status, "passed")) rg_buf_puts(&b, "failed ");
+        if (e->suspect) put_esc(&b, "<span class=\"badge suspect\">suspect</span> ", e->suspect_why, "");
+        rg_buf_puts(&b, "</td></tr>\n");
+    }
+    rg_buf_puts(&b, "</table>\n");
     return page_close(&b, err, errlen);
 }
 
@@ -770,6 +906,18 @@ char *rg_api_run(const rg_run_view *v, char *err, size_t errlen)
     if (v->rank > 0) cJSON_AddNumberToObject(o, "rank", v->rank);
     else cJSON_AddNullToObject(o, "rank");
     cJSON_AddNumberToObject(o, "groupSize", v->group_size);
+    cJSON_AddBoolToObject(o, "tied", v->tied);
+    cJSON_AddStringToObject(o, "rankMethod", v->interval_ranked ? RG_RANK_METHOD : "primary figure alone");
+    cJSON_AddBoolToObject(o, "suspect", v->suspect);
+    if (v->suspect) cJSON_AddStringToObject(o, "suspectReason", v->suspect_why);
+    cJSON_AddStringToObject(o, "revision", v->revision);
+    if (v->iv.known && isfinite(v->iv.hi)) {
+        add_num(o, "intervalLoNs", v->iv.lo);
+        add_num(o, "intervalHiNs", v->iv.hi);
+    } else {
+        cJSON_AddNullToObject(o, "intervalLoNs");
+        cJSON_AddNullToObject(o, "intervalHiNs");
+    }
     if (v->first_id > 0) cJSON_AddNumberToObject(o, "first", (double)v->first_id);
     else cJSON_AddNullToObject(o, "first");
     add_num(o, "sol", v->sol);

@@ -55,6 +55,8 @@ char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, s
 char *rg_render_problem(const rg_render_ctx *ctx, const rg_problem_view *v, char *err, size_t errlen);
 char *rg_render_index(const rg_render_ctx *ctx, const rg_index_view *v, char *err, size_t errlen);
 char *rg_render_compare(const rg_render_ctx *ctx, const rg_compare_view *v, char *err, size_t errlen);
+/* An implementation line over revisions: the trend chart (interval at each point) and a table. */
+char *rg_render_history(const rg_render_ctx *ctx, const rg_history_view *v, char *err, size_t errlen);
 /* A small page for an error status ("404 not found: ..."). */
 char *rg_render_error(const rg_render_ctx *ctx, int status, const char *msg, char *err, size_t errlen);
 

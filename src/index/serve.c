@@ -372,6 +372,42 @@ static void compare_page(rg_server *s, rg_registry *g, const rg_request *q, rg_r
     else set_body(r, 200, HTML, body);
 }
 
+static void history_page(rg_server *s, rg_registry *g, const rg_request *q, rg_response *r, int64_t id)
+{
+    rg_history_view v;
+    char err[512];
+    int rc = rg_model_history(g, id, &v, err, sizeof err);
+    if (rc) {
+        error_resp(s, q, r, rc == 1 ? 404 : 500, err);
+        return;
+    }
+    rg_render_ctx ctx;
+    rg_render_ctx_init(&ctx, 0);
+    char *body = rg_render_history(&ctx, &v, err, sizeof err);
+    rg_model_history_free(&v);
+    if (!body) error_resp(s, q, r, 500, err);
+    else set_body(r, 200, HTML, body);
+}
+
+/* The JSON feed of the regressions of the latest revision of each line. */
+static void regressions_json(rg_server *s, rg_registry *g, const rg_request *q, rg_response *r)
+{
+    rg_index_view v;
+    char err[512];
+    if (rg_model_index(g, &v, err, sizeof err)) {
+        error_resp(s, q, r, 500, err);
+        return;
+    }
+    char *body = v.alerts_checked ? rg_regressions_json(v.alerts, v.n_alerts, RG_STATS_ALPHA, RG_STATS_THRESHOLD, err,
+                                                        sizeof err)
+                                  : NULL;
+    if (!v.alerts_checked) snprintf(err, sizeof err, "the registry holds more than %d runs: not checked here",
+                                    RG_INTERVAL_RANK_MAX);
+    rg_model_index_free(&v);
+    if (!body) error_resp(s, q, r, v.alerts_checked ? 500 : 503, err);
+    else set_body(r, 200, JSON, body);
+}
+
 static void manifest_json(rg_server *s, rg_registry *g, const rg_request *q, rg_response *r, int64_t id)
 {
     char *bytes;
@@ -479,6 +515,10 @@ static void route_get(rg_server *s, rg_registry *g, const rg_request *q, rg_resp
     int64_t id = 0, id2 = 0;
     if (!strcmp(p, "/")) {
         index_page(s, g, q, r, 0);
+    } else if (!strcmp(p, "/api/regressions")) {
+        regressions_json(s, g, q, r);
+    } else if (!strncmp(p, "/history/", 9) && !parse_id(p + 9, n - 9, &id)) {
+        history_page(s, g, q, r, id);
     } else if (!strcmp(p, "/api/problems")) {
         index_page(s, g, q, r, 1);
     } else if (!strncmp(p, "/problems/", 10) && p[10]) {
