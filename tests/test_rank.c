@@ -416,6 +416,23 @@ static void test_pages(void **state)
     free(html);
     rg_model_problem_free(&pv);
 
+    rg_compare_view cv;
+    assert_int_equal(rg_model_compare(g, a, a2, &cv, err, sizeof err), 0);
+    assert_true(cv.n == FX_N && cv.rows[0].shift);
+    assert_float_equal(cv.rows[0].ratio, 1.2, 0.01);
+    html = rg_render_compare(&ctx, &cv, err, sizeof err);
+    assert_non_null(html);
+    assert_non_null(strstr(html, "SLOW (p "));
+    assert_non_null(strstr(html, "Hodges-Lehmann"));
+    free(html);
+    rg_model_compare_free(&cv);
+    assert_int_equal(rg_model_compare(g, a, d, &cv, err, sizeof err), 0);
+    html = rg_render_compare(&ctx, &cv, err, sizeof err);
+    assert_non_null(strstr(html, "badge suspect"));
+    assert_non_null(strstr(html, "FAST (p "));
+    free(html);
+    rg_model_compare_free(&cv);
+
     rg_history_view hv;
     assert_int_equal(rg_model_history(g, a, &hv, err, sizeof err), 0);
     assert_int_equal(hv.n, 2);

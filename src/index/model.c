@@ -523,6 +523,29 @@ int rg_model_compare(rg_registry *g, int64_t a, int64_t b, rg_compare_view *v, c
         r->lo = wa && wb ? wb->min / wa->max : NAN;
         r->hi = wa && wb ? wb->max / wa->min : NAN;
     }
+    /* From the stored samples where both records carry them (rank.h). */
+    rg_manifest ma, mb;
+    if (rg_registry_get(g, a, NULL, &ma, err, errlen)) return 0;
+    if (!rg_registry_get(g, b, NULL, &mb, err, errlen)) {
+        rg_check_row *c;
+        size_t nc;
+        if (!rg_check_runs(&ma, &mb, RG_STATS_ALPHA, RG_STATS_THRESHOLD, &c, &nc, err, errlen)) {
+            for (size_t i = 0; i < nc; i++)
+                for (size_t k = 0; c[i].have && k < v->n; k++)
+                    if (v->rows[k].index == c[i].index) {
+                        rg_compare_row *r = &v->rows[k];
+                        r->shift = 1;
+                        r->ratio = c[i].shift.ratio;
+                        r->lo = c[i].shift.lo;
+                        r->hi = c[i].shift.hi;
+                        r->p = c[i].shift.p;
+                        snprintf(r->verdict, sizeof r->verdict, "%s", rg_verdict_name(c[i].verdict));
+                    }
+            free(c);
+        }
+        rg_manifest_free(&mb);
+    }
+    rg_manifest_free(&ma);
     return 0;
 }
 

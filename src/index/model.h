@@ -112,6 +112,12 @@ typedef struct rg_index_view {
 typedef struct rg_compare_row {
     int index;
     double a, b, ratio, lo, hi;     /* NAN when a side lacks the workload */
+    /* shift 1: ratio, lo, hi are the Hodges-Lehmann ratio of the samples and
+     * its 95% interval, p the U test's, verdict as `runs check` (rank.h);
+     * 0: the record has no samples, ratio of medians, interval from min/max */
+    int shift;
+    double p;
+    char verdict[12];
 } rg_compare_row;
 
 typedef struct rg_compare_view {

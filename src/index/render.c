@@ -793,11 +793,21 @@ char *rg_render_compare(const rg_render_ctx *ctx, const rg_compare_view *v, char
     if (!v->comparable)
         rg_buf_puts(&b, "<p class=\"flag\">Different comparison keys: these runs were not measured under one "
                         "protocol, workload set and device; the ratios are shown but do not rank them.</p>\n");
-    rg_buf_printf(&b, "<p class=\"muted\">ratio = run #%lld's median / run #%lld's median (below 1: #%lld is faster); "
-                      "interval from the two runs' min and max.</p>\n",
-                  (long long)v->b.id, (long long)v->a.id, (long long)v->b.id);
+    const rg_run_view *sv[2] = {&v->a, &v->b};
+    for (int k = 0; k < 2; k++)
+        if (sv[k]->suspect) {
+            rg_buf_printf(&b, "<p class=\"flag suspect\"><span class=\"badge suspect\">suspect</span> run #%lld: ",
+                          (long long)sv[k]->id);
+            rg_html_esc(&b, sv[k]->suspect_why);
+            rg_buf_puts(&b, "</p>\n");
+        }
+    rg_buf_printf(&b, "<p class=\"muted\">ratio = run #%lld / run #%lld (below 1: #%lld is faster): the Hodges-Lehmann "
+                      "ratio of the per-iteration samples with its 95%% distribution-free interval and the verdict of "
+                      "`runs check` (threshold %.0f%%, alpha %g); where a record has no samples, the ratio of the "
+                      "medians with an interval from the two runs' min and max.</p>\n",
+                  (long long)v->b.id, (long long)v->a.id, (long long)v->b.id, 100 * RG_STATS_THRESHOLD, RG_STATS_ALPHA);
     rg_buf_printf(&b, "<table id=\"compare-table\"><tr><th>#</th><th>run #%lld</th><th>run #%lld</th><th>ratio</th>"
-                      "<th>interval</th></tr>\n",
+                      "<th>interval</th><th>verdict</th></tr>\n",
                   (long long)v->a.id, (long long)v->b.id);
     for (size_t i = 0; i < v->n; i++) {
         const rg_compare_row *r = &v->rows[i];
@@ -807,6 +817,9 @@ char *rg_render_compare(const rg_render_ctx *ctx, const rg_compare_view *v, char
         cell_num(&b, r->ratio, "");
         rg_buf_puts(&b, "<td class=\"num\">");
         if (isfinite(r->lo) && isfinite(r->hi)) rg_buf_printf(&b, "%.3f to %.3f", r->lo, r->hi);
+        rg_buf_puts(&b, "</td><td>");
+        if (r->shift) rg_buf_printf(&b, "%s (p %.2g)", r->verdict, r->p);
+        else rg_buf_puts(&b, "no samples");
         rg_buf_puts(&b, "</td></tr>\n");
     }
     rg_buf_puts(&b, "</table>\n");
