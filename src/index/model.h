@@ -129,7 +129,7 @@ typedef struct rg_compare_view {
 
 /* Interval ranks and alerts read every manifest of a group (or registry):
  * above this many runs the pages rank by the primary figure alone and say so. */
-#define RG_INTERVAL_RANK_MAX 2000
+#define RG_INTERVAL_RANK_MAX 500
 
 /* One implementation line's history, oldest first (rg_registry_line). */
 typedef struct rg_history_view {
