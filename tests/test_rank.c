@@ -459,6 +459,29 @@ static void test_pages(void **state)
     rg_registry_close(g);
 }
 
+/* A tree with a repeated member name prints as text the strict reader
+ * refuses: the registry refuses to store it rather than store what it
+ * cannot read back (found by fuzz_registry_import). */
+static void test_store_refuses_unreadable(void **state)
+{
+    (void)state;
+    char err[RG_ERRLEN];
+    rg_registry *g = fresh("dup.db");
+    cJSON *doc = fx_manifest("NVIDIA H200", 1, 1.0, 70);
+    cJSON_AddItemToObject(doc, "protocol", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(doc, "protocol"), 1));
+    int64_t id;
+    int existed;
+    assert_int_equal(rg_registry_store(g, doc, RG_EVIDENCE_IMPORTED, 0, &id, &existed, err, sizeof err), 2);
+    assert_non_null(strstr(err, "repeated"));
+    cJSON_Delete(doc);
+    rg_run_row *rows;
+    size_t n;
+    assert_int_equal(rg_registry_list(g, &rows, &n, err, sizeof err), 0);
+    assert_int_equal(n, 0);
+    free(rows);
+    rg_registry_close(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -469,6 +492,7 @@ int main(void)
         cmocka_unit_test(test_line_and_previous_revision),
         cmocka_unit_test(test_check_runs),
         cmocka_unit_test(test_pages),
+        cmocka_unit_test(test_store_refuses_unreadable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

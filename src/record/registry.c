@@ -710,6 +710,19 @@ static int store_impl(rg_registry *g, const cJSON *manifest, const char *bytes, 
         rg_manifest_free(&m);
         return 2;
     }
+    /* What is stored must read back strictly (a tree built with a repeated
+     * member name prints as text the strict reader refuses; found by fuzzing). */
+    if (!bytes) {
+        char e2[RG_ERRLEN];
+        cJSON *back = rg_json_parse_strict(text, strlen(text), "the manifest", e2, sizeof e2);
+        if (!back) {
+            snprintf(err, errlen, "registry: the manifest cannot be stored: %.400s", e2);
+            free(text);
+            rg_manifest_free(&m);
+            return 2;
+        }
+        cJSON_Delete(back);
+    }
     char now[32];
     now_utc(now);
     sqlite3_stmt *st = NULL;
