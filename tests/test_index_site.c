@@ -103,6 +103,16 @@ static void test_site(void **state)
     assert_non_null(strstr(html, "href=\"../compare/2/1.html\""));
     assert_null(strstr(html, "<form"));   /* static pages take no writes */
     free(html);
+    /* The line's history page is written too, and linked. */
+    snprintf(path, sizeof path, "%s/runs/1.html", site);
+    html = tu_slurp(path, NULL);
+    assert_non_null(strstr(html, "href=\"../history/1.html\""));
+    free(html);
+    snprintf(path, sizeof path, "%s/history/1.html", site);
+    html = tu_slurp(path, NULL);
+    assert_non_null(html);
+    assert_non_null(strstr(html, "<svg class=\"trend\""));
+    free(html);
     /* Again into the same folder: the files are replaced, not appended to. */
     assert_int_equal(tu_run_captured(sc.dir, out, sizeof out, err, sizeof err, "site --out site --db runs.db"), 0);
 }

@@ -24,6 +24,7 @@ void rg_render_ctx_init(rg_render_ctx *ctx, int static_site)
     ctx->root = static_site ? "../" : "/";
     ctx->ext = static_site ? ".html" : "";
     ctx->static_site = static_site;
+    ctx->history_pages = !static_site;
     ctx->permalink_base = "";
     time_t t = time(NULL);
     struct tm tm;
@@ -485,7 +486,7 @@ char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, s
         rank_method(&b, v->interval_ranked);
         rg_buf_puts(&b, "</p>\n<p id=\"revision\">Revision ");
         rg_html_esc(&b, v->revision);
-        if (!ctx->static_site) {   /* history pages are served, not written by site */
+        if (ctx->history_pages) {   /* not in a one-file report */
             rg_buf_puts(&b, " · <a id=\"history-link\" ");
             href_history(&b, ctx, v->id);
             rg_buf_puts(&b, ">history of this implementation line →</a>");
@@ -719,7 +720,7 @@ char *rg_render_index(const rg_render_ctx *ctx, const rg_index_view *v, char *er
             if (x->rows[k].verdict == RG_VERDICT_SLOW)
                 rg_buf_printf(&b, " #%d %.3f× [%.3f, %.3f]", x->rows[k].index, x->rows[k].shift.ratio,
                               x->rows[k].shift.lo, x->rows[k].shift.hi);
-        if (!ctx->static_site) {
+        if (ctx->history_pages) {
             rg_buf_puts(&b, " · <a ");
             href_history(&b, ctx, x->run_id);
             rg_buf_puts(&b, ">history</a>");

@@ -21,6 +21,7 @@ typedef struct rg_render_ctx {
     const char *ext;       /* "" when served, ".html" in a static site */
     int static_site;       /* 1: file names for problems are slugs, not %-escaped */
     int forms;             /* show the note and issue forms (a server that takes writes) */
+    int history_pages;     /* link runs to their line's history page (served, and written by site; not a report) */
     char csrf[72];         /* the forms' anti-CSRF token */
     char today[16];        /* the citation's access date, YYYY-MM-DD */
     const char *permalink_base; /* e.g. "http://127.0.0.1:8080" (may be "") */

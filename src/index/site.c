@@ -58,8 +58,8 @@ int rg_site_write(rg_registry *g, const char *dir, size_t *files, char *err, siz
 {
     *files = 0;
     char sub[4200];
-    const char *subs[] = {"", "/runs", "/problems", "/compare"};
-    for (size_t i = 0; i < 4; i++) {
+    const char *subs[] = {"", "/runs", "/problems", "/compare", "/history"};
+    for (size_t i = 0; i < 5; i++) {
         snprintf(sub, sizeof sub, "%s%s", dir, subs[i]);
         if (mkdir_p(sub, err, errlen)) return 2;
     }
@@ -69,6 +69,7 @@ int rg_site_write(rg_registry *g, const char *dir, size_t *files, char *err, siz
     rg_render_ctx_init(&deep, 1);
     rg_render_ctx_init(&deeper, 1);
     deeper.root = "../../";
+    top.history_pages = deep.history_pages = deeper.history_pages = 1;   /* written below */
 
     rg_index_view iv;
     if (rg_model_index(g, &iv, err, errlen)) return 2;
@@ -112,6 +113,16 @@ int rg_site_write(rg_registry *g, const char *dir, size_t *files, char *err, siz
             if (bytes) memcpy(bytes, v.manifest, v.manifest_len);
             else snprintf(err, errlen, "out of memory");
             rc = put(dir, name, bytes, v.manifest_len, files, err, errlen);
+        }
+        if (!rc) {   /* the history of the run's implementation line (rank.h) */
+            rg_history_view hv;
+            rc = rg_model_history(g, v.id, &hv, err, errlen) ? 2 : 0;
+            if (!rc) {
+                snprintf(name, sizeof name, "history/%lld.html", (long long)v.id);
+                t = rg_render_history(&deep, &hv, err, errlen);
+                rg_model_history_free(&hv);
+                rc = put(dir, name, t, t ? strlen(t) : 0, files, err, errlen);
+            }
         }
         if (!rc && v.first_id > 0 && v.first_id != v.id) {
             rg_compare_view cv;
