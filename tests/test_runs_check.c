@@ -156,6 +156,9 @@ static void test_suspect_shown(void **state)
     const char *sus = strstr(out_text, "SUSPECT");
     assert_true(sus && sus > l1 && sus < l2);   /* on run 1's line only */
     assert_non_null(strstr(out_text, "below its T_SOL"));
+    assert_int_equal(rg("runs list --json --db u.db"), 0);
+    assert_non_null(strstr(out_text, "\"suspect\":\ttrue"));
+    assert_non_null(strstr(out_text, "\"suspect\":\tfalse"));
     assert_int_equal(rg("runs show 1 --db u.db"), 0);
     assert_non_null(strstr(out_text, "SUSPECT"));
     assert_int_equal(rg("runs show 2 --db u.db"), 0);

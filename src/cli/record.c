@@ -328,6 +328,15 @@ static int cmd_list_json(runs_ctx *x)
             oom |= !cJSON_AddStringToObject(o, strs[k].k, rg_term(strs[k].v));
         oom |= !(r->replicates_of ? cJSON_AddNumberToObject(o, "replicates_of", (double)r->replicates_of)
                                   : cJSON_AddNullToObject(o, "replicates_of"));
+        rg_manifest m;   /* the suspect flag (rank.h): derived from the record */
+        char why[200] = "";
+        int suspect = 0;
+        if (!rg_registry_get(x->g, r->id, NULL, &m, x->err, sizeof x->err)) {
+            suspect = rg_manifest_suspect(&m, why, sizeof why);
+            rg_manifest_free(&m);
+        }
+        oom |= !cJSON_AddBoolToObject(o, "suspect", suspect);
+        oom |= !(suspect ? cJSON_AddStringToObject(o, "suspect_reason", why) : cJSON_AddNullToObject(o, "suspect_reason"));
     }
     free(rows);
     char *text = oom ? NULL : cJSON_Print(arr);
