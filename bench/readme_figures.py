@@ -59,6 +59,14 @@ def load_json(rel):
         raise InputError(f"{rel}: {e}")
 
 
+def load_lines(rel):
+    try:
+        with open(path(rel)) as f:
+            return f.read().splitlines()
+    except OSError as e:
+        raise InputError(f"{rel}: {e}")
+
+
 def sci(x):
     """1.3e-06 -> 1.3e-6"""
     m, e = f"{x:.1e}".split("e")
@@ -112,11 +120,7 @@ def manifest_metrics(op):
 def probe_tables():
     """probe-ops.txt: {'011'|'012'|'014': (title, header_lines, rows, row_lines)}; rows are lists of cells."""
     rel = f"{OPS}/probe-ops.txt"
-    try:
-        with open(path(rel)) as f:
-            lines = f.read().splitlines()
-    except OSError as e:
-        raise InputError(f"{rel}: {e}")
+    lines = load_lines(rel)
     out, cur = {}, None
     for line in lines:
         m = re.match(r"probe (?:forward (\d{3})|backward \((\d{3})\)):", line)
@@ -475,6 +479,29 @@ def block_solution_export():
             f"{d['summary']['geomean_median_us']:.2f} us (`{rel}`, {hhmm(d['date'])}")
 
 
+def block_sincos_max():
+    """The special-function-unit sin/cos's largest error, from h200-probe.txt's sincos table."""
+    rel = f"{RES}/h200-probe.txt"
+    lines = load_lines(rel)
+    worst, n, rmax, seen = 0.0, 0, None, False
+    for line in lines:
+        seen = seen or line.startswith("probe sincos")
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if seen and line.startswith("|") and len(cells) == 5 and re.match(r"[0-9.e+]+$", cells[0]):
+            worst, n, rmax = max(worst, float(cells[3]), float(cells[4])), n + 1, cells[0]
+    if not n:
+        raise InputError(f"{rel}: no probe sincos table")
+    rmax = re.sub(r"e\+0*", "e", rmax)
+    return f"up to {rmax} rad: at most {sci(worst)} absolute (`bench/probe.cu sincos`, `{rel}`)"
+
+
+def block_positions_max():
+    rel = f"{RES}/h200-cuda-positions.json"
+    d = load_json(rel)
+    return (f"at most {sci(max(w['max_abs_err'] for w in d['workloads']))} against float64 over the suite's "
+            f"{len(d['workloads'])} shapes")
+
+
 BLOCKS = {
     "ops-table": block_ops_table,
     "cuda-014": block_cuda_014,
@@ -487,11 +514,13 @@ BLOCKS = {
     "notes-anchors": block_notes_anchors,
     "notes-left": block_notes_left,
     "solution-export": block_solution_export,
+    "sincos-max": block_sincos_max,
+    "positions-max": block_positions_max,
     "notes-ops-stand": block_notes_ops_stand,
 }
 
 # blocks inside a sentence: no line breaks around them, no wrapping
-INLINE = {"solution-export"}
+INLINE = {"solution-export", "sincos-max", "positions-max"}
 MARK = re.compile(r"<!-- (/?)figures:([a-z0-9-]+) -->")
 
 
