@@ -217,7 +217,7 @@ def block_cuda_014():
     lines.append(issue3_paragraph(f, per, gfloor) + (
         f"ropegrad, timed beside that floor (geomean {grg:.3f} us against {gfloor:.3f}, {gratio:.3f}x), is "
         f"{min(gaps[i] for i in above):.2f}-{max(gaps[i] for i in above):.2f} us above it on {len(above)} workloads "
-        f"and at or under it on {wl_list(under)}. Within this one call the same kernel measured "
+        f"and at or under it on {wl_list(under)}. In this run (two calls on one machine) the same kernel measured "
         f"{res['summary']['geomean_ns'] / 1000:.3f} us (bench), {grg:.3f} us (probe) and "
         f"{vs_torch_014()['summary']['geomean_median_us']['ropegrad']:.3f} us (`vs_torch.py`, torch's profiler). "
         "`bench/NOTES.md` has the details."))
@@ -245,7 +245,7 @@ def issue3_paragraph(f, per, gfloor):
     if below_floor:
         s += ("`bench/results/ops/probe-ops.txt` (`bench/probe backward`, the same call, same protocol) says why "
               "for " + ", ".join(a for a, _, _, _ in below_floor) + ": a kernel that only reads the bytes any "
-              "correct kernel must read, stores one float per row and computes nothing, takes "
+              "correct kernel must read, stores one float per row and computes nothing, needs "
               + ", ".join(f"{fl:.2f} us ({a})" for a, _, _, fl in below_floor) + ", above those targets. ")
     return s
 
@@ -374,7 +374,7 @@ def block_vs_torch():
         f"earlier call ({hhmm(old['date'])}, `{old_rel}`) against {g['compile']:.2f} here; ropegrad was the faster "
         f"on {n_faster(old)}/{len(old['workloads'])} workloads there and {n_faster(d)}/{len(d['workloads'])} here.")
     ops = vs_torch_ops()
-    lines += ["", "The forward ops, `python3 bench/vs_torch_ops.py` (same call, "
+    lines += ["", "The forward ops, `python3 bench/vs_torch_ops.py` (same run, "
               f"`{OPS}/h200-vs-torch-ops.json`), median us:", ""]
     for op in ("011", "012"):
         o = ops["ops"][op]
