@@ -7,8 +7,8 @@ Each generated block sits in the Markdown file between two marker comments,
 `<!-- figures:NAME -->` and `<!-- /figures:NAME -->`.
 
     python3 bench/readme_figures.py                      # print every block
-    python3 bench/readme_figures.py --write README.md    # replace the blocks in place (atomic)
-    python3 bench/readme_figures.py --check README.md    # exit 1 when a block differs from the files
+    python3 bench/readme_figures.py --write README.md bench/NOTES.md   # replace the blocks in place (atomic)
+    python3 bench/readme_figures.py --check README.md bench/NOTES.md   # exit 1 when a block differs
 
 Reads bench/results/ops/ (scripts/device-ops.sh: h200-cuda-0NN.json, probe-ops.txt,
 h200-vs-torch*.json), bench/results/h200-cuda.json with bench/anchors/ (through
@@ -26,6 +26,7 @@ import textwrap
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # the check runs from CTest: leave the source tree as it is
 import compare_anchors  # noqa: E402
 
 RES = "bench/results"
