@@ -54,6 +54,12 @@ def main():
 
         clean = {k: v for k, v in os.environ.items() if k not in ("ROPEGRAD_LIB", "PYTHONPATH", "LD_LIBRARY_PATH")}
         clean["PYTHONPATH"] = site
+        # A build made to run on another machine (ROPEGRAD_BUNDLE_RUNTIME, as
+        # scripts/device-build.sh does) keeps its non-system dependencies in lib/
+        # beside the library: the copies below need them on the loader's path.
+        bundled = os.path.join(os.path.dirname(os.path.realpath(lib)), "lib")
+        if os.path.isdir(bundled) and not os.path.exists(os.path.join(bundled, "libropegrad.so.0")):
+            clean["LD_LIBRARY_PATH"] = bundled
         probe = ("import ropegrad, ropegrad._lib as L; "
                  "print(ropegrad.__file__); print(L.library_path()); print(ropegrad.version())")
         # (a) the library installed beside the package.
@@ -67,14 +73,16 @@ def main():
             return 1
         # (b) none beside it: the dynamic loader's, by SONAME.
         shutil.rmtree(os.path.join(site, "lib"))
-        rc, out = run([sys.executable, "-c", probe], env=dict(clean, LD_LIBRARY_PATH=os.path.dirname(lib)))
+        rc, out = run([sys.executable, "-c", probe], env=dict(clean, LD_LIBRARY_PATH=os.pathsep.join(
+            filter(None, [os.path.dirname(lib), clean.get("LD_LIBRARY_PATH")]))))
         lines = out.split("\n")
         if rc != 0 or os.path.dirname(lines[1]) != os.path.dirname(lib) or not os.path.basename(lines[1]).startswith("libropegrad.so.0"):
             print("FAIL: library through the dynamic loader:\n" + out)
             return 1
         # (c) the ctypes tests against the installed package.
         rc, out = run([sys.executable, os.path.join(HERE, "test_ctypes_cpu.py")],
-                      env=dict(clean, LD_LIBRARY_PATH=os.path.dirname(lib), ROPEGRAD_TEST_INSTALLED="1"))
+                      env=dict(clean, LD_LIBRARY_PATH=os.pathsep.join(filter(None, [os.path.dirname(lib), clean.get("LD_LIBRARY_PATH")])),
+                               ROPEGRAD_TEST_INSTALLED="1"))
         if rc != 0:
             print("FAIL: test_ctypes_cpu.py against the installed package:\n" + out)
             return 1

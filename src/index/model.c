@@ -329,7 +329,7 @@ int rg_model_run(rg_registry *g, int64_t id, rg_run_view *v, char *err, size_t e
     memset(v, 0, sizeof *v);
     rg_run_row row;
     rg_manifest m;
-    int rc = rg_registry_get(g, id, &row, &m, err, errlen);
+    int rc = rg_registry_get_display(g, id, &row, &m, err, errlen);
     if (rc) return rc;
     rc = rg_model_run_from_manifest(&m, &row, v, err, errlen);
     rg_manifest_free(&m);

@@ -132,6 +132,11 @@ typedef struct rg_manifest {
  * every object present. It checks nothing else: rg_manifest_verify does.
  * Returns 0, or 2 with a one-line message (m is then freed). */
 int rg_manifest_read(const cJSON *doc, rg_manifest *m, char *err, size_t errlen);
+/* The same; with RG_MF_NO_DIGESTS the objects' digests are not computed (left
+ * ""): for showing a stored run, which was verified when it was stored and
+ * whose run digest the registry row carries. Never for verifying. */
+#define RG_MF_NO_DIGESTS 1
+int rg_manifest_read_opts(const cJSON *doc, rg_manifest *m, int flags, char *err, size_t errlen);
 void rg_manifest_free(rg_manifest *m);
 
 /* The comparison key by the written rule (README): "sha256:" + SHA-256 of the

@@ -232,6 +232,11 @@ int rg_registry_list(rg_registry *g, rg_run_row **rows, size_t *n, char *err, si
  * Returns 0, 1 when there is no such run (message says so), 2 on error. */
 int rg_registry_get(rg_registry *g, int64_t id, rg_run_row *row, rg_manifest *manifest, char *err,
                     size_t errlen);
+/* The same for showing a run (pages, reports): the objects' digests are not
+ * recomputed (the run was verified when stored); the run digest is the
+ * row's. row must not be NULL when manifest is not. */
+int rg_registry_get_display(rg_registry *g, int64_t id, rg_run_row *row, rg_manifest *manifest, char *err,
+                            size_t errlen);
 /* Replaces a run's stored manifest by doc, which must have the same run
  * digest (e.g. the same manifest with a signature added). */
 int rg_registry_replace_manifest(rg_registry *g, int64_t id, const cJSON *doc, char *err, size_t errlen);

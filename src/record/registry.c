@@ -996,7 +996,8 @@ int rg_registry_get_text(rg_registry *g, int64_t id, char **text, char *err, siz
     return get_row(g, id, NULL, text, err, errlen);
 }
 
-int rg_registry_get(rg_registry *g, int64_t id, rg_run_row *row, rg_manifest *manifest, char *err, size_t errlen)
+static int get_manifest(rg_registry *g, int64_t id, rg_run_row *row, rg_manifest *manifest, int flags, char *err,
+                        size_t errlen)
 {
     if (manifest) memset(manifest, 0, sizeof *manifest);
     char *text = NULL;
@@ -1006,13 +1007,26 @@ int rg_registry_get(rg_registry *g, int64_t id, rg_run_row *row, rg_manifest *ma
     snprintf(what, sizeof what, "run #%lld's stored manifest", (long long)id);
     cJSON *doc = rg_json_parse_strict(text, strlen(text), what, e2, sizeof e2);
     free(text);
-    if (!doc || rg_manifest_read(doc, manifest, e2, sizeof e2)) {
+    if (!doc || rg_manifest_read_opts(doc, manifest, flags, e2, sizeof e2)) {
         cJSON_Delete(doc);
         snprintf(err, errlen, "%s: run #%lld: its stored manifest is not readable: %s", g->path, (long long)id, e2);
         return 2;
     }
     cJSON_Delete(doc);
     return 0;
+}
+
+int rg_registry_get(rg_registry *g, int64_t id, rg_run_row *row, rg_manifest *manifest, char *err, size_t errlen)
+{
+    return get_manifest(g, id, row, manifest, 0, err, errlen);
+}
+
+int rg_registry_get_display(rg_registry *g, int64_t id, rg_run_row *row, rg_manifest *manifest, char *err,
+                            size_t errlen)
+{
+    int rc = get_manifest(g, id, row, manifest, RG_MF_NO_DIGESTS, err, errlen);
+    if (!rc && manifest && row) snprintf(manifest->obj[RG_ROLE_RUN].digest, RG_DIGEST_LEN, "%s", row->run_digest);
+    return rc;
 }
 
 /* One integer from sql with the comparison key (when not NULL; and maybe
