@@ -525,8 +525,9 @@ int rg_model_compare(rg_registry *g, int64_t a, int64_t b, rg_compare_view *v, c
     }
     /* From the stored samples where both records carry them (rank.h). */
     rg_manifest ma, mb;
-    if (rg_registry_get(g, a, NULL, &ma, err, errlen)) return 0;
-    if (!rg_registry_get(g, b, NULL, &mb, err, errlen)) {
+    rg_run_row ra, rb;
+    if (rg_registry_get_display(g, a, &ra, &ma, err, errlen)) return 0;
+    if (!rg_registry_get_display(g, b, &rb, &mb, err, errlen)) {
         rg_check_row *c;
         size_t nc;
         if (!rg_check_runs(&ma, &mb, RG_STATS_ALPHA, RG_STATS_THRESHOLD, &c, &nc, err, errlen)) {

@@ -124,7 +124,7 @@ static int fill_entry(rg_registry *g, const rg_run_row *r, rg_ranked *e, rg_mani
 {
     memset(e, 0, sizeof *e);
     rg_manifest m;
-    if (rg_registry_get(g, r->id, &e->row, &m, err, errlen)) return 2;
+    if (rg_registry_get_display(g, r->id, &e->row, &m, err, errlen)) return 2;
     if (rg_run_interval(&m, RG_STATS_CONF, &e->iv, err, errlen)) {
         /* No primary figure: shown, never ranked. */
         e->iv.est = e->iv.lo = e->iv.hi = NAN;
@@ -414,8 +414,8 @@ static int fill_regression(rg_registry *g, int64_t id, int64_t base, double alph
     rg_run_row rr, rb;
     rg_manifest mr, mb;
     memset(o, 0, sizeof *o);
-    if (rg_registry_get(g, id, &rr, &mr, err, errlen)) return 2;
-    if (rg_registry_get(g, base, &rb, &mb, err, errlen)) {
+    if (rg_registry_get_display(g, id, &rr, &mr, err, errlen)) return 2;
+    if (rg_registry_get_display(g, base, &rb, &mb, err, errlen)) {
         rg_manifest_free(&mr);
         return 2;
     }
