@@ -520,7 +520,8 @@ static void test_argument_errors(void **state)
     assert_null(ropegrad_cuda_kernel_name(ropegrad_cuda_kernel_count() + 1));
     /* The library ships the default (0) and its own number (12) only; the
      * development versions live in bench/dev_kernels.cu. */
-    assert_string_equal(ropegrad_cuda_kernel_name(12), "12-vec-2d");
+    assert_string_equal(ropegrad_cuda_kernel_name(ROPEGRAD_CUDA_KERNEL_DEFAULT), "12-vec-2d");
+    assert_int_equal(ropegrad_cuda_kernel_count(), ROPEGRAD_CUDA_KERNEL_DEFAULT);
     p.head_dim = 128;
     for (int k = 1; k <= 13; k++) {
         if (k == 12) continue;

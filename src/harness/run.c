@@ -257,6 +257,12 @@ static int validate_options(const rg_suite *s, const int *indices, size_t n_indi
         snprintf(err, errlen, "kernel must be >= 0, got %d", o->kernel);
         return 1;
     }
+    if (s->op->kernel_name == ropegrad_cuda_kernel_name && o->kernel != 0 && o->kernel != ROPEGRAD_CUDA_KERNEL_DEFAULT) {
+        snprintf(err, errlen,
+                 "unknown CUDA kernel %d: the library ships 0 (default) and %d; the development versions are "
+                 "built by bench/dev_kernels.cu", o->kernel, ROPEGRAD_CUDA_KERNEL_DEFAULT);
+        return 1;
+    }
     if (o->inputs != RG_INPUTS_NORMAL && o->inputs != RG_INPUTS_POSITIONS) {
         snprintf(err, errlen, "unknown inputs kind %d", (int)o->inputs);
         return 1;
@@ -313,9 +319,7 @@ int rg_run_suite(const rg_suite *s, const int *indices, size_t n_indices, const 
     const rg_op *op = s->op;
     if (use_cuda && !op->kernel_name(o->kernel)) {
         if (op->kernel_name == ropegrad_cuda_kernel_name)
-            snprintf(err, errlen,
-                     "unknown CUDA kernel %d: the library ships 0 (default) and %d; the development versions "
-                     "are built by bench/dev_kernels.cu", o->kernel, ropegrad_cuda_kernel_count());
+            snprintf(err, errlen, "unknown CUDA kernel %d (this build has %d)", o->kernel, ropegrad_cuda_kernel_count());
         else
             snprintf(err, errlen, "unknown CUDA kernel %d: op %s ships one kernel (0, the default)", o->kernel, op->id);
         return 1;

@@ -380,7 +380,7 @@ static __global__ void __launch_bounds__(256) rg_k12_2d(ropegrad_problem p)
 
 // The library ships version 12 only (plus its fallbacks 10 and 2); every other
 // version lives in bench/dev/backward_kernels.cuh, built by bench/dev_kernels.cu.
-#define RG_KERNEL_DEFAULT 12
+#define RG_KERNEL_DEFAULT 12  // ROPEGRAD_CUDA_KERNEL_DEFAULT (tests/test_gpu_kernel.c checks they agree)
 static inline bool rg_kernel_shipped(int kernel) { return kernel == 0 || kernel == RG_KERNEL_DEFAULT; }
 
 static const char *const rg_kernel_names[RG_KERNEL_COUNT + 1] = {
