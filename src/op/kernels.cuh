@@ -376,6 +376,7 @@ static __global__ void __launch_bounds__(256) rg_k12_2d(ropegrad_problem p)
 // ---------------------------------------------------------------------------
 // Launcher
 // ---------------------------------------------------------------------------
+#ifndef RG_KERNELS_DEV  // bench/dev/backward_kernels.cuh has its own launcher for every version
 #define RG_KERNEL_COUNT 12  // highest version number shipped
 
 // The library ships version 12 only (plus its fallbacks 10 and 2); every other
@@ -469,3 +470,4 @@ static cudaError_t rg_cuda_launch(const ropegrad_problem *p, int kernel, cudaStr
     return p->grad_dtype == ROPEGRAD_F32 ? rg_launch_vec_esz<4>(*p, tpr, kernel, sms, st)
                                          : rg_launch_vec_esz<2>(*p, tpr, kernel, sms, st);
 }
+#endif  // RG_KERNELS_DEV
