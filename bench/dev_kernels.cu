@@ -19,6 +19,7 @@
 #include <cstring>
 #include <vector>
 
+#define RG_KERNELS_HEADER "../../bench/dev/backward_kernels.cuh"  // relative to src/op/cuda.cu
 #include "cuda.cu"
 #include "dev_common.h"
 

@@ -32,6 +32,7 @@
 #include <cstring>
 #include <vector>
 
+#define RG_KERNELS_HEADER "../../bench/dev/backward_kernels.cuh"  // relative to src/op/cuda.cu (rg_smem_addr, kernel 9)
 #include "cuda.cu"
 #include "forward_kernels.cuh"
 #include "dev_common.h"

@@ -100,9 +100,12 @@ int ropegrad_backward_cpu(const ropegrad_problem *p, int num_threads);
  * no synchronization, safe from several host threads at once. */
 int ropegrad_backward_cuda(const ropegrad_problem *p, void *cuda_stream);
 
-/* Kernel versions, kept side by side llm.c style so they can be compared
- * (`ropegrad bench --kernel N`). Version 0 means "the default" (the best).
- * ropegrad_cuda_kernel_count() is 0 when built without CUDA. */
+/* Kernel versions (`ropegrad bench --kernel N`). The library ships version 0,
+ * "the default", which is version ROPEGRAD_CUDA_KERNEL_DEFAULT under its own
+ * number; any other number is ROPEGRAD_ERR_BAD_KERNEL (the development versions
+ * are built by bench/dev_kernels.cu). ropegrad_cuda_kernel_count() is the
+ * highest number shipped, 0 when built without CUDA. */
+#define ROPEGRAD_CUDA_KERNEL_DEFAULT 12
 int ropegrad_backward_cuda_kernel(const ropegrad_problem *p, int kernel, void *cuda_stream);
 int ropegrad_cuda_kernel_count(void);
 const char *ropegrad_cuda_kernel_name(int kernel); /* NULL for an unknown number */

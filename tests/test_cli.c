@@ -145,6 +145,14 @@ static void test_unknown_backend(void **state)
     expect_usage_error("bench --backend tpu --workloads 2", "tpu");
 }
 
+/* 014 ships kernel 0 and 12 only: any other version is one line naming the
+ * development tester, whatever the backend. */
+static void test_dev_kernel_refused(void **state)
+{
+    expect_usage_error("bench --kernel 3 --workloads 2", "bench/dev_kernels.cu");
+    expect_usage_error("bench --backend cpu --kernel 13 --workloads 2", "bench/dev_kernels.cu");
+}
+
 static void test_unknown_option(void **state)
 {
     expect_usage_error("bench --frobnicate", "--frobnicate");
@@ -181,6 +189,7 @@ int main(void)
         cmocka_unit_test(test_malformed_suite),
         cmocka_unit_test(test_unknown_workload),
         cmocka_unit_test(test_unknown_backend),
+        cmocka_unit_test(test_dev_kernel_refused),
         cmocka_unit_test(test_unknown_option),
         cmocka_unit_test(test_json_into_missing_directory),
         cmocka_unit_test(test_cuda_unavailable),

@@ -29,6 +29,11 @@
 #ifdef ROPEGRAD_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
+/* Every kernel version the library ships (0, the default, and its own number). */
+#define RG_FOR_SHIPPED_KERNEL(k) \
+    for (int k = 0; k <= ropegrad_cuda_kernel_count(); k++) \
+        if (ropegrad_cuda_kernel_name(k))
+
 #define CK(x)                                                                                      \
     do {                                                                                           \
         cudaError_t e_ = (x);                                                                      \
@@ -209,7 +214,6 @@ static void test_shapes_dtypes_layouts(void **state)
      * still runs, on two of the four shapes. */
     const size_t nshapes = getenv("ROPEGRAD_TEST_QUICK") ? 2 : sizeof shapes / sizeof shapes[0];
     static const ropegrad_dtype dts[] = {ROPEGRAD_BF16, ROPEGRAD_F16, ROPEGRAD_F32};
-    const int nk = ropegrad_cuda_kernel_count();
     int cases = 0;
     for (size_t di = 0; di < sizeof dims / sizeof dims[0]; di++)
         for (size_t si = 0; si < nshapes; si++)
@@ -218,7 +222,7 @@ static void test_shapes_dtypes_layouts(void **state)
                     host_case c;
                     make_case(&c, shapes[si][0], shapes[si][1], dims[di], dts[ti], shared, 0,
                               1000 + di * 97 + si * 13 + ti * 3 + (uint64_t)shared);
-                    for (int k = 0; k <= nk; k++)
+                    RG_FOR_SHIPPED_KERNEL(k)
                         for (int shift = 0; shift < 2; shift++) {
                             double mabs, q = run_case(&c, k, shift, 0.0883883f, &mabs);
                             if (q > 1.0)
@@ -240,10 +244,29 @@ static void test_suite_shapes(void **state)
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
         host_case c;
         make_case(&c, shapes[si][0], shapes[si][1], 128, ROPEGRAD_BF16, 0, 0, 77 + si);
-        for (int k = 0; k <= ropegrad_cuda_kernel_count(); k++) {
+        RG_FOR_SHIPPED_KERNEL(k) {
             double mabs, q = run_case(&c, k, 0, 0.0883883f, &mabs);
             if (q > 1.0) fail_msg("B=%lld S=%lld kernel %d: %.3g x tolerance", (long long)c.B, (long long)c.S, k, q);
         }
+        free_case(&c);
+    }
+}
+
+/* B > 65535: kernel 12's grid cannot hold the batch, so the default falls back
+ * to kernel 10 (shipped for this); every dtype, both alignments. */
+static void test_batch_fallback(void **state)
+{
+    static const ropegrad_dtype dts[] = {ROPEGRAD_BF16, ROPEGRAD_F16, ROPEGRAD_F32};
+    for (int ti = 0; ti < 3; ti++) {
+        host_case c;
+        make_case(&c, 65537, 2, 128, dts[ti], 0, 0, 5150 + (uint64_t)ti);
+        RG_FOR_SHIPPED_KERNEL(k)
+            for (int shift = 0; shift < 2; shift++) {
+                double mabs, q = run_case(&c, k, shift, 0.0883883f, &mabs);
+                if (q > 1.0)
+                    fail_msg("B=65537 dt=%d kernel %d shift %d: %.3g x tolerance (max abs %.3g)", (int)c.dt, k,
+                             shift, q, mabs);
+            }
         free_case(&c);
     }
 }
@@ -254,7 +277,7 @@ static void test_real_positions(void **state)
     for (int ti = 0; ti < 3; ti++) {
         host_case c;
         make_case(&c, 2, 4099, 128, dts[ti], ti == 1, 1, 4242 + (uint64_t)ti);
-        for (int k = 0; k <= ropegrad_cuda_kernel_count(); k++) {
+        RG_FOR_SHIPPED_KERNEL(k) {
             double mabs;
             (void)run_case(&c, k, 0, 1.0f, &mabs);
             print_message("real positions dt=%d kernel %d: max abs err %.3g\n", (int)c.dt, k, mabs);
@@ -276,7 +299,7 @@ static void test_large_arguments(void **state)
         int64_t big = 0;
         for (int64_t i = 0; i < c.B * c.S * c.D; i++) big += fabsf(c.emb[i]) > 4e6f;
         assert_true(big > c.B * c.S * c.D / 10); /* the slow path really is exercised */
-        for (int k = 0; k <= ropegrad_cuda_kernel_count(); k++) {
+        RG_FOR_SHIPPED_KERNEL(k) {
             double mabs, q = run_case(&c, k, 0, 0.0883883f, &mabs);
             if (q > 1.0) fail_msg("large arguments dt=%d kernel %d: %.3g x tolerance (max abs %.3g)", (int)c.dt, k, q, mabs);
         }
@@ -495,6 +518,16 @@ static void test_argument_errors(void **state)
     assert_int_equal(ropegrad_backward_cuda(&p, NULL), ROPEGRAD_ERR_BAD_HEAD_DIM);
     assert_non_null(ropegrad_cuda_kernel_name(0));
     assert_null(ropegrad_cuda_kernel_name(ropegrad_cuda_kernel_count() + 1));
+    /* The library ships the default (0) and its own number (12) only; the
+     * development versions live in bench/dev_kernels.cu. */
+    assert_string_equal(ropegrad_cuda_kernel_name(ROPEGRAD_CUDA_KERNEL_DEFAULT), "12-vec-2d");
+    assert_int_equal(ropegrad_cuda_kernel_count(), ROPEGRAD_CUDA_KERNEL_DEFAULT);
+    p.head_dim = 128;
+    for (int k = 1; k <= 13; k++) {
+        if (k == 12) continue;
+        assert_null(ropegrad_cuda_kernel_name(k));
+        assert_int_equal(ropegrad_backward_cuda_kernel(&p, k, NULL), ROPEGRAD_ERR_BAD_KERNEL);
+    }
 }
 #endif /* ROPEGRAD_HAVE_CUDA */
 
@@ -511,6 +544,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_argument_errors),   cmocka_unit_test(test_suite_shapes),
         cmocka_unit_test(test_real_positions),    cmocka_unit_test(test_large_arguments),
+        cmocka_unit_test(test_batch_fallback),
         cmocka_unit_test(test_shapes_dtypes_layouts),
         cmocka_unit_test(test_two_streams),       cmocka_unit_test(test_eight_host_threads),
         cmocka_unit_test(test_beyond_2e31),

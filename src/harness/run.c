@@ -257,6 +257,12 @@ static int validate_options(const rg_suite *s, const int *indices, size_t n_indi
         snprintf(err, errlen, "kernel must be >= 0, got %d", o->kernel);
         return 1;
     }
+    if (s->op->kernel_name == ropegrad_cuda_kernel_name && o->kernel != 0 && o->kernel != ROPEGRAD_CUDA_KERNEL_DEFAULT) {
+        snprintf(err, errlen,
+                 "unknown CUDA kernel %d: the library ships 0 (default) and %d; the development versions are "
+                 "built by bench/dev_kernels.cu", o->kernel, ROPEGRAD_CUDA_KERNEL_DEFAULT);
+        return 1;
+    }
     if (o->inputs != RG_INPUTS_NORMAL && o->inputs != RG_INPUTS_POSITIONS) {
         snprintf(err, errlen, "unknown inputs kind %d", (int)o->inputs);
         return 1;

@@ -5,7 +5,11 @@
 // Contract: validate on the host, launch on the caller's stream, return. No
 // allocation, no synchronization, no global mutable state: two host threads
 // may call this at once on two streams.
+#ifdef RG_KERNELS_HEADER
+#include RG_KERNELS_HEADER  // bench/dev_kernels.cu: every development version
+#else
 #include "kernels.cuh"
+#endif
 #include "internal_cuda.h"
 
 extern "C" {
@@ -29,7 +33,7 @@ int ropegrad_backward_cuda_kernel(const ropegrad_problem *p, int kernel, void *c
 {
     int rc = ropegrad_validate(p);
     if (rc) return rc;
-    if (kernel < 0 || kernel > RG_KERNEL_COUNT) return ROPEGRAD_ERR_BAD_KERNEL;
+    if (!rg_kernel_shipped(kernel)) return ROPEGRAD_ERR_BAD_KERNEL;
     if (!ropegrad_cuda_available()) return ROPEGRAD_ERR_NO_CUDA;
     const void *ptrs[5] = {p->grad_cos, p->grad_sin, p->emb, p->inv_freq, p->grad_position_ids};
     for (int i = 0; i < 5; i++)
@@ -52,7 +56,7 @@ int ropegrad_cuda_kernel_count(void) { return RG_KERNEL_COUNT; }
 
 const char *ropegrad_cuda_kernel_name(int kernel)
 {
-    return (kernel >= 0 && kernel <= RG_KERNEL_COUNT) ? rg_kernel_names[kernel] : NULL;
+    return (kernel >= 0 && kernel <= RG_KERNEL_COUNT && rg_kernel_shipped(kernel)) ? rg_kernel_names[kernel] : NULL;
 }
 
 int ropegrad_cuda_available(void)
