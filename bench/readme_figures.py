@@ -182,7 +182,7 @@ def block_ops_table():
                      f"({d['summary']['passed']}/{d['summary']['total']} pass) | {sol} | "
                      f"{g['eager']:.1f} / {g['compile']:.1f} us against {g['ropegrad']:.2f} "
                      f"({g['eager'] / g['ropegrad']:.1f}x / {g['compile'] / g['ropegrad']:.1f}x) |")
-    lines += ["", f"Figures: `bench/results/ops/` (`scripts/device-ops.sh`, two calls on one H200, suites timed "
+    lines += ["", f"Figures: `bench/results/ops/` (`scripts/device-ops.sh`, on one H200, suites timed "
                   f"{hhmm(min(stamps))}; its README lists the files and commands): the geomean is `ropegrad bench` "
                   "under the protocol (`h200-cuda-0NN.json`); SOL score (T_SOL from the H200 datasheet bandwidth), "
                   "mean speedup over torch eager and cases faster are the manifests' (`h200-cuda-0NN.manifest.json`, "
@@ -218,7 +218,7 @@ def block_cuda_014():
     lines.append(issue3_paragraph(f, per, gfloor) + (
         f"ropegrad, timed beside that floor (geomean {grg:.3f} us against {gfloor:.3f}, {gratio:.3f}x), is "
         f"{min(gaps[i] for i in above):.2f}-{max(gaps[i] for i in above):.2f} us above it on {len(above)} workloads "
-        f"and at or under it on {wl_list(under)}. In this run (two calls on one machine) the same kernel measured "
+        f"and at or under it on {wl_list(under)}. In this run the same kernel measured "
         f"{res['summary']['geomean_ns'] / 1000:.3f} us (bench), {grg:.3f} us (probe) and "
         f"{vs_torch_014()['summary']['geomean_median_us']['ropegrad']:.3f} us (`vs_torch.py`, torch's profiler). "
         "`bench/NOTES.md` has the details."))

@@ -28,4 +28,16 @@ for t in dev_kernels probe; do dev_tool $t $t ${DEV_NVCC_FLAGS:-}; done
 # each becomes build-device/bench/dev_kernels-NAME, run after dev_kernels by device-run.sh's dev step.
 rm -f build-device/bench/dev_kernels-*
 for v in ${DEV_VARIANTS:-}; do dev_tool dev_kernels "dev_kernels-${v%%:*}" ${v#*:}; done
+# Every other shared library the binaries need beyond glibc, the C/C++ runtimes
+# and the CUDA driver/toolkit (libmicrohttpd and libcurl with their
+# dependencies, OpenSSL, SQLite, ...): the GPU machine's image has none of
+# this machine's Debian libraries (glibc's own parts excepted). scripts/device-ops.sh
+# runs ropegrad and ctest with build-device/lib on LD_LIBRARY_PATH, so the bundled
+# libraries' own dependencies resolve there too.
+rm -rf build-device/lib/*.so.* 2>/dev/null; cmake --build build-device --target bundle_runtime >/dev/null
+mkdir -p build-device/lib
+find build-device -maxdepth 2 -type f \( -perm -u+x -o -name '*.so*' \) ! -path 'build-device/lib/*' -print0 |
+  xargs -0 -r ldd 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
+  grep -vE '/(libc|libm|libpthread|libdl|librt|libresolv|libutil|libnsl|libanl|libcrypt|ld-linux[^/]*|libgcc_s|libstdc\+\+|libgomp|libcuda|libcudart|libcupti|libnvidia[^/]*|libropegrad)\.so' |
+  while read -r so; do cp -Ln "$so" build-device/lib/ 2>/dev/null || true; done
 du -sh build-device | sed 's/^/device-build: /'

@@ -26,6 +26,10 @@ B=${BUILD:-build-device}
 # The build was configured in the worktree it was made in; CTest names that path.
 SRC=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$B/CMakeCache.txt")
 if [ -n "$SRC" ] && [ "$ROOT" != "$SRC" ] && [ ! -e "$SRC" ]; then mkdir -p "$(dirname "$SRC")" && ln -s "$ROOT" "$SRC"; fi
+# The Debian libraries scripts/device-build.sh bundled (the image has none of
+# them), for ropegrad and the tests only: python keeps the image's own.
+RG_LIBS="$ROOT/$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+rgx() { LD_LIBRARY_PATH="$RG_LIBS" "$ROOT/$B/ropegrad" "$@"; }
 export PYTHONUNBUFFERED=1 ROPEGRAD_LIB="$ROOT/$B/libropegrad.so" PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}"
 declare -A status
 log() { echo "== $*"; }
@@ -35,10 +39,10 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 
 if [[ " $STEPS " == *" tests "* ]]; then
   log "ctest (all tests; the GPU tests of every op run here)"
-  (cd "${SRC:-$ROOT}" && ctest --test-dir "$B" --output-on-failure -j8 2>&1) | tee "$W/ctest.txt" | tail -n 12
+  (cd "${SRC:-$ROOT}" && LD_LIBRARY_PATH="$RG_LIBS" ctest --test-dir "$B" --output-on-failure -j8 2>&1) | tee "$W/ctest.txt" | tail -n 12
   status[ctest]=$(grep -E "tests passed" "$W/ctest.txt" | tail -1)
   for t in test_gpu_forward test_gpu_kernel; do
-    "$B/tests/$t" > "$W/$t.txt" 2>&1
+    LD_LIBRARY_PATH="$RG_LIBS" "$B/tests/$t" > "$W/$t.txt" 2>&1
     status[$t]="exit $?: $(grep -E 'PASSED|FAILED' "$W/$t.txt" | tr '\n' ' ')"
   done
   grep -E "^cuda case (0|1) |kind" "$W/test_gpu_forward.txt"
@@ -67,18 +71,18 @@ if [[ " $STEPS " == *" bench "* ]]; then
     log "ropegrad bench --suite suites/sol-execbench-$op --backend cuda"
     base=()
     [ -s "$W/h200-torch-eager-$op.baseline.json" ] && base=(--baseline "$W/h200-torch-eager-$op.baseline.json")
-    "$B/ropegrad" bench --suite "suites/sol-execbench-$op" --backend cuda --json "$W/h200-cuda-$op.json" \
+    rgx bench --suite "suites/sol-execbench-$op" --backend cuda --json "$W/h200-cuda-$op.json" \
       --record --db "$W/runs.db" --manifest "$W/h200-cuda-$op.manifest.json" "${base[@]}" > "$W/bench-$op.txt" 2>&1
     status[bench-$op]="exit $?: $(grep -E '^passed|geometric' "$W/bench-$op.txt" | tr '\n' ' ')"
     tail -n 22 "$W/bench-$op.txt"
-    "$B/ropegrad" verify "$W/h200-cuda-$op.manifest.json" >> "$W/bench-$op.txt" 2>&1 || status[verify-$op]="FAILED"
+    rgx verify "$W/h200-cuda-$op.manifest.json" >> "$W/bench-$op.txt" 2>&1 || status[verify-$op]="FAILED"
   done
   for op in 011 012; do
-    "$B/ropegrad" check --suite "suites/sol-execbench-$op" --backend cuda --inputs positions \
+    rgx check --suite "suites/sol-execbench-$op" --backend cuda --inputs positions \
       --json "$W/h200-cuda-$op-positions.json" > "$W/positions-$op.txt" 2>&1
     status[positions-$op]="exit $?: $(grep -E '^passed' "$W/positions-$op.txt")"
   done
-  "$B/ropegrad" runs rank --db "$W/runs.db" > "$W/rank.txt" 2>&1; status[runs-rank]="exit $?"
+  rgx runs rank --db "$W/runs.db" > "$W/rank.txt" 2>&1; status[runs-rank]="exit $?"
 fi
 
 if [[ " $STEPS " == *" probe "* ]]; then

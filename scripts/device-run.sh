@@ -25,6 +25,9 @@ B=${BUILD:-build-device}
 [ -x "$B/ropegrad" ] || { echo "device-run: $B/ropegrad missing: run scripts/device-build.sh here and carry $B"; exit 2; }
 # The build was configured at /work/main; CTest files and test macros name that path.
 if [ "$ROOT" != /work/main ] && [ ! -e /work/main ]; then mkdir -p /work && ln -s "$ROOT" /work/main; fi
+# The Debian libraries scripts/device-build.sh bundled, for ropegrad and the tests only.
+RG_LIBS="$ROOT/$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+rgx() { LD_LIBRARY_PATH="$RG_LIBS" "$ROOT/$B/ropegrad" "$@"; }
 export PYTHONUNBUFFERED=1 ROPEGRAD_LIB="$ROOT/$B/libropegrad.so" PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}"
 declare -A status
 log() { echo "== $*"; }
@@ -33,7 +36,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,
 
 if [[ " $STEPS " == *" tests "* ]]; then
   log "ctest (all tests; GPU tests run here)"
-  (cd /work/main && ctest --test-dir "$B" --output-on-failure -j8 2>&1) | tee "$W/ctest.txt"
+  (cd /work/main && LD_LIBRARY_PATH="$RG_LIBS" ctest --test-dir "$B" --output-on-failure -j8 2>&1) | tee "$W/ctest.txt"
   status[tests]=$(tail -n 30 "$W/ctest.txt" | grep -E "tests passed" | tail -1)
 fi
 
@@ -88,13 +91,13 @@ if [[ " $STEPS " == *" bench "* ]]; then
     echo "no eager reference measured (see $W/vs_torch_eager.txt): the manifest will have no SOL score"; fi
   log "ropegrad bench --backend cuda (whole suite, protocol timing)"
   rm -f "$W/runs.db"
-  "$B/ropegrad" bench --backend cuda --json "$W/h200-cuda.json" --record --db "$W/runs.db" \
+  rgx bench --backend cuda --json "$W/h200-cuda.json" --record --db "$W/runs.db" \
      --manifest "$W/h200-cuda.manifest.json" "${BASELINE_ARGS[@]}" ${BENCH_ARGS:-} 2>&1 | tee "$W/bench.txt"
   status[bench]="exit ${PIPESTATUS[0]}"
-  [ -f "$W/h200-cuda.manifest.json" ] && "$B/ropegrad" verify "$W/h200-cuda.manifest.json" 2>&1 | tee -a "$W/bench.txt"
+  [ -f "$W/h200-cuda.manifest.json" ] && rgx verify "$W/h200-cuda.manifest.json" 2>&1 | tee -a "$W/bench.txt"
   for k in ${KERNELS:-}; do
     log "kernel $k"
-    "$B/ropegrad" bench --backend cuda --kernel "$k" --json "$W/h200-cuda-k$k.json" 2>&1 | tail -n 4
+    rgx bench --backend cuda --kernel "$k" --json "$W/h200-cuda-k$k.json" 2>&1 | tail -n 4
   done
 fi
 
@@ -102,7 +105,7 @@ if [[ " $STEPS " == *" positions "* ]]; then
   # Real training inputs (emb = position * inv_freq up to position 262143, theta 1e6,
   # the workloads' own scale) through the whole suite: max |err| per workload.
   log "ropegrad bench --backend cuda --inputs positions"
-  "$B/ropegrad" bench --backend cuda --inputs positions --json "$W/h200-cuda-positions.json" > "$W/positions.txt" 2>&1
+  rgx bench --backend cuda --inputs positions --json "$W/h200-cuda-positions.json" > "$W/positions.txt" 2>&1
   status[positions]="exit $?"
   tail -n 22 "$W/positions.txt"
 fi
@@ -112,7 +115,7 @@ if [[ " $STEPS " == *" python "* ]]; then
     [ -f "$t" ] || continue
     log "python3 $t"
     case $t in
-      *solution_export*) python3 "$t" --ropegrad "$B/ropegrad" --out "$W/h200-solution-export.json" > "$W/$(basename "$t" .py).txt" 2>&1 ;;
+      *solution_export*) python3 "$t" --ropegrad rgx --out "$W/h200-solution-export.json" > "$W/$(basename "$t" .py).txt" 2>&1 ;;
       *vs_torch*) python3 "$t" --out "$W/h200-vs-torch.json" > "$W/$(basename "$t" .py).txt" 2>&1 ;;
       *) python3 "$t" > "$W/$(basename "$t" .py).txt" 2>&1 ;;
     esac
