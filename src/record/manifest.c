@@ -463,6 +463,21 @@ static int verify_figures(const rg_manifest *m, char *msg, size_t msglen)
         snprintf(msg, msglen, "run.spec.ropegrad has no workloads or no correctness counts");
         return 2;
     }
+    /* Each workload once: a repeated index would be two measurements of one workload. */
+    double *idx = malloc(n * sizeof *idx);
+    if (!idx) {
+        snprintf(msg, msglen, "out of memory");
+        return 2;
+    }
+    for (size_t i = 0; i < n; i++) idx[i] = m->workloads[i].index;
+    qsort(idx, n, sizeof *idx, cmp_double);
+    for (size_t i = 1; i < n; i++)
+        if (idx[i] == idx[i - 1]) {
+            snprintf(msg, msglen, "run workloads: index %.0f appears more than once", idx[i]);
+            free(idx);
+            return 2;
+        }
+    free(idx);
     double sum = 0, lsum = 0, sol_sum = 0, sp_sum = 0;
     int n_sol = 0, n_b = 0, fast = 0, passed = 0;
     char what[128];
