@@ -700,9 +700,8 @@ static int cmd_import(runs_ctx *x, const char *path)
     int existed;
     rc = open_db(x, 1);
     if (!rc)
-        rc = converted ? rg_registry_store(x->g, m, RG_EVIDENCE_IMPORTED, 0, &id, &existed, x->err, sizeof x->err)
-                       : rg_registry_store_bytes(x->g, m, bytes, n, RG_EVIDENCE_IMPORTED, &id, &existed, x->err,
-                                                 sizeof x->err);
+        rc = rg_registry_store_bytes(x->g, m, converted ? NULL : bytes, n, RG_EVIDENCE_IMPORTED, &id, &existed,
+                                     x->err, sizeof x->err);   /* an old bundle is stored as converted */
     cJSON_Delete(m);
     free(bytes);
     if (rc) {

@@ -292,7 +292,9 @@ int rg_registry_replications(rg_registry *g, int64_t id, rg_replication **out, s
  * does not verify; 3 not JSON or not a manifest; err says why in one line. */
 int rg_manifest_parse_verified(const char *bytes, size_t n, const char *trusted, cJSON **out, int *converted,
                                char *err, size_t errlen);
-/* rg_registry_store keeping bytes[n], the manifest's text as it came. */
+/* rg_registry_store keeping bytes[n], the manifest's text as it came (bytes
+ * NULL: none kept, the stored text is the record, as for an old bundle that
+ * was converted). */
 int rg_registry_store_bytes(rg_registry *g, const cJSON *manifest, const char *bytes, size_t n,
                             const char *evidence, int64_t *id, int *existed, char *err, size_t errlen);
 /* rg_manifest_parse_verified (no trusted keys required), then stores it with

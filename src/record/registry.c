@@ -1322,8 +1322,7 @@ int rg_registry_import(rg_registry *g, const char *bytes, size_t n, const char *
     int rc = rg_manifest_parse_verified(bytes, n, NULL, &m, &converted, err, errlen);
     if (rc) return rc;
     /* The bytes are kept as they came unless they were an old bundle (then the converted text is the record). */
-    rc = converted ? rg_registry_store(g, m, evidence, 0, id, existed, err, errlen)
-                   : rg_registry_store_bytes(g, m, bytes, n, evidence, id, existed, err, errlen);
+    rc = rg_registry_store_bytes(g, m, converted ? NULL : bytes, n, evidence, id, existed, err, errlen);
     cJSON_Delete(m);
     return rc ? 2 : 0;
 }
