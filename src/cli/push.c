@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "rg_term.h"
 #include "push.h"
 
 static char *slurp(const char *path, size_t max, size_t *n, char *err, size_t errlen)
@@ -52,12 +53,12 @@ int rg_cmd_runs_push(int argc, char **argv)
                    "`runs import` does and stores it as 'imported'. The write token comes from\n"
                    "--token-file, else $ROPEGRAD_TOKEN.\n");
             return 0;
-        case ':': fprintf(stderr, "ropegrad runs push: %s needs a value\n", argv[optind - 1]); return 2;
-        default: fprintf(stderr, "ropegrad runs push: unknown option '%s' (try --help)\n", argv[optind - 1]); return 2;
+        case ':': rg_term_printf(stderr, "ropegrad runs push: %s needs a value\n", argv[optind - 1]); return 2;
+        default: rg_term_printf(stderr, "ropegrad runs push: unknown option '%s' (try --help)\n", argv[optind - 1]); return 2;
         }
     }
     if (argc - optind != 2) {
-        fprintf(stderr, "ropegrad runs push: expected URL FILE (usage: ropegrad runs push URL FILE)\n");
+        rg_term_printf(stderr, "ropegrad runs push: expected URL FILE (usage: ropegrad runs push URL FILE)\n");
         return 2;
     }
     char err[1024], tok[512] = "";
@@ -65,7 +66,7 @@ int rg_cmd_runs_push(int argc, char **argv)
     if (token_file) {
         char *t = slurp(token_file, sizeof tok - 1, &n, err, sizeof err);
         if (!t) {
-            fprintf(stderr, "ropegrad runs push: %s\n", err);
+            rg_term_printf(stderr, "ropegrad runs push: %s\n", err);
             return 2;
         }
         while (n && (t[n - 1] == '\n' || t[n - 1] == '\r' || t[n - 1] == ' ')) t[--n] = 0;
@@ -76,7 +77,7 @@ int rg_cmd_runs_push(int argc, char **argv)
     }
     char *body = slurp(argv[optind + 1], 64u << 20, &n, err, sizeof err);
     if (!body) {
-        fprintf(stderr, "ropegrad runs push: %s\n", err);
+        rg_term_printf(stderr, "ropegrad runs push: %s\n", err);
         return 2;
     }
     long status;
@@ -84,9 +85,9 @@ int rg_cmd_runs_push(int argc, char **argv)
     int rc = rg_push(argv[optind], body, n, *tok ? tok : NULL, &status, reply, sizeof reply, err, sizeof err);
     free(body);
     if (rc) {
-        fprintf(stderr, "ropegrad runs %s\n", err);
+        rg_term_printf(stderr, "ropegrad runs %s\n", err);
         return 2;
     }
-    printf("%s: %s (HTTP %ld) %s\n", argv[optind + 1], status == 201 ? "stored" : "already there", status, reply);
+    rg_term_printf(stdout, "%s: %s (HTTP %ld) %s\n", argv[optind + 1], status == 201 ? "stored" : "already there", status, reply);
     return 0;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "rg_term.h"
 #include "record.h"
 #include "serve.h"
 
@@ -19,7 +20,7 @@ static int uint_opt(const char *name, const char *s, unsigned long max, unsigned
     char *end;
     unsigned long v = strtoul(s, &end, 10);
     if (!*s || *end || v == 0 || v > max || s[0] == '-') {
-        fprintf(stderr, "ropegrad serve: %s expects a whole number in 1..%lu, got '%.60s'\n", name, max, s);
+        rg_term_printf(stderr, "ropegrad serve: %s expects a whole number in 1..%lu, got '%.60s'\n", name, max, s);
         return 2;
     }
     *out = v;
@@ -71,19 +72,19 @@ int rg_cmd_serve(int argc, char **argv)
                    "Defaults: 4 threads, request bodies up to %d bytes (413 above), 10 s idle timeout.\n",
                    RG_SERVE_MAX_BODY);
             return 0;
-        case ':': fprintf(stderr, "ropegrad serve: %s needs a value\n", argv[optind - 1]); return 2;
-        default: fprintf(stderr, "ropegrad serve: unknown option '%s' (try --help)\n", argv[optind - 1]); return 2;
+        case ':': rg_term_printf(stderr, "ropegrad serve: %s needs a value\n", argv[optind - 1]); return 2;
+        default: rg_term_printf(stderr, "ropegrad serve: unknown option '%s' (try --help)\n", argv[optind - 1]); return 2;
         }
     }
     if (optind != argc) {
-        fprintf(stderr, "ropegrad serve: unexpected argument '%s' (try --help)\n", argv[optind]);
+        rg_term_printf(stderr, "ropegrad serve: unexpected argument '%s' (try --help)\n", argv[optind]);
         return 2;
     }
     o.db_path = rg_registry_path(db);
     char err[1024];
     rg_server *s;
     if (rg_serve_create(&o, &s, err, sizeof err)) {
-        fprintf(stderr, "ropegrad serve: %s\n", err);
+        rg_term_printf(stderr, "ropegrad serve: %s\n", err);
         return 2;
     }
     /* The worker threads inherit this mask: only sigwait below sees the signals. */
@@ -95,11 +96,11 @@ int rg_cmd_serve(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
     if (rg_serve_start(s, err, sizeof err)) {
-        fprintf(stderr, "ropegrad serve: %s\n", err);
+        rg_term_printf(stderr, "ropegrad serve: %s\n", err);
         rg_serve_destroy(s);
         return 2;
     }
-    printf("ropegrad serve: http://%.*s:%d/ (%s, registry %s)\n",
+    rg_term_printf(stdout, "ropegrad serve: http://%.*s:%d/ (%s, registry %s)\n",
            (int)(strrchr(o.listen ? o.listen : "127.0.0.1:8080", ':') - (o.listen ? o.listen : "127.0.0.1:8080")),
            o.listen ? o.listen : "127.0.0.1:8080", rg_serve_port(s),
            o.write_token_file ? "writes need the token" : "read-only", o.db_path);
@@ -107,6 +108,6 @@ int rg_cmd_serve(int argc, char **argv)
     int sig = 0;
     sigwait(&set, &sig);
     rg_serve_destroy(s);
-    printf("ropegrad serve: stopped (signal %d)\n", sig);
+    rg_term_printf(stdout, "ropegrad serve: stopped (signal %d)\n", sig);
     return 0;
 }

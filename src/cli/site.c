@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "commands.h"
+#include "rg_term.h"
 #include "record.h"
 #include "site.h"
 
@@ -32,27 +33,27 @@ int rg_cmd_site(int argc, char **argv)
                    "problems/*.html, runs/ID.html, runs/ID.json (the stored manifest bytes) and\n"
                    "compare/FIRST/ID.html, rendered as `ropegrad serve` renders them.\n");
             return 0;
-        case ':': fprintf(stderr, "ropegrad site: %s needs a value\n", argv[optind - 1]); return 2;
-        default: fprintf(stderr, "ropegrad site: unknown option '%s' (try --help)\n", argv[optind - 1]); return 2;
+        case ':': rg_term_printf(stderr, "ropegrad site: %s needs a value\n", argv[optind - 1]); return 2;
+        default: rg_term_printf(stderr, "ropegrad site: unknown option '%s' (try --help)\n", argv[optind - 1]); return 2;
         }
     }
     if (optind != argc || !out || !*out) {
-        fprintf(stderr, "ropegrad site: expected --out DIR (usage: ropegrad site --out DIR [--db FILE])\n");
+        rg_term_printf(stderr, "ropegrad site: expected --out DIR (usage: ropegrad site --out DIR [--db FILE])\n");
         return 2;
     }
     char err[1024];
     rg_registry *g;
     if (rg_registry_open(rg_registry_path(db), 0, &g, err, sizeof err)) {
-        fprintf(stderr, "ropegrad site: %s\n", err);
+        rg_term_printf(stderr, "ropegrad site: %s\n", err);
         return 2;
     }
     size_t files;
     int rc = rg_site_write(g, out, &files, err, sizeof err);
     rg_registry_close(g);
     if (rc) {
-        fprintf(stderr, "ropegrad site: %s\n", err);
+        rg_term_printf(stderr, "ropegrad site: %s\n", err);
         return 2;
     }
-    printf("site: %zu files written under %s\n", files, out);
+    rg_term_printf(stdout, "site: %zu files written under %s\n", files, out);
     return 0;
 }
