@@ -24,6 +24,22 @@
 #include "dev_common.h"
 
 
+// The read floor of bench/probe.cu's "backward" report: 16 threads per row read
+// the bytes any kernel must read (grad_cos, grad_sin, emb's first half) with
+// 16-byte stream loads and one float is stored per row. Timed beside the
+// versions so each run gives ratios to it.
+static __global__ void dk_floor(const uint4 *gc, const uint4 *gs, const uint4 *emb, int64_t rows, float *out)
+{
+    const int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, r = t >> 4;
+    const int j = t & 15;
+    if (r >= rows) return;
+    const uint4 a = rg_ld_stream(gc + r * 16 + j), b = rg_ld_stream(gs + r * 16 + j), c = rg_ld_stream(emb + r * 32 + j);
+    float v = __uint_as_float((a.x ^ a.y ^ a.z ^ a.w ^ b.x ^ b.y ^ b.z ^ b.w ^ c.x ^ c.y ^ c.z ^ c.w) & 0x3fffffffu);
+#pragma unroll
+    for (int o = 8; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    if (j == 0) out[r] = v;
+}
+
 static float nrand() { return (float)(sqrt(-2.0 * log(urand())) * cos(6.283185307179586 * urand())); }
 static uint16_t to_bf16(float f)
 {
@@ -56,8 +72,8 @@ int main(int argc, char **argv)
     bool events_said = false;
     printf("%-3s %-5s %-5s", "#", "B", "S");
     for (int k : kernels) printf(" %12s", rg_kernel_names[k]);
-    printf("   (median us, cold L2, CUPTI spans)\n");
-    std::vector<double> logsum(kernels.size(), 0.0);
+    printf(" %12s   (median us, cold L2, CUPTI spans; ratio = best version / floor)\n", "floor");
+    std::vector<double> logsum(kernels.size() + 1, 0.0);
     // DK_WORKLOADS="8,14" limits the run to those workloads (the geomean is then over them).
     const char *only = getenv("DK_WORKLOADS");
     int nw = 0;
@@ -137,11 +153,26 @@ int main(int argc, char **argv)
             logsum[ki] += log(med);
             printf(" %10.2f%s", med, bad ? "!!" : "  ");
         }
+        {
+            dc_begin();
+            const unsigned fg = (unsigned)((rows * 16 + 255) / 256);
+            for (int it = 0; it < warm + iters; it++) {
+                CK(cudaMemsetAsync(flush, 0, 2 * (size_t)l2));
+                dk_floor<<<fg, 256>>>((const uint4 *)dgc, (const uint4 *)dgs, (const uint4 *)demb, rows, dout);
+            }
+            std::vector<double> t = dc_end();
+            if (t.size() == (size_t)(warm + iters)) t.erase(t.begin(), t.begin() + warm);
+            const double med = t.empty() ? NAN : dc_median(t);
+            logsum[kernels.size()] += log(med);
+            printf(" %10.2f  ", med);
+        }
         printf("   %.1f MB\n", rows * 772.0 / 1e6);
         cudaFree(dgc), cudaFree(dgs), cudaFree(demb), cudaFree(dinv), cudaFree(dout);
     }
     printf("%-15s", "geomean");
-    for (size_t ki = 0; ki < kernels.size(); ki++) printf(" %10.2f  ", exp(logsum[ki] / (nw ? nw : 1)));
+    for (size_t ki = 0; ki <= kernels.size(); ki++) printf(" %10.2f  ", exp(logsum[ki] / (nw ? nw : 1)));
+    printf("\n%-15s", "/ floor");
+    for (size_t ki = 0; ki < kernels.size(); ki++) printf(" %10.3f  ", exp((logsum[ki] - logsum[kernels.size()]) / (nw ? nw : 1)));
     printf("\n(!! = some element outside the suite's tolerance)\n");
     return 0;
 }

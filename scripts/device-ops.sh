@@ -11,8 +11,9 @@
 #   run(command="bash scripts/device-ops.sh", carry=["build-device"])
 #
 # Results go to $OUT (the device tool's return folder); copy them into
-# bench/results/. STEPS="tests python bench probe sanitize" selects steps (python
-# first: its torch eager times are the benches' baselines).
+# bench/results/. STEPS="tests python bench probe dev ddp sanitize" selects steps
+# (python first: its torch eager times are the benches' baselines; ddp needs
+# the two-GPU kind, nvidia-h200-x2, and skips on one GPU).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -20,7 +21,7 @@ OUT=${OUT:-/tmp/ropegrad-device}
 W=${W:-$(mktemp -d /tmp/rg-ops.XXXXXX)}   # W=DIR keeps the work of an earlier call (its baselines) on a warm machine
 mkdir -p "$W"
 mkdir -p "$OUT"
-STEPS=${STEPS:-"tests python bench probe sanitize"}
+STEPS=${STEPS:-"tests python bench probe dev ddp sanitize"}
 B=${BUILD:-build-device}
 [ -x "$B/ropegrad" ] || { echo "device-ops: $B/ropegrad missing: run scripts/device-build.sh here and carry $B"; exit 2; }
 # The build was configured in the worktree it was made in; CTest names that path.
@@ -93,6 +94,30 @@ if [[ " $STEPS " == *" probe "* ]]; then
   cat "$W/probe-ops.txt"
 fi
 
+if [[ " $STEPS " == *" dev "* ]]; then
+  # The kernel-development tools (llm.c dev/cuda style), same call: the forward
+  # ops' versions (bench/dev/forward_dev_kernels.cuh) checked bit for bit against
+  # the shipped kernels and timed beside a floor; 014's versions 12, 14, 15.
+  log "dev tools: bench/dev_forward 011/012, bench/dev_kernels 12 14 15"
+  { "$B/bench/dev_forward" 011 && "$B/bench/dev_forward" 012; } > "$W/dev-forward.txt" 2>&1
+  status[dev_forward]="exit $?: $(grep -c 'same' "$W/dev-forward.txt") checks same, $(grep -c DIFFERS "$W/dev-forward.txt") lines with DIFFERS"
+  "$B/bench/dev_kernels" 12 14 15 > "$W/dev-kernels.txt" 2>&1
+  status[dev_kernels]="exit $?"
+  grep -E "^\| (geomean|/ floor)" "$W/dev-forward.txt"
+fi
+
+if [[ " $STEPS " == *" ddp "* ]]; then
+  # Two GPUs (the nvidia-h200-x2 kind): the DDP job through the Qwen3 rotary
+  # module and through RopeForward (011 forward, 014 backward). Skips, saying
+  # why, on one GPU.
+  log "DDP on $(nvidia-smi -L | wc -l) GPU(s): python/tests/test_ddp.py (qwen3, then ROPEGRAD_DDP_FORWARD=011)"
+  timeout 300 python3 python/tests/test_ddp.py > "$W/test_ddp.txt" 2>&1
+  status[test_ddp-qwen3]="exit $?: $(tail -n 1 "$W/test_ddp.txt")"
+  ROPEGRAD_DDP_FORWARD=011 timeout 300 python3 python/tests/test_ddp.py > "$W/test_ddp_011.txt" 2>&1
+  status[test_ddp-011]="exit $?: $(tail -n 1 "$W/test_ddp_011.txt")"
+  tail -n 3 "$W/test_ddp.txt" "$W/test_ddp_011.txt"
+fi
+
 if [[ " $STEPS " == *" sanitize "* ]]; then
   for tool in memcheck racecheck; do
     log "compute-sanitizer --tool $tool (GPU tests of every op, small cases)"
@@ -106,7 +131,8 @@ fi
 
 # The device tool brings back few files: results in one archive, logs in another.
 (cd "$W" && tar -czf "$OUT/results.tar.gz" h200-*.json probe-ops.txt vs_torch_ops.txt vs_torch.txt test_gpu_forward.txt \
-  test_forward_torch.txt ctest.txt bench-*.txt positions-*.txt rank.txt sanitizer-*.txt 2>/dev/null)
+  test_forward_torch.txt ctest.txt bench-*.txt positions-*.txt rank.txt sanitizer-*.txt dev-*.txt test_ddp*.txt \
+  test_solution_export*.txt 2>/dev/null)
 tar -C "$W" -czf "$OUT/logs.tar.gz" .
 echo
 echo "| step | result |"

@@ -6,9 +6,15 @@
 // Both ops write far more than they read (011: 8 B in, 512 B out per row at
 // head_dim 128; 012: 256 B in, 512 B out), and the halves j and j+H of a row
 // are equal: each value is computed once and stored twice. A thread computes
-// 4 (011) or 8 (012) consecutive frequencies and writes whole 16-byte runs.
-// A general kernel (one thread per frequency, scalar stores) takes any even
-// head_dim and any alignment.
+// VPT consecutive frequencies (1, 2 or 4 for 011; 2 or 4 for 012, chosen by
+// size: bench/NOTES.md) and writes whole runs of them. Each value: the float
+// sin/cos (rg_sincos_core), the test of whether its bf16 rounding is certain
+// (rg_sincos_scaled), one cvt per (cos, sin) pair; the thread then redoes the
+// few uncertain values in double inline (one branch per thread, about one
+// value in 4000), and sends the whole thread out of line only for an argument
+// beyond 4e6 rad, a NaN/Inf or a huge scale. scale == 1 (the common case) is
+// compiled apart. A general kernel (one thread per frequency, scalar stores)
+// takes any even head_dim and any alignment.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -17,59 +23,85 @@
 #include "ropegrad.h"
 #include "rope_math.cuh"
 
-static __device__ __forceinline__ uint32_t rg_pack2(uint32_t lo, uint32_t hi) { return lo | (hi << 16); }
-
-// Vectors of N 32-bit words for the packed stores.
-template <int N> struct rg_vec;
-template <> struct rg_vec<1> { typedef uint32_t t; };
-template <> struct rg_vec<2> { typedef uint2 t; };
-template <> struct rg_vec<4> { typedef uint4 t; };
-
+// N 32-bit words, stored as one vector.
+template <int N> struct rg_wordvec { uint32_t w[N]; };
 template <int N>
-static __device__ __forceinline__ typename rg_vec<N>::t rg_pack_words(const uint32_t *w)
+static __device__ __forceinline__ void rg_store_words(uint32_t *o, const rg_wordvec<N> &v)
 {
-    typename rg_vec<N>::t v;
-    memcpy(&v, w, sizeof v);   // registers only: N is a constant
-    return v;
+    if constexpr (N == 4) *(uint4 *)o = make_uint4(v.w[0], v.w[1], v.w[2], v.w[3]);
+    else if constexpr (N == 2) *(uint2 *)o = make_uint2(v.w[0], v.w[1]);
+    else *o = v.w[0];
 }
 
-// 011, head_dim/2 % VPT == 0, pointers aligned to the vectors: TPR = H/VPT
-// threads per row; thread k covers j = VPT*k .. VPT*k+VPT-1 and writes their
-// (cos, sin) pairs at j and at j+H (2 stores of 4*VPT bytes). VPT 4 (16-byte
-// stores) for large problems, 2 for small ones, where more threads shorten
-// each thread's chain of sincos. HC: H as a compile-time constant (64) or 0.
-template <int HC, int VPT>
+// VPT floats from 4*VPT-byte aligned memory.
+template <int VPT>
+static __device__ __forceinline__ void rg_load_floats(const float *p, float *f)
+{
+    if constexpr (VPT == 4) {
+        const float4 a = __ldg((const float4 *)p);
+        f[0] = a.x, f[1] = a.y, f[2] = a.z, f[3] = a.w;
+    } else if constexpr (VPT == 2) {
+        const float2 a = __ldg((const float2 *)p);
+        f[0] = a.x, f[1] = a.y;
+    } else {
+        f[0] = __ldg(p);
+    }
+}
+
+// The out-of-line path of a thread with an argument beyond the fast range (or
+// a huge scale): every value in double (libdevice's sincos where needed). 011:
+// VPT (cos | sin << 16) words at o and o + H words.
+template <int VPT>
+static __device__ __noinline__ void rg_rope_forward_far(const int64_t *pos, const float *inv, float scale, uint32_t *o,
+                                                        int H)
+{
+    const float p = (float)*pos;
+    for (int i = 0; i < VPT; i++) {
+        const uint32_t w = rg_sincos_bf16_double(p * inv[i], scale);
+        o[i] = w;
+        o[i + H] = w;
+    }
+}
+
+// 011, head_dim 128, pointers aligned to the vectors: 64/VPT threads per row;
+// thread k covers j = VPT*k .. VPT*k+VPT-1 and writes their (cos, sin) pairs at
+// j and at j+64 (2 stores of 4*VPT bytes). S1: scale == 1. rows*64/VPT < 2^31.
+template <int VPT, bool S1>
 static __global__ void __launch_bounds__(256) rg_rope_forward_vec(const int64_t *__restrict__ pos,
                                                                   const float *__restrict__ inv, float scale,
-                                                                  uint16_t *__restrict__ out, int64_t rows, int Hr)
+                                                                  uint32_t *__restrict__ out, int rows)
 {
-    typedef typename rg_vec<VPT>::t V;
-    const int H = HC ? HC : Hr;
-    const int tpr = H / VPT;
-    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    const int64_t r = t / tpr;
-    const int k = (int)(t - r * tpr);
+    constexpr int H = 64, TPR = H / VPT;
+    const int t = blockIdx.x * 256 + threadIdx.x;
+    const int r = t / TPR, k = t % TPR;
     if (r >= rows) return;
     const float p = (float)__ldg(pos + r);
     float f[VPT];
-    if (VPT == 4) {
-        const float4 q = __ldg((const float4 *)inv + k);
-        f[0] = q.x, f[1] = q.y, f[VPT > 2 ? 2 : 0] = q.z, f[VPT > 3 ? 3 : 0] = q.w;
-    } else {
-        const float2 q = __ldg((const float2 *)inv + k);
-        f[0] = q.x, f[1] = q.y;
-    }
-    uint32_t w[VPT];
+    rg_load_floats<VPT>(inv + VPT * k, f);
+    uint32_t *o = out + (size_t)r * (2 * H) + VPT * k;   // a row: 2*H words (cos | sin << 16)
+    const float sa = fabsf(scale) * RG_SINCOS_ABS_PER_RAD;
+    uint32_t amb = 0;
+    bool far = !(fabsf(scale) <= 1.0e30f);
+    rg_wordvec<VPT> w;
 #pragma unroll
     for (int i = 0; i < VPT; i++) {
-        uint32_t sv, cv;
-        rg_sincos_bf16(p * f[i], scale, &sv, &cv);
-        w[i] = rg_pack2(cv, sv);
+        const float x = p * f[i];
+        float vs, vc;
+        if (rg_sincos_scaled<S1>(x, scale, sa, &vs, &vc)) amb |= 1u << i;
+        far |= !(fabsf(x) <= RG_SINCOS_FAST_MAX);
+        w.w[i] = rg_pack_bf16x2(vc, vs);
     }
-    const V v = rg_pack_words<VPT>(w);
-    V *o = (V *)(out + r * (int64_t)(4 * H));   // 2*D bf16 per row
-    o[k] = v;
-    o[k + tpr] = v;
+    if (far) {
+        rg_rope_forward_far<VPT>(pos + r, inv + VPT * k, scale, o, H);
+        return;
+    }
+    if (amb) {
+#pragma unroll
+        for (int i = 0; i < VPT; i++)
+            if (amb >> i & 1) w.w[i] = rg_sincos_bf16_double(p * f[i], scale);
+    }
+    rg_store_words<VPT>(o, w);
+    rg_store_words<VPT>(o + H, w);
 }
 
 // 011, any even head_dim: one thread per (row, j < H).
@@ -89,50 +121,68 @@ static __global__ void rg_rope_forward_any(const int64_t *__restrict__ pos, cons
     o[2 * (j + H) + 1] = (uint16_t)s;
 }
 
-// 012, head_dim/2 % VPT == 0, aligned pointers: TPR = H/VPT threads per row;
-// thread k reads freqs VPT*k .. +VPT-1 and writes 2*VPT bytes of cos and of
-// sin at j and at j+H. VPT 8 (16-byte stores) for large problems, 4 or 2 for
-// smaller ones.
-template <int HC, int VPT>
-static __global__ void __launch_bounds__(256) rg_cos_sin_vec(const float *__restrict__ freqs, float scale,
-                                                             uint16_t *__restrict__ cos_out,
-                                                             uint16_t *__restrict__ sin_out, int64_t rows, int Hr)
+// 012's out-of-line path (see rg_rope_forward_far): VPT values of freqs row x,
+// VPT/2 words of cos and of sin at oc/os and + H/2 words.
+template <int VPT>
+static __device__ __noinline__ void rg_cos_sin_far(const float *x, float scale, uint32_t *oc, uint32_t *os, int H)
 {
-    typedef typename rg_vec<VPT / 2>::t V;
-    const int H = HC ? HC : Hr;
-    const int tpr = H / VPT;
-    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    const int64_t r = t / tpr;
-    const int k = (int)(t - r * tpr);
-    if (r >= rows) return;
-    const float *in = freqs + r * (int64_t)H + VPT * k;
-    float f[VPT];
-    if (VPT == 8) {
-        const float4 a = __ldg((const float4 *)in), b = __ldg((const float4 *)in + 1);
-        f[0] = a.x, f[1] = a.y, f[2 % VPT] = a.z, f[3 % VPT] = a.w;
-        f[4 % VPT] = b.x, f[5 % VPT] = b.y, f[6 % VPT] = b.z, f[7 % VPT] = b.w;
-    } else if (VPT == 4) {
-        const float4 a = __ldg((const float4 *)in);
-        f[0] = a.x, f[1] = a.y, f[2 % VPT] = a.z, f[3 % VPT] = a.w;
-    } else {
-        const float2 a = __ldg((const float2 *)in);
-        f[0] = a.x, f[1] = a.y;
+    for (int i = 0; i < VPT; i += 2) {
+        const uint32_t a = rg_sincos_bf16_double(x[i], scale), b = rg_sincos_bf16_double(x[i + 1], scale);
+        const uint32_t cw = (a & 0xffffu) | (b << 16), sw = (a >> 16) | (b & 0xffff0000u);
+        oc[i / 2] = cw, oc[i / 2 + H / 2] = cw;
+        os[i / 2] = sw, os[i / 2 + H / 2] = sw;
     }
-    uint32_t s[VPT], c[VPT];
+}
+
+// 012, head_dim 128, aligned pointers: 64/VPT threads per row; thread k reads
+// freqs VPT*k .. +VPT-1 and writes 2*VPT bytes of cos and of sin at j and at
+// j+64. S1: scale == 1. rows*64/VPT < 2^31.
+template <int VPT, bool S1>
+static __global__ void __launch_bounds__(256) rg_cos_sin_vec(const float *__restrict__ freqs, float scale,
+                                                             uint32_t *__restrict__ cos_out,
+                                                             uint32_t *__restrict__ sin_out, int rows)
+{
+    constexpr int H = 64, TPR = H / VPT, H2 = H / 2;   // H2: words per half row
+    const int t = blockIdx.x * 256 + threadIdx.x;
+    const int r = t / TPR, k = t % TPR;
+    if (r >= rows) return;
+    const float *in = freqs + (size_t)r * H + VPT * k;
+    float f[VPT];
+    rg_load_floats<VPT>(in, f);
+    uint32_t *oc = cos_out + (size_t)r * H + (VPT / 2) * k, *os = sin_out + (size_t)r * H + (VPT / 2) * k;
+    const float sa = fabsf(scale) * RG_SINCOS_ABS_PER_RAD;
+    uint32_t amb = 0;
+    bool far = !(fabsf(scale) <= 1.0e30f);
+    float vs[VPT], vc[VPT];
 #pragma unroll
-    for (int i = 0; i < VPT; i++) rg_sincos_bf16(f[i], scale, &s[i], &c[i]);
-    uint32_t cw[VPT / 2], sw[VPT / 2];
+    for (int i = 0; i < VPT; i++) {
+        if (rg_sincos_scaled<S1>(f[i], scale, sa, &vs[i], &vc[i])) amb |= 1u << i;
+        far |= !(fabsf(f[i]) <= RG_SINCOS_FAST_MAX);
+    }
+    rg_wordvec<VPT / 2> cw, sw;
 #pragma unroll
     for (int i = 0; i < VPT / 2; i++) {
-        cw[i] = rg_pack2(c[2 * i], c[2 * i + 1]);
-        sw[i] = rg_pack2(s[2 * i], s[2 * i + 1]);
+        cw.w[i] = rg_pack_bf16x2(vc[2 * i], vc[2 * i + 1]);
+        sw.w[i] = rg_pack_bf16x2(vs[2 * i], vs[2 * i + 1]);
     }
-    const V cv = rg_pack_words<VPT / 2>(cw), sv = rg_pack_words<VPT / 2>(sw);
-    V *oc = (V *)(cos_out + r * (int64_t)(2 * H)), *os = (V *)(sin_out + r * (int64_t)(2 * H));
-    oc[k] = cv;
-    oc[k + tpr] = cv;
-    os[k] = sv;
-    os[k + tpr] = sv;
+    if (far) {
+        rg_cos_sin_far<VPT>(in, scale, oc, os, H);
+        return;
+    }
+    if (amb) {
+#pragma unroll
+        for (int i = 0; i < VPT; i++)
+            if (amb >> i & 1) {
+                const uint32_t wd = rg_sincos_bf16_double(f[i], scale);
+                const int sh = (i & 1) * 16;
+                cw.w[i / 2] = (cw.w[i / 2] & ~(0xffffu << sh)) | ((wd & 0xffffu) << sh);
+                sw.w[i / 2] = (sw.w[i / 2] & ~(0xffffu << sh)) | ((wd >> 16) << sh);
+            }
+    }
+    rg_store_words<VPT / 2>(oc, cw);
+    rg_store_words<VPT / 2>(oc + H2, cw);
+    rg_store_words<VPT / 2>(os, sw);
+    rg_store_words<VPT / 2>(os + H2, sw);
 }
 
 // 012, any even head_dim.
@@ -154,43 +204,48 @@ static __global__ void rg_cos_sin_any(const float *__restrict__ freqs, float sca
 
 static inline bool rg_aligned(const void *p, unsigned a) { return ((uintptr_t)p % a) == 0; }
 
-// Rows below which a problem is latency-bound: fewer values per thread then.
-#define RG_FWD_SMALL_ROWS 8192
+// Values per thread by size, from bench/dev_forward.cu on the H200 (one call,
+// bench/results/dev/): the small problems are latency-bound (fewer values per
+// thread: a shorter chain), the large ones issue-bound (more per thread: less
+// per-thread overhead).
+static inline int rg_rope_forward_vpt(int64_t rows) { return rows < 4096 ? 1 : rows < 24576 ? 2 : 4; }
+static inline int rg_cos_sin_vpt(int64_t rows) { return rows <= 4096 ? 2 : 4; }
 
 template <int VPT>
-static void rg_rope_forward_go(const ropegrad_rope_forward_problem *p, int64_t rows, int H, cudaStream_t st)
+static void rg_rope_forward_go(const ropegrad_rope_forward_problem *p, int rows, cudaStream_t st)
 {
-    const int64_t n = rows * (H / VPT);
-    const unsigned grid = (unsigned)((n + 255) / 256);
-    if (H == 64)
-        rg_rope_forward_vec<64, VPT><<<grid, 256, 0, st>>>(p->position_ids, p->inv_freq, p->attention_scaling,
-                                                           p->cos_sin, rows, H);
+    const unsigned grid = (unsigned)(((int64_t)rows * (64 / VPT) + 255) / 256);
+    uint32_t *out = (uint32_t *)p->cos_sin;
+    if (p->attention_scaling == 1.0f)
+        rg_rope_forward_vec<VPT, true><<<grid, 256, 0, st>>>(p->position_ids, p->inv_freq, 1.0f, out, rows);
     else
-        rg_rope_forward_vec<0, VPT><<<grid, 256, 0, st>>>(p->position_ids, p->inv_freq, p->attention_scaling,
-                                                          p->cos_sin, rows, H);
+        rg_rope_forward_vec<VPT, false><<<grid, 256, 0, st>>>(p->position_ids, p->inv_freq, p->attention_scaling, out,
+                                                              rows);
 }
 
 template <int VPT>
-static void rg_cos_sin_go(const ropegrad_cos_sin_problem *p, int64_t rows, int H, cudaStream_t st)
+static void rg_cos_sin_go(const ropegrad_cos_sin_problem *p, int rows, cudaStream_t st)
 {
-    const int64_t n = rows * (H / VPT);
-    const unsigned grid = (unsigned)((n + 255) / 256);
-    if (H == 64)
-        rg_cos_sin_vec<64, VPT><<<grid, 256, 0, st>>>(p->freqs, p->attention_scaling, p->cos, p->sin, rows, H);
-    else
-        rg_cos_sin_vec<0, VPT><<<grid, 256, 0, st>>>(p->freqs, p->attention_scaling, p->cos, p->sin, rows, H);
+    const unsigned grid = (unsigned)(((int64_t)rows * (64 / VPT) + 255) / 256);
+    uint32_t *c = (uint32_t *)p->cos, *s = (uint32_t *)p->sin;
+    if (p->attention_scaling == 1.0f) rg_cos_sin_vec<VPT, true><<<grid, 256, 0, st>>>(p->freqs, 1.0f, c, s, rows);
+    else rg_cos_sin_vec<VPT, false><<<grid, 256, 0, st>>>(p->freqs, p->attention_scaling, c, s, rows);
 }
+
+// The vector kernels' conditions: head_dim 128, 32-bit thread indices, and
+// pointers aligned to their widest access.
+#define RG_FWD_MAX_ROWS (INT32_MAX / 64)
 
 // Launchers: the problem is validated by the caller.
 static cudaError_t rg_rope_forward_launch(const ropegrad_rope_forward_problem *p, cudaStream_t st)
 {
     const int64_t rows = p->batch_size * p->seq_len;
     const int H = (int)(p->head_dim / 2);
-    const bool small = rows < RG_FWD_SMALL_ROWS;
-    if (!small && H % 4 == 0 && rg_aligned(p->inv_freq, 16) && rg_aligned(p->cos_sin, 16)) {
-        rg_rope_forward_go<4>(p, rows, H, st);
-    } else if (H % 2 == 0 && rg_aligned(p->inv_freq, 8) && rg_aligned(p->cos_sin, 8)) {
-        rg_rope_forward_go<2>(p, rows, H, st);
+    const int vpt = rg_rope_forward_vpt(rows);
+    if (H == 64 && rows <= RG_FWD_MAX_ROWS && rg_aligned(p->inv_freq, 4 * vpt) && rg_aligned(p->cos_sin, 4 * vpt)) {
+        if (vpt == 1) rg_rope_forward_go<1>(p, (int)rows, st);
+        else if (vpt == 2) rg_rope_forward_go<2>(p, (int)rows, st);
+        else rg_rope_forward_go<4>(p, (int)rows, st);
     } else {
         const int64_t n = rows * H;
         rg_rope_forward_any<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(p->position_ids, p->inv_freq,
@@ -203,14 +258,12 @@ static cudaError_t rg_cos_sin_launch(const ropegrad_cos_sin_problem *p, cudaStre
 {
     const int64_t rows = p->batch_size * p->seq_len;
     const int H = (int)(p->head_dim / 2);
-    const bool a16 = rg_aligned(p->freqs, 16) && rg_aligned(p->cos, 16) && rg_aligned(p->sin, 16);
-    const bool a8 = rg_aligned(p->freqs, 8) && rg_aligned(p->cos, 4) && rg_aligned(p->sin, 4);
-    if (rows >= RG_FWD_SMALL_ROWS && H % 8 == 0 && a16) {
-        rg_cos_sin_go<8>(p, rows, H, st);
-    } else if (rows >= RG_FWD_SMALL_ROWS / 4 && H % 4 == 0 && a16) {
-        rg_cos_sin_go<4>(p, rows, H, st);
-    } else if (H % 2 == 0 && a8) {
-        rg_cos_sin_go<2>(p, rows, H, st);
+    const int vpt = rg_cos_sin_vpt(rows);
+    const unsigned a = 4u * (unsigned)vpt;   // freqs: VPT floats; cos/sin: VPT/2 words
+    if (H == 64 && rows <= RG_FWD_MAX_ROWS && rg_aligned(p->freqs, a) && rg_aligned(p->cos, a / 2) &&
+        rg_aligned(p->sin, a / 2)) {
+        if (vpt == 2) rg_cos_sin_go<2>(p, (int)rows, st);
+        else rg_cos_sin_go<4>(p, (int)rows, st);
     } else {
         const int64_t n = rows * H;
         rg_cos_sin_any<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(p->freqs, p->attention_scaling, p->cos, p->sin,

@@ -14,12 +14,14 @@
 //
 // Real inputs are emb = position * inv_freq: up to ~3e5 radians for long
 // contexts. We reduce x = q*(pi/2) + r with q = rint(x*2/pi) and a three-part
-// Cody-Waite split of pi/2 applied with FMA (each product q*Ck is exact inside
-// the FMA, so the only errors are three roundings of a value below 1: ~1e-7
-// absolute). That holds while q < 2^22 (|x| < ~6.5e6); we take the fast path up
-// to 4e6 and send anything larger (and Inf/NaN) to double-precision sincos,
-// which does a full Payne-Hanek reduction -- rare, and kept out of line so its
-// registers and stack don't burden the hot loop.
+// Cody-Waite split of pi/2 applied with FMA: C1 = pi/2 rounded down to float,
+// C2 the rest rounded down, C3 the rest, so every step subtracts (a zero keeps
+// its sign: sin(-0) = -0). The first step's rounding is an absolute error of at
+// most 2^-24 * |q| * 7.55e-8 (|r1| <= 0.9 + |q| C2), zero while q = 0; the other
+// steps round relative to r. That holds while q < 2^22 (|x| < ~6.5e6); we take
+// the fast path up to 4e6 and send anything larger (and Inf/NaN) to
+// double-precision sincos, which does a full Payne-Hanek reduction -- rare, and
+// kept out of line so its registers and stack don't burden the hot loop.
 //
 // Because q comes from a float product it can be off by one near a quadrant
 // boundary, so |r| can slightly exceed pi/4 (up to ~0.9): the polynomials are
@@ -34,18 +36,13 @@ static __device__ __noinline__ float2 rg_sincos_slow(float x)
     return make_float2((float)sd, (float)cd);
 }
 
-static __device__ __forceinline__ void rg_sincos(float x, float *s, float *c)
+// The fast path alone: |x| <= RG_SINCOS_FAST_MAX (callers check).
+static __device__ __forceinline__ void rg_sincos_core(float x, float *s, float *c)
 {
 #ifdef RG_DEV_NOCOMPUTE  // bench/dev_kernels.cu only: isolate the memory side
     *s = x, *c = x;
     return;
 #endif
-    if (!(fabsf(x) <= RG_SINCOS_FAST_MAX)) {  // also true for NaN
-        const float2 sc = rg_sincos_slow(x);
-        *s = sc.x;
-        *c = sc.y;
-        return;
-    }
     // q = nearest integer to x*2/pi, by the round-to-nearest of adding 1.5*2^23:
     // the sum's low mantissa bits are q as an integer, and subtracting the
     // constant back gives q as a float -- two full-rate FP ops instead of
@@ -53,9 +50,9 @@ static __device__ __forceinline__ void rg_sincos(float x, float *s, float *c)
     const float big = fmaf(x, 0.636619746685028076f, 12582912.0f);  // 2/pi, 1.5*2^23
     const float q = big - 12582912.0f;
     const int qi = __float_as_int(big);                              // low bits = q mod 2^22
-    float r = fmaf(q, -1.57079637050628662f, x);          // pi/2 = C1 + C2 + C3
-    r = fmaf(q, 4.37113882867379300e-08f, r);             // -C2
-    r = fmaf(q, 1.71512451000588190e-15f, r);             // -C3
+    float r = fmaf(q, -1.5707962512969971f, x);                      // pi/2 = C1 + C2 + C3
+    r = fmaf(q, -7.5497894158615964e-08f, r);
+    r = fmaf(q, -5.3903029534742384e-15f, r);
     const float r2 = r * r;
     // Degree-7 sin and degree-8 cos, least-squares fits on |r| <= 0.9 (see the
     // note above on why 0.9 and not pi/4): truncation error 8.6e-9 and 9.1e-10
@@ -63,7 +60,7 @@ static __device__ __forceinline__ void rg_sincos(float x, float *s, float *c)
     float ps = -1.93857558770105243e-04f;
     ps = fmaf(ps, r2, 8.33097007125616074e-03f);
     ps = fmaf(ps, r2, -1.66666299104690552e-01f);
-    const float sr = fmaf(ps * r2, r, r);
+    const float sr = r * fmaf(ps, r2, 1.0f);   // r * (...), not r + r*(...): keeps sin(-0) = -0
     float pc = 2.43223821598803624e-05f;
     pc = fmaf(pc, r2, -1.38862279709428549e-03f);
     pc = fmaf(pc, r2, 4.16666194796562195e-02f);
@@ -75,6 +72,17 @@ static __device__ __forceinline__ void rg_sincos(float x, float *s, float *c)
     const float cv = (qi & 1) ? sr : cr;
     *s = __int_as_float(__float_as_int(sv) ^ ((qi & 2) << 30));
     *c = __int_as_float(__float_as_int(cv) ^ (((qi + 1) & 2) << 30));
+}
+
+static __device__ __forceinline__ void rg_sincos(float x, float *s, float *c)
+{
+    if (!(fabsf(x) <= RG_SINCOS_FAST_MAX)) {  // also true for NaN
+        const float2 sc = rg_sincos_slow(x);
+        *s = sc.x;
+        *c = sc.y;
+        return;
+    }
+    rg_sincos_core(x, s, c);
 }
 
 // Cheaper sin/cos for kernels 10-13: the same Cody-Waite idea, but the
@@ -110,11 +118,13 @@ static __device__ __forceinline__ void rg_sincos_mufu(float x, float *s, float *
 // The forward ops write bf16(scale * cos(x)) and bf16(scale * sin(x)). A plain
 // float32 evaluation rounds twice (sin/cos to float, then to bf16) and lands
 // on the wrong bf16 neighbour whenever the float error straddles a rounding
-// midpoint. Here the float value v comes with an error bound t (rg_sincos's
-// bound, below, times |scale|, plus v's own rounding); if v - t and v + t round to the
-// same bf16, that is the correctly rounded result of the exact value. Only
-// when they differ is the
-// value recomputed in double and rounded once (about one value in 4000). So every element is the bf16
+// midpoint. Here the float value v comes with an error bound t (rg_sincos_core's,
+// below, times |scale|, plus v's own rounding). Every bf16 midpoint is a float,
+// and t is far below half a bf16 spacing, so only the midpoint m nearest v
+// (v's top 16 bits | 0x8000: same sign and exponent, so v - m is exact) can lie
+// within t: if |v - m| > t, bf16_rn(v) is the correctly rounded result of the
+// exact value. Only when it is not is the value recomputed in double and
+// rounded once (about one value in 4000). So every element is the bf16
 // nearest to scale*sin/cos(x) (up to double's 1e-16): never further from the
 // float64 reference than any float32 evaluation rounded to bf16.
 // ---------------------------------------------------------------------------
@@ -122,6 +132,19 @@ static __device__ __forceinline__ uint32_t rg_bf16_rn_bits(float f)
 {
     uint32_t u = __float_as_uint(f);
     return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;   // finite inputs only
+}
+
+// Two floats to a bf16 pair (lo in bits 0-15), round to nearest even: one
+// instruction (F2FP.BF16.F32.PACK_AB) on sm_80+.
+static __device__ __forceinline__ uint32_t rg_pack_bf16x2(float lo, float hi)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    uint32_t w;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(hi), "f"(lo));
+    return w;
+#else
+    return rg_bf16_rn_bits(lo) | (rg_bf16_rn_bits(hi) << 16);
+#endif
 }
 
 // double -> bf16, one rounding: a double-to-float rounding only goes wrong
@@ -136,12 +159,16 @@ static __device__ __forceinline__ uint32_t rg_bf16_rn_double(double d)
     return rg_bf16_rn_bits(f);
 }
 
-// The fallback: sin/cos in double. For |x| <= RG_SINCOS_FAST_MAX a short path
-// (Cody-Waite reduction by pi/2 in two double parts with FMA, then Taylor
-// polynomials to degree 17/18 on |r| <= pi/4 + a little: errors near 1e-17),
-// about 40 double instructions; beyond (or not finite) libdevice's sincos with
-// its full Payne-Hanek reduction. The short path matters: a warp waits for its
-// slowest lane, and libdevice's general sincos costs microseconds of latency.
+// sin/cos in double, for the values the float path cannot round with
+// certainty. For |x| <= RG_SINCOS_FAST_MAX: the quadrant from the same float
+// magic-number step as rg_sincos_core (no rint or conversion to integer: they
+// run on the quarter-rate conversion pipe), a two-part Cody-Waite reduction by
+// pi/2 in double, and Taylor polynomials to degree 17/18 on |r| <= 0.9 (errors
+// near 1e-17) evaluated by Estrin's scheme: a dependent chain of ~8 double
+// operations instead of ~12. It runs in a warp's critical path whenever one of
+// its lanes needs it, which on a small problem is nearly always somewhere.
+// Beyond 4e6 (or not finite): libdevice's sincos with its full Payne-Hanek
+// reduction.
 static __device__ __forceinline__ void rg_sincos_double(float xf, double *s, double *c)
 {
     const double x = (double)xf;
@@ -149,82 +176,92 @@ static __device__ __forceinline__ void rg_sincos_double(float xf, double *s, dou
         sincos(x, s, c);
         return;
     }
-    const double q = rint(x * 0.63661977236758134308);          // 2/pi
+    const float big = fmaf(xf, 0.636619746685028076f, 12582912.0f);
+    const int qi = __float_as_int(big);
+    const double q = (double)(big - 12582912.0f);               // +0 when q = 0: keeps sin(-0) = -0
     double r = fma(-q, 1.5707963267948965580e+00, x);            // pi/2 = P1 + P2 (P1 = double(pi/2))
     r = fma(-q, 6.1232339957367658e-17, r);
-    const double r2 = r * r;
-    double ps = 2.8114572543455207632e-15;                       // 1/17!
-    ps = fma(ps, r2, -7.6471637318198164759e-13);                // -1/15!
-    ps = fma(ps, r2, 1.6059043836821614599e-10);                 // 1/13!
-    ps = fma(ps, r2, -2.5052108385441718775e-08);                // -1/11!
-    ps = fma(ps, r2, 2.7557319223985890653e-06);                 // 1/9!
-    ps = fma(ps, r2, -1.9841269841269841270e-04);                // -1/7!
-    ps = fma(ps, r2, 8.3333333333333333333e-03);                 // 1/5!
-    ps = fma(ps, r2, -1.6666666666666666667e-01);                // -1/3!
-    const double sr = fma(ps * r2, r, r);
-    double pc = 1.5619206968586225e-16;                          // 1/18!
-    pc = fma(pc, r2, -4.7794773323873852974e-14);                // -1/16!
-    pc = fma(pc, r2, 1.1470745597729724714e-11);                 // 1/14!
-    pc = fma(pc, r2, -2.0876756987868098979e-09);                // -1/12!
-    pc = fma(pc, r2, 2.7557319223985890653e-07);                 // 1/10!
-    pc = fma(pc, r2, -2.4801587301587301587e-05);                // -1/8!
-    pc = fma(pc, r2, 1.3888888888888888889e-03);                 // 1/6!
-    pc = fma(pc, r2, -4.1666666666666666667e-02);                // -1/4!
-    pc = fma(pc, r2, 0.5);
-    const double cr = fma(-pc, r2, 1.0);                         // 1 - r2/2 + ...
-    const int qi = (int)(long long)q;
+    const double y = r * r, y2 = y * y, y4 = y2 * y2;
+    // sin r = r (1 + y (S3 + S5 y + ... + S17 y^7))
+    const double a0 = fma(8.3333333333333333333e-03, y, -1.6666666666666666667e-01);   // 1/5!, -1/3!
+    const double a1 = fma(2.7557319223985890653e-06, y, -1.9841269841269841270e-04);   // 1/9!, -1/7!
+    const double a2 = fma(1.6059043836821614599e-10, y, -2.5052108385441718775e-08);   // 1/13!, -1/11!
+    const double a3 = fma(2.8114572543455207632e-15, y, -7.6471637318198164759e-13);   // 1/17!, -1/15!
+    const double ps = fma(fma(a3, y2, a2), y4, fma(a1, y2, a0));
+    const double sr = r * fma(y, ps, 1.0);
+    // cos r = 1 + y (C2 + C4 y + ... + C18 y^8)
+    const double b0 = fma(4.1666666666666666667e-02, y, -0.5);                         // 1/4!, -1/2!
+    const double b1 = fma(2.4801587301587301587e-05, y, -1.3888888888888888889e-03);   // 1/8!, -1/6!
+    const double b2 = fma(2.0876756987868098979e-09, y, -2.7557319223985890653e-07);   // 1/12!, -1/10!
+    const double b3 = fma(4.7794773323873852974e-14, y, -1.1470745597729724714e-11);   // 1/16!, -1/14!
+    const double pc = fma(-1.5619206968586225e-16, y4 * y4, fma(fma(b3, y2, b2), y4, fma(b1, y2, b0)));  // -1/18!
+    const double cr = fma(y, pc, 1.0);
     const double sv = (qi & 1) ? cr : sr, cv = (qi & 1) ? sr : cr;
     *s = (qi & 2) ? -sv : sv;
     *c = ((qi + 1) & 2) ? -cv : cv;
+}
+
+// One value's (cos | sin << 16) bf16 bits from double: the refinement.
+static __device__ __forceinline__ uint32_t rg_sincos_bf16_double(float x, float scale)
+{
+    double s, c;
+    rg_sincos_double(x, &s, &c);
+    return rg_bf16_rn_double((double)scale * c) | (rg_bf16_rn_double((double)scale * s) << 16);
+}
+
+// Error bound of rg_sincos_core's values: relative to the value (a few float
+// ulps from the polynomials, the reduction's later steps and the product with
+// scale: 2^-21 |value| covers them with room), plus the reduction's first
+// rounding, absolute and proportional to q: 2^-24 * 7.55e-8 * |q| with |q| <=
+// 0.64|x| + 1 and q = 0 below pi/4, so 2^-46 |x| bounds it. A bound relative
+// to the value matters: the small values (sin near its zeros, low frequencies
+// at small positions) have fine bf16 spacing, and an absolute bound would send
+// most of them to the double path.
+#define RG_SINCOS_REL_ERR 4.76837158203125e-07f        // 2^-21
+#define RG_SINCOS_ABS_PER_RAD 1.4210854715202004e-14f  // 2^-46
+
+// Whether bf16_rn(v) might differ from the bf16 nearest a value within t of v.
+static __device__ __forceinline__ bool rg_bf16_near_mid(float v, float t)
+{
+    const float m = __uint_as_float((__float_as_uint(v) & 0xffff0000u) | 0x8000u);
+    return fabsf(v - m) <= t;
+}
+
+// vs, vc = scale*sin(x), scale*cos(x) in float (S1: scale == 1, no multiplies);
+// returns whether either might round to the wrong bf16. |x| <= RG_SINCOS_FAST_MAX
+// (callers check). sa = |scale| * RG_SINCOS_ABS_PER_RAD.
+template <bool S1>
+static __device__ __forceinline__ bool rg_sincos_scaled(float x, float scale, float sa, float *vs, float *vc)
+{
+    float s, c;
+    rg_sincos_core(x, &s, &c);
+    *vs = S1 ? s : s * scale;
+    *vc = S1 ? c : c * scale;
+    const float ta = fabsf(x) * sa;
+    const float ts = fmaf(fabsf(*vs), RG_SINCOS_REL_ERR, ta), tc = fmaf(fabsf(*vc), RG_SINCOS_REL_ERR, ta);
+    return rg_bf16_near_mid(*vs, ts) | rg_bf16_near_mid(*vc, tc);
 }
 
 // Out of line (rare), returned by value (x = sin bits, y = cos bits), so the
 // callers' values stay in registers.
 static __device__ __noinline__ uint2 rg_sincos_bf16_slow(float x, float scale)
 {
-    double s, c;
-    rg_sincos_double(x, &s, &c);
-    return make_uint2(rg_bf16_rn_double((double)scale * s), rg_bf16_rn_double((double)scale * c));
+    const uint32_t w = rg_sincos_bf16_double(x, scale);
+    return make_uint2(w >> 16, w & 0xffffu);
 }
 
-// Error bound of rg_sincos's values, with margin: its reduction and
-// polynomials are accurate relative to the result (a few float ulps: 2^-21 of
-// |value| covers them with room) plus an absolute part from the reduction's
-// first rounding, at most 2^-24 * q * 4.4e-8 < 7e-9 for |x| <= 4e6. A bound
-// relative to the value matters: the small values (sin near its zeros, low
-// frequencies at small positions) have fine bf16 spacing, and an absolute
-// bound would send most of them to the double path.
-#define RG_SINCOS_REL_ERR 4.76837158203125e-07f   // 2^-21
-#define RG_SINCOS_ABS_ERR 1.0e-8f
-
-// sb, cb = bf16 bits of scale*sin(x), scale*cos(x), correctly rounded.
+// sb, cb = bf16 bits of scale*sin(x), scale*cos(x), correctly rounded: one
+// value at a time (the general kernels, any head_dim or alignment).
 static __device__ __forceinline__ void rg_sincos_bf16(float x, float scale, uint32_t *sb, uint32_t *cb)
 {
-    float s, c;
-    if (!(fabsf(x) <= RG_SINCOS_FAST_MAX) || !(fabsf(scale) <= 1.0e30f)) {
+    float vs, vc;
+    if (!(fabsf(x) <= RG_SINCOS_FAST_MAX) || !(fabsf(scale) <= 1.0e30f) ||
+        rg_sincos_scaled<false>(x, scale, fabsf(scale) * RG_SINCOS_ABS_PER_RAD, &vs, &vc)) {
         const uint2 r = rg_sincos_bf16_slow(x, scale);
         *sb = r.x;
         *cb = r.y;
         return;
     }
-    if (x == 0.0f) {   // exact: sin 0 = 0 (the bound cannot separate 0 from its neighbours), cos 0 = 1
-        *sb = rg_bf16_rn_bits(x * scale);
-        *cb = rg_bf16_rn_bits(scale);
-        return;
-    }
-    rg_sincos(x, &s, &c);
-    const float vs = s * scale, vc = c * scale;
-    // The product's own rounding (2^-24 relative) is inside the relative part.
-    const float ta = fabsf(scale) * RG_SINCOS_ABS_ERR;
-    const float ts = fmaf(fabsf(vs), RG_SINCOS_REL_ERR, ta), tc = fmaf(fabsf(vc), RG_SINCOS_REL_ERR, ta);
-    const uint32_t s0 = rg_bf16_rn_bits(vs - ts), s1 = rg_bf16_rn_bits(vs + ts);
-    const uint32_t c0 = rg_bf16_rn_bits(vc - tc), c1 = rg_bf16_rn_bits(vc + tc);
-    if (s0 != s1 || c0 != c1) {
-        const uint2 r = rg_sincos_bf16_slow(x, scale);
-        *sb = r.x;
-        *cb = r.y;
-        return;
-    }
-    *sb = s0;
-    *cb = c0;
+    *sb = rg_bf16_rn_bits(vs);
+    *cb = rg_bf16_rn_bits(vc);
 }

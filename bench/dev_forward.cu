@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+// dev_forward.cu -- kernel developer's loop for the forward ops (011, 012),
+// llm.c dev/cuda style: check every version of bench/dev/forward_dev_kernels.cuh
+// against the shipped kernel bit for bit (each writes the correctly rounded
+// bf16, so they must agree exactly; version 4 is timing-only and is not
+// checked) on the suite's inputs, real long-context positions and hostile
+// arguments, then time each version and values-per-thread choice on the
+// suite's 16 shapes beside a floor kernel that only moves the op's bytes.
+// Timing as the protocol: CUPTI kernel spans, 2x-L2 memset before each launch,
+// median of 50 after 10 warmup. Needs nvcc only:
+//
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc/op bench/dev_forward.cu \
+//        src/op/common.c -lcupti -o /tmp/dev_forward && /tmp/dev_forward 011 && /tmp/dev_forward 012
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "dev/forward_dev_kernels.cuh"
+#include "dev_common.h"
+
+static char *g_flush;
+static size_t g_flush_bytes;
+
+static double time_it(const std::function<void()> &launch)
+{
+    const int warm = 10, iters = 50;
+    dc_begin();
+    for (int it = 0; it < warm + iters; it++) {
+        CK(cudaMemsetAsync(g_flush, 0, g_flush_bytes));
+        launch();
+    }
+    CK(cudaGetLastError());
+    std::vector<double> all = dc_end();
+    if (all.size() != (size_t)(warm + iters)) {
+        fprintf(stderr, "dev_forward: CUPTI gave %zu records for %d launches\n", all.size(), warm + iters);
+        exit(1);
+    }
+    all.erase(all.begin(), all.begin() + warm);
+    return dc_median(all);
+}
+
+// Floors (as bench/probe.cu forward): exactly the op's bytes, no arithmetic.
+static __global__ void fl11(const int64_t *pos, uint4 *out, int64_t rows)
+{
+    const int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, r = t >> 4;
+    const int k = (int)(t & 15);
+    if (r >= rows) return;
+    const uint32_t p = (uint32_t)pos[r];
+    const uint4 v = make_uint4(p, p + 1, p + 2, (uint32_t)k);
+    out[r * 32 + k] = v;
+    out[r * 32 + k + 16] = v;
+}
+static __global__ void fl12(const uint4 *in, uint4 *cos_out, uint4 *sin_out, int64_t rows)
+{
+    const int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, r = t >> 3;
+    const int k = (int)(t & 7);
+    if (r >= rows) return;
+    const uint4 a = in[r * 16 + 2 * k], b = in[r * 16 + 2 * k + 1];
+    const uint4 c = make_uint4(a.x ^ b.x, a.y ^ b.y, a.z ^ b.z, a.w ^ b.w);
+    const uint4 s = make_uint4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+    cos_out[r * 16 + k] = c;
+    cos_out[r * 16 + k + 8] = c;
+    sin_out[r * 16 + k] = s;
+    sin_out[r * 16 + k + 8] = s;
+}
+
+struct variant {
+    const char *name;
+    int version;  // 1 shipped, 2-4 dev; 0 floor
+    std::function<void(int64_t rows, float scale)> go;
+};
+
+// The dataset's llama3 inv_freq (as src/harness/op_rope_forward.c writes it).
+static void llama3_inv(float *inv)
+{
+    for (int d = 0; d < 64; d++) {
+        const float f = 1.0f / powf(500000.0f, (float)(2 * d) / 128.0f);
+        const float wavelen = (float)(2.0 * 3.14159265358979323846) / f;
+        float smooth = (8192.0f / wavelen - 1.0f) / 3.0f;
+        smooth = smooth < 0.0f ? 0.0f : smooth > 1.0f ? 1.0f : smooth;
+        inv[d] = (1.0f - smooth) * f + smooth * (f / 8.0f);
+    }
+}
+
+static std::vector<std::pair<int64_t, int64_t>> suite_shapes(const char *op)
+{
+    std::vector<std::pair<int64_t, int64_t>> v;
+    std::string path = std::string("suites/sol-execbench-") + op + "/workload.jsonl";
+    FILE *f = fopen(path.c_str(), "r");
+    if (!f) {
+        fprintf(stderr, "dev_forward: cannot open %s (run from the repository root)\n", path.c_str());
+        exit(2);
+    }
+    char line[4096];
+    while (fgets(line, sizeof line, f)) {
+        const char *b = strstr(line, "\"batch_size\":"), *s = strstr(line, "\"seq_len\":");
+        if (b && s) v.push_back({atoll(b + 13), atoll(s + 10)});
+    }
+    fclose(f);
+    return v;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || (strcmp(argv[1], "011") && strcmp(argv[1], "012"))) {
+        fprintf(stderr, "usage: dev_forward 011|012 [workload...]\n");
+        return 2;
+    }
+    const bool is11 = !strcmp(argv[1], "011");
+    int l2 = 0;
+    CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+    g_flush_bytes = 2 * (size_t)l2;
+    CK(cudaMalloc(&g_flush, g_flush_bytes));
+    auto shapes = suite_shapes(argv[1]);
+    int64_t max_rows = 1 << 16;
+    for (auto &s : shapes) max_rows = std::max(max_rows, s.first * s.second);
+
+    int64_t *pos;
+    float *inv, *freqs;
+    uint16_t *out, *ref;
+    CK(cudaMalloc(&pos, max_rows * 8));
+    CK(cudaMalloc(&inv, 64 * 4));
+    CK(cudaMalloc(&freqs, max_rows * 256));
+    CK(cudaMalloc(&out, max_rows * 512));
+    CK(cudaMalloc(&ref, max_rows * 512));
+
+    // Variants. `out` holds the result (011: [rows,128,2]; 012: cos [rows,128] then sin).
+    std::vector<variant> vs;
+    auto c16 = [&](int64_t rows) { return out + rows * 128; };
+    if (is11) {
+        vs.push_back({"floor", 0, [&](int64_t rows, float) {
+                          fl11<<<(unsigned)((rows * 16 + 255) / 256), 256>>>(pos, (uint4 *)out, rows);
+                      }});
+        vs.push_back({"1-shipped", 1, [&](int64_t rows, float sc) {
+                          ropegrad_rope_forward_problem p = {1, rows, 128, pos, inv, sc, out};
+                          CK(rg_rope_forward_launch(&p, 0));
+                      }});
+#define V11(V, N, NAME) vs.push_back({NAME, V, [&](int64_t rows, float sc) { fd11_go<V, N>(pos, inv, sc, out, rows, 0); }})
+        V11(2, 1, "2-mid/1");
+        V11(2, 2, "2-mid/2");
+        V11(2, 4, "2-mid/4");
+        V11(3, 1, "3-dbl/1");
+        V11(3, 2, "3-dbl/2");
+        V11(4, 2, "4-plain/2");
+        V11(4, 4, "4-plain/4");
+#define V11B(M, N, NAME) vs.push_back({NAME, 5 + M, [&](int64_t rows, float sc) { fd11_v5_go<M, N>(pos, inv, sc, out, rows, 0); }})
+        V11B(0, 1, "5-ref/1");
+        V11B(0, 2, "5-ref/2");
+        V11B(0, 4, "5-ref/4");
+        V11B(1, 2, "6-plain/2");
+        V11B(1, 4, "6-plain/4");
+        V11B(2, 2, "7-noop/2");
+        V11B(2, 4, "7-noop/4");
+#define V11C(M, N, TW, NAME) vs.push_back({NAME, 8 + M, [&](int64_t rows, float sc) { fd11_v8_go<M, N>(pos, inv, sc, out, rows, TW, 0); }})
+        V11C(0, 1, 0, "8-loop/1");
+        V11C(0, 2, 0, "8-loop/2");
+        V11C(0, 4, 0, "8-loop/4");
+        V11C(0, 4, 2112, "8-loop/4w2k");
+        V11C(0, 4, 4224, "8-loop/4w4k");
+        V11C(0, 4, 8448, "8-loop/4w8k");
+        V11C(0, 2, 4224, "8-loop/2w4k");
+        V11C(1, 4, 4224, "9-plain/4w4k");
+    } else {
+        vs.push_back({"floor", 0, [&](int64_t rows, float) {
+                          fl12<<<(unsigned)((rows * 8 + 255) / 256), 256>>>((const uint4 *)freqs, (uint4 *)out,
+                                                                           (uint4 *)c16(rows), rows);
+                      }});
+        vs.push_back({"1-shipped", 1, [&](int64_t rows, float sc) {
+                          ropegrad_cos_sin_problem p = {1, rows, 128, freqs, sc, out, c16(rows)};
+                          CK(rg_cos_sin_launch(&p, 0));
+                      }});
+#define V12(V, N, NAME) vs.push_back({NAME, V, [&](int64_t rows, float sc) { fd12_go<V, N>(freqs, sc, out, c16(rows), rows, 0); }})
+        V12(2, 2, "2-mid/2");
+        V12(2, 4, "2-mid/4");
+        V12(2, 8, "2-mid/8");
+        V12(3, 2, "3-dbl/2");
+        V12(3, 4, "3-dbl/4");
+        V12(4, 4, "4-plain/4");
+        V12(4, 8, "4-plain/8");
+#define V12B(M, N, NAME) vs.push_back({NAME, 5 + M, [&](int64_t rows, float sc) { fd12_v5_go<M, N>(freqs, sc, out, c16(rows), rows, 0); }})
+        V12B(0, 2, "5-ref/2");
+        V12B(0, 4, "5-ref/4");
+        V12B(0, 8, "5-ref/8");
+        V12B(1, 4, "6-plain/4");
+        V12B(1, 8, "6-plain/8");
+        V12B(2, 4, "7-noop/4");
+        V12B(2, 8, "7-noop/8");
+#define V12C(M, N, TW, NAME) vs.push_back({NAME, 8 + M, [&](int64_t rows, float sc) { fd12_v8_go<M, N>(freqs, sc, out, c16(rows), rows, TW, 0); }})
+        V12C(0, 2, 0, "8-loop/2");
+        V12C(0, 4, 0, "8-loop/4");
+        V12C(0, 4, 2112, "8-loop/4w2k");
+        V12C(0, 4, 4224, "8-loop/4w4k");
+        V12C(0, 8, 4224, "8-loop/8w4k");
+        V12C(0, 2, 4224, "8-loop/2w4k");
+        V12C(1, 4, 4224, "9-plain/4w4k");
+    }
+
+    // ---- bit-for-bit check against the shipped kernel --------------------------------------
+    const int64_t crows = 1 << 16;
+    std::vector<int64_t> hp(crows);
+    std::vector<float> hi(64), hf(crows * 64);
+    struct input_set {
+        const char *name;
+        float scale;
+    };
+    const input_set sets[] = {{"suite inputs", 1.0f}, {"long positions (theta 1e6, 262143), scale 1", 1.0f},
+                              {"long positions, scale 0.7071", 0.70710678f}, {"hostile arguments, scale 1.3", 1.3f}};
+    int bad_total = 0;
+    for (int si = 0; si < 4; si++) {
+        g_rng = 77 + si;
+        if (is11) {
+            if (si == 0) {
+                for (int64_t i = 0; i < crows; i++) hp[i] = i % 2048;
+                llama3_inv(hi.data());
+            } else if (si <= 2) {
+                for (int64_t i = 0; i < crows; i++) hp[i] = (int64_t)(urand() * 262144.0);
+                for (int d = 0; d < 64; d++) hi[d] = (float)pow(1.0e6, -d / 64.0);
+            } else {
+                for (int64_t i = 0; i < crows; i++) {
+                    const double u = urand();
+                    hp[i] = u < 0.1 ? -(int64_t)(urand() * 1e6) : u < 0.2 ? (int64_t)(urand() * 3e9) : (int64_t)(urand() * 4e5);
+                }
+                for (int d = 0; d < 64; d++) hi[d] = (float)pow(1.0e4, -d / 64.0) * (d % 3 ? 1.0f : 3.0f);
+            }
+            CK(cudaMemcpy(pos, hp.data(), crows * 8, cudaMemcpyHostToDevice));
+            CK(cudaMemcpy(inv, hi.data(), 64 * 4, cudaMemcpyHostToDevice));
+        } else {
+            for (int64_t i = 0; i < crows * 64; i++) {
+                const double u = urand();
+                float x;
+                if (si == 0) x = (float)(sqrt(-2.0 * log(urand())) * cos(6.283185307179586 * u));
+                else if (si <= 2) x = (float)((double)(int64_t)(urand() * 262144.0) * pow(1.0e6, -(i % 64) / 64.0));
+                else x = u < 0.05 ? 0.0f : u < 0.1 ? -0.0f : u < 0.15 ? 1e-40f * (float)urand() : u < 0.3 ? (float)((urand() - 0.5) * 1.2e7)
+                        : u < 0.35 ? (float)(urand() * 1e-6) : (float)((urand() - 0.5) * 1e6);
+                hf[i] = x;
+            }
+            CK(cudaMemcpy(freqs, hf.data(), crows * 256, cudaMemcpyHostToDevice));
+        }
+        const float sc = sets[si].scale;
+        // reference: the shipped kernel
+        vs[1].go(crows, sc);
+        CK(cudaDeviceSynchronize());
+        CK(cudaMemcpy(ref, out, crows * 512, cudaMemcpyDeviceToDevice));
+        std::vector<uint16_t> hr(crows * 256), ho(crows * 256);
+        CK(cudaMemcpy(hr.data(), ref, crows * 512, cudaMemcpyDeviceToHost));
+        printf("check (%s): ", sets[si].name);
+        for (auto &v : vs) {
+            if (v.version < 2 || v.version == 4 || v.version == 6 || v.version == 7 || v.version >= 9) continue;
+            CK(cudaMemset(out, 0xff, crows * 512));
+            v.go(crows, sc);
+            CK(cudaDeviceSynchronize());
+            CK(cudaMemcpy(ho.data(), out, crows * 512, cudaMemcpyDeviceToHost));
+            int64_t bad = 0, first = -1;
+            for (int64_t i = 0; i < crows * 256; i++)
+                if (ho[i] != hr[i]) {
+                    if (first < 0) first = i;
+                    bad++;
+                }
+            printf("%s %s  ", v.name, bad ? "DIFFERS" : "same");
+            if (bad) {
+                printf("(%lld elements, first at %lld: %04x vs shipped %04x) ", (long long)bad, (long long)first,
+                       ho[first], hr[first]);
+                bad_total++;
+            }
+        }
+        printf("\n");
+    }
+
+    // ---- timing on the suite's shapes (suite inputs) -----------------------------------------
+    if (is11) {
+        std::vector<int64_t> sp(max_rows);
+        llama3_inv(hi.data());
+        CK(cudaMemcpy(inv, hi.data(), 64 * 4, cudaMemcpyHostToDevice));
+        (void)sp;
+    } else {
+        std::vector<float> big(max_rows * 64);
+        g_rng = 5;
+        for (auto &x : big) x = (float)(sqrt(-2.0 * log(urand())) * cos(6.283185307179586 * urand()));
+        CK(cudaMemcpy(freqs, big.data(), max_rows * 256, cudaMemcpyHostToDevice));
+    }
+    printf("\n%s: median us (CUPTI spans, 2x-L2 memset before each launch, 50 after 10 warmup)\n", argv[1]);
+    printf("| # | B | S |");
+    for (auto &v : vs) printf(" %s |", v.name);
+    printf(" best 5/8 | best 5/8 / floor |\n|---|---|---|");
+    for (size_t i = 0; i < vs.size() + 2; i++) printf("---|");
+    printf("\n");
+    std::vector<double> lsum(vs.size() + 1, 0.0);
+    int nw = 0;
+    for (size_t w = 0; w < shapes.size(); w++) {
+        if (argc > 2) {
+            bool hit = false;
+            for (int a = 2; a < argc; a++) hit |= atoi(argv[a]) == (int)w;
+            if (!hit) continue;
+        }
+        nw++;
+        const int64_t B = shapes[w].first, S = shapes[w].second, rows = B * S;
+        if (is11) {
+            std::vector<int64_t> h(rows);
+            for (int64_t i = 0; i < rows; i++) h[i] = i % S;   // the dataset's positions: s in every batch
+            CK(cudaMemcpy(pos, h.data(), rows * 8, cudaMemcpyHostToDevice));
+        }
+        printf("| %zu | %lld | %lld |", w, (long long)B, (long long)S);
+        double best2 = 1e30, fl = 0;
+        for (size_t i = 0; i < vs.size(); i++) {
+            const double t = time_it([&] { vs[i].go(rows, 1.0f); });
+            if (i == 0) fl = t;
+            lsum[i] += log(t);
+            if (vs[i].version == 5 || vs[i].version == 8) best2 = std::min(best2, t);
+            printf(" %.2f |", t);
+        }
+        lsum[vs.size()] += log(best2);
+        printf(" %.2f | %.3f |\n", best2, best2 / fl);
+        fflush(stdout);
+    }
+    printf("| geomean | | |");
+    for (size_t i = 0; i <= vs.size(); i++) printf(" %.3f |", exp(lsum[i] / nw));
+    printf("\n| / floor | | |");
+    for (size_t i = 0; i <= vs.size(); i++) printf(" %.3f |", exp((lsum[i] - lsum[0]) / nw));
+    printf("\n");
+    if (bad_total) printf("dev_forward: %d version/input pairs differ from the shipped kernel\n", bad_total);
+    return bad_total ? 1 : 0;
+}
