@@ -2,7 +2,7 @@
 // dev_forward.cu -- kernel developer's loop for the forward ops (011, 012),
 // llm.c dev/cuda style: check every version of bench/dev/forward_dev_kernels.cuh
 // against the shipped kernel bit for bit (each writes the correctly rounded
-// bf16, so they must agree exactly; version 4 is timing-only and is not
+// bf16, so they must agree exactly; versions 4, 6 and 7 are timing-only and are not
 // checked) on the suite's inputs, real long-context positions and hostile
 // arguments, then time each version and values-per-thread choice on the
 // suite's 16 shapes beside a floor kernel that only moves the op's bytes.
@@ -72,7 +72,7 @@ static __global__ void fl12(const uint4 *in, uint4 *cos_out, uint4 *sin_out, int
 struct variant {
     const char *name;
     int version;  // 1 shipped, 2-4 dev; 0 floor
-    std::function<void(int64_t rows, float scale)> go;
+    std::function<void(int64_t B, int64_t S, float scale)> go;
 };
 
 // The dataset's llama3 inv_freq (as src/harness/op_rope_forward.c writes it).
@@ -133,14 +133,15 @@ int main(int argc, char **argv)
     std::vector<variant> vs;
     auto c16 = [&](int64_t rows) { return out + rows * 128; };
     if (is11) {
-        vs.push_back({"floor", 0, [&](int64_t rows, float) {
+        vs.push_back({"floor", 0, [&](int64_t B_, int64_t S_, float) {
+                          const int64_t rows = B_ * S_;
                           fl11<<<(unsigned)((rows * 16 + 255) / 256), 256>>>(pos, (uint4 *)out, rows);
                       }});
-        vs.push_back({"1-shipped", 1, [&](int64_t rows, float sc) {
-                          ropegrad_rope_forward_problem p = {1, rows, 128, pos, inv, sc, out};
+        vs.push_back({"1-shipped", 1, [&](int64_t B_, int64_t S_, float sc) {
+                          ropegrad_rope_forward_problem p = {B_, S_, 128, pos, inv, sc, out};
                           CK(rg_rope_forward_launch(&p, 0));
                       }});
-#define V11(V, N, NAME) vs.push_back({NAME, V, [&](int64_t rows, float sc) { fd11_go<V, N>(pos, inv, sc, out, rows, 0); }})
+#define V11(V, N, NAME) vs.push_back({NAME, V, [&](int64_t B_, int64_t S_, float sc) { fd11_go<V, N>(pos, inv, sc, out, B_ * S_, 0); }})
         V11(2, 1, "2-mid/1");
         V11(2, 2, "2-mid/2");
         V11(2, 4, "2-mid/4");
@@ -148,7 +149,7 @@ int main(int argc, char **argv)
         V11(3, 2, "3-dbl/2");
         V11(4, 2, "4-plain/2");
         V11(4, 4, "4-plain/4");
-#define V11B(M, N, NAME) vs.push_back({NAME, 5 + M, [&](int64_t rows, float sc) { fd11_v5_go<M, N>(pos, inv, sc, out, rows, 0); }})
+#define V11B(M, N, NAME) vs.push_back({NAME, 5 + M, [&](int64_t B_, int64_t S_, float sc) { fd11_v5_go<M, N>(pos, inv, sc, out, B_ * S_, 0); }})
         V11B(0, 1, "5-ref/1");
         V11B(0, 2, "5-ref/2");
         V11B(0, 4, "5-ref/4");
@@ -156,25 +157,27 @@ int main(int argc, char **argv)
         V11B(1, 4, "6-plain/4");
         V11B(2, 2, "7-noop/2");
         V11B(2, 4, "7-noop/4");
-#define V11C(M, N, TW, NAME) vs.push_back({NAME, 8 + M, [&](int64_t rows, float sc) { fd11_v8_go<M, N>(pos, inv, sc, out, rows, TW, 0); }})
-        V11C(0, 1, 0, "8-loop/1");
-        V11C(0, 2, 0, "8-loop/2");
-        V11C(0, 4, 0, "8-loop/4");
-        V11C(0, 4, 2112, "8-loop/4w2k");
-        V11C(0, 4, 4224, "8-loop/4w4k");
-        V11C(0, 4, 8448, "8-loop/4w8k");
-        V11C(0, 2, 4224, "8-loop/2w4k");
-        V11C(1, 4, 4224, "9-plain/4w4k");
+#define V11M(V, N, NAME) vs.push_back({NAME, V, [&](int64_t B_, int64_t S_, float sc) { fd11_memo_go<V, N>(pos, inv, sc, out, B_, S_, 0); }})
+        V11M(10, 2, "10-memo-chunk/2");
+        V11M(10, 4, "10-memo-chunk/4");
+        V11M(11, 1, "11-memo-block/1");
+        V11M(11, 2, "11-memo-block/2");
+#define V11L(N, NAME) vs.push_back({NAME, 12, [&](int64_t B_, int64_t S_, float sc) { fd11_lean_go<N>(pos, inv, sc, out, B_ * S_, 0); }})
+        V11L(1, "12-lean/1");
+        V11L(2, "12-lean/2");
+        V11L(4, "12-lean/4");
     } else {
-        vs.push_back({"floor", 0, [&](int64_t rows, float) {
+        vs.push_back({"floor", 0, [&](int64_t B_, int64_t S_, float) {
+                          const int64_t rows = B_ * S_;
                           fl12<<<(unsigned)((rows * 8 + 255) / 256), 256>>>((const uint4 *)freqs, (uint4 *)out,
                                                                            (uint4 *)c16(rows), rows);
                       }});
-        vs.push_back({"1-shipped", 1, [&](int64_t rows, float sc) {
-                          ropegrad_cos_sin_problem p = {1, rows, 128, freqs, sc, out, c16(rows)};
+        vs.push_back({"1-shipped", 1, [&](int64_t B_, int64_t S_, float sc) {
+                          const int64_t rows = B_ * S_;
+                          ropegrad_cos_sin_problem p = {B_, S_, 128, freqs, sc, out, c16(rows)};
                           CK(rg_cos_sin_launch(&p, 0));
                       }});
-#define V12(V, N, NAME) vs.push_back({NAME, V, [&](int64_t rows, float sc) { fd12_go<V, N>(freqs, sc, out, c16(rows), rows, 0); }})
+#define V12(V, N, NAME) vs.push_back({NAME, V, [&](int64_t B_, int64_t S_, float sc) { fd12_go<V, N>(freqs, sc, out, c16(B_ * S_), B_ * S_, 0); }})
         V12(2, 2, "2-mid/2");
         V12(2, 4, "2-mid/4");
         V12(2, 8, "2-mid/8");
@@ -182,7 +185,7 @@ int main(int argc, char **argv)
         V12(3, 4, "3-dbl/4");
         V12(4, 4, "4-plain/4");
         V12(4, 8, "4-plain/8");
-#define V12B(M, N, NAME) vs.push_back({NAME, 5 + M, [&](int64_t rows, float sc) { fd12_v5_go<M, N>(freqs, sc, out, c16(rows), rows, 0); }})
+#define V12B(M, N, NAME) vs.push_back({NAME, 5 + M, [&](int64_t B_, int64_t S_, float sc) { fd12_v5_go<M, N>(freqs, sc, out, c16(B_ * S_), B_ * S_, 0); }})
         V12B(0, 2, "5-ref/2");
         V12B(0, 4, "5-ref/4");
         V12B(0, 8, "5-ref/8");
@@ -190,14 +193,10 @@ int main(int argc, char **argv)
         V12B(1, 8, "6-plain/8");
         V12B(2, 4, "7-noop/4");
         V12B(2, 8, "7-noop/8");
-#define V12C(M, N, TW, NAME) vs.push_back({NAME, 8 + M, [&](int64_t rows, float sc) { fd12_v8_go<M, N>(freqs, sc, out, c16(rows), rows, TW, 0); }})
-        V12C(0, 2, 0, "8-loop/2");
-        V12C(0, 4, 0, "8-loop/4");
-        V12C(0, 4, 2112, "8-loop/4w2k");
-        V12C(0, 4, 4224, "8-loop/4w4k");
-        V12C(0, 8, 4224, "8-loop/8w4k");
-        V12C(0, 2, 4224, "8-loop/2w4k");
-        V12C(1, 4, 4224, "9-plain/4w4k");
+#define V12L(N, NAME) vs.push_back({NAME, 12, [&](int64_t B_, int64_t S_, float sc) { fd12_lean_go<N>(freqs, sc, out, c16(B_ * S_), B_ * S_, 0); }})
+        V12L(2, "12-lean/2");
+        V12L(4, "12-lean/4");
+        V12L(8, "12-lean/8");
     }
 
     // ---- bit-for-bit check against the shipped kernel --------------------------------------
@@ -215,7 +214,7 @@ int main(int argc, char **argv)
         g_rng = 77 + si;
         if (is11) {
             if (si == 0) {
-                for (int64_t i = 0; i < crows; i++) hp[i] = i % 2048;
+                for (int64_t i = 0; i < crows; i++) hp[i] = i % 2048;   // equal positions across the 16 batches (and within)
                 llama3_inv(hi.data());
             } else if (si <= 2) {
                 for (int64_t i = 0; i < crows; i++) hp[i] = (int64_t)(urand() * 262144.0);
@@ -243,16 +242,16 @@ int main(int argc, char **argv)
         }
         const float sc = sets[si].scale;
         // reference: the shipped kernel
-        vs[1].go(crows, sc);
+        vs[1].go(16, crows / 16, sc);   // 16 batches: the shipped 011 kernel works per (s, batch chunk)
         CK(cudaDeviceSynchronize());
         CK(cudaMemcpy(ref, out, crows * 512, cudaMemcpyDeviceToDevice));
         std::vector<uint16_t> hr(crows * 256), ho(crows * 256);
         CK(cudaMemcpy(hr.data(), ref, crows * 512, cudaMemcpyDeviceToHost));
         printf("check (%s): ", sets[si].name);
         for (auto &v : vs) {
-            if (v.version < 2 || v.version == 4 || v.version == 6 || v.version == 7 || v.version >= 9) continue;
+            if (v.version < 2 || v.version == 4 || v.version == 6 || v.version == 7) continue;
             CK(cudaMemset(out, 0xff, crows * 512));
-            v.go(crows, sc);
+            v.go(16, crows / 16, sc);
             CK(cudaDeviceSynchronize());
             CK(cudaMemcpy(ho.data(), out, crows * 512, cudaMemcpyDeviceToHost));
             int64_t bad = 0, first = -1;
@@ -283,13 +282,21 @@ int main(int argc, char **argv)
         for (auto &x : big) x = (float)(sqrt(-2.0 * log(urand())) * cos(6.283185307179586 * urand()));
         CK(cudaMemcpy(freqs, big.data(), max_rows * 256, cudaMemcpyHostToDevice));
     }
-    printf("\n%s: median us (CUPTI spans, 2x-L2 memset before each launch, 50 after 10 warmup)\n", argv[1]);
+    // Pass 0: the dataset's inputs. Pass 1 (011 only): different positions in
+    // every batch (packed sequences), the shipped kernel's and 5's only.
+    for (int pass = 0; pass < (is11 ? 2 : 1); pass++) {
+    printf("\n%s%s: median us (CUPTI spans, 2x-L2 memset before each launch, 50 after 10 warmup)\n", argv[1],
+           pass ? ", positions different in every batch: (s + 4099 b) mod 131072" : ", the dataset's inputs");
+    auto in_pass = [&](const variant &v) { return pass == 0 || v.version <= 1 || v.version == 5 || v.version >= 10; };
     printf("| # | B | S |");
-    for (auto &v : vs) printf(" %s |", v.name);
-    printf(" best 5/8 | best 5/8 / floor |\n|---|---|---|");
-    for (size_t i = 0; i < vs.size() + 2; i++) printf("---|");
-    printf("\n");
+    for (auto &v : vs)
+        if (in_pass(v)) printf(" %s |", v.name);
+    printf(" best 5 | best 5 / floor | best 12 | best 12 / floor |\n|---|---|---|");
+    for (auto &v : vs)
+        if (in_pass(v)) printf("---|");
+    printf("---|---|---|---|\n");
     std::vector<double> lsum(vs.size() + 1, 0.0);
+    double lsum12 = 0;
     int nw = 0;
     for (size_t w = 0; w < shapes.size(); w++) {
         if (argc > 2) {
@@ -301,27 +308,33 @@ int main(int argc, char **argv)
         const int64_t B = shapes[w].first, S = shapes[w].second, rows = B * S;
         if (is11) {
             std::vector<int64_t> h(rows);
-            for (int64_t i = 0; i < rows; i++) h[i] = i % S;   // the dataset's positions: s in every batch
+            for (int64_t i = 0; i < rows; i++) h[i] = pass ? (i % S + 4099 * (i / S)) % 131072 : i % S;
             CK(cudaMemcpy(pos, h.data(), rows * 8, cudaMemcpyHostToDevice));
         }
         printf("| %zu | %lld | %lld |", w, (long long)B, (long long)S);
-        double best2 = 1e30, fl = 0;
+        double best5 = 1e30, best12 = 1e30, fl = 0;
         for (size_t i = 0; i < vs.size(); i++) {
-            const double t = time_it([&] { vs[i].go(rows, 1.0f); });
+            if (!in_pass(vs[i])) continue;
+            const double t = time_it([&] { vs[i].go(B, S, 1.0f); });
             if (i == 0) fl = t;
             lsum[i] += log(t);
-            if (vs[i].version == 5 || vs[i].version == 8) best2 = std::min(best2, t);
+            if (vs[i].version == 5) best5 = std::min(best5, t);
+            if (vs[i].version == 12) best12 = std::min(best12, t);
             printf(" %.2f |", t);
         }
-        lsum[vs.size()] += log(best2);
-        printf(" %.2f | %.3f |\n", best2, best2 / fl);
+        lsum[vs.size()] += log(best5);
+        lsum12 += log(best12);
+        printf(" %.2f | %.3f | %.2f | %.3f |\n", best5, best5 / fl, best12, best12 / fl);
         fflush(stdout);
     }
     printf("| geomean | | |");
-    for (size_t i = 0; i <= vs.size(); i++) printf(" %.3f |", exp(lsum[i] / nw));
+    for (size_t i = 0; i <= vs.size(); i++)
+        if (i == vs.size() || in_pass(vs[i])) printf(" %.3f |", exp(lsum[i] / nw));
     printf("\n| / floor | | |");
-    for (size_t i = 0; i <= vs.size(); i++) printf(" %.3f |", exp((lsum[i] - lsum[0]) / nw));
-    printf("\n");
+    for (size_t i = 0; i <= vs.size(); i++)
+        if (i == vs.size() || in_pass(vs[i])) printf(" %.3f |", exp((lsum[i] - lsum[0]) / nw));
+    printf(" | %.3f |\n", exp((lsum12 - lsum[0]) / nw));
+    }
     if (bad_total) printf("dev_forward: %d version/input pairs differ from the shipped kernel\n", bad_total);
     return bad_total ? 1 : 0;
 }

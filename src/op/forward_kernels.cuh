@@ -37,7 +37,10 @@ static __device__ __forceinline__ void rg_store_words(uint32_t *o, const rg_word
 template <int VPT>
 static __device__ __forceinline__ void rg_load_floats(const float *p, float *f)
 {
-    if constexpr (VPT == 4) {
+    if constexpr (VPT == 8) {
+        const float4 a = __ldg((const float4 *)p), b = __ldg((const float4 *)p + 1);
+        f[0] = a.x, f[1] = a.y, f[2] = a.z, f[3] = a.w, f[4] = b.x, f[5] = b.y, f[6] = b.z, f[7] = b.w;
+    } else if constexpr (VPT == 4) {
         const float4 a = __ldg((const float4 *)p);
         f[0] = a.x, f[1] = a.y, f[2] = a.z, f[3] = a.w;
     } else if constexpr (VPT == 2) {
@@ -63,6 +66,32 @@ static __device__ __noinline__ void rg_rope_forward_far(const int64_t *pos, cons
     }
 }
 
+// One thread's VPT (cos | sin << 16) words for position p: false if an
+// argument is beyond the fast range (or scale is huge), for the caller to take
+// the out-of-line path; the uncertain roundings are redone here in double.
+template <int VPT, bool S1>
+static __device__ __forceinline__ bool rg_rope_forward_words(float p, const float *f, float scale, float sa,
+                                                             rg_wordvec<VPT> &w)
+{
+    uint32_t amb = 0;
+    bool far = !(fabsf(scale) <= 1.0e30f);
+#pragma unroll
+    for (int i = 0; i < VPT; i++) {
+        const float x = p * f[i];
+        float vs, vc;
+        if (rg_sincos_scaled<S1>(x, scale, sa, &vs, &vc)) amb |= 1u << i;
+        far |= !(fabsf(x) <= RG_SINCOS_FAST_MAX);
+        w.w[i] = rg_pack_bf16x2(vc, vs);
+    }
+    if (far) return false;
+    if (amb) {
+#pragma unroll
+        for (int i = 0; i < VPT; i++)
+            if (amb >> i & 1) w.w[i] = rg_sincos_bf16_double(p * f[i], scale);
+    }
+    return true;
+}
+
 // 011, head_dim 128, pointers aligned to the vectors: 64/VPT threads per row;
 // thread k covers j = VPT*k .. VPT*k+VPT-1 and writes their (cos, sin) pairs at
 // j and at j+64 (2 stores of 4*VPT bytes). S1: scale == 1. rows*64/VPT < 2^31.
@@ -79,26 +108,10 @@ static __global__ void __launch_bounds__(256) rg_rope_forward_vec(const int64_t 
     float f[VPT];
     rg_load_floats<VPT>(inv + VPT * k, f);
     uint32_t *o = out + (size_t)r * (2 * H) + VPT * k;   // a row: 2*H words (cos | sin << 16)
-    const float sa = fabsf(scale) * RG_SINCOS_ABS_PER_RAD;
-    uint32_t amb = 0;
-    bool far = !(fabsf(scale) <= 1.0e30f);
     rg_wordvec<VPT> w;
-#pragma unroll
-    for (int i = 0; i < VPT; i++) {
-        const float x = p * f[i];
-        float vs, vc;
-        if (rg_sincos_scaled<S1>(x, scale, sa, &vs, &vc)) amb |= 1u << i;
-        far |= !(fabsf(x) <= RG_SINCOS_FAST_MAX);
-        w.w[i] = rg_pack_bf16x2(vc, vs);
-    }
-    if (far) {
+    if (!rg_rope_forward_words<VPT, S1>(p, f, scale, fabsf(scale) * RG_SINCOS_ABS_PER_RAD, w)) {
         rg_rope_forward_far<VPT>(pos + r, inv + VPT * k, scale, o, H);
         return;
-    }
-    if (amb) {
-#pragma unroll
-        for (int i = 0; i < VPT; i++)
-            if (amb >> i & 1) w.w[i] = rg_sincos_bf16_double(p * f[i], scale);
     }
     rg_store_words<VPT>(o, w);
     rg_store_words<VPT>(o + H, w);
