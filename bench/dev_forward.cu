@@ -22,6 +22,7 @@
 
 #include "dev/forward_dev_kernels.cuh"
 #include "dev_common.h"
+#include "dev/floors.cuh"   // the floors of bench/probe.cu forward
 
 static char *g_flush;
 static size_t g_flush_bytes;
@@ -42,31 +43,6 @@ static double time_it(const std::function<void()> &launch)
     }
     all.erase(all.begin(), all.begin() + warm);
     return dc_median(all);
-}
-
-// Floors (as bench/probe.cu forward): exactly the op's bytes, no arithmetic.
-static __global__ void fl11(const int64_t *pos, uint4 *out, int64_t rows)
-{
-    const int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, r = t >> 4;
-    const int k = (int)(t & 15);
-    if (r >= rows) return;
-    const uint32_t p = (uint32_t)pos[r];
-    const uint4 v = make_uint4(p, p + 1, p + 2, (uint32_t)k);
-    out[r * 32 + k] = v;
-    out[r * 32 + k + 16] = v;
-}
-static __global__ void fl12(const uint4 *in, uint4 *cos_out, uint4 *sin_out, int64_t rows)
-{
-    const int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, r = t >> 3;
-    const int k = (int)(t & 7);
-    if (r >= rows) return;
-    const uint4 a = in[r * 16 + 2 * k], b = in[r * 16 + 2 * k + 1];
-    const uint4 c = make_uint4(a.x ^ b.x, a.y ^ b.y, a.z ^ b.z, a.w ^ b.w);
-    const uint4 s = make_uint4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
-    cos_out[r * 16 + k] = c;
-    cos_out[r * 16 + k + 8] = c;
-    sin_out[r * 16 + k] = s;
-    sin_out[r * 16 + k + 8] = s;
 }
 
 struct variant {
@@ -135,7 +111,7 @@ int main(int argc, char **argv)
     if (is11) {
         vs.push_back({"floor", 0, [&](int64_t B_, int64_t S_, float) {
                           const int64_t rows = B_ * S_;
-                          fl11<<<(unsigned)((rows * 16 + 255) / 256), 256>>>(pos, (uint4 *)out, rows);
+                          fl11_t16<<<(unsigned)((rows * 16 + 255) / 256), 256>>>(pos, (const uint4 *)inv, (uint4 *)out, rows);
                       }});
         vs.push_back({"1-shipped", 1, [&](int64_t B_, int64_t S_, float sc) {
                           ropegrad_rope_forward_problem p = {B_, S_, 128, pos, inv, sc, out};
@@ -169,7 +145,7 @@ int main(int argc, char **argv)
     } else {
         vs.push_back({"floor", 0, [&](int64_t B_, int64_t S_, float) {
                           const int64_t rows = B_ * S_;
-                          fl12<<<(unsigned)((rows * 8 + 255) / 256), 256>>>((const uint4 *)freqs, (uint4 *)out,
+                          fl12_t8<<<(unsigned)((rows * 8 + 255) / 256), 256>>>((const uint4 *)freqs, (uint4 *)out,
                                                                            (uint4 *)c16(rows), rows);
                       }});
         vs.push_back({"1-shipped", 1, [&](int64_t B_, int64_t S_, float sc) {

@@ -22,23 +22,8 @@
 #define RG_KERNELS_HEADER "../../bench/dev/backward_kernels.cuh"  // relative to src/op/cuda.cu
 #include "cuda.cu"
 #include "dev_common.h"
+#include "dev/floors.cuh"   // fl14_read_store: the read floor of bench/probe.cu backward
 
-
-// The read floor of bench/probe.cu's "backward" report: 16 threads per row read
-// the bytes any kernel must read (grad_cos, grad_sin, emb's first half) with
-// 16-byte stream loads and one float is stored per row. Timed beside the
-// versions so each run gives ratios to it.
-static __global__ void dk_floor(const uint4 *gc, const uint4 *gs, const uint4 *emb, int64_t rows, float *out)
-{
-    const int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, r = t >> 4;
-    const int j = t & 15;
-    if (r >= rows) return;
-    const uint4 a = rg_ld_stream(gc + r * 16 + j), b = rg_ld_stream(gs + r * 16 + j), c = rg_ld_stream(emb + r * 32 + j);
-    float v = __uint_as_float((a.x ^ a.y ^ a.z ^ a.w ^ b.x ^ b.y ^ b.z ^ b.w ^ c.x ^ c.y ^ c.z ^ c.w) & 0x3fffffffu);
-#pragma unroll
-    for (int o = 8; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-    if (j == 0) out[r] = v;
-}
 
 static float nrand() { return (float)(sqrt(-2.0 * log(urand())) * cos(6.283185307179586 * urand())); }
 static uint16_t to_bf16(float f)
@@ -158,7 +143,7 @@ int main(int argc, char **argv)
             const unsigned fg = (unsigned)((rows * 16 + 255) / 256);
             for (int it = 0; it < warm + iters; it++) {
                 CK(cudaMemsetAsync(flush, 0, 2 * (size_t)l2));
-                dk_floor<<<fg, 256>>>((const uint4 *)dgc, (const uint4 *)dgs, (const uint4 *)demb, rows, dout);
+                fl14_read_store<<<fg, 256>>>((const uint4 *)dgc, (const uint4 *)dgs, (const uint4 *)demb, (const uint4 *)dinv, S, rows, dout);
             }
             std::vector<double> t = dc_end();
             if (t.size() == (size_t)(warm + iters)) t.erase(t.begin(), t.begin() + warm);

@@ -36,6 +36,7 @@
 #include "cuda.cu"
 #include "forward_kernels.cuh"
 #include "dev_common.h"
+#include "dev/floors.cuh"
 
 
 // ---- floor kernels -----------------------------------------------------------------------
@@ -264,68 +265,7 @@ static int floor_report()
     return 0;
 }
 
-// ---- forward-op floors -------------------------------------------------------------------
-// 011: rows of 512 B written (32 x 16 B), 8 B read per row. The stored value
-// depends on the position read, so the load stays.
-static __global__ void pf11_t16(const int64_t *pos, uint4 *out, int64_t rows)  // ropegrad's pattern
-{
-    const int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, r = t >> 4;
-    const int k = (int)(t & 15);
-    if (r >= rows) return;
-    const uint32_t p = (uint32_t)pos[r];
-    const uint4 v = make_uint4(p, p + 1, p + 2, (uint32_t)k);
-    out[r * 32 + k] = v;
-    out[r * 32 + k + 16] = v;
-}
-static __global__ void pf11_t32(const int64_t *pos, uint4 *out, int64_t rows)
-{
-    const int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, r = t >> 5;
-    if (r >= rows) return;
-    const uint32_t p = (uint32_t)pos[r];
-    out[t] = make_uint4(p, p + 1, p + 2, (uint32_t)t);
-}
-static __global__ void pf11_grid(const int64_t *pos, uint4 *out, int64_t rows)
-{
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows * 32; i += (int64_t)gridDim.x * blockDim.x) {
-        const uint32_t p = (uint32_t)pos[i >> 5];
-        out[i] = make_uint4(p, p + 1, p + 2, (uint32_t)i);
-    }
-}
-// 012: rows of 256 B read (freqs), 2 x 256 B written (cos, sin).
-static __global__ void pf12_t8(const uint4 *in, uint4 *cos_out, uint4 *sin_out, int64_t rows)  // ropegrad's pattern
-{
-    const int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, r = t >> 3;
-    const int k = (int)(t & 7);
-    if (r >= rows) return;
-    const uint4 a = in[r * 16 + 2 * k], b = in[r * 16 + 2 * k + 1];
-    const uint4 c = make_uint4(a.x ^ b.x, a.y ^ b.y, a.z ^ b.z, a.w ^ b.w);
-    const uint4 s = make_uint4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
-    cos_out[r * 16 + k] = c;
-    cos_out[r * 16 + k + 8] = c;
-    sin_out[r * 16 + k] = s;
-    sin_out[r * 16 + k + 8] = s;
-}
-static __global__ void pf12_t16(const uint4 *in, uint4 *cos_out, uint4 *sin_out, int64_t rows)
-{
-    const int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, r = t >> 4;
-    const int k = (int)(t & 15);
-    if (r >= rows) return;
-    const uint4 a = in[r * 16 + k];
-    const int kk = k >> 1;   // 16 threads cover the 8 output uint4 of each half: thread pairs split cos / sin
-    const uint4 v = make_uint4(a.x, a.y ^ (uint32_t)k, a.z, a.w);
-    uint4 *o = (k & 1) ? sin_out : cos_out;
-    o[r * 16 + kk] = v;
-    o[r * 16 + kk + 8] = v;
-}
-static __global__ void pf12_t32(const uint4 *in, uint4 *cos_out, uint4 *sin_out, int64_t rows)
-{
-    const int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, r = t >> 5;
-    const int l = (int)(t & 31), q = l & 15;
-    if (r >= rows) return;
-    const uint4 a = in[r * 16 + 2 * (q & 7)], b = in[r * 16 + 2 * (q & 7) + 1];
-    const uint4 v = make_uint4(a.x ^ b.x, a.y ^ b.y, a.z ^ b.z, a.w ^ b.w);
-    ((l >> 4) ? sin_out : cos_out)[r * 16 + q] = v;
-}
+// ---- forward-op floors: bench/dev/floors.cuh ------------------------------------------
 
 // "BxS" arguments -> (B, S) pairs and the largest B*S; 1 (with a message) on a bad one.
 static int parse_shapes(const char *who, int n, char **shapes, long long max, std::vector<std::pair<int64_t, int64_t>> &bs,
@@ -387,18 +327,18 @@ static int forward_report(const char *op, int n, char **shapes)
         double t[3], trg;
         if (is11) {
             uint4 *o = (uint4 *)out;
-            t[0] = time_it(flush, fb, [&] { pf11_t16<<<(unsigned)((rows * 16 + 255) / 256), 256>>>(pos, o, rows); });
-            t[1] = time_it(flush, fb, [&] { pf11_t32<<<(unsigned)((rows * 32 + 255) / 256), 256>>>(pos, o, rows); });
+            t[0] = time_it(flush, fb, [&] { fl11_t16<<<(unsigned)((rows * 16 + 255) / 256), 256>>>(pos, (const uint4 *)inv, o, rows); });
+            t[1] = time_it(flush, fb, [&] { fl11_t32<<<(unsigned)((rows * 32 + 255) / 256), 256>>>(pos, (const uint4 *)inv, o, rows); });
             const unsigned g = (unsigned)std::min<int64_t>((rows * 32 + 255) / 256, (int64_t)sms * 8);
-            t[2] = time_it(flush, fb, [&] { pf11_grid<<<g, 256>>>(pos, o, rows); });
+            t[2] = time_it(flush, fb, [&] { fl11_grid<<<g, 256>>>(pos, (const uint4 *)inv, o, rows); });
             ropegrad_rope_forward_problem p = {B, S, 128, pos, inv, 1.0f, out};
             trg = time_it(flush, fb, [&] { CK(rg_rope_forward_launch(&p, 0)); });
         } else {
             const uint4 *in = (const uint4 *)freqs;
             uint4 *oc = (uint4 *)out, *os = (uint4 *)(out + rows * 128);
-            t[0] = time_it(flush, fb, [&] { pf12_t8<<<(unsigned)((rows * 8 + 255) / 256), 256>>>(in, oc, os, rows); });
-            t[1] = time_it(flush, fb, [&] { pf12_t16<<<(unsigned)((rows * 16 + 255) / 256), 256>>>(in, oc, os, rows); });
-            t[2] = time_it(flush, fb, [&] { pf12_t32<<<(unsigned)((rows * 32 + 255) / 256), 256>>>(in, oc, os, rows); });
+            t[0] = time_it(flush, fb, [&] { fl12_t8<<<(unsigned)((rows * 8 + 255) / 256), 256>>>(in, oc, os, rows); });
+            t[1] = time_it(flush, fb, [&] { fl12_t16<<<(unsigned)((rows * 16 + 255) / 256), 256>>>(in, oc, os, rows); });
+            t[2] = time_it(flush, fb, [&] { fl12_t32<<<(unsigned)((rows * 32 + 255) / 256), 256>>>(in, oc, os, rows); });
             ropegrad_cos_sin_problem p = {B, S, 128, freqs, 1.0f, out, out + rows * 128};
             trg = time_it(flush, fb, [&] { CK(rg_cos_sin_launch(&p, 0)); });
         }
@@ -439,12 +379,12 @@ static int backward_report(int n, char **shapes)
     CK(cudaMemset(inv, 0, 64 * 64 * 4));
     const size_t fb = 2 * (size_t)l2;
     printf("probe backward (014): median us, CUPTI kernel spans, 2x-L2 memset before each of 60 launches (10 warmup)\n");
-    printf("| # | B | S | read floor (+ store/row) | ropegrad default | ropegrad / floor |\n|---|---|---|---|---|---|\n");
+    printf("| # | B | S | read floor (+ inv_freq, + store/row) | ropegrad default | ropegrad / floor |\n|---|---|---|---|---|---|\n");
     double sf = 0, sr = 0;
     for (size_t w = 0; w < bs.size(); w++) {
         const int64_t B = bs[w].first, S = bs[w].second, rows = B * S;
         const unsigned grid = (unsigned)((rows * 16 + 255) / 256);
-        const double tf = time_it(flush, fb, [&] { pr_rows<true, false><<<grid, 256>>>(gc, gs, emb, rows, out); });
+        const double tf = time_it(flush, fb, [&] { fl14_read_store<<<grid, 256>>>(gc, gs, emb, (const uint4 *)inv, S, rows, out); });
         ropegrad_problem p = {};
         p.batch_size = B, p.seq_len = S, p.head_dim = 128, p.grad_dtype = ROPEGRAD_BF16;
         p.grad_cos = gc, p.grad_sin = gs, p.emb = (const float *)emb, p.inv_freq = inv, p.inv_freq_batch_stride = 64;
