@@ -129,6 +129,12 @@ int main(int argc, char **argv)
         V11B(0, 1, "5-ref/1");
         V11B(0, 2, "5-ref/2");
         V11B(0, 4, "5-ref/4");
+#define V11S(N, BS, NAME) vs.push_back({NAME, 5, [&](int64_t B_, int64_t S_, float sc) { fd11_v5_go<0, N, BS>(pos, inv, sc, out, B_ * S_, 0); }})
+        V11S(1, 64, "5-ref/1 b64");
+        V11S(1, 128, "5-ref/1 b128");
+        V11S(2, 64, "5-ref/2 b64");
+        V11S(2, 128, "5-ref/2 b128");
+        V11S(4, 128, "5-ref/4 b128");
         V11B(1, 2, "6-plain/2");
         V11B(1, 4, "6-plain/4");
         V11B(2, 2, "7-noop/2");
@@ -165,6 +171,11 @@ int main(int argc, char **argv)
         V12B(0, 2, "5-ref/2");
         V12B(0, 4, "5-ref/4");
         V12B(0, 8, "5-ref/8");
+#define V12S(N, BS, NAME) vs.push_back({NAME, 5, [&](int64_t B_, int64_t S_, float sc) { fd12_v5_go<0, N, BS>(freqs, sc, out, c16(B_ * S_), B_ * S_, 0); }})
+        V12S(2, 64, "5-ref/2 b64");
+        V12S(2, 128, "5-ref/2 b128");
+        V12S(4, 64, "5-ref/4 b64");
+        V12S(4, 128, "5-ref/4 b128");
         V12B(1, 4, "6-plain/4");
         V12B(1, 8, "6-plain/8");
         V12B(2, 4, "7-noop/4");

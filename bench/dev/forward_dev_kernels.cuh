@@ -270,12 +270,12 @@ static __device__ __forceinline__ bool fd5_value(float x, float scale, float sa,
     return false;
 }
 
-template <int VPT, bool S1, int MODE>
-static __global__ void __launch_bounds__(256) fd11_v5(const int64_t *__restrict__ pos, const float *__restrict__ inv,
-                                                      float scale, uint32_t *__restrict__ out, int rows)
+template <int VPT, bool S1, int MODE, int BS = 256>
+static __global__ void __launch_bounds__(BS) fd11_v5(const int64_t *__restrict__ pos, const float *__restrict__ inv,
+                                                     float scale, uint32_t *__restrict__ out, int rows)
 {
     constexpr int H = 64, TPR = H / VPT;
-    const int t = blockIdx.x * 256 + threadIdx.x;
+    const int t = blockIdx.x * BS + threadIdx.x;
     const int r = t / TPR, k = t % TPR;
     if (r >= rows) return;
     const float p = (float)__ldg(pos + r);
@@ -315,22 +315,22 @@ static __global__ void __launch_bounds__(256) fd11_v5(const int64_t *__restrict_
     fd_store<VPT>::go(o + H, w.w);
 }
 
-template <int MODE, int VPT>
+template <int MODE, int VPT, int BS = 256>
 static void fd11_v5_go(const int64_t *pos, const float *inv, float scale, uint16_t *out, int64_t rows, cudaStream_t st)
 {
     const int64_t n = rows * (64 / VPT);
-    const unsigned g = (unsigned)((n + 255) / 256);
-    if (scale == 1.0f) fd11_v5<VPT, true, MODE><<<g, 256, 0, st>>>(pos, inv, scale, (uint32_t *)out, (int)rows);
-    else fd11_v5<VPT, false, MODE><<<g, 256, 0, st>>>(pos, inv, scale, (uint32_t *)out, (int)rows);
+    const unsigned g = (unsigned)((n + BS - 1) / BS);
+    if (scale == 1.0f) fd11_v5<VPT, true, MODE, BS><<<g, BS, 0, st>>>(pos, inv, scale, (uint32_t *)out, (int)rows);
+    else fd11_v5<VPT, false, MODE, BS><<<g, BS, 0, st>>>(pos, inv, scale, (uint32_t *)out, (int)rows);
 }
 
-template <int VPT, bool S1, int MODE>
-static __global__ void __launch_bounds__(256) fd12_v5(const float *__restrict__ freqs, float scale,
-                                                      uint32_t *__restrict__ cos_out, uint32_t *__restrict__ sin_out,
-                                                      int rows)
+template <int VPT, bool S1, int MODE, int BS = 256>
+static __global__ void __launch_bounds__(BS) fd12_v5(const float *__restrict__ freqs, float scale,
+                                                     uint32_t *__restrict__ cos_out, uint32_t *__restrict__ sin_out,
+                                                     int rows)
 {
     constexpr int H = 64, TPR = H / VPT, H2 = H / 2;
-    const int t = blockIdx.x * 256 + threadIdx.x;
+    const int t = blockIdx.x * BS + threadIdx.x;
     const int r = t / TPR, k = t % TPR;
     if (r >= rows) return;
     const float *in = freqs + (size_t)r * H + VPT * k;
@@ -382,13 +382,13 @@ static __global__ void __launch_bounds__(256) fd12_v5(const float *__restrict__ 
     fd_store<VPT / 2>::go(os + H2, sw.w);
 }
 
-template <int MODE, int VPT>
+template <int MODE, int VPT, int BS = 256>
 static void fd12_v5_go(const float *freqs, float scale, uint16_t *c, uint16_t *s, int64_t rows, cudaStream_t st)
 {
     const int64_t n = rows * (64 / VPT);
-    const unsigned g = (unsigned)((n + 255) / 256);
-    if (scale == 1.0f) fd12_v5<VPT, true, MODE><<<g, 256, 0, st>>>(freqs, scale, (uint32_t *)c, (uint32_t *)s, (int)rows);
-    else fd12_v5<VPT, false, MODE><<<g, 256, 0, st>>>(freqs, scale, (uint32_t *)c, (uint32_t *)s, (int)rows);
+    const unsigned g = (unsigned)((n + BS - 1) / BS);
+    if (scale == 1.0f) fd12_v5<VPT, true, MODE, BS><<<g, BS, 0, st>>>(freqs, scale, (uint32_t *)c, (uint32_t *)s, (int)rows);
+    else fd12_v5<VPT, false, MODE, BS><<<g, BS, 0, st>>>(freqs, scale, (uint32_t *)c, (uint32_t *)s, (int)rows);
 }
 
 // ---- versions 10, 11: reuse of equal positions across batches (011) ----------------------
