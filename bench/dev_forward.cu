@@ -144,10 +144,6 @@ int main(int argc, char **argv)
         V11M(10, 4, "10-memo-chunk/4");
         V11M(11, 1, "11-memo-block/1");
         V11M(11, 2, "11-memo-block/2");
-#define V11L(N, NAME) vs.push_back({NAME, 12, [&](int64_t B_, int64_t S_, float sc) { fd11_lean_go<N>(pos, inv, sc, out, B_ * S_, 0); }})
-        V11L(1, "12-lean/1");
-        V11L(2, "12-lean/2");
-        V11L(4, "12-lean/4");
     } else {
         vs.push_back({"floor", 0, [&](int64_t B_, int64_t S_, float) {
                           const int64_t rows = B_ * S_;
@@ -180,10 +176,6 @@ int main(int argc, char **argv)
         V12B(1, 8, "6-plain/8");
         V12B(2, 4, "7-noop/4");
         V12B(2, 8, "7-noop/8");
-#define V12L(N, NAME) vs.push_back({NAME, 12, [&](int64_t B_, int64_t S_, float sc) { fd12_lean_go<N>(freqs, sc, out, c16(B_ * S_), B_ * S_, 0); }})
-        V12L(2, "12-lean/2");
-        V12L(4, "12-lean/4");
-        V12L(8, "12-lean/8");
     }
 
     // ---- bit-for-bit check against the shipped kernel --------------------------------------
@@ -278,12 +270,11 @@ int main(int argc, char **argv)
     printf("| # | B | S |");
     for (auto &v : vs)
         if (in_pass(v)) printf(" %s |", v.name);
-    printf(" best 5 | best 5 / floor | best 12 | best 12 / floor |\n|---|---|---|");
+    printf(" best 5 | best 5 / floor |\n|---|---|---|");
     for (auto &v : vs)
         if (in_pass(v)) printf("---|");
-    printf("---|---|---|---|\n");
+    printf("---|---|\n");
     std::vector<double> lsum(vs.size() + 1, 0.0);
-    double lsum12 = 0;
     int nw = 0;
     for (size_t w = 0; w < shapes.size(); w++) {
         if (argc > 2) {
@@ -299,19 +290,17 @@ int main(int argc, char **argv)
             CK(cudaMemcpy(pos, h.data(), rows * 8, cudaMemcpyHostToDevice));
         }
         printf("| %zu | %lld | %lld |", w, (long long)B, (long long)S);
-        double best5 = 1e30, best12 = 1e30, fl = 0;
+        double best5 = 1e30, fl = 0;
         for (size_t i = 0; i < vs.size(); i++) {
             if (!in_pass(vs[i])) continue;
             const double t = time_it([&] { vs[i].go(B, S, 1.0f); });
             if (i == 0) fl = t;
             lsum[i] += log(t);
             if (vs[i].version == 5) best5 = std::min(best5, t);
-            if (vs[i].version == 12) best12 = std::min(best12, t);
             printf(" %.2f |", t);
         }
         lsum[vs.size()] += log(best5);
-        lsum12 += log(best12);
-        printf(" %.2f | %.3f | %.2f | %.3f |\n", best5, best5 / fl, best12, best12 / fl);
+        printf(" %.2f | %.3f |\n", best5, best5 / fl);
         fflush(stdout);
     }
     printf("| geomean | | |");
@@ -320,7 +309,7 @@ int main(int argc, char **argv)
     printf("\n| / floor | | |");
     for (size_t i = 0; i <= vs.size(); i++)
         if (i == vs.size() || in_pass(vs[i])) printf(" %.3f |", exp((lsum[i] - lsum[0]) / nw));
-    printf(" | %.3f |\n", exp((lsum12 - lsum[0]) / nw));
+    printf("\n");
     }
     if (bad_total) printf("dev_forward: %d version/input pairs differ from the shipped kernel\n", bad_total);
     return bad_total ? 1 : 0;

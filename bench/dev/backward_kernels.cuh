@@ -371,21 +371,6 @@ static __device__ __forceinline__ float rg_word_at(const uint32_t *w, int k)
     return rg_f16_bits((k & 1) ? (x >> 16) : (x & 0xffffu));
 }
 
-template <int EPT>
-static __device__ __noinline__ float rg_row_reload_n(const char *gc, const char *gs, const float *e, const float *inv,
-                                                     int dt, int H)
-{
-    float acc = 0.f;
-    for (int k = 0; k < EPT; k++) {
-        float s, c;
-        rg_sincos(e[k], &s, &c);
-        const float gck = rg_grad_at(gc, dt, k) + rg_grad_at(gc, dt, k + H);
-        const float gsk = rg_grad_at(gs, dt, k) + rg_grad_at(gs, dt, k + H);
-        acc = fmaf(inv[k], fmaf(gsk, c, -gck * s), acc);
-    }
-    return acc;
-}
-
 template <int ESZ, int TPR, int EPT, int DT>
 static __global__ void __launch_bounds__(256) rg_k14_2d(ropegrad_problem p)
 {
@@ -431,7 +416,7 @@ static __global__ void __launch_bounds__(256) rg_k14_2d(ropegrad_problem p)
             part = fmaf(iv[k], fmaf(gsk, cs, -gck * sn), part);
         }
     } else {
-        part = rg_row_reload_n<EPT>(gc, gs, e, inv, DT, H);
+        part = rg_row_reload<ESZ, EPT>(gc, gs, e, inv, DT, H);
     }
     const float acc = rg_group_sum<TPR>(part);
     if (live && j == 0) p.grad_position_ids[r] = p.attention_scaling * acc;

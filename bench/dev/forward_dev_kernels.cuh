@@ -56,7 +56,8 @@
 //              rest compute. Slower than 5 on both kinds of input.
 // 12 lean      5 with the reduction in two FMA steps, the test and the range
 //              check as one predicate chain, the rare path redoing the test per
-//              value: no gain (geomean within 1% of 5 on both ops, run 7).
+//              value: no gain (geomean within 1% of 5 on both ops, run 7);
+//              removed (code in commit 7a5a238).
 //  shipped since 2026-12-01: 5, for both ops (10 and 11: not shipped, see
 //              bench/results/dev/forward-2026-12-01-run{4,5}.txt, where their
 //              column is "1-shipped" -- each was the library's kernel then).
@@ -133,15 +134,7 @@ static __global__ void __launch_bounds__(256) fd11(const int64_t *__restrict__ p
     if (r >= rows) return;
     const float p = (float)__ldg(pos + r);
     float f[VPT];
-    if constexpr (VPT == 4) {
-        const float4 q = __ldg((const float4 *)inv + k);
-        f[0] = q.x, f[1 % VPT] = q.y, f[2 % VPT] = q.z, f[3 % VPT] = q.w;
-    } else if constexpr (VPT == 2) {
-        const float2 q = __ldg((const float2 *)inv + k);
-        f[0] = q.x, f[1 % VPT] = q.y;
-    } else {
-        f[0] = __ldg(inv + k);
-    }
+    rg_load_floats<VPT>(inv + VPT * k, f);
     uint32_t *o = out + r * (2 * H) + VPT * k;   // a row: 2*H words (cos | sin << 16)
     fd_words<VPT> w;
     if constexpr (V == 3) {
@@ -199,17 +192,7 @@ static __global__ void __launch_bounds__(256) fd12(const float *__restrict__ fre
     if (r >= rows) return;
     const float *in = freqs + r * H + VPT * k;
     float f[VPT];
-    if constexpr (VPT == 8) {
-        const float4 a = __ldg((const float4 *)in), b = __ldg((const float4 *)in + 1);
-        f[0] = a.x, f[1] = a.y, f[2 % VPT] = a.z, f[3 % VPT] = a.w;
-        f[4 % VPT] = b.x, f[5 % VPT] = b.y, f[6 % VPT] = b.z, f[7 % VPT] = b.w;
-    } else if constexpr (VPT == 4) {
-        const float4 a = __ldg((const float4 *)in);
-        f[0] = a.x, f[1] = a.y, f[2 % VPT] = a.z, f[3 % VPT] = a.w;
-    } else {
-        const float2 a = __ldg((const float2 *)in);
-        f[0] = a.x, f[1] = a.y;
-    }
+    rg_load_floats<VPT>(in, f);
     uint32_t *oc = cos_out + r * H + (VPT / 2) * k, *os = sin_out + r * H + (VPT / 2) * k;
     fd_words<VPT / 2> cw, sw;
     if constexpr (V == 3) {
@@ -280,15 +263,7 @@ static __global__ void __launch_bounds__(BS) fd11_v5(const int64_t *__restrict__
     if (r >= rows) return;
     const float p = (float)__ldg(pos + r);
     float f[VPT];
-    if constexpr (VPT == 4) {
-        const float4 q = __ldg((const float4 *)inv + k);
-        f[0] = q.x, f[1 % VPT] = q.y, f[2 % VPT] = q.z, f[3 % VPT] = q.w;
-    } else if constexpr (VPT == 2) {
-        const float2 q = __ldg((const float2 *)inv + k);
-        f[0] = q.x, f[1 % VPT] = q.y;
-    } else {
-        f[0] = __ldg(inv + k);
-    }
+    rg_load_floats<VPT>(inv + VPT * k, f);
     uint32_t *o = out + (size_t)r * (2 * H) + VPT * k;
     const float sa = fabsf(scale) * RG_SINCOS_ABS_PER_RAD;
     uint32_t amb = 0;
@@ -335,17 +310,7 @@ static __global__ void __launch_bounds__(BS) fd12_v5(const float *__restrict__ f
     if (r >= rows) return;
     const float *in = freqs + (size_t)r * H + VPT * k;
     float f[VPT];
-    if constexpr (VPT == 8) {
-        const float4 a = __ldg((const float4 *)in), b = __ldg((const float4 *)in + 1);
-        f[0] = a.x, f[1] = a.y, f[2 % VPT] = a.z, f[3 % VPT] = a.w;
-        f[4 % VPT] = b.x, f[5 % VPT] = b.y, f[6 % VPT] = b.z, f[7 % VPT] = b.w;
-    } else if constexpr (VPT == 4) {
-        const float4 a = __ldg((const float4 *)in);
-        f[0] = a.x, f[1] = a.y, f[2 % VPT] = a.z, f[3 % VPT] = a.w;
-    } else {
-        const float2 a = __ldg((const float2 *)in);
-        f[0] = a.x, f[1] = a.y;
-    }
+    rg_load_floats<VPT>(in, f);
     uint32_t *oc = cos_out + (size_t)r * H + (VPT / 2) * k, *os = sin_out + (size_t)r * H + (VPT / 2) * k;
     const float sa = fabsf(scale) * RG_SINCOS_ABS_PER_RAD;
     uint32_t amb = 0;
@@ -507,131 +472,4 @@ static void fd11_memo_go(const int64_t *pos, const float *inv, float scale, uint
         if (s1) fd11_memo_block<VPT, true><<<grid, 256, 0, st>>>(pos, inv, 1.0f, out, (int)B, (int)S);
         else fd11_memo_block<VPT, false><<<grid, 256, 0, st>>>(pos, inv, scale, out, (int)B, (int)S);
     }
-}
-
-// ---- version 12: lean ------------------------------------------------------------------------
-// 5 with less in the common path: the reduction in two steps (C3's term,
-// <= 5.4e-15 |q|, joins the bound's absolute part, which 2^-46 |x| still
-// covers), the test's outcome and the range check folded into one predicate
-// chain (no per-value mask), and the rare path redoing the test per value to
-// find what to refine. (A first try kept the rare path a loop, not unrolled:
-// its indexed arrays went to local memory on every path, 1.4-1.8x slower:
-// bench/results/dev/forward-2026-12-01-run6.txt.)
-static __device__ __forceinline__ void fd12l_core(float x, float *s, float *c)
-{
-    const float big = fmaf(x, 0.636619746685028076f, 12582912.0f);
-    const float q = big - 12582912.0f;
-    const int qi = __float_as_int(big);
-    float r = fmaf(q, -1.5707962512969971f, x);
-    r = fmaf(q, -7.5497894158615964e-08f, r);
-    const float r2 = r * r;
-    float ps = -1.93857558770105243e-04f;
-    ps = fmaf(ps, r2, 8.33097007125616074e-03f);
-    ps = fmaf(ps, r2, -1.66666299104690552e-01f);
-    const float sr = r * fmaf(ps, r2, 1.0f);
-    float pc = 2.43223821598803624e-05f;
-    pc = fmaf(pc, r2, -1.38862279709428549e-03f);
-    pc = fmaf(pc, r2, 4.16666194796562195e-02f);
-    pc = fmaf(pc, r2, -0.5f);
-    const float cr = fmaf(pc, r2, 1.0f);
-    const float sv = (qi & 1) ? cr : sr;
-    const float cv = (qi & 1) ? sr : cr;
-    *s = __int_as_float(__float_as_int(sv) ^ ((qi & 2) << 30));
-    *c = __int_as_float(__float_as_int(cv) ^ (((qi + 1) & 2) << 30));
-}
-
-// true if the value needs the rare path (uncertain rounding or off the fast range)
-template <bool S1>
-static __device__ __forceinline__ bool fd12l_value(float x, float scale, float sa, uint32_t *w)
-{
-    float s, c;
-    fd12l_core(x, &s, &c);
-    const float vs = S1 ? s : s * scale, vc = S1 ? c : c * scale;
-    const float ta = fabsf(x) * sa;
-    const float ts = fmaf(fabsf(vs), RG_SINCOS_REL_ERR, ta), tc = fmaf(fabsf(vc), RG_SINCOS_REL_ERR, ta);
-    *w = rg_pack_bf16x2(vc, vs);
-    return rg_bf16_near_mid(vs, ts) | rg_bf16_near_mid(vc, tc) | !(fabsf(x) <= RG_SINCOS_FAST_MAX);
-}
-
-template <int VPT, bool S1>
-static __global__ void __launch_bounds__(256) fd11_lean(const int64_t *__restrict__ pos, const float *__restrict__ inv,
-                                                        float scale, uint32_t *__restrict__ out, int rows)
-{
-    constexpr int H = 64, TPR = H / VPT;
-    const int t = blockIdx.x * 256 + threadIdx.x;
-    const int r = t / TPR, k = t % TPR;
-    if (r >= rows) return;
-    const float p = (float)__ldg(pos + r);
-    float f[VPT];
-    rg_load_floats<VPT>(inv + VPT * k, f);
-    uint32_t *o = out + (size_t)r * (2 * H) + VPT * k;
-    const float sa = fabsf(scale) * RG_SINCOS_ABS_PER_RAD;
-    bool rare = !(fabsf(scale) <= 1.0e30f);
-    rg_wordvec<VPT> w;
-#pragma unroll
-    for (int i = 0; i < VPT; i++) rare |= fd12l_value<S1>(p * f[i], scale, sa, &w.w[i]);
-    if (rare) {
-#pragma unroll
-        for (int i = 0; i < VPT; i++) {
-            uint32_t wi;
-            if (fd12l_value<S1>(p * f[i], scale, sa, &wi) || !(fabsf(scale) <= 1.0e30f))
-                w.w[i] = rg_sincos_bf16_double(p * f[i], scale);
-        }
-    }
-    rg_store_words<VPT>(o, w);
-    rg_store_words<VPT>(o + H, w);
-}
-
-template <int VPT, bool S1>
-static __global__ void __launch_bounds__(256) fd12_lean(const float *__restrict__ freqs, float scale,
-                                                        uint32_t *__restrict__ cos_out, uint32_t *__restrict__ sin_out,
-                                                        int rows)
-{
-    constexpr int H = 64, TPR = H / VPT, H2 = H / 2;
-    const int t = blockIdx.x * 256 + threadIdx.x;
-    const int r = t / TPR, k = t % TPR;
-    if (r >= rows) return;
-    const float *in = freqs + (size_t)r * H + VPT * k;
-    float f[VPT];
-    rg_load_floats<VPT>(in, f);
-    uint32_t *oc = cos_out + (size_t)r * H + (VPT / 2) * k, *os = sin_out + (size_t)r * H + (VPT / 2) * k;
-    const float sa = fabsf(scale) * RG_SINCOS_ABS_PER_RAD;
-    bool rare = !(fabsf(scale) <= 1.0e30f);
-    uint32_t w[VPT];
-#pragma unroll
-    for (int i = 0; i < VPT; i++) rare |= fd12l_value<S1>(f[i], scale, sa, &w[i]);
-    if (rare) {
-#pragma unroll
-        for (int i = 0; i < VPT; i++) {
-            uint32_t wi;
-            if (fd12l_value<S1>(f[i], scale, sa, &wi) || !(fabsf(scale) <= 1.0e30f))
-                w[i] = rg_sincos_bf16_double(f[i], scale);
-        }
-    }
-    rg_wordvec<VPT / 2> cw, sw;
-#pragma unroll
-    for (int i = 0; i < VPT / 2; i++) {
-        cw.w[i] = (w[2 * i] & 0xffffu) | (w[2 * i + 1] << 16);
-        sw.w[i] = (w[2 * i] >> 16) | (w[2 * i + 1] & 0xffff0000u);
-    }
-    rg_store_words<VPT / 2>(oc, cw);
-    rg_store_words<VPT / 2>(oc + H2, cw);
-    rg_store_words<VPT / 2>(os, sw);
-    rg_store_words<VPT / 2>(os + H2, sw);
-}
-
-template <int VPT>
-static void fd11_lean_go(const int64_t *pos, const float *inv, float scale, uint16_t *out, int64_t rows, cudaStream_t st)
-{
-    const unsigned g = (unsigned)((rows * (64 / VPT) + 255) / 256);
-    if (scale == 1.0f) fd11_lean<VPT, true><<<g, 256, 0, st>>>(pos, inv, scale, (uint32_t *)out, (int)rows);
-    else fd11_lean<VPT, false><<<g, 256, 0, st>>>(pos, inv, scale, (uint32_t *)out, (int)rows);
-}
-
-template <int VPT>
-static void fd12_lean_go(const float *freqs, float scale, uint16_t *c, uint16_t *s, int64_t rows, cudaStream_t st)
-{
-    const unsigned g = (unsigned)((rows * (64 / VPT) + 255) / 256);
-    if (scale == 1.0f) fd12_lean<VPT, true><<<g, 256, 0, st>>>(freqs, scale, (uint32_t *)c, (uint32_t *)s, (int)rows);
-    else fd12_lean<VPT, false><<<g, 256, 0, st>>>(freqs, scale, (uint32_t *)c, (uint32_t *)s, (int)rows);
 }

@@ -300,12 +300,12 @@ static __global__ void rg_k3_vec(ropegrad_problem p)
 // so it costs the fast path neither registers nor local memory. (Passing the
 // loaded registers by reference instead put them in local memory on every
 // path: W14 211 us against 100.)
-template <int ESZ>
+template <int ESZ, int EPT = RG_EPT>
 static __device__ __noinline__ float rg_row_reload(const char *gc, const char *gs, const float *e, const float *inv,
                                                    int dt, int H)
 {
     float acc = 0.f;
-    for (int k = 0; k < RG_EPT; k++) {
+    for (int k = 0; k < EPT; k++) {
         float s, c;
         rg_sincos(e[k], &s, &c);
         const float gck = rg_grad_at(gc, dt, k) + rg_grad_at(gc, dt, k + H);
