@@ -387,7 +387,7 @@ enum { OPT_SUITE = 1000, OPT_THREADS, OPT_ITERATIONS, OPT_WARMUP, OPT_WORKLOADS,
 
 int main(int argc, char **argv)
 {
-    static const struct option longopts[] = {
+    static const struct option longopts[] = {   /* in the order of the OPT_ enum (messages name them by it) */
         {"suite", required_argument, NULL, OPT_SUITE},
         {"threads", required_argument, NULL, OPT_THREADS},
         {"iterations", required_argument, NULL, OPT_ITERATIONS},
@@ -422,7 +422,8 @@ int main(int argc, char **argv)
             const long long lo = c == OPT_ITERATIONS ? 1 : 0;
             const long long hi = c == OPT_THREADS ? 4096 : c == OPT_SEED ? 9007199254740992ll : 1000000;
             if (rg_cli_parse_ll(optarg, lo, hi, &v)) {
-                fprintf(stderr, "cpu_floor: %s: '%s' is not an integer in %lld..%lld\n", name, optarg, lo, hi);
+                fprintf(stderr, "cpu_floor: --%s: '%s' is not an integer in %lld..%lld\n",
+                        longopts[c - OPT_SUITE].name, optarg, lo, hi);
                 goto out;
             }
             if (c == OPT_THREADS) o.threads = (int)v;
