@@ -335,10 +335,10 @@ static char *report(const rg_suite *s, const rg_run_result *r, const fl_row *row
                   started, r->device, r->kernel_name, r->env.ropegrad_version, threads, r->cold_l2, r->warmup,
                   r->iterations, r->inputs, (unsigned long long)r->seed);
     if (load0 >= 0 && load1 >= 0)
-        rg_buf_printf(&b, "Load average (1 min) before: %.2f, after: %.2f, on %d CPUs%s.\n\n", load0, load1, cpus,
-                      load0 >= 0.5 * cpus || load1 >= 0.5 * cpus
-                          ? " (busy: half the CPUs or more; these times are noisy)"
-                          : " (quiet: under half the CPUs)");
+        rg_buf_printf(&b, "Load average (1 min) before: %.2f (as this process started: %s), after: %.2f (this run's "
+                          "own threads included), on %d CPUs.\n\n",
+                      load0, load0 >= 0.5 * cpus ? "busy, half the CPUs or more, so these times are noisy"
+                                                 : "quiet, under half the CPUs", load1, cpus);
     else
         rg_buf_puts(&b, "Load average: unknown.\n\n");
     rg_buf_puts(&b, "Floor kernels move exactly the op's bytes (the op table's bytes()) and compute nothing: "

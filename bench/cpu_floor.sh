@@ -18,7 +18,18 @@ fi
 cmake --build "$BUILD" --target cpu_floor >/dev/null
 ops=("$@")
 [ ${#ops[@]} -gt 0 ] || ops=(011 012 014)
+# Waits (up to WAIT_S seconds, default 240) for the 1-minute load average to fall under half the CPUs
+# before each op, so a previous op's own threads have left it; the file says what it was.
+quiet() {
+  local cpus waited=0
+  cpus=$(nproc)
+  while awk -v c="$cpus" '{exit !($1 >= c / 2)}' /proc/loadavg && [ "$waited" -lt "${WAIT_S:-240}" ]; do
+    sleep 10
+    waited=$((waited + 10))
+  done
+}
 for op in "${ops[@]}"; do
+  quiet
   "$BUILD/bench/cpu_floor" --suite "suites/sol-execbench-$op" --threads 2 --iterations 20 --warmup 3 \
     --output "bench/results/cpu-floor-$op.md"
 done

@@ -3,7 +3,8 @@
  * CPU path) on one tiny workload per op: the report has one row per workload
  * whose shape and bytes match the suite and the op table, every time is finite
  * and positive, the best floor is the fastest pattern and the ratio is
- * ropegrad over it; bad input is one line on stderr, exit 2, and no file. */
+ * ropegrad over it; bad input is one line on stderr, exit 2, and no file;
+ * and the harness's CPU timer the tool shares with `ropegrad bench`. */
 #define _POSIX_C_SOURCE 200809L   /* mkdtemp */
 
 #include "test_util.h"
@@ -187,6 +188,42 @@ static void bad_input(void **state)
     TU_EXPECT_ONE_LINE_ERROR(run_floor(args, err, sizeof err), err, "no-such-suite");
 }
 
+/* The harness's CPU timer, which the tool and `ropegrad bench --backend cpu` share. */
+static int calls;
+static int count_call(void *ctx)
+{
+    (void)ctx;
+    calls++;
+    return calls == *(const int *)ctx ? 7 : 0;   /* fails on the call numbered *ctx (never when 0) */
+}
+
+static void cpu_timer(void **state)
+{
+    (void)state;
+    rg_cpu_timer t;
+    char err[RG_ERRLEN];
+    assert_int_equal(rg_cpu_timer_open(&t, err, sizeof err), 0);
+    assert_true(t.bytes >= ((size_t)1 << 20));
+    assert_non_null(strstr(t.cold, "MiB written before every call"));
+    double samples[5];
+    int fail_at = 0;
+    calls = 0;
+    assert_int_equal(rg_cpu_timer_run(&t, 2, 5, count_call, &fail_at, samples), 0);
+    assert_int_equal(calls, 7);   /* warmup + iterations */
+    for (int i = 0; i < 5; i++) assert_true(isfinite(samples[i]) && samples[i] > 0);
+    fail_at = 3;
+    calls = 0;
+    assert_int_equal(rg_cpu_timer_run(&t, 2, 5, count_call, &fail_at, samples), 7);   /* stops, returns it */
+    assert_int_equal(calls, 3);
+    assert_int_equal(rg_cpu_timer_run(&t, -1, 5, count_call, &fail_at, samples), -1);
+    assert_int_equal(rg_cpu_timer_run(&t, 0, 0, count_call, &fail_at, samples), -1);
+    assert_int_equal(rg_cpu_timer_run(&t, 0, 1, NULL, &fail_at, samples), -1);
+    rg_cpu_timer_close(&t);
+    assert_null(t.buf);
+    assert_int_equal(rg_cpu_timer_run(&t, 0, 1, count_call, &fail_at, samples), -1);   /* closed */
+    assert_int_not_equal(rg_cpu_timer_open(NULL, err, sizeof err), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -194,6 +231,7 @@ int main(void)
         cmocka_unit_test(forward_012),
         cmocka_unit_test(backward_014),
         cmocka_unit_test(bad_input),
+        cmocka_unit_test(cpu_timer),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
