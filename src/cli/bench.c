@@ -63,18 +63,6 @@ static void usage(FILE *f, const char *cmd, int timed)
     fprintf(f, "exit status: 0 all workloads pass, 1 a workload failed, 2 bad usage or input\n");
 }
 
-/* Strict integer parsing: the whole string, in [lo, hi]. */
-static int parse_ll(const char *s, long long lo, long long hi, long long *v)
-{
-    if (!s || !*s) return 1;
-    char *end;
-    errno = 0;
-    long long x = strtoll(s, &end, 10);
-    if (errno || *end || x < lo || x > hi) return 1;
-    *v = x;
-    return 0;
-}
-
 static int is_suite(const char *dir)
 {
     char p[PATH_MAX + 256];
@@ -119,38 +107,6 @@ static void default_suite(char *dst, size_t n)
 }
 
 void rg_cli_default_suite(char *dst, size_t n) { default_suite(dst, n); }
-
-/* --json FILE must land in an existing, writable folder: checked before the run. */
-static int check_output_path(const char *opt, const char *path, char *err, size_t errlen)
-{
-    char dir[PATH_MAX];
-    if (!*path || strlen(path) >= sizeof dir) {
-        snprintf(err, errlen, "%s: invalid path '%.200s'", opt, path);
-        return 1;
-    }
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == dir)
-        dir[1] = '\0';
-    else
-        *slash = '\0';
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "%s %.200s: directory '%.200s' does not exist", opt, path, dir);
-        return 1;
-    }
-    if (access(dir, W_OK) != 0) {
-        snprintf(err, errlen, "%s %.200s: directory '%.200s' is not writable", opt, path, dir);
-        return 1;
-    }
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "%s %.200s: is a directory", opt, path);
-        return 1;
-    }
-    return 0;
-}
 
 static int run_command(int argc, char **argv, int timed)
 {
@@ -212,7 +168,7 @@ static int run_command(int argc, char **argv, int timed)
             o.backend = optarg;
             break;
         case OPT_KERNEL:
-            if (parse_ll(optarg, 0, 1000, &v)) {
+            if (rg_cli_parse_ll(optarg, 0, 1000, &v)) {
                 fprintf(stderr, "ropegrad %s: --kernel: '%s' is not a kernel number (0..1000)\n", cmd, optarg);
                 goto out;
             }
@@ -227,28 +183,28 @@ static int run_command(int argc, char **argv, int timed)
             }
             break;
         case OPT_ITERATIONS:
-            if (parse_ll(optarg, 1, 1000000, &v)) {
+            if (rg_cli_parse_ll(optarg, 1, 1000000, &v)) {
                 fprintf(stderr, "ropegrad %s: --iterations: '%s' is not an integer in 1..1000000\n", cmd, optarg);
                 goto out;
             }
             o.iterations = (int)v;
             break;
         case OPT_WARMUP:
-            if (parse_ll(optarg, 0, 1000000, &v)) {
+            if (rg_cli_parse_ll(optarg, 0, 1000000, &v)) {
                 fprintf(stderr, "ropegrad %s: --warmup: '%s' is not an integer in 0..1000000\n", cmd, optarg);
                 goto out;
             }
             o.warmup = (int)v;
             break;
         case OPT_SEED:
-            if (parse_ll(optarg, 0, (long long)RG_MAX_SEED, &v)) {
+            if (rg_cli_parse_ll(optarg, 0, (long long)RG_MAX_SEED, &v)) {
                 fprintf(stderr, "ropegrad %s: --seed: '%s' is not an integer in 0..2^53\n", cmd, optarg);
                 goto out;
             }
             o.seed = (uint64_t)v;
             break;
         case OPT_THREADS:
-            if (parse_ll(optarg, 0, 4096, &v)) {
+            if (rg_cli_parse_ll(optarg, 0, 4096, &v)) {
                 fprintf(stderr, "ropegrad %s: --threads: '%s' is not an integer in 0..4096\n", cmd, optarg);
                 goto out;
             }
@@ -306,11 +262,11 @@ static int run_command(int argc, char **argv, int timed)
         fprintf(stderr, "ropegrad %s: --json - and --format json both write JSON to stdout: give one\n", cmd);
         goto out;
     }
-    if (json && !rg_cli_is_stdout(json) && check_output_path("--json", json, err, sizeof err)) {
+    if (json && !rg_cli_is_stdout(json) && rg_cli_check_output_path("--json", json, err, sizeof err)) {
         fprintf(stderr, "ropegrad %s: %s\n", cmd, err);
         goto out;
     }
-    if (ro.manifest_path && check_output_path("--manifest", ro.manifest_path, err, sizeof err)) {
+    if (ro.manifest_path && rg_cli_check_output_path("--manifest", ro.manifest_path, err, sizeof err)) {
         fprintf(stderr, "ropegrad %s: %s\n", cmd, err);
         goto out;
     }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Held with a handler, not a signal mask: the process has OpenMP worker
@@ -100,6 +101,48 @@ int rg_cli_parse_ranges(const char *opt, const char *s, int **out, size_t *n, ch
     }
     *out = v;
     *n = k;
+    return 0;
+}
+
+int rg_cli_parse_ll(const char *s, long long lo, long long hi, long long *v)
+{
+    if (!s || !*s || !v) return 1;
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (errno || *end || x < lo || x > hi) return 1;
+    *v = x;
+    return 0;
+}
+
+int rg_cli_check_output_path(const char *opt, const char *path, char *err, size_t errlen)
+{
+    char dir[PATH_MAX];
+    if (!*path || strlen(path) >= sizeof dir) {
+        snprintf(err, errlen, "%s: invalid path '%.200s'", opt, path);
+        return 1;
+    }
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s %.200s: directory '%.200s' does not exist", opt, path, dir);
+        return 1;
+    }
+    if (access(dir, W_OK) != 0) {
+        snprintf(err, errlen, "%s %.200s: directory '%.200s' is not writable", opt, path, dir);
+        return 1;
+    }
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s %.200s: is a directory", opt, path);
+        return 1;
+    }
     return 0;
 }
 

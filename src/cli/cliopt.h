@@ -21,6 +21,16 @@ void rg_cli_signals_release(void);
  * Returns 0, or 1 with a one-line message naming the option and the item. */
 int rg_cli_parse_ranges(const char *opt, const char *s, int **out, size_t *n, char *err, size_t errlen);
 
+/* Strict integer parsing: the whole of s is a decimal integer in [lo, hi].
+ * Returns 0 with *v set, or 1. */
+int rg_cli_parse_ll(const char *s, long long lo, long long hi, long long *v);
+
+/* An output file can be written at path (its directory exists and is
+ * writable, path is not a directory), so a long run does not end in an
+ * error it could have reported at once. Returns 0, or 1 with a one-line
+ * message naming the option. */
+int rg_cli_check_output_path(const char *opt, const char *path, char *err, size_t errlen);
+
 /* 1 when an output option's value means standard output ("-"). */
 int rg_cli_is_stdout(const char *path);
 

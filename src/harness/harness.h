@@ -187,6 +187,30 @@ typedef struct rg_run_result {
     double mean_ns, geomean_ns;    /* over the per-workload medians */
 } rg_run_result;
 
+/* ---- the CPU timer (run.c): the protocol's CPU timing, for any code to time --------- */
+
+/* Cold cache on the CPU: a buffer of twice the last-level cache (64 MiB when
+ * its size is unknown, at most 1 GiB), written whole and read once per line
+ * before every call, so the call's working set starts in DRAM (the CPU's
+ * counterpart of the GPU protocol's cold L2). */
+typedef struct rg_cpu_timer {
+    unsigned char *buf;
+    size_t bytes;
+    char cold[128];                /* how the cache is flushed, in words (rg_run_result.cold_l2) */
+} rg_cpu_timer;
+
+/* Allocates and faults in the flush buffer. Returns 0, or 1 with a message. */
+int rg_cpu_timer_open(rg_cpu_timer *t, char *err, size_t errlen);
+void rg_cpu_timer_close(rg_cpu_timer *t);
+
+/* The protocol's CPU loop: warmup + iterations calls of fn(ctx), the cache
+ * flushed before each and each call timed with CLOCK_MONOTONIC; the last
+ * iterations times go to samples_ns[iterations] (rg_time_stats_compute gives
+ * the median). Stops at the first non-zero status fn returns and returns it
+ * (samples_ns then incomplete); -1 on bad arguments. */
+typedef int (*rg_cpu_timed_fn)(void *ctx);
+int rg_cpu_timer_run(rg_cpu_timer *t, int warmup, int iterations, rg_cpu_timed_fn fn, void *ctx, double *samples_ns);
+
 /* Runs the workloads whose indices are listed (all when n_indices == 0).
  * Returns 0 when the run completed (whether or not workloads passed), non-zero
  * with a message on a usage or system error. */

@@ -135,20 +135,47 @@ static size_t llc_bytes(void)
     return best;
 }
 
-typedef struct cold_buffer {
-    unsigned char *buf;
-    size_t bytes;
-} cold_buffer;
-
 static volatile unsigned rg_cold_sink;
+
+int rg_cpu_timer_open(rg_cpu_timer *t, char *err, size_t errlen)
+{
+    if (!t) {
+        snprintf(err, errlen, "rg_cpu_timer_open: no timer");
+        return 1;
+    }
+    memset(t, 0, sizeof *t);
+    const size_t llc = llc_bytes();
+    t->bytes = llc ? 2 * llc : RG_COLD_DEFAULT;
+    if (t->bytes > RG_COLD_MAX) t->bytes = RG_COLD_MAX;
+    t->buf = malloc(t->bytes);
+    if (!t->buf) {
+        snprintf(err, errlen, "out of memory allocating the %zu MiB cold-cache buffer", t->bytes >> 20);
+        return 1;
+    }
+    memset(t->buf, 0, t->bytes);   /* fault the pages in once, outside any iteration */
+    if (llc)
+        snprintf(t->cold, sizeof t->cold, "%zu MiB written before every call (2x the %zu MiB LLC%s)", t->bytes >> 20,
+                 llc >> 20, 2 * llc > RG_COLD_MAX ? ", capped at 1 GiB" : "");
+    else
+        snprintf(t->cold, sizeof t->cold, "%zu MiB written before every call (LLC size unknown)", t->bytes >> 20);
+    return 0;
+}
+
+void rg_cpu_timer_close(rg_cpu_timer *t)
+{
+    if (!t) return;
+    free(t->buf);
+    t->buf = NULL;
+    t->bytes = 0;
+}
 
 /* Writes every byte and reads one per line, so nothing of the previous call's
  * working set survives in any cache level (and the compiler cannot drop it). */
-static void cold_flush(cold_buffer *c, int it)
+static void cold_flush(rg_cpu_timer *t, int it)
 {
-    memset(c->buf, it & 0xff, c->bytes);
+    memset(t->buf, it & 0xff, t->bytes);
     unsigned acc = 0;
-    for (size_t i = 0; i < c->bytes; i += 64) acc += c->buf[i];
+    for (size_t i = 0; i < t->bytes; i += 64) acc += t->buf[i];
     rg_cold_sink += acc;
 }
 
@@ -157,6 +184,20 @@ static double now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+int rg_cpu_timer_run(rg_cpu_timer *t, int warmup, int iterations, rg_cpu_timed_fn fn, void *ctx, double *samples_ns)
+{
+    if (!t || !t->buf || !fn || !samples_ns || warmup < 0 || iterations < 1) return -1;
+    int rc = 0;
+    for (int it = 0; it < warmup + iterations && !rc; it++) {
+        cold_flush(t, it);
+        double t0 = now_ns();
+        rc = fn(ctx);
+        double t1 = now_ns();
+        if (it >= warmup) samples_ns[it - warmup] = t1 - t0;
+    }
+    return rc;
 }
 
 void rg_result_set_samples(rg_workload_result *wr, double *samples_ns, int n)
@@ -186,8 +227,22 @@ int rg_check_op_output(const rg_op *op, const void *out, int64_t n, const double
     return 0;
 }
 
+/* One call of an op's CPU path, for rg_cpu_timer_run. */
+typedef struct cpu_call {
+    const rg_op *op;
+    const rg_tensors *in;
+    void *out;
+    int threads;
+} cpu_call;
+
+static int cpu_call_run(void *ctx)
+{
+    const cpu_call *c = ctx;
+    return c->op->cpu(c->in, c->out, c->threads);
+}
+
 static int cpu_workload(const rg_op *op, const rg_tensors *in, const double *ref, const rg_workload *w,
-                        const rg_run_options *o, cold_buffer *cold, rg_workload_result *wr, char *err, size_t errlen)
+                        const rg_run_options *o, rg_cpu_timer *cold, rg_workload_result *wr, char *err, size_t errlen)
 {
     void *out = rg_alloc64(in->out_bytes);
     if (!out) {
@@ -217,13 +272,8 @@ static int cpu_workload(const rg_op *op, const rg_tensors *in, const double *ref
         snprintf(err, errlen, "workload %d: out of memory", w->index);
         return 1;
     }
-    for (int it = 0; it < o->warmup + o->iterations && !rc; it++) {
-        cold_flush(cold, it);
-        double t0 = now_ns();
-        rc = op->cpu(in, out, o->threads);
-        double t1 = now_ns();
-        if (it >= o->warmup) samples[it - o->warmup] = t1 - t0;
-    }
+    cpu_call call = {op, in, out, o->threads};
+    rc = rg_cpu_timer_run(cold, o->warmup, o->iterations, cpu_call_run, &call, samples);
     free(out);
     if (rc) {
         free(samples);
@@ -355,7 +405,7 @@ int rg_run_suite(const rg_suite *s, const int *indices, size_t n_indices, const 
     }
     out->n_workloads = n;
 
-    cold_buffer cold = {NULL, 0};
+    rg_cpu_timer cold = {NULL, 0, ""};
 #ifdef ROPEGRAD_HAVE_CUDA
     rg_cuda_session *cs = NULL;
 #endif
@@ -369,21 +419,8 @@ int rg_run_suite(const rg_suite *s, const int *indices, size_t n_indices, const 
         snprintf(out->device, sizeof out->device, "%.200s (%d threads)", out->env.cpu_model, cpu_threads);
         snprintf(out->timer, sizeof out->timer, "%s", o->timed ? "wall-clock" : "none");
         if (o->timed) {
-            size_t llc = llc_bytes();
-            cold.bytes = llc ? 2 * llc : RG_COLD_DEFAULT;
-            if (cold.bytes > RG_COLD_MAX) cold.bytes = RG_COLD_MAX;
-            cold.buf = malloc(cold.bytes);
-            if (!cold.buf) {
-                snprintf(err, errlen, "out of memory allocating the %zu MiB cold-cache buffer", cold.bytes >> 20);
-                goto fail;
-            }
-            memset(cold.buf, 0, cold.bytes);   /* fault the pages in once, outside any iteration */
-            if (llc)
-                snprintf(out->cold_l2, sizeof out->cold_l2, "%zu MiB written before every call (2x the %zu MiB LLC%s)",
-                         cold.bytes >> 20, llc >> 20, 2 * llc > RG_COLD_MAX ? ", capped at 1 GiB" : "");
-            else
-                snprintf(out->cold_l2, sizeof out->cold_l2,
-                         "%zu MiB written before every call (LLC size unknown)", cold.bytes >> 20);
+            if (rg_cpu_timer_open(&cold, err, errlen)) goto fail;
+            snprintf(out->cold_l2, sizeof out->cold_l2, "%s", cold.cold);
         } else {
             snprintf(out->cold_l2, sizeof out->cold_l2, "none (not timed)");
         }
@@ -461,7 +498,7 @@ done:
 #ifdef ROPEGRAD_HAVE_CUDA
     if (cs) rg_cuda_close(cs, out);
 #endif
-    free(cold.buf);
+    rg_cpu_timer_close(&cold);
     if (rc) rg_run_result_free(out);
     return rc;
 }

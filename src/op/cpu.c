@@ -77,14 +77,17 @@ static void kernel_portable(const ropegrad_problem *p, int64_t r0, int64_t r1)
     }
 }
 
-/* Scalar SLEEF sincos, 1 ulp: the portable forward primitive. */
-static void sincos_portable(const float *x, float *s, float *c, int64_t n)
+/* Scalar SLEEF sincos, 1 ulp, then the bf16 rounding check: the portable
+ * forward primitive. */
+static int sincos_bf16_portable(const float *x, int64_t n, float scale, uint16_t *sb, uint16_t *cb, unsigned char *ok)
 {
+    float s[ROPEGRAD_MAX_HEAD_DIM / 2], c[ROPEGRAD_MAX_HEAD_DIM / 2];
     for (int64_t i = 0; i < n; i++) {
         Sleef_float2 sc = Sleef_sincosf_u10(x[i]);
         s[i] = sc.x;
         c[i] = sc.y;
     }
+    return rg_bf16_bracket(x, s, c, n, scale, sb, cb, ok);
 }
 
 /* ---- run-time dispatch ---------------------------------------------------- */
@@ -92,7 +95,7 @@ static void sincos_portable(const float *x, float *s, float *c, int64_t n)
 static pthread_once_t isa_once = PTHREAD_ONCE_INIT;
 static const char *isa_name = "portable";
 static rg_cpu_rows_fn isa_kernel = kernel_portable;
-static rg_cpu_sincos_fn isa_sincos = sincos_portable;
+static rg_cpu_sincos_bf16_fn isa_sincos = sincos_bf16_portable;
 
 static void isa_resolve(void)
 {
@@ -113,11 +116,11 @@ static void isa_resolve(void)
     if (avx512) {
         isa_name = "avx512";
         isa_kernel = avx512;
-        isa_sincos = rg_cpu_avx512_sincos();
+        isa_sincos = rg_cpu_avx512_sincos_bf16();
     } else if (avx2) {
         isa_name = "avx2";
         isa_kernel = avx2;
-        isa_sincos = rg_cpu_avx2_sincos();
+        isa_sincos = rg_cpu_avx2_sincos_bf16();
     }
     /* Forcing a narrower (or the same) path the CPU can run. */
     const char *want = getenv("ROPEGRAD_CPU_ISA");
@@ -125,15 +128,15 @@ static void isa_resolve(void)
     if (strcmp(want, "portable") == 0) {
         isa_name = "portable";
         isa_kernel = kernel_portable;
-        isa_sincos = sincos_portable;
+        isa_sincos = sincos_bf16_portable;
     } else if (strcmp(want, "avx2") == 0 && avx2) {
         isa_name = "avx2";
         isa_kernel = avx2;
-        isa_sincos = rg_cpu_avx2_sincos();
+        isa_sincos = rg_cpu_avx2_sincos_bf16();
     } else if (strcmp(want, "avx512") == 0 && avx512) {
         isa_name = "avx512";
         isa_kernel = avx512;
-        isa_sincos = rg_cpu_avx512_sincos();
+        isa_sincos = rg_cpu_avx512_sincos_bf16();
     }
 }
 
@@ -145,47 +148,17 @@ const char *ropegrad_cpu_isa(void)
 
 /* ---- entry point ---------------------------------------------------------- */
 
-/* SLEEF's float sincos error bounds are relative (3.5 ulp = 2^-22.2 of the
- * value); 2^-20 of |value| covers them and the scale's product with margin,
- * and a tiny absolute part covers results near zero and subnormals. */
-#define RG_SLEEF_SINCOS_REL 9.5367431640625e-07f   /* 2^-20 */
-#define RG_SLEEF_SINCOS_ABS 1.0e-30f
-/* SLEEF documents its 1-ulp float sincos for |x| <= 5e9; beyond, libm's double. */
-#define RG_SLEEF_SINCOS_MAX 1.0e9f
-
-/* The forward ops round scale*sin/cos to bf16. A float value v carries an
- * error of at most t = |v| * RG_SLEEF_SINCOS_REL (+ a tiny absolute part);
- * when v - t and v + t round to the same bf16, that bf16 is the one nearest
- * to the exact value. Otherwise (a rounding midpoint inside the interval:
- * about one value in 2^11) the value is
- * recomputed from libm's double sin/cos and rounded once. So every output is
- * the correctly rounded bf16 of scale*sin(x) (to double's 1e-16), and never
- * further from the float64 reference than a float32 evaluation rounded to
- * bf16 (tests/test_forward.c checks both). */
+/* Every output is the correctly rounded bf16 of scale*sin(x) (to double's
+ * 1e-16), and never further from the float64 reference than a float32
+ * evaluation rounded to bf16 (tests/test_forward.c checks both): the ISA's
+ * primitive writes the values it can prove (rg_bf16_bracket in
+ * cpu_kernels.h), and the rare others are recomputed here from libm's double
+ * sin/cos and rounded once. */
 void rg_sincos_bf16_row(const float *x, int64_t n, float scale, uint16_t *sb, uint16_t *cb)
 {
     pthread_once(&isa_once, isa_resolve);
-    float s[ROPEGRAD_MAX_HEAD_DIM / 2], c[ROPEGRAD_MAX_HEAD_DIM / 2];
     unsigned char ok[ROPEGRAD_MAX_HEAD_DIM / 2];
-    int all_ok = 1;
-    isa_sincos(x, s, c, n);
-    /* Branch-free, so the compiler vectorizes it; the rare values to redo are
-     * marked and done after. */
-    for (int64_t j = 0; j < n; j++) {
-        const float vs = s[j] * scale, vc = c[j] * scale;
-        const float ts = fabsf(vs) * RG_SLEEF_SINCOS_REL + RG_SLEEF_SINCOS_ABS;
-        const float tc = fabsf(vc) * RG_SLEEF_SINCOS_REL + RG_SLEEF_SINCOS_ABS;
-        const uint16_t s0 = rg_bf16_rn(vs - ts), s1 = rg_bf16_rn(vs + ts);
-        const uint16_t c0 = rg_bf16_rn(vc - tc), c1 = rg_bf16_rn(vc + tc);
-        /* |x| within SLEEF's documented range and both values finite (NaN fails every compare) */
-        const int good = (s0 == s1) & (c0 == c1) & (fabsf(x[j]) <= RG_SLEEF_SINCOS_MAX) &
-                         (fabsf(vs) + ts <= 3.0e38f) & (fabsf(vc) + tc <= 3.0e38f);
-        sb[j] = s0;
-        cb[j] = c0;
-        ok[j] = (unsigned char)good;
-        all_ok &= good;
-    }
-    if (all_ok) return;
+    if (isa_sincos(x, n, scale, sb, cb, ok)) return;
     for (int64_t j = 0; j < n; j++) {
         if (ok[j]) continue;
         const double xd = (double)x[j];

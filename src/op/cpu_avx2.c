@@ -138,12 +138,21 @@ static void sincos_array(const float *x, float *s, float *c, int64_t n)
     }
 }
 
-rg_cpu_sincos_fn rg_cpu_avx2_sincos(void) { return sincos_array; }
+/* The forward primitive: sincos_array, then the bf16 rounding check at this
+ * file's vector width. */
+static int sincos_bf16(const float *x, int64_t n, float scale, uint16_t *sb, uint16_t *cb, unsigned char *ok)
+{
+    float s[ROPEGRAD_MAX_HEAD_DIM / 2], c[ROPEGRAD_MAX_HEAD_DIM / 2];
+    sincos_array(x, s, c, n);
+    return rg_bf16_bracket(x, s, c, n, scale, sb, cb, ok);
+}
+
+rg_cpu_sincos_bf16_fn rg_cpu_avx2_sincos_bf16(void) { return sincos_bf16; }
 
 #else
 
 rg_cpu_rows_fn rg_cpu_avx2_kernel(void) { return NULL; }
 
-rg_cpu_sincos_fn rg_cpu_avx2_sincos(void) { return NULL; }
+rg_cpu_sincos_bf16_fn rg_cpu_avx2_sincos_bf16(void) { return NULL; }
 
 #endif

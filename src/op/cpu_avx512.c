@@ -149,12 +149,58 @@ static void sincos_array(const float *x, float *s, float *c, int64_t n)
     }
 }
 
-rg_cpu_sincos_fn rg_cpu_avx512_sincos(void) { return sincos_array; }
+/* rg_bf16_rn on 16 lanes: float bits -> bf16 bits (round to nearest even), in 32-bit lanes. */
+RG_INLINE __m512i bf16_rn16(__m512 v)
+{
+    const __m512i u = _mm512_castps_si512(v);
+    const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
+    return _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7fff)), odd), 16);
+}
+
+/* The forward primitive: SLEEF's sincos 16 lanes at a time, then
+ * rg_bf16_bracket's check written out in AVX-512F (the same operations in
+ * the same order, so the same results as the scalar form, which does the
+ * last n % 16 elements): the compiler's own vectorization of it ran at half
+ * this width with spills, and the check cost more than the sincos. */
+static int sincos_bf16(const float *x, int64_t n, float scale, uint16_t *sb, uint16_t *cb, unsigned char *ok)
+{
+    float s[ROPEGRAD_MAX_HEAD_DIM / 2], c[ROPEGRAD_MAX_HEAD_DIM / 2];
+    sincos_array(x, s, c, n);
+    const __m512 vscale = _mm512_set1_ps(scale), rel = _mm512_set1_ps(RG_SLEEF_SINCOS_REL);
+    const __m512 abs_part = _mm512_set1_ps(RG_SLEEF_SINCOS_ABS), xmax = _mm512_set1_ps(RG_SLEEF_SINCOS_MAX);
+    const __m512 vmax = _mm512_set1_ps(3.0e38f);
+    __mmask16 all = 0xffff;
+    int64_t j = 0;
+    for (; j + W <= n; j += W) {
+        const __m512 vs = _mm512_mul_ps(_mm512_loadu_ps(s + j), vscale);
+        const __m512 vc = _mm512_mul_ps(_mm512_loadu_ps(c + j), vscale);
+        const __m512 as = _mm512_abs_ps(vs), ac = _mm512_abs_ps(vc);
+        const __m512 ts = _mm512_add_ps(_mm512_mul_ps(as, rel), abs_part);
+        const __m512 tc = _mm512_add_ps(_mm512_mul_ps(ac, rel), abs_part);
+        const __m512i s0 = bf16_rn16(_mm512_sub_ps(vs, ts)), s1 = bf16_rn16(_mm512_add_ps(vs, ts));
+        const __m512i c0 = bf16_rn16(_mm512_sub_ps(vc, tc)), c1 = bf16_rn16(_mm512_add_ps(vc, tc));
+        /* the same conditions as rg_bf16_bracket; an ordered compare is false for NaN, like C's <= */
+        __mmask16 good = _mm512_cmpeq_epi32_mask(s0, s1) & _mm512_cmpeq_epi32_mask(c0, c1);
+        good &= _mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_loadu_ps(x + j)), xmax, _CMP_LE_OQ);
+        good &= _mm512_cmp_ps_mask(_mm512_add_ps(as, ts), vmax, _CMP_LE_OQ);
+        good &= _mm512_cmp_ps_mask(_mm512_add_ps(ac, tc), vmax, _CMP_LE_OQ);
+        _mm256_storeu_si256((__m256i *)(void *)(sb + j), _mm512_cvtepi32_epi16(s0));
+        _mm256_storeu_si256((__m256i *)(void *)(cb + j), _mm512_cvtepi32_epi16(c0));
+        _mm_storeu_si128((__m128i *)(void *)(ok + j),
+                         _mm512_cvtepi32_epi8(_mm512_maskz_mov_epi32(good, _mm512_set1_epi32(1))));
+        all &= good;
+    }
+    int all_ok = all == 0xffff;
+    if (j < n) all_ok &= rg_bf16_bracket(x + j, s + j, c + j, n - j, scale, sb + j, cb + j, ok + j);
+    return all_ok;
+}
+
+rg_cpu_sincos_bf16_fn rg_cpu_avx512_sincos_bf16(void) { return sincos_bf16; }
 
 #else
 
 rg_cpu_rows_fn rg_cpu_avx512_kernel(void) { return NULL; }
 
-rg_cpu_sincos_fn rg_cpu_avx512_sincos(void) { return NULL; }
+rg_cpu_sincos_bf16_fn rg_cpu_avx512_sincos_bf16(void) { return NULL; }
 
 #endif
