@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* test_export.c -- `ropegrad export-solution` end to end: the built binary
- * (RG_BINARY_DIR/ropegrad) writes a solution, which is parsed back. The point
- * of the command is that the submitted kernel is the library's kernel, so the
- * embedded ropegrad_kernels.cuh and ropegrad.h must equal the source tree's
- * files byte for byte (if the embed step ever went stale or copied a
- * different file, this fails). Plus the spec fields the harness reads, the
- * binding's shape, and the bad-input paths: exit 2, one stderr line, no file. */
+/* test_export.c -- `ropegrad export-solution` end to end, for each op with a
+ * solution (011, 012, 014): the built binary (RG_BINARY_DIR/ropegrad) writes
+ * a solution, which is parsed back. The point of the command is that the
+ * submitted kernel is the library's kernel, so the embedded kernel header
+ * (kernels.cuh for 014, forward_kernels.cuh for 011/012), rope_math.cuh and
+ * ropegrad.h must equal the source tree's files byte for byte (if the embed
+ * step ever went stale or copied a different file, this fails). Plus the
+ * definition (read from the suite's definition.json, not from the op table),
+ * the spec fields the harness reads, the binding's shape (the definition's
+ * inputs in order, the op's launcher and no other), and the bad-input paths:
+ * exit 2, one stderr line, no file. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdio.h>
@@ -72,19 +76,45 @@ static int array_has(const cJSON *a, const char *s)
     return 0;
 }
 
-static void check_solution(const cJSON *root, const char *name, const char *author)
-{
-    assert_string_equal(tu_get(root, "name")->valuestring, name);
-    assert_string_equal(tu_get(root, "author")->valuestring, author);
+/* What each op's solution must be, written down here independently of the
+ * op table (src/harness/op_*.c) so that a wrong row fails. */
+typedef struct expect_op {
+    const char *suite;     /* suite folder, relative to the source tree */
+    const char *header;    /* the kernel header's name in the solution ... */
+    const char *from;      /* ... and the source-tree file it must equal */
+    const char *launch;    /* the call the binding must make */
+} expect_op;
 
-    /* definition = the bundled suite's definition name */
+static const expect_op ops[] = {
+    {"suites/sol-execbench-011", "ropegrad_forward_kernels.cuh", "src/op/forward_kernels.cuh",
+     "rg_rope_forward_launch(&p, at::cuda::getCurrentCUDAStream())"},
+    {"suites/sol-execbench-012", "ropegrad_forward_kernels.cuh", "src/op/forward_kernels.cuh",
+     "rg_cos_sin_launch(&p, at::cuda::getCurrentCUDAStream())"},
+    {"suites/sol-execbench-014", "ropegrad_kernels.cuh", "src/op/kernels.cuh",
+     "rg_cuda_launch(&p, 0, at::cuda::getCurrentCUDAStream())"},
+};
+#define N_OPS (sizeof ops / sizeof ops[0])
+static const char *const launchers[] = {"rg_rope_forward_launch(", "rg_cos_sin_launch(", "rg_cuda_launch("};
+
+static cJSON *load_definition(const expect_op *e)
+{
     char path[512];
-    snprintf(path, sizeof path, "%s/suites/sol-execbench-014/definition.json", RG_SOURCE_DIR);
+    snprintf(path, sizeof path, "%s/%s/definition.json", RG_SOURCE_DIR, e->suite);
     char *dtext = tu_slurp(path, NULL);
     assert_non_null(dtext);
     cJSON *def = cJSON_Parse(dtext);
     free(dtext);
     assert_non_null(def);
+    return def;
+}
+
+static void check_solution(const cJSON *root, const expect_op *e, const char *name, const char *author)
+{
+    assert_string_equal(tu_get(root, "name")->valuestring, name);
+    assert_string_equal(tu_get(root, "author")->valuestring, author);
+
+    /* definition = the suite's definition name */
+    cJSON *def = load_definition(e);
     assert_string_equal(tu_get(root, "definition")->valuestring, tu_get(def, "name")->valuestring);
 
     const cJSON *spec = tu_get(root, "spec");
@@ -94,7 +124,7 @@ static void check_solution(const cJSON *root, const char *name, const char *auth
     assert_string_equal(tu_get(spec, "entry_point")->valuestring, "kernel.cu::run");
     assert_string_equal(tu_get(spec, "binding")->valuestring, "torch");
     assert_true(cJSON_IsBool(tu_get(spec, "destination_passing_style")));
-    assert_true(cJSON_IsFalse(tu_get(spec, "destination_passing_style")));   /* run() returns the output */
+    assert_true(cJSON_IsFalse(tu_get(spec, "destination_passing_style")));   /* run() returns the outputs */
     const cJSON *co = tu_get(spec, "compile_options");
     const cJSON *cuda_cflags = tu_get(co, "cuda_cflags");
     assert_true(array_has(cuda_cflags, "-O3"));
@@ -112,59 +142,95 @@ static void check_solution(const cJSON *root, const char *name, const char *auth
         }
     }
 
-    assert_int_equal(cJSON_GetArraySize(tu_get(root, "sources")), 4);   /* kernel.cu, ropegrad_kernels.cuh, rope_math.cuh, ropegrad.h */
-    assert_same_as_file(source_content(root, "ropegrad_kernels.cuh"), "src/op/kernels.cuh");
+    assert_int_equal(cJSON_GetArraySize(tu_get(root, "sources")), 4);   /* kernel.cu, the kernel header, rope_math.cuh, ropegrad.h */
+    const char *kernels = source_content(root, e->header);
+    assert_same_as_file(kernels, e->from);
     assert_same_as_file(source_content(root, "ropegrad.h"), "include/ropegrad.h");
-    assert_same_as_file(source_content(root, "rope_math.cuh"), "src/op/rope_math.cuh");   /* kernels.cuh includes it */
-    /* kernels.cuh finds ropegrad.h beside it, as in the source tree */
-    assert_non_null(strstr(source_content(root, "ropegrad_kernels.cuh"), "#include \"ropegrad.h\""));
+    assert_same_as_file(source_content(root, "rope_math.cuh"), "src/op/rope_math.cuh");   /* the kernel header includes it */
+    /* the kernel header finds its includes beside it, as in the source tree */
+    assert_non_null(strstr(kernels, "#include \"ropegrad.h\""));
+    assert_non_null(strstr(kernels, "#include \"rope_math.cuh\""));
 
-    /* The binding: the definition's input order, the library's launcher on
-     * the current stream, and the module the harness imports. */
+    /* The binding: the definition's inputs in order (tensors, then the
+     * scalar as a double), the op's launcher (defined in the shipped header)
+     * on the current stream and no other op's, and the module the harness
+     * imports with the definition's argument names. */
     const char *cu = source_content(root, "kernel.cu");
     assert_non_null(strstr(cu, "#include <torch/extension.h>"));
     assert_non_null(strstr(cu, "#include <ATen/cuda/CUDAContext.h>"));
-    assert_non_null(strstr(cu, "#include \"ropegrad_kernels.cuh\""));
-    const char *sig = strstr(cu, "torch::Tensor run(");
+    char inc[128];
+    snprintf(inc, sizeof inc, "#include \"%s\"", e->header);
+    assert_non_null(strstr(cu, inc));
+    const int n_out = cJSON_GetArraySize(tu_get(def, "outputs"));
+    const char *sig = strstr(cu, n_out == 1 ? "\ntorch::Tensor run(" : "\nstd::tuple<torch::Tensor, torch::Tensor> run(");
     assert_non_null(sig);
-    const char *names[] = {"grad_cos", "grad_sin", "emb", "inv_freq_expanded", "attention_scaling"};
-    const char *at = sig;
-    for (int i = 0; i < 5; i++) {
-        const char *p = strstr(at, names[i]);
+    const char *body = strstr(sig, ")\n{\n"), *module = strstr(cu, "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)");
+    assert_non_null(body);
+    assert_non_null(module);
+    const char *at = sig, *arg_at = module;
+    const cJSON *in;
+    int n_in = 0;
+    cJSON_ArrayForEach(in, tu_get(def, "inputs"))
+    {
+        char param[128], arg[128];
+        const int scalar = cJSON_IsNull(tu_get(in, "shape"));
+        snprintf(param, sizeof param, "%s %s", scalar ? "double" : "torch::Tensor", in->string);
+        const char *p = strstr(at, param);
+        if (!p || p > body) print_message("run() lacks parameter '%s' in the definition's order\n", param);
+        assert_true(p && p < body);
+        at = p + strlen(param);
+        snprintf(arg, sizeof arg, "pybind11::arg(\"%s\")", in->string);
+        p = strstr(arg_at, arg);
         assert_non_null(p);
-        at = p + strlen(names[i]);
+        arg_at = p + strlen(arg);
+        n_in++;
     }
-    assert_non_null(strstr(cu, "rg_cuda_launch(&p, 0, at::cuda::getCurrentCUDAStream())"));
-    assert_non_null(strstr(cu, "inv_freq_expanded.stride(0)"));
-    assert_non_null(strstr(cu, "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)"));
-    assert_non_null(strstr(cu, "m.def(\"run\""));
+    assert_true(n_in >= 2);
+    assert_int_equal(strchr(sig, ')') - sig, body - sig);   /* nothing after the last parameter */
+    assert_non_null(strstr(cu, e->launch));
+    for (size_t i = 0; i < sizeof launchers / sizeof launchers[0]; i++) {
+        char def_line[128];
+        if (!strncmp(e->launch, launchers[i], strlen(launchers[i]))) {
+            snprintf(def_line, sizeof def_line, "static cudaError_t %s", launchers[i]);
+            assert_non_null(strstr(kernels, def_line));   /* the shipped header defines it */
+        } else {
+            assert_null(strstr(cu, launchers[i]));        /* another op's launcher */
+        }
+    }
+    assert_non_null(strstr(cu, "at::cuda::getCurrentCUDAStream()"));
+    assert_non_null(strstr(module, "m.def(\"run\""));
+    if (strstr(e->from, "src/op/kernels.cuh")) assert_non_null(strstr(cu, "inv_freq_expanded.stride(0)"));
     cJSON_Delete(def);
 }
 
+/* export-solution --suite <each op's suite> --out FILE: a valid solution, no temporary left over. */
 static void test_export_to_file(void **state)
 {
-    char dir[128], file[160], args[512];
-    snprintf(dir, sizeof dir, "%s/out", sc.dir);
-    assert_int_equal(mkdir(dir, 0755), 0);
-    snprintf(file, sizeof file, "%s/solution.json", dir);
-    snprintf(args, sizeof args, "export-solution --out %s", file);
-    int code = run(args);
-    char *err = tu_slurp(sc.err, NULL);
-    print_message("    ropegrad %s -> %d %s", args, code, err ? err : "");
-    assert_int_equal(code, 0);
-    assert_string_equal(err, "");
-    free(err);
-    assert_int_equal(tu_count_dir(dir), 1);   /* the file, no temporary left over */
+    for (size_t i = 0; i < N_OPS; i++) {
+        char dir[128], file[160], args[1024];
+        snprintf(dir, sizeof dir, "%s/out%zu", sc.dir, i);
+        assert_int_equal(mkdir(dir, 0755), 0);
+        snprintf(file, sizeof file, "%s/solution.json", dir);
+        snprintf(args, sizeof args, "export-solution --suite %s/%s --out %s", RG_SOURCE_DIR, ops[i].suite, file);
+        int code = run(args);
+        char *err = tu_slurp(sc.err, NULL);
+        print_message("    ropegrad %s -> %d %s", args, code, err ? err : "");
+        assert_int_equal(code, 0);
+        assert_string_equal(err, "");
+        free(err);
+        assert_int_equal(tu_count_dir(dir), 1);   /* the file, no temporary left over */
 
-    char *text = tu_slurp(file, NULL);
-    assert_non_null(text);
-    cJSON *root = cJSON_Parse(text);
-    free(text);
-    assert_non_null(root);
-    check_solution(root, "ropegrad_cuda", "ropegrad");
-    cJSON_Delete(root);
+        char *text = tu_slurp(file, NULL);
+        assert_non_null(text);
+        cJSON *root = cJSON_Parse(text);
+        free(text);
+        assert_non_null(root);
+        check_solution(root, &ops[i], "ropegrad_cuda", "ropegrad");
+        cJSON_Delete(root);
+    }
 }
 
+/* Without --suite: the bundled 014, as before the forward ops had solutions. */
 static void test_export_stdout_name_author(void **state)
 {
     int code = run("export-solution --name my_solution --author 'A. Person'");
@@ -174,7 +240,23 @@ static void test_export_stdout_name_author(void **state)
     cJSON *root = cJSON_Parse(text);
     free(text);
     assert_non_null(root);
-    check_solution(root, "my_solution", "A. Person");
+    check_solution(root, &ops[N_OPS - 1], "my_solution", "A. Person");
+    cJSON_Delete(root);
+}
+
+/* The suite folder is found from another working directory too (relative path). */
+static void test_export_relative_suite(void **state)
+{
+    char args[256];
+    snprintf(args, sizeof args, "export-solution --suite suites/sol-execbench-012 --out -");
+    int code = tu_run_ropegrad(RG_SOURCE_DIR, args, sc.out, sc.err);
+    assert_int_equal(code, 0);
+    char *text = tu_slurp(sc.out, NULL);
+    assert_non_null(text);
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    assert_non_null(root);
+    check_solution(root, &ops[1], "ropegrad_cuda", "ropegrad");
     cJSON_Delete(root);
 }
 
@@ -212,6 +294,29 @@ static void test_export_bad_input(void **state)
     expect_usage_error("export-solution extra", "extra");
     expect_usage_error("export-solution --out ''", "--out");
     expect_usage_error("export-solution --name ''", "--name");
+
+    /* --suite: a folder that is no suite, an empty name, a definition no op
+     * knows; none leaves a file behind. */
+    char out_dir[160], out_file[200], bad[200];
+    snprintf(out_dir, sizeof out_dir, "%s/badsuite-out", sc.dir);
+    assert_int_equal(mkdir(out_dir, 0755), 0);
+    snprintf(out_file, sizeof out_file, "%s/solution.json", out_dir);
+    snprintf(args, sizeof args, "export-solution --suite %s --out %s", missing, out_file);
+    expect_usage_error(args, "no/such/dir");
+    expect_usage_error("export-solution --suite ''", "--suite");
+    expect_usage_error("export-solution --suite", "--suite");
+    snprintf(bad, sizeof bad, "%s/suite-999", sc.dir);
+    assert_int_equal(mkdir(bad, 0755), 0);
+    FILE *f = fopen(tu_path_in(bad, "definition.json"), "w");
+    assert_non_null(f);
+    fputs("{\"name\": \"999_no_such_op\", \"axes\": {}, \"inputs\": {}, \"outputs\": {}}\n", f);
+    fclose(f);
+    f = fopen(tu_path_in(bad, "workload.jsonl"), "w");
+    assert_non_null(f);
+    fclose(f);
+    snprintf(args, sizeof args, "export-solution --suite %s --out %s", bad, out_file);
+    expect_usage_error(args, "999_no_such_op");
+    assert_int_equal(tu_count_dir(out_dir), 0);   /* no file, no temporary */
 }
 
 int main(void)
@@ -219,6 +324,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_export_to_file),
         cmocka_unit_test(test_export_stdout_name_author),
+        cmocka_unit_test(test_export_relative_suite),
         cmocka_unit_test(test_export_bad_input),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
