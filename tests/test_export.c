@@ -260,6 +260,86 @@ static void test_export_relative_suite(void **state)
     cJSON_Delete(root);
 }
 
+#ifdef RG_NVCC
+/* Writes every source of the solution in json_path into dir (flat names). */
+static void write_sources(const char *json_path, const char *dir)
+{
+    char *text = tu_slurp(json_path, NULL);
+    assert_non_null(text);
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    assert_non_null(root);
+    const cJSON *src;
+    cJSON_ArrayForEach(src, tu_get(root, "sources"))
+    {
+        const char *path = tu_get(src, "path")->valuestring, *content = tu_get(src, "content")->valuestring;
+        assert_null(strchr(path, '/'));
+        FILE *f = fopen(tu_path_in(dir, path), "w");
+        assert_non_null(f);
+        assert_int_equal(fputs(content, f) >= 0, 1);
+        assert_int_equal(fclose(f), 0);
+    }
+    cJSON_Delete(root);
+}
+
+/* nvcc -c dir/kernel.cu against tests/stub_torch; the exit status (the log in dir/nvcc.log). */
+static int nvcc_compile(const char *dir)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "'%s' -std=c++17 -O0 -arch=sm_90 -I'%s/tests/stub_torch' -I'%s' -c '%s/kernel.cu' -o '%s/kernel.o' "
+             ">'%s/nvcc.log' 2>&1",
+             RG_NVCC, RG_SOURCE_DIR, dir, dir, dir, dir);
+    return tu_system(cmd);
+}
+#endif
+
+/* Each op's kernel.cu and the headers shipped beside it compile together
+ * (nvcc, a stand-in torch: the binding, the problem structs and the launchers
+ * fit); and a binding calling a launcher that does not exist does not, so
+ * the check is not vacuous. The real build is python/tests/test_solution_export.py's. */
+static void test_export_compiles_with_nvcc(void **state)
+{
+#ifndef RG_NVCC
+    print_message("    skipped: this build has no CUDA (nvcc), so the generated bindings are not compiled here\n");
+    skip();
+#else
+    for (size_t i = 0; i < N_OPS; i++) {
+        char dir[160], file[200], args[1024];
+        snprintf(dir, sizeof dir, "%s/nvcc%zu", sc.dir, i);
+        assert_int_equal(mkdir(dir, 0755), 0);
+        snprintf(file, sizeof file, "%s/solution.json", dir);
+        snprintf(args, sizeof args, "export-solution --suite %s/%s --out %s", RG_SOURCE_DIR, ops[i].suite, file);
+        assert_int_equal(run(args), 0);
+        write_sources(file, dir);
+        int code = nvcc_compile(dir);
+        if (code != 0) {
+            char *log = tu_slurp(tu_path_in(dir, "nvcc.log"), NULL);
+            print_message("    %s: nvcc exited %d:\n%s\n", ops[i].suite, code, log ? log : "(no log)");
+            free(log);
+        }
+        assert_int_equal(code, 0);
+    }
+    /* The negative control: 011's binding with its launcher renamed. */
+    char dir[160];
+    snprintf(dir, sizeof dir, "%s/nvcc0", sc.dir);
+    char *cu = tu_slurp(tu_path_in(dir, "kernel.cu"), NULL);
+    assert_non_null(cu);
+    char *at = strstr(cu, "rg_rope_forward_launch(");
+    assert_non_null(at);
+    FILE *f = fopen(tu_path_in(dir, "kernel.cu"), "w");
+    assert_non_null(f);
+    fprintf(f, "%.*srg_no_such_launch(%s", (int)(at - cu), cu, at + strlen("rg_rope_forward_launch("));
+    assert_int_equal(fclose(f), 0);
+    free(cu);
+    assert_int_not_equal(nvcc_compile(dir), 0);
+    char *log = tu_slurp(tu_path_in(dir, "nvcc.log"), NULL);
+    assert_non_null(log);
+    assert_non_null(strstr(log, "rg_no_such_launch"));
+    free(log);
+#endif
+}
+
 /* Exit 2, exactly one stderr line containing needle, nothing on stdout. */
 static void expect_usage_error(const char *args, const char *needle)
 {
@@ -325,6 +405,7 @@ int main(void)
         cmocka_unit_test(test_export_to_file),
         cmocka_unit_test(test_export_stdout_name_author),
         cmocka_unit_test(test_export_relative_suite),
+        cmocka_unit_test(test_export_compiles_with_nvcc),
         cmocka_unit_test(test_export_bad_input),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
