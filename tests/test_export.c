@@ -96,16 +96,35 @@ static const expect_op ops[] = {
 #define N_OPS (sizeof ops / sizeof ops[0])
 static const char *const launchers[] = {"rg_rope_forward_launch(", "rg_cos_sin_launch(", "rg_cuda_launch("};
 
+/* The JSON file at path, parsed (the test fails when it is not). */
+static cJSON *parse_file(const char *path)
+{
+    char *text = tu_slurp(path, NULL);
+    if (!text) print_message("cannot read %s\n", path);
+    assert_non_null(text);
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    assert_non_null(root);
+    return root;
+}
+
 static cJSON *load_definition(const expect_op *e)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s/definition.json", RG_SOURCE_DIR, e->suite);
-    char *dtext = tu_slurp(path, NULL);
-    assert_non_null(dtext);
-    cJSON *def = cJSON_Parse(dtext);
-    free(dtext);
-    assert_non_null(def);
-    return def;
+    return parse_file(path);
+}
+
+/* export-solution --suite <op i's suite> --out SC/<sub><i>/solution.json (the
+ * folder made first); file receives that path. Returns the exit status. */
+static int export_op(size_t i, const char *sub, char *file, size_t filelen)
+{
+    char dir[200], args[1024];
+    snprintf(dir, sizeof dir, "%s/%s%zu", sc.dir, sub, i);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    snprintf(file, filelen, "%s/solution.json", dir);
+    snprintf(args, sizeof args, "export-solution --suite %s/%s --out %s", RG_SOURCE_DIR, ops[i].suite, file);
+    return run(args);
 }
 
 static void check_solution(const cJSON *root, const expect_op *e, const char *name, const char *author)
@@ -207,24 +226,17 @@ static void check_solution(const cJSON *root, const expect_op *e, const char *na
 static void test_export_to_file(void **state)
 {
     for (size_t i = 0; i < N_OPS; i++) {
-        char dir[128], file[160], args[1024];
-        snprintf(dir, sizeof dir, "%s/out%zu", sc.dir, i);
-        assert_int_equal(mkdir(dir, 0755), 0);
-        snprintf(file, sizeof file, "%s/solution.json", dir);
-        snprintf(args, sizeof args, "export-solution --suite %s/%s --out %s", RG_SOURCE_DIR, ops[i].suite, file);
-        int code = run(args);
+        char file[240];
+        int code = export_op(i, "out", file, sizeof file);
         char *err = tu_slurp(sc.err, NULL);
-        print_message("    ropegrad %s -> %d %s", args, code, err ? err : "");
+        print_message("    ropegrad export-solution --suite %s -> %d %s\n", ops[i].suite, code, err ? err : "");
         assert_int_equal(code, 0);
         assert_string_equal(err, "");
         free(err);
+        char dir[240];
+        snprintf(dir, sizeof dir, "%s/out%zu", sc.dir, i);
         assert_int_equal(tu_count_dir(dir), 1);   /* the file, no temporary left over */
-
-        char *text = tu_slurp(file, NULL);
-        assert_non_null(text);
-        cJSON *root = cJSON_Parse(text);
-        free(text);
-        assert_non_null(root);
+        cJSON *root = parse_file(file);
         check_solution(root, &ops[i], "ropegrad_cuda", "ropegrad");
         cJSON_Delete(root);
     }
@@ -235,11 +247,7 @@ static void test_export_stdout_name_author(void **state)
 {
     int code = run("export-solution --name my_solution --author 'A. Person'");
     assert_int_equal(code, 0);
-    char *text = tu_slurp(sc.out, NULL);
-    assert_non_null(text);
-    cJSON *root = cJSON_Parse(text);
-    free(text);
-    assert_non_null(root);
+    cJSON *root = parse_file(sc.out);
     check_solution(root, &ops[N_OPS - 1], "my_solution", "A. Person");
     cJSON_Delete(root);
 }
@@ -251,11 +259,7 @@ static void test_export_relative_suite(void **state)
     snprintf(args, sizeof args, "export-solution --suite suites/sol-execbench-012 --out -");
     int code = tu_run_ropegrad(RG_SOURCE_DIR, args, sc.out, sc.err);
     assert_int_equal(code, 0);
-    char *text = tu_slurp(sc.out, NULL);
-    assert_non_null(text);
-    cJSON *root = cJSON_Parse(text);
-    free(text);
-    assert_non_null(root);
+    cJSON *root = parse_file(sc.out);
     check_solution(root, &ops[1], "ropegrad_cuda", "ropegrad");
     cJSON_Delete(root);
 }
@@ -264,11 +268,7 @@ static void test_export_relative_suite(void **state)
 /* Writes every source of the solution in json_path into dir (flat names). */
 static void write_sources(const char *json_path, const char *dir)
 {
-    char *text = tu_slurp(json_path, NULL);
-    assert_non_null(text);
-    cJSON *root = cJSON_Parse(text);
-    free(text);
-    assert_non_null(root);
+    cJSON *root = parse_file(json_path);
     const cJSON *src;
     cJSON_ArrayForEach(src, tu_get(root, "sources"))
     {
@@ -305,12 +305,9 @@ static void test_export_compiles_with_nvcc(void **state)
     skip();
 #else
     for (size_t i = 0; i < N_OPS; i++) {
-        char dir[160], file[200], args[1024];
+        char dir[200], file[240];
         snprintf(dir, sizeof dir, "%s/nvcc%zu", sc.dir, i);
-        assert_int_equal(mkdir(dir, 0755), 0);
-        snprintf(file, sizeof file, "%s/solution.json", dir);
-        snprintf(args, sizeof args, "export-solution --suite %s/%s --out %s", RG_SOURCE_DIR, ops[i].suite, file);
-        assert_int_equal(run(args), 0);
+        assert_int_equal(export_op(i, "nvcc", file, sizeof file), 0);
         write_sources(file, dir);
         int code = nvcc_compile(dir);
         if (code != 0) {
