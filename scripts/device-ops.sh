@@ -5,15 +5,18 @@
 # the CUDA backend (JSON + manifests + registry, real-position inputs for the
 # forward ops), the floors of each op beside ropegrad's kernel (bench/probe.cu
 # forward / backward, same run), torch eager and torch.compile side by side
-# (bench/vs_torch_ops.py, bench/vs_torch.py), the torch module's tests; a
-# short table last. Uses build-device/ from scripts/device-build.sh, carried:
+# (bench/vs_torch_ops.py, bench/vs_torch.py), the torch module's tests, the
+# exported SOL-ExecBench solutions of the three ops (python/tests/
+# test_solution_export.py: h200-solution-export{-011,-012,}.json); a short
+# table last. Uses build-device/ from scripts/device-build.sh, carried:
 #
 #   run(command="bash scripts/device-ops.sh", carry=["build-device"])
 #
 # Results go to $OUT (the device tool's return folder); copy them into
 # bench/results/. STEPS="tests python bench probe dev ddp sanitize" selects steps
 # (python first: its torch eager times are the benches' baselines; ddp needs
-# the two-GPU kind, nvidia-h200-x2, and skips on one GPU).
+# the two-GPU kind, nvidia-h200-x2, and skips on one GPU; STEPS=solutions runs
+# only the python step's solution export).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -64,6 +67,21 @@ if [[ " $STEPS " == *" python "* ]]; then
     > "$W/vs_torch.txt" 2>&1
   status[vs_torch]="exit $?"
   grep -E "geomean" "$W/vs_torch.txt"
+fi
+
+# Part of the python step; STEPS=solutions runs it alone (it builds three torch
+# extensions: minutes).
+if [[ " $STEPS " == *" python "* || " $STEPS " == *" solutions "* ]]; then
+  log "python: the exported SOL-ExecBench solutions (python/tests/test_solution_export.py)"
+  # The SOL-ExecBench solutions of the three ops (ropegrad export-solution --suite ...),
+  # built with torch's cpp_extension and run on each suite's workloads. ropegrad
+  # needs the bundled libraries, python its own: a wrapper sets them for ropegrad only.
+  printf '#!/bin/sh\nLD_LIBRARY_PATH="%s" exec "%s" "$@"\n' "$RG_LIBS" "$ROOT/$B/ropegrad" > "$W/ropegrad-cli.sh"
+  chmod +x "$W/ropegrad-cli.sh"
+  timeout 400 python3 python/tests/test_solution_export.py --ropegrad "$W/ropegrad-cli.sh" --out-dir "$W" \
+    > "$W/test_solution_export.txt" 2>&1
+  status[test_solution_export]="exit $?: $(tail -n 1 "$W/test_solution_export.txt")"
+  grep -E "^\| geomean|FAIL|real positions|not compared|^solutions" "$W/test_solution_export.txt"
 fi
 
 if [[ " $STEPS " == *" bench "* ]]; then

@@ -44,6 +44,34 @@ typedef struct rg_op_tensor {
     const char *dtype;
 } rg_op_tensor;
 
+/* A file the exported solution ships: `as` in the solution, `from` the
+ * source-tree file (relative to the repository root) whose exact bytes are
+ * embedded at build time (src/cli/CMakeLists.txt embeds include/ropegrad.h
+ * and every .cuh file under src/op/). */
+typedef struct rg_op_source {
+    const char *as;
+    const char *from;
+} rg_op_source;
+
+/* What `ropegrad export-solution` needs to ship the op's CUDA path as a
+ * SOL-ExecBench solution (a torch binding, kernel.cu, around the library's
+ * kernel header). The binding is generated: the includes, the kernel header
+ * (sources[0]), `run` with the definition's inputs (tensors as torch::Tensor,
+ * scalars as double) returning its outputs (a tuple when more than one),
+ * then body, then the pybind11 module with the inputs as argument names. */
+typedef struct rg_op_export {
+    const rg_op_source *sources;     /* sources[0]: the kernel header kernel.cu includes; {NULL, NULL}-terminated */
+    const char *launcher;            /* the launcher body calls, e.g. "rg_cuda_launch" */
+    const char *about;               /* one line: what run() computes (the module's docstring) */
+    const char *const *body;         /* run()'s body, one string per line, NULL-terminated */
+} rg_op_export;
+
+/* The header files every op's solution ships beside its kernel header. */
+#define RG_OP_SOURCE_ROPE_MATH {"rope_math.cuh", "src/op/rope_math.cuh"}
+#define RG_OP_SOURCE_API {"ropegrad.h", "include/ropegrad.h"}
+/* The forward ops' kernel header (011, 012). */
+#define RG_OP_SOURCE_FORWARD {"ropegrad_forward_kernels.cuh", "src/op/forward_kernels.cuh"}
+
 typedef struct rg_op {
     const char *id;                  /* "011", "012", "014" */
     const char *definition;          /* definition.json "name" */
@@ -66,6 +94,8 @@ typedef struct rg_op {
     void (*widen)(const void *out, int64_t n, float *dst);
     /* CUDA kernel versions: name of version k (0 = default), NULL when unknown. */
     const char *(*kernel_name)(int k);
+    /* The SOL-ExecBench solution of its CUDA path; NULL when it has none. */
+    const rg_op_export *solution;
 } rg_op;
 
 /* The op whose definition name is name, or NULL. */

@@ -117,6 +117,53 @@ static double bytes(const rg_workload *w, ropegrad_dtype dt)
 static const rg_op_tensor inputs[] = {{"freqs", "float32"}, {"attention_scaling", NULL}, {NULL, NULL}};
 static const rg_op_tensor outputs[] = {{"cos", "bfloat16"}, {"sin", "bfloat16"}, {NULL, NULL}};
 
+/* The solution's binding: freqs float32 [B,S,D/2] -> a new (cos, sin), each
+ * bfloat16 [B,S,D] (a tuple, in the definition's output order). The launcher
+ * does not validate, so every check ropegrad_cos_sin_validate makes is
+ * repeated with TORCH_CHECK (the outputs are new: they overlap nothing). One
+ * string per line (C11 only promises literals of 4095 characters). */
+static const char *const binding_body[] = {
+    "    TORCH_CHECK(freqs.is_cuda(), \"ropegrad: freqs must be on a CUDA device\");\n",
+    "    TORCH_CHECK(freqs.dim() == 3, \"ropegrad: freqs must be [B,S,D/2], got \", freqs.sizes());\n",
+    "    TORCH_CHECK(freqs.scalar_type() == at::kFloat, \"ropegrad: freqs must be float32, got \", freqs.scalar_type());\n",
+    "    const int64_t B = freqs.size(0), S = freqs.size(1), H = freqs.size(2), D = 2 * H;\n",
+    "    TORCH_CHECK(D >= 2 && D <= ROPEGRAD_MAX_HEAD_DIM, \"ropegrad: head_dim (2 x freqs' last size) must be in 2..\",\n",
+    "                ROPEGRAD_MAX_HEAD_DIM, \", got \", D);\n",
+    "    const float scale = (float)attention_scaling;\n",
+    "    TORCH_CHECK(std::isfinite(scale), \"ropegrad: attention_scaling must be a finite float\");\n",
+    "\n",
+    "    const c10::cuda::CUDAGuard guard(freqs.device());\n",
+    "    const auto bf16 = freqs.options().dtype(at::kBFloat16);\n",
+    "    auto cos_out = torch::empty({B, S, D}, bf16), sin_out = torch::empty({B, S, D}, bf16);\n",
+    "    if (B == 0 || S == 0) return std::make_tuple(cos_out, sin_out);\n",
+    "    // The kernels read contiguous rows; for contiguous inputs (the harness's) this is a no-op.\n",
+    "    freqs = freqs.contiguous();\n",
+    "\n",
+    "    ropegrad_cos_sin_problem p;\n",
+    "    std::memset(&p, 0, sizeof p);\n",
+    "    p.batch_size = B;\n",
+    "    p.seq_len = S;\n",
+    "    p.head_dim = D;\n",
+    "    p.freqs = freqs.data_ptr<float>();\n",
+    "    p.attention_scaling = scale;\n",
+    "    p.cos = reinterpret_cast<uint16_t *>(cos_out.data_ptr<at::BFloat16>());\n",
+    "    p.sin = reinterpret_cast<uint16_t *>(sin_out.data_ptr<at::BFloat16>());\n",
+    "    const cudaError_t e = rg_cos_sin_launch(&p, at::cuda::getCurrentCUDAStream());\n",
+    "    TORCH_CHECK(e == cudaSuccess, \"ropegrad: kernel launch failed: \", cudaGetErrorString(e));\n",
+    "    return std::make_tuple(cos_out, sin_out);\n",
+    NULL,
+};
+
+static const rg_op_source solution_sources[] = {RG_OP_SOURCE_FORWARD, RG_OP_SOURCE_ROPE_MATH, RG_OP_SOURCE_API,
+                                                {NULL, NULL}};
+
+static const rg_op_export solution = {
+    .sources = solution_sources,
+    .launcher = "rg_cos_sin_launch",
+    .about = "ropegrad: RoPE cos and sin from frequencies, bf16 [B,S,D] each",
+    .body = binding_body,
+};
+
 const rg_op rg_op_cos_sin = {
     .id = "012",
     .definition = "012_fused_cos_sin_embedding_generation",
@@ -131,4 +178,5 @@ const rg_op rg_op_cos_sin = {
     .cuda = cuda,
     .widen = rg_widen_bf16,
     .kernel_name = rg_kernel_default_only,
+    .solution = &solution,
 };

@@ -119,6 +119,57 @@ static const rg_op_tensor inputs[] = {
     {"position_ids", "int64"}, {"inv_freq", "float32"}, {"attention_scaling", NULL}, {NULL, NULL}};
 static const rg_op_tensor outputs[] = {{"cos_sin", "bfloat16"}, {NULL, NULL}};
 
+/* The solution's binding: position_ids int64 [B,S], inv_freq float32 [D/2]
+ * (shared by every batch) -> a new cos_sin bfloat16 [B,S,D,2]. The launcher
+ * does not validate, so every check ropegrad_rope_forward_validate makes is
+ * repeated with TORCH_CHECK (the output is new: it overlaps nothing). One
+ * string per line (C11 only promises literals of 4095 characters). */
+static const char *const binding_body[] = {
+    "    TORCH_CHECK(position_ids.is_cuda() && inv_freq.is_cuda(), \"ropegrad: every tensor must be on a CUDA device\");\n",
+    "    TORCH_CHECK(inv_freq.device() == position_ids.device(), \"ropegrad: every tensor must be on the same device\");\n",
+    "    TORCH_CHECK(position_ids.dim() == 2, \"ropegrad: position_ids must be [B,S], got \", position_ids.sizes());\n",
+    "    TORCH_CHECK(inv_freq.dim() == 1, \"ropegrad: inv_freq must be [D/2], got \", inv_freq.sizes());\n",
+    "    TORCH_CHECK(position_ids.scalar_type() == at::kLong, \"ropegrad: position_ids must be int64, got \",\n",
+    "                position_ids.scalar_type());\n",
+    "    TORCH_CHECK(inv_freq.scalar_type() == at::kFloat, \"ropegrad: inv_freq must be float32, got \", inv_freq.scalar_type());\n",
+    "    const int64_t B = position_ids.size(0), S = position_ids.size(1), H = inv_freq.size(0), D = 2 * H;\n",
+    "    TORCH_CHECK(D >= 2 && D <= ROPEGRAD_MAX_HEAD_DIM, \"ropegrad: head_dim (2 x inv_freq's length) must be in 2..\",\n",
+    "                ROPEGRAD_MAX_HEAD_DIM, \", got \", D);\n",
+    "    const float scale = (float)attention_scaling;\n",
+    "    TORCH_CHECK(std::isfinite(scale), \"ropegrad: attention_scaling must be a finite float\");\n",
+    "\n",
+    "    const c10::cuda::CUDAGuard guard(position_ids.device());\n",
+    "    auto cos_sin = torch::empty({B, S, D, 2}, position_ids.options().dtype(at::kBFloat16));\n",
+    "    if (B == 0 || S == 0) return cos_sin;\n",
+    "    // The kernels read contiguous rows; for contiguous inputs (the harness's) these are no-ops.\n",
+    "    position_ids = position_ids.contiguous();\n",
+    "    inv_freq = inv_freq.contiguous();\n",
+    "\n",
+    "    ropegrad_rope_forward_problem p;\n",
+    "    std::memset(&p, 0, sizeof p);\n",
+    "    p.batch_size = B;\n",
+    "    p.seq_len = S;\n",
+    "    p.head_dim = D;\n",
+    "    p.position_ids = position_ids.data_ptr<int64_t>();\n",
+    "    p.inv_freq = inv_freq.data_ptr<float>();\n",
+    "    p.attention_scaling = scale;\n",
+    "    p.cos_sin = reinterpret_cast<uint16_t *>(cos_sin.data_ptr<at::BFloat16>());\n",
+    "    const cudaError_t e = rg_rope_forward_launch(&p, at::cuda::getCurrentCUDAStream());\n",
+    "    TORCH_CHECK(e == cudaSuccess, \"ropegrad: kernel launch failed: \", cudaGetErrorString(e));\n",
+    "    return cos_sin;\n",
+    NULL,
+};
+
+static const rg_op_source solution_sources[] = {RG_OP_SOURCE_FORWARD, RG_OP_SOURCE_ROPE_MATH, RG_OP_SOURCE_API,
+                                                {NULL, NULL}};
+
+static const rg_op_export solution = {
+    .sources = solution_sources,
+    .launcher = "rg_rope_forward_launch",
+    .about = "ropegrad: RoPE cos/sin from position ids and inverse frequencies, bf16 [B,S,D,2]",
+    .body = binding_body,
+};
+
 const rg_op rg_op_rope_forward = {
     .id = "011",
     .definition = "011_rotary_position_embedding",
@@ -133,4 +184,5 @@ const rg_op rg_op_rope_forward = {
     .cuda = cuda,
     .widen = rg_widen_bf16,
     .kernel_name = rg_kernel_default_only,
+    .solution = &solution,
 };
