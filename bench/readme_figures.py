@@ -550,10 +550,15 @@ def block_notes_ops_stand():
 
 
 def block_solution_export():
-    rel = f"{RES}/h200-solution-export.json"
-    d = load_json(rel)
-    return (f"{d['summary']['passed']}/{d['summary']['total']} pass on the {d['device']['name']}, geomean "
-            f"{d['summary']['geomean_median_us']:.2f} us (`{rel}`, {hhmm(d['date'])}")
+    """The exported solutions of the three ops, built and run on the GPU (test_solution_export.py)."""
+    parts = []
+    for op, name in (("011", "h200-solution-export-011.json"), ("012", "h200-solution-export-012.json"),
+                     ("014", "h200-solution-export.json")):
+        rel = f"{RES}/{name}"
+        d = load_json(rel)
+        parts.append(f"{op}: {d['summary']['passed']}/{d['summary']['total']} pass, geomean "
+                     f"{d['summary']['geomean_median_us']:.2f} us (`{rel}`)")
+    return f"on the {d['device']['name']} ({hhmm(d['date'])}): " + "; ".join(parts)
 
 
 def block_sincos_max():
