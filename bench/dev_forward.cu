@@ -24,6 +24,27 @@
 #include "dev_common.h"
 #include "dev/floors.cuh"   // the floors of bench/probe.cu forward
 
+// ---- probe: what cold code costs under the protocol (timing only) -----------------------
+// 011's floor (fl11_t16) plus N dependent FMAs whose code must be fetched: DEP
+// false, on a value independent of the loads (issued after them, so their
+// latency hides under the loads'); DEP true, on the loaded value (after it).
+template <int N, bool DEP>
+static __global__ void fd_icache(const int64_t *pos, const uint4 *inv, uint4 *out, int64_t rows)
+{
+    const int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, r = t >> 4;
+    const int k = (int)(t & 15);
+    if (r >= rows) return;
+    const int64_t pv = pos[r];
+    const uint4 iv = __ldg(inv + k);
+    float a = DEP ? (float)(pv & 1023) : (float)threadIdx.x;
+#pragma unroll
+    for (int i = 0; i < N; i++) asm volatile("fma.rn.f32 %0, %0, 0f3F800347, 0f3F000000;" : "+f"(a));
+    const uint32_t p = (uint32_t)pv ^ fl_fold(iv) ^ (__float_as_uint(a) & 1u);
+    const uint4 v = make_uint4(p, p + 1, p + 2, (uint32_t)k);
+    out[r * 32 + k] = v;
+    out[r * 32 + k + 16] = v;
+}
+
 static char *g_flush;
 static size_t g_flush_bytes;
 
@@ -139,11 +160,33 @@ int main(int argc, char **argv)
         V11B(1, 4, "6-plain/4");
         V11B(2, 2, "7-noop/2");
         V11B(2, 4, "7-noop/4");
+#define V11R(M, N, NAME) vs.push_back({NAME, 11 + M, [&](int64_t B_, int64_t S_, float sc) { fd11_v5_go<M, N>(pos, inv, sc, out, B_ * S_, 0); }})
+        V11R(3, 1, "14-side/1");
+        V11R(3, 2, "14-side/2");
+        V11R(3, 4, "14-side/4");
+        V11R(4, 1, "15-fix/1");
+        V11R(4, 2, "15-fix/2");
+        V11R(4, 4, "15-fix/4");
 #define V11M(V, N, NAME) vs.push_back({NAME, V, [&](int64_t B_, int64_t S_, float sc) { fd11_memo_go<V, N>(pos, inv, sc, out, B_, S_, 0); }})
         V11M(10, 2, "10-memo-chunk/2");
         V11M(10, 4, "10-memo-chunk/4");
         V11M(11, 1, "11-memo-block/1");
         V11M(11, 2, "11-memo-block/2");
+#define V11W(W, N, NAME) vs.push_back({NAME, 13, [&](int64_t B_, int64_t S_, float sc) { fd11_v13_go<W, N>(pos, inv, sc, out, B_ * S_, 0); }})
+        V11W(false, 1, "13-call/1");
+        V11W(false, 2, "13-call/2");
+        V11W(true, 1, "13-warm/1");
+        V11W(true, 2, "13-warm/2");
+        V11W(true, 4, "13-warm/4");
+#define VIC(N, DEP, NAME) vs.push_back({NAME, 20, [&](int64_t B_, int64_t S_, float) { \
+            const int64_t rows = B_ * S_; \
+            fd_icache<N, DEP><<<(unsigned)((rows * 16 + 255) / 256), 256>>>(pos, (const uint4 *)inv, (uint4 *)out, rows); }})
+        VIC(0, false, "ic-0");
+        VIC(64, false, "ic-64");
+        VIC(256, false, "ic-256");
+        VIC(1024, false, "ic-1024");
+        VIC(32, true, "ic-dep-32");
+        VIC(128, true, "ic-dep-128");
     } else {
         vs.push_back({"floor", 0, [&](int64_t B_, int64_t S_, float) {
                           const int64_t rows = B_ * S_;
@@ -176,8 +219,25 @@ int main(int argc, char **argv)
         V12B(1, 8, "6-plain/8");
         V12B(2, 4, "7-noop/4");
         V12B(2, 8, "7-noop/8");
+#define V12R(M, N, NAME) vs.push_back({NAME, 11 + M, [&](int64_t B_, int64_t S_, float sc) { fd12_v5_go<M, N>(freqs, sc, out, c16(B_ * S_), B_ * S_, 0); }})
+        V12R(3, 2, "14-side/2");
+        V12R(3, 4, "14-side/4");
+        V12R(4, 2, "15-fix/2");
+        V12R(4, 4, "15-fix/4");
+#define V12W(W, N, NAME) vs.push_back({NAME, 13, [&](int64_t B_, int64_t S_, float sc) { fd12_v13_go<W, N>(freqs, sc, out, c16(B_ * S_), B_ * S_, 0); }})
+        V12W(false, 2, "13-call/2");
+        V12W(true, 2, "13-warm/2");
+        V12W(true, 4, "13-warm/4");
     }
 
+    // DEV_VARIANTS=name,name,...: time only those (the floor and the shipped kernel always).
+    if (const char *only = getenv("DEV_VARIANTS")) {
+        const std::string list = std::string(",") + only + ",";
+        std::vector<variant> kept;
+        for (size_t i = 0; i < vs.size(); i++)
+            if (i < 2 || list.find(std::string(",") + vs[i].name + ",") != std::string::npos) kept.push_back(vs[i]);
+        vs.swap(kept);
+    }
     // ---- bit-for-bit check against the shipped kernel --------------------------------------
     const int64_t crows = 1 << 16;
     std::vector<int64_t> hp(crows);
@@ -228,7 +288,7 @@ int main(int argc, char **argv)
         CK(cudaMemcpy(hr.data(), ref, crows * 512, cudaMemcpyDeviceToHost));
         printf("check (%s): ", sets[si].name);
         for (auto &v : vs) {
-            if (v.version < 2 || v.version == 4 || v.version == 6 || v.version == 7) continue;
+            if (v.version < 2 || v.version == 4 || v.version == 6 || v.version == 7 || v.version >= 20) continue;
             CK(cudaMemset(out, 0xff, crows * 512));
             v.go(16, crows / 16, sc);
             CK(cudaDeviceSynchronize());
@@ -266,7 +326,7 @@ int main(int argc, char **argv)
     for (int pass = 0; pass < (is11 ? 2 : 1); pass++) {
     printf("\n%s%s: median us (CUPTI spans, 2x-L2 memset before each launch, 50 after 10 warmup)\n", argv[1],
            pass ? ", positions different in every batch: (s + 4099 b) mod 131072" : ", the dataset's inputs");
-    auto in_pass = [&](const variant &v) { return pass == 0 || v.version <= 1 || v.version == 5 || v.version >= 10; };
+    auto in_pass = [&](const variant &v) { return pass == 0 || v.version <= 1 || v.version == 5 || (v.version >= 10 && v.version < 20); };
     printf("| # | B | S |");
     for (auto &v : vs)
         if (in_pass(v)) printf(" %s |", v.name);

@@ -169,13 +169,9 @@ static __device__ __forceinline__ uint32_t rg_bf16_rn_double(double d)
 // its lanes needs it, which on a small problem is nearly always somewhere.
 // Beyond 4e6 (or not finite): libdevice's sincos with its full Payne-Hanek
 // reduction.
-static __device__ __forceinline__ void rg_sincos_double(float xf, double *s, double *c)
+static __device__ __forceinline__ void rg_sincos_double_core(float xf, double *s, double *c)
 {
     const double x = (double)xf;
-    if (!(fabsf(xf) <= RG_SINCOS_FAST_MAX)) {
-        sincos(x, s, c);
-        return;
-    }
     const float big = fmaf(xf, 0.636619746685028076f, 12582912.0f);
     const int qi = __float_as_int(big);
     const double q = (double)(big - 12582912.0f);               // +0 when q = 0: keeps sin(-0) = -0
@@ -201,12 +197,83 @@ static __device__ __forceinline__ void rg_sincos_double(float xf, double *s, dou
     *c = ((qi + 1) & 2) ? -cv : cv;
 }
 
+static __device__ __forceinline__ void rg_sincos_double(float xf, double *s, double *c)
+{
+    if (!(fabsf(xf) <= RG_SINCOS_FAST_MAX)) {
+        sincos((double)xf, s, c);
+        return;
+    }
+    rg_sincos_double_core(xf, s, c);
+}
+
 // One value's (cos | sin << 16) bf16 bits from double: the refinement.
 static __device__ __forceinline__ uint32_t rg_sincos_bf16_double(float x, float scale)
 {
     double s, c;
     rg_sincos_double(x, &s, &c);
     return rg_bf16_rn_double((double)scale * c) | (rg_bf16_rn_double((double)scale * s) << 16);
+}
+
+// The bf16 bits of z given a float v with |z - v| <= t, t far below a quarter
+// of a bf16 spacing (rg_sincos_scaled's bound): z rounds to b, v's top 16 bits
+// (v truncated toward zero), or to b + 1 (one bf16 further from zero), on either
+// side of the midpoint m between them, ties to even. One compare in double
+// instead of a rounding through float and its midpoint check.
+static __device__ __forceinline__ uint32_t rg_bf16_side(float v, double z)
+{
+    const uint32_t u = __float_as_uint(v), b = u >> 16;
+    const double m = fabs((double)__uint_as_float((u & 0xffff0000u) | 0x8000u));
+    const double a = fabs(z);
+    return b + ((a > m || (a == m && (b & 1u))) ? 1u : 0u);
+}
+
+// The refinement of a value the float path could not round with certainty:
+// vc, vs its float scale*cos and scale*sin (each within rg_sincos_scaled's bound
+// of the exact value), redone in double and rounded by rg_bf16_side. |x| <=
+// RG_SINCOS_FAST_MAX and a finite scale (callers check). S1: scale == 1.
+template <bool S1>
+static __device__ __forceinline__ uint32_t rg_sincos_bf16_refine_side(float x, float scale, float vc, float vs)
+{
+    double s, c;
+    rg_sincos_double_core(x, &s, &c);
+    if (!S1) {
+        s *= (double)scale;
+        c *= (double)scale;
+    }
+    return rg_bf16_side(vc, c) | (rg_bf16_side(vs, s) << 16);
+}
+
+// b (the bits of a bf16, 16 bits) corrected to the bf16 nearest z, for a b
+// rounded to nearest from a float within t of z, t far below a quarter of a
+// bf16 spacing (rg_sincos_scaled's bound): the answer is b or a neighbour, on
+// the far side of the midpoint above or below b (in magnitude). Two compares in
+// double against midpoints made from b alone (NaN, so false, below a zero b),
+// ties to even: no rounding of z through float and its midpoint check.
+static __device__ __forceinline__ uint32_t rg_bf16_fix(uint32_t b, double z)
+{
+    const double a = fabs(z);
+    const double up = fabs((double)__uint_as_float(b << 16 | 0x8000u));
+    const double dn = fabs((double)__uint_as_float((b - 1u) << 16 | 0x8000u));
+    if (a > up || (a == up && (b & 1u))) return b + 1u;
+    if (a < dn || (a == dn && (b & 1u))) return b - 1u;
+    return b;
+}
+
+// The refinement of a (cos | sin << 16) pair w that the float path rounded but
+// could not certify: x's sin/cos redone in double, times scale, and each half
+// of w corrected by rg_bf16_fix. Only w and x are needed, so a thread keeps no
+// float values alive for it. |x| <= RG_SINCOS_FAST_MAX and a finite scale
+// (callers check). S1: scale == 1.
+template <bool S1>
+static __device__ __forceinline__ uint32_t rg_sincos_bf16_refine(float x, float scale, uint32_t w)
+{
+    double s, c;
+    rg_sincos_double_core(x, &s, &c);
+    if (!S1) {
+        s *= (double)scale;
+        c *= (double)scale;
+    }
+    return rg_bf16_fix(w & 0xffffu, c) | (rg_bf16_fix(w >> 16, s) << 16);
 }
 
 // Error bound of rg_sincos_core's values: relative to the value (a few float
