@@ -63,7 +63,11 @@ static inline uint64_t fc_next(void)
 }
 static inline double fc_uniform(void) { return ((fc_next() >> 11) + 0.5) * (1.0 / 9007199254740992.0); }
 
-enum { FC_LLAMA3 = 0, FC_THETA_1E6 = 1, FC_RANDOM = 2, FC_HUGE = 3 };
+/* 012's freqs: FC_RANDOM uniform in [-10, 10]; FC_HUGE to 2^79; FC_HOSTILE
+ * signed zeros, subnormals, tiny normals, floats next to multiples of pi/2
+ * (sin or cos near zero, where a relative error bound matters) and arguments
+ * to 1e9. */
+enum { FC_LLAMA3 = 0, FC_THETA_1E6 = 1, FC_RANDOM = 2, FC_HUGE = 3, FC_HOSTILE = 4, FC_LAST = FC_HOSTILE };
 
 typedef struct fc_case {
     int64_t B, S, D;
@@ -83,6 +87,21 @@ static inline void fc_llama3(float *inv, int64_t D)
         sm = sm < 0 ? 0 : sm > 1 ? 1 : sm;
         inv[d] = (1.0f - sm) * f + sm * (f / 8.0f);
     }
+}
+
+static inline float fc_hostile(void)
+{
+    const double u = fc_uniform(), v = fc_uniform();
+    const double sign = fc_uniform() < 0.5 ? -1.0 : 1.0;
+    if (u < 0.1) return (float)(sign * 0.0);
+    if (u < 0.25) return (float)(sign * ldexp(v, -126 - (int)(fc_uniform() * 23)));   /* subnormal */
+    if (u < 0.4) return (float)(sign * ldexp(1.0 + v, -126 + (int)(fc_uniform() * 110)));   /* tiny normal */
+    if (u < 0.8) {   /* a float next to k*pi/2, k up to ~2^21, nudged by a few ulps */
+        float x = (float)((double)(int64_t)(v * 2e6) * 1.5707963267948966);
+        for (int k = (int)(fc_uniform() * 7) - 3; k != 0; k += k < 0 ? 1 : -1) x = nextafterf(x, k < 0 ? -INFINITY : INFINITY);
+        return (float)sign * x;
+    }
+    return (float)(sign * v * 1e9);
 }
 
 /* Positions: packed sequences, different per batch, reaching pos_max. */
@@ -113,6 +132,7 @@ static inline void fc_make(fc_case *c, int64_t B, int64_t S, int64_t D, int kind
             float x;
             if (kind == FC_RANDOM) x = (float)((fc_uniform() - 0.5) * 20.0);
             else if (kind == FC_HUGE) x = (float)((fc_uniform() - 0.5) * ldexp(1.0, (int)(fc_uniform() * 80)));
+            else if (kind == FC_HOSTILE) x = fc_hostile();
             else x = (float)c->pos[r] * c->inv[d];
             c->freqs[r * H + d] = x;
         }

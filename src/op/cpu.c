@@ -79,7 +79,7 @@ static void kernel_portable(const ropegrad_problem *p, int64_t r0, int64_t r1)
 
 /* Scalar SLEEF sincos, 1 ulp, then the bf16 rounding check: the portable
  * forward primitive. */
-static int sincos_bf16_portable(const float *x, int64_t n, float scale, uint16_t *sb, uint16_t *cb, unsigned char *ok)
+static void sincos_bf16_portable(const float *x, int64_t n, float scale, uint16_t *cb, uint16_t *sb, uint32_t *w)
 {
     float s[ROPEGRAD_MAX_HEAD_DIM / 2], c[ROPEGRAD_MAX_HEAD_DIM / 2];
     for (int64_t i = 0; i < n; i++) {
@@ -87,7 +87,7 @@ static int sincos_bf16_portable(const float *x, int64_t n, float scale, uint16_t
         s[i] = sc.x;
         c[i] = sc.y;
     }
-    return rg_bf16_bracket(x, s, c, n, scale, sb, cb, ok);
+    rg_bf16_certify(x, s, c, n, scale, cb, sb, w);
 }
 
 /* ---- run-time dispatch ---------------------------------------------------- */
@@ -151,20 +151,13 @@ const char *ropegrad_cpu_isa(void)
 /* Every output is the correctly rounded bf16 of scale*sin(x) (to double's
  * 1e-16), and never further from the float64 reference than a float32
  * evaluation rounded to bf16 (tests/test_forward.c checks both): the ISA's
- * primitive writes the values it can prove (rg_bf16_bracket in
- * cpu_kernels.h), and the rare others are recomputed here from libm's double
- * sin/cos and rounded once. */
-void rg_sincos_bf16_row(const float *x, int64_t n, float scale, uint16_t *sb, uint16_t *cb)
+ * primitive writes the values it can prove (rg_bf16_certain in
+ * cpu_kernels.h) and recomputes the rare others from libm's double sin/cos,
+ * rounded once (rg_sincos_bf16_put). */
+void rg_sincos_bf16_row(const float *x, int64_t n, float scale, uint16_t *cb, uint16_t *sb, uint32_t *w)
 {
     pthread_once(&isa_once, isa_resolve);
-    unsigned char ok[ROPEGRAD_MAX_HEAD_DIM / 2];
-    if (isa_sincos(x, n, scale, sb, cb, ok)) return;
-    for (int64_t j = 0; j < n; j++) {
-        if (ok[j]) continue;
-        const double xd = (double)x[j];
-        sb[j] = rg_bf16_rn_double((double)scale * sin(xd));
-        cb[j] = rg_bf16_rn_double((double)scale * cos(xd));
-    }
+    isa_sincos(x, n, scale, cb, sb, w);
 }
 
 void rg_cpu_parallel_rows(int64_t rows, int64_t row_elems, int num_threads, rg_cpu_chunk_fn fn, const void *ctx)

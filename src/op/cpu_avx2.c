@@ -14,7 +14,7 @@
 #include <string.h>
 
 /* Largest |x| for which SLEEF documents the 3.5-ulp float sincos bound. */
-#define RG_U35_LIMIT 39000.0f
+#define RG_U35_LIMIT RG_SLEEF_U35_MAX
 
 #define W 8
 
@@ -117,34 +117,85 @@ static void kernel_avx2(const ropegrad_problem *p, int64_t r0, int64_t r1)
 
 rg_cpu_rows_fn rg_cpu_avx2_kernel(void) { return kernel_avx2; }
 
-/* s[i], c[i] = sin, cos of x[i] for i < n (the forward ops' primitive; the
- * same 3.5-ulp / 1-ulp choice per vector as the row kernel). */
-static void sincos_array(const float *x, float *s, float *c, int64_t n)
+/* bf16 bits (round to nearest even, finite lanes) of v in the low 16 bits
+ * (HI 0) or the high 16 bits (HI 1) of each 32-bit lane, the rest zero. */
+RG_INLINE __m256i bf16_rn8(__m256 v, int hi)
 {
-    int64_t i = 0;
-    for (; i + W <= n; i += W) {
-        const __m256 v = _mm256_loadu_ps(x + i);
-        const int far = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), v), _mm256_set1_ps(RG_U35_LIMIT), _CMP_NLT_UQ));
-        const Sleef___m256_2 sc = far ? Sleef_sincosf8_u10avx2(v) : Sleef_sincosf8_u35avx2(v);
-        _mm256_storeu_ps(s + i, sc.x);
-        _mm256_storeu_ps(c + i, sc.y);
+    const __m256i u = _mm256_castps_si256(v);
+    const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+    const __m256i r = _mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7fff)), odd);
+    return hi ? _mm256_and_si256(r, _mm256_set1_epi32((int)0xffff0000u)) : _mm256_srli_epi32(r, 16);
+}
+
+/* rg_bf16_certain on 8 lanes, t = |v| * REL + ABS: an all-ones / zero lane mask. */
+RG_INLINE __m256 certain8(__m256 v)
+{
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    const __m256i m = _mm256_or_si256(_mm256_and_si256(_mm256_castps_si256(v), _mm256_set1_epi32((int)0xffff0000u)),
+                                      _mm256_set1_epi32(0x8000));
+    const __m256 t = _mm256_fmadd_ps(_mm256_andnot_ps(sign, v), _mm256_set1_ps(RG_SLEEF_SINCOS_REL),
+                                     _mm256_set1_ps(RG_SLEEF_SINCOS_ABS));
+    const __m256 d = _mm256_andnot_ps(sign, _mm256_sub_ps(v, _mm256_castsi256_ps(m)));
+    return _mm256_cmp_ps(d, t, _CMP_NLE_UQ);   /* !(d <= t), true for NaN like the scalar form */
+}
+
+/* 8 16-bit values from the low halves of 8 32-bit lanes (each < 2^16). */
+RG_INLINE __m128i narrow8(__m256i v)
+{
+    return _mm_packus_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+}
+
+/* cpu_avx512.c's pairs16 at 8 lanes: the lanes to redo, as bits. */
+RG_INLINE int pairs8(const float *x, int64_t j, __m256 vscale, int s1, uint16_t *cb, uint16_t *sb, uint32_t *w)
+{
+    const __m256 v = _mm256_loadu_ps(x + j);
+    const __m256 ax = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v);
+    const int far = _mm256_movemask_ps(_mm256_cmp_ps(ax, _mm256_set1_ps(RG_U35_LIMIT), _CMP_NLT_UQ));
+    int bad = far ? _mm256_movemask_ps(_mm256_cmp_ps(ax, _mm256_set1_ps(RG_SLEEF_SINCOS_MAX), _CMP_NLE_UQ)) : 0;
+    const Sleef___m256_2 sc = far ? Sleef_sincosf8_u10avx2(v) : Sleef_sincosf8_u35avx2(v);
+    const __m256 vs = s1 ? sc.x : _mm256_mul_ps(sc.x, vscale), vc = s1 ? sc.y : _mm256_mul_ps(sc.y, vscale);
+    bad |= 0xff & ~_mm256_movemask_ps(_mm256_and_ps(certain8(vs), certain8(vc)));
+    const __m256i c16 = bf16_rn8(vc, 0), s16 = bf16_rn8(vs, 1);   /* sin in the high halves */
+    if (w) _mm256_storeu_si256((__m256i *)(void *)(w + j), _mm256_or_si256(c16, s16));
+    if (cb) {
+        _mm_storeu_si128((__m128i *)(void *)(cb + j), narrow8(c16));
+        _mm_storeu_si128((__m128i *)(void *)(sb + j), narrow8(_mm256_srli_epi32(s16, 16)));
     }
-    if (i < n) {
-        float xb[W] = {0}, sb[W], cb[W];
-        memcpy(xb, x + i, (size_t)(n - i) * sizeof(float));
-        sincos_array(xb, sb, cb, W);
-        memcpy(s + i, sb, (size_t)(n - i) * sizeof(float));
-        memcpy(c + i, cb, (size_t)(n - i) * sizeof(float));
+    return bad;
+}
+
+RG_INLINE void sincos_bf16_loop(const float *x, int64_t n, float scale, int s1, uint16_t *cb, uint16_t *sb,
+                                uint32_t *w)
+{
+    const __m256 vscale = _mm256_set1_ps(scale);
+    int64_t j = 0;
+    for (; j + W <= n; j += W) {
+        int bad = pairs8(x, j, vscale, s1, cb, sb, w);
+        while (bad) {
+            const int k = __builtin_ctz((unsigned)bad);
+            bad &= bad - 1;
+            rg_sincos_bf16_put(x[j + k], scale, j + k, cb, sb, w);
+        }
+    }
+    if (j < n) {
+        float s[W], c[W];
+        for (int64_t i = j; i < n; i++) {
+            Sleef_float2 r = Sleef_sincosf_u10(x[i]);
+            s[i - j] = r.x, c[i - j] = r.y;
+        }
+        rg_bf16_certify(x + j, s, c, n - j, scale, cb ? cb + j : NULL, sb ? sb + j : NULL, w ? w + j : NULL);
     }
 }
 
-/* The forward primitive: sincos_array, then the bf16 rounding check at this
- * file's vector width. */
-static int sincos_bf16(const float *x, int64_t n, float scale, uint16_t *sb, uint16_t *cb, unsigned char *ok)
+/* The forward primitive (cpu_kernels.h), cpu_avx512.c's at 8 lanes. */
+static void sincos_bf16(const float *x, int64_t n, float scale, uint16_t *cb, uint16_t *sb, uint32_t *w)
 {
-    float s[ROPEGRAD_MAX_HEAD_DIM / 2], c[ROPEGRAD_MAX_HEAD_DIM / 2];
-    sincos_array(x, s, c, n);
-    return rg_bf16_bracket(x, s, c, n, scale, sb, cb, ok);
+    if (!(fabsf(scale) <= RG_SINCOS_SCALE_MAX)) {
+        for (int64_t j = 0; j < n; j++) rg_sincos_bf16_put(x[j], scale, j, cb, sb, w);
+        return;
+    }
+    if (scale == 1.0f) sincos_bf16_loop(x, n, scale, 1, cb, sb, w);
+    else sincos_bf16_loop(x, n, scale, 0, cb, sb, w);
 }
 
 rg_cpu_sincos_bf16_fn rg_cpu_avx2_sincos_bf16(void) { return sincos_bf16; }

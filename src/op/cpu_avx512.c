@@ -33,7 +33,7 @@
 #include <string.h>
 
 /* Largest |x| for which SLEEF documents the 3.5-ulp float sincos bound. */
-#define RG_U35_LIMIT 39000.0f
+#define RG_U35_LIMIT RG_SLEEF_U35_MAX
 
 #define W 16
 
@@ -128,71 +128,109 @@ static void kernel_avx512(const ropegrad_problem *p, int64_t r0, int64_t r1)
 
 rg_cpu_rows_fn rg_cpu_avx512_kernel(void) { return kernel_avx512; }
 
-/* s[i], c[i] = sin, cos of x[i] for i < n (the forward ops' primitive; the
- * same 3.5-ulp / 1-ulp choice per vector as the row kernel). */
-static void sincos_array(const float *x, float *s, float *c, int64_t n)
-{
-    int64_t i = 0;
-    for (; i + W <= n; i += W) {
-        const __m512 v = _mm512_loadu_ps(x + i);
-        const __mmask16 far = _mm512_cmp_ps_mask(_mm512_abs_ps(v), _mm512_set1_ps(RG_U35_LIMIT), _CMP_NLT_UQ);
-        const Sleef___m512_2 sc = far ? Sleef_sincosf16_u10avx512f(v) : Sleef_sincosf16_u35avx512f(v);
-        _mm512_storeu_ps(s + i, sc.x);
-        _mm512_storeu_ps(c + i, sc.y);
-    }
-    if (i < n) {
-        float xb[W] = {0}, sb[W], cb[W];
-        memcpy(xb, x + i, (size_t)(n - i) * sizeof(float));
-        sincos_array(xb, sb, cb, W);
-        memcpy(s + i, sb, (size_t)(n - i) * sizeof(float));
-        memcpy(c + i, cb, (size_t)(n - i) * sizeof(float));
-    }
-}
-
-/* rg_bf16_rn on 16 lanes: float bits -> bf16 bits (round to nearest even), in 32-bit lanes. */
-RG_INLINE __m512i bf16_rn16(__m512 v)
+/* bf16 bits (round to nearest even, finite lanes) of v in the low 16 bits
+ * (HI 0) or the high 16 bits (HI 1) of each 32-bit lane, the rest zero. */
+RG_INLINE __m512i bf16_rn16(__m512 v, int hi)
 {
     const __m512i u = _mm512_castps_si512(v);
     const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
-    return _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7fff)), odd), 16);
+    const __m512i r = _mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7fff)), odd);
+    return hi ? _mm512_and_si512(r, _mm512_set1_epi32((int)0xffff0000u)) : _mm512_srli_epi32(r, 16);
 }
 
-/* The forward primitive: SLEEF's sincos 16 lanes at a time, then
- * rg_bf16_bracket's check written out in AVX-512F (the same operations in
- * the same order, so the same results as the scalar form, which does the
- * last n % 16 elements): the compiler's own vectorization of it ran at half
- * this width with spills, and the check cost more than the sincos. */
-static int sincos_bf16(const float *x, int64_t n, float scale, uint16_t *sb, uint16_t *cb, unsigned char *ok)
+/* rg_bf16_certain on 16 lanes, t = |v| * REL + ABS. */
+RG_INLINE __mmask16 certain16(__m512 v)
 {
-    float s[ROPEGRAD_MAX_HEAD_DIM / 2], c[ROPEGRAD_MAX_HEAD_DIM / 2];
-    sincos_array(x, s, c, n);
-    const __m512 vscale = _mm512_set1_ps(scale), rel = _mm512_set1_ps(RG_SLEEF_SINCOS_REL);
-    const __m512 abs_part = _mm512_set1_ps(RG_SLEEF_SINCOS_ABS), xmax = _mm512_set1_ps(RG_SLEEF_SINCOS_MAX);
-    const __m512 vmax = _mm512_set1_ps(3.0e38f);
-    __mmask16 all = 0xffff;
-    int64_t j = 0;
-    for (; j + W <= n; j += W) {
-        const __m512 vs = _mm512_mul_ps(_mm512_loadu_ps(s + j), vscale);
-        const __m512 vc = _mm512_mul_ps(_mm512_loadu_ps(c + j), vscale);
-        const __m512 as = _mm512_abs_ps(vs), ac = _mm512_abs_ps(vc);
-        const __m512 ts = _mm512_add_ps(_mm512_mul_ps(as, rel), abs_part);
-        const __m512 tc = _mm512_add_ps(_mm512_mul_ps(ac, rel), abs_part);
-        const __m512i s0 = bf16_rn16(_mm512_sub_ps(vs, ts)), s1 = bf16_rn16(_mm512_add_ps(vs, ts));
-        const __m512i c0 = bf16_rn16(_mm512_sub_ps(vc, tc)), c1 = bf16_rn16(_mm512_add_ps(vc, tc));
-        /* the same conditions as rg_bf16_bracket; an ordered compare is false for NaN, like C's <= */
-        __mmask16 good = _mm512_cmpeq_epi32_mask(s0, s1) & _mm512_cmpeq_epi32_mask(c0, c1);
-        good &= _mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_loadu_ps(x + j)), xmax, _CMP_LE_OQ);
-        good &= _mm512_cmp_ps_mask(_mm512_add_ps(as, ts), vmax, _CMP_LE_OQ);
-        good &= _mm512_cmp_ps_mask(_mm512_add_ps(ac, tc), vmax, _CMP_LE_OQ);
-        _mm256_storeu_si256((__m256i *)(void *)(sb + j), _mm512_cvtepi32_epi16(s0));
-        _mm256_storeu_si256((__m256i *)(void *)(cb + j), _mm512_cvtepi32_epi16(c0));
-        _mm_storeu_si128((__m128i *)(void *)(ok + j),
-                         _mm512_cvtepi32_epi8(_mm512_maskz_mov_epi32(good, _mm512_set1_epi32(1))));
-        all &= good;
+    const __m512i m = _mm512_ternarylogic_epi32(_mm512_castps_si512(v), _mm512_set1_epi32((int)0xffff0000u),
+                                                _mm512_set1_epi32(0x8000), 0xea);   /* (v & hi) | 0x8000 */
+    const __m512 t = _mm512_fmadd_ps(_mm512_abs_ps(v), _mm512_set1_ps(RG_SLEEF_SINCOS_REL),
+                                     _mm512_set1_ps(RG_SLEEF_SINCOS_ABS));
+    const __m512 d = _mm512_abs_ps(_mm512_sub_ps(v, _mm512_castsi512_ps(m)));
+    return _mm512_cmp_ps_mask(d, t, _CMP_NLE_UQ);   /* !(d <= t), true for NaN like the scalar form */
+}
+
+/* SLEEF's sincos of 16 values from x; *bad gets the lanes beyond
+ * RG_SLEEF_SINCOS_MAX (or NaN). */
+RG_INLINE Sleef___m512_2 sincos16(const float *x, int64_t j, __mmask16 *bad)
+{
+    const __m512 v = _mm512_loadu_ps(x + j);
+    const __mmask16 far = _mm512_cmp_ps_mask(_mm512_abs_ps(v), _mm512_set1_ps(RG_SLEEF_U35_MAX), _CMP_NLT_UQ);
+    *bad = far ? _mm512_cmp_ps_mask(_mm512_abs_ps(v), _mm512_set1_ps(RG_SLEEF_SINCOS_MAX), _CMP_NLE_UQ) : 0;
+    return far ? Sleef_sincosf16_u10avx512f(v) : Sleef_sincosf16_u35avx512f(v);
+}
+
+/* The 16 values' words (cos | sin << 16) or halves stored from SLEEF's sc;
+ * returns the lanes the test could not certify, with bad, for
+ * rg_sincos_bf16_put. S1: scale == 1. */
+RG_INLINE __mmask16 pairs16(Sleef___m512_2 sc, __mmask16 bad, int64_t j, __m512 vscale, int s1, uint16_t *cb,
+                            uint16_t *sb, uint32_t *w)
+{
+    const __m512 vs = s1 ? sc.x : _mm512_mul_ps(sc.x, vscale), vc = s1 ? sc.y : _mm512_mul_ps(sc.y, vscale);
+    bad |= (__mmask16)~(certain16(vs) & certain16(vc));
+    const __m512i c16 = bf16_rn16(vc, 0), s16 = bf16_rn16(vs, 1);   /* sin in the high halves */
+    if (w) _mm512_storeu_si512((void *)(w + j), _mm512_or_si512(c16, s16));
+    if (cb) {
+        _mm256_storeu_si256((__m256i *)(void *)(cb + j), _mm512_cvtepi32_epi16(c16));
+        _mm256_storeu_si256((__m256i *)(void *)(sb + j), _mm512_cvtepi32_epi16(_mm512_srli_epi32(s16, 16)));
     }
-    int all_ok = all == 0xffff;
-    if (j < n) all_ok &= rg_bf16_bracket(x + j, s + j, c + j, n - j, scale, sb + j, cb + j, ok + j);
-    return all_ok;
+    return bad;
+}
+
+RG_INLINE void put_bad(const float *x, int64_t j, __mmask16 bad, float scale, uint16_t *cb, uint16_t *sb, uint32_t *w)
+{
+    while (bad) {   /* rare: about one vector in 60 has one */
+        const int k = __builtin_ctz(bad);
+        bad &= (__mmask16)(bad - 1);
+        rg_sincos_bf16_put(x[j + k], scale, j + k, cb, sb, w);
+    }
+}
+
+RG_INLINE void sincos_bf16_loop(const float *x, int64_t n, float scale, int s1, uint16_t *cb, uint16_t *sb,
+                                uint32_t *w)
+{
+    const __m512 vscale = _mm512_set1_ps(scale);
+    int64_t j = 0;
+    /* two vectors per step, both sincos calls first: the second call's work
+     * overlaps the first vector's test instead of waiting for it */
+    for (; j + 2 * W <= n; j += 2 * W) {
+        __mmask16 b0, b1;
+        const Sleef___m512_2 s0 = sincos16(x, j, &b0), s1v = sincos16(x, j + W, &b1);
+        b0 = pairs16(s0, b0, j, vscale, s1, cb, sb, w);
+        b1 = pairs16(s1v, b1, j + W, vscale, s1, cb, sb, w);
+        if (b0 | b1) {
+            put_bad(x, j, b0, scale, cb, sb, w);
+            put_bad(x, j + W, b1, scale, cb, sb, w);
+        }
+    }
+    for (; j + W <= n; j += W) {
+        __mmask16 b;
+        const Sleef___m512_2 sc = sincos16(x, j, &b);
+        put_bad(x, j, pairs16(sc, b, j, vscale, s1, cb, sb, w), scale, cb, sb, w);
+    }
+    if (j < n) {
+        float s[W], c[W];
+        for (int64_t i = j; i < n; i++) {
+            Sleef_float2 r = Sleef_sincosf_u10(x[i]);
+            s[i - j] = r.x, c[i - j] = r.y;
+        }
+        rg_bf16_certify(x + j, s, c, n - j, scale, cb ? cb + j : NULL, sb ? sb + j : NULL, w ? w + j : NULL);
+    }
+}
+
+/* The forward primitive (cpu_kernels.h): per 16 values, SLEEF's sincos, the
+ * scale (compiled out at scale 1), the test and the bf16 pairs written where
+ * the caller wants them, in registers from x to the stores (the earlier form
+ * wrote sin/cos to arrays, then tested them into more arrays, and 011 then
+ * interleaved cos and sin with 16-bit stores; bench/results/cpu-floor-0NN.md
+ * have the CPU path's time per workload). */
+static void sincos_bf16(const float *x, int64_t n, float scale, uint16_t *cb, uint16_t *sb, uint32_t *w)
+{
+    if (!(fabsf(scale) <= RG_SINCOS_SCALE_MAX)) {
+        for (int64_t j = 0; j < n; j++) rg_sincos_bf16_put(x[j], scale, j, cb, sb, w);
+        return;
+    }
+    if (scale == 1.0f) sincos_bf16_loop(x, n, scale, 1, cb, sb, w);
+    else sincos_bf16_loop(x, n, scale, 0, cb, sb, w);
 }
 
 rg_cpu_sincos_bf16_fn rg_cpu_avx512_sincos_bf16(void) { return sincos_bf16; }

@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "internal.h"
 #include "ropegrad.h"
@@ -24,51 +25,76 @@ rg_cpu_rows_fn rg_cpu_avx2_kernel(void);
 rg_cpu_rows_fn rg_cpu_avx512_kernel(void);
 
 /* The forward ops' (011, 012) building block, one per ISA like the row
- * kernels: for j < n (n <= ROPEGRAD_MAX_HEAD_DIM / 2), sin and cos of x[j]
- * from SLEEF's vector sincos (3.5-ulp where every lane of a vector is within
- * +-39000, else 1-ulp), scaled and rounded to bf16 by rg_bf16_bracket below
- * (compiled with the file's instruction set, so the rounding check runs at
- * the vector width too). Returns 1 when every ok[j] is 1. */
-typedef int (*rg_cpu_sincos_bf16_fn)(const float *x, int64_t n, float scale, uint16_t *sb, uint16_t *cb,
-                                     unsigned char *ok);
+ * kernels: for j < n (n <= ROPEGRAD_MAX_HEAD_DIM / 2), the bf16 bits of
+ * scale*cos(x[j]) and scale*sin(x[j]), each the bf16 nearest to the exact
+ * value, written as (cos | sin << 16) words to w (011's interleaved pairs)
+ * when w is not NULL, and as two arrays cb, sb (012) when they are not NULL.
+ * SLEEF's vector sincos (3.5-ulp where every lane of a vector is within
+ * +-39000, else 1-ulp) gives float values; rg_bf16_certain's test, at the
+ * file's vector width, proves most roundings, and the others (about one value
+ * in 2^11) are redone by rg_sincos_bf16_put in double. */
+typedef void (*rg_cpu_sincos_bf16_fn)(const float *x, int64_t n, float scale, uint16_t *cb, uint16_t *sb,
+                                      uint32_t *w);
 rg_cpu_sincos_bf16_fn rg_cpu_avx2_sincos_bf16(void);
 rg_cpu_sincos_bf16_fn rg_cpu_avx512_sincos_bf16(void);
 
 /* SLEEF's float sincos error bounds are relative (3.5 ulp = 2^-22.2 of the
- * value); 2^-20 of |value| covers them and the scale's product with margin,
- * and a tiny absolute part covers results near zero and subnormals. */
+ * value); 2^-20 of |value| covers them and the scale's product with margin.
+ * The absolute part, 2^-140, covers results among the subnormals (there SLEEF
+ * returns sin x = x, exact to far below a subnormal's spacing) and stays below
+ * the smallest bf16 midpoint (2^-134), so sin(+-0) = +-0 and cos 0 = 1 are
+ * certified without a test of their own. */
 #define RG_SLEEF_SINCOS_REL 9.5367431640625e-07f   /* 2^-20 */
-#define RG_SLEEF_SINCOS_ABS 1.0e-30f
+#define RG_SLEEF_SINCOS_ABS 7.174648137343064e-43f /* 2^-140 */
+/* The 3.5-ulp variant's documented range; beyond it (and for NaN) the 1-ulp one. */
+#define RG_SLEEF_U35_MAX 39000.0f
 /* SLEEF documents its 1-ulp float sincos for |x| <= 5e9; beyond, libm's double. */
 #define RG_SLEEF_SINCOS_MAX 1.0e9f
+/* Larger |scale| (or NaN) sends every value to rg_sincos_bf16_put. */
+#define RG_SINCOS_SCALE_MAX 1.0e30f
 
-/* The forward ops round scale*sin/cos to bf16. A float value v carries an
- * error of at most t = |v| * RG_SLEEF_SINCOS_REL (+ a tiny absolute part);
- * when v - t and v + t round to the same bf16, that bf16 is the one nearest
- * to the exact value: sb[j], cb[j] are written and ok[j] = 1. Otherwise (a
- * rounding midpoint inside the interval: about one value in 2^11; or x or a
- * value out of range) ok[j] = 0 and the caller recomputes the value
- * (rg_sincos_bf16_row in cpu.c: libm's double sin/cos, rounded once).
- * Branch-free, so the compiler vectorizes it. Returns 1 when every ok[j] is 1. */
-static inline int rg_bf16_bracket(const float *x, const float *s, const float *c, int64_t n, float scale,
-                                  uint16_t *sb, uint16_t *cb, unsigned char *ok)
+/* Whether bf16_rn(v) is the bf16 nearest to every value within t of v: t is
+ * far below half a bf16 spacing, so only the midpoint m nearest v (v's top 16
+ * bits | 0x8000: same sign and exponent, so v - m is exact) can lie within t.
+ * False for NaN (every compare fails). */
+static inline int rg_bf16_certain(float v, float t)
 {
-    int all_ok = 1;
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    u = (u & 0xffff0000u) | 0x8000u;
+    float m;
+    memcpy(&m, &u, sizeof m);
+    return !(fabsf(v - m) <= t);
+}
+
+/* Value j the test could not certify (or out of range): libm's double sin and
+ * cos of x, times scale, rounded once to bf16. */
+static inline void rg_sincos_bf16_put(float x, float scale, int64_t j, uint16_t *cb, uint16_t *sb, uint32_t *w)
+{
+    const double xd = (double)x;
+    const uint16_t s = rg_bf16_rn_double((double)scale * sin(xd)), c = rg_bf16_rn_double((double)scale * cos(xd));
+    if (w) w[j] = c | (uint32_t)s << 16;
+    if (cb) cb[j] = c, sb[j] = s;
+}
+
+/* The scalar form of the ISA primitives (the portable path, and the last
+ * n % width values of the SIMD ones): s[j], c[j] are SLEEF's sin and cos of
+ * x[j]; the same test as the vector forms. */
+static inline void rg_bf16_certify(const float *x, const float *s, const float *c, int64_t n, float scale,
+                                   uint16_t *cb, uint16_t *sb, uint32_t *w)
+{
     for (int64_t j = 0; j < n; j++) {
         const float vs = s[j] * scale, vc = c[j] * scale;
-        const float ts = fabsf(vs) * RG_SLEEF_SINCOS_REL + RG_SLEEF_SINCOS_ABS;
-        const float tc = fabsf(vc) * RG_SLEEF_SINCOS_REL + RG_SLEEF_SINCOS_ABS;
-        const uint16_t s0 = rg_bf16_rn(vs - ts), s1 = rg_bf16_rn(vs + ts);
-        const uint16_t c0 = rg_bf16_rn(vc - tc), c1 = rg_bf16_rn(vc + tc);
-        /* |x| within SLEEF's documented range and both values finite (NaN fails every compare) */
-        const int good = (s0 == s1) & (c0 == c1) & (fabsf(x[j]) <= RG_SLEEF_SINCOS_MAX) &
-                         (fabsf(vs) + ts <= 3.0e38f) & (fabsf(vc) + tc <= 3.0e38f);
-        sb[j] = s0;
-        cb[j] = c0;
-        ok[j] = (unsigned char)good;
-        all_ok &= good;
+        if (!(fabsf(x[j]) <= RG_SLEEF_SINCOS_MAX) || !(fabsf(scale) <= RG_SINCOS_SCALE_MAX) ||
+            !rg_bf16_certain(vs, fabsf(vs) * RG_SLEEF_SINCOS_REL + RG_SLEEF_SINCOS_ABS) ||
+            !rg_bf16_certain(vc, fabsf(vc) * RG_SLEEF_SINCOS_REL + RG_SLEEF_SINCOS_ABS)) {
+            rg_sincos_bf16_put(x[j], scale, j, cb, sb, w);
+            continue;
+        }
+        const uint16_t sv = rg_bf16_rn(vs), cv = rg_bf16_rn(vc);
+        if (w) w[j] = cv | (uint32_t)sv << 16;
+        if (cb) cb[j] = cv, sb[j] = sv;
     }
-    return all_ok;
 }
 
 #endif

@@ -100,9 +100,10 @@ static inline uint16_t rg_bf16_rn_double(double d)
     return rg_bf16_rn(f);
 }
 
-/* Writes bf16 bits of scale*sin(x[j]) and scale*cos(x[j]), j < n, each the
- * bf16 nearest to the exact value (rg_sincos_bf16_row in cpu.c says how). */
-void rg_sincos_bf16_row(const float *x, int64_t n, float scale, uint16_t *sb, uint16_t *cb);
+/* The bf16 bits of scale*cos(x[j]) and scale*sin(x[j]), j < n, each the bf16
+ * nearest to the exact value (rg_sincos_bf16_row in cpu.c says how): to w as
+ * (cos | sin << 16) words when w is not NULL, to cb and sb when they are not. */
+void rg_sincos_bf16_row(const float *x, int64_t n, float scale, uint16_t *cb, uint16_t *sb, uint32_t *w);
 
 /* Validation shared by the forward ops: sizes, head_dim, overflow of
  * rows*head_dim*out_bytes_per_elem, scale. */

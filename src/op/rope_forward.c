@@ -5,6 +5,7 @@
  * is in forward_kernels.cuh. */
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "internal.h"
 #include "ropegrad.h"
@@ -58,16 +59,14 @@ static void forward_rows(const void *ctx, int64_t r0, int64_t r1)
     const ropegrad_rope_forward_problem *p = ctx;
     const int64_t D = p->head_dim, H = D / 2;
     float x[ROPEGRAD_MAX_HEAD_DIM / 2];
-    uint16_t sb[ROPEGRAD_MAX_HEAD_DIM / 2], cb[ROPEGRAD_MAX_HEAD_DIM / 2];
+    uint32_t w[ROPEGRAD_MAX_HEAD_DIM / 2];   /* (cos | sin << 16): a row's pairs j < H, in memory order */
     for (int64_t r = r0; r < r1; r++) {
         const float pos = (float)p->position_ids[r];
         for (int64_t j = 0; j < H; j++) x[j] = pos * p->inv_freq[j];
-        rg_sincos_bf16_row(x, H, p->attention_scaling, sb, cb);
-        uint16_t *o = p->cos_sin + r * D * 2;
-        for (int64_t j = 0; j < H; j++) {
-            o[2 * j] = o[2 * (j + H)] = cb[j];
-            o[2 * j + 1] = o[2 * (j + H) + 1] = sb[j];
-        }
+        rg_sincos_bf16_row(x, H, p->attention_scaling, NULL, NULL, w);
+        uint16_t *o = p->cos_sin + r * D * 2;   /* pairs j and j + H are equal */
+        memcpy(o, w, (size_t)H * 4);
+        memcpy(o + 2 * H, w, (size_t)H * 4);
     }
 }
 
