@@ -230,8 +230,8 @@ int main(int argc, char **argv)
         V12W(true, 4, "13-warm/4");
     }
 
-    // DEV_VARIANTS=name,name,...: time only those (the floor and the shipped kernel always).
-    if (const char *only = getenv("DEV_VARIANTS")) {
+    // DEV_FORWARD_ONLY=name,name,...: time only those (the floor and the shipped kernel always).
+    if (const char *only = getenv("DEV_FORWARD_ONLY")) {
         const std::string list = std::string(",") + only + ",";
         std::vector<variant> kept;
         for (size_t i = 0; i < vs.size(); i++)

@@ -105,7 +105,7 @@ int ropegrad_backward_cuda(const ropegrad_problem *p, void *cuda_stream);
  * number; any other number is ROPEGRAD_ERR_BAD_KERNEL (the development versions
  * are built by bench/dev_kernels.cu). ropegrad_cuda_kernel_count() is the
  * highest number shipped, 0 when built without CUDA. */
-#define ROPEGRAD_CUDA_KERNEL_DEFAULT 12
+#define ROPEGRAD_CUDA_KERNEL_DEFAULT 14
 int ropegrad_backward_cuda_kernel(const ropegrad_problem *p, int kernel, void *cuda_stream);
 int ropegrad_cuda_kernel_count(void);
 const char *ropegrad_cuda_kernel_name(int kernel); /* NULL for an unknown number */

@@ -252,7 +252,7 @@ static void test_suite_shapes(void **state)
     }
 }
 
-/* B > 65535: kernel 12's grid cannot hold the batch, so the default falls back
+/* B > 65535: kernels 14's and 12's grids cannot hold the batch, so the default falls back
  * to kernel 10 (shipped for this); every dtype, both alignments. */
 static void test_batch_fallback(void **state)
 {
@@ -518,13 +518,14 @@ static void test_argument_errors(void **state)
     assert_int_equal(ropegrad_backward_cuda(&p, NULL), ROPEGRAD_ERR_BAD_HEAD_DIM);
     assert_non_null(ropegrad_cuda_kernel_name(0));
     assert_null(ropegrad_cuda_kernel_name(ropegrad_cuda_kernel_count() + 1));
-    /* The library ships the default (0) and its own number (12) only; the
-     * development versions live in bench/dev_kernels.cu. */
-    assert_string_equal(ropegrad_cuda_kernel_name(ROPEGRAD_CUDA_KERNEL_DEFAULT), "12-vec-2d");
+    /* The library ships the default (0) and its own number (14) only; the
+     * development versions (12, its fallback, among them) live in
+     * bench/dev_kernels.cu. */
+    assert_string_equal(ropegrad_cuda_kernel_name(ROPEGRAD_CUDA_KERNEL_DEFAULT), "14-2d-ept4");
     assert_int_equal(ropegrad_cuda_kernel_count(), ROPEGRAD_CUDA_KERNEL_DEFAULT);
     p.head_dim = 128;
-    for (int k = 1; k <= 13; k++) {
-        if (k == 12) continue;
+    for (int k = 1; k <= 15; k++) {
+        if (k == 14) continue;
         assert_null(ropegrad_cuda_kernel_name(k));
         assert_int_equal(ropegrad_backward_cuda_kernel(&p, k, NULL), ROPEGRAD_ERR_BAD_KERNEL);
     }

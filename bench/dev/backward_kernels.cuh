@@ -337,94 +337,15 @@ static __global__ void __launch_bounds__(128) rg_k9_bulk(ropegrad_problem p)
     }
 #endif
 }
-// ---------------------------------------------------------------------------
-// Kernels 14 and 15, "vec-2d-lat": kernel 12 with fewer d's per thread (EPT 4:
-// 16 threads per row for D = 128; EPT 2: 32), for small problems. Why: on the
-// workloads of <= ~2k rows (W2, W4, W9, W13, W15) 12 sits 0.2-0.3 us above the
-// read floor, and what a thread does after its loads land (8 x 2 MUFU through
-// the special-function unit, a quarter-rate pipe, then 3 shuffles) is a chain
-// of ~300 cycles on one warp per SM sub-partition. Half the d's per thread
-// halves the MUFU chain for +1 shuffle, and puts twice the warps on the SMs.
-// Loads: EPT * ESZ bytes per grad stream (8 B for bf16 at EPT 4), EPT floats
-// of emb (16 B at EPT 4).
-// ---------------------------------------------------------------------------
-template <int NB>
-static __device__ __forceinline__ void rg_ld_n(const char *p, uint32_t *w)
-{
-    if constexpr (NB == 16) {
-        const uint4 v = rg_ld_stream(p);
-        w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
-    } else if constexpr (NB == 8) {
-        asm volatile("ld.global.nc.L1::no_allocate.v2.u32 {%0,%1}, [%2];" : "=r"(w[0]), "=r"(w[1]) : "l"(p));
-    } else {
-        static_assert(NB == 4, "4, 8 or 16 bytes");
-        asm volatile("ld.global.nc.L1::no_allocate.u32 %0, [%1];" : "=r"(w[0]) : "l"(p));
-    }
-}
-
-template <int ESZ, int DT>
-static __device__ __forceinline__ float rg_word_at(const uint32_t *w, int k)
-{
-    if (ESZ == 4) return __uint_as_float(w[k]);
-    const uint32_t x = w[k >> 1];
-    if (DT == ROPEGRAD_BF16) return (k & 1) ? rg_bf16_hi(x) : rg_bf16_lo(x);
-    return rg_f16_bits((k & 1) ? (x >> 16) : (x & 0xffffu));
-}
-
-template <int ESZ, int TPR, int EPT, int DT>
-static __global__ void __launch_bounds__(256) rg_k14_2d(ropegrad_problem p)
-{
-    constexpr int H = EPT * TPR, D = 2 * H, NB = EPT * ESZ, NW = (NB + 3) / 4;
-    const int j = threadIdx.x % TPR;
-    const int S = (int)p.seq_len;
-    const int rows_per_block = blockDim.x / TPR;
-    const int s0 = blockIdx.x * rows_per_block + (threadIdx.x & ~31) / TPR;
-    if (s0 >= S) return;
-    int s = s0 + (threadIdx.x & 31) / TPR;
-    const bool live = s < S;
-    if (!live) s = S - 1;
-    const int64_t r = (int64_t)blockIdx.y * S + s;
-    const int64_t g = r * D + j * EPT;
-    const char *gc = (const char *)p.grad_cos + g * ESZ;
-    const char *gs = (const char *)p.grad_sin + g * ESZ;
-    const float *e = p.emb + g;
-    uint32_t cl[NW], ch[NW], sl[NW], sh[NW], ew[EPT];
-    rg_ld_n<NB>(gc, cl);
-    rg_ld_n<NB>(gc + H * ESZ, ch);
-    rg_ld_n<NB>(gs, sl);
-    rg_ld_n<NB>(gs + H * ESZ, sh);
-    rg_ld_n<EPT * 4>((const char *)e, ew);
-    const float *inv = p.inv_freq + blockIdx.y * p.inv_freq_batch_stride + j * EPT;
-    float iv[EPT];
-    if constexpr (EPT == 4) {
-        const float4 q = __ldg((const float4 *)inv);
-        iv[0] = q.x, iv[1] = q.y, iv[2 % EPT] = q.z, iv[3 % EPT] = q.w;
-    } else {
-        const float2 q = __ldg((const float2 *)inv);
-        iv[0] = q.x, iv[1 % EPT] = q.y;
-    }
-    const float *ef = (const float *)ew;
-    float part;
-    if (rg_all_fast<EPT>(ef)) {
-        part = 0.f;
-#pragma unroll
-        for (int k = 0; k < EPT; k++) {
-            float sn, cs;
-            rg_sincos_mufu(ef[k], &sn, &cs);
-            const float gck = rg_word_at<ESZ, DT>(cl, k) + rg_word_at<ESZ, DT>(ch, k);
-            const float gsk = rg_word_at<ESZ, DT>(sl, k) + rg_word_at<ESZ, DT>(sh, k);
-            part = fmaf(iv[k], fmaf(gsk, cs, -gck * sn), part);
-        }
-    } else {
-        part = rg_row_reload<ESZ, EPT>(gc, gs, e, inv, DT, H);
-    }
-    const float acc = rg_group_sum<TPR>(part);
-    if (live && j == 0) p.grad_position_ids[r] = p.attention_scaling * acc;
-}
+// Kernel 14 (EPT 4, the library's default since 2026-12-01) and 15 (EPT 2):
+// rg_k14_2d in src/op/kernels.cuh.
 
 // ---------------------------------------------------------------------------
 // Launcher
 // ---------------------------------------------------------------------------
+#ifndef RG_K14_SPREAD
+#define RG_K14_SPREAD 0
+#endif
 #define RG_KERNEL_COUNT 15
 
 // The development copy accepts every version (the library: 0 and 12 only).
@@ -496,12 +417,14 @@ static cudaError_t rg_launch_vec(const ropegrad_problem &p, int kernel, int sms,
             else rg_k12_2d<ESZ, TPR, ROPEGRAD_F16, true><<<grid, block, 0, st>>>(p);
         }
     } else if (kernel == 14 || kernel == 15) {
-        // Same grid as 12, with TPR * 8 / EPT threads per row (EPT 4 or 2).
+        // TPR * 8 / EPT threads per row (EPT 4 or 2) on 256-thread blocks at
+        // every size, as the library launches 14 (RG_K14_SPREAD > 0: shrunk
+        // for small problems like 12's, as measured before 2026-12-01).
         constexpr int T4 = TPR * 2 <= 32 ? TPR * 2 : 32, T2 = TPR * 4 <= 32 ? TPR * 4 : 32;
         const int tpr = kernel == 14 ? T4 : T2;
         int block = 256;
         const int64_t B = p.batch_size, S = p.seq_len;
-        while (block > 32 && B * ((S + block / tpr - 1) / (block / tpr)) < (int64_t)RG_K12_SPREAD * sms) block >>= 1;
+        while (block > 32 && B * ((S + block / tpr - 1) / (block / tpr)) < (int64_t)RG_K14_SPREAD * sms) block >>= 1;
         const dim3 grid((unsigned)((S + block / tpr - 1) / (block / tpr)), (unsigned)B);
         if constexpr (TPR * 2 <= 32 && TPR * 4 <= 32) {
             if (kernel == 14) {
@@ -565,10 +488,8 @@ static cudaError_t rg_cuda_launch(const ropegrad_problem *p, int kernel, cudaStr
     if (e != cudaSuccess) return e;
     const int64_t rows = p->batch_size * p->seq_len;
     const int tpr = rg_vec_tpr(p);
-    // Default: kernel 12 on every size (fastest of 1-13 on all 16 workloads but
-    // the two largest, where 3, 10, 12 and 13 are within run-to-run spread:
-    // bench/NOTES.md); it falls back to 10, then 2, as noted below.
-    if (kernel == 0) kernel = 12;
+    // Default: kernel 14, as the library's launcher (src/op/kernels.cuh).
+    if (kernel == 0) kernel = 14;
     if (kernel == 6 && !(tpr && (p->head_dim == 128 || p->head_dim == 256))) kernel = tpr ? 3 : 2;
     if (kernel == 8 && !(tpr && (p->head_dim == 128 || p->head_dim == 256))) kernel = tpr ? 7 : 2;
     if (kernel == 11 && !(tpr && (p->head_dim == 128 || p->head_dim == 256))) kernel = tpr ? 10 : 2;

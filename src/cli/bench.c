@@ -39,7 +39,7 @@ static void usage(FILE *f, const char *cmd, int timed)
                            : "Checks every workload against the float64 reference (no timing).\n\n");
     fprintf(f, "  --suite DIR           suite folder (default: the bundled %s)\n", RG_DEFAULT_SUITE);
     fprintf(f, "  --backend B           auto (CUDA when a GPU is usable, else CPU), cpu or cuda (default auto)\n");
-    fprintf(f, "  --kernel N            CUDA kernel version: 0 = default (014: also 12, its number)\n");
+    fprintf(f, "  --kernel N            CUDA kernel version: 0 = default (014: also 14, its number)\n");
     fprintf(f, "  --workloads LIST      workload indices and ranges, e.g. 0-3,14 (default: all)\n");
     fprintf(f, "  --list                list the suite's workloads (index, shape, uuid) and exit\n");
     if (timed) {

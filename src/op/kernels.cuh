@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 // kernels.cuh -- the CUDA kernel ropegrad ships for the 014 backward (version
-// 12, "12-vec-2d") and the two fallbacks its dispatch needs, with the launcher.
+// 14, "14-2d-ept4") and the three fallbacks its dispatch needs, with the launcher.
 // Self-contained: the library compiles it through cuda.cu, and `ropegrad
 // export-solution` embeds this very file in the SOL-ExecBench solution, so the
 // kernel measured there is the kernel built here. The other development versions
@@ -18,16 +18,22 @@
 // wide and plentiful, and the small ones (128 rows) are pure latency: one DRAM
 // round trip, the launch, and the reduction.
 //
-// Versions shipped (ropegrad bench --kernel 0 or 12):
-//  12 vec-2d     a group of TPR = H/8 threads per row, each thread 8 consecutive
-//                d's (and the matching d+H's) fetched with 16-byte loads that skip
-//                L1 and ask L2 for 256-byte runs; rg_sincos_mufu; a (rows, batch)
-//                grid, one row per thread group, no division, no loop.
-//   0 default    12 where it applies (D/2 a multiple of 8 with H/8 <= 32,
-//                16-byte aligned pointers and stride, B <= 65535); else 10
-//                (12's loads and arithmetic on a 1-D grid) where only B is too
-//                large; else 2 (one warp per row, scalar loads: any even D, any
-//                dtype, any alignment, any stride).
+// Versions shipped (ropegrad bench --kernel 0 or 14):
+//  14 2d-ept4    a group of 2*TPR = H/4 threads per row, each thread 4
+//                consecutive d's (and the matching d+H's): 8-byte grad loads
+//                (bf16/f16; 16 B for f32) and 16-byte emb and inv_freq loads
+//                that skip L1; rg_sincos_mufu; a (rows/16, batch) grid of
+//                256-thread blocks, one row per thread group, no division, no
+//                loop.
+//  12 vec-2d     the same with 8 d's per thread (16-byte loads that ask L2 for
+//                256-byte runs) and blocks shrunk for small problems: the
+//                default until 2026-12-01, now the fallback for 128 < H <= 256.
+//   0 default    14 where it applies (D/2 a multiple of 8 and at most 128,
+//                16-byte aligned pointers and stride, B <= 65535); 12 for H up
+//                to 256 under the same conditions; else 10 (12's loads and
+//                arithmetic on a 1-D grid) where only B is too large; else 2
+//                (one warp per row, scalar loads: any even D, any dtype, any
+//                alignment, any stride).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -374,19 +380,109 @@ static __global__ void __launch_bounds__(256) rg_k12_2d(ropegrad_problem p)
 
 
 // ---------------------------------------------------------------------------
+// Kernel 14, "14-2d-ept4" (the default since 2026-12-01), and 15 (EPT 2,
+// bench/dev only): kernel 12 with fewer d's per thread (EPT 4: 16 threads per
+// row for D = 128; EPT 2: 32), launched on 256-thread blocks whatever the
+// size. Why: on the workloads of <= ~2k rows (W2, W4, W9, W13, W15) 12 sat
+// 0.2-0.3 us above the read floor; what a thread does after its loads land (8 x
+// 2 MUFU through the special-function unit, a quarter-rate pipe, then 3
+// shuffles) is a chain of ~300 cycles on one warp per SM sub-partition. Half
+// the d's per thread halve the MUFU chain for +1 shuffle, and put twice the
+// warps on the SMs; and not shrinking the blocks for small problems (as 12
+// does, to spread them over the SMs) removes the many one-warp blocks that cost
+// the mid-size ones (W9, W13, W15) more than the spread gains
+// (bench/results/dev/14-ept4-spread.txt). Loads: EPT * ESZ bytes per grad
+// stream (8 B for bf16 at EPT 4), EPT floats of emb (16 B at EPT 4).
+// ---------------------------------------------------------------------------
+template <int NB>
+static __device__ __forceinline__ void rg_ld_n(const char *p, uint32_t *w)
+{
+    if constexpr (NB == 16) {
+        const uint4 v = rg_ld_stream(p);
+        w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
+    } else if constexpr (NB == 8) {
+        asm volatile("ld.global.nc.L1::no_allocate.v2.u32 {%0,%1}, [%2];" : "=r"(w[0]), "=r"(w[1]) : "l"(p));
+    } else {
+        static_assert(NB == 4, "4, 8 or 16 bytes");
+        asm volatile("ld.global.nc.L1::no_allocate.u32 %0, [%1];" : "=r"(w[0]) : "l"(p));
+    }
+}
+
+template <int ESZ, int DT>
+static __device__ __forceinline__ float rg_word_at(const uint32_t *w, int k)
+{
+    if (ESZ == 4) return __uint_as_float(w[k]);
+    const uint32_t x = w[k >> 1];
+    if (DT == ROPEGRAD_BF16) return (k & 1) ? rg_bf16_hi(x) : rg_bf16_lo(x);
+    return rg_f16_bits((k & 1) ? (x >> 16) : (x & 0xffffu));
+}
+
+template <int ESZ, int TPR, int EPT, int DT>
+static __global__ void __launch_bounds__(256) rg_k14_2d(ropegrad_problem p)
+{
+    constexpr int H = EPT * TPR, D = 2 * H, NB = EPT * ESZ, NW = (NB + 3) / 4;
+    const int j = threadIdx.x % TPR;
+    const int S = (int)p.seq_len;
+    const int rows_per_block = blockDim.x / TPR;
+    const int s0 = blockIdx.x * rows_per_block + (threadIdx.x & ~31) / TPR;
+    if (s0 >= S) return;
+    int s = s0 + (threadIdx.x & 31) / TPR;
+    const bool live = s < S;
+    if (!live) s = S - 1;
+    const int64_t r = (int64_t)blockIdx.y * S + s;
+    const int64_t g = r * D + j * EPT;
+    const char *gc = (const char *)p.grad_cos + g * ESZ;
+    const char *gs = (const char *)p.grad_sin + g * ESZ;
+    const float *e = p.emb + g;
+    uint32_t cl[NW], ch[NW], sl[NW], sh[NW], ew[EPT];
+    rg_ld_n<NB>(gc, cl);
+    rg_ld_n<NB>(gc + H * ESZ, ch);
+    rg_ld_n<NB>(gs, sl);
+    rg_ld_n<NB>(gs + H * ESZ, sh);
+    rg_ld_n<EPT * 4>((const char *)e, ew);
+    const float *inv = p.inv_freq + blockIdx.y * p.inv_freq_batch_stride + j * EPT;
+    float iv[EPT];
+    if constexpr (EPT == 4) {
+        const float4 q = __ldg((const float4 *)inv);
+        iv[0] = q.x, iv[1] = q.y, iv[2 % EPT] = q.z, iv[3 % EPT] = q.w;
+    } else {
+        const float2 q = __ldg((const float2 *)inv);
+        iv[0] = q.x, iv[1 % EPT] = q.y;
+    }
+    const float *ef = (const float *)ew;
+    float part;
+    if (rg_all_fast<EPT>(ef)) {
+        part = 0.f;
+#pragma unroll
+        for (int k = 0; k < EPT; k++) {
+            float sn, cs;
+            rg_sincos_mufu(ef[k], &sn, &cs);
+            const float gck = rg_word_at<ESZ, DT>(cl, k) + rg_word_at<ESZ, DT>(ch, k);
+            const float gsk = rg_word_at<ESZ, DT>(sl, k) + rg_word_at<ESZ, DT>(sh, k);
+            part = fmaf(iv[k], fmaf(gsk, cs, -gck * sn), part);
+        }
+    } else {
+        part = rg_row_reload<ESZ, EPT>(gc, gs, e, inv, DT, H);
+    }
+    const float acc = rg_group_sum<TPR>(part);
+    if (live && j == 0) p.grad_position_ids[r] = p.attention_scaling * acc;
+}
+
+// ---------------------------------------------------------------------------
 // Launcher
 // ---------------------------------------------------------------------------
 #ifndef RG_KERNELS_DEV  // bench/dev/backward_kernels.cuh has its own launcher for every version
-#define RG_KERNEL_COUNT 12  // highest version number shipped
+#define RG_KERNEL_COUNT 14  // highest version number shipped
 
-// The library ships version 12 only (plus its fallbacks 10 and 2); every other
-// version lives in bench/dev/backward_kernels.cuh, built by bench/dev_kernels.cu.
-#define RG_KERNEL_DEFAULT 12  // ROPEGRAD_CUDA_KERNEL_DEFAULT (tests/test_gpu_kernel.c checks they agree)
+// The library ships version 14 only (plus its fallbacks 12, 10 and 2); every
+// other version lives in bench/dev/backward_kernels.cuh, built by
+// bench/dev_kernels.cu.
+#define RG_KERNEL_DEFAULT 14  // ROPEGRAD_CUDA_KERNEL_DEFAULT (tests/test_gpu_kernel.c checks they agree)
 static inline bool rg_kernel_shipped(int kernel) { return kernel == 0 || kernel == RG_KERNEL_DEFAULT; }
 
 static const char *const rg_kernel_names[RG_KERNEL_COUNT + 1] = {
     "default", "1-naive", "2-warp", "3-vec", "4-vec-dbuf", "5-vec-pf", "6-vec-lat", "7-vec-ef", "8-vec-lat-ef", "9-bulk",
-    "10-vec-mufu", "11-lat-mufu", "12-vec-2d"};
+    "10-vec-mufu", "11-lat-mufu", "12-vec-2d", "13-vec-2d-st", "14-2d-ept4"};
 
 // Kernel 12 (and 10, its fallback) apply when each thread's 8 d's are whole
 // 16-byte vectors and a row's group fits in a warp: H = 8*TPR with TPR in
@@ -411,7 +507,17 @@ static cudaError_t rg_launch_vec(const ropegrad_problem &p, int kernel, int sms,
 {
     const int64_t rows = p.batch_size * p.seq_len;
     const int64_t threads_needed = (rows + 32 / TPR - 1) / (32 / TPR) * 32;  // whole warps
-    if (kernel == 12) {
+    if (kernel == 14) {   // H = 4 * (2 * TPR): 2*TPR threads per row, 256-thread blocks at every size
+        if constexpr (2 * TPR <= 32) {
+            constexpr int T4 = 2 * TPR;
+            const dim3 grid((unsigned)((p.seq_len + 256 / T4 - 1) / (256 / T4)), (unsigned)p.batch_size);
+            if constexpr (ESZ == 4) rg_k14_2d<ESZ, T4, 4, ROPEGRAD_F32><<<grid, 256, 0, st>>>(p);
+            else if (p.grad_dtype == ROPEGRAD_BF16) rg_k14_2d<ESZ, T4, 4, ROPEGRAD_BF16><<<grid, 256, 0, st>>>(p);
+            else rg_k14_2d<ESZ, T4, 4, ROPEGRAD_F16><<<grid, 256, 0, st>>>(p);
+        } else {
+            return rg_launch_vec<ESZ, TPR>(p, 12, sms, st);   // H > 128: a row's group would not fit in a warp
+        }
+    } else if (kernel == 12) {
         int block = 256;
         const int64_t B = p.batch_size, S = p.seq_len;
         while (block > 32 && B * ((S + block / TPR - 1) / (block / TPR)) < (int64_t)RG_K12_SPREAD * sms) block >>= 1;
@@ -453,11 +559,12 @@ static cudaError_t rg_cuda_launch(const ropegrad_problem *p, int kernel, cudaStr
     if (e != cudaSuccess) return e;
     const int64_t rows = p->batch_size * p->seq_len;
     const int tpr = rg_vec_tpr(p);
-    // Default: kernel 12 on every size (fastest of 1-13 on all 16 workloads but
-    // the two largest, where 3, 10, 12 and 13 are within run-to-run spread:
-    // bench/NOTES.md); it falls back to 10, then 2, as noted below.
+    // Default: kernel 14 on every size (with 12's loads halved per thread and
+    // no block shrinking: level with 12 on the large workloads, 0.05-0.15 us
+    // under it on the small ones; bench/NOTES.md). It falls back to 12 where a
+    // row is too wide for its layout (H > 128), then to 10, then 2, as noted.
     (void)kernel;
-    kernel = 12;
+    kernel = 14;
     if (!(tpr && p->batch_size <= 65535 && p->seq_len <= 2147483647)) kernel = tpr ? 10 : 2;
     if (kernel == 2) {
         const int block = 256;
