@@ -232,6 +232,41 @@ static void fd12_go(const float *freqs, float scale, uint16_t *c, uint16_t *s, i
     fd12<V, VPT><<<(unsigned)((n + 255) / 256), 256, 0, st>>>(freqs, scale, (uint32_t *)c, (uint32_t *)s, rows);
 }
 
+// Version 15's refinement (dev only: it cost the library's 011 kernel 0.1-0.6 us
+// on the mid-size and large workloads, bench/results/dev/probe-ops-2026-12-01-k14-fix.txt).
+// b (the bits of a bf16, 16 bits) corrected to the bf16 nearest z, for a b
+// rounded to nearest from a float within t of z, t far below a quarter of a
+// bf16 spacing (rg_sincos_scaled's bound): the answer is b or a neighbour, on
+// the far side of the midpoint above or below b (in magnitude). Two compares in
+// double against midpoints made from b alone (NaN, so false, below a zero b),
+// ties to even: no rounding of z through float and its midpoint check.
+static __device__ __forceinline__ uint32_t fd_bf16_fix(uint32_t b, double z)
+{
+    const double a = fabs(z);
+    const double up = fabs((double)__uint_as_float(b << 16 | 0x8000u));
+    const double dn = fabs((double)__uint_as_float((b - 1u) << 16 | 0x8000u));
+    if (a > up || (a == up && (b & 1u))) return b + 1u;
+    if (a < dn || (a == dn && (b & 1u))) return b - 1u;
+    return b;
+}
+
+// The refinement of a (cos | sin << 16) pair w that the float path rounded but
+// could not certify: x's sin/cos redone in double, times scale, and each half
+// of w corrected by rg_bf16_fix. Only w and x are needed, so a thread keeps no
+// float values alive for it. |x| <= RG_SINCOS_FAST_MAX and a finite scale
+// (callers check). S1: scale == 1.
+template <bool S1>
+static __device__ __forceinline__ uint32_t fd_sincos_bf16_refine_fix(float x, float scale, uint32_t w)
+{
+    double s, c;
+    rg_sincos_double_core(x, &s, &c);
+    if (!S1) {
+        s *= (double)scale;
+        c *= (double)scale;
+    }
+    return fd_bf16_fix(w & 0xffffu, c) | (fd_bf16_fix(w >> 16, s) << 16);
+}
+
 // ---- version 5 (6, 7: its timing-only variants) -------------------------------------------
 // Its device math is the library's: rg_sincos_core (C1 = pi/2 rounded down, so
 // zeros keep their sign), rg_sincos_scaled (the test), rg_sincos_bf16_double
@@ -239,7 +274,7 @@ static void fd12_go(const float *freqs, float scale, uint16_t *c, uint16_t *s, i
 
 // MODE 0: correctly rounded (5); 1: no test (6); 2: no arithmetic (7);
 // 3, 4: 5 with the refinement's rounding decided against the midpoints (14:
-// rg_sincos_bf16_refine_side, from the float values; 15: rg_sincos_bf16_refine,
+// rg_sincos_bf16_refine_side, from the float values; 15: fd_sincos_bf16_refine_fix,
 // from the rounded pair).
 template <bool S1, int MODE>
 static __device__ __forceinline__ bool fd5_value(float x, float scale, float sa, float *vs, float *vc)
@@ -289,7 +324,7 @@ static __global__ void __launch_bounds__(BS) fd11_v5(const int64_t *__restrict__
         for (int i = 0; i < VPT; i++)
             if (amb >> i & 1)
                 w.w[i] = MODE == 3   ? rg_sincos_bf16_refine_side<S1>(p * f[i], scale, vc[i], vs[i])
-                         : MODE == 4 ? rg_sincos_bf16_refine<S1>(p * f[i], scale, w.w[i])
+                         : MODE == 4 ? fd_sincos_bf16_refine_fix<S1>(p * f[i], scale, w.w[i])
                                      : rg_sincos_bf16_double(p * f[i], scale);
     }
     fd_store<VPT>::go(o, w.w);
@@ -344,7 +379,7 @@ static __global__ void __launch_bounds__(BS) fd12_v5(const float *__restrict__ f
                 const int sh = (i & 1) * 16;
                 const uint32_t wd =
                     MODE == 3   ? rg_sincos_bf16_refine_side<S1>(f[i], scale, vc[i], vs[i])
-                    : MODE == 4 ? rg_sincos_bf16_refine<S1>(f[i], scale,
+                    : MODE == 4 ? fd_sincos_bf16_refine_fix<S1>(f[i], scale,
                                                             (cw.w[i / 2] >> sh & 0xffffu) | (sw.w[i / 2] >> sh) << 16)
                                 : rg_sincos_bf16_double(f[i], scale);
                 cw.w[i / 2] = (cw.w[i / 2] & ~(0xffffu << sh)) | ((wd & 0xffffu) << sh);

@@ -10,10 +10,10 @@
 // size: bench/NOTES.md) and writes whole runs of them. Each value: the float
 // sin/cos (rg_sincos_core), the test of whether its bf16 rounding is certain
 // (rg_sincos_scaled), one cvt per (cos, sin) pair; the thread then redoes the
-// few uncertain values in double inline (rg_sincos_bf16_refine: one branch per
-// thread, about one value in 4000), and sends the whole thread out of line
-// only for an argument beyond 4e6 rad, a NaN/Inf or a huge scale. scale == 1
-// (the common case) is compiled apart. A general kernel (one thread per frequency, scalar stores)
+// few uncertain values in double inline (one branch per thread, about one
+// value in 4000), and sends the whole thread out of line only for an argument
+// beyond 4e6 rad, a NaN/Inf or a huge scale. scale == 1 (the common case) is
+// compiled apart. A general kernel (one thread per frequency, scalar stores)
 // takes any even head_dim and any alignment.
 #pragma once
 
@@ -69,33 +69,43 @@ static __device__ __noinline__ void rg_rope_forward_far(const int64_t *pos, cons
 // One thread's VPT (cos | sin << 16) words for position p: false if an
 // argument is beyond the fast range (or scale is huge), for the caller to take
 // the out-of-line path; the uncertain roundings are redone here in double.
-// The refinement decides each rounding by compares against bf16 midpoints:
-// from the float values (one compare per half) when a thread has one value,
-// from the rounded pair (two) when it has more, where keeping the floats alive
-// costs registers and so occupancy on the large problems (bench/NOTES.md,
-// bench/results/dev/forward-2026-12-01-run12.txt). 012's kernel: the same at
-// 2 values per thread.
+// When a thread has one value (011's small problems) the refinement decides
+// each rounding by one compare against the bf16 midpoint next to the float
+// value (rg_sincos_bf16_refine_side: a shorter chain); with more values per
+// thread, keeping the floats alive for it costs registers and so occupancy on
+// the large problems, and the values are redone from scratch in double
+// (rg_sincos_bf16_double) (bench/NOTES.md, bench/results/dev/
+// forward-2026-12-01-run12.txt, probe-ops-2026-12-01-k14-fix.txt). 012's
+// kernel: the same up to 2 values per thread.
 template <int VPT, bool S1>
 static __device__ __forceinline__ bool rg_rope_forward_words(float p, const float *f, float scale, float sa,
                                                              rg_wordvec<VPT> &w)
 {
     uint32_t amb = 0;
     bool far = !(fabsf(scale) <= 1.0e30f);
-    float vs[VPT], vc[VPT];
+    if constexpr (VPT == 1) {
+        const float x = p * f[0];
+        float vs, vc;
+        amb = rg_sincos_scaled<S1>(x, scale, sa, &vs, &vc);
+        far |= !(fabsf(x) <= RG_SINCOS_FAST_MAX);
+        w.w[0] = rg_pack_bf16x2(vc, vs);
+        if (far) return false;
+        if (amb) w.w[0] = rg_sincos_bf16_refine_side<S1>(x, scale, vc, vs);
+        return true;
+    }
 #pragma unroll
     for (int i = 0; i < VPT; i++) {
         const float x = p * f[i];
-        if (rg_sincos_scaled<S1>(x, scale, sa, &vs[i], &vc[i])) amb |= 1u << i;
+        float vs, vc;
+        if (rg_sincos_scaled<S1>(x, scale, sa, &vs, &vc)) amb |= 1u << i;
         far |= !(fabsf(x) <= RG_SINCOS_FAST_MAX);
-        w.w[i] = rg_pack_bf16x2(vc[i], vs[i]);
+        w.w[i] = rg_pack_bf16x2(vc, vs);
     }
     if (far) return false;
     if (amb) {
 #pragma unroll
         for (int i = 0; i < VPT; i++)
-            if (amb >> i & 1)
-                w.w[i] = VPT == 1 ? rg_sincos_bf16_refine_side<S1>(p * f[i], scale, vc[i], vs[i])
-                                  : rg_sincos_bf16_refine<S1>(p * f[i], scale, w.w[i]);
+            if (amb >> i & 1) w.w[i] = rg_sincos_bf16_double(p * f[i], scale);
     }
     return true;
 }
@@ -195,10 +205,8 @@ static __global__ void __launch_bounds__(256) rg_cos_sin_vec(const float *__rest
         for (int i = 0; i < VPT; i++)
             if (amb >> i & 1) {
                 const int sh = (i & 1) * 16;
-                const uint32_t wd =
-                    VPT <= 2 ? rg_sincos_bf16_refine_side<S1>(f[i], scale, vc[i], vs[i])
-                             : rg_sincos_bf16_refine<S1>(f[i], scale,
-                                                         (cw.w[i / 2] >> sh & 0xffffu) | (sw.w[i / 2] >> sh) << 16);
+                const uint32_t wd = VPT <= 2 ? rg_sincos_bf16_refine_side<S1>(f[i], scale, vc[i], vs[i])
+                                             : rg_sincos_bf16_double(f[i], scale);
                 cw.w[i / 2] = (cw.w[i / 2] & ~(0xffffu << sh)) | ((wd & 0xffffu) << sh);
                 sw.w[i / 2] = (sw.w[i / 2] & ~(0xffffu << sh)) | ((wd >> 16) << sh);
             }

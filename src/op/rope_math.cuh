@@ -243,39 +243,6 @@ static __device__ __forceinline__ uint32_t rg_sincos_bf16_refine_side(float x, f
     return rg_bf16_side(vc, c) | (rg_bf16_side(vs, s) << 16);
 }
 
-// b (the bits of a bf16, 16 bits) corrected to the bf16 nearest z, for a b
-// rounded to nearest from a float within t of z, t far below a quarter of a
-// bf16 spacing (rg_sincos_scaled's bound): the answer is b or a neighbour, on
-// the far side of the midpoint above or below b (in magnitude). Two compares in
-// double against midpoints made from b alone (NaN, so false, below a zero b),
-// ties to even: no rounding of z through float and its midpoint check.
-static __device__ __forceinline__ uint32_t rg_bf16_fix(uint32_t b, double z)
-{
-    const double a = fabs(z);
-    const double up = fabs((double)__uint_as_float(b << 16 | 0x8000u));
-    const double dn = fabs((double)__uint_as_float((b - 1u) << 16 | 0x8000u));
-    if (a > up || (a == up && (b & 1u))) return b + 1u;
-    if (a < dn || (a == dn && (b & 1u))) return b - 1u;
-    return b;
-}
-
-// The refinement of a (cos | sin << 16) pair w that the float path rounded but
-// could not certify: x's sin/cos redone in double, times scale, and each half
-// of w corrected by rg_bf16_fix. Only w and x are needed, so a thread keeps no
-// float values alive for it. |x| <= RG_SINCOS_FAST_MAX and a finite scale
-// (callers check). S1: scale == 1.
-template <bool S1>
-static __device__ __forceinline__ uint32_t rg_sincos_bf16_refine(float x, float scale, uint32_t w)
-{
-    double s, c;
-    rg_sincos_double_core(x, &s, &c);
-    if (!S1) {
-        s *= (double)scale;
-        c *= (double)scale;
-    }
-    return rg_bf16_fix(w & 0xffffu, c) | (rg_bf16_fix(w >> 16, s) << 16);
-}
-
 // Error bound of rg_sincos_core's values: relative to the value (a few float
 // ulps from the polynomials, the reduction's later steps and the product with
 // scale: 2^-21 |value| covers them with room), plus the reduction's first
