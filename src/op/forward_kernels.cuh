@@ -92,22 +92,23 @@ static __device__ __forceinline__ bool rg_rope_forward_words(float p, const floa
         if (far) return false;
         if (amb) w.w[0] = rg_sincos_bf16_refine_side<S1>(x, scale, vc, vs);
         return true;
-    }
+    } else {
 #pragma unroll
-    for (int i = 0; i < VPT; i++) {
-        const float x = p * f[i];
-        float vs, vc;
-        if (rg_sincos_scaled<S1>(x, scale, sa, &vs, &vc)) amb |= 1u << i;
-        far |= !(fabsf(x) <= RG_SINCOS_FAST_MAX);
-        w.w[i] = rg_pack_bf16x2(vc, vs);
-    }
-    if (far) return false;
-    if (amb) {
+        for (int i = 0; i < VPT; i++) {
+            const float x = p * f[i];
+            float vs, vc;
+            if (rg_sincos_scaled<S1>(x, scale, sa, &vs, &vc)) amb |= 1u << i;
+            far |= !(fabsf(x) <= RG_SINCOS_FAST_MAX);
+            w.w[i] = rg_pack_bf16x2(vc, vs);
+        }
+        if (far) return false;
+        if (amb) {
 #pragma unroll
-        for (int i = 0; i < VPT; i++)
-            if (amb >> i & 1) w.w[i] = rg_sincos_bf16_double(p * f[i], scale);
+            for (int i = 0; i < VPT; i++)
+                if (amb >> i & 1) w.w[i] = rg_sincos_bf16_double(p * f[i], scale);
+        }
+        return true;
     }
-    return true;
 }
 
 // 011, head_dim 128, pointers aligned to the vectors: 64/VPT threads per row;
