@@ -172,12 +172,6 @@ int main(int argc, char **argv)
         V11M(10, 4, "10-memo-chunk/4");
         V11M(11, 1, "11-memo-block/1");
         V11M(11, 2, "11-memo-block/2");
-#define V11W(W, N, NAME) vs.push_back({NAME, 13, [&](int64_t B_, int64_t S_, float sc) { fd11_v13_go<W, N>(pos, inv, sc, out, B_ * S_, 0); }})
-        V11W(false, 1, "13-call/1");
-        V11W(false, 2, "13-call/2");
-        V11W(true, 1, "13-warm/1");
-        V11W(true, 2, "13-warm/2");
-        V11W(true, 4, "13-warm/4");
 #define VIC(N, DEP, NAME) vs.push_back({NAME, 20, [&](int64_t B_, int64_t S_, float) { \
             const int64_t rows = B_ * S_; \
             fd_icache<N, DEP><<<(unsigned)((rows * 16 + 255) / 256), 256>>>(pos, (const uint4 *)inv, (uint4 *)out, rows); }})
@@ -224,10 +218,6 @@ int main(int argc, char **argv)
         V12R(3, 4, "14-side/4");
         V12R(4, 2, "15-fix/2");
         V12R(4, 4, "15-fix/4");
-#define V12W(W, N, NAME) vs.push_back({NAME, 13, [&](int64_t B_, int64_t S_, float sc) { fd12_v13_go<W, N>(freqs, sc, out, c16(B_ * S_), B_ * S_, 0); }})
-        V12W(false, 2, "13-call/2");
-        V12W(true, 2, "13-warm/2");
-        V12W(true, 4, "13-warm/4");
     }
 
     // DEV_FORWARD_ONLY=name,name,...: time only those (the floor and the shipped kernel always).

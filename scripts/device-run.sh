@@ -115,7 +115,10 @@ if [[ " $STEPS " == *" python "* ]]; then
     [ -f "$t" ] || continue
     log "python3 $t"
     case $t in
-      *solution_export*) python3 "$t" --ropegrad rgx --out "$W/h200-solution-export.json" > "$W/$(basename "$t" .py).txt" 2>&1 ;;
+      *solution_export*)   # python needs a program, not rgx (a shell function): a wrapper with the bundled libraries
+        printf '#!/bin/sh\nLD_LIBRARY_PATH="%s" exec "%s" "$@"\n' "$RG_LIBS" "$ROOT/$B/ropegrad" > "$W/ropegrad-cli.sh"
+        chmod +x "$W/ropegrad-cli.sh"
+        python3 "$t" --ropegrad "$W/ropegrad-cli.sh" --ops 014 --out-dir "$W" > "$W/$(basename "$t" .py).txt" 2>&1 ;;
       *vs_torch*) python3 "$t" --out "$W/h200-vs-torch.json" > "$W/$(basename "$t" .py).txt" 2>&1 ;;
       *) python3 "$t" > "$W/$(basename "$t" .py).txt" 2>&1 ;;
     esac

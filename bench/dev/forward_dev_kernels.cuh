@@ -58,6 +58,16 @@
 //              check as one predicate chain, the rare path redoing the test per
 //              value: no gain (geomean within 1% of 5 on both ops, run 7);
 //              removed (code in commit 7a5a238).
+// 13 warm     (removed after measuring; code in commit 33f845a) 5 with the
+//              refinement out of line, and warp 0 of each block running it on a
+//              dummy value after issuing its loads so its code would be fetched
+//              early: slower everywhere (run 9; the latency, not the code fetch,
+//              is what costs). 13-call: the out-of-line call alone, also slower.
+// 14 side     5 with the refinement decided by one compare against the midpoint
+//              next to each float value (rg_sincos_bf16_refine_side); 15 fix:
+//              from the rounded pair alone (two compares, fd_sincos_bf16_refine_fix
+//              below). Runs 10-12; the library ships 14's refinement at 1 value
+//              per thread (011) or 2 (012).
 //  shipped since 2026-12-01: 5, for both ops (10 and 11: not shipped, see
 //              bench/results/dev/forward-2026-12-01-run{4,5}.txt, where their
 //              column is "1-shipped" -- each was the library's kernel then).
@@ -517,146 +527,4 @@ static void fd11_memo_go(const int64_t *pos, const float *inv, float scale, uint
         if (s1) fd11_memo_block<VPT, true><<<grid, 256, 0, st>>>(pos, inv, 1.0f, out, (int)B, (int)S);
         else fd11_memo_block<VPT, false><<<grid, 256, 0, st>>>(pos, inv, scale, out, (int)B, (int)S);
     }
-}
-
-// ---- version 13: 5 with its refinement out of line, its code fetched early -------------
-// The cold-L2 protocol flushes the kernel's code with its data, so the first
-// warp on an SM to need a stretch of code waits for it from DRAM. Version 5's
-// refinement is inline but only a few warps of a small problem run it, late:
-// the kernel's last warp may wait for its code after its arithmetic. 13: the
-// refinement is one out-of-line copy (fd13_refine), and the first warp of each
-// block (WARM) runs it on a dummy value right after issuing its loads, so the
-// code arrives while the loads are in flight. WARM false: the call alone.
-template <int N> struct fd_fl { float v[N]; };
-
-template <int VPT>
-static __device__ __noinline__ fd_words<VPT> fd13_refine(float p, fd_fl<VPT> f, float scale, uint32_t amb,
-                                                         fd_words<VPT> w)
-{
-#pragma unroll
-    for (int i = 0; i < VPT; i++)
-        if (amb >> i & 1) w.w[i] = rg_sincos_bf16_double(p * f.v[i], scale);
-    return w;
-}
-
-template <int VPT, bool S1, bool WARM>
-static __global__ void __launch_bounds__(256) fd11_v13(const int64_t *__restrict__ pos, const float *__restrict__ inv,
-                                                       float scale, uint32_t *__restrict__ out, int rows)
-{
-    constexpr int H = 64, TPR = H / VPT;
-    const int t = blockIdx.x * 256 + threadIdx.x;
-    const int r = t / TPR, k = t % TPR;
-    if (r >= rows) return;
-    const float p = (float)__ldg(pos + r);
-    fd_fl<VPT> f;
-    rg_load_floats<VPT>(inv + VPT * k, f.v);
-    if (WARM && threadIdx.x < 32) {   // runs while the loads above are in flight
-        fd_fl<VPT> d;
-        fd_words<VPT> z;
-#pragma unroll
-        for (int i = 0; i < VPT; i++) d.v[i] = scale, z.w[i] = 0;
-        z = fd13_refine<VPT>(scale, d, scale, ~0u, z);
-        if (z.w[0] == (uint32_t)rows * 2654435761u + 1u) out[0] = z.w[0];   // never in practice; keeps the call
-    }
-    uint32_t *o = out + (size_t)r * (2 * H) + VPT * k;
-    const float sa = fabsf(scale) * RG_SINCOS_ABS_PER_RAD;
-    uint32_t amb = 0;
-    bool far = !(fabsf(scale) <= 1.0e30f);
-    fd_words<VPT> w;
-#pragma unroll
-    for (int i = 0; i < VPT; i++) {
-        const float x = p * f.v[i];
-        float vs, vc;
-        if (rg_sincos_scaled<S1>(x, scale, sa, &vs, &vc)) amb |= 1u << i;
-        far |= !(fabsf(x) <= RG_SINCOS_FAST_MAX);
-        w.w[i] = rg_pack_bf16x2(vc, vs);
-    }
-    if (far) {
-        fd11_slow<VPT>(pos + r, inv + VPT * k, scale, ~0u, w, o, TPR);
-        return;
-    }
-    if (amb) w = fd13_refine<VPT>(p, f, scale, amb, w);
-    fd_store<VPT>::go(o, w.w);
-    fd_store<VPT>::go(o + H, w.w);
-}
-
-template <bool WARM, int VPT>
-static void fd11_v13_go(const int64_t *pos, const float *inv, float scale, uint16_t *out, int64_t rows, cudaStream_t st)
-{
-    const unsigned g = (unsigned)((rows * (64 / VPT) + 255) / 256);
-    if (scale == 1.0f) fd11_v13<VPT, true, WARM><<<g, 256, 0, st>>>(pos, inv, scale, (uint32_t *)out, (int)rows);
-    else fd11_v13<VPT, false, WARM><<<g, 256, 0, st>>>(pos, inv, scale, (uint32_t *)out, (int)rows);
-}
-
-template <int VPT> struct fd_cs { fd_words<VPT / 2> c, s; };
-
-template <int VPT>
-static __device__ __noinline__ fd_cs<VPT> fd13_refine12(fd_fl<VPT> f, float scale, uint32_t amb, fd_cs<VPT> w)
-{
-#pragma unroll
-    for (int i = 0; i < VPT; i++)
-        if (amb >> i & 1) {
-            const uint32_t wd = rg_sincos_bf16_double(f.v[i], scale);
-            const int sh = (i & 1) * 16;
-            w.c.w[i / 2] = (w.c.w[i / 2] & ~(0xffffu << sh)) | ((wd & 0xffffu) << sh);
-            w.s.w[i / 2] = (w.s.w[i / 2] & ~(0xffffu << sh)) | ((wd >> 16) << sh);
-        }
-    return w;
-}
-
-template <int VPT, bool S1, bool WARM>
-static __global__ void __launch_bounds__(256) fd12_v13(const float *__restrict__ freqs, float scale,
-                                                       uint32_t *__restrict__ cos_out, uint32_t *__restrict__ sin_out,
-                                                       int rows)
-{
-    constexpr int H = 64, TPR = H / VPT, H2 = H / 2;
-    const int t = blockIdx.x * 256 + threadIdx.x;
-    const int r = t / TPR, k = t % TPR;
-    if (r >= rows) return;
-    const float *in = freqs + (size_t)r * H + VPT * k;
-    fd_fl<VPT> f;
-    rg_load_floats<VPT>(in, f.v);
-    if (WARM && threadIdx.x < 32) {
-        fd_fl<VPT> d;
-        fd_cs<VPT> z;
-#pragma unroll
-        for (int i = 0; i < VPT; i++) d.v[i] = scale;
-#pragma unroll
-        for (int i = 0; i < VPT / 2; i++) z.c.w[i] = 0, z.s.w[i] = 0;
-        z = fd13_refine12<VPT>(d, scale, ~0u, z);
-        if (z.c.w[0] == (uint32_t)rows * 2654435761u + 1u) cos_out[0] = z.s.w[0];
-    }
-    uint32_t *oc = cos_out + (size_t)r * H + (VPT / 2) * k, *os = sin_out + (size_t)r * H + (VPT / 2) * k;
-    const float sa = fabsf(scale) * RG_SINCOS_ABS_PER_RAD;
-    uint32_t amb = 0;
-    bool far = !(fabsf(scale) <= 1.0e30f);
-    float vs[VPT], vc[VPT];
-#pragma unroll
-    for (int i = 0; i < VPT; i++) {
-        if (rg_sincos_scaled<S1>(f.v[i], scale, sa, &vs[i], &vc[i])) amb |= 1u << i;
-        far |= !(fabsf(f.v[i]) <= RG_SINCOS_FAST_MAX);
-    }
-    fd_cs<VPT> w;
-#pragma unroll
-    for (int i = 0; i < VPT / 2; i++) {
-        w.c.w[i] = rg_pack_bf16x2(vc[2 * i], vc[2 * i + 1]);
-        w.s.w[i] = rg_pack_bf16x2(vs[2 * i], vs[2 * i + 1]);
-    }
-    if (far) {
-        fd12_slow<VPT>(in, scale, ~0u, w.c, w.s, oc, os, H2);
-        return;
-    }
-    if (amb) w = fd13_refine12<VPT>(f, scale, amb, w);
-    fd_store<VPT / 2>::go(oc, w.c.w);
-    fd_store<VPT / 2>::go(oc + H2, w.c.w);
-    fd_store<VPT / 2>::go(os, w.s.w);
-    fd_store<VPT / 2>::go(os + H2, w.s.w);
-}
-
-template <bool WARM, int VPT>
-static void fd12_v13_go(const float *freqs, float scale, uint16_t *c, uint16_t *s, int64_t rows, cudaStream_t st)
-{
-    const unsigned g = (unsigned)((rows * (64 / VPT) + 255) / 256);
-    if (scale == 1.0f) fd12_v13<VPT, true, WARM><<<g, 256, 0, st>>>(freqs, scale, (uint32_t *)c, (uint32_t *)s, (int)rows);
-    else fd12_v13<VPT, false, WARM><<<g, 256, 0, st>>>(freqs, scale, (uint32_t *)c, (uint32_t *)s, (int)rows);
 }

@@ -81,13 +81,7 @@ static void kernel_portable(const ropegrad_problem *p, int64_t r0, int64_t r1)
  * forward primitive. */
 static void sincos_bf16_portable(const float *x, int64_t n, float scale, uint16_t *cb, uint16_t *sb, uint32_t *w)
 {
-    float s[ROPEGRAD_MAX_HEAD_DIM / 2], c[ROPEGRAD_MAX_HEAD_DIM / 2];
-    for (int64_t i = 0; i < n; i++) {
-        Sleef_float2 sc = Sleef_sincosf_u10(x[i]);
-        s[i] = sc.x;
-        c[i] = sc.y;
-    }
-    rg_bf16_certify(x, s, c, n, scale, cb, sb, w);
+    rg_sincos_bf16_scalar(x, 0, n, scale, cb, sb, w);
 }
 
 /* ---- run-time dispatch ---------------------------------------------------- */

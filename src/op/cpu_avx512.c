@@ -207,14 +207,7 @@ RG_INLINE void sincos_bf16_loop(const float *x, int64_t n, float scale, int s1, 
         const Sleef___m512_2 sc = sincos16(x, j, &b);
         put_bad(x, j, pairs16(sc, b, j, vscale, s1, cb, sb, w), scale, cb, sb, w);
     }
-    if (j < n) {
-        float s[W], c[W];
-        for (int64_t i = j; i < n; i++) {
-            Sleef_float2 r = Sleef_sincosf_u10(x[i]);
-            s[i - j] = r.x, c[i - j] = r.y;
-        }
-        rg_bf16_certify(x + j, s, c, n - j, scale, cb ? cb + j : NULL, sb ? sb + j : NULL, w ? w + j : NULL);
-    }
+    rg_sincos_bf16_scalar(x, j, n, scale, cb, sb, w);
 }
 
 /* The forward primitive (cpu_kernels.h): per 16 values, SLEEF's sincos, the
@@ -225,10 +218,7 @@ RG_INLINE void sincos_bf16_loop(const float *x, int64_t n, float scale, int s1, 
  * have the CPU path's time per workload). */
 static void sincos_bf16(const float *x, int64_t n, float scale, uint16_t *cb, uint16_t *sb, uint32_t *w)
 {
-    if (!(fabsf(scale) <= RG_SINCOS_SCALE_MAX)) {
-        for (int64_t j = 0; j < n; j++) rg_sincos_bf16_put(x[j], scale, j, cb, sb, w);
-        return;
-    }
+    if (rg_sincos_bf16_huge_scale(x, n, scale, cb, sb, w)) return;
     if (scale == 1.0f) sincos_bf16_loop(x, n, scale, 1, cb, sb, w);
     else sincos_bf16_loop(x, n, scale, 0, cb, sb, w);
 }

@@ -10,6 +10,7 @@
 #define ROPEGRAD_OP_CPU_KERNELS_H
 
 #include <math.h>
+#include <sleef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -77,6 +78,17 @@ static inline void rg_sincos_bf16_put(float x, float scale, int64_t j, uint16_t 
     if (cb) cb[j] = c, sb[j] = s;
 }
 
+/* Every value through rg_sincos_bf16_put when |scale| is beyond
+ * RG_SINCOS_SCALE_MAX (or NaN), where the float values could overflow: returns
+ * 1 then, 0 (nothing done) otherwise. The ISA primitives' first step. */
+static inline int rg_sincos_bf16_huge_scale(const float *x, int64_t n, float scale, uint16_t *cb, uint16_t *sb,
+                                            uint32_t *w)
+{
+    if (fabsf(scale) <= RG_SINCOS_SCALE_MAX) return 0;
+    for (int64_t j = 0; j < n; j++) rg_sincos_bf16_put(x[j], scale, j, cb, sb, w);
+    return 1;
+}
+
 /* The scalar form of the ISA primitives (the portable path, and the last
  * n % width values of the SIMD ones): s[j], c[j] are SLEEF's sin and cos of
  * x[j]; the same test as the vector forms. */
@@ -95,6 +107,20 @@ static inline void rg_bf16_certify(const float *x, const float *s, const float *
         if (w) w[j] = cv | (uint32_t)sv << 16;
         if (cb) cb[j] = cv, sb[j] = sv;
     }
+}
+
+/* Values j0 <= j < n one at a time (the portable primitive, and the last
+ * n % width values of the SIMD ones): SLEEF's scalar 1-ulp sincos, then
+ * rg_bf16_certify. */
+static inline void rg_sincos_bf16_scalar(const float *x, int64_t j0, int64_t n, float scale, uint16_t *cb,
+                                         uint16_t *sb, uint32_t *w)
+{
+    float s[ROPEGRAD_MAX_HEAD_DIM / 2], c[ROPEGRAD_MAX_HEAD_DIM / 2];
+    for (int64_t i = j0; i < n; i++) {
+        Sleef_float2 r = Sleef_sincosf_u10(x[i]);
+        s[i - j0] = r.x, c[i - j0] = r.y;
+    }
+    rg_bf16_certify(x + j0, s, c, n - j0, scale, cb ? cb + j0 : NULL, sb ? sb + j0 : NULL, w ? w + j0 : NULL);
 }
 
 #endif
