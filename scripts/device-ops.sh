@@ -13,7 +13,7 @@
 #   run(command="bash scripts/device-ops.sh", carry=["build-device"])
 #
 # Results go to $OUT (the device tool's return folder); copy them into
-# bench/results/. STEPS="tests python bench probe dev ddp sanitize" selects steps
+# bench/results/. STEPS="tests python bench probe bound dev ddp sanitize" selects steps
 # (python first: its torch eager times are the benches' baselines; ddp needs
 # the two-GPU kind, nvidia-h200-x2, and skips on one GPU; STEPS=solutions runs
 # only the python step's solution export).
@@ -24,7 +24,7 @@ OUT=${OUT:-/tmp/ropegrad-device}
 W=${W:-$(mktemp -d /tmp/rg-ops.XXXXXX)}   # W=DIR keeps the work of an earlier call (its baselines) on a warm machine
 mkdir -p "$W"
 mkdir -p "$OUT"
-STEPS=${STEPS:-"tests python bench probe dev ddp sanitize"}
+STEPS=${STEPS:-"tests python bench probe bound dev ddp sanitize"}
 B=${BUILD:-build-device}
 [ -x "$B/ropegrad" ] || { echo "device-ops: $B/ropegrad missing: run scripts/device-build.sh here and carry $B"; exit 2; }
 # The build was configured in the worktree it was made in; CTest names that path.
@@ -112,6 +112,15 @@ if [[ " $STEPS " == *" probe "* ]]; then
   cat "$W/probe-ops.txt"
 fi
 
+if [[ " $STEPS " == *" bound "* ]]; then
+  # Every float argument below 4e6 through the forward ops' device math (bench/sincos_bound.cu):
+  # the float error bound the rounding test assumes, and every certified or refined bf16.
+  log "sin/cos over every float argument (bench/sincos_bound.cu)"
+  "$B/bench/sincos_bound" > "$W/sincos-bound.txt" 2>&1
+  status[sincos_bound]="exit $?: $(tail -n 1 "$W/sincos-bound.txt")"
+  head -n 10 "$W/sincos-bound.txt"
+fi
+
 if [[ " $STEPS " == *" dev "* ]]; then
   # The kernel-development tools (llm.c dev/cuda style), same call: the forward
   # ops' versions (bench/dev/forward_dev_kernels.cuh) checked bit for bit against
@@ -150,7 +159,7 @@ fi
 # The device tool brings back few files: results in one archive, logs in another.
 (cd "$W" && tar -czf "$OUT/results.tar.gz" h200-*.json probe-ops.txt vs_torch_ops.txt vs_torch.txt test_gpu_forward.txt \
   test_forward_torch.txt ctest.txt bench-*.txt positions-*.txt rank.txt sanitizer-*.txt dev-*.txt test_ddp*.txt \
-  test_solution_export*.txt 2>/dev/null)
+  test_solution_export*.txt sincos-bound.txt 2>/dev/null)
 tar -C "$W" -czf "$OUT/logs.tar.gz" .
 echo
 echo "| step | result |"
