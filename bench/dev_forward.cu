@@ -167,6 +167,8 @@ int main(int argc, char **argv)
         V11R(4, 1, "15-fix/1");
         V11R(4, 2, "15-fix/2");
         V11R(4, 4, "15-fix/4");
+        V11R(5, 1, "16-tight/1");
+        V11R(5, 2, "16-tight/2");
 #define V11M(V, N, NAME) vs.push_back({NAME, V, [&](int64_t B_, int64_t S_, float sc) { fd11_memo_go<V, N>(pos, inv, sc, out, B_, S_, 0); }})
         V11M(10, 2, "10-memo-chunk/2");
         V11M(10, 4, "10-memo-chunk/4");
@@ -218,6 +220,7 @@ int main(int argc, char **argv)
         V12R(3, 4, "14-side/4");
         V12R(4, 2, "15-fix/2");
         V12R(4, 4, "15-fix/4");
+        V12R(5, 2, "16-tight/2");
     }
 
     // DEV_FORWARD_ONLY=name,name,...: time only those (the floor and the shipped kernel always).

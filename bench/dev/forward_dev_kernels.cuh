@@ -63,6 +63,9 @@
 //              dummy value after issuing its loads so its code would be fetched
 //              early: slower everywhere (run 9; the latency, not the code fetch,
 //              is what costs). 13-call: the out-of-line call alone, also slower.
+// 16 tight    14 with, at scale 1, half the error bound in the rounding test (the
+//              whole-range check, bench/sincos_bound.cu, measured the error at most
+//              0.334 of the full bound): about half as many values refined.
 // 14 side     5 with the refinement decided by one compare against the midpoint
 //              next to each float value (rg_sincos_bf16_refine_side); 15 fix:
 //              from the rounded pair alone (two compares, fd_sincos_bf16_refine_fix
@@ -293,6 +296,14 @@ static __device__ __forceinline__ bool fd5_value(float x, float scale, float sa,
         *vs = x, *vc = -x;
         return false;
     }
+    if (MODE == 5 && S1) {   // 16: at scale 1 half the bound (bench/results/sincos-bound.txt: the error is <= 0.334 of it)
+        float s, c;
+        rg_sincos_core(x, &s, &c);
+        *vs = s, *vc = c;
+        const float ta = fabsf(x) * (0.5f * RG_SINCOS_ABS_PER_RAD);
+        return rg_bf16_near_mid(s, fmaf(fabsf(s), 0.5f * RG_SINCOS_REL_ERR, ta)) |
+               rg_bf16_near_mid(c, fmaf(fabsf(c), 0.5f * RG_SINCOS_REL_ERR, ta));
+    }
     if (MODE == 0 || MODE >= 3) return rg_sincos_scaled<S1>(x, scale, sa, vs, vc);
     float s, c;
     rg_sincos_core(x, &s, &c);
@@ -333,7 +344,7 @@ static __global__ void __launch_bounds__(BS) fd11_v5(const int64_t *__restrict__
 #pragma unroll
         for (int i = 0; i < VPT; i++)
             if (amb >> i & 1)
-                w.w[i] = MODE == 3   ? rg_sincos_bf16_refine_side<S1>(p * f[i], scale, vc[i], vs[i])
+                w.w[i] = MODE == 3 || MODE == 5 ? rg_sincos_bf16_refine_side<S1>(p * f[i], scale, vc[i], vs[i])
                          : MODE == 4 ? fd_sincos_bf16_refine_fix<S1>(p * f[i], scale, w.w[i])
                                      : rg_sincos_bf16_double(p * f[i], scale);
     }
@@ -388,7 +399,7 @@ static __global__ void __launch_bounds__(BS) fd12_v5(const float *__restrict__ f
             if (amb >> i & 1) {
                 const int sh = (i & 1) * 16;
                 const uint32_t wd =
-                    MODE == 3   ? rg_sincos_bf16_refine_side<S1>(f[i], scale, vc[i], vs[i])
+                    MODE == 3 || MODE == 5 ? rg_sincos_bf16_refine_side<S1>(f[i], scale, vc[i], vs[i])
                     : MODE == 4 ? fd_sincos_bf16_refine_fix<S1>(f[i], scale,
                                                             (cw.w[i / 2] >> sh & 0xffffu) | (sw.w[i / 2] >> sh) << 16)
                                 : rg_sincos_bf16_double(f[i], scale);
