@@ -57,7 +57,8 @@ rg_cpu_sincos_bf16_fn rg_cpu_avx512_sincos_bf16(void);
 /* Whether bf16_rn(v) is the bf16 nearest to every value within t of v: t is
  * far below half a bf16 spacing, so only the midpoint m nearest v (v's top 16
  * bits | 0x8000: same sign and exponent, so v - m is exact) can lie within t.
- * False for NaN (every compare fails). */
+ * True for a NaN v (the compare fails): callers rule NaN out first, by the
+ * range check on x (a finite x within SLEEF's range gives finite values). */
 static inline int rg_bf16_certain(float v, float t)
 {
     uint32_t u;
