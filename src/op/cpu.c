@@ -81,6 +81,7 @@ static void kernel_portable(const ropegrad_problem *p, int64_t r0, int64_t r1)
  * forward primitive. */
 static void sincos_bf16_portable(const float *x, int64_t n, float scale, uint16_t *cb, uint16_t *sb, uint32_t *w)
 {
+    if (rg_sincos_bf16_huge_scale(x, n, scale, cb, sb, w)) return;
     rg_sincos_bf16_scalar(x, 0, n, scale, cb, sb, w);
 }
 

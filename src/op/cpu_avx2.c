@@ -170,12 +170,7 @@ RG_INLINE void sincos_bf16_loop(const float *x, int64_t n, float scale, int s1, 
     const __m256 vscale = _mm256_set1_ps(scale);
     int64_t j = 0;
     for (; j + W <= n; j += W) {
-        int bad = pairs8(x, j, vscale, s1, cb, sb, w);
-        while (bad) {
-            const int k = __builtin_ctz((unsigned)bad);
-            bad &= bad - 1;
-            rg_sincos_bf16_put(x[j + k], scale, j + k, cb, sb, w);
-        }
+        rg_sincos_bf16_put_lanes(x, j, (unsigned)pairs8(x, j, vscale, s1, cb, sb, w), scale, cb, sb, w);
     }
     rg_sincos_bf16_scalar(x, j, n, scale, cb, sb, w);
 }

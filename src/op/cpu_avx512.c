@@ -176,15 +176,6 @@ RG_INLINE __mmask16 pairs16(Sleef___m512_2 sc, __mmask16 bad, int64_t j, __m512 
     return bad;
 }
 
-RG_INLINE void put_bad(const float *x, int64_t j, __mmask16 bad, float scale, uint16_t *cb, uint16_t *sb, uint32_t *w)
-{
-    while (bad) {   /* rare: about one vector in 60 has one */
-        const int k = __builtin_ctz(bad);
-        bad &= (__mmask16)(bad - 1);
-        rg_sincos_bf16_put(x[j + k], scale, j + k, cb, sb, w);
-    }
-}
-
 RG_INLINE void sincos_bf16_loop(const float *x, int64_t n, float scale, int s1, uint16_t *cb, uint16_t *sb,
                                 uint32_t *w)
 {
@@ -197,15 +188,13 @@ RG_INLINE void sincos_bf16_loop(const float *x, int64_t n, float scale, int s1, 
         const Sleef___m512_2 s0 = sincos16(x, j, &b0), s1v = sincos16(x, j + W, &b1);
         b0 = pairs16(s0, b0, j, vscale, s1, cb, sb, w);
         b1 = pairs16(s1v, b1, j + W, vscale, s1, cb, sb, w);
-        if (b0 | b1) {
-            put_bad(x, j, b0, scale, cb, sb, w);
-            put_bad(x, j + W, b1, scale, cb, sb, w);
-        }
+        rg_sincos_bf16_put_lanes(x, j, b0, scale, cb, sb, w);
+        rg_sincos_bf16_put_lanes(x, j + W, b1, scale, cb, sb, w);
     }
     for (; j + W <= n; j += W) {
         __mmask16 b;
         const Sleef___m512_2 sc = sincos16(x, j, &b);
-        put_bad(x, j, pairs16(sc, b, j, vscale, s1, cb, sb, w), scale, cb, sb, w);
+        rg_sincos_bf16_put_lanes(x, j, pairs16(sc, b, j, vscale, s1, cb, sb, w), scale, cb, sb, w);
     }
     rg_sincos_bf16_scalar(x, j, n, scale, cb, sb, w);
 }

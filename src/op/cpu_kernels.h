@@ -79,6 +79,17 @@ static inline void rg_sincos_bf16_put(float x, float scale, int64_t j, uint16_t 
     if (cb) cb[j] = c, sb[j] = s;
 }
 
+/* The values j + k of a vector whose lane k is set in bad, through
+ * rg_sincos_bf16_put (rare: about one vector in 60 has one). */
+static inline void rg_sincos_bf16_put_lanes(const float *x, int64_t j, unsigned bad, float scale, uint16_t *cb,
+                                            uint16_t *sb, uint32_t *w)
+{
+    for (; bad; bad &= bad - 1) {
+        const int k = __builtin_ctz(bad);
+        rg_sincos_bf16_put(x[j + k], scale, j + k, cb, sb, w);
+    }
+}
+
 /* Every value through rg_sincos_bf16_put when |scale| is beyond
  * RG_SINCOS_SCALE_MAX (or NaN), where the float values could overflow: returns
  * 1 then, 0 (nothing done) otherwise. The ISA primitives' first step. */
@@ -92,13 +103,14 @@ static inline int rg_sincos_bf16_huge_scale(const float *x, int64_t n, float sca
 
 /* The scalar form of the ISA primitives (the portable path, and the last
  * n % width values of the SIMD ones): s[j], c[j] are SLEEF's sin and cos of
- * x[j]; the same test as the vector forms. */
+ * x[j]; the same test as the vector forms. |scale| <= RG_SINCOS_SCALE_MAX
+ * (rg_sincos_bf16_huge_scale has run). */
 static inline void rg_bf16_certify(const float *x, const float *s, const float *c, int64_t n, float scale,
                                    uint16_t *cb, uint16_t *sb, uint32_t *w)
 {
     for (int64_t j = 0; j < n; j++) {
         const float vs = s[j] * scale, vc = c[j] * scale;
-        if (!(fabsf(x[j]) <= RG_SLEEF_SINCOS_MAX) || !(fabsf(scale) <= RG_SINCOS_SCALE_MAX) ||
+        if (!(fabsf(x[j]) <= RG_SLEEF_SINCOS_MAX) ||
             !rg_bf16_certain(vs, fabsf(vs) * RG_SLEEF_SINCOS_REL + RG_SLEEF_SINCOS_ABS) ||
             !rg_bf16_certain(vc, fabsf(vc) * RG_SLEEF_SINCOS_REL + RG_SLEEF_SINCOS_ABS)) {
             rg_sincos_bf16_put(x[j], scale, j, cb, sb, w);

@@ -65,6 +65,9 @@ static void forward_rows(const void *ctx, int64_t r0, int64_t r1)
         for (int64_t j = 0; j < H; j++) x[j] = pos * p->inv_freq[j];
         rg_sincos_bf16_row(x, H, p->attention_scaling, NULL, NULL, w);
         uint16_t *o = p->cos_sin + r * D * 2;   /* pairs j and j + H are equal */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        for (int64_t j = 0; j < H; j++) w[j] = w[j] << 16 | w[j] >> 16;   /* cos first in memory */
+#endif
         memcpy(o, w, (size_t)H * 4);
         memcpy(o + 2 * H, w, (size_t)H * 4);
     }
