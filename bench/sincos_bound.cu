@@ -6,8 +6,9 @@
 // For each float x with |x| <= RG_SINCOS_FAST_MAX (4e6; about 2.5e9 values,
 // both signs):
 //   - rg_sincos_core's float sin/cos, and its error against double, in units
-//     of the bound rg_sincos_scaled assumes (RG_SINCOS_REL_ERR |v| +
-//     RG_SINCOS_ABS_PER_RAD |x|): the largest ratio must stay below 1;
+//     of the bound rg_sincos_scaled<true> assumes (RG_SINCOS_S1_FRACTION of
+//     RG_SINCOS_REL_ERR |v| + RG_SINCOS_ABS_PER_RAD |x|): the largest ratio
+//     must stay below 1;
 //   - rg_sincos_scaled<true>'s rounding test: every value it calls certain
 //     must round (bf16, nearest even) to the bf16 nearest the double value;
 //     the flagged ones are counted;
@@ -85,8 +86,8 @@ static __global__ void check(uint32_t nbits, counts *out)
         sincos((double)x, &sd, &cd);
         float s, c;
         rg_sincos_core(x, &s, &c);
-        const float bound_s = RG_SINCOS_REL_ERR * fabsf(s) + RG_SINCOS_ABS_PER_RAD * fabsf(x);
-        const float bound_c = RG_SINCOS_REL_ERR * fabsf(c) + RG_SINCOS_ABS_PER_RAD * fabsf(x);
+        const float bound_s = RG_SINCOS_S1_FRACTION * (RG_SINCOS_REL_ERR * fabsf(s) + RG_SINCOS_ABS_PER_RAD * fabsf(x));
+        const float bound_c = RG_SINCOS_S1_FRACTION * (RG_SINCOS_REL_ERR * fabsf(c) + RG_SINCOS_ABS_PER_RAD * fabsf(x));
         const double es = fabs((double)s - sd), ec = fabs((double)c - cd);
         const float rs = bound_s > 0.0f ? (float)(es / bound_s) : (es > 0.0 ? 1e30f : 0.0f);
         const float rc = bound_c > 0.0f ? (float)(ec / bound_c) : (ec > 0.0 ? 1e30f : 0.0f);
@@ -170,8 +171,9 @@ int main()
     printf("sincos_bound on %s (%.0f ms): every float x with |x| <= %.0f, scale 1, against libdevice's double sincos\n",
            pr.name, ms, (double)fmax);
     printf("arguments checked:                      %llu\n", h.n);
-    printf("rg_sincos_core error / assumed bound:   max %.4f (at x = %.9g; bound = %.3g |v| + %.3g |x|)\n", ratio,
-           (double)worst, (double)RG_SINCOS_REL_ERR, (double)RG_SINCOS_ABS_PER_RAD);
+    printf("rg_sincos_core error / scale-1 bound:   max %.4f (at x = %.9g; bound = %.3g |v| + %.3g |x|, %.3g of the "
+           "general one)\n", ratio, (double)worst, (double)(RG_SINCOS_S1_FRACTION * RG_SINCOS_REL_ERR),
+           (double)(RG_SINCOS_S1_FRACTION * RG_SINCOS_ABS_PER_RAD), (double)RG_SINCOS_S1_FRACTION);
     printf("rg_sincos_core relative error:          max %.3g (= %.2f float ulps at 2^-24), values >= 2^-10\n", rel,
            rel / 5.9604644775390625e-08);
     printf("flagged by the rounding test:           %llu (%.3g of the pairs)\n", h.flagged, (double)h.flagged / h.n);

@@ -23,7 +23,7 @@ dev_tool() {
     -lcupti -Xlinker -rpath=/usr/local/cuda/lib64:/usr/local/cuda/lib -o "build-device/bench/$out"
 }
 mkdir -p build-device/bench
-for t in dev_kernels dev_forward probe sincos_bound; do dev_tool $t $t ${DEV_NVCC_FLAGS:-}; done
+for t in dev_kernels dev_forward dev_latency probe sincos_bound; do dev_tool $t $t ${DEV_NVCC_FLAGS:-}; done
 # Knob variants of dev_kernels, e.g. DEV_VARIANTS="spread1:-DRG_K12_SPREAD=1 spread8:-DRG_K12_SPREAD=8":
 # each becomes build-device/bench/dev_kernels-NAME, run after dev_kernels by device-run.sh's dev step.
 rm -f build-device/bench/dev_kernels-*

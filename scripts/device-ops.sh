@@ -125,11 +125,13 @@ if [[ " $STEPS " == *" dev "* ]]; then
   # The kernel-development tools (llm.c dev/cuda style), same call: the forward
   # ops' versions (bench/dev/forward_dev_kernels.cuh) checked bit for bit against
   # the shipped kernels and timed beside a floor; 014's versions 12, 14, 15.
-  log "dev tools: bench/dev_forward 011/012, bench/dev_kernels 12 14 15"
+  log "dev tools: bench/dev_forward 011/012, bench/dev_kernels 12 14 15, bench/dev_latency"
   { "$B/bench/dev_forward" 011 && "$B/bench/dev_forward" 012; } > "$W/dev-forward.txt" 2>&1
   status[dev_forward]="exit $?: $(grep -c 'same' "$W/dev-forward.txt") checks same, $(grep -c DIFFERS "$W/dev-forward.txt") lines with DIFFERS"
   "$B/bench/dev_kernels" 12 14 15 > "$W/dev-kernels.txt" 2>&1
   status[dev_kernels]="exit $?"
+  "$B/bench/dev_latency" > "$W/dev-latency.txt" 2>&1   # the forward chain's pieces, in cycles
+  status[dev_latency]="exit $?"
   grep -E "^\| (geomean|/ floor)" "$W/dev-forward.txt"
 fi
 

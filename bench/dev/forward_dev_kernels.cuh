@@ -66,6 +66,10 @@
 // 16 tight    14 with, at scale 1, half the error bound in the rounding test (the
 //              whole-range check, bench/sincos_bound.cu, measured the error at most
 //              0.334 of the full bound): about half as many values refined.
+// 17 u23      (011) the library's kernel (3/8 of the bound at scale 1 since
+//              this version) with the position converted by the magic number
+//              (0x4b000000 | p, minus 2^23: an OR and an FADD, exact for 0 <= p
+//              < 2^23) instead of I2F.S64; other positions take the far path.
 // 14 side     5 with the refinement decided by one compare against the midpoint
 //              next to each float value (rg_sincos_bf16_refine_side); 15 fix:
 //              from the rounded pair alone (two compares, fd_sincos_bf16_refine_fix
@@ -320,13 +324,16 @@ static __global__ void __launch_bounds__(BS) fd11_v5(const int64_t *__restrict__
     const int t = blockIdx.x * BS + threadIdx.x;
     const int r = t / TPR, k = t % TPR;
     if (r >= rows) return;
-    const float p = (float)__ldg(pos + r);
+    // 17: the position to float by the magic number (exact for 0 <= p < 2^23:
+    // an OR and an FADD instead of I2F.S64); other positions take the far path.
+    const int64_t pi = __ldg(pos + r);
+    const float p = MODE == 6 ? __uint_as_float(0x4b000000u | (uint32_t)pi) - 8388608.0f : (float)pi;
     float f[VPT];
     rg_load_floats<VPT>(inv + VPT * k, f);
     uint32_t *o = out + (size_t)r * (2 * H) + VPT * k;
     const float sa = fabsf(scale) * RG_SINCOS_ABS_PER_RAD;
     uint32_t amb = 0;
-    bool far = !(fabsf(scale) <= 1.0e30f);
+    bool far = !(fabsf(scale) <= 1.0e30f) || (MODE == 6 && (uint64_t)pi >= (1u << 23));
     fd_words<VPT> w;
     float vs[VPT], vc[VPT];
 #pragma unroll
@@ -344,7 +351,8 @@ static __global__ void __launch_bounds__(BS) fd11_v5(const int64_t *__restrict__
 #pragma unroll
         for (int i = 0; i < VPT; i++)
             if (amb >> i & 1)
-                w.w[i] = MODE == 3 || MODE == 5 ? rg_sincos_bf16_refine_side<S1>(p * f[i], scale, vc[i], vs[i])
+                w.w[i] = MODE == 3 || MODE == 5 || (MODE == 6 && VPT == 1)
+                             ? rg_sincos_bf16_refine_side<S1>(p * f[i], scale, vc[i], vs[i])
                          : MODE == 4 ? fd_sincos_bf16_refine_fix<S1>(p * f[i], scale, w.w[i])
                                      : rg_sincos_bf16_double(p * f[i], scale);
     }

@@ -241,8 +241,23 @@ static inline bool rg_aligned(const void *p, unsigned a) { return ((uintptr_t)p 
 // bench/results/dev/): the small problems are latency-bound (fewer values per
 // thread: a shorter chain), the large ones issue-bound (more per thread: less
 // per-thread overhead).
-static inline int rg_rope_forward_vpt(int64_t rows) { return rows < 4096 ? 1 : rows < 24576 ? 2 : 4; }
-static inline int rg_cos_sin_vpt(int64_t rows) { return rows <= 4096 ? 2 : 4; }
+// RG_FWD_VPT2_ROWS, RG_FWD_VPT4_ROWS, RG_CS_VPT4_ROWS: the row counts from
+// which the values per thread step up (011: 1 -> 2 -> 4; 012: 2 -> 4), a knob
+// for bench/dev_forward.cu's builds; the defaults are what ships.
+#ifndef RG_FWD_VPT2_ROWS
+#define RG_FWD_VPT2_ROWS 4096
+#endif
+#ifndef RG_FWD_VPT4_ROWS
+#define RG_FWD_VPT4_ROWS 24576
+#endif
+#ifndef RG_CS_VPT4_ROWS
+#define RG_CS_VPT4_ROWS 4097
+#endif
+static inline int rg_rope_forward_vpt(int64_t rows)
+{
+    return rows < RG_FWD_VPT2_ROWS ? 1 : rows < RG_FWD_VPT4_ROWS ? 2 : 4;
+}
+static inline int rg_cos_sin_vpt(int64_t rows) { return rows < RG_CS_VPT4_ROWS ? 2 : 4; }
 
 template <int VPT>
 static void rg_rope_forward_go(const ropegrad_rope_forward_problem *p, int rows, cudaStream_t st)
