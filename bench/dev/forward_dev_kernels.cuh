@@ -65,7 +65,8 @@
 //              is what costs). 13-call: the out-of-line call alone, also slower.
 // 16 tight    14 with, at scale 1, half the error bound in the rounding test (the
 //              whole-range check, bench/sincos_bound.cu, measured the error at most
-//              0.334 of the full bound): about half as many values refined.
+//              0.334 of the full bound): about half as many values refined. The
+//              library has gone further since 082636b: 3/8 of the bound at scale 1.
 // 17 u23      (011) the library's kernel (3/8 of the bound at scale 1 since
 //              this version) with the position converted by the magic number
 //              (0x4b000000 | p, minus 2^23: an OR and an FADD, exact for 0 <= p
