@@ -27,6 +27,43 @@
 
 // Each piece maps a 32-bit word to a word; the loop feeds it back. seed keeps
 // the compiler from folding; out keeps the chain alive.
+// A candidate refinement: rg_sincos_bf16_refine_side<true> with the float ->
+// double conversions done by integer ops (a normal x's bits moved into place;
+// q from the magic number's mantissa and one DADD) and only the magnitudes of
+// sin and cos (rg_bf16_side compares magnitudes): no F2F at the chain's head.
+static __device__ __noinline__ uint32_t cand_slow(float x, float vc, float vs)
+{
+    return rg_sincos_bf16_refine_side<true>(x, 1.0f, vc, vs);
+}
+static __device__ __forceinline__ uint32_t cand_refine(float xf, float vc, float vs)
+{
+    const uint32_t u = __float_as_uint(xf);
+    if ((u & 0x7f800000u) == 0u) return cand_slow(xf, vc, vs);   // zero or subnormal: the library's path
+    const double x = __hiloint2double((int)((((u >> 3) & 0x0fffffffu) + 0x38000000u) | (u & 0x80000000u)), (int)(u << 29));
+    const float big = fmaf(xf, 0.636619746685028076f, 12582912.0f);
+    const uint32_t qb = __float_as_uint(big);
+    // big = 1.5*2^23 + q: its mantissa is 2^22 + q; 2^52 + mantissa, minus 2^52 + 2^22, is q exactly
+    const double q = __hiloint2double(0x43300000, (int)(qb & 0x7fffffu)) - 4503599631564800.0;   // 2^52 + 2^22
+    double r = fma(-q, 1.5707963267948965580e+00, x);
+    r = fma(-q, 6.1232339957367658e-17, r);
+    const double y = r * r, y2 = y * y, y4 = y2 * y2;
+    const double a0 = fma(8.3333333333333333333e-03, y, -1.6666666666666666667e-01);
+    const double a1 = fma(2.7557319223985890653e-06, y, -1.9841269841269841270e-04);
+    const double a2 = fma(1.6059043836821614599e-10, y, -2.5052108385441718775e-08);
+    const double a3 = fma(2.8114572543455207632e-15, y, -7.6471637318198164759e-13);
+    const double ps = fma(fma(a3, y2, a2), y4, fma(a1, y2, a0));
+    const double sr = fabs(r) * fma(y, ps, 1.0);
+    const double b0 = fma(4.1666666666666666667e-02, y, -0.5);
+    const double b1 = fma(2.4801587301587301587e-05, y, -1.3888888888888888889e-03);
+    const double b2 = fma(2.0876756987868098979e-09, y, -2.7557319223985890653e-07);
+    const double b3 = fma(4.7794773323873852974e-14, y, -1.1470745597729724714e-11);
+    const double pc = fma(-1.5619206968586225e-16, y4 * y4, fma(fma(b3, y2, b2), y4, fma(b1, y2, b0)));
+    const double cr = fma(y, pc, 1.0);
+    const bool odd = qb & 1u;
+    const double as = odd ? cr : sr, ac = odd ? sr : cr;   // |sin x|, |cos x|
+    return rg_bf16_side(vc, ac) | (rg_bf16_side(vs, as) << 16);
+}
+
 template <int K>
 static __device__ __forceinline__ uint32_t piece(uint32_t u, float f)
 {
@@ -60,6 +97,12 @@ static __device__ __forceinline__ uint32_t piece(uint32_t u, float f)
         double s, c;
         rg_sincos_double_core(__uint_as_float((u & 0x007fffffu) | 0x40000000u) * f, &s, &c);
         return (uint32_t)__double2hiint(s);
+    } else if constexpr (K == 18) {   // the candidate refinement (cand_refine)
+        const float x = __uint_as_float((u & 0x007fffffu) | 0x40000000u) * f;
+        return cand_refine(x, 0.5f, 0.25f);
+    } else if constexpr (K == 19) {   // DMUL chain link
+        const double d = __hiloint2double((int)((u & 0xfffffu) | 0x3ff00000u), (int)u);
+        return (uint32_t)__double2loint(d * 1.0000001);
     } else if constexpr (K == 11) {   // DFMA
         const double d = __hiloint2double((int)(u | 0x3ff00000u) & 0x3fffffff, (int)u);
         const double e = fma(d, 1.0000001, -0.5);
@@ -114,6 +157,24 @@ static __global__ void lat(uint32_t seed, float f, uint32_t *out, long long *cyc
     if (threadIdx.x == 0) *cycles = t1 - t0;
 }
 
+// Every float x with |x| <= RG_SINCOS_FAST_MAX: cand_refine against the
+// library's rg_sincos_bf16_refine_side<true>, from the float path's values.
+static __global__ void cand_check(unsigned long long *diff, unsigned long long *first)
+{
+    const uint32_t nbits = __float_as_uint(RG_SINCOS_FAST_MAX) + 1u;
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < 2ull * nbits;
+         i += (uint64_t)gridDim.x * blockDim.x) {
+        const uint32_t bits = (uint32_t)(i >> 1) | ((uint32_t)(i & 1) << 31);
+        const float x = __uint_as_float(bits);
+        float vs, vc;
+        rg_sincos_scaled<true>(x, 1.0f, RG_SINCOS_ABS_PER_RAD, &vs, &vc);
+        if (cand_refine(x, vc, vs) != rg_sincos_bf16_refine_side<true>(x, 1.0f, vc, vs)) {
+            atomicAdd(diff, 1ull);
+            atomicMin(first, (unsigned long long)bits);
+        }
+    }
+}
+
 template <int K>
 static double run(const char *name, uint32_t *out, long long *cyc)
 {
@@ -159,5 +220,17 @@ int main()
     run<9>("rg_sincos_double_core (double sin/cos)", out, cyc);
     run<7>("refinement from the float values (refine_side)", out, cyc);
     run<8>("refinement from scratch (rg_sincos_bf16_double)", out, cyc);
+    run<18>("candidate refinement (integer conversions, magnitudes only)", out, cyc);
+    run<19>("DMUL", out, cyc);
+    unsigned long long *d, h[2] = {0, ~0ull};
+    CK(cudaMalloc(&d, sizeof h));
+    CK(cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice));
+    cand_check<<<132 * 16, 256>>>(d, d + 1);
+    CK(cudaGetLastError());
+    CK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+    printf("candidate refinement against rg_sincos_bf16_refine_side over every float |x| <= 4e6: %llu differ", h[0]);
+    if (h[0]) printf(" (first bits %08llx)", h[1]);
+    printf("\n");
+    if (h[0]) return 1;
     return 0;
 }
