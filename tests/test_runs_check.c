@@ -4,7 +4,8 @@
  * 0); a copy of a run whose samples are 20% slower (a re-digested manifest
  * built here through the record code) exits 1 with SLOW; a manifest with a
  * workload faster than T_SOL is shown as suspect by list, show, rank and
- * compare. Registered RUN_SERIAL (tests/runs_check.cmake): it times code. */
+ * compare. Registered RUN_SERIAL (tests/runs_check.cmake): it times code.
+ * Under AddressSanitizer the same-code verdict is not asserted (below). */
 #define _POSIX_C_SOURCE 200809L
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,6 +17,24 @@ static char dir[512];
 static char out_text[1 << 16], err_text[1 << 14];
 
 #define rg(...) tu_run_captured(dir, out_text, sizeof out_text, err_text, sizeof err_text, __VA_ARGS__)
+
+/* Under AddressSanitizer (scripts/sanitize.sh) each process gets its own heap
+ * layout and fake stacks, and two runs of the same code can differ by 20-45%
+ * systematically, which the check rightly calls SLOW (CI log of 2026-12-01).
+ * There the same-code pair still runs and its report is checked, but not its
+ * verdict; the verdict is asserted in the normal builds (scripts/test.sh and
+ * the out-of-tree build), and test_slower_copy_is_slow asserts SLOW/FAST in
+ * every build. */
+#if defined(__SANITIZE_ADDRESS__)
+#define RG_TIMING_SKEWED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RG_TIMING_SKEWED 1
+#endif
+#endif
+#ifndef RG_TIMING_SKEWED
+#define RG_TIMING_SKEWED 0
+#endif
 
 static void write_manifest(const char *name, cJSON *m) { assert_int_equal(fx_write_doc(dir, name, m), 0); }
 
@@ -40,7 +59,7 @@ static int teardown(void **state) { return tu_rm_rf(dir); }
 static void test_same_code_is_same(void **state)
 {
     int rc = 1, id = 0;
-    for (int attempt = 0; attempt < 3 && (rc || !strstr(out_text, " SAME")); attempt++) {
+    for (int attempt = 0; attempt < (RG_TIMING_SKEWED ? 1 : 3) && (rc || !strstr(out_text, " SAME")); attempt++) {
         for (int k = 0; k < 2; k++) {
             int b = rg(BENCH);
             if (b) fail_msg("bench exited %d: %s", b, err_text);
@@ -56,15 +75,22 @@ static void test_same_code_is_same(void **state)
         printf("pair %d (runs #%d, #%d), load average %s%s", attempt + 1, id - 1, id, load, out_text);
         if (rc != 0 && rc != 1) fail_msg("runs check exited %d: %s", rc, err_text);
     }
-    if (rc || !strstr(out_text, " SAME"))
-        fail_msg("runs check: no pair of runs of the same code came back SAME without SLOW:\n%s", out_text);
-    assert_non_null(strstr(out_text, "0 SLOW"));
-    assert_non_null(strstr(out_text, "SAME"));
-    assert_non_null(strstr(out_text, "no regression"));
+    if (RG_TIMING_SKEWED) {
+        printf("skip: the same-code verdict is not asserted under AddressSanitizer (per-process heap layouts "
+               "skew timing); only the report's form is checked\n");
+        assert_non_null(strstr(out_text, rc ? ": regression" : "no regression"));
+    } else {
+        if (rc || !strstr(out_text, " SAME"))
+            fail_msg("runs check: no pair of runs of the same code came back SAME without SLOW:\n%s", out_text);
+        assert_non_null(strstr(out_text, "0 SLOW"));
+        assert_non_null(strstr(out_text, "SAME"));
+        assert_non_null(strstr(out_text, "no regression"));
+    }
     assert_non_null(strstr(out_text, "Mann-Whitney"));
     assert_non_null(strstr(out_text, "threshold 5%, alpha 0.01"));
     /* The options come before the command too. */
-    assert_int_equal(rg("runs --db s.db check %d --against %d --threshold 50 --alpha 0.001", id, id - 1), 0);
+    rc = rg("runs --db s.db check %d --against %d --threshold 50 --alpha 0.001", id, id - 1);
+    assert_true(rc == 0 || (RG_TIMING_SKEWED && rc == 1));
     assert_non_null(strstr(out_text, "threshold 50%, alpha 0.001"));
     /* The same revision throughout: no earlier revision to check against. */
     assert_int_equal(rg("runs check %d --db s.db", id), 0);
