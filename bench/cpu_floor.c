@@ -30,7 +30,8 @@
  *             "best floor" is the fastest of them (see FL_MAX_VARIANTS).
  *   ropegrad  the op's CPU path, through rg_run_suite: the public API
  *             (ropegrad_<op>_cpu), checked against the float64 reference,
- *             then timed.
+ *             then timed; and once more called back to back with no cache
+ *             flush ("no flush": not the protocol, what the flush costs it).
  *
  * Everything is timed the harness's way, by the harness's code
  * (rg_cpu_timer_run: the 2x-LLC cache flush before every call, wall clock,
@@ -248,7 +249,7 @@ typedef struct fl_row {
     int64_t B, S;
     double mb;
     double floor_us[FL_MAX_VARIANTS];
-    double best_us, ropegrad_us;
+    double best_us, ropegrad_us, warm_us;
 } fl_row;
 
 static double median_us(const double *samples, int n)
@@ -313,6 +314,44 @@ static int time_op(const rg_suite *s, int index, const rg_run_options *o, fl_row
     return rc;
 }
 
+/* The op's CPU path again on the same inputs, with no cache flush between calls
+ * (not the protocol: what the flush costs the op). The same calls and threads
+ * as time_op, the same wall clock, the median. */
+static double wall_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int time_warm(const rg_suite *s, const rg_workload *w, const rg_run_options *o, double *samples, fl_row *row,
+                     char *err, size_t errlen)
+{
+    rg_tensors in;
+    if (s->op->make(w, s->grad_dtype, (int)o->inputs, o->seed, &in, err, errlen)) return 1;
+    void *out = rg_alloc64(in.out_bytes);
+    int rc = 0;
+    if (!out) {
+        snprintf(err, errlen, "workload %d: out of memory", w->index);
+        rc = 1;
+    }
+    for (int it = 0; !rc && it < o->warmup + o->iterations; it++) {
+        const double t0 = wall_ns();
+        const int e = s->op->cpu(&in, out, o->threads);
+        const double t1 = wall_ns();
+        if (e) {
+            snprintf(err, errlen, "workload %d: the op's CPU path: %s", w->index, ropegrad_strerror(e));
+            rc = 1;
+        } else if (it >= o->warmup) {
+            samples[it - o->warmup] = t1 - t0;
+        }
+    }
+    if (!rc) row->warm_us = median_us(samples, o->iterations);
+    free(out);
+    rg_tensors_free(&in);
+    return rc;
+}
+
 /* ---- the report --------------------------------------------------------------------------------- */
 
 static double geomean(const fl_row *rows, size_t n, size_t off)
@@ -344,22 +383,26 @@ static char *report(const rg_suite *s, const rg_run_result *r, const fl_row *row
     rg_buf_puts(&b, "Floor kernels move exactly the op's bytes (the op table's bytes()) and compute nothing: "
                     "store = row by row, plain stores; nt-store = row by row, non-temporal stores; memset = each "
                     "input swept in turn, then memset of the output; each on the run's threads and (\"1t\") on one "
-                    "thread. Best floor = the fastest. Times in us.\n\n");
+                    "thread. Best floor = the fastest. \"no flush\" = the op's CPU path called back to back on "
+                    "the same inputs without the cache flush (not the protocol: the difference to the next-but-one "
+                    "column is what the cold cache costs it). Times in us.\n\n");
     const int nv = n_variants(threads);
     rg_buf_puts(&b, "| # | B | S | MB moved |");
     for (int v = 0; v < nv; v++) rg_buf_printf(&b, " %s%s |", pattern_name[v % N_PATTERNS], v < N_PATTERNS ? "" : " 1t");
-    rg_buf_puts(&b, " best floor | ropegrad cpu | ratio |\n|---|---|---|---|");
+    rg_buf_puts(&b, " ropegrad cpu, no flush | best floor | ropegrad cpu | ratio |\n|---|---|---|---|");
     for (int v = 0; v < nv; v++) rg_buf_puts(&b, "---|");
-    rg_buf_puts(&b, "---|---|---|\n");
+    rg_buf_puts(&b, "---|---|---|---|\n");
     for (size_t i = 0; i < n; i++) {
         const fl_row *x = &rows[i];
         rg_buf_printf(&b, "| %d | %lld | %lld | %.3f |", x->index, (long long)x->B, (long long)x->S, x->mb);
         for (int v = 0; v < nv; v++) rg_buf_printf(&b, " %.2f |", x->floor_us[v]);
-        rg_buf_printf(&b, " %.2f | %.2f | %.3f |\n", x->best_us, x->ropegrad_us, x->ropegrad_us / x->best_us);
+        rg_buf_printf(&b, " %.2f | %.2f | %.2f | %.3f |\n", x->warm_us, x->best_us, x->ropegrad_us,
+                      x->ropegrad_us / x->best_us);
     }
     rg_buf_printf(&b, "| geomean | | | %.3f |", geomean(rows, n, offsetof(fl_row, mb)));
     for (int v = 0; v < nv; v++)
         rg_buf_printf(&b, " %.2f |", geomean(rows, n, offsetof(fl_row, floor_us) + (size_t)v * sizeof(double)));
+    rg_buf_printf(&b, " %.2f |", geomean(rows, n, offsetof(fl_row, warm_us)));
     const double gb = geomean(rows, n, offsetof(fl_row, best_us)), gr = geomean(rows, n, offsetof(fl_row, ropegrad_us));
     rg_buf_printf(&b, " %.2f | %.2f | %.3f |\n", gb, gr, gr / gb);
     return rg_buf_finish(&b, err, errlen);
@@ -502,8 +545,9 @@ int main(int argc, char **argv)
         row->S = w->seq_len;
         if (time_floors(&s, w, &o, threads, &timer, samples, row, err, sizeof err)) goto done;
         if (time_op(&s, idx, &o, row, &first, err, sizeof err)) goto done;
-        fprintf(stderr, "cpu_floor: %s workload %d: best floor %.2f us, ropegrad %.2f us\n", s.op->id, w->index,
-                row->best_us, row->ropegrad_us);
+        if (time_warm(&s, w, &o, samples, row, err, sizeof err)) goto done;
+        fprintf(stderr, "cpu_floor: %s workload %d: best floor %.2f us, ropegrad %.2f us (%.2f us with no flush)\n",
+                s.op->id, w->index, row->best_us, row->ropegrad_us, row->warm_us);
     }
     rg_cli_load(&load1, &cpus, &busy);
     char *text = report(&s, &first, rows, n, argc, argv, started, load0, load1, cpus, threads, err, sizeof err);

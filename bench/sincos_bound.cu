@@ -22,8 +22,10 @@
 // x(1 - x^2/6) rounds to x in double, a tie, while the exact value is below the
 // midpoint).
 //
+// Built with the library when CUDA is (tests/gpu_sincos_bound.cmake: the CTest
+// test gpu_sincos_bound, which skips without a GPU), or alone:
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc/op bench/sincos_bound.cu -o /tmp/sincos_bound
-//   /tmp/sincos_bound > bench/results/sincos-bound.txt      (exit 1 on any failure)
+//   /tmp/sincos_bound > bench/results/sincos-bound.txt      (exit 1 on any failure, 77 without a GPU)
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -145,6 +147,13 @@ static __global__ void check(uint32_t nbits, counts *out)
 
 int main()
 {
+    // Also a CTest test (tests/gpu_sincos_bound.cmake): without a GPU it skips (77), saying why.
+    int ndev = 0;
+    const cudaError_t de = cudaGetDeviceCount(&ndev);
+    if (de != cudaSuccess || ndev == 0) {
+        printf("skip: no usable CUDA device (%s)\n", de != cudaSuccess ? cudaGetErrorString(de) : "none found");
+        return 77;
+    }
     float fmax = RG_SINCOS_FAST_MAX;
     uint32_t top;
     memcpy(&top, &fmax, 4);

@@ -114,9 +114,10 @@ fi
 
 if [[ " $STEPS " == *" bound "* ]]; then
   # Every float argument below 4e6 through the forward ops' device math (bench/sincos_bound.cu):
-  # the float error bound the rounding test assumes, and every certified or refined bf16.
+  # the float error bound the rounding test assumes, and every certified or refined bf16. The
+  # same binary is the CTest test gpu_sincos_bound (the tests step runs it too); this step keeps its report.
   log "sin/cos over every float argument (bench/sincos_bound.cu)"
-  "$B/bench/sincos_bound" > "$W/sincos-bound.txt" 2>&1
+  "$B/tests/sincos_bound" > "$W/sincos-bound.txt" 2>&1
   status[sincos_bound]="exit $?: $(tail -n 1 "$W/sincos-bound.txt")"
   head -n 10 "$W/sincos-bound.txt"
 fi
