@@ -343,7 +343,9 @@ def cpu_floor(op):
     head = [c.strip() for c in next((x for x in lines if x.startswith("| # |")), "").strip().strip("|").split("|")]
     if head[-3:] != ["best floor", "ropegrad cpu", "ratio"]:
         raise InputError(f"{rel}: no floor table")
-    per, geo = {}, None
+    # "ropegrad cpu, no flush" (files from 2026-12-01 06:24 UTC on): the op without the cache flush
+    wi = head.index("ropegrad cpu, no flush") if "ropegrad cpu, no flush" in head else None
+    per, geo, warm, warm_geo = {}, None, {}, None
     for line in lines:
         c = [x.strip() for x in line.strip().strip("|").split("|")]
         if not line.startswith("|") or len(c) != len(head) or not re.match(r"\d+$|geomean$", c[0]):
@@ -351,13 +353,16 @@ def cpu_floor(op):
         vals = (float(c[-3]), float(c[-2]), float(c[-1]))
         if c[0] == "geomean":
             geo = vals
+            warm_geo = float(c[wi]) if wi is not None else None
         else:
             per[int(c[0])] = (int(c[1]), int(c[2]), float(c[3])) + vals
+            if wi is not None:
+                warm[int(c[0])] = float(c[wi])
     if not per or not geo:
         raise InputError(f"{rel}: no workload rows or no geomean row")
     return {"rel": rel, "started": m.group(1), "device": m.group(2), "path": m.group(3), "threads": int(m.group(4)),
             "warmup": int(m.group(5)), "iterations": int(m.group(6)), "load": (float(ld.group(1)), float(ld.group(2))),
-            "cpus": int(ld.group(3)), "per": per, "geo": geo}
+            "cpus": int(ld.group(3)), "per": per, "geo": geo, "warm": warm, "warm_geo": warm_geo}
 
 
 def block_cpu_ops():
@@ -414,6 +419,21 @@ def block_cpu_ops():
               "sin/cos pairs and comes closest on its large workloads; on its "
               f"smallest (W{small}, {p14[small][2]:.2f} MB) the op is {p14[small][4] - p14[small][3]:.1f} us above the "
               f"floor's {p14[small][3]:.1f} us."]
+    warm = [op for op in fl if fl[op]["warm_geo"] is not None]
+    if warm:
+        def cold_cost(op):
+            f = fl[op]
+            w = min(f["per"], key=lambda i: f["per"][i][2])   # smallest workload
+            return (f"{op}: {f['warm_geo']:.2f} us on the geomean against {f['geo'][1]:.2f} us with the flush "
+                    f"({f['warm_geo'] / f['geo'][0]:.2f}x the floor instead of {f['geo'][2]:.2f}x); on its smallest "
+                    f"workload (W{w}) {f['warm'][w]:.1f} against {f['per'][w][4]:.1f} us, "
+                    f"{100 * (f['per'][w][4] - f['warm'][w]) / (f['per'][w][4] - f['per'][w][3]):.0f}% of its gap to "
+                    f"the floor's {f['per'][w][3]:.1f} us")
+        lines += ["", "The same CPU path called back to back on the same inputs, without the flush (the files' "
+                  "\"ropegrad cpu, no flush\" column; not the protocol, so only a diagnosis): "
+                  + "; ".join(cold_cost(op) for op in warm)
+                  + ". The difference is what the flush costs the op: its data, code and constants all start "
+                  "cold."]
     return "\n".join(lines)
 
 
