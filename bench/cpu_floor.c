@@ -315,39 +315,25 @@ static int time_op(const rg_suite *s, int index, const rg_run_options *o, fl_row
 }
 
 /* The op's CPU path again on the same inputs, with no cache flush between calls
- * (not the protocol: what the flush costs the op). The same calls and threads
- * as time_op, the same wall clock, the median. */
-static double wall_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
+ * (rg_cpu_timer_run_warm; not the protocol: what the flush costs the op). The
+ * same calls and threads as time_op, the median. */
 static int time_warm(const rg_suite *s, const rg_workload *w, const rg_run_options *o, double *samples, fl_row *row,
                      char *err, size_t errlen)
 {
     rg_tensors in;
     if (s->op->make(w, s->grad_dtype, (int)o->inputs, o->seed, &in, err, errlen)) return 1;
-    void *out = rg_alloc64(in.out_bytes);
+    rg_cpu_call c = {s->op, &in, rg_alloc64(in.out_bytes), o->threads};
     int rc = 0;
-    if (!out) {
+    if (!c.out) {
         snprintf(err, errlen, "workload %d: out of memory", w->index);
         rc = 1;
+    } else if ((rc = rg_cpu_timer_run_warm(o->warmup, o->iterations, rg_cpu_call_run, &c, samples)) != 0) {
+        snprintf(err, errlen, "workload %d: the op's CPU path: %s", w->index, ropegrad_strerror(rc));
+        rc = 1;
+    } else {
+        row->warm_us = median_us(samples, o->iterations);
     }
-    for (int it = 0; !rc && it < o->warmup + o->iterations; it++) {
-        const double t0 = wall_ns();
-        const int e = s->op->cpu(&in, out, o->threads);
-        const double t1 = wall_ns();
-        if (e) {
-            snprintf(err, errlen, "workload %d: the op's CPU path: %s", w->index, ropegrad_strerror(e));
-            rc = 1;
-        } else if (it >= o->warmup) {
-            samples[it - o->warmup] = t1 - t0;
-        }
-    }
-    if (!rc) row->warm_us = median_us(samples, o->iterations);
-    free(out);
+    free(c.out);
     rg_tensors_free(&in);
     return rc;
 }

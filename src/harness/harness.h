@@ -210,6 +210,18 @@ void rg_cpu_timer_close(rg_cpu_timer *t);
  * (samples_ns then incomplete); -1 on bad arguments. */
 typedef int (*rg_cpu_timed_fn)(void *ctx);
 int rg_cpu_timer_run(rg_cpu_timer *t, int warmup, int iterations, rg_cpu_timed_fn fn, void *ctx, double *samples_ns);
+/* The same loop with no flush between calls: not the protocol, a diagnosis of
+ * what the flush costs (bench/cpu_floor.c's "no flush" column). */
+int rg_cpu_timer_run_warm(int warmup, int iterations, rg_cpu_timed_fn fn, void *ctx, double *samples_ns);
+
+/* One call of an op's CPU path, as an rg_cpu_timed_fn: rg_cpu_call_run(&call). */
+typedef struct rg_cpu_call {
+    const rg_op *op;
+    const rg_tensors *in;
+    void *out;
+    int threads;
+} rg_cpu_call;
+int rg_cpu_call_run(void *ctx);
 
 /* Runs the workloads whose indices are listed (all when n_indices == 0).
  * Returns 0 when the run completed (whether or not workloads passed), non-zero

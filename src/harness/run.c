@@ -186,18 +186,30 @@ static double now_ns(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-int rg_cpu_timer_run(rg_cpu_timer *t, int warmup, int iterations, rg_cpu_timed_fn fn, void *ctx, double *samples_ns)
+/* The timed loop of both entry points below; t NULL: no flush. */
+static int timed_loop(rg_cpu_timer *t, int warmup, int iterations, rg_cpu_timed_fn fn, void *ctx, double *samples_ns)
 {
-    if (!t || !t->buf || !fn || !samples_ns || warmup < 0 || iterations < 1) return -1;
+    if (!fn || !samples_ns || warmup < 0 || iterations < 1) return -1;
     int rc = 0;
     for (int it = 0; it < warmup + iterations && !rc; it++) {
-        cold_flush(t, it);
+        if (t) cold_flush(t, it);
         double t0 = now_ns();
         rc = fn(ctx);
         double t1 = now_ns();
         if (it >= warmup) samples_ns[it - warmup] = t1 - t0;
     }
     return rc;
+}
+
+int rg_cpu_timer_run(rg_cpu_timer *t, int warmup, int iterations, rg_cpu_timed_fn fn, void *ctx, double *samples_ns)
+{
+    if (!t || !t->buf) return -1;
+    return timed_loop(t, warmup, iterations, fn, ctx, samples_ns);
+}
+
+int rg_cpu_timer_run_warm(int warmup, int iterations, rg_cpu_timed_fn fn, void *ctx, double *samples_ns)
+{
+    return timed_loop(NULL, warmup, iterations, fn, ctx, samples_ns);
 }
 
 void rg_result_set_samples(rg_workload_result *wr, double *samples_ns, int n)
@@ -227,17 +239,9 @@ int rg_check_op_output(const rg_op *op, const void *out, int64_t n, const double
     return 0;
 }
 
-/* One call of an op's CPU path, for rg_cpu_timer_run. */
-typedef struct cpu_call {
-    const rg_op *op;
-    const rg_tensors *in;
-    void *out;
-    int threads;
-} cpu_call;
-
-static int cpu_call_run(void *ctx)
+int rg_cpu_call_run(void *ctx)
 {
-    const cpu_call *c = ctx;
+    const rg_cpu_call *c = ctx;
     return c->op->cpu(c->in, c->out, c->threads);
 }
 
@@ -272,8 +276,8 @@ static int cpu_workload(const rg_op *op, const rg_tensors *in, const double *ref
         snprintf(err, errlen, "workload %d: out of memory", w->index);
         return 1;
     }
-    cpu_call call = {op, in, out, o->threads};
-    rc = rg_cpu_timer_run(cold, o->warmup, o->iterations, cpu_call_run, &call, samples);
+    rg_cpu_call call = {op, in, out, o->threads};
+    rc = rg_cpu_timer_run(cold, o->warmup, o->iterations, rg_cpu_call_run, &call, samples);
     free(out);
     if (rc) {
         free(samples);

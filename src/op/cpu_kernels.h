@@ -69,14 +69,21 @@ static inline int rg_bf16_certain(float v, float t)
     return !(fabsf(v - m) <= t);
 }
 
+/* Value j's bf16 bits c and s where the caller wants them: a (cos | sin << 16)
+ * word in w, and/or the arrays cb, sb. */
+static inline void rg_sincos_bf16_store(int64_t j, uint16_t c, uint16_t s, uint16_t *cb, uint16_t *sb, uint32_t *w)
+{
+    if (w) w[j] = c | (uint32_t)s << 16;
+    if (cb) cb[j] = c, sb[j] = s;
+}
+
 /* Value j the test could not certify (or out of range): libm's double sin and
  * cos of x, times scale, rounded once to bf16. */
 static inline void rg_sincos_bf16_put(float x, float scale, int64_t j, uint16_t *cb, uint16_t *sb, uint32_t *w)
 {
     const double xd = (double)x;
-    const uint16_t s = rg_bf16_rn_double((double)scale * sin(xd)), c = rg_bf16_rn_double((double)scale * cos(xd));
-    if (w) w[j] = c | (uint32_t)s << 16;
-    if (cb) cb[j] = c, sb[j] = s;
+    rg_sincos_bf16_store(j, rg_bf16_rn_double((double)scale * cos(xd)), rg_bf16_rn_double((double)scale * sin(xd)),
+                         cb, sb, w);
 }
 
 /* The values j + k of a vector whose lane k is set in bad, through
@@ -101,39 +108,23 @@ static inline int rg_sincos_bf16_huge_scale(const float *x, int64_t n, float sca
     return 1;
 }
 
-/* The scalar form of the ISA primitives (the portable path, and the last
- * n % width values of the SIMD ones): s[j], c[j] are SLEEF's sin and cos of
- * x[j]; the same test as the vector forms. |scale| <= RG_SINCOS_SCALE_MAX
- * (rg_sincos_bf16_huge_scale has run). */
-static inline void rg_bf16_certify(const float *x, const float *s, const float *c, int64_t n, float scale,
-                                   uint16_t *cb, uint16_t *sb, uint32_t *w)
-{
-    for (int64_t j = 0; j < n; j++) {
-        const float vs = s[j] * scale, vc = c[j] * scale;
-        if (!(fabsf(x[j]) <= RG_SLEEF_SINCOS_MAX) ||
-            !rg_bf16_certain(vs, fabsf(vs) * RG_SLEEF_SINCOS_REL + RG_SLEEF_SINCOS_ABS) ||
-            !rg_bf16_certain(vc, fabsf(vc) * RG_SLEEF_SINCOS_REL + RG_SLEEF_SINCOS_ABS)) {
-            rg_sincos_bf16_put(x[j], scale, j, cb, sb, w);
-            continue;
-        }
-        const uint16_t sv = rg_bf16_rn(vs), cv = rg_bf16_rn(vc);
-        if (w) w[j] = cv | (uint32_t)sv << 16;
-        if (cb) cb[j] = cv, sb[j] = sv;
-    }
-}
-
 /* Values j0 <= j < n one at a time (the portable primitive, and the last
- * n % width values of the SIMD ones): SLEEF's scalar 1-ulp sincos, then
- * rg_bf16_certify. */
+ * n % width values of the SIMD ones): SLEEF's scalar 1-ulp sincos, then the
+ * same test as the vector forms. |scale| <= RG_SINCOS_SCALE_MAX
+ * (rg_sincos_bf16_huge_scale has run). */
 static inline void rg_sincos_bf16_scalar(const float *x, int64_t j0, int64_t n, float scale, uint16_t *cb,
                                          uint16_t *sb, uint32_t *w)
 {
-    float s[ROPEGRAD_MAX_HEAD_DIM / 2], c[ROPEGRAD_MAX_HEAD_DIM / 2];
-    for (int64_t i = j0; i < n; i++) {
-        Sleef_float2 r = Sleef_sincosf_u10(x[i]);
-        s[i - j0] = r.x, c[i - j0] = r.y;
+    for (int64_t j = j0; j < n; j++) {
+        const Sleef_float2 r = Sleef_sincosf_u10(x[j]);
+        const float vs = r.x * scale, vc = r.y * scale;
+        if (!(fabsf(x[j]) <= RG_SLEEF_SINCOS_MAX) ||
+            !rg_bf16_certain(vs, fabsf(vs) * RG_SLEEF_SINCOS_REL + RG_SLEEF_SINCOS_ABS) ||
+            !rg_bf16_certain(vc, fabsf(vc) * RG_SLEEF_SINCOS_REL + RG_SLEEF_SINCOS_ABS))
+            rg_sincos_bf16_put(x[j], scale, j, cb, sb, w);
+        else
+            rg_sincos_bf16_store(j, rg_bf16_rn(vc), rg_bf16_rn(vs), cb, sb, w);
     }
-    rg_bf16_certify(x + j0, s, c, n - j0, scale, cb ? cb + j0 : NULL, sb ? sb + j0 : NULL, w ? w + j0 : NULL);
 }
 
 #endif
