@@ -412,8 +412,9 @@ def block_cpu_ops():
     small = min(p14, key=lambda i: p14[i][2])
     lines += ["", ". ".join(verdict) + ". "
               + (f"For {' and '.join(fwd_far)} the rest is not memory traffic but the arithmetic on 2 cores, "
-                 "the only other work the path does: a sin/cos pair per element (SLEEF, 16 lanes) and the check "
-                 "that proves each bf16 correctly rounded (at the ISA's vector width, AVX-512 here). "
+                 "the only other work the path does: a sin/cos pair per element (the GPU kernels' float core, "
+                 "src/op/cpu_sincos_core.h) and the check that proves each bf16 correctly rounded, both at the "
+                 "ISA's vector width (AVX-512 here). "
                  if fwd_far else "")
               + f"014 moves {p14[small][2] * 1e6 / (p14[small][0] * p14[small][1]):.0f} B per row for its 64 "
               "sin/cos pairs and comes closest on its large workloads; on its "

@@ -56,7 +56,7 @@ static void cos_sin_rows(const void *ctx, int64_t r0, int64_t r1)
     const int64_t D = p->head_dim, H = D / 2;
     uint16_t sb[ROPEGRAD_MAX_HEAD_DIM / 2], cb[ROPEGRAD_MAX_HEAD_DIM / 2];
     for (int64_t r = r0; r < r1; r++) {
-        rg_sincos_bf16_row(p->freqs + r * H, H, p->attention_scaling, cb, sb, NULL);
+        rg_sincos_bf16_row(p->freqs + r * H, 1.0f, H, p->attention_scaling, cb, sb, NULL);
         uint16_t *c = p->cos + r * D, *s = p->sin + r * D;
         memcpy(c, cb, (size_t)H * 2);
         memcpy(c + H, cb, (size_t)H * 2);

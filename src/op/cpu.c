@@ -7,9 +7,9 @@
  * contiguous run of memory to stream through). Within a row the work is done
  * by a kernel chosen once per process from what the CPU supports:
  *
- *   avx512    cpu_avx512.c   16 lanes, Sleef_sincosf16_u35avx512f / _u10avx512f
- *   avx2      cpu_avx2.c      8 lanes, Sleef_sincosf8_u35avx2 / _u10avx2, F16C for f16
- *   portable  below           scalar, Sleef_sincosf_u10
+ *   avx512    cpu_avx512.c   16 lanes, core16 / Sleef_sincosf16_u10avx512f
+ *   avx2      cpu_avx2.c      8 lanes, core8 / Sleef_sincosf8_u10avx2, F16C for f16
+ *   portable  below           scalar, rg_sincos_core1 / Sleef_sincosf_u10
  *
  * The SIMD files are compiled with their instruction sets (-mavx2, -mavx512f)
  * and nothing else in the library is, so one binary runs on any x86-64 and the
@@ -18,13 +18,13 @@
  * path for tests and comparisons; a path the CPU cannot run is ignored. The
  * choice is read once (the first call), so set it before using the library.
  *
- * Every sincos used reduces the argument properly (Payne-Hanek for large
- * |x|): emb holds position * inv_freq, which reaches 2.6e5 for 256K-token
- * contexts, where a cheap reduction that only works near [-pi, pi] would
- * return garbage. The SIMD kernels take SLEEF's 3.5-ulp variant only for
- * vectors whose lanes all lie in the range that bound is documented for
- * (|x| <= 39000) and the 1-ulp one otherwise; cpu_avx512.c says why that
- * costs no measurable accuracy in the result. */
+ * Every sincos used reduces the argument properly: emb holds position *
+ * inv_freq, which reaches 2.6e5 for 256K-token contexts, where a cheap
+ * reduction that only works near [-pi, pi] would return garbage. Up to
+ * |x| = 4e6 the kernels run the GPU's float core (cpu_sincos_core.h: a
+ * three-part Cody-Waite reduction, checked on every float argument by
+ * bench/sincos_bound_cpu.c), beyond it (or for NaN) SLEEF's 1-ulp sincos
+ * with its Payne-Hanek reduction. */
 #include <math.h>
 #include <omp.h>
 #include <pthread.h>
@@ -50,7 +50,11 @@
  * busy one: measured 0.19 ms for a 131-row problem that one thread does in
  * 0.02 ms), while one thread gets through about one element per nanosecond.
  * So each thread gets at least this many elements (rows x head_dim/2); a
- * problem smaller than twice this runs on the calling thread alone. */
+ * problem smaller than twice this runs on the calling thread alone. With the
+ * forward ops' faster sin/cos (about 0.7-0.9 ns an element, cold cache) a
+ * smaller threshold was tried: 32K made 011's 262K- and 131K-element
+ * workloads slower under the cold-cache protocol (207 against 171 us, 170
+ * against 90 us), the team's wake-up after the flush costing ~100 us. */
 #define RG_MIN_THREAD_ELEMS ((int64_t)256 * 1024)
 
 /* ---- portable kernel ------------------------------------------------------ */
@@ -68,7 +72,10 @@ static void kernel_portable(const ropegrad_problem *p, int64_t r0, int64_t r1)
         const float *inv = p->inv_freq + (r / S) * p->inv_freq_batch_stride;
         double acc = 0.0;
         for (int64_t d = 0; d < H; d++) {
-            Sleef_float2 sc = Sleef_sincosf_u10(p->emb[base + d]); /* x = sin, y = cos */
+            const float e = p->emb[base + d];
+            Sleef_float2 sc; /* x = sin, y = cos */
+            if (fabsf(e) <= RG_CORE_FAST_MAX) rg_sincos_core1(e, &sc.x, &sc.y);
+            else sc = Sleef_sincosf_u10(e);
             float gc = rg_load_grad(p->grad_cos, dt, base + d) + rg_load_grad(p->grad_cos, dt, base + d + H);
             float gs = rg_load_grad(p->grad_sin, dt, base + d) + rg_load_grad(p->grad_sin, dt, base + d + H);
             acc += (double)(inv[d] * (gs * sc.y - gc * sc.x));
@@ -77,12 +84,13 @@ static void kernel_portable(const ropegrad_problem *p, int64_t r0, int64_t r1)
     }
 }
 
-/* Scalar SLEEF sincos, 1 ulp, then the bf16 rounding check: the portable
- * forward primitive. */
-static void sincos_bf16_portable(const float *x, int64_t n, float scale, uint16_t *cb, uint16_t *sb, uint32_t *w)
+/* The scalar core (SLEEF's scalar 1-ulp sincos beyond its range), then the
+ * bf16 rounding check: the portable forward primitive. */
+static void sincos_bf16_portable(const float *x, float mul, int64_t n, float scale, uint16_t *cb, uint16_t *sb,
+                                 uint32_t *w)
 {
-    if (rg_sincos_bf16_huge_scale(x, n, scale, cb, sb, w)) return;
-    rg_sincos_bf16_scalar(x, 0, n, scale, cb, sb, w);
+    if (rg_sincos_bf16_huge_scale(x, mul, n, scale, cb, sb, w)) return;
+    rg_sincos_bf16_scalar(x, mul, 0, n, scale, cb, sb, w);
 }
 
 /* ---- run-time dispatch ---------------------------------------------------- */
@@ -149,14 +157,24 @@ const char *ropegrad_cpu_isa(void)
  * primitive writes the values it can prove (rg_bf16_certain in
  * cpu_kernels.h) and recomputes the rare others from libm's double sin/cos,
  * rounded once (rg_sincos_bf16_put). */
-void rg_sincos_bf16_row(const float *x, int64_t n, float scale, uint16_t *cb, uint16_t *sb, uint32_t *w)
+void rg_sincos_bf16_row(const float *x, float mul, int64_t n, float scale, uint16_t *cb, uint16_t *sb, uint32_t *w)
 {
     pthread_once(&isa_once, isa_resolve);
-    isa_sincos(x, n, scale, cb, sb, w);
+    isa_sincos(x, mul, n, scale, cb, sb, w);
 }
+
+/* The processors OpenMP may use, read once: omp_get_num_procs asks the kernel
+ * for the affinity mask on every call, a system call that costs ~8 us when
+ * the caches are cold (as the protocol's flush leaves them before every call:
+ * most of the op's time on the smallest problems). */
+static pthread_once_t procs_once = PTHREAD_ONCE_INIT;
+static int procs = 1;
+
+static void procs_resolve(void) { procs = omp_get_num_procs(); }
 
 void rg_cpu_parallel_rows(int64_t rows, int64_t row_elems, int num_threads, rg_cpu_chunk_fn fn, const void *ctx)
 {
+    pthread_once(&procs_once, procs_resolve);
     const int64_t chunk = row_elems >= RG_CHUNK_ELEMS ? 1 : RG_CHUNK_ELEMS / row_elems;
     const int64_t nchunks = (rows - 1) / chunk + 1;
 
@@ -164,7 +182,7 @@ void rg_cpu_parallel_rows(int64_t rows, int64_t row_elems, int num_threads, rg_c
      * only adds switching: 0 means all of them, and larger requests are
      * clamped to them, to one thread per chunk, and to one thread per
      * RG_MIN_THREAD_ELEMS of work. */
-    int64_t nt = omp_get_num_procs();
+    int64_t nt = procs;
     if (num_threads > 0 && num_threads < nt) nt = num_threads;
     if (nt > nchunks) nt = nchunks;
     if (nt > rows * row_elems / RG_MIN_THREAD_ELEMS) nt = rows * row_elems / RG_MIN_THREAD_ELEMS;

@@ -3,7 +3,7 @@
  *
  * Compiled with -mavx2 -mfma -mf16c (src/op/CMakeLists.txt) and called by
  * cpu.c only after __builtin_cpu_supports said the CPU has all of them. It is
- * cpu_avx512.c at half the width (Sleef_sincosf8_u35avx2 / _u10avx2, F16C
+ * cpu_avx512.c at half the width (core8 / Sleef_sincosf8_u10avx2, F16C
  * for f16); the reasons it is fast are written down there. */
 #include "cpu_kernels.h"
 
@@ -13,8 +13,7 @@
 #include <sleef.h>
 #include <string.h>
 
-/* Largest |x| for which SLEEF documents the 3.5-ulp float sincos bound. */
-#define RG_U35_LIMIT RG_SLEEF_U35_MAX
+#include "cpu_core_avx2.h"   /* core8: the GPU's float sin/cos on 8 lanes */
 
 #define W 8
 
@@ -45,14 +44,19 @@ RG_INLINE __m256 step8(const float *e, const float *inv, const void *gc, const v
                        int64_t lo, int64_t hi, ropegrad_dtype dt, __m256 acc)
 {
     const __m256 x = _mm256_loadu_ps(e);
-    /* any lane beyond the 3.5-ulp range (or NaN) -> the 1-ulp sincos */
+    /* the core where every lane is within its range, else (a lane beyond it,
+     * or NaN) SLEEF's 1-ulp sincos */
     const __m256 ax = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
-    const int far = _mm256_movemask_ps(_mm256_cmp_ps(ax, _mm256_set1_ps(RG_U35_LIMIT), _CMP_NLT_UQ));
-    const Sleef___m256_2 sc = far ? Sleef_sincosf8_u10avx2(x) : Sleef_sincosf8_u35avx2(x);
-    /* sc.x = sin, sc.y = cos */
+    __m256 sn, cs;
+    if (_mm256_movemask_ps(_mm256_cmp_ps(ax, _mm256_set1_ps(RG_CORE_FAST_MAX), _CMP_LE_OQ)) == 0xff) {
+        core8(x, &sn, &cs);
+    } else {
+        const Sleef___m256_2 sc = Sleef_sincosf8_u10avx2(x);
+        sn = sc.x, cs = sc.y;
+    }
     __m256 c = _mm256_add_ps(load_grad8(gc, lo, dt), load_grad8(gc, hi, dt));
     __m256 s = _mm256_add_ps(load_grad8(gs, lo, dt), load_grad8(gs, hi, dt));
-    __m256 t = _mm256_fmsub_ps(s, sc.y, _mm256_mul_ps(c, sc.x));
+    __m256 t = _mm256_fmsub_ps(s, cs, _mm256_mul_ps(c, sn));
     return _mm256_fmadd_ps(_mm256_loadu_ps(inv), t, acc);
 }
 
@@ -127,14 +131,14 @@ RG_INLINE __m256i bf16_rn8(__m256 v, int hi)
     return hi ? _mm256_and_si256(r, _mm256_set1_epi32((int)0xffff0000u)) : _mm256_srli_epi32(r, 16);
 }
 
-/* rg_bf16_certain on 8 lanes, t = |v| * REL + ABS: an all-ones / zero lane mask. */
-RG_INLINE __m256 certain8(__m256 v)
+
+/* rg_bf16_certain on 8 lanes, t = |v| * rel + ta: an all-ones / zero lane mask. */
+RG_INLINE __m256 certain8(__m256 v, __m256 rel, __m256 ta)
 {
     const __m256 sign = _mm256_set1_ps(-0.0f);
     const __m256i m = _mm256_or_si256(_mm256_and_si256(_mm256_castps_si256(v), _mm256_set1_epi32((int)0xffff0000u)),
                                       _mm256_set1_epi32(0x8000));
-    const __m256 t = _mm256_fmadd_ps(_mm256_andnot_ps(sign, v), _mm256_set1_ps(RG_SLEEF_SINCOS_REL),
-                                     _mm256_set1_ps(RG_SLEEF_SINCOS_ABS));
+    const __m256 t = _mm256_fmadd_ps(_mm256_andnot_ps(sign, v), rel, ta);
     const __m256 d = _mm256_andnot_ps(sign, _mm256_sub_ps(v, _mm256_castsi256_ps(m)));
     return _mm256_cmp_ps(d, t, _CMP_NLE_UQ);   /* !(d <= t), true for NaN like the scalar form */
 }
@@ -145,16 +149,26 @@ RG_INLINE __m128i narrow8(__m256i v)
     return _mm_packus_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
 }
 
-/* cpu_avx512.c's pairs16 at 8 lanes: the lanes to redo, as bits. */
-RG_INLINE int pairs8(const float *x, int64_t j, __m256 vscale, int s1, uint16_t *cb, uint16_t *sb, uint32_t *w)
+/* cpu_avx512.c's sincos16 and pairs16 at 8 lanes: the core when every lane
+ * is within RG_CORE_FAST_MAX, else SLEEF's 1-ulp sincos; the lanes to redo,
+ * as bits. */
+RG_INLINE int pairs8(const float *x, int64_t j, __m256 vmul, __m256 vscale, __m256 sa, int s1, uint16_t *cb,
+                     uint16_t *sb, uint32_t *w)
 {
-    const __m256 v = _mm256_loadu_ps(x + j);
+    const __m256 v = _mm256_mul_ps(_mm256_loadu_ps(x + j), vmul);
     const __m256 ax = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v);
-    const int far = _mm256_movemask_ps(_mm256_cmp_ps(ax, _mm256_set1_ps(RG_U35_LIMIT), _CMP_NLT_UQ));
-    int bad = far ? _mm256_movemask_ps(_mm256_cmp_ps(ax, _mm256_set1_ps(RG_SLEEF_SINCOS_MAX), _CMP_NLE_UQ)) : 0;
-    const Sleef___m256_2 sc = far ? Sleef_sincosf8_u10avx2(v) : Sleef_sincosf8_u35avx2(v);
-    const __m256 vs = s1 ? sc.x : _mm256_mul_ps(sc.x, vscale), vc = s1 ? sc.y : _mm256_mul_ps(sc.y, vscale);
-    bad |= 0xff & ~_mm256_movemask_ps(_mm256_and_ps(certain8(vs), certain8(vc)));
+    __m256 s, c, rel, ta;
+    int bad = 0;
+    if (_mm256_movemask_ps(_mm256_cmp_ps(ax, _mm256_set1_ps(RG_CORE_FAST_MAX), _CMP_LE_OQ)) == 0xff) {
+        core8(v, &s, &c);
+        rel = _mm256_set1_ps(RG_CORE_REL_ERR), ta = _mm256_mul_ps(ax, sa);
+    } else {
+        const Sleef___m256_2 sc = Sleef_sincosf8_u10avx2(v);
+        s = sc.x, c = sc.y, rel = _mm256_set1_ps(RG_SLEEF_SINCOS_REL), ta = _mm256_set1_ps(RG_SLEEF_SINCOS_ABS);
+        bad = _mm256_movemask_ps(_mm256_cmp_ps(ax, _mm256_set1_ps(RG_SLEEF_SINCOS_MAX), _CMP_NLE_UQ));
+    }
+    const __m256 vs = s1 ? s : _mm256_mul_ps(s, vscale), vc = s1 ? c : _mm256_mul_ps(c, vscale);
+    bad |= 0xff & ~_mm256_movemask_ps(_mm256_and_ps(certain8(vs, rel, ta), certain8(vc, rel, ta)));
     const __m256i c16 = bf16_rn8(vc, 0), s16 = bf16_rn8(vs, 1);   /* sin in the high halves */
     if (w) _mm256_storeu_si256((__m256i *)(void *)(w + j), _mm256_or_si256(c16, s16));
     if (cb) {
@@ -164,24 +178,21 @@ RG_INLINE int pairs8(const float *x, int64_t j, __m256 vscale, int s1, uint16_t 
     return bad;
 }
 
-RG_INLINE void sincos_bf16_loop(const float *x, int64_t n, float scale, int s1, uint16_t *cb, uint16_t *sb,
-                                uint32_t *w)
+RG_INLINE void sincos_bf16_loop(const float *x, float mul, int64_t n, float scale, int s1, uint16_t *cb,
+                                uint16_t *sb, uint32_t *w)
 {
-    const __m256 vscale = _mm256_set1_ps(scale);
+    const __m256 vmul = _mm256_set1_ps(mul), vscale = _mm256_set1_ps(scale);
+    const __m256 sa = _mm256_set1_ps(fabsf(scale) * RG_CORE_ABS_PER_RAD);
     int64_t j = 0;
     for (; j + W <= n; j += W) {
-        rg_sincos_bf16_put_lanes(x, j, (unsigned)pairs8(x, j, vscale, s1, cb, sb, w), scale, cb, sb, w);
+        const unsigned bad = (unsigned)pairs8(x, j, vmul, vscale, sa, s1, cb, sb, w);
+        rg_sincos_bf16_put_lanes(x, mul, j, bad, scale, cb, sb, w);
     }
-    rg_sincos_bf16_scalar(x, j, n, scale, cb, sb, w);
+    rg_sincos_bf16_scalar(x, mul, j, n, scale, cb, sb, w);
 }
 
 /* The forward primitive (cpu_kernels.h), cpu_avx512.c's at 8 lanes. */
-static void sincos_bf16(const float *x, int64_t n, float scale, uint16_t *cb, uint16_t *sb, uint32_t *w)
-{
-    if (rg_sincos_bf16_huge_scale(x, n, scale, cb, sb, w)) return;
-    if (scale == 1.0f) sincos_bf16_loop(x, n, scale, 1, cb, sb, w);
-    else sincos_bf16_loop(x, n, scale, 0, cb, sb, w);
-}
+RG_SINCOS_BF16_PRIMITIVE(sincos_bf16, sincos_bf16_loop)
 
 rg_cpu_sincos_bf16_fn rg_cpu_avx2_sincos_bf16(void) { return sincos_bf16; }
 

@@ -7,15 +7,17 @@
  * Why it is fast. Per element the op is one sin/cos pair and a handful of
  * multiply-adds, and per row it streams 768 bytes (head_dim 128, bf16), so it
  * is bound by the sincos and by DRAM bandwidth in about equal measure:
- *  - one SLEEF vector sincos per 16 elements instead of 32 scalar libm calls;
- *    SLEEF's 3.5-ulp variant when every lane is within +-39000 (the range its
- *    3.5-ulp bound is documented for; it costs about 60% of the 1-ulp one),
- *    the 1-ulp variant (documented to +-5e9) otherwise. Both reduce the
- *    argument properly, and the output error is dominated by the float32
- *    products and sums, not by sincos: over 2e5 rows (real 256K-position
- *    inputs, and random ones) the max error came out the same with either
- *    (RMS within 1%), and 2.5-4.5x below a plain float32 libm evaluation
- *    (tests/test_cpu.c checks the latter);
+ *  - one vector sincos per 16 elements: the GPU kernels' own float core
+ *    (cpu_sincos_core.h: a Cody-Waite reduction by pi/2 in three parts and
+ *    two short polynomials, about 20 instructions, accurate to 3.5 float
+ *    ulps or 2^-47.6 |x| over every float |x| <= 4e6: bench/results/
+ *    sincos-bound-cpu.txt) when every lane is within 4e6, SLEEF's 1-ulp
+ *    sincos (documented to +-5e9) otherwise. Both reduce the argument
+ *    properly. SLEEF's 3.5-ulp variant, used before, takes a slower
+ *    reduction above |x| = 125, which real positions reach at once; the
+ *    output error is dominated by the float32 products and sums either way,
+ *    2.5-4.5x below a plain float32 libm evaluation (tests/test_cpu.c checks
+ *    that);
  *  - bf16 grads widen with an integer zero-extend + shift in registers, f16
  *    with vcvtph2ps; no per-element branches;
  *  - gc[d]+gc[d+H] and gs[d]+gs[d+H] are added before multiplying;
@@ -32,8 +34,7 @@
 #include <sleef.h>
 #include <string.h>
 
-/* Largest |x| for which SLEEF documents the 3.5-ulp float sincos bound. */
-#define RG_U35_LIMIT RG_SLEEF_U35_MAX
+#include "cpu_core_avx512.h"   /* core16: the GPU's float sin/cos on 16 lanes */
 
 #define W 16
 
@@ -55,13 +56,18 @@ RG_INLINE __m512 step16(const float *e, const float *inv, const void *gc, const 
                         int64_t lo, int64_t hi, ropegrad_dtype dt, __m512 acc)
 {
     const __m512 x = _mm512_loadu_ps(e);
-    /* any lane beyond the 3.5-ulp range (or NaN) -> the 1-ulp sincos */
-    const __mmask16 far = _mm512_cmp_ps_mask(_mm512_abs_ps(x), _mm512_set1_ps(RG_U35_LIMIT), _CMP_NLT_UQ);
-    const Sleef___m512_2 sc = far ? Sleef_sincosf16_u10avx512f(x) : Sleef_sincosf16_u35avx512f(x);
-    /* sc.x = sin, sc.y = cos */
+    /* the core where every lane is within its range, else (a lane beyond it,
+     * or NaN) SLEEF's 1-ulp sincos */
+    __m512 sn, cs;
+    if (_mm512_cmp_ps_mask(_mm512_abs_ps(x), _mm512_set1_ps(RG_CORE_FAST_MAX), _CMP_LE_OQ) == 0xffff) {
+        core16(x, &sn, &cs);
+    } else {
+        const Sleef___m512_2 sc = Sleef_sincosf16_u10avx512f(x);
+        sn = sc.x, cs = sc.y;
+    }
     __m512 c = _mm512_add_ps(load_grad16(gc, lo, dt), load_grad16(gc, hi, dt));
     __m512 s = _mm512_add_ps(load_grad16(gs, lo, dt), load_grad16(gs, hi, dt));
-    __m512 t = _mm512_fmsub_ps(s, sc.y, _mm512_mul_ps(c, sc.x));
+    __m512 t = _mm512_fmsub_ps(s, cs, _mm512_mul_ps(c, sn));
     return _mm512_fmadd_ps(_mm512_loadu_ps(inv), t, acc);
 }
 
@@ -138,35 +144,25 @@ RG_INLINE __m512i bf16_rn16(__m512 v, int hi)
     return hi ? _mm512_and_si512(r, _mm512_set1_epi32((int)0xffff0000u)) : _mm512_srli_epi32(r, 16);
 }
 
-/* rg_bf16_certain on 16 lanes, t = |v| * REL + ABS. */
-RG_INLINE __mmask16 certain16(__m512 v)
+
+/* rg_bf16_certain on 16 lanes, t = |v| * rel + ta. */
+RG_INLINE __mmask16 certain16(__m512 v, __m512 rel, __m512 ta)
 {
     const __m512i m = _mm512_ternarylogic_epi32(_mm512_castps_si512(v), _mm512_set1_epi32((int)0xffff0000u),
                                                 _mm512_set1_epi32(0x8000), 0xea);   /* (v & hi) | 0x8000 */
-    const __m512 t = _mm512_fmadd_ps(_mm512_abs_ps(v), _mm512_set1_ps(RG_SLEEF_SINCOS_REL),
-                                     _mm512_set1_ps(RG_SLEEF_SINCOS_ABS));
+    const __m512 t = _mm512_fmadd_ps(_mm512_abs_ps(v), rel, ta);
     const __m512 d = _mm512_abs_ps(_mm512_sub_ps(v, _mm512_castsi512_ps(m)));
     return _mm512_cmp_ps_mask(d, t, _CMP_NLE_UQ);   /* !(d <= t), true for NaN like the scalar form */
 }
 
-/* SLEEF's sincos of 16 values from x; *bad gets the lanes beyond
- * RG_SLEEF_SINCOS_MAX (or NaN). */
-RG_INLINE Sleef___m512_2 sincos16(const float *x, int64_t j, __mmask16 *bad)
+/* The 16 values' words (cos | sin << 16) or halves stored from their float
+ * sin and cos, tested against the bound t = |value| * rel + ta; returns the
+ * lanes the test could not certify, for rg_sincos_bf16_put. S1: scale == 1. */
+RG_INLINE __mmask16 pairs16(__m512 s, __m512 c, __m512 rel, __m512 ta, int64_t j, __m512 vscale, int s1,
+                            uint16_t *cb, uint16_t *sb, uint32_t *w)
 {
-    const __m512 v = _mm512_loadu_ps(x + j);
-    const __mmask16 far = _mm512_cmp_ps_mask(_mm512_abs_ps(v), _mm512_set1_ps(RG_SLEEF_U35_MAX), _CMP_NLT_UQ);
-    *bad = far ? _mm512_cmp_ps_mask(_mm512_abs_ps(v), _mm512_set1_ps(RG_SLEEF_SINCOS_MAX), _CMP_NLE_UQ) : 0;
-    return far ? Sleef_sincosf16_u10avx512f(v) : Sleef_sincosf16_u35avx512f(v);
-}
-
-/* The 16 values' words (cos | sin << 16) or halves stored from SLEEF's sc;
- * returns the lanes the test could not certify, with bad, for
- * rg_sincos_bf16_put. S1: scale == 1. */
-RG_INLINE __mmask16 pairs16(Sleef___m512_2 sc, __mmask16 bad, int64_t j, __m512 vscale, int s1, uint16_t *cb,
-                            uint16_t *sb, uint32_t *w)
-{
-    const __m512 vs = s1 ? sc.x : _mm512_mul_ps(sc.x, vscale), vc = s1 ? sc.y : _mm512_mul_ps(sc.y, vscale);
-    bad |= (__mmask16)~(certain16(vs) & certain16(vc));
+    const __m512 vs = s1 ? s : _mm512_mul_ps(s, vscale), vc = s1 ? c : _mm512_mul_ps(c, vscale);
+    const __mmask16 bad = (__mmask16)~(certain16(vs, rel, ta) & certain16(vc, rel, ta));
     const __m512i c16 = bf16_rn16(vc, 0), s16 = bf16_rn16(vs, 1);   /* sin in the high halves */
     if (w) _mm512_storeu_si512((void *)(w + j), _mm512_or_si512(c16, s16));
     if (cb) {
@@ -176,41 +172,90 @@ RG_INLINE __mmask16 pairs16(Sleef___m512_2 sc, __mmask16 bad, int64_t j, __m512 
     return bad;
 }
 
-RG_INLINE void sincos_bf16_loop(const float *x, int64_t n, float scale, int s1, uint16_t *cb, uint16_t *sb,
-                                uint32_t *w)
+/* Vectors j .. of x[0, n) whose lanes are all within RG_CORE_FAST_MAX (the
+ * caller checked): the core, two vectors per step so the second one's work
+ * overlaps the first one's test; returns where it stopped. */
+RG_INLINE int64_t fast_vectors(const float *x, float mul, int64_t n, float scale, int s1, uint16_t *cb,
+                               uint16_t *sb, uint32_t *w)
 {
-    const __m512 vscale = _mm512_set1_ps(scale);
+    const __m512 vmul = _mm512_set1_ps(mul), vscale = _mm512_set1_ps(scale), rel = _mm512_set1_ps(RG_CORE_REL_ERR);
+    const __m512 sa = _mm512_set1_ps(fabsf(scale) * RG_CORE_ABS_PER_RAD);
     int64_t j = 0;
-    /* two vectors per step, both sincos calls first: the second call's work
-     * overlaps the first vector's test instead of waiting for it */
     for (; j + 2 * W <= n; j += 2 * W) {
-        __mmask16 b0, b1;
-        const Sleef___m512_2 s0 = sincos16(x, j, &b0), s1v = sincos16(x, j + W, &b1);
-        b0 = pairs16(s0, b0, j, vscale, s1, cb, sb, w);
-        b1 = pairs16(s1v, b1, j + W, vscale, s1, cb, sb, w);
-        rg_sincos_bf16_put_lanes(x, j, b0, scale, cb, sb, w);
-        rg_sincos_bf16_put_lanes(x, j + W, b1, scale, cb, sb, w);
+        const __m512 x0 = _mm512_mul_ps(_mm512_loadu_ps(x + j), vmul), x1 = _mm512_mul_ps(_mm512_loadu_ps(x + j + W), vmul);
+        __m512 s0, c0, s1v, c1;
+        core16(x0, &s0, &c0);
+        core16(x1, &s1v, &c1);
+        const __mmask16 b0 = pairs16(s0, c0, rel, _mm512_mul_ps(_mm512_abs_ps(x0), sa), j, vscale, s1, cb, sb, w);
+        const __mmask16 b1 = pairs16(s1v, c1, rel, _mm512_mul_ps(_mm512_abs_ps(x1), sa), j + W, vscale, s1, cb, sb, w);
+        if (__builtin_expect(b0 | b1, 0)) {
+            rg_sincos_bf16_put_lanes(x, mul, j, b0, scale, cb, sb, w);
+            rg_sincos_bf16_put_lanes(x, mul, j + W, b1, scale, cb, sb, w);
+        }
     }
     for (; j + W <= n; j += W) {
-        __mmask16 b;
-        const Sleef___m512_2 sc = sincos16(x, j, &b);
-        rg_sincos_bf16_put_lanes(x, j, pairs16(sc, b, j, vscale, s1, cb, sb, w), scale, cb, sb, w);
+        const __m512 x0 = _mm512_mul_ps(_mm512_loadu_ps(x + j), vmul);
+        __m512 s0, c0;
+        core16(x0, &s0, &c0);
+        rg_sincos_bf16_put_lanes(
+            x, mul, j, pairs16(s0, c0, rel, _mm512_mul_ps(_mm512_abs_ps(x0), sa), j, vscale, s1, cb, sb, w), scale, cb,
+            sb, w);
     }
-    rg_sincos_bf16_scalar(x, j, n, scale, cb, sb, w);
+    return j;
 }
 
-/* The forward primitive (cpu_kernels.h): per 16 values, SLEEF's sincos, the
- * scale (compiled out at scale 1), the test and the bf16 pairs written where
- * the caller wants them, in registers from x to the stores (the earlier form
- * wrote sin/cos to arrays, then tested them into more arrays, and 011 then
- * interleaved cos and sin with 16-bit stores; bench/results/cpu-floor-0NN.md
- * have the CPU path's time per workload). */
-static void sincos_bf16(const float *x, int64_t n, float scale, uint16_t *cb, uint16_t *sb, uint32_t *w)
+/* Any x: per vector, the core where every lane is within RG_CORE_FAST_MAX,
+ * else SLEEF's 1-ulp sincos (its own bound; lanes beyond its range or NaN go
+ * to rg_sincos_bf16_put). */
+RG_INLINE int64_t any_vectors(const float *x, float mul, int64_t n, float scale, int s1, uint16_t *cb,
+                              uint16_t *sb, uint32_t *w)
 {
-    if (rg_sincos_bf16_huge_scale(x, n, scale, cb, sb, w)) return;
-    if (scale == 1.0f) sincos_bf16_loop(x, n, scale, 1, cb, sb, w);
-    else sincos_bf16_loop(x, n, scale, 0, cb, sb, w);
+    const __m512 vmul = _mm512_set1_ps(mul), vscale = _mm512_set1_ps(scale);
+    const __m512 sa = _mm512_set1_ps(fabsf(scale) * RG_CORE_ABS_PER_RAD);
+    int64_t j = 0;
+    for (; j + W <= n; j += W) {
+        const __m512 v = _mm512_mul_ps(_mm512_loadu_ps(x + j), vmul), ax = _mm512_abs_ps(v);
+        __m512 s, c, rel, ta;
+        __mmask16 bad = 0;
+        if (_mm512_cmp_ps_mask(ax, _mm512_set1_ps(RG_CORE_FAST_MAX), _CMP_LE_OQ) == 0xffff) {
+            core16(v, &s, &c);
+            rel = _mm512_set1_ps(RG_CORE_REL_ERR), ta = _mm512_mul_ps(ax, sa);
+        } else {
+            const Sleef___m512_2 sc = Sleef_sincosf16_u10avx512f(v);
+            s = sc.x, c = sc.y, rel = _mm512_set1_ps(RG_SLEEF_SINCOS_REL), ta = _mm512_set1_ps(RG_SLEEF_SINCOS_ABS);
+            bad = _mm512_cmp_ps_mask(ax, _mm512_set1_ps(RG_SLEEF_SINCOS_MAX), _CMP_NLE_UQ);
+        }
+        bad |= pairs16(s, c, rel, ta, j, vscale, s1, cb, sb, w);
+        rg_sincos_bf16_put_lanes(x, mul, j, bad, scale, cb, sb, w);
+    }
+    return j;
 }
+
+/* Whether every x[j] * mul, j < n / W * W, is within RG_CORE_FAST_MAX (not NaN). */
+RG_INLINE int all_fast(const float *x, float mul, int64_t n)
+{
+    const __m512 vmul = _mm512_set1_ps(mul);
+    __mmask16 ok = 0xffff;
+    for (int64_t j = 0; j + W <= n; j += W)
+        ok &= _mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_mul_ps(_mm512_loadu_ps(x + j), vmul)),
+                                 _mm512_set1_ps(RG_CORE_FAST_MAX), _CMP_LE_OQ);
+    return ok == 0xffff;
+}
+
+RG_INLINE void sincos_bf16_loop(const float *x, float mul, int64_t n, float scale, int s1, uint16_t *cb,
+                                uint16_t *sb, uint32_t *w)
+{
+    const int64_t j = all_fast(x, mul, n) ? fast_vectors(x, mul, n, scale, s1, cb, sb, w)
+                                          : any_vectors(x, mul, n, scale, s1, cb, sb, w);
+    rg_sincos_bf16_scalar(x, mul, j, n, scale, cb, sb, w);
+}
+
+/* The forward primitive (cpu_kernels.h): per 16 values, the core (SLEEF's
+ * 1-ulp sincos for a vector with a lane beyond the core's range), the scale
+ * (compiled out at scale 1), the test and the bf16 pairs written where the
+ * caller wants them, in registers from x to the stores
+ * (bench/results/cpu-floor-0NN.md have the CPU path's time per workload). */
+RG_SINCOS_BF16_PRIMITIVE(sincos_bf16, sincos_bf16_loop)
 
 rg_cpu_sincos_bf16_fn rg_cpu_avx512_sincos_bf16(void) { return sincos_bf16; }
 

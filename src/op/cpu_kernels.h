@@ -27,32 +27,77 @@ rg_cpu_rows_fn rg_cpu_avx512_kernel(void);
 
 /* The forward ops' (011, 012) building block, one per ISA like the row
  * kernels: for j < n (n <= ROPEGRAD_MAX_HEAD_DIM / 2), the bf16 bits of
- * scale*cos(x[j]) and scale*sin(x[j]), each the bf16 nearest to the exact
- * value, written as (cos | sin << 16) words to w (011's interleaved pairs)
+ * scale*cos(x[j]*mul) and scale*sin(x[j]*mul) (the float product: 011 passes
+ * inv_freq and the position, 012 its freqs and 1), each the bf16 nearest to
+ * the exact value, written as (cos | sin << 16) words to w (011's interleaved pairs)
  * when w is not NULL, and as two arrays cb, sb (012) when they are not NULL.
- * SLEEF's vector sincos (3.5-ulp where every lane of a vector is within
- * +-39000, else 1-ulp) gives float values; rg_bf16_certain's test, at the
- * file's vector width, proves most roundings, and the others (about one value
- * in 2^11) are redone by rg_sincos_bf16_put in double. */
-typedef void (*rg_cpu_sincos_bf16_fn)(const float *x, int64_t n, float scale, uint16_t *cb, uint16_t *sb,
-                                      uint32_t *w);
+ * The float values come from the kernels' own sin/cos (cpu_sincos_core.h, bit
+ * for bit the GPU's rg_sincos_core) where every lane of a vector is within
+ * RG_CORE_FAST_MAX, else from SLEEF's 1-ulp vector sincos; rg_bf16_certain's
+ * test against that source's error bound proves most roundings, and the
+ * others (about one value in 9000: bench/results/sincos-bound-cpu.txt) are
+ * redone by rg_sincos_bf16_put in double. */
+typedef void (*rg_cpu_sincos_bf16_fn)(const float *x, float mul, int64_t n, float scale, uint16_t *cb,
+                                      uint16_t *sb, uint32_t *w);
 rg_cpu_sincos_bf16_fn rg_cpu_avx2_sincos_bf16(void);
 rg_cpu_sincos_bf16_fn rg_cpu_avx512_sincos_bf16(void);
 
-/* SLEEF's float sincos error bounds are relative (3.5 ulp = 2^-22.2 of the
- * value); 2^-20 of |value| covers them and the scale's product with margin.
+/* SLEEF's float sincos error bounds are relative (1 ulp for the variant used
+ * beyond the core's range); 2^-20 of |value| covers them and the scale's product with margin.
  * The absolute part, 2^-140, covers results among the subnormals (there SLEEF
  * returns sin x = x, exact to far below a subnormal's spacing) and stays below
  * the smallest bf16 midpoint (2^-134), so sin(+-0) = +-0 and cos 0 = 1 are
  * certified without a test of their own. */
 #define RG_SLEEF_SINCOS_REL 9.5367431640625e-07f   /* 2^-20 */
 #define RG_SLEEF_SINCOS_ABS 7.174648137343064e-43f /* 2^-140 */
-/* The 3.5-ulp variant's documented range; beyond it (and for NaN) the 1-ulp one. */
-#define RG_SLEEF_U35_MAX 39000.0f
 /* SLEEF documents its 1-ulp float sincos for |x| <= 5e9; beyond, libm's double. */
 #define RG_SLEEF_SINCOS_MAX 1.0e9f
 /* Larger |scale| (or NaN) sends every value to rg_sincos_bf16_put. */
 #define RG_SINCOS_SCALE_MAX 1.0e30f
+
+/* The GPU's float sin/cos (rope_math.cuh's rg_sincos_core), its range and its
+ * error bound, the same constants: |error| <= RG_CORE_REL_ERR |value| +
+ * RG_CORE_ABS_PER_RAD |x| for |x| <= RG_CORE_FAST_MAX, checked on every such
+ * float by bench/sincos_bound.cu (GPU) and bench/sincos_bound_cpu.c (this
+ * code; both find at most a third of it). With a scale, the bound's absolute
+ * part is scaled too and the product's rounding fits in the relative part. */
+#define RG_CORE_FAST_MAX 4.0e6f
+#define RG_CORE_REL_ERR 4.76837158203125e-07f        /* 2^-21 */
+#define RG_CORE_ABS_PER_RAD 1.4210854715202004e-14f  /* 2^-46 */
+
+static inline uint32_t rg_float_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+static inline float rg_bits_float(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* rg_sincos_core1(x, &s, &c): one value, |x| <= RG_CORE_FAST_MAX. fmaf is
+ * one instruction where the file is built with FMA (the SIMD files), a libm
+ * call (exact all the same) where it is not. */
+#define RG_CORE_NAME rg_sincos_core1
+#define RG_VF float
+#define RG_VI uint32_t
+#define RG_F(c) (c)
+#define RG_I(c) ((uint32_t)(c))
+#define RG_FMA(a, b, c) fmaf(a, b, c)
+#define RG_FNMA(a, b, c) fmaf(-(a), b, c)
+#define RG_MULF(a, b) ((a) * (b))
+#define RG_SUBF(a, b) ((a) - (b))
+#define RG_BITS rg_float_bits
+#define RG_FLOAT rg_bits_float
+#define RG_ANDI(a, b) ((a) & (b))
+#define RG_ADDI(a, b) ((a) + (b))
+#define RG_XORI(a, b) ((a) ^ (b))
+#define RG_SHL30(i) ((i) << 30)
+#define RG_SEL_ODD(q, a, b) (((q) & 1u) ? (a) : (b))
+#include "cpu_sincos_core.h"
 
 /* Whether bf16_rn(v) is the bf16 nearest to every value within t of v: t is
  * far below half a bf16 spacing, so only the midpoint m nearest v (v's top 16
@@ -88,43 +133,69 @@ static inline void rg_sincos_bf16_put(float x, float scale, int64_t j, uint16_t 
 
 /* The values j + k of a vector whose lane k is set in bad, through
  * rg_sincos_bf16_put (rare: about one vector in 60 has one). */
-static inline void rg_sincos_bf16_put_lanes(const float *x, int64_t j, unsigned bad, float scale, uint16_t *cb,
-                                            uint16_t *sb, uint32_t *w)
+static inline void rg_sincos_bf16_put_lanes(const float *x, float mul, int64_t j, unsigned bad, float scale,
+                                            uint16_t *cb, uint16_t *sb, uint32_t *w)
 {
     for (; bad; bad &= bad - 1) {
         const int k = __builtin_ctz(bad);
-        rg_sincos_bf16_put(x[j + k], scale, j + k, cb, sb, w);
+        rg_sincos_bf16_put(x[j + k] * mul, scale, j + k, cb, sb, w);
     }
 }
 
 /* Every value through rg_sincos_bf16_put when |scale| is beyond
  * RG_SINCOS_SCALE_MAX (or NaN), where the float values could overflow: returns
  * 1 then, 0 (nothing done) otherwise. The ISA primitives' first step. */
-static inline int rg_sincos_bf16_huge_scale(const float *x, int64_t n, float scale, uint16_t *cb, uint16_t *sb,
-                                            uint32_t *w)
+static inline int rg_sincos_bf16_huge_scale(const float *x, float mul, int64_t n, float scale, uint16_t *cb,
+                                            uint16_t *sb, uint32_t *w)
 {
     if (fabsf(scale) <= RG_SINCOS_SCALE_MAX) return 0;
-    for (int64_t j = 0; j < n; j++) rg_sincos_bf16_put(x[j], scale, j, cb, sb, w);
+    for (int64_t j = 0; j < n; j++) rg_sincos_bf16_put(x[j] * mul, scale, j, cb, sb, w);
     return 1;
 }
 
 /* Values j0 <= j < n one at a time (the portable primitive, and the last
- * n % width values of the SIMD ones): SLEEF's scalar 1-ulp sincos, then the
- * same test as the vector forms. |scale| <= RG_SINCOS_SCALE_MAX
- * (rg_sincos_bf16_huge_scale has run). */
-static inline void rg_sincos_bf16_scalar(const float *x, int64_t j0, int64_t n, float scale, uint16_t *cb,
-                                         uint16_t *sb, uint32_t *w)
+ * n % width values of the SIMD ones): the core where |x| <= RG_CORE_FAST_MAX,
+ * SLEEF's scalar 1-ulp sincos beyond, then the same test as the vector forms.
+ * |scale| <= RG_SINCOS_SCALE_MAX (rg_sincos_bf16_huge_scale has run). */
+static inline void rg_sincos_bf16_scalar(const float *xs, float mul, int64_t j0, int64_t n, float scale,
+                                         uint16_t *cb, uint16_t *sb, uint32_t *w)
 {
+    const float sa = fabsf(scale) * RG_CORE_ABS_PER_RAD;
     for (int64_t j = j0; j < n; j++) {
-        const Sleef_float2 r = Sleef_sincosf_u10(x[j]);
-        const float vs = r.x * scale, vc = r.y * scale;
-        if (!(fabsf(x[j]) <= RG_SLEEF_SINCOS_MAX) ||
-            !rg_bf16_certain(vs, fabsf(vs) * RG_SLEEF_SINCOS_REL + RG_SLEEF_SINCOS_ABS) ||
-            !rg_bf16_certain(vc, fabsf(vc) * RG_SLEEF_SINCOS_REL + RG_SLEEF_SINCOS_ABS))
-            rg_sincos_bf16_put(x[j], scale, j, cb, sb, w);
+        const float x = xs[j] * mul, ax = fabsf(x);
+        float s, c, rel, ta;
+        if (ax <= RG_CORE_FAST_MAX) {
+            rg_sincos_core1(x, &s, &c);
+            rel = RG_CORE_REL_ERR, ta = ax * sa;
+        } else {
+            const Sleef_float2 r = Sleef_sincosf_u10(x);
+            s = r.x, c = r.y, rel = RG_SLEEF_SINCOS_REL, ta = RG_SLEEF_SINCOS_ABS;
+        }
+        const float vs = s * scale, vc = c * scale;
+        if (!(ax <= RG_SLEEF_SINCOS_MAX) || !rg_bf16_certain(vs, fabsf(vs) * rel + ta) ||
+            !rg_bf16_certain(vc, fabsf(vc) * rel + ta))
+            rg_sincos_bf16_put(x, scale, j, cb, sb, w);
         else
             rg_sincos_bf16_store(j, rg_bf16_rn(vc), rg_bf16_rn(vs), cb, sb, w);
     }
 }
+
+/* An ISA file's forward primitive NAME from its inline loop LOOP(x, mul, n,
+ * scale, s1, cb, sb, w): the huge-scale case first, then one copy of the loop
+ * per case with the stores it does not make compiled out (011 writes w only,
+ * 012 cb and sb), at scale 1 (no multiplies) or not. */
+#define RG_SINCOS_BF16_PRIMITIVE(NAME, LOOP)                                                                    \
+    static void NAME(const float *x, float mul, int64_t n, float scale, uint16_t *cb, uint16_t *sb, uint32_t *w) \
+    {                                                                                                          \
+        if (rg_sincos_bf16_huge_scale(x, mul, n, scale, cb, sb, w)) return;                                    \
+        if (w && !cb) {                                                                                        \
+            if (scale == 1.0f) LOOP(x, mul, n, scale, 1, NULL, NULL, w);                                       \
+            else LOOP(x, mul, n, scale, 0, NULL, NULL, w);                                                     \
+        } else if (scale == 1.0f) {                                                                            \
+            LOOP(x, mul, n, scale, 1, cb, sb, w);                                                              \
+        } else {                                                                                               \
+            LOOP(x, mul, n, scale, 0, cb, sb, w);                                                              \
+        }                                                                                                      \
+    }
 
 #endif

@@ -100,10 +100,12 @@ static inline uint16_t rg_bf16_rn_double(double d)
     return rg_bf16_rn(f);
 }
 
-/* The bf16 bits of scale*cos(x[j]) and scale*sin(x[j]), j < n, each the bf16
- * nearest to the exact value (rg_sincos_bf16_row in cpu.c says how): to w as
- * (cos | sin << 16) words when w is not NULL, to cb and sb when they are not. */
-void rg_sincos_bf16_row(const float *x, int64_t n, float scale, uint16_t *cb, uint16_t *sb, uint32_t *w);
+/* The bf16 bits of scale*cos(x[j]*mul) and scale*sin(x[j]*mul), j < n (the
+ * float product: 011 passes inv_freq and the position, 012 a row of freqs and
+ * 1, which is exact), each the bf16 nearest to the exact value
+ * (rg_sincos_bf16_row in cpu.c says how): to w as (cos | sin << 16) words
+ * when w is not NULL, to cb and sb when they are not. */
+void rg_sincos_bf16_row(const float *x, float mul, int64_t n, float scale, uint16_t *cb, uint16_t *sb, uint32_t *w);
 
 /* Validation shared by the forward ops: sizes, head_dim, overflow of
  * rows*head_dim*out_bytes_per_elem, scale. */

@@ -58,12 +58,10 @@ static void forward_rows(const void *ctx, int64_t r0, int64_t r1)
 {
     const ropegrad_rope_forward_problem *p = ctx;
     const int64_t D = p->head_dim, H = D / 2;
-    float x[ROPEGRAD_MAX_HEAD_DIM / 2];
     uint32_t w[ROPEGRAD_MAX_HEAD_DIM / 2];   /* (cos | sin << 16): a row's pairs j < H, in memory order */
     for (int64_t r = r0; r < r1; r++) {
         const float pos = (float)p->position_ids[r];
-        for (int64_t j = 0; j < H; j++) x[j] = pos * p->inv_freq[j];
-        rg_sincos_bf16_row(x, H, p->attention_scaling, NULL, NULL, w);
+        rg_sincos_bf16_row(p->inv_freq, pos, H, p->attention_scaling, NULL, NULL, w);
         uint16_t *o = p->cos_sin + r * D * 2;   /* pairs j and j + H are equal */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
         for (int64_t j = 0; j < H; j++) w[j] = w[j] << 16 | w[j] >> 16;   /* cos first in memory */

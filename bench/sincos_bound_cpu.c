@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* sincos_bound_cpu.c -- every float argument of the CPU forward path's core,
+ * on the CPU: bench/sincos_bound.cu's check for the C code.
+ *
+ * The forward ops' CPU path computes sin/cos of |x| <= RG_CORE_FAST_MAX (4e6)
+ * with the GPU's float core written for the CPU (src/op/cpu_sincos_core.h:
+ * rg_sincos_core1 one value at a time, core8 on AVX2, core16 on AVX-512), and
+ * certifies each bf16 rounding with the error bound RG_CORE_REL_ERR |v| +
+ * RG_CORE_ABS_PER_RAD |x| (src/op/cpu_kernels.h). For every float x with
+ * |x| <= 4e6 (both signs, about 2.5e9 values), or every stride-th one:
+ *   - the three forms of the core give the same bits (the ones this CPU runs);
+ *   - the error of sin and cos against SLEEF's 1-ulp double sincos, in units
+ *     of that bound, stays below 1 (its largest ratio is printed);
+ *   - every value the rounding test certifies rounds (bf16, nearest even) to
+ *     the bf16 nearest the double value, where the double value can tell (not
+ *     within 4 double ulps of a bf16 midpoint); flagged values are counted.
+ * Exit 0 when all hold, 1 otherwise. The CTest test cpu_sincos_bound runs it
+ * (tests/cpu_sincos_bound.cmake); bench/results/sincos-bound-cpu.txt is a
+ * whole run:
+ *   build/tests/sincos_bound_cpu > bench/results/sincos-bound-cpu.txt */
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <omp.h>
+#include <sleef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cpu_kernels.h"
+
+#if defined(__x86_64__) && defined(__AVX512F__) && defined(__AVX2__) && defined(__FMA__)
+#define HAVE_X86_CORES 1
+#include "cpu_core_avx2.h"
+#include "cpu_core_avx512.h"
+#else
+#define HAVE_X86_CORES 0
+#endif
+
+#define BLOCK 64   /* values per step: a multiple of 16 */
+
+typedef struct {
+    unsigned long long n, flagged, wrong_certain, mismatch, undecided;
+    double max_ratio;
+    float worst_x;
+} counts;
+
+/* The bf16 nearest to a double (nearest even), and whether d lies within 4
+ * double ulps of a bf16 midpoint (where a 1-ulp reference cannot tell). */
+static uint16_t bf16_of_double(double d, int *undecided)
+{
+    const uint16_t b = rg_bf16_rn_double(d);
+    const float lo = rg_bits_float((uint32_t)b << 16), hi = rg_bits_float(((uint32_t)b + 1u) << 16),
+                lo2 = rg_bits_float(((uint32_t)b - 1u) << 16);
+    const double m_up = 0.5 * ((double)lo + (double)hi), m_dn = 0.5 * ((double)lo + (double)lo2);
+    const double tol = 4.0 * fabs(d) * 0x1p-52;
+    *undecided = fabs(d - m_up) <= tol || fabs(d - m_dn) <= tol;
+    return b;
+}
+
+static void check_value(float x, float v, double ref, counts *c)
+{
+    const double bound = (double)RG_CORE_REL_ERR * fabs((double)v) + (double)RG_CORE_ABS_PER_RAD * fabs((double)x);
+    const double err = fabs((double)v - ref);
+    const double ratio = bound > 0 ? err / bound : (err > 0 ? INFINITY : 0);
+    if (ratio > c->max_ratio) c->max_ratio = ratio, c->worst_x = x;
+    /* the library's test, as the scalar form writes it */
+    const int certain = rg_bf16_certain(v, fabsf(v) * RG_CORE_REL_ERR + fabsf(x) * RG_CORE_ABS_PER_RAD);
+    if (!certain) {
+        c->flagged++;
+        return;
+    }
+    int undecided;
+    const uint16_t want = bf16_of_double(ref, &undecided);
+    if (undecided) c->undecided++;
+    else if (rg_bf16_rn(v) != want) c->wrong_certain++;
+}
+
+static void check_block(const float *x, int isa, counts *c)
+{
+    float s[BLOCK], co[BLOCK];
+    for (int k = 0; k < BLOCK; k++) rg_sincos_core1(x[k], &s[k], &co[k]);
+#if HAVE_X86_CORES
+    uint32_t vs[BLOCK], vc[BLOCK];
+    if (isa >= 1) {
+        for (int k = 0; k < BLOCK; k += 8) {
+            __m256 a, b;
+            core8(_mm256_loadu_ps(x + k), &a, &b);
+            _mm256_storeu_ps((float *)(void *)(vs + k), a);
+            _mm256_storeu_ps((float *)(void *)(vc + k), b);
+        }
+        for (int k = 0; k < BLOCK; k++)
+            if (vs[k] != rg_float_bits(s[k]) || vc[k] != rg_float_bits(co[k])) c->mismatch++;
+    }
+    if (isa >= 2) {
+        for (int k = 0; k < BLOCK; k += 16) {
+            __m512 a, b;
+            core16(_mm512_loadu_ps(x + k), &a, &b);
+            _mm512_storeu_ps((float *)(void *)(vs + k), a);
+            _mm512_storeu_ps((float *)(void *)(vc + k), b);
+        }
+        for (int k = 0; k < BLOCK; k++)
+            if (vs[k] != rg_float_bits(s[k]) || vc[k] != rg_float_bits(co[k])) c->mismatch++;
+    }
+#endif
+    double rs[BLOCK], rc[BLOCK];
+#if HAVE_X86_CORES
+    if (isa >= 2) {
+        for (int k = 0; k < BLOCK; k += 8) {
+            const Sleef___m512d_2 r = Sleef_sincosd8_u10avx512f(_mm512_cvtps_pd(_mm256_loadu_ps(x + k)));
+            _mm512_storeu_pd(rs + k, r.x);
+            _mm512_storeu_pd(rc + k, r.y);
+        }
+    } else if (isa >= 1) {
+        for (int k = 0; k < BLOCK; k += 4) {
+            const Sleef___m256d_2 r = Sleef_sincosd4_u10avx2(_mm256_cvtps_pd(_mm_loadu_ps(x + k)));
+            _mm256_storeu_pd(rs + k, r.x);
+            _mm256_storeu_pd(rc + k, r.y);
+        }
+    } else
+#endif
+    {
+        for (int k = 0; k < BLOCK; k++) {
+            const Sleef_double2 r = Sleef_sincos_u10((double)x[k]);
+            rs[k] = r.x, rc[k] = r.y;
+        }
+    }
+    for (int k = 0; k < BLOCK; k++) {
+        check_value(x[k], s[k], rs[k], c);
+        check_value(x[k], co[k], rc[k], c);
+    }
+    c->n += BLOCK;
+}
+
+int main(int argc, char **argv)
+{
+    long stride = 1;
+    static const struct option opts[] = {{"stride", required_argument, NULL, 's'}, {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    int o;
+    while ((o = getopt_long(argc, argv, "s:h", opts, NULL)) != -1) {
+        if (o == 's') {
+            char *end;
+            stride = strtol(optarg, &end, 10);
+            if (*end || stride < 1 || stride > 1000000) {
+                fprintf(stderr, "sincos_bound_cpu: --stride wants an integer from 1 to 1000000\n");
+                return 2;
+            }
+        } else {
+            fprintf(stderr, "usage: sincos_bound_cpu [--stride N]   (every float |x| <= 4e6, or every N-th)\n");
+            return o == 'h' ? 0 : 2;
+        }
+    }
+    int isa = 0;
+#if HAVE_X86_CORES
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) isa = 1;
+    if (isa && __builtin_cpu_supports("avx512f")) isa = 2;
+#endif
+    const uint32_t top = rg_float_bits(RG_CORE_FAST_MAX);   /* positive floats 0 .. 4e6 */
+    const uint64_t steps = ((uint64_t)top + 1 + (uint64_t)stride * BLOCK - 1) / ((uint64_t)stride * BLOCK);
+    const double t0 = omp_get_wtime();
+    counts all = {0};
+#pragma omp parallel
+    {
+        counts c = {0};
+#pragma omp for schedule(dynamic, 4096)
+        for (uint64_t b = 0; b < steps; b++) {
+            float xp[BLOCK], xn[BLOCK];
+            for (int k = 0; k < BLOCK; k++) {
+                uint64_t u = (b * BLOCK + (uint64_t)k) * (uint64_t)stride;
+                if (u > top) u = top;   /* the last block repeats 4e6: harmless */
+                xp[k] = rg_bits_float((uint32_t)u);
+                xn[k] = -xp[k];
+            }
+            check_block(xp, isa, &c);
+            check_block(xn, isa, &c);
+        }
+#pragma omp critical
+        {
+            all.n += c.n, all.flagged += c.flagged, all.wrong_certain += c.wrong_certain;
+            all.mismatch += c.mismatch, all.undecided += c.undecided;
+            if (c.max_ratio > all.max_ratio) all.max_ratio = c.max_ratio, all.worst_x = c.worst_x;
+        }
+    }
+    const char *forms = isa == 2 ? "scalar, AVX2 and AVX-512" : isa == 1 ? "scalar and AVX2" : "scalar";
+    printf("sincos_bound_cpu (%.1f s, %d threads): every %sfloat x with |x| <= %.0f, against SLEEF's 1-ulp double "
+           "sincos\n",
+           omp_get_wtime() - t0, omp_get_max_threads(), stride == 1 ? "" : "stride-th ", (double)RG_CORE_FAST_MAX);
+    printf("stride:                                 %ld\n", stride);
+    printf("arguments checked:                      %llu (the last block pads with 4e6 itself)\n", all.n);
+    printf("core forms compared bit for bit:        %s; values that differ: %llu\n", forms, all.mismatch);
+    printf("core error / bound:                     max %.4f (at x = %.9g; bound = %.3g |v| + %.3g |x|)\n",
+           all.max_ratio, (double)all.worst_x, (double)RG_CORE_REL_ERR, (double)RG_CORE_ABS_PER_RAD);
+    printf("flagged by the rounding test:           %llu (%.2g of the values)\n", all.flagged,
+           all.n ? (double)all.flagged / (2.0 * (double)all.n) : 0.0);
+    printf("certain but not the nearest bf16:       %llu\n", all.wrong_certain);
+    printf("reference undecided (certain values within 4 double ulps of a bf16 midpoint): %llu\n", all.undecided);
+    const int ok = all.mismatch == 0 && all.max_ratio < 1.0 && all.wrong_certain == 0;
+    printf("%s\n", ok ? "ok" : "FAILED");
+    return ok ? 0 : 1;
+}

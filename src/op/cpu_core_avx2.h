@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* cpu_core_avx2.h -- core8(x, &s, &c): the GPU's float sin/cos
+ * (cpu_sincos_core.h) on 8 lanes, for files built with -mavx2 -mfma
+ * (cpu_avx2.c, bench/sincos_bound_cpu.c). */
+#ifndef ROPEGRAD_OP_CPU_CORE_AVX2_H
+#define ROPEGRAD_OP_CPU_CORE_AVX2_H
+
+#include <immintrin.h>
+
+#define RG_CORE_NAME core8
+#define RG_VF __m256
+#define RG_VI __m256i
+#define RG_F(c) _mm256_set1_ps(c)
+#define RG_I(c) _mm256_set1_epi32(c)
+#define RG_FMA _mm256_fmadd_ps
+#define RG_FNMA _mm256_fnmadd_ps
+#define RG_MULF _mm256_mul_ps
+#define RG_SUBF _mm256_sub_ps
+#define RG_BITS _mm256_castps_si256
+#define RG_FLOAT _mm256_castsi256_ps
+#define RG_ANDI _mm256_and_si256
+#define RG_ADDI _mm256_add_epi32
+#define RG_XORI _mm256_xor_si256
+#define RG_SHL30(i) _mm256_slli_epi32(i, 30)
+#define RG_SEL_ODD(q, a, b) _mm256_blendv_ps(b, a, _mm256_castsi256_ps(_mm256_slli_epi32(q, 31)))
+#include "cpu_sincos_core.h"
+
+#endif

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* cpu_core_avx512.h -- core16(x, &s, &c): the GPU's float sin/cos
+ * (cpu_sincos_core.h) on 16 lanes, for files built with -mavx512f -mfma
+ * (cpu_avx512.c, bench/sincos_bound_cpu.c). */
+#ifndef ROPEGRAD_OP_CPU_CORE_AVX512_H
+#define ROPEGRAD_OP_CPU_CORE_AVX512_H
+
+#include <immintrin.h>
+
+#define RG_CORE_NAME core16
+#define RG_VF __m512
+#define RG_VI __m512i
+#define RG_F(c) _mm512_set1_ps(c)
+#define RG_I(c) _mm512_set1_epi32(c)
+#define RG_FMA _mm512_fmadd_ps
+#define RG_FNMA _mm512_fnmadd_ps
+#define RG_MULF _mm512_mul_ps
+#define RG_SUBF _mm512_sub_ps
+#define RG_BITS _mm512_castps_si512
+#define RG_FLOAT _mm512_castsi512_ps
+#define RG_ANDI _mm512_and_si512
+#define RG_ADDI _mm512_add_epi32
+#define RG_XORI _mm512_xor_si512
+#define RG_SHL30(i) _mm512_slli_epi32(i, 30)
+#define RG_SEL_ODD(q, a, b) _mm512_mask_blend_ps(_mm512_test_epi32_mask(q, _mm512_set1_epi32(1)), b, a)
+#include "cpu_sincos_core.h"
+
+#endif
