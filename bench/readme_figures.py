@@ -418,18 +418,19 @@ def block_cpu_ops():
                  if fwd_far else "")
               + f"014 moves {p14[small][2] * 1e6 / (p14[small][0] * p14[small][1]):.0f} B per row for its 64 "
               "sin/cos pairs and comes closest on its large workloads; on its "
-              f"smallest (W{small}, {p14[small][2]:.2f} MB) the op is {p14[small][4] - p14[small][3]:.1f} us above the "
-              f"floor's {p14[small][3]:.1f} us."]
+              f"smallest (W{small}, {p14[small][2]:.2f} MB) the op is {abs(p14[small][4] - p14[small][3]):.1f} us "
+              f"{'above' if p14[small][4] > p14[small][3] else 'below'} the floor's {p14[small][3]:.1f} us."]
     warm = [op for op in fl if fl[op]["warm_geo"] is not None]
     if warm:
         def cold_cost(op):
             f = fl[op]
             w = min(f["per"], key=lambda i: f["per"][i][2])   # smallest workload
+            floor, cold, warm_w = f["per"][w][3], f["per"][w][4], f["warm"][w]
+            share = (f"{100 * (cold - warm_w) / (cold - floor):.0f}% of its gap to the floor's {floor:.1f} us"
+                     if cold > floor else f"where the op is already at or under the floor's {floor:.1f} us")
             return (f"{op}: {f['warm_geo']:.2f} us on the geomean against {f['geo'][1]:.2f} us with the flush "
                     f"({f['warm_geo'] / f['geo'][0]:.2f}x the floor instead of {f['geo'][2]:.2f}x); on its smallest "
-                    f"workload (W{w}) {f['warm'][w]:.1f} against {f['per'][w][4]:.1f} us, "
-                    f"{100 * (f['per'][w][4] - f['warm'][w]) / (f['per'][w][4] - f['per'][w][3]):.0f}% of its gap to "
-                    f"the floor's {f['per'][w][3]:.1f} us")
+                    f"workload (W{w}) {warm_w:.1f} against {cold:.1f} us, {share}")
         lines += ["", "The same CPU path called back to back on the same inputs, without the flush (the files' "
                   "\"ropegrad cpu, no flush\" column; not the protocol, so only a diagnosis): "
                   + "; ".join(cold_cost(op) for op in warm)

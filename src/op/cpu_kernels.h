@@ -65,39 +65,7 @@ rg_cpu_sincos_bf16_fn rg_cpu_avx512_sincos_bf16(void);
 #define RG_CORE_REL_ERR 4.76837158203125e-07f        /* 2^-21 */
 #define RG_CORE_ABS_PER_RAD 1.4210854715202004e-14f  /* 2^-46 */
 
-static inline uint32_t rg_float_bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-static inline float rg_bits_float(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-/* rg_sincos_core1(x, &s, &c): one value, |x| <= RG_CORE_FAST_MAX. fmaf is
- * one instruction where the file is built with FMA (the SIMD files), a libm
- * call (exact all the same) where it is not. */
-#define RG_CORE_NAME rg_sincos_core1
-#define RG_VF float
-#define RG_VI uint32_t
-#define RG_F(c) (c)
-#define RG_I(c) ((uint32_t)(c))
-#define RG_FMA(a, b, c) fmaf(a, b, c)
-#define RG_FNMA(a, b, c) fmaf(-(a), b, c)
-#define RG_MULF(a, b) ((a) * (b))
-#define RG_SUBF(a, b) ((a) - (b))
-#define RG_BITS rg_float_bits
-#define RG_FLOAT rg_bits_float
-#define RG_ANDI(a, b) ((a) & (b))
-#define RG_ADDI(a, b) ((a) + (b))
-#define RG_XORI(a, b) ((a) ^ (b))
-#define RG_SHL30(i) ((i) << 30)
-#define RG_SEL_ODD(q, a, b) (((q) & 1u) ? (a) : (b))
-#include "cpu_sincos_core.h"
+#include "cpu_core_scalar.h"   /* rg_sincos_core1: the core, one value at a time */
 
 /* Whether bf16_rn(v) is the bf16 nearest to every value within t of v: t is
  * far below half a bf16 spacing, so only the midpoint m nearest v (v's top 16

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* cpu_core_scalar.h -- rg_sincos_core1(x, &s, &c): the GPU's float sin/cos
+ * (cpu_sincos_core.h) one value at a time, in plain C that C++ compiles too
+ * (bench/sincos_bound.cu compares it with the GPU's on the host). |x| <=
+ * RG_CORE_FAST_MAX (cpu_kernels.h). fmaf is one instruction where the file is
+ * built with FMA (the SIMD files), a libm call (exact all the same) where it
+ * is not. */
+#ifndef ROPEGRAD_OP_CPU_CORE_SCALAR_H
+#define ROPEGRAD_OP_CPU_CORE_SCALAR_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+static inline uint32_t rg_float_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+static inline float rg_bits_float(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+#define RG_CORE_NAME rg_sincos_core1
+#define RG_VF float
+#define RG_VI uint32_t
+#define RG_F(c) (c)
+#define RG_I(c) ((uint32_t)(c))
+#define RG_FMA(a, b, c) fmaf(a, b, c)
+#define RG_FNMA(a, b, c) fmaf(-(a), b, c)
+#define RG_MULF(a, b) ((a) * (b))
+#define RG_SUBF(a, b) ((a) - (b))
+#define RG_BITS rg_float_bits
+#define RG_FLOAT rg_bits_float
+#define RG_ANDI(a, b) ((a) & (b))
+#define RG_ADDI(a, b) ((a) + (b))
+#define RG_XORI(a, b) ((a) ^ (b))
+#define RG_SHL30(i) ((i) << 30)
+#define RG_SEL_ODD(q, a, b) (((q) & 1u) ? (a) : (b))
+#include "cpu_sincos_core.h"
+
+#endif
