@@ -29,14 +29,7 @@
 #include <time.h>
 
 #include "cpu_kernels.h"
-
-#if defined(__x86_64__) && defined(__AVX512F__) && defined(__AVX2__) && defined(__FMA__)
-#define HAVE_X86_CORES 1
-#include "cpu_core_avx2.h"
-#include "cpu_core_avx512.h"
-#else
-#define HAVE_X86_CORES 0
-#endif
+#include "sincos_bound_isa.h"
 
 #define BLOCK 64   /* values per step: a multiple of 16 */
 
@@ -81,51 +74,27 @@ static void check_block(const float *x, int isa, counts *c)
 {
     float s[BLOCK], co[BLOCK];
     for (int k = 0; k < BLOCK; k++) rg_sincos_core1(x[k], &s[k], &co[k]);
-#if HAVE_X86_CORES
-    uint32_t vs[BLOCK], vc[BLOCK];
-    if (isa >= 1) {
-        for (int k = 0; k < BLOCK; k += 8) {
-            __m256 a, b;
-            core8(_mm256_loadu_ps(x + k), &a, &b);
-            _mm256_storeu_ps((float *)(void *)(vs + k), a);
-            _mm256_storeu_ps((float *)(void *)(vc + k), b);
-        }
+    /* the vector forms the CPU runs, bit for bit against the scalar one */
+#if SBC_HAVE_X86
+    for (int form = 1; form <= isa; form++) {
+        float vs[BLOCK], vc[BLOCK];
+        if (form == 1) sbc_core_avx2(x, BLOCK, vs, vc);
+        else sbc_core_avx512(x, BLOCK, vs, vc);
         for (int k = 0; k < BLOCK; k++)
-            if (vs[k] != rg_float_bits(s[k]) || vc[k] != rg_float_bits(co[k])) c->mismatch++;
-    }
-    if (isa >= 2) {
-        for (int k = 0; k < BLOCK; k += 16) {
-            __m512 a, b;
-            core16(_mm512_loadu_ps(x + k), &a, &b);
-            _mm512_storeu_ps((float *)(void *)(vs + k), a);
-            _mm512_storeu_ps((float *)(void *)(vc + k), b);
-        }
-        for (int k = 0; k < BLOCK; k++)
-            if (vs[k] != rg_float_bits(s[k]) || vc[k] != rg_float_bits(co[k])) c->mismatch++;
+            if (rg_float_bits(vs[k]) != rg_float_bits(s[k]) || rg_float_bits(vc[k]) != rg_float_bits(co[k]))
+                c->mismatch++;
     }
 #endif
     double rs[BLOCK], rc[BLOCK];
-#if HAVE_X86_CORES
-    if (isa >= 2) {
-        for (int k = 0; k < BLOCK; k += 8) {
-            const Sleef___m512d_2 r = Sleef_sincosd8_u10avx512f(_mm512_cvtps_pd(_mm256_loadu_ps(x + k)));
-            _mm512_storeu_pd(rs + k, r.x);
-            _mm512_storeu_pd(rc + k, r.y);
-        }
-    } else if (isa >= 1) {
-        for (int k = 0; k < BLOCK; k += 4) {
-            const Sleef___m256d_2 r = Sleef_sincosd4_u10avx2(_mm256_cvtps_pd(_mm_loadu_ps(x + k)));
-            _mm256_storeu_pd(rs + k, r.x);
-            _mm256_storeu_pd(rc + k, r.y);
-        }
-    } else
+#if SBC_HAVE_X86
+    if (isa == 2) sbc_ref_avx512(x, BLOCK, rs, rc);
+    else if (isa == 1) sbc_ref_avx2(x, BLOCK, rs, rc);
+    else
 #endif
-    {
         for (int k = 0; k < BLOCK; k++) {
             const Sleef_double2 r = Sleef_sincos_u10((double)x[k]);
             rs[k] = r.x, rc[k] = r.y;
         }
-    }
     for (int k = 0; k < BLOCK; k++) {
         check_value(x[k], s[k], rs[k], c);
         check_value(x[k], co[k], rc[k], c);
@@ -152,10 +121,10 @@ int main(int argc, char **argv)
             return o == 'h' ? 0 : 2;
         }
     }
-    int isa = 0;
-#if HAVE_X86_CORES
+    int isa = 0;   /* the vector forms built in (sincos_bound_isa.c) and this CPU runs */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) isa = 1;
+    if (SBC_HAVE_X86 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) isa = 1;
     if (isa && __builtin_cpu_supports("avx512f")) isa = 2;
 #endif
     const uint32_t top = rg_float_bits(RG_CORE_FAST_MAX);   /* positive floats 0 .. 4e6 */

@@ -13,11 +13,10 @@
  *    ulps or 2^-47.6 |x| over every float |x| <= 4e6: bench/results/
  *    sincos-bound-cpu.txt) when every lane is within 4e6, SLEEF's 1-ulp
  *    sincos (documented to +-5e9) otherwise. Both reduce the argument
- *    properly. SLEEF's 3.5-ulp variant, used before, takes a slower
- *    reduction above |x| = 125, which real positions reach at once; the
- *    output error is dominated by the float32 products and sums either way,
- *    2.5-4.5x below a plain float32 libm evaluation (tests/test_cpu.c checks
- *    that);
+ *    properly. SLEEF's 3.5-ulp variant, used before, costs about 1.35x the
+ *    core a value (bench/results/dev/cpu-dev-2026-12-01.txt); the output
+ *    error is dominated by the float32 products and sums either way, 2.5-4.5x
+ *    below a plain float32 libm evaluation (tests/test_cpu.c checks that);
  *  - bf16 grads widen with an integer zero-extend + shift in registers, f16
  *    with vcvtph2ps; no per-element branches;
  *  - gc[d]+gc[d+H] and gs[d]+gs[d+H] are added before multiplying;
