@@ -51,10 +51,10 @@
  * 0.02 ms), while one thread gets through about one element per nanosecond.
  * So each thread gets at least this many elements (rows x head_dim/2); a
  * problem smaller than twice this runs on the calling thread alone. With the
- * forward ops' faster sin/cos (about 0.7-0.9 ns an element, cold cache) a
- * smaller threshold was tried: 32K made 011's 262K- and 131K-element
- * workloads slower under the cold-cache protocol (207 against 171 us, 170
- * against 90 us), the team's wake-up after the flush costing ~100 us. */
+ * forward ops' faster sin/cos a smaller threshold (32K) was tried and made
+ * 011's 131K- and 262K-element workloads slower after a cache flush: the
+ * team's wake-up then costs more than the second thread saves
+ * (bench/NOTES.md, "The CPU path's sin/cos"). */
 #define RG_MIN_THREAD_ELEMS ((int64_t)256 * 1024)
 
 /* ---- portable kernel ------------------------------------------------------ */
@@ -164,9 +164,10 @@ void rg_sincos_bf16_row(const float *x, float mul, int64_t n, float scale, uint1
 }
 
 /* The processors OpenMP may use, read once: omp_get_num_procs asks the kernel
- * for the affinity mask on every call, a system call that costs ~8 us when
- * the caches are cold (as the protocol's flush leaves them before every call:
- * most of the op's time on the smallest problems). */
+ * for the affinity mask on every call, a system call that costs ~10 us when
+ * the caches are cold, as the protocol's flush leaves them before every call
+ * (bench/results/dev/cpu-dev-2026-12-01.txt): most of the op's time on the
+ * smallest problems. */
 static pthread_once_t procs_once = PTHREAD_ONCE_INIT;
 static int procs = 1;
 

@@ -13,7 +13,7 @@
  *    ulps or 2^-47.6 |x| over every float |x| <= 4e6: bench/results/
  *    sincos-bound-cpu.txt) when every lane is within 4e6, SLEEF's 1-ulp
  *    sincos (documented to +-5e9) otherwise. Both reduce the argument
- *    properly. SLEEF's 3.5-ulp variant, used before, costs about 1.35x the
+ *    properly. SLEEF's 3.5-ulp variant, used before, costs about 1.5x the
  *    core a value (bench/results/dev/cpu-dev-2026-12-01.txt); the output
  *    error is dominated by the float32 products and sums either way, 2.5-4.5x
  *    below a plain float32 libm evaluation (tests/test_cpu.c checks that);
