@@ -14,6 +14,7 @@
  * (default 640: twice this dev VM's LLC) and reads one byte per line.
  *
  *   build/bench/cpu_dev > bench/results/dev/cpu-dev-2026-12-01.txt */
+#define _POSIX_C_SOURCE 200809L   /* clock_gettime under -std=c11 */
 #include <getopt.h>
 #include <math.h>
 #include <omp.h>
