@@ -134,7 +134,8 @@ int main(int argc, char **argv)
     printf("; a one-row 011 call %.1f us\n", median(t, reps));
 
     static const int shapes[][2] = {{1, 256}, {16, 256}, {16, 919}, {64, 541}};
-    printf("3. the 011 op, 2 threads (ropegrad_rope_forward_cpu), median us\n   B x S        warm    after the flush\n");
+    printf("3. the 011 op, 2 threads (ropegrad_rope_forward_cpu), median us\n");
+    printf("   B x S        warm    after the flush\n");
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         const int64_t B = shapes[s][0], S = shapes[s][1], rows = B * S;
         int64_t *pos = positions(rows, S);

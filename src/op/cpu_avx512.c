@@ -143,7 +143,6 @@ RG_INLINE __m512i bf16_rn16(__m512 v, int hi)
     return hi ? _mm512_and_si512(r, _mm512_set1_epi32((int)0xffff0000u)) : _mm512_srli_epi32(r, 16);
 }
 
-
 /* rg_bf16_certain on 16 lanes, t = |v| * rel + ta. */
 RG_INLINE __mmask16 certain16(__m512 v, __m512 rel, __m512 ta)
 {
@@ -177,11 +176,13 @@ RG_INLINE __mmask16 pairs16(__m512 s, __m512 c, __m512 rel, __m512 ta, int64_t j
 RG_INLINE int64_t fast_vectors(const float *x, float mul, int64_t n, float scale, int s1, uint16_t *cb,
                                uint16_t *sb, uint32_t *w)
 {
-    const __m512 vmul = _mm512_set1_ps(mul), vscale = _mm512_set1_ps(scale), rel = _mm512_set1_ps(RG_CORE_REL_ERR);
+    const __m512 vmul = _mm512_set1_ps(mul), vscale = _mm512_set1_ps(scale);
+    const __m512 rel = _mm512_set1_ps(RG_CORE_REL_ERR);
     const __m512 sa = _mm512_set1_ps(fabsf(scale) * RG_CORE_ABS_PER_RAD);
     int64_t j = 0;
     for (; j + 2 * W <= n; j += 2 * W) {
-        const __m512 x0 = _mm512_mul_ps(_mm512_loadu_ps(x + j), vmul), x1 = _mm512_mul_ps(_mm512_loadu_ps(x + j + W), vmul);
+        const __m512 x0 = _mm512_mul_ps(_mm512_loadu_ps(x + j), vmul);
+        const __m512 x1 = _mm512_mul_ps(_mm512_loadu_ps(x + j + W), vmul);
         __m512 s0, c0, s1v, c1;
         core16(x0, &s0, &c0);
         core16(x1, &s1v, &c1);

@@ -100,7 +100,8 @@ static inline void rg_sincos_bf16_put(float x, float scale, int64_t j, uint16_t 
 }
 
 /* The values j + k of a vector whose lane k is set in bad, through
- * rg_sincos_bf16_put (rare: about one vector in 60 has one). */
+ * rg_sincos_bf16_put (rare: with the core, about one 16-lane vector in 300
+ * has one). */
 static inline void rg_sincos_bf16_put_lanes(const float *x, float mul, int64_t j, unsigned bad, float scale,
                                             uint16_t *cb, uint16_t *sb, uint32_t *w)
 {
