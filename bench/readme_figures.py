@@ -502,8 +502,11 @@ def block_cpu_014():
             "median of "
             f"{ms(wb['time_ns']['median']):.1f} ms (min {ms(wb['time_ns']['min']):.1f}, max "
             f"{ms(wb['time_ns']['max']):.1f}; `bench/results/cpu-w14-later.json`), with the code unchanged for this "
-            "workload: the figure moves with the state of the host underneath, and meets the 20 ms target only when "
-            f"that is quiet. The whole suite on the CPU passes {s['summary']['passed']}/{s['summary']['total']} "
+            "workload: the figure moves with the state of the host underneath"
+            + (", and both medians are under the 20 ms target. "
+               if max(wa['time_ns']['median'], wb['time_ns']['median']) < 20e6 else
+               ", and meets the 20 ms target only when that is quiet. ")
+            + f"The whole suite on the CPU passes {s['summary']['passed']}/{s['summary']['total']} "
             f"(geomean {s['summary']['geomean_ns'] / 1000:.1f} us, {hhmm(s['started_at'])}): "
             "`build/ropegrad bench --backend cpu --threads 2 --iterations 10 --warmup 2 "
             "--json bench/results/cpu-suite.json`.")
