@@ -35,6 +35,11 @@
 #include "cpu_core_scalar.h"   // the CPU path's form of rg_sincos_core: must give the same bits
 #include "rope_math.cuh"
 
+// The CPU path's copy of the core's range and bound must be the GPU's.
+static_assert(RG_CORE_FAST_MAX == RG_SINCOS_FAST_MAX && RG_CORE_REL_ERR == RG_SINCOS_REL_ERR &&
+                  RG_CORE_ABS_PER_RAD == RG_SINCOS_ABS_PER_RAD,
+              "cpu_core_scalar.h and rope_math.cuh disagree on the sin/cos core's range or bound");
+
 #define CK(x)                                                                                   \
     do {                                                                                        \
         cudaError_t e_ = (x);                                                                   \

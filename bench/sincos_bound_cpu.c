@@ -19,14 +19,11 @@
  * whole run:
  *   build/tests/sincos_bound_cpu > bench/results/sincos-bound-cpu.txt */
 #include <getopt.h>
-#include <inttypes.h>
 #include <math.h>
 #include <omp.h>
 #include <sleef.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
 #include "cpu_kernels.h"
 #include "sincos_bound_isa.h"

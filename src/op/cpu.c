@@ -95,13 +95,21 @@ static void sincos_bf16_portable(const float *x, float mul, int64_t n, float sca
 
 /* ---- run-time dispatch ---------------------------------------------------- */
 
+/* Read once per process (isa_resolve): the CPU's instruction sets, and the
+ * processors OpenMP may use -- omp_get_num_procs asks the kernel for the
+ * affinity mask on every call, a system call that costs ~10 us when the
+ * caches are cold, as the protocol's flush leaves them before every call
+ * (bench/results/dev/cpu-dev-2026-12-01.txt): most of the op's time on the
+ * smallest problems. */
 static pthread_once_t isa_once = PTHREAD_ONCE_INIT;
+static int procs = 1;
 static const char *isa_name = "portable";
 static rg_cpu_rows_fn isa_kernel = kernel_portable;
 static rg_cpu_sincos_bf16_fn isa_sincos = sincos_bf16_portable;
 
 static void isa_resolve(void)
 {
+    procs = omp_get_num_procs();
     rg_cpu_rows_fn avx2 = NULL, avx512 = NULL;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     /* __builtin_cpu_supports also checks that the OS saves the AVX / AVX-512
@@ -163,19 +171,9 @@ void rg_sincos_bf16_row(const float *x, float mul, int64_t n, float scale, uint1
     isa_sincos(x, mul, n, scale, cb, sb, w);
 }
 
-/* The processors OpenMP may use, read once: omp_get_num_procs asks the kernel
- * for the affinity mask on every call, a system call that costs ~10 us when
- * the caches are cold, as the protocol's flush leaves them before every call
- * (bench/results/dev/cpu-dev-2026-12-01.txt): most of the op's time on the
- * smallest problems. */
-static pthread_once_t procs_once = PTHREAD_ONCE_INIT;
-static int procs = 1;
-
-static void procs_resolve(void) { procs = omp_get_num_procs(); }
-
 void rg_cpu_parallel_rows(int64_t rows, int64_t row_elems, int num_threads, rg_cpu_chunk_fn fn, const void *ctx)
 {
-    pthread_once(&procs_once, procs_resolve);
+    pthread_once(&isa_once, isa_resolve);
     const int64_t chunk = row_elems >= RG_CHUNK_ELEMS ? 1 : RG_CHUNK_ELEMS / row_elems;
     const int64_t nchunks = (rows - 1) / chunk + 1;
 
@@ -209,7 +207,6 @@ int ropegrad_backward_cpu(const ropegrad_problem *p, int num_threads)
     int rc = ropegrad_validate(p);
     if (rc) return rc;
     if (num_threads < 0) return ROPEGRAD_ERR_BAD_THREADS;
-    pthread_once(&isa_once, isa_resolve);
     rg_cpu_parallel_rows(p->batch_size * p->seq_len, p->head_dim / 2, num_threads, backward_chunk, p);
     return ROPEGRAD_OK;
 }

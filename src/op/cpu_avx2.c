@@ -149,7 +149,7 @@ RG_INLINE __m128i narrow8(__m256i v)
     return _mm_packus_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
 }
 
-/* cpu_avx512.c's any_vectors step at 8 lanes: the core when every lane
+/* cpu_avx512.c's vector16 and pairs16 at 8 lanes: the core when every lane
  * is within RG_CORE_FAST_MAX, else SLEEF's 1-ulp sincos; the lanes to redo,
  * as bits. */
 RG_INLINE int pairs8(const float *x, int64_t j, __m256 vmul, __m256 vscale, __m256 sa, int s1, uint16_t *cb,

@@ -170,83 +170,45 @@ RG_INLINE __mmask16 pairs16(__m512 s, __m512 c, __m512 rel, __m512 ta, int64_t j
     return bad;
 }
 
-/* Vectors j .. of x[0, n) whose lanes are all within RG_CORE_FAST_MAX (the
- * caller checked): the core, two vectors per step so the second one's work
- * overlaps the first one's test; returns where it stopped. */
-RG_INLINE int64_t fast_vectors(const float *x, float mul, int64_t n, float scale, int s1, uint16_t *cb,
-                               uint16_t *sb, uint32_t *w)
+/* The vector at x + j (times mul): the core where every lane is within
+ * RG_CORE_FAST_MAX, else SLEEF's 1-ulp sincos (its own bound; lanes beyond its
+ * range or NaN go to rg_sincos_bf16_put), then pairs16; returns the lanes to
+ * redo. */
+RG_INLINE __mmask16 vector16(const float *x, int64_t j, __m512 vmul, __m512 vscale, __m512 sa, int s1, uint16_t *cb,
+                             uint16_t *sb, uint32_t *w)
 {
-    const __m512 vmul = _mm512_set1_ps(mul), vscale = _mm512_set1_ps(scale);
-    const __m512 rel = _mm512_set1_ps(RG_CORE_REL_ERR);
-    const __m512 sa = _mm512_set1_ps(fabsf(scale) * RG_CORE_ABS_PER_RAD);
-    int64_t j = 0;
-    for (; j + 2 * W <= n; j += 2 * W) {
-        const __m512 x0 = _mm512_mul_ps(_mm512_loadu_ps(x + j), vmul);
-        const __m512 x1 = _mm512_mul_ps(_mm512_loadu_ps(x + j + W), vmul);
-        __m512 s0, c0, s1v, c1;
-        core16(x0, &s0, &c0);
-        core16(x1, &s1v, &c1);
-        const __mmask16 b0 = pairs16(s0, c0, rel, _mm512_mul_ps(_mm512_abs_ps(x0), sa), j, vscale, s1, cb, sb, w);
-        const __mmask16 b1 = pairs16(s1v, c1, rel, _mm512_mul_ps(_mm512_abs_ps(x1), sa), j + W, vscale, s1, cb, sb, w);
-        if (__builtin_expect(b0 | b1, 0)) {
-            rg_sincos_bf16_put_lanes(x, mul, j, b0, scale, cb, sb, w);
-            rg_sincos_bf16_put_lanes(x, mul, j + W, b1, scale, cb, sb, w);
-        }
+    const __m512 v = _mm512_mul_ps(_mm512_loadu_ps(x + j), vmul), ax = _mm512_abs_ps(v);
+    __m512 s, c, rel, ta;
+    __mmask16 bad = 0;
+    if (_mm512_cmp_ps_mask(ax, _mm512_set1_ps(RG_CORE_FAST_MAX), _CMP_LE_OQ) == 0xffff) {
+        core16(v, &s, &c);
+        rel = _mm512_set1_ps(RG_CORE_REL_ERR), ta = _mm512_mul_ps(ax, sa);
+    } else {
+        const Sleef___m512_2 sc = Sleef_sincosf16_u10avx512f(v);
+        s = sc.x, c = sc.y, rel = _mm512_set1_ps(RG_SLEEF_SINCOS_REL), ta = _mm512_set1_ps(RG_SLEEF_SINCOS_ABS);
+        bad = _mm512_cmp_ps_mask(ax, _mm512_set1_ps(RG_SLEEF_SINCOS_MAX), _CMP_NLE_UQ);
     }
-    for (; j + W <= n; j += W) {
-        const __m512 x0 = _mm512_mul_ps(_mm512_loadu_ps(x + j), vmul);
-        __m512 s0, c0;
-        core16(x0, &s0, &c0);
-        rg_sincos_bf16_put_lanes(
-            x, mul, j, pairs16(s0, c0, rel, _mm512_mul_ps(_mm512_abs_ps(x0), sa), j, vscale, s1, cb, sb, w), scale, cb,
-            sb, w);
-    }
-    return j;
-}
-
-/* Any x: per vector, the core where every lane is within RG_CORE_FAST_MAX,
- * else SLEEF's 1-ulp sincos (its own bound; lanes beyond its range or NaN go
- * to rg_sincos_bf16_put). */
-RG_INLINE int64_t any_vectors(const float *x, float mul, int64_t n, float scale, int s1, uint16_t *cb,
-                              uint16_t *sb, uint32_t *w)
-{
-    const __m512 vmul = _mm512_set1_ps(mul), vscale = _mm512_set1_ps(scale);
-    const __m512 sa = _mm512_set1_ps(fabsf(scale) * RG_CORE_ABS_PER_RAD);
-    int64_t j = 0;
-    for (; j + W <= n; j += W) {
-        const __m512 v = _mm512_mul_ps(_mm512_loadu_ps(x + j), vmul), ax = _mm512_abs_ps(v);
-        __m512 s, c, rel, ta;
-        __mmask16 bad = 0;
-        if (_mm512_cmp_ps_mask(ax, _mm512_set1_ps(RG_CORE_FAST_MAX), _CMP_LE_OQ) == 0xffff) {
-            core16(v, &s, &c);
-            rel = _mm512_set1_ps(RG_CORE_REL_ERR), ta = _mm512_mul_ps(ax, sa);
-        } else {
-            const Sleef___m512_2 sc = Sleef_sincosf16_u10avx512f(v);
-            s = sc.x, c = sc.y, rel = _mm512_set1_ps(RG_SLEEF_SINCOS_REL), ta = _mm512_set1_ps(RG_SLEEF_SINCOS_ABS);
-            bad = _mm512_cmp_ps_mask(ax, _mm512_set1_ps(RG_SLEEF_SINCOS_MAX), _CMP_NLE_UQ);
-        }
-        bad |= pairs16(s, c, rel, ta, j, vscale, s1, cb, sb, w);
-        rg_sincos_bf16_put_lanes(x, mul, j, bad, scale, cb, sb, w);
-    }
-    return j;
-}
-
-/* Whether every x[j] * mul, j < n / W * W, is within RG_CORE_FAST_MAX (not NaN). */
-RG_INLINE int all_fast(const float *x, float mul, int64_t n)
-{
-    const __m512 vmul = _mm512_set1_ps(mul);
-    __mmask16 ok = 0xffff;
-    for (int64_t j = 0; j + W <= n; j += W)
-        ok &= _mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_mul_ps(_mm512_loadu_ps(x + j), vmul)),
-                                 _mm512_set1_ps(RG_CORE_FAST_MAX), _CMP_LE_OQ);
-    return ok == 0xffff;
+    return bad | pairs16(s, c, rel, ta, j, vscale, s1, cb, sb, w);
 }
 
 RG_INLINE void sincos_bf16_loop(const float *x, float mul, int64_t n, float scale, int s1, uint16_t *cb,
                                 uint16_t *sb, uint32_t *w)
 {
-    const int64_t j = all_fast(x, mul, n) ? fast_vectors(x, mul, n, scale, s1, cb, sb, w)
-                                          : any_vectors(x, mul, n, scale, s1, cb, sb, w);
+    const __m512 vmul = _mm512_set1_ps(mul), vscale = _mm512_set1_ps(scale);
+    const __m512 sa = _mm512_set1_ps(fabsf(scale) * RG_CORE_ABS_PER_RAD);
+    int64_t j = 0;
+    /* two vectors per step, both before either's rare redo, so the second
+     * one's work overlaps the first one's test */
+    for (; j + 2 * W <= n; j += 2 * W) {
+        const __mmask16 b0 = vector16(x, j, vmul, vscale, sa, s1, cb, sb, w);
+        const __mmask16 b1 = vector16(x, j + W, vmul, vscale, sa, s1, cb, sb, w);
+        if (__builtin_expect(b0 | b1, 0)) {
+            rg_sincos_bf16_put_lanes(x, mul, j, b0, scale, cb, sb, w);
+            rg_sincos_bf16_put_lanes(x, mul, j + W, b1, scale, cb, sb, w);
+        }
+    }
+    for (; j + W <= n; j += W)
+        rg_sincos_bf16_put_lanes(x, mul, j, vector16(x, j, vmul, vscale, sa, s1, cb, sb, w), scale, cb, sb, w);
     rg_sincos_bf16_scalar(x, mul, j, n, scale, cb, sb, w);
 }
 

@@ -2,7 +2,7 @@
 /* cpu_core_scalar.h -- rg_sincos_core1(x, &s, &c): the GPU's float sin/cos
  * (cpu_sincos_core.h) one value at a time, in plain C that C++ compiles too
  * (bench/sincos_bound.cu compares it with the GPU's on the host). |x| <=
- * RG_CORE_FAST_MAX (cpu_kernels.h). fmaf is one instruction where the file is
+ * RG_CORE_FAST_MAX. fmaf is one instruction where the file is
  * built with FMA (the SIMD files), a libm call (exact all the same) where it
  * is not. */
 #ifndef ROPEGRAD_OP_CPU_CORE_SCALAR_H
@@ -11,6 +11,18 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+
+/* The GPU's float sin/cos (rope_math.cuh's rg_sincos_core), its range and its
+ * error bound, the same constants (bench/sincos_bound.cu asserts they equal
+ * RG_SINCOS_FAST_MAX, RG_SINCOS_REL_ERR and RG_SINCOS_ABS_PER_RAD): |error| <=
+ * RG_CORE_REL_ERR |value| + RG_CORE_ABS_PER_RAD |x| for |x| <=
+ * RG_CORE_FAST_MAX, checked on every such float by bench/sincos_bound.cu (GPU)
+ * and bench/sincos_bound_cpu.c (this code; both find at most a third of it).
+ * With a scale, the bound's absolute part is scaled too and the product's
+ * rounding fits in the relative part. */
+#define RG_CORE_FAST_MAX 4.0e6f
+#define RG_CORE_REL_ERR 4.76837158203125e-07f        /* 2^-21 */
+#define RG_CORE_ABS_PER_RAD 1.4210854715202004e-14f  /* 2^-46 */
 
 static inline uint32_t rg_float_bits(float f)
 {

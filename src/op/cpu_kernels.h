@@ -55,17 +55,9 @@ rg_cpu_sincos_bf16_fn rg_cpu_avx512_sincos_bf16(void);
 /* Larger |scale| (or NaN) sends every value to rg_sincos_bf16_put. */
 #define RG_SINCOS_SCALE_MAX 1.0e30f
 
-/* The GPU's float sin/cos (rope_math.cuh's rg_sincos_core), its range and its
- * error bound, the same constants: |error| <= RG_CORE_REL_ERR |value| +
- * RG_CORE_ABS_PER_RAD |x| for |x| <= RG_CORE_FAST_MAX, checked on every such
- * float by bench/sincos_bound.cu (GPU) and bench/sincos_bound_cpu.c (this
- * code; both find at most a third of it). With a scale, the bound's absolute
- * part is scaled too and the product's rounding fits in the relative part. */
-#define RG_CORE_FAST_MAX 4.0e6f
-#define RG_CORE_REL_ERR 4.76837158203125e-07f        /* 2^-21 */
-#define RG_CORE_ABS_PER_RAD 1.4210854715202004e-14f  /* 2^-46 */
-
-#include "cpu_core_scalar.h"   /* rg_sincos_core1: the core, one value at a time */
+/* rg_sincos_core1, the core one value at a time, and its range and error
+ * bound (RG_CORE_FAST_MAX, RG_CORE_REL_ERR, RG_CORE_ABS_PER_RAD). */
+#include "cpu_core_scalar.h"
 
 /* Whether bf16_rn(v) is the bf16 nearest to every value within t of v: t is
  * far below half a bf16 spacing, so only the midpoint m nearest v (v's top 16
