@@ -97,6 +97,11 @@ static __device__ __forceinline__ uint32_t piece(uint32_t u, float f)
         double s, c;
         rg_sincos_double_core(__uint_as_float((u & 0x007fffffu) | 0x40000000u) * f, &s, &c);
         return (uint32_t)__double2hiint(s);
+    } else if constexpr (K == 20) {   // the refinement from scratch, integer rounding (rg_sincos_bf16_scratch)
+        const float x = __uint_as_float((u & 0x007fffffu) | 0x40000000u) * f;
+        return rg_sincos_bf16_scratch<true>(x, 1.0f);
+    } else if constexpr (K == 21) {   // rg_bf16_rn_double_int
+        return rg_bf16_rn_double_int(__hiloint2double((int)((u & 0xfffffu) | 0x3ff00000u), (int)u));
     } else if constexpr (K == 18) {   // the candidate refinement (cand_refine)
         const float x = __uint_as_float((u & 0x007fffffu) | 0x40000000u) * f;
         return cand_refine(x, 0.5f, 0.25f);
@@ -222,6 +227,8 @@ int main()
     run<8>("refinement from scratch (rg_sincos_bf16_double)", out, cyc);
     run<18>("candidate refinement (integer conversions, magnitudes only)", out, cyc);
     run<19>("DMUL", out, cyc);
+    run<21>("rg_bf16_rn_double_int (integer rounding)", out, cyc);
+    run<20>("refinement from scratch, integer rounding (rg_sincos_bf16_scratch)", out, cyc);
     unsigned long long *d, h[2] = {0, ~0ull};
     CK(cudaMalloc(&d, sizeof h));
     CK(cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice));

@@ -13,8 +13,11 @@
 //     must round (bf16, nearest even) to the bf16 nearest the double value;
 //     the flagged ones are counted;
 //   - the flagged ones redone by both refinements the kernels use
-//     (rg_sincos_bf16_refine_side, rg_sincos_bf16_double) must give the bf16
+//     (rg_sincos_bf16_refine_side, rg_sincos_bf16_scratch) must give the bf16
 //     nearest the double value too;
+//   - rg_bf16_rn_double_int (the scratch refinement's rounding, by integer
+//     operations) equals rg_bf16_rn_double on 2^30 doubles built to cover its
+//     cases (ties and their neighbours, every exponent near float's range);
 //   - the CPU path's form of the core (src/op/cpu_core_scalar.h) gives the
 //     GPU's bits on 2^22 arguments spread over the range.
 // "The double value" is libdevice's sin/cos (under 2 ulp of double); where it
@@ -114,7 +117,7 @@ static __global__ void check(uint32_t nbits, counts *out)
         if (amb) {
             flagged++;
             side = rg_sincos_bf16_refine_side<true>(x, 1.0f, vc, vs);
-            dbl = rg_sincos_bf16_double(x, 1.0f);
+            dbl = rg_sincos_bf16_scratch<true>(x, 1.0f);
         }
         const bool open = undecided(sd) || undecided(cd);
         und += open;
@@ -194,6 +197,44 @@ static unsigned long long cpu_core_mismatches(uint32_t top, uint32_t *n_out)
     return bad;
 }
 
+// rg_bf16_rn_double_int against rg_bf16_rn_double on n doubles: exponents from
+// well below float's normal range to beyond its largest, both signs, and below
+// the bf16's 7 mantissa bits one of 16 patterns (an exact tie, a tie plus or
+// minus 1-3 double ulps, all zeros, all ones, one, random) under random top bits.
+__device__ unsigned long long g_round_bad, g_round_first;
+static __device__ __forceinline__ uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+__global__ void rounding_check(uint64_t n)
+{
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {
+        const uint64_t h = mix64(i * 0x9e3779b97f4a7c15ull + 1);
+        const uint64_t e = 860 + (h % 310);       // biased exponent 860 .. 1169 (float's normals: 897 .. 1150)
+        const uint64_t top = (h >> 16) & 0x7f;     // the bf16's 7 mantissa bits
+        const uint64_t tie = 1ull << 44;           // the rounding bit: 52 - 7 - 1
+        uint64_t low;                              // the 45 bits below them
+        switch ((h >> 24) & 15) {
+        case 0: low = tie; break;
+        case 1: low = tie + 1; break;
+        case 2: low = tie - 1; break;
+        case 3: low = tie + 2; break;
+        case 4: low = tie - 2; break;
+        case 5: low = tie + 3; break;
+        case 6: low = tie - 3; break;
+        case 7: low = 0; break;
+        case 8: low = (1ull << 45) - 1; break;
+        case 9: low = 1; break;
+        default: low = mix64(h) & ((1ull << 45) - 1); break;
+        }
+        const uint64_t bits = (h >> 63) << 63 | e << 52 | top << 45 | low;
+        const double d = __longlong_as_double((long long)bits);
+        if (rg_bf16_rn_double_int(d) != rg_bf16_rn_double(d) && atomicAdd(&g_round_bad, 1ull) == 0) g_round_first = bits;
+    }
+}
+
 int main()
 {
     // Also a CTest test (tests/gpu_sincos_bound.cmake): without a GPU it skips (77), saying why.
@@ -237,7 +278,7 @@ int main()
     printf("flagged by the rounding test:           %llu (%.3g of the pairs)\n", h.flagged, (double)h.flagged / h.n);
     printf("certain but not the nearest bf16:       %llu\n", h.wrong_certain);
     printf("flagged, rg_sincos_bf16_refine_side off: %llu\n", h.wrong_side);
-    printf("flagged, rg_sincos_bf16_double off:     %llu\n", h.wrong_double);
+    printf("flagged, rg_sincos_bf16_scratch off:    %llu\n", h.wrong_double);
     printf("reference undecided (within 4 double ulps of a bf16 midpoint; not counted above): %llu\n", h.undecided);
     printf("values where the bf16 nearest libdevice's double differs from the kernel's (first %d, undecided ones "
            "included):\n", MAX_MISS);
@@ -252,11 +293,22 @@ int main()
                "libdevice sin %.17g cos %.17g\n", (double)x, hm[k].x_bits, hm[k].want, hm[k].side, hm[k].dbl, hm[k].sd,
                hm[k].cd);
     }
+    const uint64_t nround = 1ull << 30;
+    rounding_check<<<132 * 16, 256>>>(nround);
+    CK(cudaGetLastError());
+    unsigned long long round_bad = 0, round_first = 0;
+    CK(cudaMemcpyFromSymbol(&round_bad, g_round_bad, sizeof round_bad));
+    CK(cudaMemcpyFromSymbol(&round_first, g_round_first, sizeof round_first));
+    printf("rg_bf16_rn_double_int against rg_bf16_rn_double on %llu doubles: %llu differ", (unsigned long long)nround,
+           round_bad);
+    if (round_bad) printf(" (first: bits %016llx)", round_first);
+    printf("\n");
     uint32_t nsample = 0;
     const unsigned long long cpu_bad = cpu_core_mismatches(top, &nsample);
     printf("the CPU path's core (cpu_core_scalar.h) on %u sampled arguments: %llu values differ from the GPU's\n",
            nsample, cpu_bad);
-    const bool ok = ratio < 1.0f && h.wrong_certain == 0 && h.wrong_side == 0 && h.wrong_double == 0 && cpu_bad == 0;
+    const bool ok = ratio < 1.0f && h.wrong_certain == 0 && h.wrong_side == 0 && h.wrong_double == 0 && cpu_bad == 0 &&
+                    round_bad == 0;
     printf("%s\n", ok ? "PASS" : "FAIL");
     return ok ? 0 : 1;
 }

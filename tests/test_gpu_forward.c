@@ -101,6 +101,21 @@ static void test_forward_ops(void **state)
             fc_assert_case("cuda", k, off, &c, &r11, &r12);
             fc_free(&c);
         }
+    /* 011 from 12288 rows takes the loop kernel (rows in a loop per warp, the
+     * flagged values redone after it): 14000 rows with every 97th position
+     * beyond the fast range (negative, or to 3e9), so its out-of-line path
+     * runs inside the loop too, at scale 1 and not. */
+    for (int si = 0; si < 2; si++) {
+        fc_case c;
+        fc_make(&c, 2, 7000, 128, FC_THETA_1E6, si ? 0.7071f : 1.0f, 700 + (uint64_t)si);
+        for (int64_t r = 5; r < c.B * c.S; r += 97) c.pos[r] = r % 3 ? (int64_t)5000000 * (r % 5 + 1) : -3000000000LL + r;
+        fc_result r11;
+        gpu011(&c, 0, &r11);
+        printf("cuda 011 loop kernel, scale %g, %lld rows with far positions: max err %.3e, not nearest %lld/%lld\n",
+               (double)c.scale, (long long)(c.B * c.S), r11.max_err, (long long)r11.n_not_nearest, (long long)r11.n);
+        assert_int_equal(r11.n_not_nearest, 0);
+        fc_free(&c);
+    }
     /* 8000 rows and 2000: the kernel takes 4 values per thread for the first
      * and 2 for the second, each with its own refinement of uncertain roundings. */
     for (int kind = FC_RANDOM; kind <= FC_LAST; kind++)

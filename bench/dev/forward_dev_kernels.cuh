@@ -71,6 +71,27 @@
 //              this version) with the position converted by the magic number
 //              (0x4b000000 | p, minus 2^23: an OR and an FADD, exact for 0 <= p
 //              < 2^23) instead of I2F.S64; other positions take the far path.
+// 18 spec     (011) 14 at 1 or 2 values per thread with every value's
+//              refinement computed and the flagged ones kept (no branch), so a
+//              flagged value would not wait for the test: 1.67x the floor against
+//              the shipped 1.17x, small workloads included (bench/results/dev/
+//              forward-2026-12-01-run16.txt): the double path for every value
+//              costs far more than the rare branch saves.
+// 19 defer    (011) rows in a loop per warp as 8, 4 values per lane, on a grid
+//              of a few thousand warps, but a value the test flags is only noted
+//              (a bit per value) and redone after the loop, so the loop body is
+//              the common path alone. At 16 warps per SM: the largest workloads
+//              at their floor (W14) or near it (W13 1.08x), W5 0.25 us faster
+//              than the flat kernel, the ones under 12288 rows slower (runs 16,
+//              17, 21). Shipped from 12288 rows as rg_rope_forward_loop (version
+//              20 below times the library's own at other grids). 19-plain: no
+//              test (timing only).
+// 20 lib-loop  (011) the library's rg_rope_forward_loop at a chosen grid and
+//              block size (run 22: 256 threads and 16 warps per SM, shipped, are
+//              as good as any). A first library cut that noted flags per step of
+//              two rows and redid a flagged step whole, and checked the range
+//              once per step (|p| * max|inv|), was 0.2-0.4 us slower than 19 on
+//              W5, W13, W14 (run 20), so the library took 19's body.
 // 14 side     5 with the refinement decided by one compare against the midpoint
 //              next to each float value (rg_sincos_bf16_refine_side); 15 fix:
 //              from the rounded pair alone (two compares, fd_sincos_bf16_refine_fix
@@ -80,7 +101,12 @@
 //              bench/results/dev/forward-2026-12-01-run{4,5}.txt, where their
 //              column is "1-shipped" -- each was the library's kernel then).
 // VPT (values per thread) is a launch parameter: 1, 2, 4 (011) / 2, 4, 8 (012).
+// Since 2026-12-01 (fifth session) the library redoes flagged values with 2 or
+// more a thread by rg_sincos_bf16_scratch (integer rounding of the doubles);
+// versions 3 and 5 here keep rg_sincos_bf16_double (the same bits).
 #pragma once
+
+#include <algorithm>
 
 #include "forward_kernels.cuh"
 
@@ -348,7 +374,13 @@ static __global__ void __launch_bounds__(BS) fd11_v5(const int64_t *__restrict__
         fd11_slow<VPT>(pos + r, inv + VPT * k, scale, ~0u, w, o, TPR);
         return;
     }
-    if (amb) {
+    if (MODE == 7) {   // 18: every value's refinement computed, the flagged ones kept (no branch)
+#pragma unroll
+        for (int i = 0; i < VPT; i++) {
+            const uint32_t wr = rg_sincos_bf16_refine_side<S1>(p * f[i], scale, vc[i], vs[i]);
+            w.w[i] ^= (w.w[i] ^ wr) & (0u - (amb >> i & 1u));
+        }
+    } else if (amb) {
 #pragma unroll
         for (int i = 0; i < VPT; i++)
             if (amb >> i & 1)
@@ -429,6 +461,103 @@ static void fd12_v5_go(const float *freqs, float scale, uint16_t *c, uint16_t *s
     const unsigned g = (unsigned)((n + BS - 1) / BS);
     if (scale == 1.0f) fd12_v5<VPT, true, MODE, BS><<<g, BS, 0, st>>>(freqs, scale, (uint32_t *)c, (uint32_t *)s, (int)rows);
     else fd12_v5<VPT, false, MODE, BS><<<g, BS, 0, st>>>(freqs, scale, (uint32_t *)c, (uint32_t *)s, (int)rows);
+}
+
+// ---- version 19: rows in a loop per warp, the refinement deferred (011) -------------------
+// A warp covers RPW rows (<= 32), RPS = VPT/2 rows a step (TPR = 64/VPT lanes a
+// row); the positions are loaded once, a lane each, before the loop, and taken
+// by shuffle. Each step stores its words at once; a value the test flags is
+// only noted (a bit per value, up to 64) and redone in double after the loop,
+// where its word is stored again. So the loop body is the common path alone,
+// and a flagged value delays no later row's stores. TEST false: no rounding
+// test (timing only, not correctly rounded).
+template <int VPT, bool S1, bool TEST>
+static __global__ void __launch_bounds__(256) fd11_v19(const int64_t *__restrict__ pos, const float *__restrict__ inv,
+                                                       float scale, uint32_t *__restrict__ out, int rows, int rpw)
+{
+    static_assert(VPT == 2 || VPT == 4, "a row's lanes fill a warp or half of one");
+    constexpr int H = 64, TPR = H / VPT, RPS = 32 / TPR;
+    const int lane = threadIdx.x & 31;
+    const int warp = (blockIdx.x * 256 + threadIdx.x) >> 5;
+    const int k = lane % TPR, sub = lane / TPR;
+    const int r0 = warp * rpw;
+    if (r0 >= rows) return;   // whole warps
+    const int rend = min(r0 + rpw, rows);
+    float f[VPT];
+    rg_load_floats<VPT>(inv + VPT * k, f);
+    const float pl = r0 + lane < rend ? (float)__ldg(pos + r0 + lane) : 0.0f;
+    const float sa = fabsf(scale) * RG_SINCOS_ABS_PER_RAD;
+    const bool bad_scale = !(fabsf(scale) <= 1.0e30f);
+    uint64_t defer = 0;
+    int step = 0;
+#pragma unroll 1
+    for (int r = r0; r < rend; r += RPS, step++) {
+        const int rr = r + sub;
+        const float p = __shfl_sync(0xffffffffu, pl, (rr - r0) & 31);
+        if (rr >= rend) continue;
+        uint32_t *o = out + (size_t)rr * (2 * H) + VPT * k;
+        uint32_t amb = 0;
+        bool far = bad_scale;
+        rg_wordvec<VPT> w;
+#pragma unroll
+        for (int i = 0; i < VPT; i++) {
+            const float x = p * f[i];
+            float vs, vc;
+            if (TEST) {
+                if (rg_sincos_scaled<S1>(x, scale, sa, &vs, &vc)) amb |= 1u << i;
+            } else {
+                rg_sincos_core(x, &vs, &vc);
+                if (!S1) vs *= scale, vc *= scale;
+            }
+            far |= !(fabsf(x) <= RG_SINCOS_FAST_MAX);
+            w.w[i] = rg_pack_bf16x2(vc, vs);
+        }
+        if (far) {
+            rg_rope_forward_far<VPT>(pos + rr, inv + VPT * k, scale, o, H);
+            continue;
+        }
+        rg_store_words<VPT>(o, w);
+        rg_store_words<VPT>(o + H, w);
+        defer |= (uint64_t)amb << (step * VPT);
+    }
+#pragma unroll 1
+    while (defer) {
+        const int b = __ffsll((long long)defer) - 1;
+        defer &= defer - 1;
+        const int rr = r0 + (b / VPT) * RPS + sub, i = b % VPT;
+        const float p = (float)__ldg(pos + rr);
+        const float x = p * (i == 0 ? f[0] : i == 1 ? f[1 % VPT] : i == 2 ? f[2 % VPT] : f[3 % VPT]);
+        const uint32_t wd = rg_sincos_bf16_double(x, scale);
+        uint32_t *o = out + (size_t)rr * (2 * H) + VPT * k + i;
+        o[0] = wd;
+        o[H] = wd;
+    }
+}
+
+template <int VPT, bool TEST>
+static void fd11_v19_go(const int64_t *pos, const float *inv, float scale, uint16_t *out, int64_t rows,
+                        int target_warps, cudaStream_t st)
+{
+    constexpr int RPS = VPT / 2;
+    int64_t rpw = (rows + target_warps - 1) / target_warps;
+    rpw = std::max<int64_t>(RPS, std::min<int64_t>((rpw + RPS - 1) / RPS * RPS, 32));
+    const int64_t warps = (rows + rpw - 1) / rpw;
+    const unsigned g = (unsigned)((warps * 32 + 255) / 256);
+    if (scale == 1.0f) fd11_v19<VPT, true, TEST><<<g, 256, 0, st>>>(pos, inv, scale, (uint32_t *)out, (int)rows, (int)rpw);
+    else fd11_v19<VPT, false, TEST><<<g, 256, 0, st>>>(pos, inv, scale, (uint32_t *)out, (int)rows, (int)rpw);
+}
+
+// ---- version 20: the library's loop kernel (rg_rope_forward_loop) at a chosen grid --------
+// EVEN: rows per warp rounded up to whole steps of two; BS: threads a block.
+static void fd11_v20_go(const int64_t *pos, const float *inv, float scale, uint16_t *out, int64_t rows,
+                        int target_warps, bool even, int bs, cudaStream_t st)
+{
+    int64_t rpw = (rows + target_warps - 1) / target_warps;
+    rpw = rpw < 2 ? 2 : rpw > 32 ? 32 : even ? (rpw + 1) / 2 * 2 : rpw;
+    const int64_t warps = (rows + rpw - 1) / rpw;
+    const unsigned g = (unsigned)((warps * 32 + bs - 1) / bs);
+    if (scale == 1.0f) rg_rope_forward_loop<true><<<g, bs, 0, st>>>(pos, inv, 1.0f, (uint32_t *)out, (int)rows, (int)rpw);
+    else rg_rope_forward_loop<false><<<g, bs, 0, st>>>(pos, inv, scale, (uint32_t *)out, (int)rows, (int)rpw);
 }
 
 // ---- versions 10, 11: reuse of equal positions across batches (011) ----------------------

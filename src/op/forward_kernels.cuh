@@ -74,7 +74,7 @@ static __device__ __noinline__ void rg_rope_forward_far(const int64_t *pos, cons
 // value (rg_sincos_bf16_refine_side: a shorter chain); with more values per
 // thread, keeping the floats alive for it costs registers and so occupancy on
 // the large problems, and the values are redone from scratch in double
-// (rg_sincos_bf16_double) (bench/NOTES.md, bench/results/dev/
+// (rg_sincos_bf16_scratch) (bench/NOTES.md, bench/results/dev/
 // forward-2026-12-01-run12.txt, probe-ops-2026-12-01-k14-fix.txt). 012's
 // kernel: the same up to 2 values per thread.
 template <int VPT, bool S1>
@@ -105,7 +105,7 @@ static __device__ __forceinline__ bool rg_rope_forward_words(float p, const floa
         if (amb) {
 #pragma unroll
             for (int i = 0; i < VPT; i++)
-                if (amb >> i & 1) w.w[i] = rg_sincos_bf16_double(p * f[i], scale);
+                if (amb >> i & 1) w.w[i] = rg_sincos_bf16_scratch<S1>(p * f[i], scale);
         }
         return true;
     }
@@ -134,6 +134,72 @@ static __global__ void __launch_bounds__(256) rg_rope_forward_vec(const int64_t 
     }
     rg_store_words<VPT>(o, w);
     rg_store_words<VPT>(o + H, w);
+}
+
+// 011's large problems (RG_FWD_LOOP_ROWS rows and more), head_dim 128, 4
+// values per lane: a warp loops over RPW (<= 32) consecutive rows, two a step
+// (16 lanes a row), with the positions loaded once, a lane each, before the
+// loop and taken by shuffle; a grid of RG_FWD_LOOP_WPS warps per SM, so the
+// stores stream out while later rows compute, with no second wave of blocks.
+// Each step stores its words at once; a value the rounding test flags is only
+// noted (a bit per value: 16 steps of 4) and redone in double after the loop,
+// where its word is stored again. So the loop body is the common path alone,
+// and a refinement delays no later row. Bit for bit rg_rope_forward_vec's
+// output (bench/dev_forward.cu checks it, as version 19); faster on 011's three
+// largest workloads (bench/NOTES.md).
+template <bool S1>
+static __global__ void __launch_bounds__(256) rg_rope_forward_loop(const int64_t *__restrict__ pos,
+                                                                   const float *__restrict__ inv, float scale,
+                                                                   uint32_t *__restrict__ out, int rows, int rpw)
+{
+    constexpr int VPT = 4, H = 64, RPS = 2;
+    const int lane = threadIdx.x & 31, k = lane & 15, sub = lane >> 4;
+    const int r0 = ((blockIdx.x * blockDim.x + threadIdx.x) >> 5) * rpw;
+    if (r0 >= rows) return;   // whole warps: the loop shuffles
+    const int rend = min(r0 + rpw, rows);
+    float f[VPT];
+    rg_load_floats<VPT>(inv + VPT * k, f);
+    const float pl = r0 + lane < rend ? (float)__ldg(pos + r0 + lane) : 0.0f;
+    const float sa = fabsf(scale) * RG_SINCOS_ABS_PER_RAD;
+    const bool bad_scale = !(fabsf(scale) <= 1.0e30f);
+    uint64_t defer = 0;
+    int step = 0;
+#pragma unroll 1
+    for (int r = r0; r < rend; r += RPS, step++) {
+        const int rr = r + sub;
+        const float p = __shfl_sync(0xffffffffu, pl, (rr - r0) & 31);
+        if (rr >= rend) continue;
+        uint32_t *o = out + (size_t)rr * (2 * H) + VPT * k;
+        uint32_t amb = 0;
+        bool far = bad_scale;
+        rg_wordvec<VPT> w;
+#pragma unroll
+        for (int i = 0; i < VPT; i++) {
+            const float x = p * f[i];
+            float vs, vc;
+            if (rg_sincos_scaled<S1>(x, scale, sa, &vs, &vc)) amb |= 1u << i;
+            far |= !(fabsf(x) <= RG_SINCOS_FAST_MAX);
+            w.w[i] = rg_pack_bf16x2(vc, vs);
+        }
+        if (far) {
+            rg_rope_forward_far<VPT>(pos + rr, inv + VPT * k, scale, o, H);
+            continue;
+        }
+        rg_store_words<VPT>(o, w);
+        rg_store_words<VPT>(o + H, w);
+        defer |= (uint64_t)amb << (step * VPT);
+    }
+#pragma unroll 1
+    while (defer) {
+        const int b = __ffsll((long long)defer) - 1;
+        defer &= defer - 1;
+        const int rr = r0 + (b / VPT) * RPS + sub, i = b % VPT;
+        const float fi = i == 0 ? f[0] : i == 1 ? f[1] : i == 2 ? f[2] : f[3];
+        const uint32_t wd = rg_sincos_bf16_scratch<S1>((float)__ldg(pos + rr) * fi, scale);
+        uint32_t *o = out + (size_t)rr * (2 * H) + VPT * k + i;
+        o[0] = wd;
+        o[H] = wd;
+    }
 }
 
 // 011, any even head_dim: one thread per (row, j < H).
@@ -207,7 +273,7 @@ static __global__ void __launch_bounds__(256) rg_cos_sin_vec(const float *__rest
             if (amb >> i & 1) {
                 const int sh = (i & 1) * 16;
                 const uint32_t wd = VPT <= 2 ? rg_sincos_bf16_refine_side<S1>(f[i], scale, vc[i], vs[i])
-                                             : rg_sincos_bf16_double(f[i], scale);
+                                             : rg_sincos_bf16_scratch<S1>(f[i], scale);
                 cw.w[i / 2] = (cw.w[i / 2] & ~(0xffffu << sh)) | ((wd & 0xffffu) << sh);
                 sw.w[i / 2] = (sw.w[i / 2] & ~(0xffffu << sh)) | ((wd >> 16) << sh);
             }
@@ -253,6 +319,14 @@ static inline bool rg_aligned(const void *p, unsigned a) { return ((uintptr_t)p 
 #ifndef RG_CS_VPT4_ROWS
 #define RG_CS_VPT4_ROWS 4097
 #endif
+// RG_FWD_LOOP_ROWS: from how many rows 011 takes rg_rope_forward_loop, with
+// RG_FWD_LOOP_WPS warps per SM (knobs for bench/dev_forward.cu's builds).
+#ifndef RG_FWD_LOOP_ROWS
+#define RG_FWD_LOOP_ROWS 12288
+#endif
+#ifndef RG_FWD_LOOP_WPS
+#define RG_FWD_LOOP_WPS 16
+#endif
 static inline int rg_rope_forward_vpt(int64_t rows)
 {
     return rows < RG_FWD_VPT2_ROWS ? 1 : rows < RG_FWD_VPT4_ROWS ? 2 : 4;
@@ -290,7 +364,24 @@ static cudaError_t rg_rope_forward_launch(const ropegrad_rope_forward_problem *p
     const int64_t rows = p->batch_size * p->seq_len;
     const int H = (int)(p->head_dim / 2);
     const int vpt = rg_rope_forward_vpt(rows);
-    if (H == 64 && rows <= RG_FWD_MAX_ROWS && rg_aligned(p->inv_freq, 4 * vpt) && rg_aligned(p->cos_sin, 4 * vpt)) {
+    if (H == 64 && rows >= RG_FWD_LOOP_ROWS && rows <= RG_FWD_MAX_ROWS && rg_aligned(p->inv_freq, 16) &&
+        rg_aligned(p->cos_sin, 16)) {
+        int dev = 0, sms = 0;
+        cudaError_t e = cudaGetDevice(&dev);
+        if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+        if (e != cudaSuccess) return e;
+        const int64_t warps_want = (int64_t)sms * RG_FWD_LOOP_WPS;
+        int64_t rpw = (rows + warps_want - 1) / warps_want;
+        rpw = rpw < 2 ? 2 : rpw > 32 ? 32 : (rpw + 1) / 2 * 2;   // whole steps of two rows, a position per lane
+        const int64_t warps = (rows + rpw - 1) / rpw;
+        const unsigned grid = (unsigned)((warps * 32 + 255) / 256);
+        uint32_t *out = (uint32_t *)p->cos_sin;
+        if (p->attention_scaling == 1.0f)
+            rg_rope_forward_loop<true><<<grid, 256, 0, st>>>(p->position_ids, p->inv_freq, 1.0f, out, (int)rows, (int)rpw);
+        else
+            rg_rope_forward_loop<false><<<grid, 256, 0, st>>>(p->position_ids, p->inv_freq, p->attention_scaling, out,
+                                                             (int)rows, (int)rpw);
+    } else if (H == 64 && rows <= RG_FWD_MAX_ROWS && rg_aligned(p->inv_freq, 4 * vpt) && rg_aligned(p->cos_sin, 4 * vpt)) {
         if (vpt == 1) rg_rope_forward_go<1>(p, (int)rows, st);
         else if (vpt == 2) rg_rope_forward_go<2>(p, (int)rows, st);
         else rg_rope_forward_go<4>(p, (int)rows, st);

@@ -155,8 +155,8 @@ static __device__ __forceinline__ uint32_t rg_bf16_rn_double(double d)
     const float f = (float)d;
     const uint32_t u = __float_as_uint(f);
     if ((u & 0xffffu) == 0x8000u && (double)f != d) return (fabs(d) > fabs((double)f)) ? (u >> 16) + 1u : (u >> 16);
-    if (!(fabsf(f) <= 3.0e38f)) return (u >> 16) | ((u & 0x7fffffffu) > 0x7f800000u ? 0x40u : 0u);
-    return rg_bf16_rn_bits(f);
+    if (!(fabsf(f) <= 3.40282347e38f)) return (u >> 16) | ((u & 0x7fffffffu) > 0x7f800000u ? 0x40u : 0u);
+    return rg_bf16_rn_bits(f);   // FLT_MAX's neighbourhood rounds to Inf, as it should
 }
 
 // sin/cos in double, for the values the float path cannot round with
@@ -212,6 +212,45 @@ static __device__ __forceinline__ uint32_t rg_sincos_bf16_double(float x, float 
     double s, c;
     rg_sincos_double(x, &s, &c);
     return rg_bf16_rn_double((double)scale * c) | (rg_bf16_rn_double((double)scale * s) << 16);
+}
+
+// Out of line, so the compiler cannot run it beside the integer route below.
+static __device__ __noinline__ uint32_t rg_bf16_rn_double_rare(double d) { return rg_bf16_rn_double(d); }
+
+// rg_bf16_rn_double by integer operations on the double's bits, for the
+// refinement's critical path (~40 cycles against ~110 on the H200, bench/
+// dev_latency.cu): for 2^-126 <= |d| < 2^128 the exponent is rebiased (1023 ->
+// 127) in the high word, whose top 7 mantissa bits are the bf16's; bit 12 of
+// that word is the rounding bit and everything below it (the rest of the high
+// word, the low word) the sticky part; a carry into the exponent is right, up
+// to Inf. Anything else (0, subnormals, Inf, NaN, overflow) takes
+// rg_bf16_rn_double out of line. Equal to it for every double (bench/
+// sincos_bound.cu compares 2^30 of them, ties and their neighbours included).
+static __device__ __forceinline__ uint32_t rg_bf16_rn_double_int(double d)
+{
+    const uint32_t hi = (uint32_t)__double2hiint(d), lo = (uint32_t)__double2loint(d);
+    const uint32_t a = hi & 0x7fffffffu;
+    if (a - 0x38100000u >= 0x47f00000u - 0x38100000u) return rg_bf16_rn_double_rare(d);
+    const uint32_t b = (a - 0x38000000u) >> 13;                            // float exponent, 7 mantissa bits
+    const uint32_t up = (a >> 12) & ((((a & 0xfffu) | lo) != 0u) | b);      // above the midpoint, or a tie and b odd
+    return ((hi >> 16) & 0x8000u) | (b + (up & 1u));
+}
+
+// The refinement from x alone (no float values kept alive: the kernels with 2
+// or more values a thread, where registers set the occupancy): sin/cos in
+// double (|x| <= RG_SINCOS_FAST_MAX and a finite scale: callers check), times
+// scale, each rounded once by rg_bf16_rn_double_int. Bit for bit
+// rg_sincos_bf16_double there. S1: scale == 1.
+template <bool S1>
+static __device__ __forceinline__ uint32_t rg_sincos_bf16_scratch(float x, float scale)
+{
+    double s, c;
+    rg_sincos_double_core(x, &s, &c);
+    if (!S1) {
+        s *= (double)scale;
+        c *= (double)scale;
+    }
+    return rg_bf16_rn_double_int(c) | (rg_bf16_rn_double_int(s) << 16);
 }
 
 // The bf16 bits of z given a float v with |z - v| <= t, t far below a quarter
