@@ -173,25 +173,17 @@ int main(int argc, char **argv)
         V11R(6, 2, "17-u23/2");
         V11R(7, 1, "18-spec/1");
         V11R(7, 2, "18-spec/2");
-#define V19(N, TW, TEST, NAME) vs.push_back({NAME, TEST ? 19 : 21, [&](int64_t B_, int64_t S_, float sc) { fd11_v19_go<N, TEST>(pos, inv, sc, out, B_ * S_, TW, 0); }})
-        V19(2, 2112, true, "19-defer/2w2k");
-        V19(2, 4224, true, "19-defer/2w4k");
-        V19(2, 8448, true, "19-defer/2w8k");
-        V19(4, 1056, true, "19-defer/4w1k");
-        V19(4, 2112, true, "19-defer/4w2k");
-        V19(4, 3168, true, "19-defer/4w3k");
-        V19(4, 4224, true, "19-defer/4w4k");
-        V19(4, 8448, true, "19-defer/4w8k");
-        V19(2, 8448, false, "19-plain/2w8k");
-#define V20(TW, EVEN, BS, NAME) vs.push_back({NAME, 20 - 1, [&](int64_t B_, int64_t S_, float sc) { fd11_v20_go(pos, inv, sc, out, B_ * S_, TW, EVEN, BS, 0); }})
-        V20(2112, true, 256, "20-lib-loop/w2k");
+#define V19(TW, TEST, NAME) vs.push_back({NAME, TEST ? 19 : 21, [&](int64_t B_, int64_t S_, float sc) { fd11_loop_go<TEST>(pos, inv, sc, out, B_ * S_, TW, true, 256, 0); }})
+        V19(1056, true, "19-defer/4w1k");
+        V19(2112, true, "19-defer/4w2k");
+        V19(3168, true, "19-defer/4w3k");
+        V19(4224, true, "19-defer/4w4k");
+        V19(2112, false, "19-plain/4w2k");
+        V19(4224, false, "19-plain/4w4k");
+#define V20(TW, EVEN, BS, NAME) vs.push_back({NAME, 20 - 1, [&](int64_t B_, int64_t S_, float sc) { fd11_loop_go<true>(pos, inv, sc, out, B_ * S_, TW, EVEN, BS, 0); }})
         V20(2112, true, 64, "20-lib-loop/w2k b64");
         V20(2112, false, 64, "20-lib-loop/w2k b64 odd");
         V20(2112, false, 32, "20-lib-loop/w2k b32 odd");
-        V20(2640, false, 64, "20-lib-loop/w20 b64 odd");
-        V20(1584, false, 64, "20-lib-loop/w12 b64 odd");
-        V19(4, 2112, false, "19-plain/4w2k");
-        V19(4, 4224, false, "19-plain/4w4k");
 #define V11M(V, N, NAME) vs.push_back({NAME, V, [&](int64_t B_, int64_t S_, float sc) { fd11_memo_go<V, N>(pos, inv, sc, out, B_, S_, 0); }})
         V11M(10, 2, "10-memo-chunk/2");
         V11M(10, 4, "10-memo-chunk/4");

@@ -77,7 +77,9 @@
 //              the shipped 1.17x, small workloads included (bench/results/dev/
 //              forward-2026-12-01-run16.txt): the double path for every value
 //              costs far more than the rare branch saves.
-// 19 defer    (011) rows in a loop per warp as 8, 4 values per lane, on a grid
+// 19 defer    (011; its kernel moved to the library as rg_rope_forward_loop,
+//              which dev_forward now times under this name) rows in a loop per
+//              warp as 8, 4 values per lane, on a grid
 //              of a few thousand warps, but a value the test flags is only noted
 //              (a bit per value) and redone after the loop, so the loop body is
 //              the common path alone. At 16 warps per SM: the largest workloads
@@ -463,101 +465,21 @@ static void fd12_v5_go(const float *freqs, float scale, uint16_t *c, uint16_t *s
     else fd12_v5<VPT, false, MODE, BS><<<g, BS, 0, st>>>(freqs, scale, (uint32_t *)c, (uint32_t *)s, (int)rows);
 }
 
-// ---- version 19: rows in a loop per warp, the refinement deferred (011) -------------------
-// A warp covers RPW rows (<= 32), RPS = VPT/2 rows a step (TPR = 64/VPT lanes a
-// row); the positions are loaded once, a lane each, before the loop, and taken
-// by shuffle. Each step stores its words at once; a value the test flags is
-// only noted (a bit per value, up to 64) and redone in double after the loop,
-// where its word is stored again. So the loop body is the common path alone,
-// and a flagged value delays no later row's stores. TEST false: no rounding
-// test (timing only, not correctly rounded).
-template <int VPT, bool S1, bool TEST>
-static __global__ void __launch_bounds__(256) fd11_v19(const int64_t *__restrict__ pos, const float *__restrict__ inv,
-                                                       float scale, uint32_t *__restrict__ out, int rows, int rpw)
-{
-    static_assert(VPT == 2 || VPT == 4, "a row's lanes fill a warp or half of one");
-    constexpr int H = 64, TPR = H / VPT, RPS = 32 / TPR;
-    const int lane = threadIdx.x & 31;
-    const int warp = (blockIdx.x * 256 + threadIdx.x) >> 5;
-    const int k = lane % TPR, sub = lane / TPR;
-    const int r0 = warp * rpw;
-    if (r0 >= rows) return;   // whole warps
-    const int rend = min(r0 + rpw, rows);
-    float f[VPT];
-    rg_load_floats<VPT>(inv + VPT * k, f);
-    const float pl = r0 + lane < rend ? (float)__ldg(pos + r0 + lane) : 0.0f;
-    const float sa = fabsf(scale) * RG_SINCOS_ABS_PER_RAD;
-    const bool bad_scale = !(fabsf(scale) <= 1.0e30f);
-    uint64_t defer = 0;
-    int step = 0;
-#pragma unroll 1
-    for (int r = r0; r < rend; r += RPS, step++) {
-        const int rr = r + sub;
-        const float p = __shfl_sync(0xffffffffu, pl, (rr - r0) & 31);
-        if (rr >= rend) continue;
-        uint32_t *o = out + (size_t)rr * (2 * H) + VPT * k;
-        uint32_t amb = 0;
-        bool far = bad_scale;
-        rg_wordvec<VPT> w;
-#pragma unroll
-        for (int i = 0; i < VPT; i++) {
-            const float x = p * f[i];
-            float vs, vc;
-            if (TEST) {
-                if (rg_sincos_scaled<S1>(x, scale, sa, &vs, &vc)) amb |= 1u << i;
-            } else {
-                rg_sincos_core(x, &vs, &vc);
-                if (!S1) vs *= scale, vc *= scale;
-            }
-            far |= !(fabsf(x) <= RG_SINCOS_FAST_MAX);
-            w.w[i] = rg_pack_bf16x2(vc, vs);
-        }
-        if (far) {
-            rg_rope_forward_far<VPT>(pos + rr, inv + VPT * k, scale, o, H);
-            continue;
-        }
-        rg_store_words<VPT>(o, w);
-        rg_store_words<VPT>(o + H, w);
-        defer |= (uint64_t)amb << (step * VPT);
-    }
-#pragma unroll 1
-    while (defer) {
-        const int b = __ffsll((long long)defer) - 1;
-        defer &= defer - 1;
-        const int rr = r0 + (b / VPT) * RPS + sub, i = b % VPT;
-        const float p = (float)__ldg(pos + rr);
-        const float x = p * (i == 0 ? f[0] : i == 1 ? f[1 % VPT] : i == 2 ? f[2 % VPT] : f[3 % VPT]);
-        const uint32_t wd = rg_sincos_bf16_double(x, scale);
-        uint32_t *o = out + (size_t)rr * (2 * H) + VPT * k + i;
-        o[0] = wd;
-        o[H] = wd;
-    }
-}
-
-template <int VPT, bool TEST>
-static void fd11_v19_go(const int64_t *pos, const float *inv, float scale, uint16_t *out, int64_t rows,
-                        int target_warps, cudaStream_t st)
-{
-    constexpr int RPS = VPT / 2;
-    int64_t rpw = (rows + target_warps - 1) / target_warps;
-    rpw = std::max<int64_t>(RPS, std::min<int64_t>((rpw + RPS - 1) / RPS * RPS, 32));
-    const int64_t warps = (rows + rpw - 1) / rpw;
-    const unsigned g = (unsigned)((warps * 32 + 255) / 256);
-    if (scale == 1.0f) fd11_v19<VPT, true, TEST><<<g, 256, 0, st>>>(pos, inv, scale, (uint32_t *)out, (int)rows, (int)rpw);
-    else fd11_v19<VPT, false, TEST><<<g, 256, 0, st>>>(pos, inv, scale, (uint32_t *)out, (int)rows, (int)rpw);
-}
-
-// ---- version 20: the library's loop kernel (rg_rope_forward_loop) at a chosen grid --------
+// ---- versions 19, 20: the library's loop kernel (rg_rope_forward_loop) at a chosen grid ----
+// Version 19's kernel is the library's since it shipped (its body, moved, with
+// TEST false for 19-plain: no rounding test, timing only); 20 varies the grid.
 // EVEN: rows per warp rounded up to whole steps of two; BS: threads a block.
-static void fd11_v20_go(const int64_t *pos, const float *inv, float scale, uint16_t *out, int64_t rows,
-                        int target_warps, bool even, int bs, cudaStream_t st)
+template <bool TEST>
+static void fd11_loop_go(const int64_t *pos, const float *inv, float scale, uint16_t *out, int64_t rows,
+                         int target_warps, bool even, int bs, cudaStream_t st)
 {
     int64_t rpw = (rows + target_warps - 1) / target_warps;
     rpw = rpw < 2 ? 2 : rpw > 32 ? 32 : even ? (rpw + 1) / 2 * 2 : rpw;
     const int64_t warps = (rows + rpw - 1) / rpw;
     const unsigned g = (unsigned)((warps * 32 + bs - 1) / bs);
-    if (scale == 1.0f) rg_rope_forward_loop<true><<<g, bs, 0, st>>>(pos, inv, 1.0f, (uint32_t *)out, (int)rows, (int)rpw);
-    else rg_rope_forward_loop<false><<<g, bs, 0, st>>>(pos, inv, scale, (uint32_t *)out, (int)rows, (int)rpw);
+    if (scale == 1.0f)
+        rg_rope_forward_loop<true, TEST><<<g, bs, 0, st>>>(pos, inv, 1.0f, (uint32_t *)out, (int)rows, (int)rpw);
+    else rg_rope_forward_loop<false, TEST><<<g, bs, 0, st>>>(pos, inv, scale, (uint32_t *)out, (int)rows, (int)rpw);
 }
 
 // ---- versions 10, 11: reuse of equal positions across batches (011) ----------------------

@@ -77,30 +77,48 @@ static __device__ __noinline__ void rg_rope_forward_far(const int64_t *pos, cons
 // (rg_sincos_bf16_scratch) (bench/NOTES.md, bench/results/dev/
 // forward-2026-12-01-run12.txt, probe-ops-2026-12-01-k14-fix.txt). 012's
 // kernel: the same up to 2 values per thread.
+// The common path of VPT values at position p: their words (w), whether an
+// argument or the scale leaves the fast range (far), and the mask of values
+// whose bf16 rounding the test leaves uncertain (returned). TEST false: no
+// test (bench/dev_forward.cu's timing-only variants; the library always tests).
+template <int VPT, bool S1, bool TEST = true>
+static __device__ __forceinline__ uint32_t rg_rope_forward_common(float p, const float *f, float scale, float sa,
+                                                                  rg_wordvec<VPT> &w, bool &far)
+{
+    uint32_t amb = 0;
+    far = !(fabsf(scale) <= 1.0e30f);
+#pragma unroll
+    for (int i = 0; i < VPT; i++) {
+        const float x = p * f[i];
+        float vs, vc;
+        if (TEST) {
+            if (rg_sincos_scaled<S1>(x, scale, sa, &vs, &vc)) amb |= 1u << i;
+        } else {
+            rg_sincos_core(x, &vs, &vc);
+            if (!S1) vs *= scale, vc *= scale;
+        }
+        far |= !(fabsf(x) <= RG_SINCOS_FAST_MAX);
+        w.w[i] = rg_pack_bf16x2(vc, vs);
+    }
+    return amb;
+}
+
 template <int VPT, bool S1>
 static __device__ __forceinline__ bool rg_rope_forward_words(float p, const float *f, float scale, float sa,
                                                              rg_wordvec<VPT> &w)
 {
-    uint32_t amb = 0;
-    bool far = !(fabsf(scale) <= 1.0e30f);
+    bool far;
     if constexpr (VPT == 1) {
         const float x = p * f[0];
         float vs, vc;
-        amb = rg_sincos_scaled<S1>(x, scale, sa, &vs, &vc);
-        far |= !(fabsf(x) <= RG_SINCOS_FAST_MAX);
+        const bool amb = rg_sincos_scaled<S1>(x, scale, sa, &vs, &vc);
+        far = !(fabsf(scale) <= 1.0e30f) || !(fabsf(x) <= RG_SINCOS_FAST_MAX);
         w.w[0] = rg_pack_bf16x2(vc, vs);
         if (far) return false;
         if (amb) w.w[0] = rg_sincos_bf16_refine_side<S1>(x, scale, vc, vs);
         return true;
     } else {
-#pragma unroll
-        for (int i = 0; i < VPT; i++) {
-            const float x = p * f[i];
-            float vs, vc;
-            if (rg_sincos_scaled<S1>(x, scale, sa, &vs, &vc)) amb |= 1u << i;
-            far |= !(fabsf(x) <= RG_SINCOS_FAST_MAX);
-            w.w[i] = rg_pack_bf16x2(vc, vs);
-        }
+        const uint32_t amb = rg_rope_forward_common<VPT, S1>(p, f, scale, sa, w, far);
         if (far) return false;
         if (amb) {
 #pragma unroll
@@ -147,7 +165,7 @@ static __global__ void __launch_bounds__(256) rg_rope_forward_vec(const int64_t 
 // and a refinement delays no later row. Bit for bit rg_rope_forward_vec's
 // output (bench/dev_forward.cu checks it, as version 19); faster on 011's three
 // largest workloads (bench/NOTES.md).
-template <bool S1>
+template <bool S1, bool TEST = true>
 static __global__ void __launch_bounds__(256) rg_rope_forward_loop(const int64_t *__restrict__ pos,
                                                                    const float *__restrict__ inv, float scale,
                                                                    uint32_t *__restrict__ out, int rows, int rpw)
@@ -161,7 +179,6 @@ static __global__ void __launch_bounds__(256) rg_rope_forward_loop(const int64_t
     rg_load_floats<VPT>(inv + VPT * k, f);
     const float pl = r0 + lane < rend ? (float)__ldg(pos + r0 + lane) : 0.0f;
     const float sa = fabsf(scale) * RG_SINCOS_ABS_PER_RAD;
-    const bool bad_scale = !(fabsf(scale) <= 1.0e30f);
     uint64_t defer = 0;
     int step = 0;
 #pragma unroll 1
@@ -170,17 +187,9 @@ static __global__ void __launch_bounds__(256) rg_rope_forward_loop(const int64_t
         const float p = __shfl_sync(0xffffffffu, pl, (rr - r0) & 31);
         if (rr >= rend) continue;
         uint32_t *o = out + (size_t)rr * (2 * H) + VPT * k;
-        uint32_t amb = 0;
-        bool far = bad_scale;
         rg_wordvec<VPT> w;
-#pragma unroll
-        for (int i = 0; i < VPT; i++) {
-            const float x = p * f[i];
-            float vs, vc;
-            if (rg_sincos_scaled<S1>(x, scale, sa, &vs, &vc)) amb |= 1u << i;
-            far |= !(fabsf(x) <= RG_SINCOS_FAST_MAX);
-            w.w[i] = rg_pack_bf16x2(vc, vs);
-        }
+        bool far;
+        const uint32_t amb = rg_rope_forward_common<VPT, S1, TEST>(p, f, scale, sa, w, far);
         if (far) {
             rg_rope_forward_far<VPT>(pos + rr, inv + VPT * k, scale, o, H);
             continue;
