@@ -171,6 +171,11 @@ int main(int argc, char **argv)
         V11R(5, 2, "16-tight/2");
         V11R(6, 1, "17-u23/1");
         V11R(6, 2, "17-u23/2");
+#define V11T(M, V, N, NAME) vs.push_back({NAME, V, [&](int64_t B_, int64_t S_, float sc) { fd11_v5_go<M, N>(pos, inv, sc, out, B_ * S_, 0); }})
+        V11T(8, 22, 1, "22-noref/1");
+        V11T(8, 22, 2, "22-noref/2");
+        V11T(9, 23, 1, "23-ffemu/1");
+        V11T(9, 23, 2, "23-ffemu/2");
         V11R(7, 1, "18-spec/1");
         V11R(7, 2, "18-spec/2");
 #define V19(TW, TEST, NAME) vs.push_back({NAME, TEST ? 19 : 21, [&](int64_t B_, int64_t S_, float sc) { fd11_loop_go<TEST>(pos, inv, sc, out, B_ * S_, TW, true, 256, 0); }})

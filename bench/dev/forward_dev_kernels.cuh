@@ -77,6 +77,13 @@
 //              the shipped 1.17x, small workloads included (bench/results/dev/
 //              forward-2026-12-01-run16.txt): the double path for every value
 //              costs far more than the rare branch saves.
+// 22 noref    (011) 5 (the side refinement at 1 value a thread) with the test
+//              kept but nothing refined (a flagged value's word has a bit
+//              flipped): what the refinement costs where some warp nearly
+//              always has a flagged value. 23 ffemu: 22 with 12 dependent FFMAs
+//              ahead of the core, the chain of a first stage about twice as
+//              long (a float-float core accurate enough to flag ~1e-6 of the
+//              values would be about that). Timing only, not correct.
 // 19 defer    (011; its kernel moved to the library as rg_rope_forward_loop,
 //              which dev_forward now times under this name) rows in a loop per
 //              warp as 8, 4 values per lane, on a grid
@@ -337,6 +344,10 @@ static __device__ __forceinline__ bool fd5_value(float x, float scale, float sa,
         return rg_bf16_near_mid(s, fmaf(fabsf(s), 0.5f * RG_SINCOS_REL_ERR, ta)) |
                rg_bf16_near_mid(c, fmaf(fabsf(c), 0.5f * RG_SINCOS_REL_ERR, ta));
     }
+    if (MODE == 9) {   // 23: 12 dependent FFMAs ahead of the core (a longer first stage's chain, emulated)
+#pragma unroll
+        for (int i = 0; i < 12; i++) asm volatile("fma.rn.f32 %0, %0, 0f3F800000, 0f00000000;" : "+f"(x));
+    }
     if (MODE == 0 || MODE >= 3) return rg_sincos_scaled<S1>(x, scale, sa, vs, vc);
     float s, c;
     rg_sincos_core(x, &s, &c);
@@ -382,6 +393,9 @@ static __global__ void __launch_bounds__(BS) fd11_v5(const int64_t *__restrict__
             const uint32_t wr = rg_sincos_bf16_refine_side<S1>(p * f[i], scale, vc[i], vs[i]);
             w.w[i] ^= (w.w[i] ^ wr) & (0u - (amb >> i & 1u));
         }
+    } else if (MODE >= 8) {   // 22, 23: the test kept (its flags flip a bit) but nothing refined: timing only
+#pragma unroll
+        for (int i = 0; i < VPT; i++) w.w[i] ^= amb >> i & 1u;
     } else if (amb) {
 #pragma unroll
         for (int i = 0; i < VPT; i++)
