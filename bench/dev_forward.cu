@@ -176,6 +176,10 @@ int main(int argc, char **argv)
         V11T(8, 22, 2, "22-noref/2");
         V11T(9, 23, 1, "23-ffemu/1");
         V11T(9, 23, 2, "23-ffemu/2");
+#define V24(N, TEST, NAME) vs.push_back({NAME, TEST ? 24 - 5 : 21, [&](int64_t B_, int64_t S_, float sc) { fd11_warm_go<N, TEST>(pos, inv, sc, out, B_ * S_, 0); }})
+        V24(1, true, "24-warm/1");
+        V24(2, true, "24-warm/2");
+        V24(2, false, "24-warm-plain/2");
         V11R(7, 1, "18-spec/1");
         V11R(7, 2, "18-spec/2");
 #define V19(TW, TEST, NAME) vs.push_back({NAME, TEST ? 19 : 21, [&](int64_t B_, int64_t S_, float sc) { fd11_loop_go<TEST>(pos, inv, sc, out, B_ * S_, TW, true, 256, 0); }})
