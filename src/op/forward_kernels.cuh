@@ -13,8 +13,10 @@
 // few uncertain values in double inline (one branch per thread, about one
 // value in 4000), and sends the whole thread out of line only for an argument
 // beyond 4e6 rad, a NaN/Inf or a huge scale. scale == 1 (the common case) is
-// compiled apart. A general kernel (one thread per frequency, scalar stores)
-// takes any even head_dim and any alignment.
+// compiled apart. 011 from RG_FWD_LOOP_ROWS rows: warps looping over rows,
+// the uncertain values redone after the loop (rg_rope_forward_loop). A general
+// kernel (one thread per frequency, scalar stores) takes any even head_dim and
+// any alignment.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -66,17 +68,6 @@ static __device__ __noinline__ void rg_rope_forward_far(const int64_t *pos, cons
     }
 }
 
-// One thread's VPT (cos | sin << 16) words for position p: false if an
-// argument is beyond the fast range (or scale is huge), for the caller to take
-// the out-of-line path; the uncertain roundings are redone here in double.
-// When a thread has one value (011's small problems) the refinement decides
-// each rounding by one compare against the bf16 midpoint next to the float
-// value (rg_sincos_bf16_refine_side: a shorter chain); with more values per
-// thread, keeping the floats alive for it costs registers and so occupancy on
-// the large problems, and the values are redone from scratch in double
-// (rg_sincos_bf16_scratch) (bench/NOTES.md, bench/results/dev/
-// forward-2026-12-01-run12.txt, probe-ops-2026-12-01-k14-fix.txt). 012's
-// kernel: the same up to 2 values per thread.
 // The common path of VPT values at position p: their words (w), whether an
 // argument or the scale leaves the fast range (far), and the mask of values
 // whose bf16 rounding the test leaves uncertain (returned). TEST false: no
@@ -103,6 +94,17 @@ static __device__ __forceinline__ uint32_t rg_rope_forward_common(float p, const
     return amb;
 }
 
+// One thread's VPT (cos | sin << 16) words for position p: false if an
+// argument is beyond the fast range (or scale is huge), for the caller to take
+// the out-of-line path; the uncertain roundings are redone here in double.
+// When a thread has one value (011's small problems) the refinement decides
+// each rounding by one compare against the bf16 midpoint next to the float
+// value (rg_sincos_bf16_refine_side: a shorter chain); with more values per
+// thread, keeping the floats alive for it costs registers and so occupancy on
+// the large problems, and the values are redone from scratch in double
+// (rg_sincos_bf16_scratch) (bench/NOTES.md, bench/results/dev/
+// forward-2026-12-01-run12.txt, probe-ops-2026-12-01-k14-fix.txt). 012's
+// kernel: the same up to 2 values per thread.
 template <int VPT, bool S1>
 static __device__ __forceinline__ bool rg_rope_forward_words(float p, const float *f, float scale, float sa,
                                                              rg_wordvec<VPT> &w)
