@@ -72,10 +72,8 @@ static void kernel_portable(const ropegrad_problem *p, int64_t r0, int64_t r1)
         const float *inv = p->inv_freq + (r / S) * p->inv_freq_batch_stride;
         double acc = 0.0;
         for (int64_t d = 0; d < H; d++) {
-            const float e = p->emb[base + d];
             Sleef_float2 sc; /* x = sin, y = cos */
-            if (fabsf(e) <= RG_CORE_FAST_MAX) rg_sincos_core1(e, &sc.x, &sc.y);
-            else sc = Sleef_sincosf_u10(e);
+            rg_sincos1(p->emb[base + d], &sc.x, &sc.y);
             float gc = rg_load_grad(p->grad_cos, dt, base + d) + rg_load_grad(p->grad_cos, dt, base + d + H);
             float gs = rg_load_grad(p->grad_sin, dt, base + d) + rg_load_grad(p->grad_sin, dt, base + d + H);
             acc += (double)(inv[d] * (gs * sc.y - gc * sc.x));
@@ -167,8 +165,7 @@ const char *ropegrad_cpu_isa(void)
  * rounded once (rg_sincos_bf16_put). */
 void rg_sincos_bf16_row(const float *x, float mul, int64_t n, float scale, uint16_t *cb, uint16_t *sb, uint32_t *w)
 {
-    pthread_once(&isa_once, isa_resolve);
-    isa_sincos(x, mul, n, scale, cb, sb, w);
+    isa_sincos(x, mul, n, scale, cb, sb, w);   /* resolved by rg_cpu_parallel_rows, its only way in */
 }
 
 void rg_cpu_parallel_rows(int64_t rows, int64_t row_elems, int num_threads, rg_cpu_chunk_fn fn, const void *ctx)

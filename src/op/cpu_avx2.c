@@ -39,21 +39,26 @@ RG_INLINE float hsum8(__m256 v)
     return _mm_cvtss_f32(x);
 }
 
+/* cpu_avx512.c's sincos16 at 8 lanes: the core where every lane is within
+ * RG_CORE_FAST_MAX (returns 1), else SLEEF's 1-ulp sincos (returns 0). */
+RG_INLINE int sincos8(__m256 x, __m256 ax, __m256 *s, __m256 *c)
+{
+    if (_mm256_movemask_ps(_mm256_cmp_ps(ax, _mm256_set1_ps(RG_CORE_FAST_MAX), _CMP_LE_OQ)) == 0xff) {
+        core8(x, s, c);
+        return 1;
+    }
+    const Sleef___m256_2 sc = Sleef_sincosf8_u10avx2(x);
+    *s = sc.x, *c = sc.y;
+    return 0;
+}
+
 /* acc += inv * ((gs_lo+gs_hi)*cos(e) - (gc_lo+gc_hi)*sin(e)), 8 lanes. */
 RG_INLINE __m256 step8(const float *e, const float *inv, const void *gc, const void *gs,
                        int64_t lo, int64_t hi, ropegrad_dtype dt, __m256 acc)
 {
     const __m256 x = _mm256_loadu_ps(e);
-    /* the core where every lane is within its range, else (a lane beyond it,
-     * or NaN) SLEEF's 1-ulp sincos */
-    const __m256 ax = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
     __m256 sn, cs;
-    if (_mm256_movemask_ps(_mm256_cmp_ps(ax, _mm256_set1_ps(RG_CORE_FAST_MAX), _CMP_LE_OQ)) == 0xff) {
-        core8(x, &sn, &cs);
-    } else {
-        const Sleef___m256_2 sc = Sleef_sincosf8_u10avx2(x);
-        sn = sc.x, cs = sc.y;
-    }
+    sincos8(x, _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x), &sn, &cs);
     __m256 c = _mm256_add_ps(load_grad8(gc, lo, dt), load_grad8(gc, hi, dt));
     __m256 s = _mm256_add_ps(load_grad8(gs, lo, dt), load_grad8(gs, hi, dt));
     __m256 t = _mm256_fmsub_ps(s, cs, _mm256_mul_ps(c, sn));
@@ -131,7 +136,6 @@ RG_INLINE __m256i bf16_rn8(__m256 v, int hi)
     return hi ? _mm256_and_si256(r, _mm256_set1_epi32((int)0xffff0000u)) : _mm256_srli_epi32(r, 16);
 }
 
-
 /* rg_bf16_certain on 8 lanes, t = |v| * rel + ta: an all-ones / zero lane mask. */
 RG_INLINE __m256 certain8(__m256 v, __m256 rel, __m256 ta)
 {
@@ -159,12 +163,10 @@ RG_INLINE int pairs8(const float *x, int64_t j, __m256 vmul, __m256 vscale, __m2
     const __m256 ax = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v);
     __m256 s, c, rel, ta;
     int bad = 0;
-    if (_mm256_movemask_ps(_mm256_cmp_ps(ax, _mm256_set1_ps(RG_CORE_FAST_MAX), _CMP_LE_OQ)) == 0xff) {
-        core8(v, &s, &c);
+    if (sincos8(v, ax, &s, &c)) {
         rel = _mm256_set1_ps(RG_CORE_REL_ERR), ta = _mm256_mul_ps(ax, sa);
     } else {
-        const Sleef___m256_2 sc = Sleef_sincosf8_u10avx2(v);
-        s = sc.x, c = sc.y, rel = _mm256_set1_ps(RG_SLEEF_SINCOS_REL), ta = _mm256_set1_ps(RG_SLEEF_SINCOS_ABS);
+        rel = _mm256_set1_ps(RG_SLEEF_SINCOS_REL), ta = _mm256_set1_ps(RG_SLEEF_SINCOS_ABS);
         bad = _mm256_movemask_ps(_mm256_cmp_ps(ax, _mm256_set1_ps(RG_SLEEF_SINCOS_MAX), _CMP_NLE_UQ));
     }
     const __m256 vs = s1 ? s : _mm256_mul_ps(s, vscale), vc = s1 ? c : _mm256_mul_ps(c, vscale);

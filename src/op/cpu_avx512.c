@@ -50,20 +50,28 @@ RG_INLINE __m512 load_grad16(const void *base, int64_t i, ropegrad_dtype dt)
     return _mm512_cvtph_ps(h); /* IEEE half, exact (subnormals included) */
 }
 
+/* sin and cos of 16 lanes x (ax = |x|): the core where every lane is within
+ * RG_CORE_FAST_MAX (returns 1), else SLEEF's 1-ulp sincos (returns 0: a lane
+ * beyond the core's range, or NaN). The backward's step16 and the forward's
+ * vector16 both take their sin/cos here. */
+RG_INLINE int sincos16(__m512 x, __m512 ax, __m512 *s, __m512 *c)
+{
+    if (_mm512_cmp_ps_mask(ax, _mm512_set1_ps(RG_CORE_FAST_MAX), _CMP_LE_OQ) == 0xffff) {
+        core16(x, s, c);
+        return 1;
+    }
+    const Sleef___m512_2 sc = Sleef_sincosf16_u10avx512f(x);
+    *s = sc.x, *c = sc.y;
+    return 0;
+}
+
 /* acc += inv * ((gs_lo+gs_hi)*cos(e) - (gc_lo+gc_hi)*sin(e)), 16 lanes. */
 RG_INLINE __m512 step16(const float *e, const float *inv, const void *gc, const void *gs,
                         int64_t lo, int64_t hi, ropegrad_dtype dt, __m512 acc)
 {
     const __m512 x = _mm512_loadu_ps(e);
-    /* the core where every lane is within its range, else (a lane beyond it,
-     * or NaN) SLEEF's 1-ulp sincos */
     __m512 sn, cs;
-    if (_mm512_cmp_ps_mask(_mm512_abs_ps(x), _mm512_set1_ps(RG_CORE_FAST_MAX), _CMP_LE_OQ) == 0xffff) {
-        core16(x, &sn, &cs);
-    } else {
-        const Sleef___m512_2 sc = Sleef_sincosf16_u10avx512f(x);
-        sn = sc.x, cs = sc.y;
-    }
+    sincos16(x, _mm512_abs_ps(x), &sn, &cs);
     __m512 c = _mm512_add_ps(load_grad16(gc, lo, dt), load_grad16(gc, hi, dt));
     __m512 s = _mm512_add_ps(load_grad16(gs, lo, dt), load_grad16(gs, hi, dt));
     __m512 t = _mm512_fmsub_ps(s, cs, _mm512_mul_ps(c, sn));
@@ -180,12 +188,10 @@ RG_INLINE __mmask16 vector16(const float *x, int64_t j, __m512 vmul, __m512 vsca
     const __m512 v = _mm512_mul_ps(_mm512_loadu_ps(x + j), vmul), ax = _mm512_abs_ps(v);
     __m512 s, c, rel, ta;
     __mmask16 bad = 0;
-    if (_mm512_cmp_ps_mask(ax, _mm512_set1_ps(RG_CORE_FAST_MAX), _CMP_LE_OQ) == 0xffff) {
-        core16(v, &s, &c);
+    if (sincos16(v, ax, &s, &c)) {
         rel = _mm512_set1_ps(RG_CORE_REL_ERR), ta = _mm512_mul_ps(ax, sa);
     } else {
-        const Sleef___m512_2 sc = Sleef_sincosf16_u10avx512f(v);
-        s = sc.x, c = sc.y, rel = _mm512_set1_ps(RG_SLEEF_SINCOS_REL), ta = _mm512_set1_ps(RG_SLEEF_SINCOS_ABS);
+        rel = _mm512_set1_ps(RG_SLEEF_SINCOS_REL), ta = _mm512_set1_ps(RG_SLEEF_SINCOS_ABS);
         bad = _mm512_cmp_ps_mask(ax, _mm512_set1_ps(RG_SLEEF_SINCOS_MAX), _CMP_NLE_UQ);
     }
     return bad | pairs16(s, c, rel, ta, j, vscale, s1, cb, sb, w);

@@ -59,6 +59,20 @@ rg_cpu_sincos_bf16_fn rg_cpu_avx512_sincos_bf16(void);
  * bound (RG_CORE_FAST_MAX, RG_CORE_REL_ERR, RG_CORE_ABS_PER_RAD). */
 #include "cpu_core_scalar.h"
 
+/* sin and cos of one value: the core where |x| <= RG_CORE_FAST_MAX (returns
+ * 1), else SLEEF's scalar 1-ulp sincos (returns 0; also for NaN). The
+ * portable backward kernel (cpu.c) and rg_sincos_bf16_scalar below. */
+static inline int rg_sincos1(float x, float *s, float *c)
+{
+    if (fabsf(x) <= RG_CORE_FAST_MAX) {
+        rg_sincos_core1(x, s, c);
+        return 1;
+    }
+    const Sleef_float2 r = Sleef_sincosf_u10(x);
+    *s = r.x, *c = r.y;
+    return 0;
+}
+
 /* Whether bf16_rn(v) is the bf16 nearest to every value within t of v: t is
  * far below half a bf16 spacing, so only the midpoint m nearest v (v's top 16
  * bits | 0x8000: same sign and exponent, so v - m is exact) can lie within t.
@@ -125,13 +139,8 @@ static inline void rg_sincos_bf16_scalar(const float *xs, float mul, int64_t j0,
     for (int64_t j = j0; j < n; j++) {
         const float x = xs[j] * mul, ax = fabsf(x);
         float s, c, rel, ta;
-        if (ax <= RG_CORE_FAST_MAX) {
-            rg_sincos_core1(x, &s, &c);
-            rel = RG_CORE_REL_ERR, ta = ax * sa;
-        } else {
-            const Sleef_float2 r = Sleef_sincosf_u10(x);
-            s = r.x, c = r.y, rel = RG_SLEEF_SINCOS_REL, ta = RG_SLEEF_SINCOS_ABS;
-        }
+        if (rg_sincos1(x, &s, &c)) rel = RG_CORE_REL_ERR, ta = ax * sa;
+        else rel = RG_SLEEF_SINCOS_REL, ta = RG_SLEEF_SINCOS_ABS;
         const float vs = s * scale, vc = c * scale;
         if (!(ax <= RG_SLEEF_SINCOS_MAX) || !rg_bf16_certain(vs, fabsf(vs) * rel + ta) ||
             !rg_bf16_certain(vc, fabsf(vc) * rel + ta))

@@ -104,7 +104,8 @@ static inline uint16_t rg_bf16_rn_double(double d)
  * float product: 011 passes inv_freq and the position, 012 a row of freqs and
  * 1, which is exact), each the bf16 nearest to the exact value
  * (rg_sincos_bf16_row in cpu.c says how): to w as (cos | sin << 16) words
- * when w is not NULL, to cb and sb when they are not. */
+ * when w is not NULL, to cb and sb when they are not. Called from the row
+ * function rg_cpu_parallel_rows runs, which has chosen the ISA's primitive. */
 void rg_sincos_bf16_row(const float *x, float mul, int64_t n, float scale, uint16_t *cb, uint16_t *sb, uint32_t *w);
 
 /* Validation shared by the forward ops: sizes, head_dim, overflow of
