@@ -17,13 +17,15 @@ int cpu_dev_per_value(int reps, double (*now_us)(void), double (*median)(double 
 
 enum { SRC_SLEEF35, SRC_SLEEF10, SRC_CORE };
 
-/* One 011 row: 64 values of sin/cos(pos * inv), the test (the core's bound;
- * SLEEF's own for SLEEF), the pack, two stores of the 64 words; returns the
- * lanes flagged. */
+/* One 011 row: 64 values of sin/cos(pos * inv), the test (the library's:
+ * in ulps for the core, against SLEEF's bound for SLEEF), the pack, two
+ * stores of the 64 words; returns the lanes flagged. */
 static unsigned row16(int src, float pos, const float *inv, uint32_t *o)
 {
     unsigned flagged = 0;
-    const __m512 rel = _mm512_set1_ps(src == SRC_CORE ? RG_CORE_REL_ERR : RG_SLEEF_SINCOS_REL);
+    const __m512 rel = _mm512_set1_ps(RG_SLEEF_SINCOS_REL), ta = _mm512_set1_ps(RG_SLEEF_SINCOS_ABS);
+    const __m512i off = _mm512_set1_epi32((int)((RG_CORE_ULPS - 1u - 0x8000u) << 16));
+    const __m512i lim = _mm512_set1_epi32((int)((2u * RG_CORE_ULPS - 1u) << 16));
     for (int j = 0; j < 64; j += 16) {
         const __m512 x = _mm512_mul_ps(_mm512_loadu_ps(inv + j), _mm512_set1_ps(pos));
         __m512 s, c;
@@ -33,21 +35,22 @@ static unsigned row16(int src, float pos, const float *inv, uint32_t *o)
             const Sleef___m512_2 r = src == SRC_SLEEF35 ? Sleef_sincosf16_u35avx512f(x) : Sleef_sincosf16_u10avx512f(x);
             s = r.x, c = r.y;
         }
-        const __m512 ta = src == SRC_CORE
-                              ? _mm512_mul_ps(_mm512_abs_ps(x), _mm512_set1_ps(RG_CORE_ABS_PER_RAD))
-                              : _mm512_set1_ps(RG_SLEEF_SINCOS_ABS);
         __mmask16 bad = 0;
         const __m512 v[2] = {s, c};
         for (int k = 0; k < 2; k++) {
+            if (src == SRC_CORE) {
+                const __m512i y = _mm512_add_epi32(_mm512_slli_epi32(_mm512_castps_si512(v[k]), 16), off);
+                bad |= _mm512_cmp_epu32_mask(y, lim, _MM_CMPINT_LT);
+                continue;
+            }
             const __m512i m = _mm512_ternarylogic_epi32(_mm512_castps_si512(v[k]), _mm512_set1_epi32((int)0xffff0000u),
                                                         _mm512_set1_epi32(0x8000), 0xea);
             const __m512 t = _mm512_fmadd_ps(_mm512_abs_ps(v[k]), rel, ta);
             bad |= _mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_sub_ps(v[k], _mm512_castsi512_ps(m))), t, _CMP_LE_OQ);
         }
-        const __m512i sb = _mm512_and_si512(_mm512_add_epi32(_mm512_castps_si512(s), _mm512_set1_epi32(0x8000)),
-                                            _mm512_set1_epi32((int)0xffff0000u));
+        const __m512i sb = _mm512_add_epi32(_mm512_castps_si512(s), _mm512_set1_epi32(0x8000));
         const __m512i cb = _mm512_srli_epi32(_mm512_add_epi32(_mm512_castps_si512(c), _mm512_set1_epi32(0x8000)), 16);
-        const __m512i w = _mm512_or_si512(sb, cb);   /* rounding ties away: timing only */
+        const __m512i w = _mm512_ternarylogic_epi32(cb, sb, _mm512_set1_epi32((int)0xffff0000u), 0xf8);
         _mm512_storeu_si512((void *)(o + j), w);
         _mm512_storeu_si512((void *)(o + j + 64), w);
         flagged += (unsigned)__builtin_popcount(bad);

@@ -85,7 +85,7 @@ static __device__ __forceinline__ uint32_t piece(uint32_t u, float f)
     } else if constexpr (K == 6) {   // core + the rounding test + pack (scale 1): 011's common path per value
         float s, c;
         const float x = __uint_as_float((u & 0x007fffffu) | 0x40000000u) * f;
-        const bool amb = rg_sincos_scaled<true>(x, 1.0f, RG_SINCOS_ABS_PER_RAD, &s, &c);
+        const bool amb = rg_sincos_scaled<true>(x, 1.0f, &s, &c);
         return rg_pack_bf16x2(c, s) ^ (uint32_t)amb;
     } else if constexpr (K == 7) {   // the refinement from the float values (rg_sincos_bf16_refine_side)
         const float x = __uint_as_float((u & 0x007fffffu) | 0x40000000u) * f;
@@ -139,7 +139,7 @@ static __device__ __forceinline__ uint32_t piece(uint32_t u, float f)
     } else {   // 011's whole common path from an int64 position: I2F.S64, product, core, test, pack
         float s, c;
         const float x = (float)(int64_t)(u & 0xffffu) * f;
-        const bool amb = rg_sincos_scaled<true>(x, 1.0f, RG_SINCOS_ABS_PER_RAD, &s, &c);
+        const bool amb = rg_sincos_scaled<true>(x, 1.0f, &s, &c);
         return rg_pack_bf16x2(c, s) ^ (uint32_t)amb;
     }
 }
@@ -172,7 +172,7 @@ static __global__ void cand_check(unsigned long long *diff, unsigned long long *
         const uint32_t bits = (uint32_t)(i >> 1) | ((uint32_t)(i & 1) << 31);
         const float x = __uint_as_float(bits);
         float vs, vc;
-        rg_sincos_scaled<true>(x, 1.0f, RG_SINCOS_ABS_PER_RAD, &vs, &vc);
+        rg_sincos_scaled<true>(x, 1.0f, &vs, &vc);
         if (cand_refine(x, vc, vs) != rg_sincos_bf16_refine_side<true>(x, 1.0f, vc, vs)) {
             atomicAdd(diff, 1ull);
             atomicMin(first, (unsigned long long)bits);

@@ -1,20 +1,23 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 // sincos_bound.cu -- every float argument of the forward ops' fast path, on the
 // GPU: the device math the library ships (src/op/rope_math.cuh, included as
-// is) against libdevice's double sin/cos, at scale 1.
+// is) against libdevice's double sin/cos, at scale 1 and at a scale
+// (0.70710677, 1/sqrt(2)).
 //
 // For each float x with |x| <= RG_SINCOS_FAST_MAX (4e6; about 2.5e9 values,
-// both signs):
-//   - rg_sincos_core's float sin/cos, and its error against double, in units
-//     of the bound rg_sincos_scaled<true> assumes (RG_SINCOS_S1_FRACTION of
-//     RG_SINCOS_REL_ERR |v| + RG_SINCOS_ABS_PER_RAD |x|): the largest ratio
-//     must stay below 1;
-//   - rg_sincos_scaled<true>'s rounding test: every value it calls certain
-//     must round (bf16, nearest even) to the bf16 nearest the double value;
-//     the flagged ones are counted;
+// both signs), at each scale:
+//   - rg_sincos_scaled's float values (rg_sincos_core's sin/cos, times the
+//     scale), and their error against double in ulps of the value (the
+//     spacing of floats there): the largest must stay below the bound the
+//     rounding test assumes, RG_SINCOS_ULPS at scale 1 and
+//     RG_SINCOS_ULPS_SCALED times a scale;
+//   - rg_sincos_scaled's rounding test: every value it calls certain must
+//     round (bf16, nearest even) to the bf16 nearest the double value; the
+//     flagged ones are counted;
 //   - the flagged ones redone by both refinements the kernels use
 //     (rg_sincos_bf16_refine_side, rg_sincos_bf16_scratch) must give the bf16
 //     nearest the double value too;
+// and once:
 //   - rg_bf16_rn_double_int (the scratch refinement's rounding, by integer
 //     operations) equals rg_bf16_rn_double on 2^30 doubles built to cover its
 //     cases (ties and their neighbours, every exponent near float's range);
@@ -39,9 +42,11 @@
 #include "rope_math.cuh"
 
 // The CPU path's copy of the core's range and bound must be the GPU's.
-static_assert(RG_CORE_FAST_MAX == RG_SINCOS_FAST_MAX && RG_CORE_REL_ERR == RG_SINCOS_REL_ERR &&
-                  RG_CORE_ABS_PER_RAD == RG_SINCOS_ABS_PER_RAD,
+static_assert(RG_CORE_FAST_MAX == RG_SINCOS_FAST_MAX && RG_CORE_ULPS == RG_SINCOS_ULPS &&
+                  RG_CORE_ULPS_SCALED == RG_SINCOS_ULPS_SCALED,
               "cpu_core_scalar.h and rope_math.cuh disagree on the sin/cos core's range or bound");
+
+#define SCALE 0.70710677f   // the scaled pass: 1/sqrt(2), as bench/sincos_bound_cpu.c
 
 #define CK(x)                                                                                   \
     do {                                                                                        \
@@ -63,10 +68,16 @@ __device__ unsigned int g_nmiss;
 
 struct counts {
     unsigned long long n, flagged, wrong_certain, wrong_side, wrong_double, undecided;
-    unsigned int max_ratio_bits;   // largest error / bound (a non-negative float's bits)
-    unsigned int max_rel_bits;     // largest error / |value| among |value| >= 2^-10
-    unsigned int worst_x_bits;     // the argument of the largest ratio
+    unsigned int max_ulps_bits;   // largest error in ulps of the value (a non-negative float's bits)
+    unsigned int worst_x_bits;    // its argument
 };
+
+// ulp(v): the spacing of the floats at v (2^-149 among the subnormals).
+static __device__ double ulp_of(float v)
+{
+    const int e = (int)((__float_as_uint(v) >> 23) & 0xffu);
+    return __longlong_as_double((long long)((e ? e : 1) - 150 + 1023) << 52);
+}
 
 // The bf16 nearest to a double (nearest even), as the library's own.
 static __device__ uint32_t nearest(double d) { return rg_bf16_rn_double(d); }
@@ -83,13 +94,14 @@ static __device__ bool undecided(double d)
     return fabs(d - m) <= tol || fabs(d - m2) <= tol;
 }
 
-static __global__ void check(uint32_t nbits, counts *out)
+template <bool S1>
+static __global__ void check(uint32_t nbits, float scale, counts *out)
 {
     __shared__ counts blk;
     if (threadIdx.x == 0) memset(&blk, 0, sizeof blk);
     __syncthreads();
     unsigned long long n = 0, flagged = 0, wc = 0, ws = 0, wd = 0, und = 0;
-    float max_ratio = 0.0f, max_rel = 0.0f;
+    float max_ulps = 0.0f;
     uint32_t worst = 0;
     const uint64_t total = 2ull * nbits;   // both signs
     for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < total; i += (uint64_t)gridDim.x * blockDim.x) {
@@ -97,27 +109,20 @@ static __global__ void check(uint32_t nbits, counts *out)
         const float x = __uint_as_float(bits);
         double sd, cd;
         sincos((double)x, &sd, &cd);
-        float s, c;
-        rg_sincos_core(x, &s, &c);
-        const float bound_s = RG_SINCOS_S1_FRACTION * (RG_SINCOS_REL_ERR * fabsf(s) + RG_SINCOS_ABS_PER_RAD * fabsf(x));
-        const float bound_c = RG_SINCOS_S1_FRACTION * (RG_SINCOS_REL_ERR * fabsf(c) + RG_SINCOS_ABS_PER_RAD * fabsf(x));
-        const double es = fabs((double)s - sd), ec = fabs((double)c - cd);
-        const float rs = bound_s > 0.0f ? (float)(es / bound_s) : (es > 0.0 ? 1e30f : 0.0f);
-        const float rc = bound_c > 0.0f ? (float)(ec / bound_c) : (ec > 0.0 ? 1e30f : 0.0f);
-        if (rs > max_ratio) max_ratio = rs, worst = bits;
-        if (rc > max_ratio) max_ratio = rc, worst = bits;
-        if (fabs(sd) >= 0x1p-10) max_rel = fmaxf(max_rel, (float)(es / fabs(sd)));
-        if (fabs(cd) >= 0x1p-10) max_rel = fmaxf(max_rel, (float)(ec / fabs(cd)));
+        if (!S1) sd *= (double)scale, cd *= (double)scale;
         float vs, vc;
-        const bool amb = rg_sincos_scaled<true>(x, 1.0f, RG_SINCOS_ABS_PER_RAD, &vs, &vc);
+        const bool amb = rg_sincos_scaled<S1>(x, scale, &vs, &vc);
+        const float us = (float)(fabs((double)vs - sd) / ulp_of(vs)), uc = (float)(fabs((double)vc - cd) / ulp_of(vc));
+        if (us > max_ulps) max_ulps = us, worst = bits;
+        if (uc > max_ulps) max_ulps = uc, worst = bits;
         const uint32_t want = nearest(cd) | (nearest(sd) << 16);
         const uint32_t got = rg_pack_bf16x2(vc, vs);
         n++;
         uint32_t side = got, dbl = got;
         if (amb) {
             flagged++;
-            side = rg_sincos_bf16_refine_side<true>(x, 1.0f, vc, vs);
-            dbl = rg_sincos_bf16_scratch<true>(x, 1.0f);
+            side = rg_sincos_bf16_refine_side<S1>(x, scale, vc, vs);
+            dbl = rg_sincos_bf16_scratch<S1>(x, scale);
         }
         const bool open = undecided(sd) || undecided(cd);
         und += open;
@@ -140,8 +145,7 @@ static __global__ void check(uint32_t nbits, counts *out)
     atomicAdd(&blk.wrong_side, ws);
     atomicAdd(&blk.wrong_double, wd);
     atomicAdd(&blk.undecided, und);
-    atomicMax(&blk.max_rel_bits, __float_as_uint(max_rel));
-    if (atomicMax(&blk.max_ratio_bits, __float_as_uint(max_ratio)) < __float_as_uint(max_ratio))
+    if (atomicMax(&blk.max_ulps_bits, __float_as_uint(max_ulps)) < __float_as_uint(max_ulps))
         blk.worst_x_bits = worst;   // racy among equal maxima: any of them will do
     __syncthreads();
     if (threadIdx.x == 0) {
@@ -151,8 +155,7 @@ static __global__ void check(uint32_t nbits, counts *out)
         atomicAdd(&out->wrong_side, blk.wrong_side);
         atomicAdd(&out->wrong_double, blk.wrong_double);
         atomicAdd(&out->undecided, blk.undecided);
-        atomicMax(&out->max_rel_bits, blk.max_rel_bits);
-        if (atomicMax(&out->max_ratio_bits, blk.max_ratio_bits) < blk.max_ratio_bits) out->worst_x_bits = blk.worst_x_bits;
+        if (atomicMax(&out->max_ulps_bits, blk.max_ulps_bits) < blk.max_ulps_bits) out->worst_x_bits = blk.worst_x_bits;
     }
 }
 
@@ -248,50 +251,55 @@ int main()
     uint32_t top;
     memcpy(&top, &fmax, 4);
     const uint32_t nbits = top + 1;   // every non-negative float up to 4e6, then its negative
-    counts *d, h;
-    CK(cudaMalloc(&d, sizeof *d));
-    CK(cudaMemset(d, 0, sizeof *d));
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    CK(cudaEventRecord(e0));
-    check<<<132 * 16, 256>>>(nbits, d);
-    CK(cudaEventRecord(e1));
-    CK(cudaGetLastError());
-    CK(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, e0, e1));
     cudaDeviceProp pr;
     CK(cudaGetDeviceProperties(&pr, 0));
-    float ratio, rel, worst;
-    memcpy(&ratio, &h.max_ratio_bits, 4);
-    memcpy(&rel, &h.max_rel_bits, 4);
-    memcpy(&worst, &h.worst_x_bits, 4);
-    printf("sincos_bound on %s (%.0f ms): every float x with |x| <= %.0f, scale 1, against libdevice's double sincos\n",
-           pr.name, ms, (double)fmax);
-    printf("arguments checked:                      %llu\n", h.n);
-    printf("rg_sincos_core error / scale-1 bound:   max %.4f (at x = %.9g; bound = %.3g |v| + %.3g |x|, %.3g of the "
-           "general one)\n", ratio, (double)worst, (double)(RG_SINCOS_S1_FRACTION * RG_SINCOS_REL_ERR),
-           (double)(RG_SINCOS_S1_FRACTION * RG_SINCOS_ABS_PER_RAD), (double)RG_SINCOS_S1_FRACTION);
-    printf("rg_sincos_core relative error:          max %.3g (= %.2f float ulps at 2^-24), values >= 2^-10\n", rel,
-           rel / 5.9604644775390625e-08);
-    printf("flagged by the rounding test:           %llu (%.3g of the pairs)\n", h.flagged, (double)h.flagged / h.n);
-    printf("certain but not the nearest bf16:       %llu\n", h.wrong_certain);
-    printf("flagged, rg_sincos_bf16_refine_side off: %llu\n", h.wrong_side);
-    printf("flagged, rg_sincos_bf16_scratch off:    %llu\n", h.wrong_double);
-    printf("reference undecided (within 4 double ulps of a bf16 midpoint; not counted above): %llu\n", h.undecided);
-    printf("values where the bf16 nearest libdevice's double differs from the kernel's (first %d, undecided ones "
-           "included):\n", MAX_MISS);
-    unsigned int nm = 0;
-    miss hm[MAX_MISS];
-    CK(cudaMemcpyFromSymbol(&nm, g_nmiss, sizeof nm));
-    CK(cudaMemcpyFromSymbol(hm, g_miss, sizeof hm));
-    for (unsigned int k = 0; k < nm && k < MAX_MISS; k++) {
-        float x;
-        memcpy(&x, &hm[k].x_bits, 4);
-        printf("  x = %.9g (%08x): nearest (cos|sin<<16) %08x, refine_side %08x, refine_double %08x; "
-               "libdevice sin %.17g cos %.17g\n", (double)x, hm[k].x_bits, hm[k].want, hm[k].side, hm[k].dbl, hm[k].sd,
-               hm[k].cd);
+    printf("sincos_bound on %s: every float x with |x| <= %.0f, against libdevice's double sincos\n", pr.name,
+           (double)fmax);
+    bool ok = true;
+    for (int pass = 0; pass < 2; pass++) {   // scale 1, then SCALE
+        counts *d, h;
+        CK(cudaMalloc(&d, sizeof *d));
+        CK(cudaMemset(d, 0, sizeof *d));
+        const unsigned int zero = 0;
+        CK(cudaMemcpyToSymbol(g_nmiss, &zero, sizeof zero));
+        cudaEvent_t e0, e1;
+        CK(cudaEventCreate(&e0));
+        CK(cudaEventCreate(&e1));
+        CK(cudaEventRecord(e0));
+        if (pass == 0) check<true><<<132 * 16, 256>>>(nbits, 1.0f, d);
+        else check<false><<<132 * 16, 256>>>(nbits, SCALE, d);
+        CK(cudaEventRecord(e1));
+        CK(cudaGetLastError());
+        CK(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
+        CK(cudaFree(d));
+        float ms = 0, ulps, worst;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        memcpy(&ulps, &h.max_ulps_bits, 4);
+        memcpy(&worst, &h.worst_x_bits, 4);
+        const int bound = pass == 0 ? RG_SINCOS_ULPS : RG_SINCOS_ULPS_SCALED;
+        printf("scale %.8g (%.0f ms)\n", pass == 0 ? 1.0 : (double)SCALE, ms);
+        printf("  arguments checked:                      %llu\n", h.n);
+        printf("  error, ulps of the value:               max %.4f (at x = %.9g; the test assumes < %d)\n", ulps,
+               (double)worst, bound);
+        printf("  flagged by the rounding test:           %llu (%.3g of the pairs)\n", h.flagged, (double)h.flagged / h.n);
+        printf("  certain but not the nearest bf16:       %llu\n", h.wrong_certain);
+        printf("  flagged, rg_sincos_bf16_refine_side off: %llu\n", h.wrong_side);
+        printf("  flagged, rg_sincos_bf16_scratch off:    %llu\n", h.wrong_double);
+        printf("  reference undecided (within 4 double ulps of a bf16 midpoint; not counted above): %llu\n", h.undecided);
+        printf("  values where the bf16 nearest libdevice's double differs from the kernel's (first %d, undecided ones "
+               "included):\n", MAX_MISS);
+        unsigned int nm = 0;
+        miss hm[MAX_MISS];
+        CK(cudaMemcpyFromSymbol(&nm, g_nmiss, sizeof nm));
+        CK(cudaMemcpyFromSymbol(hm, g_miss, sizeof hm));
+        for (unsigned int k = 0; k < nm && k < MAX_MISS; k++) {
+            float x;
+            memcpy(&x, &hm[k].x_bits, 4);
+            printf("    x = %.9g (%08x): nearest (cos|sin<<16) %08x, refine_side %08x, refine_double %08x; "
+                   "libdevice sin %.17g cos %.17g\n", (double)x, hm[k].x_bits, hm[k].want, hm[k].side, hm[k].dbl,
+                   hm[k].sd, hm[k].cd);
+        }
+        ok = ok && ulps < (float)bound && h.wrong_certain == 0 && h.wrong_side == 0 && h.wrong_double == 0;
     }
     const uint64_t nround = 1ull << 30;
     rounding_check<<<132 * 16, 256>>>(nround);
@@ -307,8 +315,7 @@ int main()
     const unsigned long long cpu_bad = cpu_core_mismatches(top, &nsample);
     printf("the CPU path's core (cpu_core_scalar.h) on %u sampled arguments: %llu values differ from the GPU's\n",
            nsample, cpu_bad);
-    const bool ok = ratio < 1.0f && h.wrong_certain == 0 && h.wrong_side == 0 && h.wrong_double == 0 && cpu_bad == 0 &&
-                    round_bad == 0;
+    ok = ok && cpu_bad == 0 && round_bad == 0;
     printf("%s\n", ok ? "PASS" : "FAIL");
     return ok ? 0 : 1;
 }

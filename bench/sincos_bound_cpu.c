@@ -5,12 +5,15 @@
  * The forward ops' CPU path computes sin/cos of |x| <= RG_CORE_FAST_MAX (4e6)
  * with the GPU's float core written for the CPU (src/op/cpu_sincos_core.h:
  * rg_sincos_core1 one value at a time, core8 on AVX2, core16 on AVX-512), and
- * certifies each bf16 rounding with the error bound RG_CORE_REL_ERR |v| +
- * RG_CORE_ABS_PER_RAD |x| (src/op/cpu_kernels.h). For every float x with
+ * certifies each bf16 rounding by the value's distance in ulps from the bf16
+ * midpoint (rg_bf16_certain_ulps, src/op/cpu_kernels.h): RG_CORE_ULPS at
+ * scale 1, RG_CORE_ULPS_SCALED for scale * value. For every float x with
  * |x| <= 4e6 (both signs, about 2.5e9 values), or every stride-th one:
  *   - the three forms of the core give the same bits (the ones this CPU runs);
- *   - the error of sin and cos against SLEEF's 1-ulp double sincos, in units
- *     of that bound, stays below 1 (its largest ratio is printed);
+ *   - the error of sin and cos against SLEEF's 1-ulp double sincos, in ulps
+ *     of the value (its spacing of floats), stays below RG_CORE_ULPS, and the
+ *     error of their products with SCALE (float, against the double product)
+ *     below RG_CORE_ULPS_SCALED (the largest of each is printed);
  *   - every value the rounding test certifies rounds (bf16, nearest even) to
  *     the bf16 nearest the double value, where the double value can tell (not
  *     within 4 double ulps of a bf16 midpoint); flagged values are counted.
@@ -29,11 +32,12 @@
 #include "sincos_bound_isa.h"
 
 #define BLOCK 64   /* values per step: a multiple of 16 */
+#define SCALE 0.70710677f   /* the scaled check's scale: 1/sqrt(2), a common attention scaling */
 
 typedef struct {
-    unsigned long long n, flagged, wrong_certain, mismatch, undecided;
-    double max_ratio;
-    float worst_x;
+    unsigned long long n, flagged[2], wrong_certain, mismatch, undecided;
+    double max_ulps[2];   /* [0] the core's values, [1] their products with SCALE */
+    float worst_x[2];
 } counts;
 
 /* The bf16 nearest to a double (nearest even), and whether d lies within 4
@@ -49,16 +53,23 @@ static uint16_t bf16_of_double(double d, int *undecided)
     return b;
 }
 
-static void check_value(float x, float v, double ref, counts *c)
+/* ulp(v): the spacing of the floats at v (the subnormals' below 2^-126). */
+static double ulp_of(float v)
 {
-    const double bound = (double)RG_CORE_REL_ERR * fabs((double)v) + (double)RG_CORE_ABS_PER_RAD * fabs((double)x);
-    const double err = fabs((double)v - ref);
-    const double ratio = bound > 0 ? err / bound : (err > 0 ? INFINITY : 0);
-    if (ratio > c->max_ratio) c->max_ratio = ratio, c->worst_x = x;
-    /* the library's test, as the scalar form writes it */
-    const int certain = rg_bf16_certain(v, fabsf(v) * RG_CORE_REL_ERR + fabsf(x) * RG_CORE_ABS_PER_RAD);
-    if (!certain) {
-        c->flagged++;
+    const int e = (int)((rg_float_bits(v) >> 23) & 0xffu);
+    return ldexp(1.0, (e ? e : 1) - 150);
+}
+
+/* One value v of x against the double ref: its error in ulps (which = 0 for
+ * the core's own values, 1 for their products with SCALE, tested with
+ * RG_CORE_ULPS or RG_CORE_ULPS_SCALED), then the library's test and, if it
+ * certifies v, v's rounding. */
+static void check_value(float x, float v, double ref, int which, counts *c)
+{
+    const double ulps = fabs((double)v - ref) / ulp_of(v);
+    if (ulps > c->max_ulps[which]) c->max_ulps[which] = ulps, c->worst_x[which] = x;
+    if (!rg_bf16_certain_ulps(v, which ? RG_CORE_ULPS_SCALED : RG_CORE_ULPS)) {
+        c->flagged[which]++;
         return;
     }
     int undecided;
@@ -93,8 +104,10 @@ static void check_block(const float *x, int isa, counts *c)
             rs[k] = r.x, rc[k] = r.y;
         }
     for (int k = 0; k < BLOCK; k++) {
-        check_value(x[k], s[k], rs[k], c);
-        check_value(x[k], co[k], rc[k], c);
+        check_value(x[k], s[k], rs[k], 0, c);
+        check_value(x[k], co[k], rc[k], 0, c);
+        check_value(x[k], s[k] * SCALE, rs[k] * (double)SCALE, 1, c);
+        check_value(x[k], co[k] * SCALE, rc[k] * (double)SCALE, 1, c);
     }
     c->n += BLOCK;
 }
@@ -145,9 +158,12 @@ int main(int argc, char **argv)
         }
 #pragma omp critical
         {
-            all.n += c.n, all.flagged += c.flagged, all.wrong_certain += c.wrong_certain;
+            all.n += c.n, all.wrong_certain += c.wrong_certain;
             all.mismatch += c.mismatch, all.undecided += c.undecided;
-            if (c.max_ratio > all.max_ratio) all.max_ratio = c.max_ratio, all.worst_x = c.worst_x;
+            for (int w = 0; w < 2; w++) {
+                all.flagged[w] += c.flagged[w];
+                if (c.max_ulps[w] > all.max_ulps[w]) all.max_ulps[w] = c.max_ulps[w], all.worst_x[w] = c.worst_x[w];
+            }
         }
     }
     const char *forms = isa == 2 ? "scalar, AVX2 and AVX-512" : isa == 1 ? "scalar and AVX2" : "scalar";
@@ -157,13 +173,17 @@ int main(int argc, char **argv)
     printf("stride:                                 %ld\n", stride);
     printf("arguments checked:                      %llu (the last block pads with 4e6 itself)\n", all.n);
     printf("core forms compared bit for bit:        %s; values that differ: %llu\n", forms, all.mismatch);
-    printf("core error / bound:                     max %.4f (at x = %.9g; bound = %.3g |v| + %.3g |x|)\n",
-           all.max_ratio, (double)all.worst_x, (double)RG_CORE_REL_ERR, (double)RG_CORE_ABS_PER_RAD);
-    printf("flagged by the rounding test:           %llu (%.2g of the values)\n", all.flagged,
-           all.n ? (double)all.flagged / (2.0 * (double)all.n) : 0.0);
+    printf("core error, ulps of the value:          max %.4f (at x = %.9g; the test assumes < %d)\n", all.max_ulps[0],
+           (double)all.worst_x[0], RG_CORE_ULPS);
+    printf("scale %.8g * value, ulps of the product: max %.4f (at x = %.9g; the test assumes < %d)\n", (double)SCALE,
+           all.max_ulps[1], (double)all.worst_x[1], RG_CORE_ULPS_SCALED);
+    printf("flagged by the rounding test:           %llu (%.2g of the values); scaled: %llu (%.2g)\n", all.flagged[0],
+           all.n ? (double)all.flagged[0] / (2.0 * (double)all.n) : 0.0, all.flagged[1],
+           all.n ? (double)all.flagged[1] / (2.0 * (double)all.n) : 0.0);
     printf("certain but not the nearest bf16:       %llu\n", all.wrong_certain);
     printf("reference undecided (certain values within 4 double ulps of a bf16 midpoint): %llu\n", all.undecided);
-    const int ok = all.mismatch == 0 && all.max_ratio < 1.0 && all.wrong_certain == 0;
+    const int ok = all.mismatch == 0 && all.max_ulps[0] < RG_CORE_ULPS && all.max_ulps[1] < RG_CORE_ULPS_SCALED &&
+                   all.wrong_certain == 0;
     printf("%s\n", ok ? "ok" : "FAILED");
     return ok ? 0 : 1;
 }

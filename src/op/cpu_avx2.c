@@ -126,25 +126,26 @@ static void kernel_avx2(const ropegrad_problem *p, int64_t r0, int64_t r1)
 
 rg_cpu_rows_fn rg_cpu_avx2_kernel(void) { return kernel_avx2; }
 
-/* bf16 bits (round to nearest even, finite lanes) of v in the low 16 bits
- * (HI 0) or the high 16 bits (HI 1) of each 32-bit lane, the rest zero. */
-RG_INLINE __m256i bf16_rn8(__m256 v, int hi)
-{
-    const __m256i u = _mm256_castps_si256(v);
-    const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
-    const __m256i r = _mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7fff)), odd);
-    return hi ? _mm256_and_si256(r, _mm256_set1_epi32((int)0xffff0000u)) : _mm256_srli_epi32(r, 16);
-}
-
-/* rg_bf16_certain on 8 lanes, t = |v| * rel + ta: an all-ones / zero lane mask. */
-RG_INLINE __m256 certain8(__m256 v, __m256 rel, __m256 ta)
+/* rg_bf16_certain on 8 lanes, t = |v| * rel + ta (SLEEF's values): an
+ * all-ones lane where it cannot certify. */
+RG_INLINE __m256 uncertain8(__m256 v, __m256 rel, __m256 ta)
 {
     const __m256 sign = _mm256_set1_ps(-0.0f);
     const __m256i m = _mm256_or_si256(_mm256_and_si256(_mm256_castps_si256(v), _mm256_set1_epi32((int)0xffff0000u)),
                                       _mm256_set1_epi32(0x8000));
     const __m256 t = _mm256_fmadd_ps(_mm256_andnot_ps(sign, v), rel, ta);
     const __m256 d = _mm256_andnot_ps(sign, _mm256_sub_ps(v, _mm256_castsi256_ps(m)));
-    return _mm256_cmp_ps(d, t, _CMP_NLE_UQ);   /* !(d <= t), true for NaN like the scalar form */
+    return _mm256_cmp_ps(d, t, _CMP_LE_OQ);
+}
+
+/* rg_bf16_certain_ulps on 8 lanes (the core's values), cpu_avx512.c's
+ * near_mid16 with a signed compare (AVX2 has no unsigned one): off and lim
+ * carry 0x80000000 more, which turns "y < lim unsigned" into a signed
+ * "lim > y". An all-ones lane where it cannot certify. */
+RG_INLINE __m256i near_mid8(__m256 v, __m256i off, __m256i lim)
+{
+    const __m256i y = _mm256_add_epi32(_mm256_slli_epi32(_mm256_castps_si256(v), 16), off);
+    return _mm256_cmpgt_epi32(lim, y);
 }
 
 /* 8 16-bit values from the low halves of 8 32-bit lanes (each < 2^16). */
@@ -153,41 +154,50 @@ RG_INLINE __m128i narrow8(__m256i v)
     return _mm_packus_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
 }
 
-/* cpu_avx512.c's vector16 and pairs16 at 8 lanes: the core when every lane
- * is within RG_CORE_FAST_MAX, else SLEEF's 1-ulp sincos; the lanes to redo,
- * as bits. */
-RG_INLINE int pairs8(const float *x, int64_t j, __m256 vmul, __m256 vscale, __m256 sa, int s1, uint16_t *cb,
-                     uint16_t *sb, uint32_t *w)
+/* cpu_avx512.c's store16 at 8 lanes: certified lanes only, none a tie. */
+RG_INLINE void store8(__m256 vc, __m256 vs, int64_t j, uint16_t *cb, uint16_t *sb, uint32_t *w)
+{
+    const __m256i h = _mm256_set1_epi32(0x8000);
+    const __m256i c16 = _mm256_srli_epi32(_mm256_add_epi32(_mm256_castps_si256(vc), h), 16);
+    const __m256i s32 = _mm256_add_epi32(_mm256_castps_si256(vs), h);   /* sin's bits in the high halves */
+    if (w) _mm256_storeu_si256((__m256i *)(void *)(w + j), _mm256_blend_epi16(c16, s32, 0xaa));
+    if (cb) {
+        _mm_storeu_si128((__m128i *)(void *)(cb + j), narrow8(c16));
+        _mm_storeu_si128((__m128i *)(void *)(sb + j), narrow8(_mm256_srli_epi32(s32, 16)));
+    }
+}
+
+/* cpu_avx512.c's vector16 at 8 lanes; the lanes to redo, as bits. */
+RG_INLINE int vector8(const float *x, int64_t j, __m256 vmul, __m256 vscale, __m256i off, __m256i lim, int s1,
+                      uint16_t *cb, uint16_t *sb, uint32_t *w)
 {
     const __m256 v = _mm256_mul_ps(_mm256_loadu_ps(x + j), vmul);
     const __m256 ax = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v);
-    __m256 s, c, rel, ta;
-    int bad = 0;
-    if (sincos8(v, ax, &s, &c)) {
-        rel = _mm256_set1_ps(RG_CORE_REL_ERR), ta = _mm256_mul_ps(ax, sa);
-    } else {
-        rel = _mm256_set1_ps(RG_SLEEF_SINCOS_REL), ta = _mm256_set1_ps(RG_SLEEF_SINCOS_ABS);
-        bad = _mm256_movemask_ps(_mm256_cmp_ps(ax, _mm256_set1_ps(RG_SLEEF_SINCOS_MAX), _CMP_NLE_UQ));
-    }
+    __m256 s, c;
+    const int core = sincos8(v, ax, &s, &c);
     const __m256 vs = s1 ? s : _mm256_mul_ps(s, vscale), vc = s1 ? c : _mm256_mul_ps(c, vscale);
-    bad |= 0xff & ~_mm256_movemask_ps(_mm256_and_ps(certain8(vs, rel, ta), certain8(vc, rel, ta)));
-    const __m256i c16 = bf16_rn8(vc, 0), s16 = bf16_rn8(vs, 1);   /* sin in the high halves */
-    if (w) _mm256_storeu_si256((__m256i *)(void *)(w + j), _mm256_or_si256(c16, s16));
-    if (cb) {
-        _mm_storeu_si128((__m128i *)(void *)(cb + j), narrow8(c16));
-        _mm_storeu_si128((__m128i *)(void *)(sb + j), narrow8(_mm256_srli_epi32(s16, 16)));
+    __m256 bad;
+    if (core) {
+        bad = _mm256_castsi256_ps(_mm256_or_si256(near_mid8(vs, off, lim), near_mid8(vc, off, lim)));
+    } else {
+        const __m256 rel = _mm256_set1_ps(RG_SLEEF_SINCOS_REL), ta = _mm256_set1_ps(RG_SLEEF_SINCOS_ABS);
+        bad = _mm256_or_ps(_mm256_cmp_ps(ax, _mm256_set1_ps(RG_SLEEF_SINCOS_MAX), _CMP_NLE_UQ),
+                           _mm256_or_ps(uncertain8(vs, rel, ta), uncertain8(vc, rel, ta)));
     }
-    return bad;
+    store8(vc, vs, j, cb, sb, w);
+    return _mm256_movemask_ps(bad);
 }
 
 RG_INLINE void sincos_bf16_loop(const float *x, float mul, int64_t n, float scale, int s1, uint16_t *cb,
                                 uint16_t *sb, uint32_t *w)
 {
     const __m256 vmul = _mm256_set1_ps(mul), vscale = _mm256_set1_ps(scale);
-    const __m256 sa = _mm256_set1_ps(fabsf(scale) * RG_CORE_ABS_PER_RAD);
+    const unsigned k = s1 ? RG_CORE_ULPS : RG_CORE_ULPS_SCALED;
+    const __m256i off = _mm256_set1_epi32((int)(((k - 1u - 0x8000u) << 16) ^ 0x80000000u));
+    const __m256i lim = _mm256_set1_epi32((int)(((2u * k - 1u) << 16) ^ 0x80000000u));
     int64_t j = 0;
     for (; j + W <= n; j += W) {
-        const unsigned bad = (unsigned)pairs8(x, j, vmul, vscale, sa, s1, cb, sb, w);
+        const unsigned bad = (unsigned)vector8(x, j, vmul, vscale, off, lim, s1, cb, sb, w);
         rg_sincos_bf16_put_lanes(x, mul, j, bad, scale, cb, sb, w);
     }
     rg_sincos_bf16_scalar(x, mul, j, n, scale, cb, sb, w);

@@ -141,80 +141,87 @@ static void kernel_avx512(const ropegrad_problem *p, int64_t r0, int64_t r1)
 
 rg_cpu_rows_fn rg_cpu_avx512_kernel(void) { return kernel_avx512; }
 
-/* bf16 bits (round to nearest even, finite lanes) of v in the low 16 bits
- * (HI 0) or the high 16 bits (HI 1) of each 32-bit lane, the rest zero. */
-RG_INLINE __m512i bf16_rn16(__m512 v, int hi)
-{
-    const __m512i u = _mm512_castps_si512(v);
-    const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
-    const __m512i r = _mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7fff)), odd);
-    return hi ? _mm512_and_si512(r, _mm512_set1_epi32((int)0xffff0000u)) : _mm512_srli_epi32(r, 16);
-}
-
-/* rg_bf16_certain on 16 lanes, t = |v| * rel + ta. */
-RG_INLINE __mmask16 certain16(__m512 v, __m512 rel, __m512 ta)
+/* rg_bf16_certain on 16 lanes, t = |v| * rel + ta (SLEEF's values): the
+ * lanes it cannot certify. */
+RG_INLINE __mmask16 uncertain16(__m512 v, __m512 rel, __m512 ta)
 {
     const __m512i m = _mm512_ternarylogic_epi32(_mm512_castps_si512(v), _mm512_set1_epi32((int)0xffff0000u),
                                                 _mm512_set1_epi32(0x8000), 0xea);   /* (v & hi) | 0x8000 */
     const __m512 t = _mm512_fmadd_ps(_mm512_abs_ps(v), rel, ta);
     const __m512 d = _mm512_abs_ps(_mm512_sub_ps(v, _mm512_castsi512_ps(m)));
-    return _mm512_cmp_ps_mask(d, t, _CMP_NLE_UQ);   /* !(d <= t), true for NaN like the scalar form */
+    return _mm512_cmp_ps_mask(d, t, _CMP_LE_OQ);
 }
 
-/* The 16 values' words (cos | sin << 16) or halves stored from their float
- * sin and cos, tested against the bound t = |value| * rel + ta; returns the
- * lanes the test could not certify, for rg_sincos_bf16_put. S1: scale == 1. */
-RG_INLINE __mmask16 pairs16(__m512 s, __m512 c, __m512 rel, __m512 ta, int64_t j, __m512 vscale, int s1,
-                            uint16_t *cb, uint16_t *sb, uint32_t *w)
+/* rg_bf16_certain_ulps on 16 lanes (the core's values): the lanes whose low
+ * 16 bits lie within k - 1 of 0x8000, as (lo + k - 1 - 0x8000) mod 2^16 <
+ * 2k - 1 computed in the top half of each lane (off, lim: ulps_consts). */
+RG_INLINE __mmask16 near_mid16(__m512 v, __m512i off, __m512i lim)
 {
-    const __m512 vs = s1 ? s : _mm512_mul_ps(s, vscale), vc = s1 ? c : _mm512_mul_ps(c, vscale);
-    const __mmask16 bad = (__mmask16)~(certain16(vs, rel, ta) & certain16(vc, rel, ta));
-    const __m512i c16 = bf16_rn16(vc, 0), s16 = bf16_rn16(vs, 1);   /* sin in the high halves */
-    if (w) _mm512_storeu_si512((void *)(w + j), _mm512_or_si512(c16, s16));
+    const __m512i y = _mm512_add_epi32(_mm512_slli_epi32(_mm512_castps_si512(v), 16), off);
+    return _mm512_cmp_epu32_mask(y, lim, _MM_CMPINT_LT);
+}
+
+/* The 16 values' bf16 bits stored where the caller wants them: (cos | sin <<
+ * 16) words to w, halves to cb and sb. Only certified lanes are kept (the
+ * others are redone), and none of those is a tie, so round to nearest is
+ * adding half a bf16 spacing (0x8000) and truncating. */
+RG_INLINE void store16(__m512 vc, __m512 vs, int64_t j, uint16_t *cb, uint16_t *sb, uint32_t *w)
+{
+    const __m512i h = _mm512_set1_epi32(0x8000);
+    const __m512i c16 = _mm512_srli_epi32(_mm512_add_epi32(_mm512_castps_si512(vc), h), 16);
+    const __m512i s32 = _mm512_add_epi32(_mm512_castps_si512(vs), h);   /* sin's bits in the high halves */
+    if (w)
+        _mm512_storeu_si512((void *)(w + j),
+                            _mm512_ternarylogic_epi32(c16, s32, _mm512_set1_epi32((int)0xffff0000u), 0xf8));
     if (cb) {
         _mm256_storeu_si256((__m256i *)(void *)(cb + j), _mm512_cvtepi32_epi16(c16));
-        _mm256_storeu_si256((__m256i *)(void *)(sb + j), _mm512_cvtepi32_epi16(_mm512_srli_epi32(s16, 16)));
+        _mm256_storeu_si256((__m256i *)(void *)(sb + j), _mm512_cvtepi32_epi16(_mm512_srli_epi32(s32, 16)));
     }
-    return bad;
 }
 
-/* The vector at x + j (times mul): the core where every lane is within
- * RG_CORE_FAST_MAX, else SLEEF's 1-ulp sincos (its own bound; lanes beyond its
- * range or NaN go to rg_sincos_bf16_put), then pairs16; returns the lanes to
- * redo. */
-RG_INLINE __mmask16 vector16(const float *x, int64_t j, __m512 vmul, __m512 vscale, __m512 sa, int s1, uint16_t *cb,
-                             uint16_t *sb, uint32_t *w)
+/* The vector at x + j (times mul, then times scale unless S1): the core where
+ * every lane is within RG_CORE_FAST_MAX, tested in ulps (off, lim), else
+ * SLEEF's 1-ulp sincos against its bound (lanes beyond its range or NaN are
+ * redone too); stored by store16; returns the lanes to redo. */
+RG_INLINE __mmask16 vector16(const float *x, int64_t j, __m512 vmul, __m512 vscale, __m512i off, __m512i lim, int s1,
+                             uint16_t *cb, uint16_t *sb, uint32_t *w)
 {
     const __m512 v = _mm512_mul_ps(_mm512_loadu_ps(x + j), vmul), ax = _mm512_abs_ps(v);
-    __m512 s, c, rel, ta;
-    __mmask16 bad = 0;
-    if (sincos16(v, ax, &s, &c)) {
-        rel = _mm512_set1_ps(RG_CORE_REL_ERR), ta = _mm512_mul_ps(ax, sa);
+    __m512 s, c;
+    const int core = sincos16(v, ax, &s, &c);
+    const __m512 vs = s1 ? s : _mm512_mul_ps(s, vscale), vc = s1 ? c : _mm512_mul_ps(c, vscale);
+    __mmask16 bad;
+    if (core) {
+        bad = near_mid16(vs, off, lim) | near_mid16(vc, off, lim);
     } else {
-        rel = _mm512_set1_ps(RG_SLEEF_SINCOS_REL), ta = _mm512_set1_ps(RG_SLEEF_SINCOS_ABS);
-        bad = _mm512_cmp_ps_mask(ax, _mm512_set1_ps(RG_SLEEF_SINCOS_MAX), _CMP_NLE_UQ);
+        const __m512 rel = _mm512_set1_ps(RG_SLEEF_SINCOS_REL), ta = _mm512_set1_ps(RG_SLEEF_SINCOS_ABS);
+        bad = _mm512_cmp_ps_mask(ax, _mm512_set1_ps(RG_SLEEF_SINCOS_MAX), _CMP_NLE_UQ) | uncertain16(vs, rel, ta) |
+              uncertain16(vc, rel, ta);
     }
-    return bad | pairs16(s, c, rel, ta, j, vscale, s1, cb, sb, w);
+    store16(vc, vs, j, cb, sb, w);
+    return bad;
 }
 
 RG_INLINE void sincos_bf16_loop(const float *x, float mul, int64_t n, float scale, int s1, uint16_t *cb,
                                 uint16_t *sb, uint32_t *w)
 {
     const __m512 vmul = _mm512_set1_ps(mul), vscale = _mm512_set1_ps(scale);
-    const __m512 sa = _mm512_set1_ps(fabsf(scale) * RG_CORE_ABS_PER_RAD);
+    const unsigned k = s1 ? RG_CORE_ULPS : RG_CORE_ULPS_SCALED;
+    const __m512i off = _mm512_set1_epi32((int)((k - 1u - 0x8000u) << 16));
+    const __m512i lim = _mm512_set1_epi32((int)((2u * k - 1u) << 16));
     int64_t j = 0;
     /* two vectors per step, both before either's rare redo, so the second
      * one's work overlaps the first one's test */
     for (; j + 2 * W <= n; j += 2 * W) {
-        const __mmask16 b0 = vector16(x, j, vmul, vscale, sa, s1, cb, sb, w);
-        const __mmask16 b1 = vector16(x, j + W, vmul, vscale, sa, s1, cb, sb, w);
+        const __mmask16 b0 = vector16(x, j, vmul, vscale, off, lim, s1, cb, sb, w);
+        const __mmask16 b1 = vector16(x, j + W, vmul, vscale, off, lim, s1, cb, sb, w);
         if (__builtin_expect(b0 | b1, 0)) {
             rg_sincos_bf16_put_lanes(x, mul, j, b0, scale, cb, sb, w);
             rg_sincos_bf16_put_lanes(x, mul, j + W, b1, scale, cb, sb, w);
         }
     }
     for (; j + W <= n; j += W)
-        rg_sincos_bf16_put_lanes(x, mul, j, vector16(x, j, vmul, vscale, sa, s1, cb, sb, w), scale, cb, sb, w);
+        rg_sincos_bf16_put_lanes(x, mul, j, vector16(x, j, vmul, vscale, off, lim, s1, cb, sb, w), scale, cb, sb, w);
     rg_sincos_bf16_scalar(x, mul, j, n, scale, cb, sb, w);
 }
 

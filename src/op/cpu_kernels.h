@@ -33,9 +33,10 @@ rg_cpu_rows_fn rg_cpu_avx512_kernel(void);
  * when w is not NULL, and as two arrays cb, sb (012) when they are not NULL.
  * The float values come from the kernels' own sin/cos (cpu_sincos_core.h, bit
  * for bit the GPU's rg_sincos_core) where every lane of a vector is within
- * RG_CORE_FAST_MAX, else from SLEEF's 1-ulp vector sincos; rg_bf16_certain's
- * test against that source's error bound proves most roundings, and the
- * others (about one value in 9000: bench/results/sincos-bound-cpu.txt) are
+ * RG_CORE_FAST_MAX, else from SLEEF's 1-ulp vector sincos; a test against
+ * that source's error bound (rg_bf16_certain_ulps for the core's,
+ * rg_bf16_certain for SLEEF's) proves most roundings, and the others (about
+ * one pair in 11000 at scale 1: bench/results/sincos-bound-cpu.txt) are
  * redone by rg_sincos_bf16_put in double. */
 typedef void (*rg_cpu_sincos_bf16_fn)(const float *x, float mul, int64_t n, float scale, uint16_t *cb,
                                       uint16_t *sb, uint32_t *w);
@@ -56,7 +57,7 @@ rg_cpu_sincos_bf16_fn rg_cpu_avx512_sincos_bf16(void);
 #define RG_SINCOS_SCALE_MAX 1.0e30f
 
 /* rg_sincos_core1, the core one value at a time, and its range and error
- * bound (RG_CORE_FAST_MAX, RG_CORE_REL_ERR, RG_CORE_ABS_PER_RAD). */
+ * bound in ulps (RG_CORE_FAST_MAX, RG_CORE_ULPS, RG_CORE_ULPS_SCALED). */
 #include "cpu_core_scalar.h"
 
 /* sin and cos of one value: the core where |x| <= RG_CORE_FAST_MAX (returns
@@ -77,7 +78,8 @@ static inline int rg_sincos1(float x, float *s, float *c)
  * far below half a bf16 spacing, so only the midpoint m nearest v (v's top 16
  * bits | 0x8000: same sign and exponent, so v - m is exact) can lie within t.
  * True for a NaN v (the compare fails): callers rule NaN out first, by the
- * range check on x (a finite x within SLEEF's range gives finite values). */
+ * range check on x (a finite x within SLEEF's range gives finite values).
+ * The test for SLEEF's values, whose bound is relative with a floor. */
 static inline int rg_bf16_certain(float v, float t)
 {
     uint32_t u;
@@ -86,6 +88,18 @@ static inline int rg_bf16_certain(float v, float t)
     float m;
     memcpy(&m, &u, sizeof m);
     return !(fabsf(v - m) <= t);
+}
+
+/* The same question for a finite v within fewer than k of its own ulps of the
+ * exact value (the core's values: RG_CORE_ULPS, RG_CORE_ULPS_SCALED): v and
+ * the midpoint m share sign and exponent, so |v - m| is |lo - 0x8000| ulps,
+ * lo v's low 16 bits, and the rounding is certain when that is at least k.
+ * An integer test: no bound to compute, and no float subtraction. */
+static inline int rg_bf16_certain_ulps(float v, unsigned k)
+{
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    return (uint16_t)(u - 0x8000u + (k - 1u)) >= 2u * k - 1u;
 }
 
 /* Value j's bf16 bits c and s where the caller wants them: a (cos | sin << 16)
@@ -135,18 +149,20 @@ static inline int rg_sincos_bf16_huge_scale(const float *x, float mul, int64_t n
 static inline void rg_sincos_bf16_scalar(const float *xs, float mul, int64_t j0, int64_t n, float scale,
                                          uint16_t *cb, uint16_t *sb, uint32_t *w)
 {
-    const float sa = fabsf(scale) * RG_CORE_ABS_PER_RAD;
+    const unsigned k = scale == 1.0f ? RG_CORE_ULPS : RG_CORE_ULPS_SCALED;
     for (int64_t j = j0; j < n; j++) {
         const float x = xs[j] * mul, ax = fabsf(x);
-        float s, c, rel, ta;
-        if (rg_sincos1(x, &s, &c)) rel = RG_CORE_REL_ERR, ta = ax * sa;
-        else rel = RG_SLEEF_SINCOS_REL, ta = RG_SLEEF_SINCOS_ABS;
+        float s, c;
+        const int core = rg_sincos1(x, &s, &c);
         const float vs = s * scale, vc = c * scale;
-        if (!(ax <= RG_SLEEF_SINCOS_MAX) || !rg_bf16_certain(vs, fabsf(vs) * rel + ta) ||
-            !rg_bf16_certain(vc, fabsf(vc) * rel + ta))
-            rg_sincos_bf16_put(x, scale, j, cb, sb, w);
+        int certain;
+        if (core) certain = rg_bf16_certain_ulps(vs, k) && rg_bf16_certain_ulps(vc, k);
         else
-            rg_sincos_bf16_store(j, rg_bf16_rn(vc), rg_bf16_rn(vs), cb, sb, w);
+            certain = ax <= RG_SLEEF_SINCOS_MAX &&
+                      rg_bf16_certain(vs, fabsf(vs) * RG_SLEEF_SINCOS_REL + RG_SLEEF_SINCOS_ABS) &&
+                      rg_bf16_certain(vc, fabsf(vc) * RG_SLEEF_SINCOS_REL + RG_SLEEF_SINCOS_ABS);
+        if (certain) rg_sincos_bf16_store(j, rg_bf16_rn(vc), rg_bf16_rn(vs), cb, sb, w);
+        else rg_sincos_bf16_put(x, scale, j, cb, sb, w);
     }
 }
 

@@ -73,7 +73,7 @@ static __device__ __noinline__ void rg_rope_forward_far(const int64_t *pos, cons
 // whose bf16 rounding the test leaves uncertain (returned). TEST false: no
 // test (bench/dev_forward.cu's timing-only variants; the library always tests).
 template <int VPT, bool S1, bool TEST = true>
-static __device__ __forceinline__ uint32_t rg_rope_forward_common(float p, const float *f, float scale, float sa,
+static __device__ __forceinline__ uint32_t rg_rope_forward_common(float p, const float *f, float scale,
                                                                   rg_wordvec<VPT> &w, bool &far)
 {
     uint32_t amb = 0;
@@ -83,7 +83,7 @@ static __device__ __forceinline__ uint32_t rg_rope_forward_common(float p, const
         const float x = p * f[i];
         float vs, vc;
         if (TEST) {
-            if (rg_sincos_scaled<S1>(x, scale, sa, &vs, &vc)) amb |= 1u << i;
+            if (rg_sincos_scaled<S1>(x, scale, &vs, &vc)) amb |= 1u << i;
         } else {
             rg_sincos_core(x, &vs, &vc);
             if (!S1) vs *= scale, vc *= scale;
@@ -106,21 +106,20 @@ static __device__ __forceinline__ uint32_t rg_rope_forward_common(float p, const
 // forward-2026-12-01-run12.txt, probe-ops-2026-12-01-k14-fix.txt). 012's
 // kernel: the same up to 2 values per thread.
 template <int VPT, bool S1>
-static __device__ __forceinline__ bool rg_rope_forward_words(float p, const float *f, float scale, float sa,
-                                                             rg_wordvec<VPT> &w)
+static __device__ __forceinline__ bool rg_rope_forward_words(float p, const float *f, float scale, rg_wordvec<VPT> &w)
 {
     bool far;
     if constexpr (VPT == 1) {
         const float x = p * f[0];
         float vs, vc;
-        const bool amb = rg_sincos_scaled<S1>(x, scale, sa, &vs, &vc);
+        const bool amb = rg_sincos_scaled<S1>(x, scale, &vs, &vc);
         far = !(fabsf(scale) <= 1.0e30f) || !(fabsf(x) <= RG_SINCOS_FAST_MAX);
         w.w[0] = rg_pack_bf16x2(vc, vs);
         if (far) return false;
         if (amb) w.w[0] = rg_sincos_bf16_refine_side<S1>(x, scale, vc, vs);
         return true;
     } else {
-        const uint32_t amb = rg_rope_forward_common<VPT, S1>(p, f, scale, sa, w, far);
+        const uint32_t amb = rg_rope_forward_common<VPT, S1>(p, f, scale, w, far);
         if (far) return false;
         if (amb) {
 #pragma unroll
@@ -148,7 +147,7 @@ static __global__ void __launch_bounds__(256) rg_rope_forward_vec(const int64_t 
     rg_load_floats<VPT>(inv + VPT * k, f);
     uint32_t *o = out + (size_t)r * (2 * H) + VPT * k;   // a row: 2*H words (cos | sin << 16)
     rg_wordvec<VPT> w;
-    if (!rg_rope_forward_words<VPT, S1>(p, f, scale, fabsf(scale) * RG_SINCOS_ABS_PER_RAD, w)) {
+    if (!rg_rope_forward_words<VPT, S1>(p, f, scale, w)) {
         rg_rope_forward_far<VPT>(pos + r, inv + VPT * k, scale, o, H);
         return;
     }
@@ -180,7 +179,6 @@ static __global__ void __launch_bounds__(256) rg_rope_forward_loop(const int64_t
     float f[VPT];
     rg_load_floats<VPT>(inv + VPT * k, f);
     const float pl = r0 + lane < rend ? (float)__ldg(pos + r0 + lane) : 0.0f;
-    const float sa = fabsf(scale) * RG_SINCOS_ABS_PER_RAD;
     uint64_t defer = 0;
     int step = 0;
 #pragma unroll 1
@@ -191,7 +189,7 @@ static __global__ void __launch_bounds__(256) rg_rope_forward_loop(const int64_t
         uint32_t *o = out + (size_t)rr * (2 * H) + VPT * k;
         rg_wordvec<VPT> w;
         bool far;
-        const uint32_t amb = rg_rope_forward_common<VPT, S1, TEST>(p, f, scale, sa, w, far);
+        const uint32_t amb = rg_rope_forward_common<VPT, S1, TEST>(p, f, scale, w, far);
         if (far) {
             rg_rope_forward_far<VPT>(pos + rr, inv + VPT * k, scale, o, H);
             continue;
@@ -259,13 +257,12 @@ static __global__ void __launch_bounds__(256) rg_cos_sin_vec(const float *__rest
     float f[VPT];
     rg_load_floats<VPT>(in, f);
     uint32_t *oc = cos_out + (size_t)r * H + (VPT / 2) * k, *os = sin_out + (size_t)r * H + (VPT / 2) * k;
-    const float sa = fabsf(scale) * RG_SINCOS_ABS_PER_RAD;
     uint32_t amb = 0;
     bool far = !(fabsf(scale) <= 1.0e30f);
     float vs[VPT], vc[VPT];
 #pragma unroll
     for (int i = 0; i < VPT; i++) {
-        if (rg_sincos_scaled<S1>(f[i], scale, sa, &vs[i], &vc[i])) amb |= 1u << i;
+        if (rg_sincos_scaled<S1>(f[i], scale, &vs[i], &vc[i])) amb |= 1u << i;
         far |= !(fabsf(f[i]) <= RG_SINCOS_FAST_MAX);
     }
     rg_wordvec<VPT / 2> cw, sw;

@@ -118,15 +118,17 @@ static __device__ __forceinline__ void rg_sincos_mufu(float x, float *s, float *
 // The forward ops write bf16(scale * cos(x)) and bf16(scale * sin(x)). A plain
 // float32 evaluation rounds twice (sin/cos to float, then to bf16) and lands
 // on the wrong bf16 neighbour whenever the float error straddles a rounding
-// midpoint. Here the float value v comes with an error bound t (rg_sincos_core's,
-// below, times |scale|, plus v's own rounding). Every bf16 midpoint is a float,
-// and t is far below half a bf16 spacing, so only the midpoint m nearest v
-// (v's top 16 bits | 0x8000: same sign and exponent, so v - m is exact) can lie
-// within t: if |v - m| > t, bf16_rn(v) is the correctly rounded result of the
-// exact value. Only when it is not is the value recomputed in double and
-// rounded once (about one value in 4000). So every element is the bf16
-// nearest to scale*sin/cos(x) (up to double's 1e-16): never further from the
-// float64 reference than any float32 evaluation rounded to bf16.
+// midpoint. Here the float value v comes with an error bound in ulps of v
+// (rg_sincos_core's, below, and with a scale the product's rounding too).
+// Every bf16 midpoint is a float, and the bound is far below half a bf16
+// spacing, so only the midpoint m nearest v (v's top 16 bits | 0x8000: same
+// sign and exponent) can lie within it: if v is at least that many ulps from
+// m, bf16_rn(v) is the correctly rounded result of the exact value. Only when
+// it is not is the value recomputed in double and rounded once (about one
+// (cos, sin) pair in 11000 at scale 1: bench/results/sincos-bound.txt). So
+// every element is the bf16 nearest to scale*sin/cos(x) (up to double's
+// 1e-16): never further from the float64 reference than any float32
+// evaluation rounded to bf16.
 // ---------------------------------------------------------------------------
 static __device__ __forceinline__ uint32_t rg_bf16_rn_bits(float f)
 {
@@ -282,60 +284,48 @@ static __device__ __forceinline__ uint32_t rg_sincos_bf16_refine_side(float x, f
     return rg_bf16_side(vc, c) | (rg_bf16_side(vs, s) << 16);
 }
 
-// Error bound of rg_sincos_core's values: relative to the value (a few float
-// ulps from the polynomials, the reduction's later steps and the product with
-// scale: 2^-21 |value| covers them with room), plus the reduction's first
-// rounding, absolute and proportional to q: 2^-24 * 7.55e-8 * |q| with |q| <=
-// 0.64|x| + 1 and q = 0 below pi/4, so 2^-46 |x| bounds it. A bound relative
-// to the value matters: the small values (sin near its zeros, low frequencies
-// at small positions) have fine bf16 spacing, and an absolute bound would send
-// most of them to the double path.
-#define RG_SINCOS_REL_ERR 4.76837158203125e-07f        // 2^-21
-#define RG_SINCOS_ABS_PER_RAD 1.4210854715202004e-14f  // 2^-46
-
-// At scale 1 the test uses 3/8 of that bound. bench/sincos_bound.cu runs
-// rg_sincos_core on every float argument of the fast path (|x| <= 4e6, the
-// whole domain at scale 1) against double and finds its error at most 0.334
-// of the bound above (bench/results/sincos-bound.txt): so 3/8 of it is proved
+// Error bound of rg_sincos_core's values, in units in the last place of the
+// value returned (ulp(v): the spacing of the floats at v). bench/sincos_bound.cu
+// runs rg_sincos_core on every float argument of the fast path (|x| <= 4e6)
+// against double and finds the error of sin and cos below RG_SINCOS_ULPS
+// (at most 2.88 ulps: bench/results/sincos-bound.txt), so the bound is proved
 // by exhaustion, not assumed, and that check fails if a change to
-// rg_sincos_core ever breaks it. Fewer values are flagged (the refinement's
-// dependent chain is what the small problems wait on: bench/NOTES.md). Away
-// from scale 1 the product with scale adds its own rounding, which the full
-// bound covers.
-#define RG_SINCOS_S1_FRACTION 0.375f
+// rg_sincos_core ever breaks it. It is relative to the value, with no part
+// proportional to |x|: the reduction's first step, x - q*C1, is exact (both
+// are multiples of 2^-23 and the difference is below 2 in size; of 2^-24 when
+// |x| < 1), and the later steps round relative to r. Times a scale, a value's
+// error can at most double in ulps of the product (which may lie one binade
+// lower) and the product's rounding adds half an ulp: 2 * 3 + 1/2 <
+// RG_SINCOS_ULPS_SCALED.
+#define RG_SINCOS_ULPS 3
+#define RG_SINCOS_ULPS_SCALED 7
 
-// Whether bf16_rn(v) might differ from the bf16 nearest a value within t of v.
-// The midpoint's bits, (v & 0xffff0000) | 0x8000, take one LOP3 with 0x8000
-// in a register: written plainly, ptxas emits two (an AND, then an OR), twice
-// per value on the forward ops' common path (bench/results/dev/
-// forward-2026-12-01-run14.txt).
-static __device__ __forceinline__ bool rg_bf16_near_mid(float v, float t)
+// Whether bf16_rn(v) might differ from the bf16 nearest a value within fewer
+// than K of v's ulps of v (finite v). Every bf16 midpoint is a float, and only
+// the one nearest v, m = (v & 0xffff0000) | 0x8000, can be that close; v and m
+// share sign and exponent, so v is |lo - 0x8000| ulps from m, lo its low 16
+// bits. True when that is below K: (lo + K - 1 - 0x8000) mod 2^16 < 2K - 1,
+// computed in the top half of a word, one IMAD and one compare (against four
+// float operations and a bound to compute for a test in units of the value).
+template <unsigned K>
+static __device__ __forceinline__ bool rg_bf16_near_mid(float v)
 {
-#ifdef __CUDA_ARCH__
-    uint32_t mb;
-    asm("lop3.b32 %0, %1, 0xffff0000, %2, 0xea;" : "=r"(mb) : "r"(__float_as_uint(v)), "r"(0x8000u));
-    const float m = __uint_as_float(mb);
-#else
-    const float m = __uint_as_float((__float_as_uint(v) & 0xffff0000u) | 0x8000u);
-#endif
-    return fabsf(v - m) <= t;
+    return __float_as_uint(v) * 65536u + ((K - 1u - 0x8000u) << 16) < ((2u * K - 1u) << 16);
 }
 
-// vs, vc = scale*sin(x), scale*cos(x) in float (S1: scale == 1, no multiplies,
-// and RG_SINCOS_S1_FRACTION of the bound); returns whether either might round
-// to the wrong bf16. |x| <= RG_SINCOS_FAST_MAX (callers check). sa = |scale| *
-// RG_SINCOS_ABS_PER_RAD (not used when S1).
+// vs, vc = scale*sin(x), scale*cos(x) in float (S1: scale == 1, no multiplies
+// and the tighter RG_SINCOS_ULPS); returns whether either might round to the
+// wrong bf16. |x| <= RG_SINCOS_FAST_MAX and |scale| <= 1e30 (callers check;
+// the values are then finite).
 template <bool S1>
-static __device__ __forceinline__ bool rg_sincos_scaled(float x, float scale, float sa, float *vs, float *vc)
+static __device__ __forceinline__ bool rg_sincos_scaled(float x, float scale, float *vs, float *vc)
 {
+    constexpr unsigned K = S1 ? RG_SINCOS_ULPS : RG_SINCOS_ULPS_SCALED;
     float s, c;
     rg_sincos_core(x, &s, &c);
     *vs = S1 ? s : s * scale;
     *vc = S1 ? c : c * scale;
-    const float rel = S1 ? RG_SINCOS_S1_FRACTION * RG_SINCOS_REL_ERR : RG_SINCOS_REL_ERR;
-    const float ta = fabsf(x) * (S1 ? RG_SINCOS_S1_FRACTION * RG_SINCOS_ABS_PER_RAD : sa);
-    const float ts = fmaf(fabsf(*vs), rel, ta), tc = fmaf(fabsf(*vc), rel, ta);
-    return rg_bf16_near_mid(*vs, ts) | rg_bf16_near_mid(*vc, tc);
+    return rg_bf16_near_mid<K>(*vs) | rg_bf16_near_mid<K>(*vc);
 }
 
 // Out of line (rare), returned by value (x = sin bits, y = cos bits), so the
@@ -351,8 +341,7 @@ static __device__ __noinline__ uint2 rg_sincos_bf16_slow(float x, float scale)
 static __device__ __forceinline__ void rg_sincos_bf16(float x, float scale, uint32_t *sb, uint32_t *cb)
 {
     float vs, vc;
-    if (!(fabsf(x) <= RG_SINCOS_FAST_MAX) || !(fabsf(scale) <= 1.0e30f) ||
-        rg_sincos_scaled<false>(x, scale, fabsf(scale) * RG_SINCOS_ABS_PER_RAD, &vs, &vc)) {
+    if (!(fabsf(x) <= RG_SINCOS_FAST_MAX) || !(fabsf(scale) <= 1.0e30f) || rg_sincos_scaled<false>(x, scale, &vs, &vc)) {
         const uint2 r = rg_sincos_bf16_slow(x, scale);
         *sb = r.x;
         *cb = r.y;
