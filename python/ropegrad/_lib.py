@@ -161,9 +161,16 @@ def _candidates():
     here = os.path.dirname(os.path.abspath(__file__))
     repo = os.path.dirname(os.path.dirname(here))
     paths = [os.path.join(repo, "build", "libropegrad.so")]
-    # <prefix>/lib/pythonX.Y/site-packages/ropegrad -> <prefix>/lib; a --target dir's lib/.
+    # <prefix>/lib/pythonX.Y/site-packages/ropegrad -> <prefix>/lib (only in
+    # that layout: a --target folder's grandparent is anybody's, /tmp say);
+    # a --target dir's lib/; the running Python's prefix.
     site = os.path.dirname(here)
-    for libdir in (os.path.join(site, "..", ".."), os.path.join(site, "lib"), os.path.join(sys.prefix, "lib")):
+    libdirs = []
+    if os.path.basename(site) in ("site-packages", "dist-packages") and \
+            os.path.basename(os.path.dirname(site)).startswith("python"):
+        libdirs.append(os.path.join(site, "..", ".."))
+    libdirs += [os.path.join(site, "lib"), os.path.join(sys.prefix, "lib")]
+    for libdir in libdirs:
         paths.append(os.path.normpath(os.path.join(libdir, "libropegrad.so.%d" % SONAME_MAJOR)))
     paths.append("libropegrad.so.%d" % SONAME_MAJOR)
     found = ctypes.util.find_library("ropegrad")

@@ -9,7 +9,9 @@
 2. from /, with only that folder on PYTHONPATH and no $ROPEGRAD_LIB, the
    installed package (not the source tree's) loads the library installed
    beside it (<target>/lib/libropegrad.so.0), then, with none there, the one
-   the dynamic loader finds by its SONAME (LD_LIBRARY_PATH);
+   the dynamic loader finds by its SONAME (LD_LIBRARY_PATH); never a decoy
+   copy at the --target folder's grandparent (a <prefix>/lib only in a
+   lib/pythonX.Y/site-packages layout);
 3. the ctypes tests (test_ctypes_cpu.py) pass against the installed package;
 4. $ROPEGRAD_LIB, when set, is the only place looked at.
 """
@@ -40,7 +42,10 @@ def main():
         return 77
     tmp = tempfile.mkdtemp(prefix="rg_pip_")
     try:
-        site = os.path.join(tmp, "site")
+        # The --target two levels down, and a decoy library at its grandparent
+        # (tmp/): that is <prefix>/lib only in a lib/pythonX.Y/site-packages
+        # layout, so the package must never take it.
+        site = os.path.join(tmp, "t", "site")
         env = dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1")
         rc, out = run([sys.executable, "-m", "pip", "install", "--no-index", "--no-deps", "--target", site, PYDIR],
                       env=env)
@@ -62,6 +67,7 @@ def main():
             clean["LD_LIBRARY_PATH"] = bundled
         probe = ("import ropegrad, ropegrad._lib as L; "
                  "print(ropegrad.__file__); print(L.library_path()); print(ropegrad.version())")
+        shutil.copy(os.path.realpath(lib), os.path.join(tmp, "libropegrad.so.0"))
         # (a) the library installed beside the package.
         os.makedirs(os.path.join(site, "lib"))
         shutil.copy(os.path.realpath(lib), os.path.join(site, "lib", "libropegrad.so.0"))
