@@ -24,8 +24,8 @@ static unsigned row16(int src, float pos, const float *inv, uint32_t *o)
 {
     unsigned flagged = 0;
     const __m512 rel = _mm512_set1_ps(RG_SLEEF_SINCOS_REL), ta = _mm512_set1_ps(RG_SLEEF_SINCOS_ABS);
-    const __m512i off = _mm512_set1_epi32((int)((RG_CORE_ULPS - 1u - 0x8000u) << 16));
-    const __m512i lim = _mm512_set1_epi32((int)((2u * RG_CORE_ULPS - 1u) << 16));
+    const __m512i off = _mm512_set1_epi32((int)RG_NEAR_MID_OFF(RG_CORE_ULPS));
+    const __m512i lim = _mm512_set1_epi32((int)RG_NEAR_MID_LIM(RG_CORE_ULPS));
     for (int j = 0; j < 64; j += 16) {
         const __m512 x = _mm512_mul_ps(_mm512_loadu_ps(inv + j), _mm512_set1_ps(pos));
         __m512 s, c;

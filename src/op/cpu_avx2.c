@@ -193,8 +193,8 @@ RG_INLINE void sincos_bf16_loop(const float *x, float mul, int64_t n, float scal
 {
     const __m256 vmul = _mm256_set1_ps(mul), vscale = _mm256_set1_ps(scale);
     const unsigned k = s1 ? RG_CORE_ULPS : RG_CORE_ULPS_SCALED;
-    const __m256i off = _mm256_set1_epi32((int)(((k - 1u - 0x8000u) << 16) ^ 0x80000000u));
-    const __m256i lim = _mm256_set1_epi32((int)(((2u * k - 1u) << 16) ^ 0x80000000u));
+    const __m256i off = _mm256_set1_epi32((int)(RG_NEAR_MID_OFF(k) ^ 0x80000000u));
+    const __m256i lim = _mm256_set1_epi32((int)(RG_NEAR_MID_LIM(k) ^ 0x80000000u));
     int64_t j = 0;
     for (; j + W <= n; j += W) {
         const unsigned bad = (unsigned)vector8(x, j, vmul, vscale, off, lim, s1, cb, sb, w);

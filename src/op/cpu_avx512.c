@@ -152,9 +152,8 @@ RG_INLINE __mmask16 uncertain16(__m512 v, __m512 rel, __m512 ta)
     return _mm512_cmp_ps_mask(d, t, _CMP_LE_OQ);
 }
 
-/* rg_bf16_certain_ulps on 16 lanes (the core's values): the lanes whose low
- * 16 bits lie within k - 1 of 0x8000, as (lo + k - 1 - 0x8000) mod 2^16 <
- * 2k - 1 computed in the top half of each lane (off, lim: ulps_consts). */
+/* rg_bf16_certain_ulps on 16 lanes (the core's values), in its top-half form:
+ * the lanes it cannot certify. off, lim: RG_NEAR_MID_OFF(k), RG_NEAR_MID_LIM(k). */
 RG_INLINE __mmask16 near_mid16(__m512 v, __m512i off, __m512i lim)
 {
     const __m512i y = _mm512_add_epi32(_mm512_slli_epi32(_mm512_castps_si512(v), 16), off);
@@ -207,8 +206,7 @@ RG_INLINE void sincos_bf16_loop(const float *x, float mul, int64_t n, float scal
 {
     const __m512 vmul = _mm512_set1_ps(mul), vscale = _mm512_set1_ps(scale);
     const unsigned k = s1 ? RG_CORE_ULPS : RG_CORE_ULPS_SCALED;
-    const __m512i off = _mm512_set1_epi32((int)((k - 1u - 0x8000u) << 16));
-    const __m512i lim = _mm512_set1_epi32((int)((2u * k - 1u) << 16));
+    const __m512i off = _mm512_set1_epi32((int)RG_NEAR_MID_OFF(k)), lim = _mm512_set1_epi32((int)RG_NEAR_MID_LIM(k));
     int64_t j = 0;
     /* two vectors per step, both before either's rare redo, so the second
      * one's work overlaps the first one's test */

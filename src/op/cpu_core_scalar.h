@@ -14,17 +14,11 @@
 
 /* The GPU's float sin/cos (rope_math.cuh's rg_sincos_core), its range and its
  * error bound, the same constants (bench/sincos_bound.cu asserts they equal
- * RG_SINCOS_FAST_MAX, RG_SINCOS_ULPS and RG_SINCOS_ULPS_SCALED). For every
- * float x with |x| <= RG_CORE_FAST_MAX, sin and cos are within RG_CORE_ULPS
- * units in the last place of the value returned (ulp(v), the spacing of the
- * floats at v): checked on every such float by bench/sincos_bound.cu (GPU)
- * and bench/sincos_bound_cpu.c (this code), both of which find at most 2.88.
- * The error is relative to the value, with no part proportional to |x|: the
- * reduction's first step, x - q*C1, is exact (both terms are multiples of
- * 2^-23 below 2 in size, or of 2^-24 when |x| < 1), and the later steps round
- * relative to r. Times a scale, the value's error can at most double in ulps
- * of the product (which may fall one binade lower) and the product's own
- * rounding adds half an ulp: 2 * 3 + 1/2 < RG_CORE_ULPS_SCALED. */
+ * RG_SINCOS_FAST_MAX, RG_SINCOS_ULPS and RG_SINCOS_ULPS_SCALED; rope_math.cuh
+ * says why the bound is in ulps of the value and why 7 with a scale): for
+ * every float x with |x| <= RG_CORE_FAST_MAX, sin and cos are within fewer
+ * than RG_CORE_ULPS ulps of the value returned, checked on every such float by
+ * bench/sincos_bound.cu (GPU) and bench/sincos_bound_cpu.c (this code). */
 #define RG_CORE_FAST_MAX 4.0e6f
 #define RG_CORE_ULPS 3
 #define RG_CORE_ULPS_SCALED 7

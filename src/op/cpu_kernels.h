@@ -94,12 +94,15 @@ static inline int rg_bf16_certain(float v, float t)
  * exact value (the core's values: RG_CORE_ULPS, RG_CORE_ULPS_SCALED): v and
  * the midpoint m share sign and exponent, so |v - m| is |lo - 0x8000| ulps,
  * lo v's low 16 bits, and the rounding is certain when that is at least k.
- * An integer test: no bound to compute, and no float subtraction. */
+ * An integer test: no bound to compute, and no float subtraction. Computed in
+ * the top half of a 32-bit word, the form the vector files use on every lane:
+ * uncertain when (bits(v) << 16) + RG_NEAR_MID_OFF(k) < RG_NEAR_MID_LIM(k),
+ * unsigned, i.e. (lo + k - 1 - 0x8000) mod 2^16 < 2k - 1. */
+#define RG_NEAR_MID_OFF(k) (((uint32_t)(k) - 1u - 0x8000u) << 16)
+#define RG_NEAR_MID_LIM(k) ((2u * (uint32_t)(k) - 1u) << 16)
 static inline int rg_bf16_certain_ulps(float v, unsigned k)
 {
-    uint32_t u;
-    memcpy(&u, &v, sizeof u);
-    return (uint16_t)(u - 0x8000u + (k - 1u)) >= 2u * k - 1u;
+    return (uint32_t)(rg_float_bits(v) << 16) + RG_NEAR_MID_OFF(k) >= RG_NEAR_MID_LIM(k);
 }
 
 /* Value j's bf16 bits c and s where the caller wants them: a (cos | sin << 16)
