@@ -193,6 +193,12 @@ int main(int argc, char **argv)
         V20(2112, true, 64, "20-lib-loop/w2k b64");
         V20(2112, false, 64, "20-lib-loop/w2k b64 odd");
         V20(2112, false, 32, "20-lib-loop/w2k b32 odd");
+        V11T(10, 21, 1, "25-sfu/1");
+        V11T(10, 21, 2, "25-sfu/2");
+        V11T(10, 21, 4, "25-sfu/4");
+#define V26(N, NAME) vs.push_back({NAME, 12, [&](int64_t B_, int64_t S_, float sc) { fd11_shfl_go<N>(pos, inv, sc, out, B_ * S_, 0); }})
+        V26(1, "26-shfl/1");
+        V26(2, "26-shfl/2");
 #define V11M(V, N, NAME) vs.push_back({NAME, V, [&](int64_t B_, int64_t S_, float sc) { fd11_memo_go<V, N>(pos, inv, sc, out, B_, S_, 0); }})
         V11M(10, 2, "10-memo-chunk/2");
         V11M(10, 4, "10-memo-chunk/4");
@@ -352,6 +358,7 @@ int main(int argc, char **argv)
         if (in_pass(v)) printf("---|");
     printf("---|---|\n");
     std::vector<double> lsum(vs.size() + 1, 0.0);
+    std::vector<std::vector<double>> times;   // [workload][variant], 0 where not timed
     int nw = 0;
     for (size_t w = 0; w < shapes.size(); w++) {
         if (argc > 2) {
@@ -368,9 +375,11 @@ int main(int argc, char **argv)
         }
         printf("| %zu | %lld | %lld |", w, (long long)B, (long long)S);
         double best5 = 1e30, fl = 0;
+        times.emplace_back(vs.size(), 0.0);
         for (size_t i = 0; i < vs.size(); i++) {
             if (!in_pass(vs[i])) continue;
             const double t = time_it([&] { vs[i].go(B, S, 1.0f); });
+            times.back()[i] = t;
             if (i == 0) fl = t;
             lsum[i] += log(t);
             if (vs[i].version == 5) best5 = std::min(best5, t);
@@ -391,6 +400,31 @@ int main(int argc, char **argv)
     for (size_t i = 0; i <= vs.size(); i++) cell(i, exp(lsum[i] / nw));
     printf("\n| / floor | | |");
     for (size_t i = 0; i <= vs.size(); i++) cell(i, exp((lsum[i] - lsum[0]) / nw));
+    printf("\n");
+    // Each version at its best values per thread (the columns "V/N" of one V
+    // and no block-size suffix), workload by workload: the geomean of
+    // min_N(time) / floor. What a version could reach if the library picked N
+    // per workload perfectly (the minimum also picks up the timer's noise).
+    printf("best over values per thread, geomean / floor:");
+    for (size_t i = 1; i < vs.size(); i++) {
+        const std::string n = vs[i].name;
+        const size_t sl = n.find('/');
+        if (!in_pass(vs[i]) || sl == std::string::npos || n.find(' ') != std::string::npos) continue;
+        const std::string fam = n.substr(0, sl + 1);
+        bool first = true;
+        for (size_t j = 1; j < i; j++) first &= std::string(vs[j].name).rfind(fam, 0) != 0 || !in_pass(vs[j]);
+        if (!first) continue;
+        double ls = 0;
+        for (auto &row : times) {
+            double m = 1e30;
+            for (size_t j = i; j < vs.size(); j++) {
+                const std::string nj = vs[j].name;
+                if (in_pass(vs[j]) && nj.rfind(fam, 0) == 0 && nj.find(' ') == std::string::npos) m = std::min(m, row[j]);
+            }
+            ls += log(m / row[0]);
+        }
+        printf(" %s %.3f", fam.substr(0, sl).c_str(), exp(ls / nw));
+    }
     printf("\n");
     }
     if (bad_total) printf("dev_forward: %d version/input pairs differ from the shipped kernel\n", bad_total);
