@@ -196,9 +196,6 @@ int main(int argc, char **argv)
         V11T(10, 21, 1, "25-sfu/1");
         V11T(10, 21, 2, "25-sfu/2");
         V11T(10, 21, 4, "25-sfu/4");
-#define V26(N, NAME) vs.push_back({NAME, 12, [&](int64_t B_, int64_t S_, float sc) { fd11_shfl_go<N>(pos, inv, sc, out, B_ * S_, 0); }})
-        V26(1, "26-shfl/1");
-        V26(2, "26-shfl/2");
 #define V11M(V, N, NAME) vs.push_back({NAME, V, [&](int64_t B_, int64_t S_, float sc) { fd11_memo_go<V, N>(pos, inv, sc, out, B_, S_, 0); }})
         V11M(10, 2, "10-memo-chunk/2");
         V11M(10, 4, "10-memo-chunk/4");

@@ -116,11 +116,14 @@
 //              (__sinf/__cosf: an FMUL and a MUFU each), no test: the cheapest
 //              per-value sin/cos the hardware has, so how far from the floor any
 //              kernel that evaluates a sin/cos per value must sit.
-// 26 shfl     (011) the library's common path and refinement
-//              (rg_rope_forward_words) with the stores gathered by shuffles so
-//              that every lane stores once: 16 B at 2 values a thread (lanes 0-15
-//              the warp's row at j, 16-31 at j+64: the floor's fl11_t32 pattern),
-//              8 B at 1 value a thread, instead of two stores of 8 or 4 B.
+// 26 shfl     (011; removed after measuring, code in commit 9265ee4) the
+//              library's common path and refinement (rg_rope_forward_words) with
+//              the stores gathered by shuffles so that every lane stores once: 16
+//              B at 2 values a thread (lanes 0-15 the warp's row at j, 16-31 at
+//              j+64: the floor's fl11_t32 pattern), 8 B at 1 value a thread,
+//              instead of two stores of 8 or 4 B: slower than the shipped kernel
+//              at both (1.24x the floor at its best against 14-side's 1.18x,
+//              bench/results/dev/forward-2026-12-01-run27.txt, ops/dev-forward.txt).
 //  shipped since 2026-12-01: 5, for both ops (10 and 11: not shipped, see
 //              bench/results/dev/forward-2026-12-01-run{4,5}.txt, where their
 //              column is "1-shipped" -- each was the library's kernel then).
@@ -712,54 +715,4 @@ static void fd11_memo_go(const int64_t *pos, const float *inv, float scale, uint
         if (s1) fd11_memo_block<VPT, true><<<grid, 256, 0, st>>>(pos, inv, 1.0f, out, (int)B, (int)S);
         else fd11_memo_block<VPT, false><<<grid, 256, 0, st>>>(pos, inv, scale, out, (int)B, (int)S);
     }
-}
-
-// ---- version 26: the library's values, one shuffled store a lane -------------------------
-// The far path's words (every value in double), returned instead of stored, so
-// the whole warp reaches the shuffles.
-template <int VPT>
-static __device__ __noinline__ rg_wordvec<VPT> fd26_far_words(float p, const float *f, float scale)
-{
-    rg_wordvec<VPT> w;
-    for (int i = 0; i < VPT; i++) w.w[i] = rg_sincos_bf16_double(p * f[i], scale);
-    return w;
-}
-
-// VPT 2: a warp is one row (lane k holds words 2k, 2k+1); lane m < 16 gathers
-// words 4m .. 4m+3 from lanes 2m and 2m+1 and stores them at j, lane 16 + m
-// the same at j + 64. VPT 1: a warp is half a row (words base .. base+31);
-// lane m < 16 gathers words base+2m, base+2m+1. rows * 64 / VPT threads: whole
-// warps, so a warp is all in or all out.
-template <int VPT, bool S1>
-static __global__ void __launch_bounds__(256) fd11_shfl(const int64_t *__restrict__ pos, const float *__restrict__ inv,
-                                                        float scale, uint32_t *__restrict__ out, int rows)
-{
-    static_assert(VPT == 1 || VPT == 2, "26: 1 or 2 values a thread");
-    constexpr int H = 64, TPR = H / VPT;
-    const int t = blockIdx.x * 256 + threadIdx.x;
-    const int r = t / TPR, k = t % TPR;
-    if (r >= rows) return;
-    const float p = (float)__ldg(pos + r);
-    float f[VPT];
-    rg_load_floats<VPT>(inv + VPT * k, f);
-    rg_wordvec<VPT> w;
-    if (!rg_rope_forward_words<VPT, S1>(p, f, scale, w)) w = fd26_far_words<VPT>(p, f, scale);
-    const int lane = threadIdx.x & 31, m = lane & 15, src = 2 * m;
-    uint32_t *row = out + (size_t)r * (2 * H) + (lane >> 4) * H;
-    if constexpr (VPT == 2) {
-        const uint32_t a = __shfl_sync(0xffffffffu, w.w[0], src), b = __shfl_sync(0xffffffffu, w.w[1], src);
-        const uint32_t c = __shfl_sync(0xffffffffu, w.w[0], src + 1), d = __shfl_sync(0xffffffffu, w.w[1], src + 1);
-        *(uint4 *)(row + 4 * m) = make_uint4(a, b, c, d);
-    } else {
-        const uint32_t a = __shfl_sync(0xffffffffu, w.w[0], src), b = __shfl_sync(0xffffffffu, w.w[0], src + 1);
-        *(uint2 *)(row + (k - lane) + 2 * m) = make_uint2(a, b);
-    }
-}
-
-template <int VPT>
-static void fd11_shfl_go(const int64_t *pos, const float *inv, float scale, uint16_t *out, int64_t rows, cudaStream_t st)
-{
-    const unsigned g = (unsigned)((rows * (64 / VPT) + 255) / 256);
-    if (scale == 1.0f) fd11_shfl<VPT, true><<<g, 256, 0, st>>>(pos, inv, scale, (uint32_t *)out, (int)rows);
-    else fd11_shfl<VPT, false><<<g, 256, 0, st>>>(pos, inv, scale, (uint32_t *)out, (int)rows);
 }
