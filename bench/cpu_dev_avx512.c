@@ -39,8 +39,7 @@ static unsigned row16(int src, float pos, const float *inv, uint32_t *o)
         const __m512 v[2] = {s, c};
         for (int k = 0; k < 2; k++) {
             if (src == SRC_CORE) {
-                const __m512i y = _mm512_add_epi32(_mm512_slli_epi32(_mm512_castps_si512(v[k]), 16), off);
-                bad |= _mm512_cmp_epu32_mask(y, lim, _MM_CMPINT_LT);
+                bad |= near_mid16(v[k], off, lim);
                 continue;
             }
             const __m512i m = _mm512_ternarylogic_epi32(_mm512_castps_si512(v[k]), _mm512_set1_epi32((int)0xffff0000u),

@@ -402,25 +402,25 @@ int main(int argc, char **argv)
     // and no block-size suffix), workload by workload: the geomean of
     // min_N(time) / floor. What a version could reach if the library picked N
     // per workload perfectly (the minimum also picks up the timer's noise).
-    printf("best over values per thread, geomean / floor:");
+    std::vector<std::pair<std::string, std::vector<size_t>>> fams;   // "V" -> its "V/N" columns, in order
     for (size_t i = 1; i < vs.size(); i++) {
         const std::string n = vs[i].name;
         const size_t sl = n.find('/');
         if (!in_pass(vs[i]) || sl == std::string::npos || n.find(' ') != std::string::npos) continue;
-        const std::string fam = n.substr(0, sl + 1);
-        bool first = true;
-        for (size_t j = 1; j < i; j++) first &= std::string(vs[j].name).rfind(fam, 0) != 0 || !in_pass(vs[j]);
-        if (!first) continue;
+        const std::string v = n.substr(0, sl);
+        auto f = std::find_if(fams.begin(), fams.end(), [&](const auto &e) { return e.first == v; });
+        if (f == fams.end()) fams.push_back({v, {i}});
+        else f->second.push_back(i);
+    }
+    printf("best over values per thread, geomean / floor:");
+    for (auto &[v, cols] : fams) {
         double ls = 0;
         for (auto &row : times) {
             double m = 1e30;
-            for (size_t j = i; j < vs.size(); j++) {
-                const std::string nj = vs[j].name;
-                if (in_pass(vs[j]) && nj.rfind(fam, 0) == 0 && nj.find(' ') == std::string::npos) m = std::min(m, row[j]);
-            }
+            for (size_t j : cols) m = std::min(m, row[j]);
             ls += log(m / row[0]);
         }
-        printf(" %s %.3f", fam.substr(0, sl).c_str(), exp(ls / nw));
+        printf(" %s %.3f", v.c_str(), exp(ls / nw));
     }
     printf("\n");
     }

@@ -274,6 +274,8 @@ int main()
         CK(cudaFree(d));
         float ms = 0, ulps, worst;
         CK(cudaEventElapsedTime(&ms, e0, e1));
+        CK(cudaEventDestroy(e0));
+        CK(cudaEventDestroy(e1));
         memcpy(&ulps, &h.max_ulps_bits, 4);
         memcpy(&worst, &h.worst_x_bits, 4);
         const int bound = pass == 0 ? RG_SINCOS_ULPS : RG_SINCOS_ULPS_SCALED;

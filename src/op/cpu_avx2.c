@@ -138,16 +138,6 @@ RG_INLINE __m256 uncertain8(__m256 v, __m256 rel, __m256 ta)
     return _mm256_cmp_ps(d, t, _CMP_LE_OQ);
 }
 
-/* rg_bf16_certain_ulps on 8 lanes (the core's values), cpu_avx512.c's
- * near_mid16 with a signed compare (AVX2 has no unsigned one): off and lim
- * carry 0x80000000 more, which turns "y < lim unsigned" into a signed
- * "lim > y". An all-ones lane where it cannot certify. */
-RG_INLINE __m256i near_mid8(__m256 v, __m256i off, __m256i lim)
-{
-    const __m256i y = _mm256_add_epi32(_mm256_slli_epi32(_mm256_castps_si256(v), 16), off);
-    return _mm256_cmpgt_epi32(lim, y);
-}
-
 /* 8 16-bit values from the low halves of 8 32-bit lanes (each < 2^16). */
 RG_INLINE __m128i narrow8(__m256i v)
 {

@@ -152,14 +152,6 @@ RG_INLINE __mmask16 uncertain16(__m512 v, __m512 rel, __m512 ta)
     return _mm512_cmp_ps_mask(d, t, _CMP_LE_OQ);
 }
 
-/* rg_bf16_certain_ulps on 16 lanes (the core's values), in its top-half form:
- * the lanes it cannot certify. off, lim: RG_NEAR_MID_OFF(k), RG_NEAR_MID_LIM(k). */
-RG_INLINE __mmask16 near_mid16(__m512 v, __m512i off, __m512i lim)
-{
-    const __m512i y = _mm512_add_epi32(_mm512_slli_epi32(_mm512_castps_si512(v), 16), off);
-    return _mm512_cmp_epu32_mask(y, lim, _MM_CMPINT_LT);
-}
-
 /* The 16 values' bf16 bits stored where the caller wants them: (cos | sin <<
  * 16) words to w, halves to cb and sb. Only certified lanes are kept (the
  * others are redone), and none of those is a tie, so round to nearest is

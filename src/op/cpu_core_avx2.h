@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cpu_core_avx2.h -- core8(x, &s, &c): the GPU's float sin/cos
- * (cpu_sincos_core.h) on 8 lanes, for files built with -mavx2 -mfma
- * (cpu_avx2.c, bench/sincos_bound_cpu.c). */
+ * (cpu_sincos_core.h) on 8 lanes, and near_mid8, the rounding test of its
+ * values, for files built with -mavx2 -mfma (cpu_avx2.c,
+ * bench/sincos_bound_cpu.c). */
 #ifndef ROPEGRAD_OP_CPU_CORE_AVX2_H
 #define ROPEGRAD_OP_CPU_CORE_AVX2_H
 
@@ -24,5 +25,15 @@
 #define RG_SHL30(i) _mm256_slli_epi32(i, 30)
 #define RG_SEL_ODD(q, a, b) _mm256_blendv_ps(b, a, _mm256_castsi256_ps(_mm256_slli_epi32(q, 31)))
 #include "cpu_sincos_core.h"
+
+/* rg_bf16_certain_ulps (cpu_kernels.h) on 8 lanes of the core's values,
+ * cpu_core_avx512.h's near_mid16 with a signed compare (AVX2 has no unsigned
+ * one): off and lim carry 0x80000000 more, which turns "y < lim unsigned"
+ * into a signed "lim > y". An all-ones lane where it cannot certify. */
+static inline __attribute__((always_inline)) __m256i near_mid8(__m256 v, __m256i off, __m256i lim)
+{
+    const __m256i y = _mm256_add_epi32(_mm256_slli_epi32(_mm256_castps_si256(v), 16), off);
+    return _mm256_cmpgt_epi32(lim, y);
+}
 
 #endif

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cpu_core_avx512.h -- core16(x, &s, &c): the GPU's float sin/cos
- * (cpu_sincos_core.h) on 16 lanes, for files built with -mavx512f -mfma
- * (cpu_avx512.c, bench/sincos_bound_cpu.c). */
+ * (cpu_sincos_core.h) on 16 lanes, and near_mid16, the rounding test of its
+ * values, for files built with -mavx512f -mfma (cpu_avx512.c,
+ * bench/sincos_bound_cpu.c, bench/cpu_dev_avx512.c). */
 #ifndef ROPEGRAD_OP_CPU_CORE_AVX512_H
 #define ROPEGRAD_OP_CPU_CORE_AVX512_H
 
@@ -24,5 +25,14 @@
 #define RG_SHL30(i) _mm512_slli_epi32(i, 30)
 #define RG_SEL_ODD(q, a, b) _mm512_mask_blend_ps(_mm512_test_epi32_mask(q, _mm512_set1_epi32(1)), b, a)
 #include "cpu_sincos_core.h"
+
+/* rg_bf16_certain_ulps (cpu_kernels.h) on 16 lanes of the core's values, in
+ * its top-half form: the lanes it cannot certify. off, lim:
+ * RG_NEAR_MID_OFF(k), RG_NEAR_MID_LIM(k). */
+static inline __attribute__((always_inline)) __mmask16 near_mid16(__m512 v, __m512i off, __m512i lim)
+{
+    const __m512i y = _mm512_add_epi32(_mm512_slli_epi32(_mm512_castps_si512(v), 16), off);
+    return _mm512_cmp_epu32_mask(y, lim, _MM_CMPINT_LT);
+}
 
 #endif
