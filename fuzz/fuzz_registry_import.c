@@ -76,7 +76,7 @@ static void use_stored(rg_registry *g, int64_t id, const cJSON *m)
     size_t nl = 0;
     FZ_CHECK(rg_registry_line(g, id, &line, &nl, err, sizeof err) == 0 && nl == 1 && line[0].row.id == id);
     rg_buf b = {0};
-    rg_trend_svg(&b, line, nl);
+    rg_chart_trend(&b, line, nl);
     char *svg = rg_buf_finish(&b, err, sizeof err);
     FZ_CHECK(svg && !strstr(svg, "<script"));
     free(svg);

@@ -8,6 +8,21 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 BUILD=${BUILD:-build}
-cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-} >/dev/null
-cmake --build "$BUILD" -j"$(nproc)" >/dev/null
+# The build shows one line per step on stderr (ninja's "[12/132] Building
+# C object ..."), nothing else, so stdout stays the bench's (--json -, --format csv).
+# Everything cmake and the compiler said goes to $BUILD/bench-build.log, shown
+# in full when a step fails.
+mkdir -p "$BUILD"
+LOG="$BUILD/bench-build.log"
+say() { echo "bench.sh: $*" >&2; }
+failed() {
+  cat "$LOG" >&2
+  say "$1 failed (the output above is in $LOG)"
+  exit 1
+}
+say "configuring $BUILD"
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-} >"$LOG" 2>&1 || failed "configuring"
+say "building $BUILD ($(nproc) jobs; one line a step)"
+cmake --build "$BUILD" -j"$(nproc)" 2>&1 | tee -a "$LOG" | awk '/^\[[0-9]+\/[0-9]+\] / { print; fflush() }' >&2 ||
+  failed "building"
 exec "$BUILD/ropegrad" bench "$@"

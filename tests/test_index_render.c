@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* test_index_render.c -- the index's renderer: escaping, SI labels, round
- * ticks, and charts and pages over hostile numbers and strings. */
+/* test_index_render.c -- the index's renderer: escaping, SI labels, and
+ * charts and pages over hostile numbers and strings. */
 #define _POSIX_C_SOURCE 200809L
 #include <float.h>
 #include <setjmp.h>
@@ -61,25 +61,6 @@ static void test_si_labels(void **state)
     assert_string_equal(s, "");
     rg_fmt_si(s, sizeof s, 5e-324, "s");          /* far outside the prefixes: still a number */
     assert_non_null(strstr(s, "e-324"));
-}
-
-static void test_ticks(void **state)
-{
-    double t[16];
-    int n = rg_nice_ticks(1340, t, 16);
-    assert_true(n >= 2 && n <= 16);
-    assert_true(t[0] == 0 && t[n - 1] >= 1340);
-    for (int i = 1; i < n; i++) {
-        double step = t[1];
-        double m = step / pow(10, floor(log10(step)));
-        assert_true(fabs(m - 1) < 1e-9 || fabs(m - 2) < 1e-9 || fabs(m - 5) < 1e-9);
-        assert_true(fabs(t[i] - i * step) <= 1e-9 * t[i]);
-    }
-    const double bad[] = {NAN, INFINITY, -INFINITY, 0, -5, 5e-324, DBL_TRUE_MIN};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) assert_int_equal(rg_nice_ticks(bad[i], t, 16), 0);
-    n = rg_nice_ticks(DBL_MAX, t, 16);   /* finite, huge: bounded and finite */
-    assert_true(n >= 1 && n <= 16);
-    for (int i = 0; i < n; i++) assert_true(isfinite(t[i]));
 }
 
 /* A run view whose every figure is v (or cycles through hostile values). */
@@ -231,7 +212,7 @@ int main(void)
     (void)fx_path;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_escaping),        cmocka_unit_test(test_si_labels),
-        cmocka_unit_test(test_ticks),           cmocka_unit_test(test_charts_hostile),
+        cmocka_unit_test(test_charts_hostile),
         cmocka_unit_test(test_page_escapes_manifest_strings),
         cmocka_unit_test(test_manifest_null_bytes_denormal_median),
     };

@@ -276,12 +276,12 @@ static void test_line_and_previous_revision(void **state)
     /* The trend chart: one point per run, an interval whisker at each. */
     assert_int_equal(rg_registry_line(g, r1, &e, &n, err, sizeof err), 0);
     rg_buf b = {0};
-    rg_trend_svg(&b, e, n);
+    rg_chart_trend(&b, e, n);
     char *svg = rg_buf_finish(&b, err, sizeof err);
     assert_non_null(svg);
     int points = 0, whiskers = 0;
     for (const char *p = svg; (p = strstr(p, "<circle class=\"point")); p++) points++;
-    for (const char *p = svg; (p = strstr(p, "class=\"interval\"")); p++) whiskers++;
+    for (const char *p = svg; (p = strstr(p, "<line class=\"interval\"")); p++) whiskers++;
     assert_int_equal(points, 3);
     assert_int_equal(whiskers, 3);
     assert_non_null(strstr(svg, "run #1, "));

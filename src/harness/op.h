@@ -6,7 +6,7 @@
  * against this table only. An op is its code under src/op/ (public API in
  * include/ropegrad.h), one row here (src/harness/op_<name>.c: the input
  * generator, the bytes that must move, and thin calls into the public API),
- * one line in op_table.c, and its suite folder. The row calls libropegrad
+ * one entry in rg_ops[] (src/harness/op.c), and its suite folder. The row calls libropegrad
  * through include/ropegrad.h like any user.
  */
 #ifndef ROPEGRAD_HARNESS_OP_H

@@ -6,7 +6,8 @@
  * output was correct, run warmup + iterations, each iteration being
  *
  *     cudaMemsetAsync(cold, 0, 2 x L2)     evicts the previous iteration's data from L2
- *     ropegrad_backward_cuda_kernel(...)   one or more kernel launches
+ *     op->cuda(...)                        the op row's call into the public API (014:
+ *                                          ropegrad_backward_cuda_kernel), one or more launches
  *
  * all on one stream, with no host synchronization in between. An
  * iteration's time is (last kernel end - first kernel start) over the

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* run_internal.h -- what run.c shares with the CUDA runner (run_cuda.c).
- * Not part of the harness's interface. */
+/* run_internal.h -- what the harness's own files share: run.c with the CUDA
+ * runner (run_cuda.c), and inputs.c's generator and the protocol's check with
+ * the op rows (op.c, op_*.c). Internal to src/harness/: nothing outside it
+ * (the CLI, the record, the index) includes it; harness.h is the interface. */
 #ifndef ROPEGRAD_RUN_INTERNAL_H
 #define ROPEGRAD_RUN_INTERNAL_H
 

@@ -2,11 +2,8 @@
 /*
  * render.c -- the index's one renderer (see render.h).
  *
- * Charts are inline SVG. Their axes come from rg_nice_ticks and
- * rg_fmt_si, so labels are round values with SI units ("1 µs", "2 TB/s"),
- * and every loop over ticks or decades is bounded by a count fixed before
- * it starts: NaN, Inf, 0, null (NAN) and denormal figures are left out of
- * a chart, never iterated on.
+ * Figures are shown with rg_fmt_si (ticks.h): three significant digits
+ * and an SI prefix ("5.41 µs", "1.34 TB/s"). The charts are chart.c's.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "render.h"
@@ -92,175 +89,8 @@ void rg_problem_slug(rg_buf *b, const char *def)
 
 /* ---- numbers ---------------------------------------------------------------------------- */
 
-void rg_fmt_si(char *out, size_t n, double v, const char *unit)
-{
-    static const char *const pre[] = {"y", "z", "a", "f", "p", "n", "µ", "m", "", "k", "M", "G", "T", "P", "E", "Z", "Y"};
-    if (!isfinite(v)) {
-        snprintf(out, n, "%s", "");
-        return;
-    }
-    if (v == 0) {
-        snprintf(out, n, "0 %s", unit);
-        return;
-    }
-    int e3 = (int)floor(log10(fabs(v)) / 3);
-    if (e3 < -8 || e3 > 8) {
-        snprintf(out, n, "%.3g %s", v, unit);
-        return;
-    }
-    double m = v / pow(10, 3 * e3);
-    if (fabs(m) >= 999.5 && e3 < 8) e3++, m /= 1000;
-    snprintf(out, n, "%.3g %s%s", m, pre[e3 + 8], unit);
-}
-
-/* A usable chart figure: finite, positive and not denormal. */
+/* A usable figure: finite, positive and not denormal. */
 static int figure(double v) { return isfinite(v) && v >= DBL_MIN; }
-
-int rg_nice_ticks(double hi, double *t, int cap)
-{
-    if (!figure(hi) || cap < 2) return 0;
-    double raw = hi / 5, e = pow(10, floor(log10(raw))), f = raw / e;
-    double step = (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * e;
-    if (!figure(step)) return 0;
-    int k = 0;
-    for (; k < cap; k++) {
-        t[k] = step * k;
-        if (t[k] >= hi || !isfinite(t[k])) {
-            if (!isfinite(t[k])) t[k] = hi;
-            k++;
-            break;
-        }
-    }
-    return k;
-}
-
-/* ---- charts -------------------------------------------------------------------------------- */
-
-/* Position of v on a log axis over decades [e0, e1] mapped to [x0, x0 + w]. */
-static double logpos(double v, int e0, int e1, double x0, double w)
-{
-    double l = log10(v);
-    if (l < e0) l = e0;
-    if (l > e1) l = e1;
-    return x0 + w * (l - e0) / (e1 - e0);
-}
-
-void rg_chart_latency(rg_buf *b, const rg_run_view *v)
-{
-    double lo = INFINITY, hi = 0;
-    for (size_t i = 0; i < v->n_wl; i++) {
-        const rg_wl_view *w = &v->wl[i];
-        double xs[5] = {w->median, w->t_sol, w->t_b, w->min, w->max};
-        for (int k = 0; k < 5; k++)
-            if (figure(xs[k])) lo = fmin(lo, xs[k]), hi = fmax(hi, xs[k]);
-    }
-    if (!(hi > 0)) {
-        rg_buf_puts(b, "<p class=\"muted\" id=\"chart-latency-absent\">No latency figures in this record.</p>\n");
-        return;
-    }
-    int e1 = (int)ceil(log10(hi)), e0 = (int)floor(log10(lo));
-    if (e1 <= e0) e1 = e0 + 1;
-    if (e1 - e0 > 12) e0 = e1 - 12;   /* at most 12 decades; smaller values sit on the axis */
-    const double x0 = 90, pw = 600, bar = 7, gap = 10, group = 3 * bar + gap;
-    double height = 44 + (double)v->n_wl * group + 30;
-    rg_buf_printf(b,
-                  "<svg id=\"chart-latency\" class=\"chart\" role=\"img\" viewBox=\"0 0 720 %.0f\" width=\"720\" "
-                  "height=\"%.0f\"><title>Latency per workload against T_SOL and the reference (log scale)</title>\n",
-                  height, height);
-    for (int e = e0; e <= e1; e++) {
-        double x = x0 + pw * (e - e0) / (e1 - e0);
-        char lab[48];
-        rg_fmt_si(lab, sizeof lab, pow(10, e) * 1e-9, "s");
-        rg_buf_printf(b, "<line x1=\"%.1f\" y1=\"30\" x2=\"%.1f\" y2=\"%.0f\" class=\"grid\"/>", x, x, height - 25);
-        rg_buf_printf(b, "<text x=\"%.1f\" y=\"%.0f\" class=\"axis\" text-anchor=\"middle\">", x, height - 10);
-        rg_html_esc(b, lab);
-        rg_buf_puts(b, "</text>\n");
-    }
-    rg_buf_puts(b, "<rect x=\"90\" y=\"6\" width=\"10\" height=\"8\" class=\"k\"/><text x=\"104\" y=\"14\" "
-                   "class=\"axis\">kernel median (whisker: min to max)</text>"
-                   "<rect x=\"330\" y=\"6\" width=\"10\" height=\"8\" class=\"sol\"/><text x=\"344\" y=\"14\" "
-                   "class=\"axis\">T_SOL</text>"
-                   "<rect x=\"400\" y=\"6\" width=\"10\" height=\"8\" class=\"base\"/><text x=\"414\" y=\"14\" "
-                   "class=\"axis\">reference T_b</text>\n");
-    for (size_t i = 0; i < v->n_wl; i++) {
-        const rg_wl_view *w = &v->wl[i];
-        double y = 38 + (double)i * group;
-        rg_buf_printf(b, "<text x=\"%.0f\" y=\"%.1f\" class=\"axis\" text-anchor=\"end\">#%d%s</text>", x0 - 6,
-                      y + 1.5 * bar + 3, w->index, w->pass == 0 ? " failed" : "");
-        const double xs[3] = {w->median, w->t_sol, w->t_b};
-        const char *cls[3] = {"k", "sol", "base"}, *name[3] = {"kernel median", "T_SOL", "reference"};
-        for (int k = 0; k < 3; k++) {
-            if (!figure(xs[k])) continue;
-            char lab[48];
-            rg_fmt_si(lab, sizeof lab, xs[k] * 1e-9, "s");
-            rg_buf_printf(b, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\" class=\"%s\"><title>#%d %s ",
-                          x0, y + k * bar, fmax(1, logpos(xs[k], e0, e1, x0, pw) - x0), bar - 1, cls[k], w->index,
-                          name[k]);
-            rg_html_esc(b, lab);
-            rg_buf_puts(b, "</title></rect>");
-        }
-        if (figure(w->min) && figure(w->max))
-            rg_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"whisker\"/>",
-                          logpos(w->min, e0, e1, x0, pw), y + bar / 2, logpos(w->max, e0, e1, x0, pw), y + bar / 2);
-        rg_buf_puts(b, "\n");
-    }
-    rg_buf_puts(b, "</svg>\n");
-}
-
-void rg_chart_bandwidth(rg_buf *b, const rg_run_view *v)
-{
-    double hi = figure(v->peak_gbps) ? v->peak_gbps : 0;
-    size_t shown = 0;
-    for (size_t i = 0; i < v->n_wl; i++)
-        if (figure(v->wl[i].gbps)) hi = fmax(hi, v->wl[i].gbps), shown++;
-    double t[16];
-    int nt = shown ? rg_nice_ticks(hi, t, 16) : 0;
-    if (nt < 2) {
-        rg_buf_puts(b, "<p class=\"muted\" id=\"chart-bandwidth-absent\">No bandwidth figures in this record.</p>\n");
-        return;
-    }
-    double top = t[nt - 1];
-    const double x0 = 90, pw = 600, y0 = 30, ph = 220;
-    double slot = pw / (double)v->n_wl, bw = fmin(28, slot * 0.6);
-    rg_buf_puts(b, "<svg id=\"chart-bandwidth\" class=\"chart\" role=\"img\" viewBox=\"0 0 720 290\" width=\"720\" "
-                   "height=\"290\"><title>Achieved bandwidth per workload against the device's peak</title>\n");
-    for (int k = 0; k < nt; k++) {
-        double y = y0 + ph - ph * (t[k] / top);
-        char lab[48];
-        rg_fmt_si(lab, sizeof lab, t[k] * 1e9, "B/s");
-        rg_buf_printf(b, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" class=\"grid\"/>", x0, y, x0 + pw, y);
-        rg_buf_printf(b, "<text x=\"%.0f\" y=\"%.1f\" class=\"axis\" text-anchor=\"end\">", x0 - 6, y + 4);
-        rg_html_esc(b, lab);
-        rg_buf_puts(b, "</text>\n");
-    }
-    if (figure(v->peak_gbps)) {
-        double y = y0 + ph - ph * (v->peak_gbps / top);
-        char lab[48];
-        rg_fmt_si(lab, sizeof lab, v->peak_gbps * 1e9, "B/s");
-        rg_buf_printf(b, "<line id=\"bandwidth-peak\" x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" class=\"peak\"/>",
-                      x0, y, x0 + pw, y);
-        rg_buf_printf(b, "<text x=\"%.0f\" y=\"%.1f\" class=\"axis\" text-anchor=\"end\">", x0 + pw, y - 5);
-        rg_html_esc(b, v->peak_label);
-        put_esc(b, " ", lab, "</text>\n");
-    }
-    for (size_t i = 0; i < v->n_wl; i++) {
-        const rg_wl_view *w = &v->wl[i];
-        double xc = x0 + slot * ((double)i + 0.5);
-        rg_buf_printf(b, "<text x=\"%.1f\" y=\"%.0f\" class=\"axis\" text-anchor=\"middle\">#%d</text>", xc,
-                      y0 + ph + 16, w->index);
-        if (!figure(w->gbps)) continue;
-        double h = ph * (w->gbps / top);
-        char lab[48];
-        rg_fmt_si(lab, sizeof lab, w->gbps * 1e9, "B/s");
-        rg_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" class=\"%s\"><title>#%d ", xc - bw / 2,
-                      y0 + ph - h, bw, h, w->pass == 0 ? "ptfail" : "k", w->index);
-        rg_html_esc(b, lab);
-        rg_buf_puts(b, "</title></rect>\n");
-    }
-    rg_buf_printf(b, "<text x=\"%.0f\" y=\"%.0f\" class=\"axis\" text-anchor=\"middle\">workload (bytes any kernel "
-                     "must move / kernel median)</text>\n</svg>\n",
-                  x0 + pw / 2, y0 + ph + 34);
-}
 
 /* ---- page pieces ------------------------------------------------------------------------------ */
 
@@ -282,7 +112,8 @@ static const char css[] =
     "form{background:#fff;border:1px solid #d8dce3;padding:8px;border-radius:6px}"
     "textarea{width:100%;min-height:60px}"
     ".chart{background:#fff;border:1px solid #d8dce3;border-radius:8px;max-width:100%;height:auto}"
-    ".chart .grid{stroke:#e6e8ec;stroke-width:1}.chart .axis{font-size:11px;fill:#5b6475}"
+    ".chart .grid,.trend .grid{stroke:#e6e8ec;stroke-width:1}.chart .axis,.trend .axis{font-size:11px;fill:#5b6475}"
+    ".chart .atitle,.trend .atitle{font-size:12px;fill:#1d2330}.trend .interval{stroke:#246;stroke-width:2}"
     ".chart .k{fill:#2f6fde}.chart .sol{fill:#2aa876}.chart .base{fill:#c9a227}"
     ".chart .whisker{stroke:#1d2330;stroke-width:1.2}.chart .peak{stroke:#c0392b;stroke-width:2;"
     "stroke-dasharray:6 4}.chart .ptfail{fill:#c0392b}.suspect{background:#fde2e1;color:#8a1c17}"
@@ -756,7 +587,7 @@ char *rg_render_history(const rg_render_ctx *ctx, const rg_history_view *v, char
     rg_buf_puts(&b, "</code><br>The primary statistic of each run, oldest first, with its 95% interval (");
     rg_html_esc(&b, RG_RANK_METHOD);
     rg_buf_puts(&b, "). Red points are suspect runs.</p>\n");
-    rg_trend_svg(&b, v->e, v->n);
+    rg_chart_trend(&b, v->e, v->n);
     rg_buf_puts(&b, "<table id=\"history\"><tr><th>run</th><th>observed</th><th>revision</th><th>primary</th>"
                     "<th>95% interval</th><th>evidence</th><th>flags</th></tr>\n");
     for (size_t i = 0; i < v->n; i++) {

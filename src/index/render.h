@@ -13,8 +13,10 @@
 
 #include <stddef.h>
 
+#include "chart.h"   /* the charts of the pages */
 #include "model.h"
 #include "rg_util.h"
+#include "ticks.h"   /* rg_fmt_si */
 
 typedef struct rg_render_ctx {
     const char *root;      /* prefix of every link: "/" when served, "../" in a static site */
@@ -38,18 +40,6 @@ void rg_url_esc(rg_buf *b, const char *s);
  * else '_', plus a short hash when anything was replaced. */
 void rg_problem_slug(rg_buf *b, const char *definition);
 
-/* v with three significant digits and an SI prefix, e.g. 1.34e12 "B/s" ->
- * "1.34 TB/s", 5.41e-6 "s" -> "5.41 µs". "" for a non-finite v. */
-void rg_fmt_si(char *out, size_t n, double v, const char *unit);
-/* Round ticks (1, 2 or 5 x 10^k) from 0 to at least hi: at most cap of
- * them, into t; returns the count (0 when hi is not a positive finite
- * normal number). Never loops on hostile input. */
-int rg_nice_ticks(double hi, double *t, int cap);
-
-/* The charts alone (for tests): latency per workload against T_SOL and the
- * reference; bandwidth per workload against the peak. */
-void rg_chart_latency(rg_buf *b, const rg_run_view *v);
-void rg_chart_bandwidth(rg_buf *b, const rg_run_view *v);
 
 /* Pages: malloc'd HTML, NULL with a message. */
 char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, size_t errlen);

@@ -152,12 +152,3 @@ char *rg_report_page(rg_registry *g, int64_t id, char *err, size_t errlen)
     rg_model_run_free(&v);
     return t;
 }
-
-int rg_report_write(rg_registry *g, int64_t id, const char *path, char *err, size_t errlen)
-{
-    char *t = rg_report_page(g, id, err, errlen);
-    if (!t) return 2;
-    int rc = rg_write_file_atomic(path, t, strlen(t), err, errlen) ? 2 : 0;
-    free(t);
-    return rc;
-}

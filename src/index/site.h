@@ -19,7 +19,5 @@ int rg_site_write(rg_registry *g, const char *dir, size_t *files, char *err, siz
 
 /* The run page of run id as one self-contained page (malloc'd), NULL with a message. */
 char *rg_report_page(rg_registry *g, int64_t id, char *err, size_t errlen);
-/* The same page written atomically to path. */
-int rg_report_write(rg_registry *g, int64_t id, const char *path, char *err, size_t errlen);
 
 #endif

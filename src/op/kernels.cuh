@@ -549,8 +549,9 @@ static cudaError_t rg_launch_vec_esz(const ropegrad_problem &p, int tpr, int ker
     }
 }
 
-// Launches the default kernel (0 or 12) on `st`. The problem must already be
-// validated. Returns the launch's cudaError_t.
+// Launches the default kernel on `st`: 14 (whatever `kernel` asks, 0 or 14),
+// or its fallbacks 10 and 2 as below. The problem must already be validated.
+// Returns the launch's cudaError_t.
 static cudaError_t rg_cuda_launch(const ropegrad_problem *p, int kernel, cudaStream_t st)
 {
     int dev = 0, sms = 0;

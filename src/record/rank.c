@@ -111,11 +111,6 @@ void rg_revision_label(const rg_manifest *m, char *buf, size_t n)
     else snprintf(buf, n, "-");
 }
 
-int rg_same_revision(const rg_manifest *a, const rg_manifest *b)
-{
-    return a && b && !strcmp(a->implementation_digest, b->implementation_digest);
-}
-
 /* ---- groups ------------------------------------------------------------------- */
 
 /* Fills e from run row r (its manifest read once). */
@@ -556,75 +551,4 @@ char *rg_regressions_json(const rg_regression *r, size_t n, double alpha, double
     char *text = rg_json_print(doc, 1, err, errlen);
     cJSON_Delete(doc);
     return text;
-}
-
-/* ---- the trend chart ------------------------------------------------------------------------ */
-
-static void svg_esc(rg_buf *b, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '<': rg_buf_puts(b, "&lt;"); break;
-        case '>': rg_buf_puts(b, "&gt;"); break;
-        case '&': rg_buf_puts(b, "&amp;"); break;
-        case '"': rg_buf_puts(b, "&quot;"); break;
-        case '\'': rg_buf_puts(b, "&#39;"); break;
-        default:
-            if ((unsigned char)*s >= 0x20 && *s != 0x7f) rg_buf_put(b, s, 1);
-        }
-    }
-}
-
-void rg_trend_svg(struct rg_buf *b, const rg_ranked *e, size_t n)
-{
-    const double w = 720, h = 260, x0 = 70, y0 = 20, pw = 620, ph = 190;
-    double lo = INFINITY, hi = 0;
-    for (size_t i = 0; i < n; i++) {
-        const rg_interval *v = &e[i].iv;
-        if (!isfinite(v->est)) continue;
-        double a = (v->known && v->lo > 0) ? v->lo : v->est, z = (v->known && isfinite(v->hi)) ? v->hi : v->est;
-        lo = fmin(lo, a);
-        hi = fmax(hi, z);
-    }
-    rg_buf_printf(b, "<svg class=\"trend\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\" "
-                     "aria-label=\"primary statistic over revisions\">\n", w, h, w, h);
-    if (!(hi > 0) || !isfinite(lo)) {
-        rg_buf_printf(b, "<text x=\"%.0f\" y=\"%.0f\">no figures</text></svg>\n", x0, y0 + 20);
-        return;
-    }
-    double pad = (hi - lo) * 0.1 + hi * 1e-3;
-    lo = fmax(0, lo - pad), hi += pad;
-#define RG_Y(v) (y0 + ph - ((v) - lo) / (hi - lo) * ph)
-    for (int t = 0; t <= 4; t++) {
-        double v = lo + (hi - lo) * t / 4, y = RG_Y(v);
-        rg_buf_printf(b, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
-                         "<text x=\"%.0f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%.3f us</text>\n",
-                      x0, y, x0 + pw, y, x0 - 4, y + 4, v / 1e3);
-    }
-    double step = n > 1 ? pw / (double)(n - 1) : 0, px = 0, py = 0;
-    int have_prev = 0;
-    for (size_t i = 0; i < n; i++) {
-        const rg_interval *v = &e[i].iv;
-        double x = x0 + (n > 1 ? step * (double)i : pw / 2);
-        if (!isfinite(v->est)) continue;
-        double y = RG_Y(v->est);
-        if (have_prev)
-            rg_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>", px, py, x, y);
-        if (v->known && v->lo > 0 && isfinite(v->hi))
-            rg_buf_printf(b, "<line class=\"interval\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-                             "stroke=\"#246\" stroke-width=\"2\"/>", x, RG_Y(v->lo), x, RG_Y(v->hi));
-        rg_buf_printf(b, "<circle class=\"point%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"><title>run #%lld, ",
-                      e[i].suspect ? " suspect" : "", x, y, e[i].suspect ? "#c00" : "#246", (long long)e[i].row.id);
-        svg_esc(b, e[i].revision);
-        rg_buf_printf(b, ": %.3f us", v->est / 1e3);
-        if (v->known && v->lo > 0 && isfinite(v->hi)) rg_buf_printf(b, " [%.3f, %.3f]", v->lo / 1e3, v->hi / 1e3);
-        else rg_buf_printf(b, " (interval unknown)");
-        if (e[i].suspect) rg_buf_printf(b, ", suspect");
-        rg_buf_printf(b, "</title></circle>");
-        rg_buf_printf(b, "<text x=\"%.1f\" y=\"%.0f\" font-size=\"10\" text-anchor=\"middle\">#%lld</text>\n", x,
-                      y0 + ph + 16, (long long)e[i].row.id);
-        px = x, py = y, have_prev = 1;
-    }
-#undef RG_Y
-    rg_buf_printf(b, "</svg>\n");
 }

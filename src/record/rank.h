@@ -63,8 +63,6 @@ const rg_mf_workload *rg_manifest_find_workload(const rg_manifest *b, const rg_m
 /* The revision a run measured: "git <12 hex>[+dirty]" when built from a git
  * checkout, else "impl <implementation digest, 12 hex>". */
 void rg_revision_label(const rg_manifest *m, char *buf, size_t n);
-/* 1 when a and b measured the same revision (the same implementation digest). */
-int rg_same_revision(const rg_manifest *a, const rg_manifest *b);
 
 typedef struct rg_ranked {
     rg_run_row row;
@@ -131,11 +129,5 @@ void rg_regressions_free(rg_regression *r, size_t n);
  * "workloads": [{index, uuid, verdict, ratio, lo, hi, p}]}]} (malloc'd text). */
 char *rg_regressions_json(const rg_regression *r, size_t n, double alpha, double threshold, char *err,
                           size_t errlen);
-
-/* An inline SVG trend chart of a line's history (entries oldest first): the
- * primary statistic per run with its interval as a whisker, suspect runs
- * marked; all text escaped. Appended to *b (rg_util.h). */
-struct rg_buf;
-void rg_trend_svg(struct rg_buf *b, const rg_ranked *e, size_t n);
 
 #endif
