@@ -3,8 +3,11 @@
 # The README's screenshots of the index: a registry holding the public
 # KernelIndex record and the committed H200 manifests (bench/results/), served
 # by `ropegrad serve` on a free loopback port, photographed by headless
-# Chromium (Debian's). Writes docs/index-run-page.png (the H200 014 run) and
-# docs/index-problem-page.png.   bash scripts/screenshot.sh [BUILD_DIR]
+# Chromium (Debian's). Writes docs/index-{front,problem,run,compare,history}-page.png
+# and docs/screenshots.sha256, the digest of the sources the pages come from
+# (scripts/page_sources.sh), which tests/screenshots.cmake compares with the
+# tree: a change to the renderer fails that test until this script has run.
+#   bash scripts/screenshot.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build}
@@ -33,5 +36,11 @@ shot() {   # shot PATH HEIGHT OUT
     --window-size=1100,"$2" --screenshot="$3" "${url%/}$1" >/dev/null 2>&1
   echo "screenshot: ${url%/}$1 -> $3"
 }
+# Runs: 1 the public B200 record of 014, 2 the H200 run of 014, 3 and 4 of 011 and 012.
+shot / 900 docs/index-front-page.png
+shot /problems/014_rotary_embedding_with_attention_scaling_backward 900 docs/index-problem-page.png
 shot /runs/2 2600 docs/index-run-page.png
-shot /problems/014_rotary_embedding_with_attention_scaling_backward 700 docs/index-problem-page.png
+shot /compare/1/2 1400 docs/index-compare-page.png
+shot /history/2 1000 docs/index-history-page.png
+bash scripts/page_sources.sh > docs/screenshots.sha256
+echo "screenshot: docs/screenshots.sha256 $(cat docs/screenshots.sha256)"

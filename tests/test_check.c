@@ -188,6 +188,26 @@ static void test_rtol_only_boundary(void **state)
     assert_false(c.pass);
 }
 
+/* Which rule passed a value: within rtol*|ref| alone, or only through atol
+ * (a reference near zero, where max_rel_err is large on a passing row). */
+static void test_abs_only_counted(void **state)
+{
+    rg_check c;
+    const double r[3] = {1e-9, 8.0, 0.0};
+    float o[3] = {1e-6f, 8.0f, 0.0f};   /* rel error ~1000 at r[0], inside atol 1e-5 */
+    rg_check_output(o, r, 3, 1e-5, 1e-5, 1.0, NAN, &c);
+    assert_true(c.pass);
+    assert_int_equal(c.n_abs_only, 1);
+    assert_true(c.max_rel_err > 100);
+    o[0] = 1e-9f;   /* now within rtol alone (the float's rounding is far below it) */
+    rg_check_output(o, r, 3, 1e-5, 1e-5, 1.0, NAN, &c);
+    assert_int_equal(c.n_abs_only, 0);
+    o[1] = 8.5f;    /* beyond both: not matched, so not counted either */
+    rg_check_output(o, r, 3, 1e-5, 1e-5, 0.5, NAN, &c);
+    assert_int_equal(c.n_matched, 2);
+    assert_int_equal(c.n_abs_only, 0);
+}
+
 static void test_empty_and_null(void **state)
 {
     rg_check c;
@@ -215,6 +235,7 @@ int main(void)
         cmocka_unit_test(test_atol_rtol_boundary),
         cmocka_unit_test(test_atol_only_boundary),
         cmocka_unit_test(test_rtol_only_boundary),
+        cmocka_unit_test(test_abs_only_counted),
         cmocka_unit_test(test_empty_and_null),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "gate.h"
 #include "rank.h"
 #include "record.h"
 #include "rg_term.h"
@@ -163,11 +164,44 @@ static int history(rg_registry *g, const char *group, int64_t id)
 
 /* ---- check ------------------------------------------------------------------------ */
 
-static int check(rg_registry *g, int64_t id, int64_t against, double threshold, double alpha)
+/* The history rule (gate.h): -1 when the line has too little credible
+ * history (the pairwise check applies), else the exit status. */
+static int check_history(rg_registry *g, int64_t id, double z_threshold, double threshold)
+{
+    char err[RG_ERRLEN], busy_why[64];
+    rg_gate_history h;
+    if (rg_gate_history_check(g, id, z_threshold, threshold, &h, err, sizeof err)) {
+        rg_term_printf(stderr, "ropegrad runs check: %s\n", err);
+        return 2;
+    }
+    if (h.n < RG_GATE_MIN_HISTORY) return -1;
+    rg_run_row row;
+    rg_manifest m;
+    if (rg_registry_get(g, id, &row, &m, err, sizeof err)) {
+        rg_term_printf(stderr, "ropegrad runs check: %s\n", err);
+        return 2;
+    }
+    int busy = rg_manifest_busy(&m, busy_why, sizeof busy_why);
+    rg_manifest_free(&m);
+    rg_verdict v = h.verdict == RG_VERDICT_SLOW && busy ? RG_VERDICT_UNCLEAR : h.verdict;
+    tprintf("check: run #%lld against the history of its line: %zu earlier credible runs (#%lld to #%lld)", (long long)id,
+            h.n, (long long)h.first_id, (long long)h.last_id);
+    if (h.skipped) tprintf(", %zu left out (failed, suspect or busy)", h.skipped);
+    tprintf("\nmethod: %s\nz threshold %.3g, threshold %.3g%%\n\n", RG_GATE_HISTORY_METHOD, z_threshold, 100 * threshold);
+    tprintf("  primary: run %.3f us, history mean %.3f us, sd %.3f us, ratio %.4f, z %.2f: %s\n", h.x / 1e3,
+            h.mean / 1e3, h.sd / 1e3, h.x / h.mean, h.z, rg_verdict_name(v));
+    if (busy) tprintf("  recorded on a busy machine (%s): UNCLEAR, never SLOW\n", busy_why);
+    tprintf("\n%s\n", v == RG_VERDICT_SLOW ? "regression" : "no regression");
+    return v == RG_VERDICT_SLOW ? 1 : 0;
+}
+
+static int check(rg_registry *g, int64_t id, int64_t against, double threshold, double alpha, double z_threshold)
 {
     char err[RG_ERRLEN], a[300], b[300];
     int64_t base = against;
     if (!base) {
+        int hrc = check_history(g, id, z_threshold, threshold);
+        if (hrc >= 0) return hrc;
         if (rg_registry_previous_revision(g, id, &base, err, sizeof err)) {
             rg_term_printf(stderr, "ropegrad runs check: %s\n", err);
             return 2;
@@ -227,6 +261,8 @@ static int check(rg_registry *g, int64_t id, int64_t against, double threshold, 
             tprintf("  %4d  %14.3f  %14.3f  %-28s  %10s  %s\n", r->index, r->base_median / 1e3, r->run_median / 1e3, a, b,
                    rg_verdict_name(r->verdict));
         }
+        if (rg_manifest_busy(&mr, why, sizeof why))
+            tprintf("note: run #%lld was recorded on a busy machine (%s): UNCLEAR, never SLOW\n", (long long)id, why);
         tprintf("\n%d SLOW, %d FAST, %d SAME, %d UNCLEAR: %s\n", count[RG_VERDICT_SLOW], count[RG_VERDICT_FAST],
                count[RG_VERDICT_SAME], count[RG_VERDICT_UNCLEAR],
                count[RG_VERDICT_SLOW] ? "regression" : "no regression");
@@ -281,19 +317,20 @@ static int regressions(rg_registry *g, int json, double threshold, double alpha)
 /* `ropegrad runs history|check|regressions ...`: argv[0] is the subcommand. */
 int rg_cmd_runs_history_check(int argc, char **argv)
 {
-    enum { OPT_DB = 1000, OPT_GROUP, OPT_AGAINST, OPT_THRESHOLD, OPT_ALPHA, OPT_JSON };
+    enum { OPT_DB = 1000, OPT_GROUP, OPT_AGAINST, OPT_THRESHOLD, OPT_ALPHA, OPT_JSON, OPT_Z };
     static const struct option longopts[] = {{"db", required_argument, NULL, OPT_DB},
                                              {"group", required_argument, NULL, OPT_GROUP},
                                              {"against", required_argument, NULL, OPT_AGAINST},
                                              {"threshold", required_argument, NULL, OPT_THRESHOLD},
                                              {"alpha", required_argument, NULL, OPT_ALPHA},
                                              {"json", no_argument, NULL, OPT_JSON},
+                                             {"z", required_argument, NULL, OPT_Z},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     const char *sub = argv[0], *db = NULL, *group = NULL, *against_s = NULL;
     int is_check = !strcmp(sub, "check"), is_reg = !strcmp(sub, "regressions"), json = 0;
-    double threshold = RG_STATS_THRESHOLD, alpha = RG_STATS_ALPHA, pct;
-    int have_t = 0, have_a = 0;
+    double threshold = RG_STATS_THRESHOLD, alpha = RG_STATS_ALPHA, z_threshold = RG_GATE_Z, pct;
+    int have_t = 0, have_a = 0, have_z = 0;
     optind = 0;
     opterr = 0;
     int c;
@@ -307,6 +344,10 @@ int rg_cmd_runs_history_check(int argc, char **argv)
             if (parse_num(sub, "--threshold", optarg, 0, 1000, &pct)) return 2;
             threshold = pct / 100, have_t = 1;
             break;
+        case OPT_Z:
+            if (parse_num(sub, "--z", optarg, 0.1, 100, &z_threshold)) return 2;
+            have_z = 1;
+            break;
         case OPT_ALPHA:
             if (parse_num(sub, "--alpha", optarg, 1e-12, 0.5, &alpha)) return 2;
             have_a = 1;
@@ -318,15 +359,20 @@ int rg_cmd_runs_history_check(int argc, char **argv)
                        "`runs check`); lists the lines with a SLOW workload (--json: the feed the index serves).\n"
                        "exit status: 0 none, 1 a regression, 2 bad usage or input\n");
             else if (is_check)
-                tprintf("usage: ropegrad runs check ID [--against REF] [--threshold PCT] [--alpha A] [--db FILE]\n\n"
-                       "Per workload, run ID against a baseline: the latest earlier run of its line (same comparison\n"
-                       "group, implementation, backend and kernel) that measured another revision, or --against REF.\n"
-                       "Hodges-Lehmann ratio of the samples with a %.0f%% distribution-free interval and a two-sided\n"
-                       "Mann-Whitney U test: SLOW (FAST) when p < alpha and the whole interval lies above 1+t (below\n"
-                       "1/(1+t)), SAME when not significant or inside, else UNCLEAR. Defaults: --threshold %.0f\n"
-                       "(percent), --alpha %g.\n"
+                tprintf("usage: ropegrad runs check ID [--against REF] [--threshold PCT] [--alpha A] [--z Z] [--db FILE]\n\n"
+                       "With %d or more earlier credible runs in its line (same comparison group, implementation,\n"
+                       "backend and kernel; passed, not suspect, not recorded on a busy machine) and no --against:\n"
+                       "run ID's primary figure against the distribution of theirs (the latest %d): SLOW (FAST) when\n"
+                       "its z-score is above Z (below -Z) and it is more than t slower (faster) than their mean.\n"
+                       "Otherwise, per workload, against one baseline: the latest earlier run of its line that\n"
+                       "measured another revision, or --against REF. Hodges-Lehmann ratio of the samples with a\n"
+                       "%.0f%% distribution-free interval and a two-sided Mann-Whitney U test: SLOW (FAST) when\n"
+                       "p < alpha and the whole interval lies above 1+t (below 1/(1+t)), SAME when not significant\n"
+                       "or inside, else UNCLEAR. A CPU run recorded with a load average at or above half the CPUs\n"
+                       "is UNCLEAR, never SLOW. Defaults: --threshold %.0f (percent, t), --alpha %g, --z %g.\n"
                        "exit status: 0 no workload SLOW, 1 a workload SLOW (a regression), 2 bad usage or input\n",
-                       100 * RG_STATS_CONF, 100 * RG_STATS_THRESHOLD, RG_STATS_ALPHA);
+                       RG_GATE_MIN_HISTORY, RG_GATE_LOOKBACK, 100 * RG_STATS_CONF, 100 * RG_STATS_THRESHOLD,
+                       RG_STATS_ALPHA, RG_GATE_Z);
             else
                 tprintf("usage: ropegrad runs history ID | --group KEY [--db FILE]\n\n"
                        "The primary statistic (with its %.0f%% interval) and each workload's median (with its\n"
@@ -354,6 +400,10 @@ int rg_cmd_runs_history_check(int argc, char **argv)
                         "[--against REF] [--threshold PCT] [--alpha A])\n");
         return 2;
     }
+    if (!is_check && have_z) {
+        rg_term_printf(stderr, "ropegrad runs %s: --z only applies to check\n", sub);
+        return 2;
+    }
     if (!is_check && !is_reg && (against_s || have_t || have_a || (group ? npos != 0 : npos != 1))) {
         rg_term_printf(stderr, "ropegrad runs history: expected one run id or --group KEY, and no check options (usage: "
                         "ropegrad runs history ID | --group KEY)\n");
@@ -368,7 +418,7 @@ int rg_cmd_runs_history_check(int argc, char **argv)
     if (against_s && rg_cli_parse_run_id(is_check ? "runs check" : "runs history", against_s, &against)) return 2;
     rg_registry *g;
     if (open_registry(sub, db, &g)) return 2;
-    int rc = is_check ? check(g, id, against, threshold, alpha)
+    int rc = is_check ? check(g, id, against, threshold, alpha, z_threshold)
              : is_reg ? regressions(g, json, threshold, alpha)
                       : history(g, group, id);
     rg_registry_close(g);

@@ -26,7 +26,7 @@ void rg_check_output(const float *out, const double *ref, int64_t n, double atol
         snprintf(res->reason, sizeof res->reason, "%s", n <= 0 ? "empty output" : "no output or reference");
         return;
     }
-    int64_t matched = 0, out_bad = 0, ref_bad = 0;
+    int64_t matched = 0, abs_only = 0, out_bad = 0, ref_bad = 0;
     int out_all_zero = 1, ref_all_zero = 1;
     double max_abs = 0, max_rel = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -43,9 +43,13 @@ void rg_check_output(const float *out, const double *ref, int64_t n, double atol
         }
         if (e > max_abs) max_abs = e;
         if (r != 0 && e / fabs(r) > max_rel) max_rel = e / fabs(r);
-        if (e <= atol + rtol * fabs(r)) matched++;
+        if (e <= atol + rtol * fabs(r)) {
+            matched++;
+            if (e > rtol * fabs(r)) abs_only++;   /* inside atol + rtol|ref|, beyond rtol|ref| alone */
+        }
     }
     res->n_matched = matched;
+    res->n_abs_only = abs_only;
     res->n_nonfinite = out_bad;
     res->matched_ratio = (double)matched / (double)n;
     res->max_abs_err = max_abs;

@@ -96,6 +96,7 @@ typedef struct rg_check {
     int pass;
     double max_abs_err, max_rel_err, matched_ratio;
     int64_t n, n_matched, n_nonfinite;
+    int64_t n_abs_only;            /* matched only through atol: |out-ref| > rtol*|ref| (a reference near 0) */
     char reason[128];              /* why it failed; "" when it passed */
 } rg_check;
 

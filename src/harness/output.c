@@ -68,9 +68,18 @@ void rg_run_print_table(const rg_run_result *r, void *file)
         row_format(w, &x);
         fprintf(f, "%-8d %5lld %6lld ", w->index, (long long)w->batch_size, (long long)w->seq_len);
         if (timed) fprintf(f, "%12s %9s ", x.t, x.g);
-        fprintf(f, "%11s %11s %9s  %s%s%s\n", x.ae, x.re, x.mr, w->check.pass ? "yes" : "NO",
-                w->check.pass ? "" : "  ", w->check.pass ? "" : w->check.reason);
+        fprintf(f, "%11s %11s %9s  %s", x.ae, x.re, x.mr, w->check.pass ? "yes" : "NO");
+        if (!w->check.pass) fprintf(f, "  %s", w->check.reason);
+        else if (w->check.n_abs_only)   /* a large max_rel_err on a passing row: say which rule passed it */
+            fprintf(f, " (%lld within atol only)", (long long)w->check.n_abs_only);
+        fprintf(f, "\n");
     }
+    for (size_t i = 0; i < r->n_workloads; i++)
+        if (r->workloads[i].check.pass && r->workloads[i].check.n_abs_only) {
+            fprintf(f, "within atol only: values whose error is within atol + rtol*|ref| but beyond rtol*|ref| "
+                       "(references near zero); max_rel_err counts them\n");
+            break;
+        }
     fprintf(f, "passed %d/%d\n", r->passed, r->total);
     fprintf(f, "backend %s (kernel %d: %s), device %s\n", r->backend, r->kernel, r->kernel_name, r->device);
     if (timed) {
@@ -194,6 +203,7 @@ static cJSON *workload_json(jb *b, const rg_workload_result *w)
     add_num(b, o, "max_abs_err", w->check.max_abs_err);
     add_num(b, o, "max_rel_err", w->check.max_rel_err);
     add_num(b, o, "matched_ratio", w->check.matched_ratio);
+    add_num(b, o, "n_abs_only", (double)w->check.n_abs_only);
     add_str(b, o, "timer", w->timer);
     cJSON *t = cJSON_CreateObject();
     if (t) {

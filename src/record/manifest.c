@@ -371,6 +371,8 @@ int rg_manifest_read_opts(const cJSON *doc, rg_manifest *m, int flags, char *err
     rd_str(&x, cpu, "model", m->cpu_model, sizeof m->cpu_model, "cpu");
     rd_str(&x, cpu, "isa", m->cpu_isa, sizeof m->cpu_isa, "cpu");
     m->cpu_threads = rd_int(&x, cpu, "threads", "cpu");
+    m->load_avg_1m = rd_num(&x, cpu, "loadAverage1m", "cpu");
+    m->online_cpus = rd_int(&x, cpu, "onlineCpus", "cpu");
     const cJSON *sw = rd_obj(&x, e, "software", "environment.spec");
     rd_kv(&x, rd_obj(&x, sw, "libraries", "software"), m->libraries, &m->n_libraries, "software.libraries");
     rd_str(&x, sw, "os", m->os, sizeof m->os, "software");

@@ -111,6 +111,8 @@ typedef struct rg_manifest {
     size_t n_libraries;
     char hostname[256], os[256], cpu_model[256], cpu_isa[32];
     int cpu_threads, gpu_sm_count;
+    double load_avg_1m;                 /* CPU runs: the 1-minute load average when recorded; NAN unknown */
+    int online_cpus;                    /* the CPUs it was measured against; -1 unknown */
     double sm_clock_start, sm_clock_end, mem_clock_start, mem_clock_end;
 
     /* implementation.spec */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gate.h"
 #include "rg_util.h"
 
 int rg_run_interval(const rg_manifest *m, double conf, rg_interval *out, char *err, size_t errlen)
@@ -366,6 +367,8 @@ int rg_check_runs(const rg_manifest *base, const rg_manifest *run, double alpha,
         snprintf(err, errlen, "check: out of memory");
         return 2;
     }
+    char busy_why[64];
+    int busy = rg_manifest_busy(run, busy_why, sizeof busy_why);
     for (size_t i = 0; i < run->n_workloads; i++) {
         const rg_mf_workload *w = &run->workloads[i], *b = rg_manifest_find_workload(base, w, i);
         rg_check_row *o = &r[i];
@@ -389,6 +392,10 @@ int rg_check_runs(const rg_manifest *base, const rg_manifest *run, double alpha,
         }
         o->have = 1;
         o->verdict = rg_shift_verdict(&o->shift, alpha, threshold);
+        if (o->verdict == RG_VERDICT_SLOW && busy) {   /* gate.h: a busy CPU run is never SLOW */
+            o->verdict = RG_VERDICT_UNCLEAR;
+            snprintf(o->why, sizeof o->why, "busy machine: %s", busy_why);
+        }
     }
     *rows = r;
     *n = run->n_workloads;

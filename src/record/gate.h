@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * gate.h -- the regression gate's two rules that go beyond one pair of runs.
+ *
+ *   History. Within-run intervals are narrower than the noise between runs
+ *   (the machine, its load, its clocks move between runs, not within one),
+ *   so a gate that compares a run with one earlier run alone calls same-code
+ *   runs SLOW. When a line (rank.h's rg_registry_line) has at least
+ *   RG_GATE_MIN_HISTORY earlier credible runs, the run's primary figure is
+ *   judged against the distribution of their primary figures instead: the
+ *   lookback z-score of conbench, z = (x - mean) / sd over the last
+ *   RG_GATE_LOOKBACK of them, SLOW only when z exceeds the z threshold and x
+ *   also exceeds mean * (1 + the minimum effect) -- the same minimum effect
+ *   as the pairwise check.
+ *
+ *   A busy machine. A CPU run recorded while the 1-minute load average was at
+ *   or above half the machine's CPUs measured the other work as much as its
+ *   own: such a run is UNCLEAR, never SLOW, and never part of a history.
+ */
+#ifndef ROPEGRAD_GATE_H
+#define ROPEGRAD_GATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compare_stats.h"
+#include "record.h"
+
+#define RG_GATE_MIN_HISTORY 5   /* earlier credible runs before the history rule applies */
+#define RG_GATE_LOOKBACK 30     /* at most this many of the latest ones */
+#define RG_GATE_Z 5.0           /* z threshold (conbench's default) */
+
+#define RG_GATE_HISTORY_METHOD                                                                                 \
+    "lookback z-score: the run's primary figure against the mean and standard deviation of its line's "      \
+    "earlier credible runs (passed, not suspect, not busy); SLOW/FAST only when |z| exceeds the z threshold " \
+    "and the change exceeds the minimum effect"
+
+/* 1 when m is a CPU run recorded on a busy machine (load average >= half the
+ * online CPUs); why gets "load average 1.40 on 2 CPUs". 0 otherwise, also
+ * when the load was not recorded (GPU runs, imported records). */
+int rg_manifest_busy(const rg_manifest *m, char *why, size_t whylen);
+
+/* The lookback z-score verdict of x against hist[0..n): mean, sd and z are
+ * written (z = 0 when sd = 0). threshold: minimum effect (0.05 = 5%).
+ * UNCLEAR when n < RG_GATE_MIN_HISTORY or an input is not a positive finite
+ * figure. */
+rg_verdict rg_gate_judge(const double *hist, size_t n, double x, double z_threshold, double threshold, double *mean,
+                         double *sd, double *z);
+
+typedef struct rg_gate_history {
+    size_t n;                 /* earlier credible runs used (the latest RG_GATE_LOOKBACK) */
+    size_t skipped;           /* earlier runs of the line left out: failed, suspect or busy */
+    int64_t first_id, last_id;
+    double hist[RG_GATE_LOOKBACK];   /* their primary figures, ns, newest first */
+    double x, mean, sd, z;    /* ns; z of x */
+    rg_verdict verdict;       /* UNCLEAR when n < RG_GATE_MIN_HISTORY */
+} rg_gate_history;
+
+/* The history rule for run id: its line's runs observed before it. Returns 0
+ * (out->n < RG_GATE_MIN_HISTORY: not enough history, the pairwise check
+ * applies), or 2 with a message. */
+int rg_gate_history_check(rg_registry *g, int64_t id, double z_threshold, double threshold, rg_gate_history *out,
+                          char *err, size_t errlen);
+
+#endif
