@@ -318,6 +318,47 @@ static void test_key_derived_by_rule(void **state)
     rg_registry_close(g);
 }
 
+/* Point 6 in a group too large to read every interval (ranked by the
+ * primary figure alone): the forged fastest run is neither #1 nor ranked
+ * first; the front page, the run pages and the API name the honest #1. */
+static void test_first_in_large_group(void **state)
+{
+    char err[RG_ERRLEN];
+    rg_registry *g;
+    assert_int_equal(rg_registry_open(tu_path_in(dir, "big.db"), 1, &g, err, sizeof err), 0);
+    int64_t id, forged = 0, best = 0;
+    int existed;
+    for (int i = 0; i <= RG_INTERVAL_RANK_MAX + 1; i++) {
+        double tiny = 1e-3;
+        cJSON *doc = i == 7 ? forge_t_sol(fx_manifest("NVIDIA H200", 2, 0.01, 7), &tiny)
+                            : fx_manifest("NVIDIA H200", 1, 1.0 + 0.001 * i, 1000 + i);
+        if (rg_registry_store(g, doc, RG_EVIDENCE_IMPORTED, 0, &id, &existed, err, sizeof err)) fail_msg("store: %s", err);
+        cJSON_Delete(doc);
+        if (i == 7) forged = id;
+        if (i == 0) best = id;
+    }
+    rg_run_view v;
+    assert_int_equal(rg_model_run(g, forged, &v, err, sizeof err), 0);
+    assert_int_equal(v.interval_ranked, 0);
+    assert_int_equal(v.first_id, best);
+    assert_int_not_equal(v.rank, 1);
+    rg_model_run_free(&v);
+    assert_int_equal(rg_model_run(g, best, &v, err, sizeof err), 0);
+    assert_int_equal(v.first_id, best);
+    rg_render_ctx ctx;
+    rg_render_ctx_init(&ctx, 0);
+    char *html = rg_render_run(&ctx, &v, err, sizeof err);
+    assert_non_null(strstr(html, "This run is #1"));
+    free(html);
+    rg_model_run_free(&v);
+    rg_index_view iv;
+    assert_int_equal(rg_model_index(g, &iv, err, sizeof err), 0);
+    assert_int_equal(iv.n, 1);
+    assert_int_equal(iv.rows[0].best_id, best);
+    rg_model_index_free(&iv);
+    rg_registry_close(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -325,6 +366,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_forged_runs_never_first, setup, teardown),
         cmocka_unit_test_setup_teardown(test_borrowed_key_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_key_derived_by_rule, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_first_in_large_group, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -334,7 +334,11 @@ static int rank_run(rg_registry *g, const rg_run_row *row, rg_run_view *v, char 
 /* The interval rank (rank.h) when the group is small enough to read whole. */
 static int interval_rank_run(rg_registry *g, const rg_run_row *row, rg_run_view *v, char *err, size_t errlen)
 {
-    if (v->group_size > RG_INTERVAL_RANK_MAX) return 0;
+    if (v->group_size > RG_INTERVAL_RANK_MAX) {
+        /* Ranked by the figure alone: a run that may not be #1 (rank.h) gets no figure rank. */
+        if ((v->suspect && !v->confirmed) || v->sol_check.state == RG_SOL_UNVERIFIABLE) v->rank = 0;
+        return 0;
+    }
     rg_ranked me;
     int ranked;
     if (rg_registry_rank_run(g, row->id, &me, &ranked, err, errlen)) return 2;

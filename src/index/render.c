@@ -479,6 +479,8 @@ char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, s
     if (v->rank > 0)
         rg_buf_printf(&b, "Rank %s%d of %d in its comparison group%s", v->tied ? "=" : "", v->rank, v->group_size,
                       v->tied ? " (tied: the intervals overlap)" : "");
+    else if (v->id > 0 && !strcmp(v->status, "passed"))
+        rg_buf_puts(&b, "Not ranked by the primary figure (suspect or unverifiable, see above)");
     else if (v->id > 0) rg_buf_puts(&b, "Not ranked (it did not pass correctness)");
     if (*v->observed_at) {
         rg_buf_puts(&b, v->id > 0 ? " · ropegrad comparison · observed " : "observed ");
