@@ -571,8 +571,8 @@ static int cmd_compare(runs_ctx *x, int64_t ida, int64_t idb)
             return 2;
         }
         if (!first) {
-            tprintf("run #%lld: its comparison group has no #1 (no passed, verified, non-suspect run) to compare with\n",
-                   (long long)ida);
+            tprintf("run #%lld: its comparison group has no #1 (no passed, verified, non-suspect run) to compare "
+                   "with\n", (long long)ida);
             return 0;
         }
         if (first == ida) {

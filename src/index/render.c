@@ -473,8 +473,9 @@ char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, s
                              : ". It ranks after the other runs until a replication on the same protocol confirms it.</p>\n");
     }
     if (v->sol_check.state == RG_SOL_UNVERIFIABLE)
-        put_esc(&b, "<p class=\"flag unverifiable\" id=\"unverifiable\"><span class=\"badge unverifiable\">unverifiable"
-                    "</span> ", v->sol_check.basis, ". It ranks after the verified runs and is never #1 while one exists.</p>\n");
+        put_esc(&b, "<p class=\"flag unverifiable\" id=\"unverifiable\"><span class=\"badge unverifiable\">"
+                    "unverifiable</span> ", v->sol_check.basis,
+                ". It ranks after the verified runs and is never #1 while one exists.</p>\n");
     rg_buf_puts(&b, "<p id=\"rank\">");
     if (v->rank > 0)
         rg_buf_printf(&b, "Rank %s%d of %d in its comparison group%s", v->tied ? "=" : "", v->rank, v->group_size,

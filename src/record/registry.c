@@ -641,8 +641,8 @@ static int manifest_key(const rg_manifest *m, char key[RG_DIGEST_LEN], char *err
 {
     if (rg_comparison_key(m, key, err, errlen)) return 2;
     if (m->comparison_key_recorded && strcmp(key, m->comparison_key)) {
-        snprintf(err, errlen, "comparisonKey %.80s is not the one the run's own fields derive (%s): refused", m->comparison_key,
-                 key);
+        snprintf(err, errlen, "comparisonKey %.80s is not the one the run's own fields derive (%s): refused",
+                 m->comparison_key, key);
         return 2;
     }
     return 0;
