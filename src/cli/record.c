@@ -265,8 +265,10 @@ static int cmd_list(runs_ctx *x)
         rg_manifest m;
         char why[200] = "";
         int suspect = 0;
+        rg_sol_check sol = {.state = RG_SOL_VERIFIED};
         if (!rg_registry_get(x->g, rows[i].id, NULL, &m, x->err, sizeof x->err)) {
             suspect = rg_manifest_suspect(&m, why, sizeof why);
+            rg_manifest_sol_check(&m, &sol, NULL, x->err, sizeof x->err);
             rg_manifest_free(&m);
         }
         rg_run_row *r = &rows[i];
@@ -279,6 +281,7 @@ static int cmd_list(runs_ctx *x)
         tprintf("  %-7s  %s", r->status, r->evidence);
         if (r->replicates_of) tprintf(" (replicates #%lld)", (long long)r->replicates_of);
         if (suspect) tprintf("  SUSPECT: %s", why);
+        if (sol.state == RG_SOL_UNVERIFIABLE) tprintf("  UNVERIFIABLE: %s", sol.basis);
         tprintf("\n");
     }
     free(rows);
@@ -328,13 +331,17 @@ static int cmd_list_json(runs_ctx *x)
             oom |= !cJSON_AddStringToObject(o, strs[k].k, rg_term(strs[k].v));
         oom |= !(r->replicates_of ? cJSON_AddNumberToObject(o, "replicates_of", (double)r->replicates_of)
                                   : cJSON_AddNullToObject(o, "replicates_of"));
-        rg_manifest m;   /* the suspect flag (rank.h): derived from the record */
+        rg_manifest m;   /* the suspect flag (rank.h) and the T_SOL check (sol_check.h): derived from the record */
         char why[200] = "";
         int suspect = 0;
+        rg_sol_check sol = {.state = RG_SOL_UNVERIFIABLE, .basis = "the record cannot be read"};
         if (!rg_registry_get(x->g, r->id, NULL, &m, x->err, sizeof x->err)) {
             suspect = rg_manifest_suspect(&m, why, sizeof why);
+            rg_manifest_sol_check(&m, &sol, NULL, x->err, sizeof x->err);
             rg_manifest_free(&m);
         }
+        oom |= !cJSON_AddStringToObject(o, "verification", rg_sol_state_name(sol.state));
+        oom |= !cJSON_AddStringToObject(o, "verification_basis", rg_term(sol.basis));
         oom |= !cJSON_AddBoolToObject(o, "suspect", suspect);
         oom |= !(suspect ? cJSON_AddStringToObject(o, "suspect_reason", why) : cJSON_AddNullToObject(o, "suspect_reason"));
     }
@@ -394,6 +401,8 @@ static int cmd_show(runs_ctx *x, int64_t id)
         if (me.suspect)
             tprintf("  SUSPECT              %s%s\n", me.suspect_why,
                    me.confirmed ? " (confirmed by a replication here)" : "; ranks after the others until replicated");
+        tprintf("  T_SOL check          %s: %s%s\n", rg_sol_state_name(me.sol.state), me.sol.basis,
+               me.sol.state == RG_SOL_UNVERIFIABLE ? "; ranks after the verified runs" : "");
         tprintf("  Revision             %s\n", me.revision);
     }
     tprintf("\nIdentity\n");
@@ -508,8 +517,9 @@ static int cmd_rank(runs_ctx *x)
         return 0;
     }
     qsort(rows, m, sizeof *rows, cmp_key);
-    tprintf("rank: %s; suspect runs (faster than T_SOL, or an all-zero/NaN output) rank after the others until a\n"
-           "replication confirms them; failed runs are not ranked\n\n", RG_RANK_METHOD);
+    tprintf("rank: %s; unverifiable runs (no T_SOL the index can compute) rank after the verified ones, suspect\n"
+           "runs (faster than the index's T_SOL, or an all-zero/NaN output) after them until a replication confirms\n"
+           "them; failed runs are not ranked; #1 is the best passed, verified, non-suspect run\n\n", RG_RANK_METHOD);
     int rc = 0;
     for (size_t i = 0; i < m && !rc;) {
         size_t j = i;
@@ -526,19 +536,22 @@ static int cmd_rank(runs_ctx *x)
         tprintf("  %4s  %5s  %-30s  %8s  ", "rank", "id", "primary us [95% interval]", "vs #1");
         print_cols("SOL · x reference · faster", 44);
         tprintf("  %-28s  %-10s  %-22s  %s\n", "implementation", "evidence", "revision", "flags");
-        double best = ne ? e[0].iv.est : NAN;
+        double best = NAN;   /* #1's figure (rank.h: the first entry that may be #1) */
+        for (size_t k = 0; k < ne && isnan(best); k++)
+            if (rg_ranked_may_be_first(&e[k])) best = e[k].iv.est;
         for (size_t k = 0; k < ne; k++) {
             const rg_ranked *r = &e[k];
             char a[64], rk[16], kn[96], ratio[32], h[128];
             rg_rank_label(r, rk, sizeof rk);
-            if (r->rank) snprintf(ratio, sizeof ratio, "%.3fx", r->iv.est / best);
-            else snprintf(ratio, sizeof ratio, "failed");
+            if (r->rank && isfinite(best)) snprintf(ratio, sizeof ratio, "%.3fx", r->iv.est / best);
+            else snprintf(ratio, sizeof ratio, r->rank ? "-" : "failed");
             headline(h, sizeof h, r->row.sol_score, r->row.avg_speedup, r->row.fast_count, r->row.fast_total);
             tprintf("  %4s  %5lld  %-30s  %8s  ", rk, (long long)r->row.id, rg_interval_label(&r->iv, a, sizeof a), ratio);
             print_cols(h, 44);
-            tprintf("  %-28.28s  %-10s  %-22s  %s%s\n", impl_label(kn, sizeof kn, &r->row), r->row.evidence, r->revision,
-                   r->suspect ? (r->confirmed ? "SUSPECT (replicated): " : "SUSPECT: ") : "",
-                   r->suspect ? r->suspect_why : "");
+            tprintf("  %-28.28s  %-10s  %-22s  %s%s%s%s\n", impl_label(kn, sizeof kn, &r->row), r->row.evidence,
+                   r->revision, r->suspect ? (r->confirmed ? "SUSPECT (replicated): " : "SUSPECT: ") : "",
+                   r->suspect ? r->suspect_why : "", r->sol.state == RG_SOL_UNVERIFIABLE ? "UNVERIFIABLE: " : "",
+                   r->sol.state == RG_SOL_UNVERIFIABLE ? r->sol.basis : "");
         }
         tprintf("\n");
         free(e);
@@ -558,7 +571,8 @@ static int cmd_compare(runs_ctx *x, int64_t ida, int64_t idb)
             return 2;
         }
         if (!first) {
-            tprintf("run #%lld: its comparison group has no passed run to compare with\n", (long long)ida);
+            tprintf("run #%lld: its comparison group has no #1 (no passed, verified, non-suspect run) to compare "
+                   "with\n", (long long)ida);
             return 0;
         }
         if (first == ida) {
@@ -590,6 +604,11 @@ static int cmd_compare(runs_ctx *x, int64_t ida, int64_t idb)
     char why[200];
     if (rg_manifest_suspect(&ma, why, sizeof why)) tprintf("note: A is SUSPECT: %s\n", why);
     if (rg_manifest_suspect(&mb, why, sizeof why)) tprintf("note: B is SUSPECT: %s\n", why);
+    rg_sol_check sa, sb;
+    if (!rg_manifest_sol_check(&ma, &sa, NULL, why, sizeof why) && sa.state == RG_SOL_UNVERIFIABLE)
+        tprintf("note: A is UNVERIFIABLE: %s\n", sa.basis);
+    if (!rg_manifest_sol_check(&mb, &sb, NULL, why, sizeof why) && sb.state == RG_SOL_UNVERIFIABLE)
+        tprintf("note: B is UNVERIFIABLE: %s\n", sb.basis);
     tprintf("\n  primary: A %s us %s, B %s us %s\n", us(s1, sizeof s1, ra.primary_ns), ra.primary_statistic,
            us(s2, sizeof s2, rb.primary_ns), rb.primary_statistic);
     if (!ma.n_workloads || !mb.n_workloads) {

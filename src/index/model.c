@@ -85,9 +85,15 @@ int rg_model_run_from_manifest(const rg_manifest *m, const rg_run_row *row, rg_r
         v->confirmed = v->suspect && row && !strcmp(row->evidence, RG_EVIDENCE_REPLICATED);
         rg_revision_label(m, v->revision, sizeof v->revision);
     }
+    double *t_sol = m && m->n_workloads ? calloc(m->n_workloads, sizeof *t_sol) : NULL;
+    if (rg_manifest_sol_check(m, &v->sol_check, t_sol, err, errlen)) {
+        free(t_sol);
+        return 2;
+    }
     v->passed = v->total = -1;
-    if (!m || !m->obj[RG_ROLE_RUN].present) {
+    if (!m->obj[RG_ROLE_RUN].present) {
         snprintf(err, errlen, "not a manifest (no run object)");
+        free(t_sol);
         return 2;
     }
     if (row) {
@@ -135,7 +141,12 @@ int rg_model_run_from_manifest(const rg_manifest *m, const rg_run_row *row, rg_r
     kv_str(&v->identity, "backend", m->backend);
     snprintf(s, sizeof s, "suite of %zu case%s · %s", m->n_workloads, m->n_workloads == 1 ? "" : "s", v->primary_stat);
     if (m->n_workloads) rg_kv_add(&v->identity, "workload", s);
-    kv_str(&v->identity, "comparison key", v->comparison_key);
+    /* The key is the rule's (registry.c refuses a recorded one that differs). */
+    snprintf(v->key_origin, sizeof v->key_origin, "%s",
+             m->comparison_key_recorded && m->obj[RG_ROLE_WORKLOAD].present ? "recorded, and the rule derives the same"
+                                                                           : "derived by rule");
+    snprintf(s, sizeof s, "%s (%s)", v->comparison_key, v->key_origin);
+    if (v->comparison_key[0]) rg_kv_add(&v->identity, "comparison key", s);
     kv_str(&v->identity, "source", m->source);
     kv_str(&v->identity, "external id", m->external_id);
     kv_str(&v->identity, "run digest", v->run_digest);
@@ -174,12 +185,15 @@ int rg_model_run_from_manifest(const rg_manifest *m, const rg_run_row *row, rg_r
     kv_str(&v->environment, "environment digest", m->environment_digest);
 
     kv_str(&v->artifacts, "T_SOL", m->t_sol_detail);
+    snprintf(s, sizeof s, "%s: %s", rg_sol_state_name(v->sol_check.state), v->sol_check.basis);
+    rg_kv_add(&v->artifacts, "T_SOL check (the index's own)", s);
     kv_str(&v->artifacts, "baseline", m->baseline_name);
 
     if (m->n_workloads) {
         v->wl = calloc(m->n_workloads, sizeof *v->wl);
-        if (!v->wl) {
+        if (!v->wl || !t_sol) {
             snprintf(err, errlen, "out of memory");
+            free(t_sol);
             rg_model_run_free(v);
             return 2;
         }
@@ -195,13 +209,14 @@ int rg_model_run_from_manifest(const rg_manifest *m, const rg_run_row *row, rg_r
         w->max = t->max;
         w->stddev = t->stddev;
         w->gbps = t->gbps;
-        w->t_sol = t->t_sol_ns;
+        w->t_sol = t_sol[i];   /* the index's own, never the manifest's t_sol_ns */
         w->t_b = t->t_b_ns;
         w->score = t->sol_score;
         w->speedup = t->speedup;
         w->pass = t->pass;
     }
     v->n_wl = m->n_workloads;
+    free(t_sol);
 
     const char *product = NULL;
     double peak = strcmp(m->vendor, "cpu") ? rg_datasheet_bandwidth_tbps(m->product, &product) : 0;
@@ -241,6 +256,7 @@ typedef struct rank_table {
     int64_t *ids;
     double *geomean;
     size_t n;
+    int64_t first;   /* #1: rg_registry_first (rank.h), not ids[0] */
     int valid;
 } rank_table;
 
@@ -258,7 +274,7 @@ static int before(const rank_table *t, size_t i, double x, int64_t id)
 static int rank_from_table(const rank_table *t, const rg_run_row *row, rg_run_view *v)
 {
     v->group_size = (int)t->n;
-    v->first_id = t->n ? t->ids[0] : 0;
+    v->first_id = t->first;
     v->rank = 0;
     if (strcmp(row->status, "passed")) return 0;
     size_t lo = 0, hi = t->n;
@@ -288,6 +304,11 @@ static int rank_run(rg_registry *g, const rg_run_row *row, rg_run_view *v, char 
     rank_table fresh = {.gen = gen, .valid = 1};
     if (rg_registry_group_order(g, row->comparison_key, &fresh.ids, &fresh.geomean, &fresh.n, err, errlen))
         return 2;
+    if (rg_registry_first(g, row->comparison_key, &fresh.first, err, errlen)) {
+        free(fresh.ids);
+        free(fresh.geomean);
+        return 2;
+    }
     copy(fresh.file, sizeof fresh.file, file);
     copy(fresh.key, sizeof fresh.key, row->comparison_key);
     rank_from_table(&fresh, row, v);
@@ -313,7 +334,11 @@ static int rank_run(rg_registry *g, const rg_run_row *row, rg_run_view *v, char 
 /* The interval rank (rank.h) when the group is small enough to read whole. */
 static int interval_rank_run(rg_registry *g, const rg_run_row *row, rg_run_view *v, char *err, size_t errlen)
 {
-    if (v->group_size > RG_INTERVAL_RANK_MAX) return 0;
+    if (v->group_size > RG_INTERVAL_RANK_MAX) {
+        /* Ranked by the figure alone: a run that may not be #1 (rank.h) gets no figure rank. */
+        if ((v->suspect && !v->confirmed) || v->sol_check.state == RG_SOL_UNVERIFIABLE) v->rank = 0;
+        return 0;
+    }
     rg_ranked me;
     int ranked;
     if (rg_registry_rank_run(g, row->id, &me, &ranked, err, errlen)) return 2;
@@ -423,6 +448,7 @@ int rg_model_problem(rg_registry *g, const char *definition, rg_problem_view *v,
                 e->tied = r[k].tied;
                 e->suspect = r[k].suspect;
                 e->iv = r[k].iv;
+                copy(e->verification, sizeof e->verification, rg_sol_state_name(r[k].sol.state));
             }
             gv->interval_ranked = 1;
             free(r);

@@ -55,6 +55,8 @@ typedef struct rg_run_view {
     rg_interval iv;                 /* the primary statistic's 95% interval */
     int suspect, confirmed;
     char suspect_why[200], revision[48];
+    rg_sol_check sol_check;         /* the index's own T_SOL check (sol_check.h) */
+    char key_origin[64];            /* how the comparison key was found: "derived by rule", ... */
     /* SOL score, mean speedup over the reference, cases faster of total */
     double sol, x_ref, fast_count, fast_total;
     int passed, total;              /* correctness; -1 unknown */
@@ -80,6 +82,7 @@ typedef struct rg_rank_entry {
     double primary_ns, sol, x_ref, fast_count, fast_total;
     char evidence[16], observed_at[40], status[16], kernel[96];
     int tied, suspect;              /* interval ranks (rank.h) */
+    char verification[16];          /* rg_sol_state_name, "" when not read (groups above RG_INTERVAL_RANK_MAX) */
     rg_interval iv;
 } rg_rank_entry;
 

@@ -117,6 +117,7 @@ static const char css[] =
     ".chart .k{fill:#2f6fde}.chart .sol{fill:#2aa876}.chart .base{fill:#c9a227}"
     ".chart .whisker{stroke:#1d2330;stroke-width:1.2}.chart .peak{stroke:#c0392b;stroke-width:2;"
     "stroke-dasharray:6 4}.chart .ptfail{fill:#c0392b}.suspect{background:#fde2e1;color:#8a1c17}"
+    ".unverifiable{background:#fff1cc;color:#6b4e00}"
     ".trend{background:#fff;border:1px solid #d8dce3;border-radius:8px;max-width:100%;height:auto}";
 
 static void page_open(rg_buf *b, const rg_render_ctx *ctx, const char *title)
@@ -302,10 +303,16 @@ char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, s
                 v->confirmed ? " (confirmed by a replication here)</p>\n"
                              : ". It ranks after the other runs until a replication on the same protocol confirms it.</p>\n");
     }
+    if (v->sol_check.state == RG_SOL_UNVERIFIABLE)
+        put_esc(&b, "<p class=\"flag unverifiable\" id=\"unverifiable\"><span class=\"badge unverifiable\">"
+                    "unverifiable</span> ", v->sol_check.basis,
+                ". It ranks after the verified runs and is never #1 while one exists.</p>\n");
     rg_buf_puts(&b, "<p id=\"rank\">");
     if (v->rank > 0)
         rg_buf_printf(&b, "Rank %s%d of %d in its comparison group%s", v->tied ? "=" : "", v->rank, v->group_size,
                       v->tied ? " (tied: the intervals overlap)" : "");
+    else if (v->id > 0 && !strcmp(v->status, "passed"))
+        rg_buf_puts(&b, "Not ranked by the primary figure (suspect or unverifiable, see above)");
     else if (v->id > 0) rg_buf_puts(&b, "Not ranked (it did not pass correctness)");
     if (*v->observed_at) {
         rg_buf_puts(&b, v->id > 0 ? " · ropegrad comparison · observed " : "observed ");
@@ -328,8 +335,11 @@ char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, s
         rg_buf_puts(&b, "<p><a id=\"compare-first\" ");
         href_compare(&b, ctx, v->first_id, v->id);
         rg_buf_puts(&b, ">Compare with #1 →</a></p>\n");
-    } else if (v->rank == 1) {
-        rg_buf_puts(&b, "<p class=\"muted\">This run is #1 of its comparison group.</p>\n");
+    } else if (v->first_id > 0 && v->first_id == v->id) {
+        rg_buf_puts(&b, "<p class=\"muted\" id=\"is-first\">This run is #1 of its comparison group.</p>\n");
+    } else if (v->id > 0) {
+        rg_buf_puts(&b, "<p class=\"muted\" id=\"no-first\">Its comparison group has no #1: no run of it is passed, "
+                        "verified and not suspect.</p>\n");
     }
     if (has_headline(v->sol, v->x_ref, v->fast_total)) {
         rg_buf_puts(&b, "<p id=\"headline\">");
@@ -481,6 +491,8 @@ char *rg_render_problem(const rg_render_ctx *ctx, const rg_problem_view *v, char
             rg_buf_printf(&b, ">#%lld</a></td><td>", (long long)e->id);
             rg_html_esc(&b, e->kernel);
             if (e->suspect) rg_buf_puts(&b, " <span class=\"badge suspect\">suspect</span>");
+            if (!strcmp(e->verification, "unverifiable"))
+                rg_buf_puts(&b, " <span class=\"badge unverifiable\">unverifiable</span>");
             rg_buf_puts(&b, "</td>");
             cell_si(&b, e->primary_ns, 1e-9, "s");
             cell_num(&b, e->sol, "");
@@ -728,6 +740,9 @@ char *rg_api_problem(const rg_problem_view *v, char *err, size_t errlen)
             cJSON_AddStringToObject(x, "status", e->status);
             cJSON_AddStringToObject(x, "evidence", e->evidence);
             cJSON_AddStringToObject(x, "observedAt", e->observed_at);
+            cJSON_AddBoolToObject(x, "suspect", e->suspect);
+            if (e->verification[0]) cJSON_AddStringToObject(x, "verification", e->verification);
+            else cJSON_AddNullToObject(x, "verification");
             cJSON_AddItemToArray(ra, x);
         }
         cJSON_AddItemToArray(gs, go);
@@ -755,6 +770,9 @@ char *rg_api_run(const rg_run_view *v, char *err, size_t errlen)
     cJSON_AddStringToObject(o, "rankMethod", v->interval_ranked ? RG_RANK_METHOD : "primary figure alone");
     cJSON_AddBoolToObject(o, "suspect", v->suspect);
     if (v->suspect) cJSON_AddStringToObject(o, "suspectReason", v->suspect_why);
+    cJSON_AddStringToObject(o, "verification", rg_sol_state_name(v->sol_check.state));
+    cJSON_AddStringToObject(o, "verificationBasis", v->sol_check.basis);
+    cJSON_AddStringToObject(o, "comparisonKeyOrigin", v->key_origin);
     cJSON_AddStringToObject(o, "revision", v->revision);
     if (v->iv.known && isfinite(v->iv.hi)) {
         add_num(o, "intervalLoNs", v->iv.lo);

@@ -599,7 +599,9 @@ int rg_manifest_verify_typed(const rg_manifest *m, rg_verify_report *rep, char *
     if (isfinite(m->latency_ms) && isfinite(m->primary_ns) && !same_figure(m->latency_ms * 1e6, m->primary_ns) &&
         fabs(m->latency_ms * 1e6 - m->primary_ns) > 1e-6 * m->primary_ns)
         return fig_mismatch(msg, msglen, "sourceNative.metrics.latency_ms", m->latency_ms * 1e6, m->primary_ns);
-    if (m->comparison_key_recorded && m->obj[RG_ROLE_WORKLOAD].present) {
+    /* A run enters only the group its own fields derive: with or without
+     * its workload object (the rule reads run.spec.workloadDigest). */
+    if (m->comparison_key_recorded) {
         char key[RG_DIGEST_LEN];
         if (rg_comparison_key(m, key, msg, msglen)) return 2;
         if (strcmp(key, m->comparison_key)) {

@@ -68,6 +68,38 @@ static int suspect_found(char *why)
     return 1;
 }
 
+/* A workload whose output broke the NaN/Inf or all-zero rules, NULL when none. */
+static const rg_mf_workload *broken_output(const rg_manifest *m)
+{
+    for (size_t i = 0; i < m->n_workloads; i++) {
+        const rg_mf_workload *w = &m->workloads[i];
+        if (w->n_nonfinite > 0 || strstr(w->reason, "NaN/Inf") || strstr(w->reason, "all zero")) return w;
+    }
+    return NULL;
+}
+
+/* A workload's median below the index's own T_SOL (sol_check.h: never the
+ * manifest's t_sol_ns); 1 with why. */
+static int below_index_sol(const rg_manifest *m, char *why, size_t whylen)
+{
+    double *t_sol = m->n_workloads ? malloc(m->n_workloads * sizeof *t_sol) : NULL;
+    rg_sol_check c;
+    char err[160];
+    int found = 0;
+    if (t_sol && !rg_manifest_sol_check(m, &c, t_sol, err, sizeof err) && c.state == RG_SOL_VERIFIED) {
+        for (size_t i = 0; i < m->n_workloads && !found; i++) {
+            const rg_mf_workload *w = &m->workloads[i];
+            if (w->median < t_sol[i]) {
+                snprintf(why, whylen, "workload %d: median %.4g us is below its T_SOL %.4g us (the index's: bytes / "
+                         "%g TB/s; faster than the memory allows)", w->index, w->median / 1e3, t_sol[i] / 1e3, c.tbps);
+                found = 1;
+            }
+        }
+    }
+    free(t_sol);
+    return found;
+}
+
 int rg_manifest_suspect(const rg_manifest *m, char *why, size_t whylen)
 {
     if (why && whylen) why[0] = 0;
@@ -76,20 +108,12 @@ int rg_manifest_suspect(const rg_manifest *m, char *why, size_t whylen)
         char tmp[200];
         return rg_manifest_suspect(m, tmp, sizeof tmp);
     }
-    for (size_t i = 0; i < m->n_workloads; i++) {
-        const rg_mf_workload *w = &m->workloads[i];
-        const char *r = w->reason;
-        if (w->n_nonfinite > 0 || strstr(r, "NaN/Inf") || strstr(r, "all zero")) {
-            snprintf(why, whylen, "workload %d: %s", w->index, r[0] ? r : "output has NaN/Inf values");
-            return suspect_found(why);
-        }
-        if (isfinite(w->t_sol_ns) && w->t_sol_ns > 0 && w->median < w->t_sol_ns) {
-            snprintf(why, whylen, "workload %d: median %.4g us is below its T_SOL %.4g us (faster than the memory allows)",
-                     w->index, w->median / 1e3, w->t_sol_ns / 1e3);
-            return suspect_found(why);
-        }
+    const rg_mf_workload *w = broken_output(m);
+    if (w) {
+        snprintf(why, whylen, "workload %d: %s", w->index, w->reason[0] ? w->reason : "output has NaN/Inf values");
+        return suspect_found(why);
     }
-    return 0;
+    return below_index_sol(m, why, whylen) ? suspect_found(why) : 0;
 }
 
 const rg_mf_workload *rg_manifest_find_workload(const rg_manifest *b, const rg_mf_workload *a, size_t hint)
@@ -128,18 +152,28 @@ static int fill_entry(rg_registry *g, const rg_run_row *r, rg_ranked *e, rg_mani
     }
     e->suspect = rg_manifest_suspect(&m, e->suspect_why, sizeof e->suspect_why);
     e->confirmed = e->suspect && !strcmp(e->row.evidence, RG_EVIDENCE_REPLICATED);
+    if (rg_manifest_sol_check(&m, &e->sol, NULL, err, errlen)) {
+        rg_manifest_free(&m);
+        return 2;
+    }
     rg_revision_label(&m, e->revision, sizeof e->revision);
     if (keep) *keep = m;
     else rg_manifest_free(&m);
     return 0;
 }
 
-/* Tier: 0 ranked normally, 1 unconfirmed suspect (after the others), 2 not ranked. */
+/* Tier: 0 ranked normally (may be #1), 1 unverifiable, 2 unconfirmed
+ * suspect (after the others), 3 not ranked. */
+enum { TIER_FIRST, TIER_UNVERIFIABLE, TIER_SUSPECT, TIER_UNRANKED, N_RANKED_TIERS = TIER_UNRANKED };
+
 static int tier(const rg_ranked *e)
 {
-    if (strcmp(e->row.status, "passed") || !isfinite(e->iv.est)) return 2;
-    return e->suspect && !e->confirmed ? 1 : 0;
+    if (strcmp(e->row.status, "passed") || !isfinite(e->iv.est)) return TIER_UNRANKED;
+    if (e->suspect && !e->confirmed) return TIER_SUSPECT;
+    return e->sol.state == RG_SOL_UNVERIFIABLE ? TIER_UNVERIFIABLE : TIER_FIRST;
 }
+
+int rg_ranked_may_be_first(const rg_ranked *e) { return e && tier(e) == TIER_FIRST; }
 
 static int cmp_ranked(const void *pa, const void *pb)
 {
@@ -147,7 +181,7 @@ static int cmp_ranked(const void *pa, const void *pb)
     int ta = tier(a), tb = tier(b);
     if (ta != tb) return ta - tb;
     if (a->rank != b->rank) return a->rank - b->rank;
-    if (ta < 2 && a->iv.est != b->iv.est) return a->iv.est < b->iv.est ? -1 : 1;
+    if (ta < TIER_UNRANKED && a->iv.est != b->iv.est) return a->iv.est < b->iv.est ? -1 : 1;
     return a->row.id < b->row.id ? -1 : a->row.id > b->row.id;
 }
 
@@ -163,7 +197,7 @@ static int rank_entries(rg_ranked *e, size_t n, char *err, size_t errlen)
         return 2;
     }
     int offset = 0;
-    for (int t = 0; t < 2; t++) {
+    for (int t = 0; t < N_RANKED_TIERS; t++) {
         int k = 0;
         for (size_t i = 0; i < n; i++)
             if (tier(&e[i]) == t) {
@@ -268,6 +302,31 @@ int rg_registry_rank_run(rg_registry *g, int64_t id, rg_ranked *entry, int *grou
         return 2;
     }
     return 0;
+}
+
+int rg_registry_first(rg_registry *g, const char *key, int64_t *id, char *err, size_t errlen)
+{
+    if (!g || !key || !id) {
+        snprintf(err, errlen, "#1: no registry, key or output");
+        return 2;
+    }
+    *id = 0;
+    int64_t *ids;
+    double *primary;
+    size_t n;
+    /* The passed runs by primary figure, then id: the first that may be #1
+     * is the best of the first tier (its lowest figure always ranks 1). */
+    if (rg_registry_group_order(g, key, &ids, &primary, &n, err, errlen)) return 2;
+    int rc = 0;
+    for (size_t i = 0; i < n && !*id && !rc; i++) {
+        rg_run_row row = {.id = ids[i]};
+        rg_ranked e;
+        rc = fill_entry(g, &row, &e, NULL, err, errlen);
+        if (!rc && rg_ranked_may_be_first(&e)) *id = ids[i];
+    }
+    free(ids);
+    free(primary);
+    return rc;
 }
 
 const char *rg_rank_label(const rg_ranked *r, char *buf, size_t n)

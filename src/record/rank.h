@@ -12,11 +12,14 @@
  *   rg_manifest_suspect   too fast to be real (a workload's median below its
  *                         T_SOL) or an output that broke the all-zero / NaN
  *                         rules.
- *   rg_registry_rank_group  one comparison group ranked: passed runs, not
- *                         suspect (or suspect but confirmed by a replication)
- *                         first; rank = 1 + the runs whose whole interval lies
- *                         below (rg_rank_intervals), so overlapping runs tie;
- *                         unconfirmed suspect runs after them, failed runs last.
+ *   rg_registry_rank_group  one comparison group ranked: passed runs, verified
+ *                         (sol_check.h) and not suspect (or suspect but
+ *                         confirmed by a replication) first; rank = 1 + the
+ *                         runs whose whole interval lies below
+ *                         (rg_rank_intervals), so overlapping runs tie;
+ *                         unverifiable runs after them, then unconfirmed
+ *                         suspect runs, failed runs last.
+ *   rg_registry_first     #1 of a group: its first verified, non-suspect run.
  *   rg_registry_line      the runs of one implementation line (same comparison
  *                         key, same implementation name, backend and kernel),
  *                         oldest first: its history over revisions.
@@ -29,6 +32,7 @@
 
 #include "compare_stats.h"
 #include "record.h"
+#include "sol_check.h"
 
 /* Named wherever a rank is shown. */
 #define RG_CHECK_METHOD                                                                                          \
@@ -69,6 +73,7 @@ typedef struct rg_ranked {
     rg_interval iv;
     int suspect, confirmed;   /* confirmed: suspect, but replicated here on the same protocol */
     char suspect_why[200];
+    rg_sol_check sol;         /* the index's own T_SOL check: unverifiable runs rank after verified ones */
     char revision[48];
     int rank;                 /* 0: not ranked (failed) */
     int tied;                 /* another run of the group has the same rank */
@@ -78,6 +83,14 @@ typedef struct rg_ranked {
  * evidence level), ranked, in rank order. *out is malloc'd. */
 int rg_registry_rank_group(rg_registry *g, const char *key, const char *evidence, rg_ranked **out, size_t *n,
                            char *err, size_t errlen);
+/* #1 of comparison group key, the one definition every command, page and the
+ * API use: the best (lowest primary figure, then lowest id) passed run that
+ * is verified (or a CPU run: sol_check.h) and not suspect (or suspect but
+ * confirmed by a replication here). *id = 0 when the group has none. */
+int rg_registry_first(rg_registry *g, const char *key, int64_t *id, char *err, size_t errlen);
+/* 1 when e may be #1 (the conditions above), else 0. */
+int rg_ranked_may_be_first(const rg_ranked *e);
+
 /* The ranked entry of run id in its group (and the group's size, the ranked count). */
 int rg_registry_rank_run(rg_registry *g, int64_t id, rg_ranked *entry, int *group_ranked, char *err, size_t errlen);
 

@@ -104,6 +104,8 @@ double rg_sol_score(double t_k, double t_sol, double t_b);
 /* Datasheet peak memory bandwidth (TB/s) of the GPU whose name contains a
  * known product; *product gets the table's name for it. 0 when unknown. */
 double rg_datasheet_bandwidth_tbps(const char *gpu_name, const char **product);
+/* The same with *source (may be NULL) the datasheet the figure comes from. */
+double rg_datasheet_lookup(const char *gpu_name, const char **product, const char **source);
 
 /* A baseline the user supplies (bench --baseline FILE): per workload index,
  * a time in ns. Two formats: the bench JSON (workloads[].index +
@@ -136,7 +138,7 @@ int rg_object_digest(const cJSON *obj, char out[RG_DIGEST_LEN], char *err, size_
 
 /* Recomputes every digest of the manifest whose object it carries (an object
  * absent from the file is reported not recomputable, not a failure), the
- * comparison key when the workload object is there, and ropegrad's figures
+ * comparison key whenever the run records one, and ropegrad's figures
  * that follow from others. rep (may be NULL) gets the per-role result.
  * Returns 0 when all match, 1 with the first mismatch in msg, 2 when it is
  * not a manifest (msg says why). */

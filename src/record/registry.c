@@ -33,6 +33,7 @@
 
 #include <sqlite3.h>
 
+#include "rank.h"
 #include "record.h"
 #include "rg_util.h"
 
@@ -634,14 +635,17 @@ static int bind_manifest(sqlite3_stmt *st, int at, const rg_manifest *m, const c
     return at + MF_N_COLUMNS;
 }
 
-/* The run's comparison key: the one it records, else by the written rule. */
+/* The run's comparison key, always by the written rule: a recorded key that
+ * differs is refused, so a run enters only the group its own fields derive. */
 static int manifest_key(const rg_manifest *m, char key[RG_DIGEST_LEN], char *err, size_t errlen)
 {
-    if (m->comparison_key_recorded) {
-        snprintf(key, RG_DIGEST_LEN, "%s", m->comparison_key);
-        return 0;
+    if (rg_comparison_key(m, key, err, errlen)) return 2;
+    if (m->comparison_key_recorded && strcmp(key, m->comparison_key)) {
+        snprintf(err, errlen, "comparisonKey %.80s is not the one the run's own fields derive (%s): refused",
+                 m->comparison_key, key);
+        return 2;
     }
-    return rg_comparison_key(m, key, err, errlen);
+    return 0;
 }
 
 static int store_workloads(rg_registry *g, int64_t rid, const rg_manifest *m)
@@ -1063,10 +1067,6 @@ int rg_registry_rank_of(rg_registry *g, int64_t id, int *rank, int *group_size, 
     int64_t size = 0, before = 0;
     if (query_i64(g, "SELECT COUNT(*) FROM runs WHERE comparison_key = ? AND status = 'passed'", row.comparison_key,
                   0, 0, &size) ||
-        query_i64(g,
-                  "SELECT id FROM runs WHERE comparison_key = ? AND status = 'passed' "
-                  "ORDER BY primary_ns ASC, id ASC LIMIT 1",
-                  row.comparison_key, 0, 0, first) ||
         (!strcmp(row.status, "passed") &&
          query_i64(g,
                    "SELECT COUNT(*) FROM runs WHERE comparison_key = ?1 AND status = 'passed' "
@@ -1075,7 +1075,7 @@ int rg_registry_rank_of(rg_registry *g, int64_t id, int *rank, int *group_size, 
         return fail(g, err, errlen, "cannot rank runs");
     *group_size = (int)size;
     if (!strcmp(row.status, "passed")) *rank = (int)before + 1;
-    return 0;
+    return rg_registry_first(g, row.comparison_key, first, err, errlen);   /* the one #1 (rank.h) */
 }
 
 int rg_registry_add_note(rg_registry *g, int64_t id, const char *text, char *err, size_t errlen)
@@ -1428,8 +1428,7 @@ int rg_registry_problems(rg_registry *g, const char *definition, rg_problem_row 
 #define PROBLEMS_SQL(where)                                                                                        \
     "SELECT definition, comparison_key, "                                                                          \
     "(SELECT r.device FROM runs r WHERE r.comparison_key = runs.comparison_key LIMIT 1), COUNT(*), "             \
-    "(SELECT r.id FROM runs r WHERE r.comparison_key = runs.comparison_key AND r.status = 'passed' "              \
-    "ORDER BY r.primary_ns, r.id LIMIT 1) FROM runs " where                                                       \
+    "0 FROM runs " where                                                                                          \
     " GROUP BY definition, comparison_key ORDER BY definition, comparison_key"
     if (sqlite3_prepare_v2(g->db, definition ? PROBLEMS_SQL("WHERE definition = ?1") : PROBLEMS_SQL(""), -1, &st,
                            NULL) != SQLITE_OK)
@@ -1455,6 +1454,13 @@ int rg_registry_problems(rg_registry *g, const char *definition, rg_problem_row 
         *n = 0;
         return 2;
     }
+    for (size_t i = 0; i < *n; i++)   /* each group's #1: the one definition (rank.h) */
+        if (rg_registry_first(g, (*out)[i].comparison_key, &(*out)[i].best_id, err, errlen)) {
+            free(*out);
+            *out = NULL;
+            *n = 0;
+            return 2;
+        }
     return 0;
 }
 

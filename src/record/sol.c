@@ -28,60 +28,83 @@ double rg_sol_score(double t_k, double t_sol, double t_b)
     return 1.0 / (1.0 + (t_k - t_sol) / (t_b - t_sol));
 }
 
-/* Peak DRAM bandwidth from NVIDIA's datasheets, TB/s. The name a GPU reports
- * (cudaDeviceProp.name) is matched by substring, first match wins, so the
- * more specific names come first ("GH200" before "H200", "H100 PCIe" before
- * "H100", whose plain form "NVIDIA H100 80GB HBM3" is the SXM part). */
+/* Peak DRAM bandwidth from NVIDIA's datasheets, TB/s, each with the document
+ * it comes from. The name a GPU reports (cudaDeviceProp.name) is matched by
+ * whole words (a match bounded by non-alphanumeric characters or the ends,
+ * case-insensitive), first match wins, so the more specific names come first
+ * ("H100 PCIe" before "H100", whose plain form "NVIDIA H100 80GB HBM3" is the
+ * SXM part). A name that matches two unrelated entries ("H200 GB200") is
+ * ambiguous and matches none. */
 static const struct {
     const char *match, *product;
     double tbps;
+    const char *source;
 } datasheet[] = {
-    {"GB200", "GB200 (per GPU)", 8.0},
-    {"B200", "B200", 8.0},
-    {"B100", "B100", 8.0},
-    {"GH200", "GH200 (HBM3)", 4.0},
-    {"H200", "H200", 4.8},
-    {"H100 PCIe", "H100 PCIe", 2.0},
-    {"H100 NVL", "H100 NVL", 3.9},
-    {"H100", "H100 SXM", 3.35},
-    {"H800", "H800 SXM", 3.35},
-    {"H20", "H20", 4.0},
-    {"A100-SXM4-40GB", "A100 40GB SXM", 1.555},
-    {"A100-PCIE-40GB", "A100 40GB PCIe", 1.555},
-    {"A100 80GB PCIe", "A100 80GB PCIe", 1.935},
-    {"A100", "A100 80GB SXM", 2.039},
-    {"L40S", "L40S", 0.864},
-    {"L40", "L40", 0.864},
-    {"L4", "L4", 0.3},
-    {"A10", "A10", 0.6},
-    {"RTX 6000 Ada", "RTX 6000 Ada", 0.96},
-    {"RTX 4090", "GeForce RTX 4090", 1.008},
-    {"RTX 5090", "GeForce RTX 5090", 1.792},
-    {"V100", "V100 SXM2", 0.9},
+    {"GB200", "GB200 (per GPU)", 8.0, "NVIDIA GB200 NVL72 datasheet (576 TB/s HBM3e over 72 GPUs)"},
+    {"B200", "B200", 8.0, "NVIDIA DGX B200 datasheet (64 TB/s HBM3e over 8 GPUs)"},
+    {"B100", "B100", 8.0, "NVIDIA HGX B100 (Blackwell architecture technical brief)"},
+    {"GH200", "GH200 (HBM3)", 4.0, "NVIDIA GH200 Grace Hopper Superchip datasheet (96 GB HBM3)"},
+    {"H200", "H200", 4.8, "NVIDIA H200 Tensor Core GPU datasheet (H200 SXM and NVL)"},
+    {"H100 PCIe", "H100 PCIe", 2.0, "NVIDIA H100 Tensor Core GPU datasheet (H100 PCIe)"},
+    {"H100 NVL", "H100 NVL", 3.9, "NVIDIA H100 Tensor Core GPU datasheet (H100 NVL)"},
+    {"H100", "H100 SXM", 3.35, "NVIDIA H100 Tensor Core GPU datasheet (H100 SXM)"},
+    {"H800", "H800 SXM", 3.35, "NVIDIA H800 Tensor Core GPU datasheet (SXM)"},
+    {"H20", "H20", 4.0, "NVIDIA H20 product brief"},
+    {"A100-SXM4-40GB", "A100 40GB SXM", 1.555, "NVIDIA A100 Tensor Core GPU datasheet (A100 40GB SXM)"},
+    {"A100-PCIE-40GB", "A100 40GB PCIe", 1.555, "NVIDIA A100 Tensor Core GPU datasheet (A100 40GB PCIe)"},
+    {"A100 80GB PCIe", "A100 80GB PCIe", 1.935, "NVIDIA A100 Tensor Core GPU datasheet (A100 80GB PCIe)"},
+    {"A100", "A100 80GB SXM", 2.039, "NVIDIA A100 Tensor Core GPU datasheet (A100 80GB SXM)"},
+    {"L40S", "L40S", 0.864, "NVIDIA L40S GPU datasheet"},
+    {"L40", "L40", 0.864, "NVIDIA L40 GPU datasheet"},
+    {"L4", "L4", 0.3, "NVIDIA L4 Tensor Core GPU datasheet"},
+    {"A10", "A10", 0.6, "NVIDIA A10 Tensor Core GPU datasheet"},
+    {"RTX 6000 Ada", "RTX 6000 Ada", 0.96, "NVIDIA RTX 6000 Ada Generation datasheet"},
+    {"RTX 4090", "GeForce RTX 4090", 1.008, "NVIDIA GeForce RTX 4090 specifications"},
+    {"RTX 5090", "GeForce RTX 5090", 1.792, "NVIDIA GeForce RTX 5090 specifications"},
+    {"V100", "V100 SXM2", 0.9, "NVIDIA Tesla V100 GPU datasheet"},
 };
 
-static int contains_ci(const char *hay, const char *needle)
+static int word_char(char c) { return isalnum((unsigned char)c) != 0; }
+
+/* needle occurs in hay as whole words, case-insensitive. */
+static int contains_word_ci(const char *hay, const char *needle)
 {
     size_t n = strlen(needle);
-    for (const char *p = hay; *p; p++) {
+    for (const char *p = hay; n && *p; p++) {
         size_t i = 0;
         while (i < n && p[i] && tolower((unsigned char)p[i]) == tolower((unsigned char)needle[i])) i++;
-        if (i == n) return 1;
+        if (i == n && (p == hay || !word_char(p[-1])) && !word_char(p[n])) return 1;
     }
     return 0;
 }
 
+/* The table's entry for gpu_name, -1 when none or ambiguous. */
+static int datasheet_entry(const char *gpu_name)
+{
+    if (!gpu_name || !*gpu_name) return -1;
+    int first = -1;
+    for (size_t i = 0; i < sizeof datasheet / sizeof datasheet[0]; i++) {
+        if (!contains_word_ci(gpu_name, datasheet[i].match)) continue;
+        if (first < 0) first = (int)i;
+        else if (!contains_word_ci(datasheet[first].match, datasheet[i].match)) return -1;   /* unrelated names */
+    }
+    return first;
+}
+
 double rg_datasheet_bandwidth_tbps(const char *gpu_name, const char **product)
 {
+    return rg_datasheet_lookup(gpu_name, product, NULL);
+}
+
+double rg_datasheet_lookup(const char *gpu_name, const char **product, const char **source)
+{
     if (product) *product = NULL;
-    if (!gpu_name || !*gpu_name) return 0;
-    for (size_t i = 0; i < sizeof datasheet / sizeof datasheet[0]; i++) {
-        if (contains_ci(gpu_name, datasheet[i].match)) {
-            if (product) *product = datasheet[i].product;
-            return datasheet[i].tbps;
-        }
-    }
-    return 0;
+    if (source) *source = NULL;
+    int i = datasheet_entry(gpu_name);
+    if (i < 0) return 0;
+    if (product) *product = datasheet[i].product;
+    if (source) *source = datasheet[i].source;
+    return datasheet[i].tbps;
 }
 
 /* ---- baseline files ------------------------------------------------------------ */

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* sol_check.c -- the index's own T_SOL: bundled suite bytes over datasheet
+ * bandwidth (see sol_check.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "sol_check.h"
+
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "record.h"
+
+/* The bundled suites, each loaded once per process (never freed: the server
+ * reads them from every worker thread). */
+static rg_suite bundled[8];
+static int bundled_state[8];   /* 0 not tried, 1 loaded, -1 not found */
+static pthread_mutex_t bundled_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* An installed CLI's share/ropegrad/suites beside bin/, else the source
+ * tree's suites/ this library was built from. */
+static int load_bundled(const rg_op *op, rg_suite *s)
+{
+    char roots[2][PATH_MAX + 64], exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    char *slash = len > 0 ? (exe[len] = '\0', strrchr(exe, '/')) : NULL;
+    if (slash) *slash = '\0';
+    snprintf(roots[0], sizeof roots[0], "%s/../share/ropegrad/suites", slash ? exe : "/nonexistent");
+    snprintf(roots[1], sizeof roots[1], "%s", RG_RECORD_SUITES_DIR);
+    for (int i = 0; i < 2; i++) {
+        char dir[PATH_MAX + 160], err[RG_ERRLEN];
+        snprintf(dir, sizeof dir, "%.4160s/sol-execbench-%.16s", roots[i], op->id);
+        if (!rg_suite_load(dir, s, err, sizeof err)) {
+            if (s->op == op) return 0;
+            rg_suite_free(s);
+        }
+    }
+    return -1;
+}
+
+/* The bundled suite of definition, NULL when there is none. */
+static const rg_suite *bundled_suite(const char *definition)
+{
+    const rg_op *op = rg_op_find(definition);
+    if (!op) return NULL;
+    size_t k = 0;
+    while (rg_ops[k] && rg_ops[k] != op) k++;
+    if (k >= sizeof bundled / sizeof bundled[0]) return NULL;
+    pthread_mutex_lock(&bundled_mu);
+    if (!bundled_state[k]) bundled_state[k] = load_bundled(op, &bundled[k]) ? -1 : 1;
+    const rg_suite *s = bundled_state[k] > 0 ? &bundled[k] : NULL;
+    pthread_mutex_unlock(&bundled_mu);
+    return s;
+}
+
+/* The suite's workload with w's index and uuid, NULL when none. */
+static const rg_workload *suite_workload(const rg_suite *s, const rg_mf_workload *w)
+{
+    for (size_t i = 0; i < s->n_workloads; i++)
+        if (s->workloads[i].index == w->index && !strcmp(s->workloads[i].uuid, w->uuid)) return &s->workloads[i];
+    return NULL;
+}
+
+static int unverifiable(rg_sol_check *out, const char *why)
+{
+    out->state = RG_SOL_UNVERIFIABLE;
+    out->tbps = 0;
+    snprintf(out->basis, sizeof out->basis, "%s", why);
+    return 0;
+}
+
+static int is_cpu_run(const rg_manifest *m) { return !strcmp(m->vendor, "cpu") && !strcmp(m->backend, "cpu"); }
+
+/* Every workload's bytes from the bundled suite over tbps; 0, or 1 with why. */
+static int workload_t_sol(const rg_manifest *m, double tbps, double *t_sol, char *why, size_t n)
+{
+    const rg_suite *s = bundled_suite(m->benchmark);
+    if (!s) {
+        snprintf(why, n, "problem \"%.80s\" is not a bundled suite: the index cannot compute its bytes", m->benchmark);
+        return 1;
+    }
+    if (!m->n_workloads) {
+        snprintf(why, n, "the record has no per-workload medians to hold against T_SOL");
+        return 1;
+    }
+    for (size_t i = 0; i < m->n_workloads; i++) {
+        if (!(m->workloads[i].median > 0) || !isfinite(m->workloads[i].median)) {
+            snprintf(why, n, "workload %d has no median to hold against T_SOL", m->workloads[i].index);
+            return 1;
+        }
+        const rg_workload *w = suite_workload(s, &m->workloads[i]);
+        double bytes = w ? s->op->bytes(w, s->grad_dtype) : NAN;
+        if (!(bytes > 0) || !isfinite(bytes)) {
+            snprintf(why, n, "workload %d (uuid %.40s) is not in the bundled suite: its bytes are unknown",
+                     m->workloads[i].index, m->workloads[i].uuid);
+            return 1;
+        }
+        if (t_sol) t_sol[i] = bytes / (tbps * 1e3);   /* bytes / (TB/s) in ns */
+    }
+    return 0;
+}
+
+int rg_manifest_sol_check(const rg_manifest *m, rg_sol_check *out, double *t_sol, char *err, size_t errlen)
+{
+    if (!m || !out) {
+        snprintf(err, errlen, "sol check: no manifest or output");
+        return 2;
+    }
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; t_sol && i < m->n_workloads; i++) t_sol[i] = NAN;
+    const char *product, *source;
+    double tbps = rg_datasheet_lookup(m->product, &product, &source);
+    if (!(tbps > 0) && is_cpu_run(m)) {
+        out->state = RG_SOL_CPU;
+        snprintf(out->basis, sizeof out->basis, "CPU run: no bandwidth bound, not checked against a speed of light");
+        return 0;
+    }
+    if (!(tbps > 0)) {
+        char why[sizeof out->basis];
+        snprintf(why, sizeof why, "GPU \"%.80s\" is not in the index's datasheet table", m->product);
+        return unverifiable(out, why);
+    }
+    char why[sizeof out->basis];
+    if (workload_t_sol(m, tbps, t_sol, why, sizeof why)) return unverifiable(out, why);
+    out->state = RG_SOL_VERIFIED;
+    out->tbps = tbps;
+    snprintf(out->basis, sizeof out->basis, "bytes of the bundled suite / %s %g TB/s (%.150s)", product, tbps, source);
+    return 0;
+}
+
+const char *rg_sol_state_name(rg_sol_state s)
+{
+    return s == RG_SOL_VERIFIED ? "verified" : s == RG_SOL_CPU ? "cpu" : "unverifiable";
+}
