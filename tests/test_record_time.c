@@ -230,19 +230,26 @@ static void test_sample_latency_refused(void **state)
 }
 
 /* A fixture run with another observedAt (stored as an older ropegrad would
- * have: the store itself does not judge the clock). */
-static int64_t store_observed(rg_registry *g, int kernel, int stamp, const char *observed)
+ * have: the store itself does not judge the clock); revision != NULL names
+ * another implementation digest (another revision of the same line). */
+static int64_t store_revision(rg_registry *g, int kernel, int stamp, const char *observed, const char *revision)
 {
     cJSON *m = fx_manifest("NVIDIA H200", kernel, 1.0, stamp);
     assert_non_null(m);
     cJSON *spec = cJSON_GetObjectItem(cJSON_GetObjectItem(m, "run"), "spec");
     cJSON_ReplaceItemInObject(spec, "observedAt", cJSON_CreateString(observed));
+    if (revision) cJSON_ReplaceItemInObject(spec, "implementationDigest", cJSON_CreateString(revision));
     int64_t id;
     int existed;
     char err[RG_ERRLEN];
     if (rg_registry_store(g, m, RG_EVIDENCE_MEASURED, 0, &id, &existed, err, sizeof err)) fail_msg("%s", err);
     cJSON_Delete(m);
     return id;
+}
+
+static int64_t store_observed(rg_registry *g, int kernel, int stamp, const char *observed)
+{
+    return store_revision(g, kernel, stamp, observed, NULL);
 }
 
 /* History orders by the receipt time where the observed time is not
@@ -279,6 +286,32 @@ static void test_history_orders_by_receipt(void **state)
     unlink(db);
 }
 
+/* The regressions feed takes each line's latest run by the same order: a run
+ * claiming the year 2999 is not the latest once a credible later one exists. */
+static void test_regressions_latest_by_receipt(void **state)
+{
+    (void)state;
+    char db[600], err[RG_ERRLEN], soon[32];
+    fx_path(db, sizeof db, "time-alerts.db");
+    unlink(db);
+    rg_registry *g;
+    assert_int_equal(rg_registry_open(db, 1, &g, err, sizeof err), 0);
+    utc(time(NULL) + 6 * 3600, soon);
+    static const char rev_a[] = "sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    static const char rev_b[] = "sha256:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+    int64_t claimed = store_revision(g, 1, 1, "2999-01-01T00:00:00Z", rev_a);
+    int64_t credible = store_revision(g, 1, 2, soon, rev_b);
+    rg_regression *r;
+    size_t n;
+    assert_int_equal(rg_registry_regressions(g, 0.01, 0.05, 0, &r, &n, err, sizeof err), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(r[0].run_id, credible);
+    assert_int_equal(r[0].base_id, claimed);
+    rg_regressions_free(r, n);
+    rg_registry_close(g);
+    unlink(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -287,6 +320,7 @@ int main(void)
         cmocka_unit_test(test_primary_latency_refused),
         cmocka_unit_test(test_sample_latency_refused),
         cmocka_unit_test(test_history_orders_by_receipt),
+        cmocka_unit_test(test_regressions_latest_by_receipt),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
