@@ -231,6 +231,83 @@ static void test_schema3_migrates(void **state)
     free(signed_copy);
 }
 
+/* Copies signed by eight keys fill a manifest's signatures; a ninth is
+ * refused in one line, and the stored run stays readable. */
+static void test_ninth_signature_refused(void **state)
+{
+    (void)state;
+    rg_registry *g = fresh_registry();
+    char err[RG_ERRLEN], key[600], kid[RG_DIGEST_LEN];
+    int64_t id;
+    int existed;
+    for (int k = 0; k < 9; k++) {
+        snprintf(key, sizeof key, "%s/many-%d.key", dir, k);
+        unlink(key);
+        char pub[700];
+        snprintf(pub, sizeof pub, "%s.pub", key);
+        unlink(pub);
+        if (rg_keygen(key, kid, err, sizeof err)) fail_msg("keygen: %s", err);
+        char *t = copy_text(NULL, key);
+        int rc = rg_registry_import(g, t, strlen(t), RG_EVIDENCE_IMPORTED, &id, &existed, err, sizeof err);
+        free(t);
+        if (k < 8 && rc) fail_msg("copy %d: %s", k, err);
+        if (k == 8) {
+            assert_int_equal(rc, 1);   /* refused: the server answers 422 */
+            expect_contains("the refusal", err, "more than 8 signatures");
+            assert_null(strchr(err, '\n'));
+        }
+    }
+    rg_run_row row;
+    rg_manifest m;
+    assert_int_equal(rg_registry_get(g, id, &row, &m, err, sizeof err), 0);
+    assert_int_equal(m.n_signatures, 8);
+    rg_manifest_free(&m);
+    rg_registry_close(g);
+}
+
+/* POST /api/runs of a signed copy of a stored unsigned run: 200, the
+ * signature added; a copy whose signature was altered: 422. */
+static void test_push_adds_signature(void **state)
+{
+    (void)state;
+    rg_registry *g = fresh_registry();
+    char err[RG_ERRLEN], tok[600];
+    char *first = copy_text(NULL, NULL), *signed_copy = copy_text("pushed later", key1);
+    int64_t id;
+    assert_int_equal(import(g, first, &id), 0);
+    snprintf(tok, sizeof tok, "%s/token", dir);
+    static const char token[] = "copies-token-0123456789abcdef";
+    assert_int_equal(rg_write_file_atomic(tok, token, strlen(token), err, sizeof err), 0);
+    chmod(tok, 0600);
+    rg_serve_options o = {.db_path = db, .listen = "127.0.0.1:0", .write_token_file = tok};
+    rg_server *s;
+    if (rg_serve_create(&o, &s, err, sizeof err)) fail_msg("%s", err);
+    rg_request q = {.method = "POST", .path = "/api/runs", .authorization = "Bearer copies-token-0123456789abcdef",
+                    .body = signed_copy, .body_len = strlen(signed_copy)};
+    rg_response r;
+    rg_serve_route(s, &q, &r);
+    if (r.status != 200) fail_msg("POST: %d %s", r.status, r.body ? r.body : "");
+    expect_contains("the answer", r.body, "\"signaturesAdded\":true");
+    expect_contains("the answer", r.body, "\"conflict\":true");
+    free(r.body);
+    char *v = strstr(signed_copy, "\"value\":");
+    assert_non_null(v);
+    v = strchr(v + 8, '"');
+    v[1] = v[1] == 'A' ? 'B' : 'A';
+    rg_serve_route(s, &q, &r);
+    assert_int_equal(r.status, 422);
+    free(r.body);
+    rg_serve_destroy(s);
+    rg_run_signature *sigs;
+    size_t ns;
+    assert_int_equal(rg_registry_signatures(g, id, &sigs, &ns, err, sizeof err), 0);
+    assert_int_equal(ns, 1);
+    free(sigs);
+    rg_registry_close(g);
+    free(first);
+    free(signed_copy);
+}
+
 static char *get(rg_server *s, const char *path)
 {
     rg_request q = {.method = "GET", .path = path};
@@ -310,7 +387,9 @@ int main(void)
         cmocka_unit_test(test_signed_copy_after_unsigned),
         cmocka_unit_test(test_bad_signature_copy_refused),
         cmocka_unit_test(test_schema3_migrates),
+        cmocka_unit_test(test_ninth_signature_refused),
         cmocka_unit_test(test_signed_copy_is_served),
+        cmocka_unit_test(test_push_adds_signature),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -252,17 +252,25 @@ static int64_t store_observed(rg_registry *g, int kernel, int stamp, const char 
     return store_revision(g, kernel, stamp, observed, NULL);
 }
 
+/* A new registry at db (named name), and soon: six hours from now (a credible observed time). */
+static rg_registry *fresh_registry(char *db, size_t n, const char *name, char soon[32])
+{
+    char err[RG_ERRLEN];
+    fx_path(db, n, name);
+    unlink(db);
+    rg_registry *g;
+    if (rg_registry_open(db, 1, &g, err, sizeof err)) fail_msg("%s", err);
+    utc(time(NULL) + 6 * 3600, soon);
+    return g;
+}
+
 /* History orders by the receipt time where the observed time is not
  * credible (not RFC 3339, or more than a day after the index received it). */
 static void test_history_orders_by_receipt(void **state)
 {
     (void)state;
     char db[600], err[RG_ERRLEN], soon[32];
-    fx_path(db, sizeof db, "time.db");
-    unlink(db);
-    rg_registry *g;
-    assert_int_equal(rg_registry_open(db, 1, &g, err, sizeof err), 0);
-    utc(time(NULL) + 6 * 3600, soon);
+    rg_registry *g = fresh_registry(db, sizeof db, "time.db", soon);
     int64_t future = store_observed(g, 1, 1, "2999-01-01T00:00:00Z");
     int64_t words = store_observed(g, 1, 2, "~tomorrow");
     int64_t credible = store_observed(g, 1, 3, soon);
@@ -292,11 +300,7 @@ static void test_regressions_latest_by_receipt(void **state)
 {
     (void)state;
     char db[600], err[RG_ERRLEN], soon[32];
-    fx_path(db, sizeof db, "time-alerts.db");
-    unlink(db);
-    rg_registry *g;
-    assert_int_equal(rg_registry_open(db, 1, &g, err, sizeof err), 0);
-    utc(time(NULL) + 6 * 3600, soon);
+    rg_registry *g = fresh_registry(db, sizeof db, "time-alerts.db", soon);
     static const char rev_a[] = "sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
     static const char rev_b[] = "sha256:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
     int64_t claimed = store_revision(g, 1, 1, "2999-01-01T00:00:00Z", rev_a);

@@ -364,7 +364,8 @@ static void show_copies(runs_ctx *x, int64_t id)
         free(sigs);
         return;
     }
-    for (size_t i = 0; i < ns; i++) tprintf("  signature       ed25519 %s (received %s)\n", sigs[i].key_id, sigs[i].received_at);
+    for (size_t i = 0; i < ns; i++)
+        tprintf("  signature       ed25519 %s (received %s)\n", sigs[i].key_id, sigs[i].received_at);
     for (size_t i = 0; i < nc; i++)
         tprintf("  conflict        %s: stored %s; a copy received %s says %s\n", cf[i].member, cf[i].stored,
                 cf[i].received_at, cf[i].offered);
@@ -481,11 +482,11 @@ static int cmd_show(runs_ctx *x, int64_t id)
         tprintf("\nReplications%s\n", nrep ? "" : "  none");
         for (size_t i = 0; i < nrep; i++) {
             if (reps[i].original_id == id)
-                tprintf("  run #%lld replicated it on %s: %s (%d of %d workloads within spread)\n",
+                tprintf("  run #%lld replicated it on %s: %s (%d of %d workloads agreed by their samples)\n",
                        (long long)reps[i].replica_id, reps[i].created_at, reps[i].agreed ? "agreed" : "did not agree",
                        reps[i].within, reps[i].total);
             else
-                tprintf("  this run replicates run #%lld: %s (%d of %d workloads within spread)\n",
+                tprintf("  this run replicates run #%lld: %s (%d of %d workloads agreed by their samples)\n",
                        (long long)reps[i].original_id, reps[i].agreed ? "agreed" : "did not agree", reps[i].within,
                        reps[i].total);
         }

@@ -580,7 +580,7 @@ char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, s
         href_run(&b, ctx, r->replica_id);
         rg_buf_printf(&b, ">#%lld</a> re-ran run <a ", (long long)r->replica_id);
         href_run(&b, ctx, r->original_id);
-        rg_buf_printf(&b, ">#%lld</a>'s protocol: %d of %d workloads within the spread (%s)</p>\n",
+        rg_buf_printf(&b, ">#%lld</a>'s protocol: %d of %d workloads agreed by their samples (%s)</p>\n",
                       (long long)r->original_id, r->within, r->total, r->agreed ? "agreed" : "did not agree");
     }
     for (size_t i = 0; i < v->n_notes; i++) {

@@ -327,8 +327,10 @@ int rg_registry_store_bytes(rg_registry *g, const cJSON *manifest, const char *b
                             const char *evidence, int64_t *id, int *existed, char *err, size_t errlen);
 /* rg_manifest_parse_verified (no trusted keys required), then stores it with
  * its bytes kept as they came (served byte for byte; an old bundle is stored
- * as converted). Returns 0 (stored, or *existed), 1 it does not verify, 3 not
- * JSON or not a manifest, 2 a registry error; err says why in one line. */
+ * as converted). Returns 0 (stored, or *existed), 1 it does not verify (or,
+ * a later copy of a stored run, it cannot be kept: a signature that does not
+ * verify, more signatures than a manifest keeps), 3 not JSON or not a
+ * manifest, 2 a registry error; err says why in one line. */
 int rg_registry_import(rg_registry *g, const char *bytes, size_t n, const char *evidence, int64_t *id,
                        int *existed, char *err, size_t errlen);
 /* The stored manifest bytes of run id (those it was imported as, else the

@@ -766,9 +766,9 @@ static int store_impl(rg_registry *g, const cJSON *manifest, const char *bytes, 
         st = NULL;
         free(text);
         text = NULL;
-        int bad = merge_copy(g, old, manifest, &m, now, &merged, err, errlen);
+        rc = merge_copy(g, old, manifest, &m, now, &merged, err, errlen);
         if (existed) *existed = merged;
-        if (bad) goto rollback;
+        if (rc) goto rollback;
         rg_manifest_free(&m);
         return exec(g, "COMMIT", err, errlen, "cannot commit");
     }
@@ -1354,7 +1354,7 @@ int rg_registry_import(rg_registry *g, const char *bytes, size_t n, const char *
     /* The bytes are kept as they came unless they were an old bundle (then the converted text is the record). */
     rc = rg_registry_store_bytes(g, m, converted ? NULL : bytes, n, evidence, id, existed, err, errlen);
     cJSON_Delete(m);
-    return rc ? 2 : 0;
+    return rc == 1 ? 1 : rc ? 2 : 0;
 }
 
 int rg_registry_manifest_bytes(rg_registry *g, int64_t id, char **out, size_t *n, char *err, size_t errlen)
@@ -1613,8 +1613,11 @@ static int has_key_id(const cJSON *list, const char *kid)
     return 0;
 }
 
+/* The most signatures a manifest keeps (rg_manifest's signatures[]). */
+#define RG_MAX_SIGNATURES ((int)(sizeof ((rg_manifest *)0)->signatures / sizeof ((rg_manifest *)0)->signatures[0]))
+
 /* Appends to stored's signatures list those of offered whose key is not
- * there yet; returns how many (-1 out of memory). */
+ * there yet; returns how many (-1 out of memory, -2 more than a manifest keeps). */
 static int add_new_signatures(cJSON *stored, const cJSON *offered)
 {
     const cJSON *in = cJSON_GetObjectItemCaseSensitive(offered, "signatures");
@@ -1623,6 +1626,7 @@ static int add_new_signatures(cJSON *stored, const cJSON *offered)
     for (const cJSON *s = cJSON_IsArray(in) ? in->child : NULL; s; s = s->next) {
         const char *kid = rg_json_str(s, "keyId");
         if (!kid || has_key_id(list, kid)) continue;
+        if (cJSON_GetArraySize(list) >= RG_MAX_SIGNATURES) return -2;
         if (!list && !(list = cJSON_AddArrayToObject(stored, "signatures"))) return -1;
         cJSON *copy = cJSON_Duplicate(s, 1);
         if (!copy || !cJSON_AddItemToArray(list, copy)) {
@@ -1647,8 +1651,8 @@ static int record_conflict(rg_registry *g, int64_t rid, const char *member, cons
     int rc = -1;
     if (a && b &&
         sqlite3_prepare_v2(g->db,
-                           "INSERT INTO run_conflicts (run_id, created_at, member, stored, offered) SELECT ?1,?2,?3,?4,?5 "
-                           "WHERE NOT EXISTS (SELECT 1 FROM run_conflicts WHERE run_id = ?1 AND member = ?3 AND "
+                           "INSERT INTO run_conflicts (run_id, created_at, member, stored, offered) "
+                           "SELECT ?1,?2,?3,?4,?5 WHERE NOT EXISTS (SELECT 1 FROM run_conflicts WHERE run_id = ?1 AND member = ?3 AND "
                            "offered = ?5)",
                            -1, &st, NULL) == SQLITE_OK) {
         sqlite3_bind_int64(st, 1, rid);
@@ -1702,7 +1706,8 @@ static int update_stored_text(rg_registry *g, int64_t rid, const cJSON *doc, cha
 /* A later copy of stored run rid (same run digest), inside store_impl's
  * transaction: its valid signatures are added to the stored manifest (which
  * is then what is served), and metadata in which it differs is kept as a
- * conflict. *existed gets 1 | RG_STORED_SIGNED | RG_STORED_CONFLICT. */
+ * conflict. *existed gets 1 | RG_STORED_SIGNED | RG_STORED_CONFLICT.
+ * 0, 1 refused (a bad signature, too many), 2 a registry error. */
 static int merge_copy(rg_registry *g, int64_t rid, const cJSON *offered, const rg_manifest *om, const char *now,
                       int *existed, char *err, size_t errlen)
 {
@@ -1710,7 +1715,7 @@ static int merge_copy(rg_registry *g, int64_t rid, const cJSON *offered, const r
     *existed = 1;
     if (om->n_signatures && rg_signatures_check(om, NULL, e2, sizeof e2)) {
         snprintf(err, errlen, "registry: refused, a signature of the new copy does not verify: %.400s", e2);
-        return 2;
+        return 1;
     }
     char *text = NULL;
     if (get_row(g, rid, NULL, &text, err, errlen)) return 2;
@@ -1723,9 +1728,15 @@ static int merge_copy(rg_registry *g, int64_t rid, const cJSON *offered, const r
     int conflicts = record_conflicts(g, rid, stored, offered, now);
     int added = conflicts < 0 ? -1 : add_new_signatures(stored, offered);
     int rc = 0;
-    if (conflicts < 0 || added < 0) rc = fail(g, err, errlen, "cannot keep the new copy");
-    else if (added && (update_stored_text(g, rid, stored, err, errlen) || record_signatures(g, rid, stored, now)))
+    if (added == -2) {
+        snprintf(err, errlen, "registry: refused, run #%lld would carry more than %d signatures", (long long)rid,
+                 RG_MAX_SIGNATURES);
+        rc = 1;
+    } else if (conflicts < 0 || added < 0) {
+        rc = fail(g, err, errlen, "cannot keep the new copy");
+    } else if (added && (update_stored_text(g, rid, stored, err, errlen) || record_signatures(g, rid, stored, now))) {
         rc = fail(g, err, errlen, "cannot store the run's signatures");
+    }
     cJSON_Delete(stored);
     if (!rc) *existed |= (added > 0 ? RG_STORED_SIGNED : 0) | (conflicts > 0 ? RG_STORED_CONFLICT : 0);
     return rc;
@@ -1744,7 +1755,8 @@ static int index_stored_signatures(rg_registry *g, char *err, size_t errlen)
         char e2[RG_ERRLEN], when[32];
         copy_col(sel, 1, when, sizeof when);
         cJSON *doc = text ? rg_json_parse_strict(text, strlen(text), "a stored manifest", e2, sizeof e2) : NULL;
-        if (doc) rc = record_signatures(g, sqlite3_column_int64(sel, 0), doc, when);   /* unreadable: refused when read */
+        /* an unreadable manifest is left as it is: refused when read */
+        if (doc) rc = record_signatures(g, sqlite3_column_int64(sel, 0), doc, when);
         cJSON_Delete(doc);
     }
     sqlite3_finalize(sel);
@@ -1831,7 +1843,11 @@ int rg_registry_conflicts(rg_registry *g, int64_t id, rg_run_conflict **out, siz
         rg_run_conflicts_free(*out, *n);
         *out = NULL;
         *n = 0;
-        return rc == SQLITE_ROW ? (snprintf(err, errlen, "out of memory"), 2) : fail(g, err, errlen, "cannot read conflicts");
+        if (rc == SQLITE_ROW) {
+            snprintf(err, errlen, "out of memory");
+            return 2;
+        }
+        return fail(g, err, errlen, "cannot read conflicts");
     }
     return 0;
 }
