@@ -133,6 +133,19 @@ static void fx_run(rg_run_result *r, const rg_suite *s, const char *gpu, int ker
     r->geomean_ns = exp(lsum / FX_N);
 }
 
+/* The run's mean and geomean of the per-workload medians again, after a test
+ * edited a workload's samples or statistics. */
+static inline void fx_run_totals(rg_run_result *r)
+{
+    double lsum = 0, sum = 0;
+    for (size_t i = 0; i < r->n_workloads; i++) {
+        sum += r->workloads[i].time_ns.median;
+        lsum += log(r->workloads[i].time_ns.median);
+    }
+    r->mean_ns = sum / (double)r->n_workloads;
+    r->geomean_ns = exp(lsum / (double)r->n_workloads);
+}
+
 static void fx_run_free(rg_run_result *r)
 {
     for (size_t i = 0; i < r->n_workloads; i++) free(r->workloads[i].samples_ns);

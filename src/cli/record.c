@@ -358,6 +358,28 @@ static int cmd_list_json(runs_ctx *x)
     return rc;
 }
 
+/* Every signature the run carries (key id, when received) and the metadata
+ * in which copies of it differed. */
+static void show_copies(runs_ctx *x, int64_t id)
+{
+    rg_run_signature *sigs = NULL;
+    rg_run_conflict *cf = NULL;
+    size_t ns = 0, nc = 0;
+    if (rg_registry_signatures(x->g, id, &sigs, &ns, x->err, sizeof x->err) ||
+        rg_registry_conflicts(x->g, id, &cf, &nc, x->err, sizeof x->err)) {
+        tprintf("  signatures      (cannot read: %s)\n", x->err);
+        free(sigs);
+        return;
+    }
+    for (size_t i = 0; i < ns; i++)
+        tprintf("  signature       ed25519 %s (received %s)\n", sigs[i].key_id, sigs[i].received_at);
+    for (size_t i = 0; i < nc; i++)
+        tprintf("  conflict        %s: stored %s; a copy received %s says %s\n", cf[i].member, cf[i].stored,
+                cf[i].received_at, cf[i].offered);
+    free(sigs);
+    rg_run_conflicts_free(cf, nc);
+}
+
 static int cmd_show(runs_ctx *x, int64_t id)
 {
     rg_run_row r;
@@ -461,8 +483,7 @@ static int cmd_show(runs_ctx *x, int64_t id)
     tprintf("  implementation  %s%s\n", m.implementation_digest,
            m.obj[RG_ROLE_IMPLEMENTATION].present ? "" : " (object not in the record)");
     if (m.sources_digest[0]) tprintf("  kernel sources  %s\n", m.sources_digest);
-    for (size_t i = 0; i < m.n_signatures; i++)
-        tprintf("  signature       %s %s\n", m.signatures[i].algorithm, m.signatures[i].key_id);
+    show_copies(x, id);
 
     rg_replication *reps;
     size_t nrep;
@@ -470,11 +491,11 @@ static int cmd_show(runs_ctx *x, int64_t id)
         tprintf("\nReplications%s\n", nrep ? "" : "  none");
         for (size_t i = 0; i < nrep; i++) {
             if (reps[i].original_id == id)
-                tprintf("  run #%lld replicated it on %s: %s (%d of %d workloads within spread)\n",
+                tprintf("  run #%lld replicated it on %s: %s (%d of %d workloads agreed by their samples)\n",
                        (long long)reps[i].replica_id, reps[i].created_at, reps[i].agreed ? "agreed" : "did not agree",
                        reps[i].within, reps[i].total);
             else
-                tprintf("  this run replicates run #%lld: %s (%d of %d workloads within spread)\n",
+                tprintf("  this run replicates run #%lld: %s (%d of %d workloads agreed by their samples)\n",
                        (long long)reps[i].original_id, reps[i].agreed ? "agreed" : "did not agree", reps[i].within,
                        reps[i].total);
         }
@@ -727,7 +748,10 @@ static int cmd_import(runs_ctx *x, const char *path)
         if (x->g) rg_term_printf(stderr, "ropegrad runs import: %s\n", x->err);
         return 2;
     }
-    if (existed) tprintf("%s: already in the registry as run #%lld\n", path, (long long)id);
+    if (existed)
+        tprintf("%s: already in the registry as run #%lld%s%s\n", path, (long long)id,
+                existed & RG_STORED_SIGNED ? "; its new signatures were added" : "",
+                existed & RG_STORED_CONFLICT ? "; its differing metadata is kept as a conflict (runs show)" : "");
     else tprintf("%s: verified%s and imported as run #%lld (evidence: imported; signatures: %s)\n", path,
                 converted ? " (an old ManifestBundle, converted)" : "", (long long)id, sigs);
     return 0;

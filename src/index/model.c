@@ -242,6 +242,8 @@ void rg_model_run_free(rg_run_view *v)
     free(v->wl);
     rg_notes_free(v->notes, v->n_notes);
     free(v->reps);
+    free(v->sigs);
+    rg_run_conflicts_free(v->conflicts, v->n_conflicts);
     free(v->manifest);
     memset(v, 0, sizeof *v);
 }
@@ -362,6 +364,8 @@ int rg_model_run(rg_registry *g, int64_t id, rg_run_view *v, char *err, size_t e
     if (rank_run(g, &row, v, err, errlen) || interval_rank_run(g, &row, v, err, errlen) ||
         rg_registry_notes(g, id, &v->notes, &v->n_notes, err, errlen) ||
         rg_registry_replications(g, id, &v->reps, &v->n_reps, err, errlen) ||
+        rg_registry_signatures(g, id, &v->sigs, &v->n_sigs, err, errlen) ||
+        rg_registry_conflicts(g, id, &v->conflicts, &v->n_conflicts, err, errlen) ||
         rg_registry_manifest_bytes(g, id, &v->manifest, &v->manifest_len, err, errlen)) {
         rg_model_run_free(v);
         return 2;

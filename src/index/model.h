@@ -71,6 +71,10 @@ typedef struct rg_run_view {
     size_t n_notes;
     rg_replication *reps;
     size_t n_reps;
+    rg_run_signature *sigs;         /* every signature, by key id, with when it was received */
+    size_t n_sigs;
+    rg_run_conflict *conflicts;     /* metadata in which a later copy differed */
+    size_t n_conflicts;
     char *manifest;                 /* the canonical bytes, as stored */
     size_t manifest_len;
 } rg_run_view;

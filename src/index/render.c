@@ -255,6 +255,26 @@ static void note_form(rg_buf *b, const rg_render_ctx *ctx, int64_t id, const cha
     rg_buf_printf(b, "\"><button type=\"submit\">%s</button></form>\n", flag ? "Report the issue" : "Add");
 }
 
+/* Who signed the run (each key id, when received) and where copies of it differed. */
+static void copies_section(rg_buf *b, const rg_run_view *v)
+{
+    rg_buf_puts(b, "<section id=\"signatures\"><h2>Signatures and copies</h2>\n");
+    if (!v->n_sigs) rg_buf_puts(b, "<p class=\"muted\">No signatures.</p>\n");
+    for (size_t i = 0; i < v->n_sigs; i++) {
+        put_esc(b, "<p class=\"signature\">ed25519, key <code>", v->sigs[i].key_id, "</code>");
+        put_esc(b, " <span class=\"muted\">received ", v->sigs[i].received_at, "</span></p>\n");
+    }
+    for (size_t i = 0; i < v->n_conflicts; i++) {
+        const rg_run_conflict *c = &v->conflicts[i];
+        put_esc(b, "<p class=\"conflict\">Conflict in <code>", c->member, "</code> between copies of this run: ");
+        put_esc(b, "stored <code>", c->stored, "</code>, ");
+        put_esc(b, "a copy received ", c->received_at, " says ");
+        put_esc(b, "<code>", c->offered, "</code></p>\n");
+    }
+    rg_buf_puts(b, "<p class=\"muted\">A signature vouches for the run digest; metadata (name, title, labels) is not "
+                   "digested, so copies may differ in it.</p></section>\n");
+}
+
 char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, size_t errlen)
 {
     rg_buf b = {0};
@@ -390,6 +410,7 @@ char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, s
     kv_table(&b, "environment", "Environment", &v->environment, "No environment recorded.");
     kv_table(&b, "artifacts", "Artifacts", &v->artifacts, "No artifacts published with this run.");
 
+    copies_section(&b, v);
     rg_buf_puts(&b, "<section id=\"notes\"><h2>Replications and notes</h2>\n");
     size_t shown = 0;
     for (size_t i = 0; i < v->n_reps; i++, shown++) {
@@ -400,7 +421,7 @@ char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, s
         href_run(&b, ctx, r->replica_id);
         rg_buf_printf(&b, ">#%lld</a> re-ran run <a ", (long long)r->replica_id);
         href_run(&b, ctx, r->original_id);
-        rg_buf_printf(&b, ">#%lld</a>'s protocol: %d of %d workloads within the spread (%s)</p>\n",
+        rg_buf_printf(&b, ">#%lld</a>'s protocol: %d of %d workloads agreed by their samples (%s)</p>\n",
                       (long long)r->original_id, r->within, r->total, r->agreed ? "agreed" : "did not agree");
     }
     for (size_t i = 0; i < v->n_notes; i++) {
@@ -750,6 +771,28 @@ char *rg_api_problem(const rg_problem_view *v, char *err, size_t errlen)
     return finish_json(o, err, errlen);
 }
 
+/* "signatures": [{keyId, algorithm, receivedAt}], "conflicts": [{member, stored, offered, receivedAt}]. */
+static void api_copies(cJSON *o, const rg_run_view *v)
+{
+    cJSON *sg = cJSON_AddArrayToObject(o, "signatures");
+    for (size_t i = 0; sg && i < v->n_sigs; i++) {
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "keyId", v->sigs[i].key_id);
+        cJSON_AddStringToObject(x, "algorithm", "ed25519");
+        cJSON_AddStringToObject(x, "receivedAt", v->sigs[i].received_at);
+        cJSON_AddItemToArray(sg, x);
+    }
+    cJSON *cf = cJSON_AddArrayToObject(o, "conflicts");
+    for (size_t i = 0; cf && i < v->n_conflicts; i++) {
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "member", v->conflicts[i].member);
+        cJSON_AddStringToObject(x, "stored", v->conflicts[i].stored);
+        cJSON_AddStringToObject(x, "offered", v->conflicts[i].offered);
+        cJSON_AddStringToObject(x, "receivedAt", v->conflicts[i].received_at);
+        cJSON_AddItemToArray(cf, x);
+    }
+}
+
 char *rg_api_run(const rg_run_view *v, char *err, size_t errlen)
 {
     cJSON *o = cJSON_CreateObject();
@@ -795,5 +838,6 @@ char *rg_api_run(const rg_run_view *v, char *err, size_t errlen)
         cJSON_AddStringToObject(x, "text", v->notes[i].text);
         cJSON_AddItemToArray(nt, x);
     }
+    api_copies(o, v);
     return finish_json(o, err, errlen);
 }

@@ -441,6 +441,8 @@ static void post_run(rg_server *s, rg_registry *g, const rg_request *q, rg_respo
     cJSON_AddNumberToObject(o, "id", (double)id);
     cJSON_AddStringToObject(o, "url", url);
     cJSON_AddBoolToObject(o, "existed", existed);
+    cJSON_AddBoolToObject(o, "signaturesAdded", (existed & RG_STORED_SIGNED) != 0);
+    cJSON_AddBoolToObject(o, "conflict", (existed & RG_STORED_CONFLICT) != 0);
     char *t = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     if (!t) {

@@ -595,6 +595,8 @@ int rg_manifest_verify_typed(const rg_manifest *m, rg_verify_report *rep, char *
         rep->state[0] = RG_DIGEST_MISMATCH;
         return rc;
     }
+    if (rg_manifest_latencies_check(m, msg, msglen) || rg_observed_at_check(m->observed_at, NAN, msg, msglen))
+        return 1;
     /* Figures the run states twice. */
     if (isfinite(m->latency_ms) && isfinite(m->primary_ns) && !same_figure(m->latency_ms * 1e6, m->primary_ns) &&
         fabs(m->latency_ms * 1e6 - m->primary_ns) > 1e-6 * m->primary_ns)

@@ -355,9 +355,7 @@ static int in_line(const rg_run_row *r, const void *ctx)
 static int cmp_observed(const void *pa, const void *pb)
 {
     const rg_ranked *a = pa, *b = pb;
-    int c = strcmp(a->row.observed_at, b->row.observed_at);
-    if (c) return c;
-    return a->row.id < b->row.id ? -1 : a->row.id > b->row.id;
+    return rg_run_cmp_time(&a->row, &b->row);
 }
 
 int rg_registry_line(rg_registry *g, int64_t id, rg_ranked **out, size_t *n, char *err, size_t errlen)
@@ -515,7 +513,7 @@ int rg_registry_regressions(rg_registry *g, double alpha, double threshold, int 
     rg_run_row *rows;
     size_t nr;
     if (rg_registry_list(g, &rows, &nr, err, errlen)) return 2;
-    /* The latest run of each line: by observed date, then id. */
+    /* The latest run of each line: by credible observed time (rg_run_time), then id. */
     char (*lines)[600] = calloc(nr ? nr : 1, sizeof *lines);
     rg_regression *r = calloc(nr ? nr : 1, sizeof *r);
     int64_t *latest = calloc(nr ? nr : 1, sizeof *latest);
@@ -531,9 +529,7 @@ int rg_registry_regressions(rg_registry *g, double alpha, double threshold, int 
             memcpy(lines[nl], l, sizeof l);
             latest[nl++] = (int64_t)i;
         } else {
-            const rg_run_row *cur = &rows[latest[j]];
-            int c = strcmp(rows[i].observed_at, cur->observed_at);
-            if (c > 0 || (c == 0 && rows[i].id > cur->id)) latest[j] = (int64_t)i;
+            if (rg_run_cmp_time(&rows[i], &rows[latest[j]]) > 0) latest[j] = (int64_t)i;
         }
     }
     for (size_t j = 0; j < nl && !rc; j++) {

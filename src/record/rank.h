@@ -99,7 +99,8 @@ const char *rg_rank_label(const rg_ranked *r, char *buf, size_t n);
 
 /* The runs of run id's implementation line (same comparison key, and the same
  * implementation name + backend + kernel, or the same source for a record
- * without an implementation object), by observed date then id. */
+ * without an implementation object), by rg_run_time (the observed time where
+ * it is credible, else the receipt time) then id. */
 int rg_registry_line(rg_registry *g, int64_t id, rg_ranked **out, size_t *n, char *err, size_t errlen);
 /* The baseline of `runs check`: the latest run of id's line observed before
  * it that measured another revision. *base = 0 when there is none. */
@@ -126,7 +127,7 @@ typedef struct rg_regression {
     int64_t run_id, base_id;          /* the latest run of the line and its previous revision */
     char line[160];                   /* "cuda kernel 12 (name)" or "source NAME" */
     char definition[256], device[256], comparison_key[RG_DIGEST_LEN];
-    char revision[48], base_revision[48], observed_at[32];
+    char revision[48], base_revision[48], observed_at[40];
     int n_slow, n_fast, n_same, n_unclear;
     rg_check_row *rows;               /* per workload (malloc'd) */
     size_t n_rows;

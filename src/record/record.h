@@ -19,6 +19,8 @@
  *   sign.c       Ed25519 signatures over the run digest (OpenSSL)
  *   registry.c   the SQLite registry (schema, migrations, queries)
  *   replicate.c  re-running a recorded protocol through the harness
+ *   rfc3339.c    a strict RFC 3339 date-time reader
+ *   credible.c   what the index checks itself: latencies, observedAt, run order
  *   (the HTML pages, report included, are src/index/'s: one renderer)
  *   record.c     rg_record_bench (what `bench --record/--manifest` calls), file helpers
  *
@@ -34,6 +36,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "compare_stats.h"
 #include "harness.h"
 #include "manifest.h"
 #include "strict_json.h"
@@ -206,14 +209,15 @@ int rg_registry_read_only(const rg_registry *g);
 /* Stores a (verified) manifest as one run with its per-workload rows, in one
  * transaction. replicates_of: the original's id for a replication, else 0.
  * A manifest already stored (same run digest) gives its id and returns 0
- * with *existed = 1. */
+ * with *existed set (a later copy: its signatures are added and differing
+ * metadata is kept, see RG_STORED_SIGNED below). */
 int rg_registry_store(rg_registry *g, const cJSON *manifest, const char *evidence,
                       int64_t replicates_of, int64_t *id, int *existed, char *err, size_t errlen);
 
 /* One run's registry row. */
 typedef struct rg_run_row {
     int64_t id;
-    char created_at[32], observed_at[32];
+    char created_at[32], observed_at[40];
     char evidence[16];
     int64_t replicates_of;         /* 0 when none */
     char definition[256];
@@ -269,6 +273,30 @@ typedef struct rg_note {
 int rg_registry_notes(rg_registry *g, int64_t id, rg_note **notes, size_t *n, char *err, size_t errlen);
 void rg_notes_free(rg_note *notes, size_t n);
 
+/* A later copy of a stored run (same run digest) is not dropped: *existed
+ * is then 1, with RG_STORED_SIGNED set when it brought signatures the stored
+ * manifest lacked (they are added, verified, and the stored copy is what is
+ * served), and RG_STORED_CONFLICT when its metadata differs (kept as a
+ * conflict, rg_registry_conflicts). */
+#define RG_STORED_SIGNED 2
+#define RG_STORED_CONFLICT 4
+
+/* The signatures a run carries, by key id, with when the index received each. */
+typedef struct rg_run_signature {
+    char key_id[RG_DIGEST_LEN];
+    char received_at[32];
+} rg_run_signature;
+int rg_registry_signatures(rg_registry *g, int64_t id, rg_run_signature **out, size_t *n, char *err, size_t errlen);
+
+/* Metadata in which a later copy of a run differed from the stored one. */
+typedef struct rg_run_conflict {
+    char member[48];               /* "run.metadata", ... */
+    char received_at[32];          /* when the differing copy arrived */
+    char *stored, *offered;        /* JSON text (malloc'd): the stored copy's value and the later copy's */
+} rg_run_conflict;
+int rg_registry_conflicts(rg_registry *g, int64_t id, rg_run_conflict **out, size_t *n, char *err, size_t errlen);
+void rg_run_conflicts_free(rg_run_conflict *c, size_t n);
+
 /* Records that replica replicated original (agreed: within the spread), and
  * when agreed and the implementation digest and comparison key match,
  * upgrades the original's evidence to 'replicated' -- one transaction.
@@ -301,8 +329,10 @@ int rg_registry_store_bytes(rg_registry *g, const cJSON *manifest, const char *b
                             const char *evidence, int64_t *id, int *existed, char *err, size_t errlen);
 /* rg_manifest_parse_verified (no trusted keys required), then stores it with
  * its bytes kept as they came (served byte for byte; an old bundle is stored
- * as converted). Returns 0 (stored, or *existed), 1 it does not verify, 3 not
- * JSON or not a manifest, 2 a registry error; err says why in one line. */
+ * as converted). Returns 0 (stored, or *existed), 1 it does not verify (or,
+ * a later copy of a stored run, it cannot be kept: a signature that does not
+ * verify, more signatures than a manifest keeps), 3 not JSON or not a
+ * manifest, 2 a registry error; err says why in one line. */
 int rg_registry_import(rg_registry *g, const char *bytes, size_t n, const char *evidence, int64_t *id,
                        int *existed, char *err, size_t errlen);
 /* The stored manifest bytes of run id (those it was imported as, else the
@@ -345,11 +375,16 @@ typedef struct rg_recorded_protocol {
 int rg_protocol_from_manifest(const rg_manifest *m, rg_recorded_protocol *p, char *err, size_t errlen);
 void rg_recorded_protocol_free(rg_recorded_protocol *p);
 
-/* Per workload: is the replica's median within the original's spread?
- * Within when it lies in [min, max] of the original's samples, or within
- * 3 standard deviations or 5% of the original's median. */
-int rg_within_spread(double replica_median, double orig_median, double orig_min, double orig_max,
-                     double orig_stddev);
+/* Per workload: do the replica's samples agree with the original's? Only
+ * samples are evidence (never a min, max or stddev read from a file): the
+ * Hodges-Lehmann ratio replica/original with its 95% distribution-free
+ * interval (compare_stats.h), which must lie wholly inside
+ * [1/(1 + threshold), 1 + threshold]; a wide spread therefore never agrees.
+ * 1 agree, 0 not, -1 cannot be judged (no samples, or not positive); *s
+ * (may be NULL) gets the estimate. */
+#define RG_REPLICATE_THRESHOLD 0.05
+int rg_samples_agree(const double *orig, size_t n_orig, const double *replica, size_t n_replica, double threshold,
+                     rg_shift *s);
 
 /* Re-runs run id's protocol through the harness (rg_suite_load of suite_dir,
  * which must hold the run's definition and workloads, + rg_run_suite), stores the result as a replication of it, prints per
@@ -358,5 +393,24 @@ int rg_within_spread(double replica_median, double orig_median, double orig_min,
  * Returns 0 (with *agreed) or 2 with a message. */
 int rg_record_replicate(rg_registry *g, int64_t id, const char *suite_dir, int verbose, FILE *out,
                         int64_t *replica_id, int *agreed, char *err, size_t errlen);
+
+/* ---- what the index checks itself (rfc3339.c, credible.c) ------------------ */
+
+/* An RFC 3339 date-time (section 5.6, strictly; see rfc3339.c) as seconds
+ * since 1970-01-01T00:00:00Z. 0, or -1 when text is not one. */
+int rg_rfc3339_parse(const char *text, double *epoch_s);
+/* Every latency m states (latencyNs, each workload's median/min/max/mean,
+ * every sample) is finite and positive: 0, or 1 with a one-line reason. */
+int rg_manifest_latencies_check(const rg_manifest *m, char *msg, size_t msglen);
+/* observedAt is an RFC 3339 date-time and, when now_s is finite (the index's
+ * clock, seconds since 1970), not more than a day ahead of it: 0, or 1 with
+ * a one-line reason. */
+int rg_observed_at_check(const char *observed_at, double now_s, char *msg, size_t msglen);
+/* When run r happened, for ordering (seconds since 1970): its observed time
+ * where that is credible (RFC 3339, at most a day after the index received
+ * the run), else the index's receipt time (created_at); NAN when neither reads. */
+double rg_run_time(const rg_run_row *r);
+/* Orders two runs by rg_run_time, then by id. */
+int rg_run_cmp_time(const rg_run_row *a, const rg_run_row *b);
 
 #endif /* ROPEGRAD_RECORD_H */

@@ -39,7 +39,7 @@
 
 /* "RGRD": marks a SQLite file as a ropegrad registry. */
 #define RG_APPLICATION_ID 0x52475244
-#define RG_SCHEMA_VERSION 3
+#define RG_SCHEMA_VERSION 4
 
 struct rg_registry {
     sqlite3 *db;
@@ -145,14 +145,37 @@ static const char *const migrations[RG_SCHEMA_VERSION] = {
     "CREATE INDEX notes_by_run ON notes(run_id);"
     "CREATE INDEX replications_by_original ON replications(original_id);"
     "CREATE INDEX replications_by_replica ON replications(replica_id);",
+    /* 3 -> 4 (issue 24): every copy of a run counts. A signature that a later
+     * copy (push, import, `runs sign`) brings is added to the stored manifest
+     * and listed here with when the index received it; metadata in which a
+     * later copy differs is kept here as a conflict. index_stored_signatures()
+     * lists the signatures the stored manifests already carry. */
+    "CREATE TABLE run_signatures ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  run_id INTEGER NOT NULL REFERENCES runs(id),"
+    "  key_id TEXT NOT NULL,"
+    "  created_at TEXT NOT NULL,"
+    "  UNIQUE (run_id, key_id));"
+    "CREATE TABLE run_conflicts ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  run_id INTEGER NOT NULL REFERENCES runs(id),"
+    "  created_at TEXT NOT NULL,"
+    "  member TEXT NOT NULL,"
+    "  stored TEXT NOT NULL,"
+    "  offered TEXT NOT NULL);"
+    "CREATE INDEX run_conflicts_by_run ON run_conflicts(run_id);",
 };
 
 static int convert_stored_manifests(rg_registry *g, char *err, size_t errlen);
+static int index_stored_signatures(rg_registry *g, char *err, size_t errlen);
 /* The C half of a migration, run after its SQL (NULL: none). */
-static int (*const migration_steps[RG_SCHEMA_VERSION])(rg_registry *, char *, size_t) = {NULL,
-                                                                                        convert_stored_manifests};
+static int (*const migration_steps[RG_SCHEMA_VERSION])(rg_registry *, char *, size_t) = {
+    NULL, convert_stored_manifests, NULL, index_stored_signatures};
 
 static const char *const our_tables[] = {"runs", "run_workloads", "notes", "replications"};
+static int merge_copy(rg_registry *g, int64_t rid, const cJSON *offered, const rg_manifest *om, const char *now,
+                      int *existed, char *err, size_t errlen);
+static int record_signatures(rg_registry *g, int64_t rid, const cJSON *doc, const char *now);
 
 /* The XDG Base Directory rule: $XDG_DATA_HOME when set to an absolute path,
  * else ~/.local/share. Without HOME either, the current folder. */
@@ -740,10 +763,16 @@ static int store_impl(rg_registry *g, const cJSON *manifest, const char *bytes, 
     if (sqlite3_prepare_v2(g->db, "SELECT id FROM runs WHERE run_digest = ?", -1, &st, NULL) != SQLITE_OK) goto dberr;
     sqlite3_bind_text(st, 1, m.obj[RG_ROLE_RUN].digest, -1, SQLITE_STATIC);
     if (sqlite3_step(st) == SQLITE_ROW) {
-        if (id) *id = sqlite3_column_int64(st, 0);
-        if (existed) *existed = 1;
+        int64_t old = sqlite3_column_int64(st, 0);
+        int merged = 1;
+        if (id) *id = old;
         sqlite3_finalize(st);
+        st = NULL;
         free(text);
+        text = NULL;
+        rc = merge_copy(g, old, manifest, &m, now, &merged, err, errlen);
+        if (existed) *existed = merged;
+        if (rc) goto rollback;
         rg_manifest_free(&m);
         return exec(g, "COMMIT", err, errlen, "cannot commit");
     }
@@ -766,7 +795,7 @@ static int store_impl(rg_registry *g, const cJSON *manifest, const char *bytes, 
     sqlite3_finalize(st);
     st = NULL;
     int64_t rid = sqlite3_last_insert_rowid(g->db);
-    if (store_workloads(g, rid, &m)) goto dberr;
+    if (store_workloads(g, rid, &m) || record_signatures(g, rid, manifest, now)) goto dberr;
     free(text);
     text = NULL;
     rg_manifest_free(&m);
@@ -1290,6 +1319,7 @@ int rg_manifest_parse_verified(const char *bytes, size_t n, const char *trusted,
         return 3;
     }
     int rc = rg_manifest_verify_typed(&m, NULL, e2, sizeof e2);
+    if (!rc) rc = rg_observed_at_check(m.observed_at, (double)time(NULL), e2, sizeof e2);
     if (rc) {
         snprintf(err, errlen, "refused, it does not verify: %s", e2);
     } else if ((rc = rg_signatures_check(&m, trusted, e2, sizeof e2)) != 0) {
@@ -1324,7 +1354,7 @@ int rg_registry_import(rg_registry *g, const char *bytes, size_t n, const char *
     /* The bytes are kept as they came unless they were an old bundle (then the converted text is the record). */
     rc = rg_registry_store_bytes(g, m, converted ? NULL : bytes, n, evidence, id, existed, err, errlen);
     cJSON_Delete(m);
-    return rc ? 2 : 0;
+    return rc == 1 ? 1 : rc ? 2 : 0;
 }
 
 int rg_registry_manifest_bytes(rg_registry *g, int64_t id, char **out, size_t *n, char *err, size_t errlen)
@@ -1466,9 +1496,10 @@ int rg_registry_problems(rg_registry *g, const char *definition, rg_problem_row 
 
 int rg_registry_generation(rg_registry *g, int64_t *gen, char *err, size_t errlen)
 {
-    /* Any stored run, note or replication moves one of these. */
+    /* Any stored run, note, replication, signature or conflict moves one of these. */
     if (query_i64(g, "SELECT (SELECT COALESCE(MAX(id),0) FROM runs) * 1000003 + (SELECT COALESCE(MAX(id),0) FROM "
-                     "notes) * 1009 + (SELECT COALESCE(MAX(id),0) FROM replications)",
+                     "notes) * 1009 + (SELECT COALESCE(MAX(id),0) FROM replications) + (SELECT COALESCE(MAX(id),0) "
+                     "FROM run_signatures) * 7919 + (SELECT COALESCE(MAX(id),0) FROM run_conflicts) * 104729",
                   NULL, 0, 0, gen))
         return fail(g, err, errlen, "cannot read the registry");
     return 0;
@@ -1532,7 +1563,9 @@ int rg_registry_replace_manifest(rg_registry *g, int64_t id, const cJSON *doc, c
         return 2;
     }
     sqlite3_stmt *st = NULL;
-    rc = sqlite3_prepare_v2(g->db, "UPDATE runs SET manifest = ? WHERE id = ?", -1, &st, NULL) == SQLITE_OK;
+    /* The bytes it arrived as are superseded: what is served is the signed copy. */
+    rc = sqlite3_prepare_v2(g->db, "UPDATE runs SET manifest = ?, manifest_bytes = NULL WHERE id = ?", -1, &st, NULL) ==
+         SQLITE_OK;
     if (rc) {
         sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 2, id);
@@ -1540,10 +1573,287 @@ int rg_registry_replace_manifest(rg_registry *g, int64_t id, const cJSON *doc, c
     }
     sqlite3_finalize(st);
     free(text);
+    char now[32];
+    now_utc(now);
+    if (rc) rc = !record_signatures(g, id, doc, now);
     if (!rc) {
         fail(g, err, errlen, "cannot store the manifest");
         sqlite3_exec(g->db, "ROLLBACK", NULL, NULL, NULL);
         return 2;
     }
     return exec(g, "COMMIT", err, errlen, "cannot commit");
+}
+
+/* ---- copies of one run (issue 24): signatures and metadata conflicts ------------------ */
+
+/* Lists every signature doc carries (by key id) for run rid; one already
+ * listed keeps the date it was first received. */
+static int record_signatures(rg_registry *g, int64_t rid, const cJSON *doc, const char *now)
+{
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(doc, "signatures");
+    if (!cJSON_IsArray(list) || !list->child) return 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(g->db, "INSERT OR IGNORE INTO run_signatures (run_id, key_id, created_at) VALUES (?,?,?)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return 2;
+    int rc = 0;
+    for (const cJSON *s = list->child; s && !rc; s = s->next) {
+        const char *kid = rg_json_str(s, "keyId");
+        if (!kid) continue;
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, rid);
+        sqlite3_bind_text(st, 2, kid, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, now, -1, SQLITE_STATIC);
+        rc = sqlite3_step(st) == SQLITE_DONE ? 0 : 2;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int has_key_id(const cJSON *list, const char *kid)
+{
+    for (const cJSON *s = cJSON_IsArray(list) ? list->child : NULL; s; s = s->next) {
+        const char *k = rg_json_str(s, "keyId");
+        if (k && !strcmp(k, kid)) return 1;
+    }
+    return 0;
+}
+
+/* The most signatures a manifest keeps (rg_manifest's signatures[]). */
+#define RG_MAX_SIGNATURES ((int)(sizeof ((rg_manifest *)0)->signatures / sizeof ((rg_manifest *)0)->signatures[0]))
+
+/* Appends to stored's signatures list those of offered whose key is not
+ * there yet; returns how many (-1 out of memory, -2 more than a manifest keeps). */
+static int add_new_signatures(cJSON *stored, const cJSON *offered)
+{
+    const cJSON *in = cJSON_GetObjectItemCaseSensitive(offered, "signatures");
+    cJSON *list = cJSON_GetObjectItemCaseSensitive(stored, "signatures");
+    int added = 0;
+    for (const cJSON *s = cJSON_IsArray(in) ? in->child : NULL; s; s = s->next) {
+        const char *kid = rg_json_str(s, "keyId");
+        if (!kid || has_key_id(list, kid)) continue;
+        if (cJSON_GetArraySize(list) >= RG_MAX_SIGNATURES) return -2;
+        if (!list && !(list = cJSON_AddArrayToObject(stored, "signatures"))) return -1;
+        cJSON *copy = cJSON_Duplicate(s, 1);
+        if (!copy || !cJSON_AddItemToArray(list, copy)) {
+            cJSON_Delete(copy);
+            return -1;
+        }
+        added++;
+    }
+    return added;
+}
+
+/* Keeps a metadata member in which the offered copy differs from the
+ * stored one (once per distinct offered value). 1 recorded, 0 nothing new, -1 error. */
+static int record_conflict(rg_registry *g, int64_t rid, const char *member, const cJSON *stored, const cJSON *offered,
+                           const char *now)
+{
+    if (cJSON_Compare(stored, offered, 1) || (!stored && !offered)) return 0;
+    char e2[RG_ERRLEN];
+    char *a = stored ? rg_json_print(stored, 0, e2, sizeof e2) : strdup("null");
+    char *b = offered ? rg_json_print(offered, 0, e2, sizeof e2) : strdup("null");
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    if (a && b &&
+        sqlite3_prepare_v2(g->db,
+                           "INSERT INTO run_conflicts (run_id, created_at, member, stored, offered) "
+                           "SELECT ?1,?2,?3,?4,?5 WHERE NOT EXISTS (SELECT 1 FROM run_conflicts WHERE run_id = ?1 AND member = ?3 AND "
+                           "offered = ?5)",
+                           -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, rid);
+        sqlite3_bind_text(st, 2, now, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, member, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 4, a, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 5, b, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) == SQLITE_DONE) rc = sqlite3_changes(g->db) > 0;
+    }
+    sqlite3_finalize(st);
+    free(a);
+    free(b);
+    return rc;
+}
+
+/* Each role's metadata (not digested) in which the copies differ. */
+static int record_conflicts(rg_registry *g, int64_t rid, const cJSON *stored, const cJSON *offered, const char *now)
+{
+    int any = 0;
+    for (int role = 0; role < RG_N_ROLES; role++) {
+        const cJSON *so = cJSON_GetObjectItemCaseSensitive(stored, rg_role_name(role));
+        const cJSON *oo = cJSON_GetObjectItemCaseSensitive(offered, rg_role_name(role));
+        if (!so || !oo) continue;
+        char member[48];
+        snprintf(member, sizeof member, "%s.metadata", rg_role_name(role));
+        int r = record_conflict(g, rid, member, cJSON_GetObjectItemCaseSensitive(so, "metadata"),
+                                cJSON_GetObjectItemCaseSensitive(oo, "metadata"), now);
+        if (r < 0) return -1;
+        any |= r;
+    }
+    return any;
+}
+
+static int update_stored_text(rg_registry *g, int64_t rid, const cJSON *doc, char *err, size_t errlen)
+{
+    char *text = rg_json_print(doc, 0, err, errlen);
+    if (!text) return 2;
+    sqlite3_stmt *st;
+    int ok = sqlite3_prepare_v2(g->db, "UPDATE runs SET manifest = ?, manifest_bytes = NULL WHERE id = ?", -1, &st,
+                                NULL) == SQLITE_OK;
+    if (ok) {
+        sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, rid);
+        ok = sqlite3_step(st) == SQLITE_DONE;
+        sqlite3_finalize(st);
+    }
+    free(text);
+    return ok ? 0 : fail(g, err, errlen, "cannot store the run's signatures");
+}
+
+/* A later copy of stored run rid (same run digest), inside store_impl's
+ * transaction: its valid signatures are added to the stored manifest (which
+ * is then what is served), and metadata in which it differs is kept as a
+ * conflict. *existed gets 1 | RG_STORED_SIGNED | RG_STORED_CONFLICT.
+ * 0, 1 refused (a bad signature, too many), 2 a registry error. */
+static int merge_copy(rg_registry *g, int64_t rid, const cJSON *offered, const rg_manifest *om, const char *now,
+                      int *existed, char *err, size_t errlen)
+{
+    char e2[RG_ERRLEN];
+    *existed = 1;
+    if (om->n_signatures && rg_signatures_check(om, NULL, e2, sizeof e2)) {
+        snprintf(err, errlen, "registry: refused, a signature of the new copy does not verify: %.400s", e2);
+        return 1;
+    }
+    char *text = NULL;
+    if (get_row(g, rid, NULL, &text, err, errlen)) return 2;
+    cJSON *stored = rg_json_parse_strict(text, strlen(text), "the stored manifest", e2, sizeof e2);
+    free(text);
+    if (!stored) {
+        snprintf(err, errlen, "registry: run #%lld: %.400s", (long long)rid, e2);
+        return 2;
+    }
+    int conflicts = record_conflicts(g, rid, stored, offered, now);
+    int added = conflicts < 0 ? -1 : add_new_signatures(stored, offered);
+    int rc = 0;
+    if (added == -2) {
+        snprintf(err, errlen, "registry: refused, run #%lld would carry more than %d signatures", (long long)rid,
+                 RG_MAX_SIGNATURES);
+        rc = 1;
+    } else if (conflicts < 0 || added < 0) {
+        rc = fail(g, err, errlen, "cannot keep the new copy");
+    } else if (added && (update_stored_text(g, rid, stored, err, errlen) || record_signatures(g, rid, stored, now))) {
+        rc = fail(g, err, errlen, "cannot store the run's signatures");
+    }
+    cJSON_Delete(stored);
+    if (!rc) *existed |= (added > 0 ? RG_STORED_SIGNED : 0) | (conflicts > 0 ? RG_STORED_CONFLICT : 0);
+    return rc;
+}
+
+/* Migration 3 -> 4, its C half: the signatures stored manifests carry, each
+ * listed with its run's receipt time. */
+static int index_stored_signatures(rg_registry *g, char *err, size_t errlen)
+{
+    sqlite3_stmt *sel = NULL;
+    if (sqlite3_prepare_v2(g->db, "SELECT id, created_at, manifest FROM runs ORDER BY id", -1, &sel, NULL) != SQLITE_OK)
+        return fail(g, err, errlen, "schema migration failed");
+    int step, rc = 0;
+    while (!rc && (step = sqlite3_step(sel)) == SQLITE_ROW) {
+        const char *text = (const char *)sqlite3_column_text(sel, 2);
+        char e2[RG_ERRLEN], when[32];
+        copy_col(sel, 1, when, sizeof when);
+        cJSON *doc = text ? rg_json_parse_strict(text, strlen(text), "a stored manifest", e2, sizeof e2) : NULL;
+        /* an unreadable manifest is left as it is: refused when read */
+        if (doc) rc = record_signatures(g, sqlite3_column_int64(sel, 0), doc, when);
+        cJSON_Delete(doc);
+    }
+    sqlite3_finalize(sel);
+    if (rc || step != SQLITE_DONE) return fail(g, err, errlen, "schema migration failed");
+    return 0;
+}
+
+int rg_registry_signatures(rg_registry *g, int64_t id, rg_run_signature **out, size_t *n, char *err, size_t errlen)
+{
+    if (!g || !out || !n) {
+        snprintf(err, errlen, "signatures: no registry or output");
+        return 2;
+    }
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(g->db, "SELECT key_id, created_at FROM run_signatures WHERE run_id = ? ORDER BY id", -1, &st,
+                           NULL) != SQLITE_OK)
+        return fail(g, err, errlen, "cannot read signatures");
+    sqlite3_bind_int64(st, 1, id);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        rg_run_signature *more = grow(*out, *n, &cap, sizeof **out);
+        if (!more) break;
+        *out = more;
+        copy_col(st, 0, (*out)[*n].key_id, sizeof (*out)[*n].key_id);
+        copy_col(st, 1, (*out)[*n].received_at, sizeof (*out)[*n].received_at);
+        (*n)++;
+    }
+    sqlite3_finalize(st);
+    if (end_steps(g, rc, *out, err, errlen, "cannot read signatures")) {
+        *out = NULL;
+        *n = 0;
+        return 2;
+    }
+    return 0;
+}
+
+void rg_run_conflicts_free(rg_run_conflict *c, size_t n)
+{
+    for (size_t i = 0; c && i < n; i++) {
+        free(c[i].stored);
+        free(c[i].offered);
+    }
+    free(c);
+}
+
+int rg_registry_conflicts(rg_registry *g, int64_t id, rg_run_conflict **out, size_t *n, char *err, size_t errlen)
+{
+    if (!g || !out || !n) {
+        snprintf(err, errlen, "conflicts: no registry or output");
+        return 2;
+    }
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(g->db,
+                           "SELECT member, created_at, stored, offered FROM run_conflicts WHERE run_id = ? ORDER BY id",
+                           -1, &st, NULL) != SQLITE_OK)
+        return fail(g, err, errlen, "cannot read conflicts");
+    sqlite3_bind_int64(st, 1, id);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        rg_run_conflict *more = grow(*out, *n, &cap, sizeof **out);
+        if (!more) break;
+        *out = more;
+        rg_run_conflict *x = &(*out)[*n];
+        copy_col(st, 0, x->member, sizeof x->member);
+        copy_col(st, 1, x->received_at, sizeof x->received_at);
+        const char *a = (const char *)sqlite3_column_text(st, 2), *b = (const char *)sqlite3_column_text(st, 3);
+        x->stored = strdup(a ? a : "null");
+        x->offered = strdup(b ? b : "null");
+        if (!x->stored || !x->offered) {
+            free(x->stored);
+            free(x->offered);
+            break;
+        }
+        (*n)++;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        rg_run_conflicts_free(*out, *n);
+        *out = NULL;
+        *n = 0;
+        if (rc == SQLITE_ROW) {
+            snprintf(err, errlen, "out of memory");
+            return 2;
+        }
+        return fail(g, err, errlen, "cannot read conflicts");
+    }
+    return 0;
 }

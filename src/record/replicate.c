@@ -7,9 +7,13 @@
  * kernel, warmup, iterations, seed, inputs, CPU threads, the workload
  * selection), the run goes through the harness like any `bench`, and the
  * result is stored as a run of its own that names the original. Agreement
- * is judged per workload with rg_within_spread; when every workload agrees,
- * the replica passed, and it ran the same implementation digest under the
- * same comparison key, the original's evidence becomes 'replicated'.
+ * is judged per workload from the samples alone (rg_samples_agree: the
+ * replica's against the original's); when every workload agrees, the replica
+ * passed, and it ran the same implementation digest under the same
+ * comparison key, the original's evidence becomes 'replicated'. An original
+ * without samples can only be "reproduced within X%" (X: the largest
+ * difference of the replica's median from the original's), never replicated:
+ * its evidence stays what it was.
  */
 #include <math.h>
 #include <stdio.h>
@@ -19,14 +23,56 @@
 #include "record.h"
 #include "rg_util.h"
 
-int rg_within_spread(double replica_median, double orig_median, double orig_min, double orig_max,
-                     double orig_stddev)
+int rg_samples_agree(const double *orig, size_t n_orig, const double *replica, size_t n_replica, double threshold,
+                     rg_shift *s)
 {
-    if (!(replica_median > 0) || !(orig_median > 0)) return 0;
-    if (replica_median >= orig_min && replica_median <= orig_max) return 1;
-    double d = fabs(replica_median - orig_median);
-    if (isfinite(orig_stddev) && d <= 3 * orig_stddev) return 1;
-    return d <= 0.05 * orig_median;
+    rg_shift local;
+    if (!s) s = &local;
+    memset(s, 0, sizeof *s);
+    if (!orig || !replica || !n_orig || !n_replica || n_orig > 1000000 || n_replica > 1000000 || !(threshold >= 0))
+        return -1;
+    if (rg_shift_estimate(orig, (int)n_orig, replica, (int)n_replica, RG_STATS_CONF, s)) return -1;
+    return s->lo >= 1 / (1 + threshold) && s->hi <= 1 + threshold;
+}
+
+/* The original's workload of the replica's index, NULL when none. */
+static const rg_mf_workload *original_workload(const rg_manifest *om, int index)
+{
+    for (size_t k = 0; k < om->n_workloads; k++)
+        if (om->workloads[k].index == index) return &om->workloads[k];
+    return NULL;
+}
+
+static int original_has_samples(const rg_manifest *om)
+{
+    for (size_t k = 0; k < om->n_workloads; k++)
+        if (!om->workloads[k].n_samples) return 0;
+    return om->n_workloads > 0;
+}
+
+/* One workload's line; 1 when it agrees. pct_off gets |replica / original - 1| of the medians. */
+static int judge_workload(FILE *out, const rg_workload_result *w, const rg_mf_workload *o, int by_samples,
+                          double *pct_off)
+{
+    if (!o) {
+        fprintf(out, "  %4d  (not in the original)\n", w->index);
+        *pct_off = INFINITY;
+        return 0;
+    }
+    double ratio = w->time_ns.median / o->median;
+    *pct_off = 100 * fabs(ratio - 1);
+    rg_shift s;
+    int agree = by_samples ? rg_samples_agree(o->samples, o->n_samples, w->samples_ns, (size_t)w->n_samples,
+                                              RG_REPLICATE_THRESHOLD, &s)
+                           : -1;
+    char iv[64] = "(no samples)";
+    if (agree >= 0) snprintf(iv, sizeof iv, "%.3f [%.3f, %.3f]", s.ratio, s.lo, s.hi);
+    const char *verdict = !w->check.pass ? "FAILED correctness"
+                          : agree > 0    ? "agrees"
+                          : agree == 0   ? "DIFFERS"
+                                         : "not judged (no samples)";
+    fprintf(out, "  %4d  %12.3f  %12.3f  %27s  %s\n", w->index, o->median / 1e3, w->time_ns.median / 1e3, iv, verdict);
+    return agree > 0 && w->check.pass;
 }
 
 /* The original's baseline times, so the replica's SOL figures use the same
@@ -107,40 +153,33 @@ int rg_record_replicate(rg_registry *g, int64_t id, const char *suite_dir, int v
     }
     if (rc) goto done;
 
-    /* Per workload: the replica's median against the original's spread. */
-    int within = 0, total = 0;
+    /* Per workload: the replica's samples against the original's. */
+    int by_samples = original_has_samples(&om), within = 0, total = 0;
+    double worst = 0;
     fprintf(out, "replication of run #%lld as run #%lld (%s, %s, %d iterations)\n", (long long)id,
             (long long)*replica_id, res.backend, res.device, res.iterations);
-    fprintf(out, "  %4s  %12s  %12s  %25s  %8s  %s\n", "#", "orig med us", "replica us", "orig [min, max] us", "ratio",
-            "verdict");
+    fprintf(out, "  %4s  %12s  %12s  %27s  %s\n", "#", "orig med us", "replica us", "ratio [95% interval]", "verdict");
     for (size_t i = 0; i < res.n_workloads; i++) {
-        const rg_workload_result *w = &res.workloads[i];
-        const rg_mf_workload *o = NULL;
-        for (size_t k = 0; k < om.n_workloads; k++)
-            if (om.workloads[k].index == w->index) o = &om.workloads[k];
+        double off;
         total++;
-        if (!o) {
-            fprintf(out, "  %4d  (not in the original)\n", w->index);
-            continue;
-        }
-        double med = o->median, lo = o->min, hi = o->max, sd = o->stddev;
-        int ok = rg_within_spread(w->time_ns.median, med, lo, hi, sd) && w->check.pass;
-        within += ok;
-        char range[64];
-        snprintf(range, sizeof range, "[%.3f, %.3f]", lo / 1e3, hi / 1e3);
-        fprintf(out, "  %4d  %12.3f  %12.3f  %25s  %8.3f  %s\n", w->index, med / 1e3, w->time_ns.median / 1e3, range,
-                w->time_ns.median / med,
-                !w->check.pass ? "FAILED correctness" : ok ? "within spread" : "OUTSIDE spread");
+        within += judge_workload(out, &res.workloads[i], original_workload(&om, res.workloads[i].index), by_samples,
+                                 &off);
+        if (!(off <= worst)) worst = off;
     }
-    int agreed = within == total && total > 0 && res.passed == res.total;
+    int agreed = by_samples && within == total && total > 0 && res.passed == res.total;
     int upgraded = 0;
     if (rg_registry_link_replication(g, id, *replica_id, agreed, within, total, &upgraded, err, errlen)) {
         rc = 2;
         goto done;
     }
     *agreed_out = agreed;
-    fprintf(out, "%s: %d of %d workloads within the original's spread", agreed ? "agreed" : "did not agree", within,
-            total);
+    if (by_samples)
+        fprintf(out, "%s: %d of %d workloads agree by their samples (95%% interval of the ratio within %.0f%%)",
+                agreed ? "agreed" : "did not agree", within, total, 100 * RG_REPLICATE_THRESHOLD);
+    else
+        fprintf(out, "reproduced within %.1f%% (the largest difference of a workload's median); the original has no "
+                     "samples, so it cannot be replicated",
+                worst);
     rg_run_row now;
     const char *level = rg_registry_get(g, id, &now, NULL, msg, sizeof msg) ? "?" : now.evidence;
     rg_run_row rrow;
