@@ -185,6 +185,7 @@ typedef struct rg_run_result {
     size_t n_workloads;
     int passed, total;
     double mean_ns, geomean_ns;    /* over the per-workload medians */
+    const struct rg_impl *impl;    /* the plugin measured (--impl, impl.h); NULL for ropegrad's own kernels; not owned */
 } rg_run_result;
 
 /* ---- the CPU timer (run.c): the protocol's CPU timing, for any code to time --------- */
