@@ -377,6 +377,7 @@ static int run_command(int argc, char **argv, int timed)
     }
     fflush(stdout);
     rg_cli_signals_release();
+    rg_cli_exit_if_gpu_lost(cmd, &r, code);
     rg_run_result_free(&r);
     rg_suite_free(&s);
 out:

@@ -2,6 +2,7 @@
 /* bench_impl.c -- the --impl options of `ropegrad bench|check` (bench_impl.h). */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench_impl.h"
 #include "cliopt.h"
@@ -54,6 +55,7 @@ int rg_cli_impl_load(const char *cmd, rg_cli_impl *x, rg_suite *s, rg_run_option
         return 2;
     }
     x->open = 1;
+    if (!strcmp(o->backend, "cuda")) o->timeout_s = timeout;
     memcpy(x->impl.sources, x->sources, sizeof x->sources);
     x->impl.n_sources = x->n_sources;
     if (rg_impl_hash_files(&x->impl, err, sizeof err)) {
@@ -69,6 +71,15 @@ void rg_cli_impl_result(rg_cli_impl *x, rg_run_result *r)
     if (!x->open) return;
     r->impl = &x->impl;
     snprintf(r->kernel_name, sizeof r->kernel_name, "%s", x->impl.label);
+}
+
+void rg_cli_exit_if_gpu_lost(const char *cmd, const rg_run_result *r, int code)
+{
+    if (!r->stopped[0]) return;
+    rg_term_printf(stderr, "ropegrad %s: stopped at %s; the GPU is unusable, so the process ends here\n", cmd,
+                   r->stopped);
+    fflush(NULL);
+    _exit(code);
 }
 
 void rg_cli_impl_close(rg_cli_impl *x)

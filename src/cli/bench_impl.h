@@ -38,4 +38,10 @@ void rg_cli_impl_result(rg_cli_impl *x, rg_run_result *r);
 
 void rg_cli_impl_close(rg_cli_impl *x);
 
+/* After a run that lost the GPU (r->stopped: a CUDA fault is sticky, a hung
+ * kernel cannot be stopped) and once everything is written: one line on
+ * stderr, then the process ends with code at once (no CUDA teardown, which
+ * would wait for a hung kernel). Returns when the GPU was not lost. */
+void rg_cli_exit_if_gpu_lost(const char *cmd, const rg_run_result *r, int code);
+
 #endif
