@@ -141,6 +141,21 @@ static int same_op(const char *plugin_op, const char *definition)
     return plugin_op && !strncmp(plugin_op, definition, n) && plugin_op[n] == '\0';
 }
 
+/* The descriptor's op for a message: its printable ASCII prefix, "(NULL)" for none. */
+static void shown_op(const char *op, char *dst, size_t n)
+{
+    size_t k = 0;
+    if (!op) {
+        snprintf(dst, n, "(NULL)");
+        return;
+    }
+    while (k + 1 < n && op[k] >= 0x20 && op[k] <= 0x7e) {
+        dst[k] = op[k];
+        k++;
+    }
+    dst[k] = '\0';
+}
+
 static int check_descriptor(rg_impl *impl, const rg_op *op, char *err, size_t errlen)
 {
     const ropegrad_impl *d = impl->desc;
@@ -154,7 +169,7 @@ static int check_descriptor(rg_impl *impl, const rg_op *op, char *err, size_t er
         return 1;
     if (!same_op(d->op, op->definition)) {
         char shown[80];
-        if (!d->op || copy_label("op", d->op, shown, sizeof shown, err, errlen)) snprintf(shown, sizeof shown, "?");
+        shown_op(d->op, shown, sizeof shown);
         snprintf(err, errlen, "it implements op '%s', the suite is '%s'", shown, op->definition);
         return 1;
     }
