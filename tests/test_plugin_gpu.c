@@ -3,7 +3,8 @@
  * hangs past --timeout (tests/plugins/gpu_bad.cu): each run ends with exit 1
  * and is recorded as a failed run whose workload carries the CUDA error or
  * "timed out"; the workloads after it fail "not run"; nothing is recorded as
- * passed. Skips (77, with the reason) without CUDA or a GPU. */
+ * passed; and the example plugin's CUDA entry measured and recorded. Skips
+ * (77, with the reason) without CUDA or a GPU. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdio.h>
@@ -63,6 +64,22 @@ static void expect_failed_run(const char *v, const char *timeout, const char *wh
     assert_null(strstr(out, "passed"));
 }
 
+/* The example's CUDA entry, measured as ropegrad's kernels are: it passes,
+ * is timed with CUPTI and recorded under the plugin's name. */
+static void test_example_cuda_entry(void **state)
+{
+    int rc = tu_run_captured(sc.dir, out, sizeof out, err, sizeof err,
+                             "bench --backend cuda --workloads 0,2,4,14 --iterations 5 --warmup 2 --impl "
+                             RG_BINARY_DIR "/examples/plugin-014/libplain014.so --record --db ok.db --manifest ok.json");
+    print_message("%s%s", out, err);
+    TU_EXPECT_OK(rc, err);
+    assert_non_null(strstr(out, "passed 4/4"));
+    assert_non_null(strstr(out, "timer cupti"));
+    rc = tu_run_captured(sc.dir, out, sizeof out, err, sizeof err, "runs list --db ok.db");
+    TU_EXPECT_OK(rc, err);
+    assert_non_null(strstr(out, "cuda 0 plain-014 1.0.0"));
+}
+
 static void test_kernel_fault_is_a_failed_run(void **state)
 {
     expect_failed_run("fault", "", "cudaErrorIllegalAddress");
@@ -85,6 +102,7 @@ int main(void)
         return 77;
     }
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_example_cuda_entry),
         cmocka_unit_test(test_kernel_fault_is_a_failed_run),
         cmocka_unit_test(test_kernel_hang_is_a_failed_run),
     };
