@@ -21,6 +21,7 @@
 #include "commands.h"
 #include "harness.h"
 #include "record.h"
+#include "bench_impl.h"
 
 #define RG_DEFAULT_SUITE "suites/sol-execbench-014"
 #define RG_MAX_SEED 9007199254740992ull   /* 2^53: seeds are stored as JSON numbers */
@@ -28,7 +29,8 @@
 enum {
     OPT_SUITE = 1000, OPT_BACKEND, OPT_KERNEL, OPT_WORKLOADS, OPT_ITERATIONS, OPT_WARMUP, OPT_SEED,
     OPT_THREADS, OPT_INPUTS, OPT_JSON, OPT_RECORD, OPT_DB, OPT_MANIFEST, OPT_BASELINE, OPT_SIGN, OPT_HELP,
-    OPT_LIST, OPT_PROGRESS, OPT_QUIET, OPT_FORMAT
+    OPT_LIST, OPT_PROGRESS, OPT_QUIET, OPT_FORMAT,
+    OPT_IMPL, OPT_IMPL_SOURCE, OPT_TIMEOUT   /* bench_impl.c */
 };
 
 static void usage(FILE *f, const char *cmd, int timed)
@@ -59,6 +61,10 @@ static void usage(FILE *f, const char *cmd, int timed)
     fprintf(f, "  --manifest FILE       write the run's manifest\n");
     fprintf(f, "  --baseline FILE       compare against a baseline manifest\n");
     fprintf(f, "  --sign KEY            sign the run digest with an Ed25519 key (ropegrad keygen)\n");
+    fprintf(f, "  --impl PATH.so        measure a plugin (include/ropegrad_impl.h) instead of ropegrad's kernel\n");
+    fprintf(f, "  --impl-source FILE    a source file of the plugin, hashed into its implementation digest (repeatable)\n");
+    fprintf(f, "  --timeout S           with --impl: a call that runs longer than S seconds fails the run (default %d)\n",
+            RG_IMPL_TIMEOUT_DEFAULT);
     fprintf(f, "  --help                this text\n\n");
     fprintf(f, "exit status: 0 all workloads pass, 1 a workload failed, 2 bad usage or input\n");
 }
@@ -130,6 +136,9 @@ static int run_command(int argc, char **argv, int timed)
         {"progress", no_argument, NULL, OPT_PROGRESS},
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"format", required_argument, NULL, OPT_FORMAT},
+        {"impl", required_argument, NULL, OPT_IMPL},
+        {"impl-source", required_argument, NULL, OPT_IMPL_SOURCE},
+        {"timeout", required_argument, NULL, OPT_TIMEOUT},
         {"iterations", required_argument, NULL, OPT_ITERATIONS},   /* bench only: these two last */
         {"warmup", required_argument, NULL, OPT_WARMUP},
         {NULL, 0, NULL, 0},
@@ -146,6 +155,7 @@ static int run_command(int argc, char **argv, int timed)
     o.verbose = isatty(STDERR_FILENO);
     const char *suite_dir = NULL, *json = NULL, *format = "table";
     int list = 0;
+    rg_cli_impl plugin = {.path = NULL, .n_sources = 0, .timeout_s = -1, .open = 0};
     rg_record_options ro = {0, NULL, NULL, NULL, NULL};
     int *indices = NULL;
     size_t n_indices = 0;
@@ -238,6 +248,13 @@ static int run_command(int argc, char **argv, int timed)
         case OPT_MANIFEST: ro.manifest_path = optarg; break;
         case OPT_BASELINE: ro.baseline_path = optarg; break;
         case OPT_SIGN: ro.sign_key = optarg; break;
+        case OPT_IMPL:
+        case OPT_IMPL_SOURCE:
+        case OPT_TIMEOUT:
+            if (rg_cli_impl_option(cmd, c == OPT_IMPL ? "impl" : c == OPT_IMPL_SOURCE ? "impl-source" : "timeout",
+                                   optarg, &plugin))
+                goto out;
+            break;
         case OPT_HELP:
             usage(stdout, cmd, timed);
             code = 0;
@@ -254,6 +271,7 @@ static int run_command(int argc, char **argv, int timed)
         fprintf(stderr, "ropegrad %s: unexpected argument '%s' (try ropegrad %s --help)\n", cmd, argv[optind], cmd);
         goto out;
     }
+    if (rg_cli_impl_check(cmd, &plugin, &o)) goto out;
     if (ro.db_path && !ro.record) {
         fprintf(stderr, "ropegrad %s: --db only applies with --record\n", cmd);
         goto out;
@@ -310,12 +328,17 @@ static int run_command(int argc, char **argv, int timed)
     double load1;
     int cpus, busy;
     int load_known = rg_cli_load(&load1, &cpus, &busy) == 0;
+    if (rg_cli_impl_load(cmd, &plugin, &s, &o)) {
+        rg_suite_free(&s);
+        goto out;
+    }
     rg_run_result r;
     if (rg_run_suite(&s, indices, n_indices, &o, &r, err, sizeof err)) {
         fprintf(stderr, "ropegrad %s: %s\n", cmd, err);
         rg_suite_free(&s);
         goto out;
     }
+    rg_cli_impl_result(&plugin, &r);
     if (load_known && !strcmp(r.backend, "cpu")) {
         r.env.load_known = 1;
         r.env.load_avg_1m = load1;
@@ -354,9 +377,11 @@ static int run_command(int argc, char **argv, int timed)
     }
     fflush(stdout);
     rg_cli_signals_release();
+    rg_cli_exit_if_gpu_lost(cmd, &r, code);
     rg_run_result_free(&r);
     rg_suite_free(&s);
 out:
+    rg_cli_impl_close(&plugin);
     free(indices);
     return code;
 }

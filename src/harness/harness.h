@@ -162,6 +162,8 @@ typedef struct rg_run_options {
     rg_inputs_kind inputs;
     int timed;                     /* 0: correctness only (`ropegrad check`) */
     int verbose;                   /* 1: progress lines on stderr; 0: none; -1 (--quiet): no notes either */
+    double timeout_s;              /* CUDA: how long one launch may run before the workload fails "timed out"
+                                      and the run stops (0 = no limit) */
 } rg_run_options;
 
 void rg_run_options_default(rg_run_options *o);
@@ -186,6 +188,9 @@ typedef struct rg_run_result {
     size_t n_workloads;
     int passed, total;
     double mean_ns, geomean_ns;    /* over the per-workload medians */
+    char stopped[128];             /* why the run stopped early (the GPU lost: a CUDA fault, or a kernel past
+                                      the timeout; the rest fail "not run"); "" when every workload ran */
+    const struct rg_impl *impl;    /* the plugin measured (--impl, impl.h); NULL for ropegrad's own kernels; not owned */
 } rg_run_result;
 
 /* ---- the CPU timer (run.c): the protocol's CPU timing, for any code to time --------- */

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "ropegrad.h"
+#include "ropegrad_impl.h"
 
 struct rg_workload;
 
@@ -96,6 +97,11 @@ typedef struct rg_op {
     const char *(*kernel_name)(int k);
     /* The SOL-ExecBench solution of its CUDA path; NULL when it has none. */
     const rg_op_export *solution;
+    /* A plugin's entry (include/ropegrad_impl.h) called with the op's public
+     * problem struct over t and out, as cpu/cuda call the library's; NULL
+     * when the op takes no plugins (`--impl` is then refused). */
+    int (*impl_cpu)(ropegrad_impl_cpu_fn fn, const rg_tensors *t, void *out, int threads);
+    int (*impl_cuda)(ropegrad_impl_cuda_fn fn, const rg_tensors *t, void *out, void *stream);
 } rg_op;
 
 /* The op whose definition name is name, or NULL. */

@@ -114,6 +114,19 @@ static double bytes(const rg_workload *w, ropegrad_dtype dt)
     return rows * (D / 2 * 4 + 2 * D * 2);   /* freqs in, cos and sin out */
 }
 
+/* A plugin's entries (op.h impl_cpu / impl_cuda): the same problem struct. */
+static int impl_cpu(ropegrad_impl_cpu_fn fn, const rg_tensors *t, void *out, int threads)
+{
+    ropegrad_cos_sin_problem p = problem(t, out);
+    return fn(&p, threads);
+}
+
+static int impl_cuda(ropegrad_impl_cuda_fn fn, const rg_tensors *t, void *out, void *stream)
+{
+    ropegrad_cos_sin_problem p = problem(t, out);
+    return fn(&p, stream);
+}
+
 static const rg_op_tensor inputs[] = {{"freqs", "float32"}, {"attention_scaling", NULL}, {NULL, NULL}};
 static const rg_op_tensor outputs[] = {{"cos", "bfloat16"}, {"sin", "bfloat16"}, {NULL, NULL}};
 
@@ -179,4 +192,6 @@ const rg_op rg_op_cos_sin = {
     .widen = rg_widen_bf16,
     .kernel_name = rg_kernel_default_only,
     .solution = &solution,
+    .impl_cpu = impl_cpu,
+    .impl_cuda = impl_cuda,
 };

@@ -91,6 +91,19 @@ static int cuda(const rg_tensors *t, void *out, int kernel, void *stream)
     return ropegrad_backward_cuda_kernel(&p, kernel, stream);
 }
 
+/* A plugin's entries (op.h impl_cpu / impl_cuda): the same problem struct. */
+static int impl_cpu(ropegrad_impl_cpu_fn fn, const rg_tensors *t, void *out, int threads)
+{
+    ropegrad_problem p = problem(t, out);
+    return fn(&p, threads);
+}
+
+static int impl_cuda(ropegrad_impl_cuda_fn fn, const rg_tensors *t, void *out, void *stream)
+{
+    ropegrad_problem p = problem(t, out);
+    return fn(&p, stream);
+}
+
 static const rg_op_tensor inputs[] = {{"grad_cos", "grad"},
                                       {"grad_sin", "grad"},
                                       {"emb", "float32"},
@@ -190,4 +203,6 @@ const rg_op rg_op_rope_backward = {
     .widen = rg_widen_f32,
     .kernel_name = ropegrad_cuda_kernel_name,
     .solution = &solution,
+    .impl_cpu = impl_cpu,
+    .impl_cuda = impl_cuda,
 };

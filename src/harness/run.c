@@ -443,6 +443,10 @@ int rg_run_suite(const rg_suite *s, const int *indices, size_t n_indices, const 
         wr->baseline_ms = w->baseline_ms;
         wr->time_ns.mean = wr->time_ns.median = wr->time_ns.min = wr->time_ns.max = wr->time_ns.stddev = NAN;
         wr->gbps = NAN;
+        if (out->stopped[0]) {   /* the GPU was lost: the rest fail, not run */
+            snprintf(wr->check.reason, sizeof wr->check.reason, "not run: the GPU was lost (%.80s)", out->stopped);
+            continue;
+        }
 
         rg_tensors in;
         if (op->make(w, s->grad_dtype, (int)o->inputs, o->seed, &in, err, errlen)) goto fail;
@@ -469,6 +473,10 @@ int rg_run_suite(const rg_suite *s, const int *indices, size_t n_indices, const 
         free(ref);
         rg_tensors_free(&in);
         if (wrc) goto fail;
+#ifdef ROPEGRAD_HAVE_CUDA
+        if (use_cuda && rg_cuda_lost(cs))
+            snprintf(out->stopped, sizeof out->stopped, "workload %d: %.100s", w->index, rg_cuda_lost(cs));
+#endif
         if (wr->check.pass) out->passed++;
         if (o->verbose > 0) {
             if (wr->timed)

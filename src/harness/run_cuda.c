@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cuda_runtime_api.h>
 #include <cupti.h>
@@ -217,6 +218,8 @@ struct rg_cuda_session {
     int use_cupti;
     int n_cupti, n_events;   /* workloads timed each way */
     rg_nvml nvml;
+    double timeout_s;        /* rg_run_options.timeout_s: how long one launch may run, 0 = no limit */
+    char lost[128];          /* why the GPU is unusable (a sticky CUDA error, a kernel still running), "" when it is not */
 };
 
 #define CK(call)                                                                                   \
@@ -326,9 +329,55 @@ void rg_cuda_close(rg_cuda_session *s, rg_run_result *r)
         }
     }
     nvml_close(&s->nvml);
-    if (s->cold) cudaFree(s->cold);
-    if (s->stream) cudaStreamDestroy(s->stream);
+    if (!s->lost[0]) {   /* a lost GPU: leave it to the process's end (cudaFree would wait on a hung kernel) */
+        if (s->cold) cudaFree(s->cold);
+        if (s->stream) cudaStreamDestroy(s->stream);
+    }
     free(s);
+}
+
+/* ---- faults and hangs ----------------------------------------------------------------------------- */
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Waits for everything enqueued on the stream: cudaSuccess, the CUDA error
+ * (a fault: sticky, the context is unusable from then on) or, when
+ * timeout_s > 0 and the work is still running after it, cudaErrorNotReady (a
+ * kernel that hangs cannot be stopped; the process must end). */
+static cudaError_t stream_wait(cudaStream_t st, double timeout_s)
+{
+    if (timeout_s <= 0) return cudaStreamSynchronize(st);
+    const double t0 = mono_s();
+    const struct timespec nap = {0, 200 * 1000};
+    for (;;) {
+        cudaError_t e = cudaStreamQuery(st);
+        if (e != cudaErrorNotReady) return e;
+        if (mono_s() - t0 > timeout_s) return cudaErrorNotReady;
+        nanosleep(&nap, NULL);
+    }
+}
+
+/* The workload fails with what happened to the GPU, and the session is lost:
+ * nothing more is launched, nothing freed (cudaFree would wait for a hung
+ * kernel), and the run stops after this workload (run.c). */
+static void gpu_lost(rg_cuda_session *s, rg_workload_result *wr, cudaError_t ce, double waited_s)
+{
+    wr->check.pass = 0;
+    if (ce == cudaErrorNotReady)
+        snprintf(s->lost, sizeof s->lost, "timed out: still running after %g s (--timeout)", waited_s);
+    else
+        snprintf(s->lost, sizeof s->lost, "CUDA error %s: %s", cudaGetErrorName(ce), cudaGetErrorString(ce));
+    snprintf(wr->check.reason, sizeof wr->check.reason, "%s", s->lost);
+}
+
+const char *rg_cuda_lost(const rg_cuda_session *s)
+{
+    return s && s->lost[0] ? s->lost : NULL;
 }
 
 /* ---- timing ------------------------------------------------------------------------------------ */
@@ -440,10 +489,13 @@ static int time_cupti(rg_cuda_session *s, const rg_launch *p, int warmup, int it
     int rc = 0;
     for (int it = 0; it < total && !rc; it++)
         if (iteration(s, p, err, errlen)) rc = -1;
-    cudaError_t ce = cudaStreamSynchronize(s->stream);
-    if (!rc && ce != cudaSuccess) {
-        snprintf(err, errlen, "cudaStreamSynchronize: %s", cudaGetErrorString(ce));
-        rc = -1;
+    cudaError_t ce = stream_wait(s->stream, s->timeout_s * total);
+    if (ce != cudaSuccess) {
+        /* A fault or a hang: no flush (it could wait on the GPU); the caller asks the stream what happened. */
+        if (!rc) snprintf(err, errlen, "waiting for the stream: %s", cudaGetErrorString(ce));
+        cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMSET);
+        cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+        return -1;
     }
     cr = cuptiActivityFlushAll(0);
     cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMSET);
@@ -482,7 +534,7 @@ static int time_events(rg_cuda_session *s, const rg_launch *p, int warmup, int i
         }
         if (t >= 0) CK(cudaEventRecord(ev[2 * t + 1], s->stream));
     }
-    CK(cudaStreamSynchronize(s->stream));
+    CK(stream_wait(s->stream, s->timeout_s * (warmup + iters)));
     for (int t = 0; t < iters; t++) {
         float ms = 0;
         CK(cudaEventElapsedTime(&ms, ev[2 * t], ev[2 * t + 1]));
@@ -504,7 +556,9 @@ int rg_cuda_workload(rg_cuda_session *s, const rg_tensors *in, const double *ref
     void *d_out = NULL, *h_out = NULL;
     double *samples = NULL;
     int rc = 1;
+    cudaError_t ce;
 
+    s->timeout_s = o->timeout_s;
     for (int i = 0; i < in->n_in; i++) dev.in[i] = NULL;
     for (int i = 0; i < in->n_in; i++) {
         CK(cudaMalloc(&dev.in[i], in->in_bytes[i]));
@@ -521,7 +575,12 @@ int rg_cuda_workload(rg_cuda_session *s, const rg_tensors *in, const double *ref
     }
     CK(cudaMemsetAsync(d_out, 0xFF, in->out_bytes, s->stream));
     int krc = launch(s, &p);
-    CK(cudaStreamSynchronize(s->stream));
+    ce = stream_wait(s->stream, s->timeout_s);
+    if (ce != cudaSuccess) {
+        gpu_lost(s, wr, ce, s->timeout_s);
+        rc = 0;
+        goto fail;
+    }
     if (krc) {
         memset(&wr->check, 0, sizeof wr->check);
         snprintf(wr->check.reason, sizeof wr->check.reason, "op %s cuda: %s", s->op->id, ropegrad_strerror(krc));
@@ -543,13 +602,13 @@ int rg_cuda_workload(rg_cuda_session *s, const rg_tensors *in, const double *ref
         int t = 1;
         if (s->use_cupti) {
             t = time_cupti(s, &p, o->warmup, o->iterations, samples, err, errlen);
-            if (t < 0) goto fail;
+            if (t < 0) goto timing_failed;
         }
         if (t == 0) {
             s->n_cupti++;
             snprintf(wr->timer, sizeof wr->timer, "cupti");
         } else {
-            if (time_events(s, &p, o->warmup, o->iterations, samples, err, errlen)) goto fail;
+            if (time_events(s, &p, o->warmup, o->iterations, samples, err, errlen)) goto timing_failed;
             s->n_events++;
             snprintf(wr->timer, sizeof wr->timer, "cuda-events");
         }
@@ -557,10 +616,21 @@ int rg_cuda_workload(rg_cuda_session *s, const rg_tensors *in, const double *ref
         samples = NULL;
     }
     rc = 0;
+    goto fail;
+timing_failed:
+    /* A kernel that faulted or hung while timed fails the workload (never a
+     * half-measured pass); any other error is the harness's own. */
+    ce = cudaStreamQuery(s->stream);
+    if (ce != cudaSuccess) {
+        gpu_lost(s, wr, ce, s->timeout_s * (o->warmup + o->iterations));
+        rc = 0;
+    }
 fail:
     free(samples);
     free(h_out);
-    cudaFree(d_out);
-    for (int i = 0; i < in->n_in; i++) cudaFree(dev.in[i]);
+    if (!s->lost[0]) {
+        cudaFree(d_out);
+        for (int i = 0; i < in->n_in; i++) cudaFree(dev.in[i]);
+    }
     return rc;
 }

@@ -47,6 +47,10 @@ int rg_cuda_open(const rg_op *op, int kernel, int timed, rg_run_result *r, rg_cu
 int rg_cuda_workload(rg_cuda_session *s, const rg_tensors *in, const double *ref, const rg_workload *w,
                      const rg_run_options *o, rg_workload_result *wr, char *err, size_t errlen);
 
+/* Why the GPU is unusable after a workload (a sticky CUDA error, or a kernel
+ * still running past rg_run_options.timeout_s), NULL while it is usable. */
+const char *rg_cuda_lost(const rg_cuda_session *s);
+
 /* Samples the end clocks into r->env, sets r->timer from what was used, frees everything. */
 void rg_cuda_close(rg_cuda_session *s, rg_run_result *r);
 #endif

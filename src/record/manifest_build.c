@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "impl.h"
 #include "record.h"
 #include "rg_util.h"
 
@@ -370,6 +371,16 @@ static void names_for(parts *p, const char *backend, int kernel, const char *sta
     snprintf(p->title[RG_ROLE_IMPLEMENTATION], 256, "ropegrad %.15s kernel %d", backend, kernel);
 }
 
+/* A plugin run's names: the plugin's own, not "ropegrad kernel 0". */
+static void plugin_names(parts *p, const rg_run_result *r)
+{
+    const char *product = r->env.gpu_name[0] ? r->env.gpu_name : r->env.cpu_model;
+    snprintf(p->title[0], sizeof p->title[0], "%.63s (%.15s) · %.80s · %.80s", r->impl->label, r->backend, r->suite,
+             product);
+    snprintf(p->name[RG_ROLE_IMPLEMENTATION], 128, "plugin-%.15s", r->backend);
+    snprintf(p->title[RG_ROLE_IMPLEMENTATION], 256, "%.63s (%.15s)", r->impl->label, r->backend);
+}
+
 /* ---- from a run ------------------------------------------------------------------------ */
 
 cJSON *rg_manifest_build(const rg_run_result *r, const rg_suite *s, const rg_baseline *b, char *err,
@@ -394,10 +405,15 @@ cJSON *rg_manifest_build(const rg_run_result *r, const rg_suite *s, const rg_bas
     p.spec[RG_ROLE_PROTOCOL] = protocol_spec(r);
     p.spec[RG_ROLE_ENVIRONMENT] = environment_spec(&r->env);
     p.spec[RG_ROLE_WORKLOAD] = workload_spec(r, s, err, errlen);
-    p.spec[RG_ROLE_IMPLEMENTATION] = implementation_spec(r->backend, r->kernel, r->kernel_name, ropegrad_version(),
-                                                         rg_implementation_digest(), r->env.build_flags);
-    add_revision(p.spec[RG_ROLE_IMPLEMENTATION]);
-    if (!p.spec[RG_ROLE_WORKLOAD]) {
+    if (r->impl) {
+        p.spec[RG_ROLE_IMPLEMENTATION] = rg_impl_spec(r);
+    } else {
+        p.spec[RG_ROLE_IMPLEMENTATION] = implementation_spec(r->backend, r->kernel, r->kernel_name, ropegrad_version(),
+                                                             rg_implementation_digest(), r->env.build_flags);
+        add_revision(p.spec[RG_ROLE_IMPLEMENTATION]);
+    }
+    if (!p.spec[RG_ROLE_IMPLEMENTATION]) snprintf(err, errlen, "manifest: the plugin's files were not hashed");
+    if (!p.spec[RG_ROLE_WORKLOAD] || !p.spec[RG_ROLE_IMPLEMENTATION]) {
         parts_free(&p);
         return NULL;
     }
@@ -465,6 +481,7 @@ cJSON *rg_manifest_build(const rg_run_result *r, const rg_suite *s, const rg_bas
     cJSON_AddItemToObject(d, "workloads", rows);
     p.spec[RG_ROLE_RUN] = run;
     names_for(&p, r->backend, r->kernel, r->started_at, r->suite, r->env.gpu_name[0] ? r->env.gpu_name : r->env.cpu_model);
+    if (r->impl) plugin_names(&p, r);
     return assemble(&p, err, errlen);
 }
 

@@ -95,6 +95,19 @@ const char *rg_implementation_flags(void);
 const char *rg_build_git_commit(void);
 int rg_build_git_dirty(void);
 
+/* ---- a plugin's record (impl_plugin.c) -------------------------------------- */
+
+struct rg_impl;
+/* Hashes the plugin's library and its --impl-source files (impl.h) into
+ * impl->file_sha256 / source_sha256. Returns 0, or 1 with one line (a file
+ * that cannot be read, or is not a regular file). */
+int rg_impl_hash_files(struct rg_impl *impl, char *err, size_t errlen);
+/* The manifest's implementation spec of a plugin run (r->impl): its name,
+ * version, backend, kernelName "name version", sources (a digest over the
+ * library's and the sources' SHA-256), the files, and the harness that
+ * measured it. NULL when r has no hashed plugin or out of memory. */
+cJSON *rg_impl_spec(const rg_run_result *r);
+
 /* ---- the SOL score (sol.c) -------------------------------------------------- */
 
 /* SOL-ExecBench's score of one workload from the kernel time t_k, the

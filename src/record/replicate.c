@@ -114,6 +114,13 @@ int rg_record_replicate(rg_registry *g, int64_t id, const char *suite_dir, int v
         rg_manifest_free(&om);
         return 2;
     }
+    if (strcmp(om.impl_name, "ropegrad")) {   /* a plugin (bench --impl): this would time ropegrad's kernel instead */
+        snprintf(err, errlen, "replicate: run #%lld measured %.60s %.60s, not ropegrad's kernel: replicate it with "
+                 "ropegrad bench --impl", (long long)id, om.impl_name, om.impl_version);
+        rg_recorded_protocol_free(&p);
+        rg_manifest_free(&om);
+        return 2;
+    }
     p.opts.verbose = verbose;
     rg_suite s;
     memset(&s, 0, sizeof s);

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* bench_impl.c -- the --impl options of `ropegrad bench|check` (bench_impl.h). */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench_impl.h"
+#include "cliopt.h"
+#include "record.h"
+#include "rg_term.h"
+
+int rg_cli_impl_option(const char *cmd, const char *opt, const char *arg, rg_cli_impl *x)
+{
+    long long v;
+    if (!strcmp(opt, "impl")) {
+        x->path = arg;
+    } else if (!strcmp(opt, "impl-source")) {
+        if (x->n_sources == RG_IMPL_MAX_SOURCES) {
+            fprintf(stderr, "ropegrad %s: --impl-source: at most %d files\n", cmd, RG_IMPL_MAX_SOURCES);
+            return 2;
+        }
+        x->sources[x->n_sources++] = arg;
+    } else if (!strcmp(opt, "timeout")) {
+        if (rg_cli_parse_ll(arg, 1, 86400, &v)) {
+            rg_term_printf(stderr, "ropegrad %s: --timeout: '%s' is not a number of seconds in 1..86400\n", cmd, arg);
+            return 2;
+        }
+        x->timeout_s = v;
+    }
+    return 0;
+}
+
+int rg_cli_impl_check(const char *cmd, const rg_cli_impl *x, const rg_run_options *o)
+{
+    const char *orphan = x->n_sources ? "--impl-source" : x->timeout_s >= 0 ? "--timeout" : NULL;
+    if (!x->path && orphan) {
+        fprintf(stderr, "ropegrad %s: %s only applies with --impl\n", cmd, orphan);
+        return 2;
+    }
+    if (x->path && o->kernel != 0) {
+        fprintf(stderr, "ropegrad %s: --kernel selects one of ropegrad's kernels; a plugin (--impl) has one\n", cmd);
+        return 2;
+    }
+    return 0;
+}
+
+int rg_cli_impl_load(const char *cmd, rg_cli_impl *x, rg_suite *s, rg_run_options *o)
+{
+    if (!x->path) return 0;
+    char err[RG_ERRLEN];
+    if (!strcmp(o->backend, "auto")) o->backend = ropegrad_cuda_available() ? "cuda" : "cpu";
+    const double timeout = (double)(x->timeout_s >= 0 ? x->timeout_s : RG_IMPL_TIMEOUT_DEFAULT);
+    if (rg_impl_open(x->path, s->op, o->backend, timeout, &x->impl, err, sizeof err)) {
+        rg_term_printf(stderr, "ropegrad %s: %s\n", cmd, err);
+        return 2;
+    }
+    x->open = 1;
+    if (!strcmp(o->backend, "cuda")) o->timeout_s = timeout;
+    memcpy(x->impl.sources, x->sources, sizeof x->sources);
+    x->impl.n_sources = x->n_sources;
+    if (rg_impl_hash_files(&x->impl, err, sizeof err)) {
+        rg_term_printf(stderr, "ropegrad %s: %s\n", cmd, err);
+        return 2;
+    }
+    s->op = &x->impl.op;
+    return 0;
+}
+
+void rg_cli_impl_result(rg_cli_impl *x, rg_run_result *r)
+{
+    if (!x->open) return;
+    r->impl = &x->impl;
+    snprintf(r->kernel_name, sizeof r->kernel_name, "%s", x->impl.label);
+}
+
+void rg_cli_exit_if_gpu_lost(const char *cmd, const rg_run_result *r, int code)
+{
+    if (!r->stopped[0]) return;
+    rg_term_printf(stderr, "ropegrad %s: stopped at %s; the GPU is unusable, so the process ends here\n", cmd,
+                   r->stopped);
+    fflush(NULL);
+    _exit(code);
+}
+
+void rg_cli_impl_close(rg_cli_impl *x)
+{
+    if (x->open) rg_impl_close(&x->impl);
+    x->open = 0;
+}
