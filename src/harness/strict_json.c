@@ -53,6 +53,51 @@ static int hex4(const unsigned char *p, size_t n, unsigned *out)
     return 0;
 }
 
+static int is_digit(unsigned c) { return c >= '0' && c <= '9'; }
+
+/* Characters that can continue a number token as cJSON reads one, and the
+ * letters of hex and NaN/Infinity forms: the whole run is judged at once. */
+static int in_number_run(unsigned c)
+{
+    return is_digit(c) || c == '+' || c == '-' || c == '.' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* Length of the number at t that RFC 8259's grammar allows,
+ *   -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
+ * 0 when none starts there. */
+static size_t rfc_number_len(const unsigned char *t, size_t n)
+{
+    size_t i = 0;
+    if (i < n && t[i] == '-') i++;
+    if (i < n && t[i] == '0') i++;
+    else if (i < n && t[i] >= '1' && t[i] <= '9')
+        while (i < n && is_digit(t[i])) i++;
+    else return 0;
+    if (i < n && t[i] == '.') {
+        size_t d = ++i;
+        while (i < n && is_digit(t[i])) i++;
+        if (i == d) return 0;
+    }
+    if (i < n && (t[i] == 'e' || t[i] == 'E')) {
+        i++;
+        if (i < n && (t[i] == '+' || t[i] == '-')) i++;
+        size_t d = i;
+        while (i < n && is_digit(t[i])) i++;
+        if (i == d) return 0;
+    }
+    return i;
+}
+
+/* The number token at t[0..): its length when the whole run of number-like
+ * characters is one RFC 8259 number, else 0 (05407, 5407., .5, +1, 1e, 0x1f). */
+static size_t number_token(const unsigned char *t, size_t n)
+{
+    size_t run = 0;
+    while (run < n && in_number_run(t[run])) run++;
+    size_t ok = rfc_number_len(t, run);
+    return ok == run ? run : 0;
+}
+
 /* The lexical pass. 0, or -1 with a message. */
 static int lex_check(const unsigned char *t, size_t len, const char *what, char *err, size_t errlen)
 {
@@ -75,6 +120,15 @@ static int lex_check(const unsigned char *t, size_t len, const char *what, char 
             continue;
         }
         if (!in_str) {
+            if (c == '-' || c == '+' || c == '.' || is_digit(c)) {
+                size_t k = number_token(t + i, len - i);
+                if (!k) {
+                    snprintf(err, errlen, "%s: line %ld: a number outside JSON's grammar (RFC 8259)", what, line);
+                    return -1;
+                }
+                i += k;
+                continue;
+            }
             if (c == '"') in_str = 1;
             i++;
             continue;

@@ -7,6 +7,8 @@
  *   - a string holding U+0000 (`\u0000`) or a lone surrogate escape;
  *   - invalid UTF-8 (overlong forms, encoded surrogates, > U+10FFFF);
  *   - raw control bytes (< 0x20) inside a string, and NUL bytes anywhere;
+ *   - a number outside RFC 8259's grammar (05407, 5407., 5407.e0, +1, .5,
+ *     1e, 0x1f, NaN, -Infinity), which cJSON alone would read;
  *   - text after the document (other than whitespace);
  *   - more than max_bytes of input.
  * Messages are one line and name the document (`what` / the file) and,

@@ -31,6 +31,7 @@
 
 #include "model.h"
 #include "render.h"
+#include "strict_json.h"
 
 #define CACHE_SLOTS 512
 
@@ -476,7 +477,12 @@ static void add_note(rg_server *s, rg_registry *g, const rg_request *q, rg_respo
 
 static void api_note(rg_server *s, rg_registry *g, const rg_request *q, rg_response *r, int64_t id)
 {
-    cJSON *o = cJSON_ParseWithLength(q->body ? q->body : "", q->body_len);
+    char err[512];
+    cJSON *o = rg_json_parse_strict(q->body ? q->body : "", q->body_len, "the note", err, sizeof err);
+    if (!o) {
+        error_resp(s, q, r, 400, err);
+        return;
+    }
     if (!cJSON_IsObject(o)) {
         cJSON_Delete(o);
         error_resp(s, q, r, 400, "bad JSON: expected {\"kind\": \"note\", \"text\": \"...\"}");
