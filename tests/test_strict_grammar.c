@@ -5,6 +5,7 @@
  * it: invalid UTF-8, U+0000, a repeated name or trailing text is a 400 and
  * adds no note. */
 #define _POSIX_C_SOURCE 200809L
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "test_util.h"
@@ -68,6 +69,7 @@ static int setup_db(void **state)
     cJSON_Delete(m);
     if (!text) return -1;
     rg_write_file_atomic(tokfile, TOKEN "\n", strlen(TOKEN) + 1, err, sizeof err);
+    chmod(tokfile, 0600);
     rg_registry *g;
     int64_t id;
     int existed;

@@ -64,7 +64,8 @@ static int unb64(const char *in, unsigned char *out, int want)
 static EVP_PKEY *read_key(const char *path, int private_key, char *err, size_t errlen)
 {
     size_t n;
-    char *text = rg_read_file_bounded(path, 1 << 16, &n, err, errlen);
+    char *text = private_key ? rg_read_secret_file(path, 1 << 16, &n, err, errlen)
+                             : rg_read_file_bounded(path, 1 << 16, &n, err, errlen);
     if (!text) return NULL;
     BIO *bio = BIO_new_mem_buf(text, (int)n);
     EVP_PKEY *k = bio ? (private_key ? PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL)
