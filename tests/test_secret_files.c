@@ -20,12 +20,7 @@ static char out_text[1 << 16], err_text[1 << 14];
 /* `ropegrad ARGS` in dir, killed after 10 s (exit 124: it blocked). */
 static int rg_bounded(const char *args)
 {
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "cd '%s' && timeout 10 '%s' %s > out.txt 2> err.txt", dir, TU_BIN, args);
-    int rc = tu_system(cmd);
-    tu_read_into(tu_path_in(dir, "out.txt"), out_text, sizeof out_text);
-    tu_read_into(tu_path_in(dir, "err.txt"), err_text, sizeof err_text);
-    return rc;
+    return tu_run_prefixed(dir, "timeout 10", out_text, sizeof out_text, err_text, sizeof err_text, args);
 }
 
 static int setup(void **state)

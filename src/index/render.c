@@ -75,18 +75,21 @@ void rg_url_esc(rg_buf *b, const char *s)
     }
 }
 
+/* A byte a problem's file name keeps as it is: [A-Za-z0-9._-]. */
+static int slug_keeps(unsigned char c) { return unreserved(c) && c != '~'; }
+
 void rg_problem_slug(rg_buf *b, const char *def)
 {
-    int changed = !def || !*def || def[0] == '.';
-    for (const unsigned char *p = (const unsigned char *)def; p && *p; p++) {
-        int ok = unreserved(*p) && *p != '~' && !(p == (const unsigned char *)def && *p == '.');
-        rg_buf_put(b, ok ? (const char *)p : "_", 1);
-        changed |= !ok;
-    }
-    if (changed) {
-        char h[65];
-        rg_sha256_hex(def ? def : "", def ? strlen(def) : 0, h);
-        rg_buf_printf(b, "-%.12s", h);
+    static const char hex[] = "0123456789ABCDEF";
+    const unsigned char *p = (const unsigned char *)(def ? def : "");
+    if (!*p) rg_buf_put(b, "~", 1);   /* no other name maps to a lone '~' */
+    for (const unsigned char *s = p; *s; s++) {
+        if (slug_keeps(*s) && !(s == p && *s == '.')) {
+            rg_buf_put(b, (const char *)s, 1);
+        } else {
+            char e[3] = {'~', hex[*s >> 4], hex[*s & 15]};
+            rg_buf_put(b, e, 3);
+        }
     }
 }
 

@@ -34,8 +34,9 @@ void rg_render_ctx_init(rg_render_ctx *ctx, int static_site);
 void rg_html_esc(rg_buf *b, const char *s);
 /* s as one URL path segment: everything outside A-Z a-z 0-9 - . _ ~ %-escaped. */
 void rg_url_esc(rg_buf *b, const char *s);
-/* A problem's file name in a static site: [A-Za-z0-9._-] kept, anything
- * else '_', plus a short hash when anything was replaced. */
+/* A problem's file name in a static site, one-to-one (two names never share
+ * a file): [A-Za-z0-9._-] kept, every other byte, the escape '~' itself and a
+ * leading '.' written as ~HH (upper-case hex); "" is "~". Links use it too. */
 void rg_problem_slug(rg_buf *b, const char *definition);
 
 /* v with three significant digits and an SI prefix, e.g. 1.34e12 "B/s" ->
