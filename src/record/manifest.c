@@ -564,6 +564,7 @@ int rg_manifest_verify_typed(const rg_manifest *m, rg_verify_report *rep, char *
     rg_verify_report local;
     if (!rep) rep = &local;
     memset(rep, 0, sizeof *rep);
+    if (rg_manifest_check_identifiers(m, msg, msglen)) return 2;
     const char *recorded[RG_N_ROLES] = {NULL, m->protocol_digest, m->environment_digest, m->workload_digest,
                                         m->implementation_digest};
     snprintf(rep->computed[0], RG_DIGEST_LEN, "%s", m->obj[0].digest);

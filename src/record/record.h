@@ -141,6 +141,12 @@ int rg_object_digest(const cJSON *obj, char out[RG_DIGEST_LEN], char *err, size_
  * Returns 0 when all match, 1 with the first mismatch in msg, 2 when it is
  * not a manifest (msg says why). */
 int rg_manifest_verify_typed(const rg_manifest *m, rg_verify_report *rep, char *msg, size_t msglen);
+
+/* The names that form comparison groups and implementation lines (benchmark,
+ * family, timer, statistic, device, implementation, backend, kernel) hold no
+ * bidi control or invisible character (rg_text_spoofing). 0, or 2 with a
+ * one-line message naming the field, the code point and its byte offset. */
+int rg_manifest_check_identifiers(const rg_manifest *m, char *err, size_t errlen);
 int rg_manifest_verify(const cJSON *doc, char *msg, size_t msglen);
 
 /* Old ropegrad manifests ({kind: ManifestBundle, items: [...]}): recognised,
