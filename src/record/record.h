@@ -174,6 +174,11 @@ int rg_write_file_atomic(const char *path, const char *data, size_t n, char *err
 int rg_keygen(const char *path, char key_id[RG_DIGEST_LEN], char *err, size_t errlen);
 /* 0 when key_path holds an Ed25519 private key (PEM) that can sign. */
 int rg_signing_key_check(const char *key_path, char *err, size_t errlen);
+
+/* The trusted public keys (one PEM file, or a folder of *.pub / *.pem) can be
+ * read now: for checking --trusted-keys before any digest is computed.
+ * 0, or 2 with a one-line message (empty, missing, a FIFO, no keys). */
+int rg_trusted_keys_check(const char *trusted, char *err, size_t errlen);
 /* Adds (or replaces, same key) a signature of doc's run digest. */
 int rg_manifest_sign(cJSON *doc, const char *key_path, char key_id[RG_DIGEST_LEN], char *err, size_t errlen);
 /* Checks every signature of m against its run digest. trusted: NULL, or a

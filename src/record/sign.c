@@ -243,6 +243,19 @@ static int load_trusted(const char *trusted, char (**ids)[RG_DIGEST_LEN], size_t
     return rc;
 }
 
+int rg_trusted_keys_check(const char *trusted, char *err, size_t errlen)
+{
+    if (!trusted || !*trusted) {
+        snprintf(err, errlen, "--trusted-keys: empty path (give a public key file or a folder of them)");
+        return 2;
+    }
+    char (*ids)[RG_DIGEST_LEN];
+    size_t n;
+    if (load_trusted(trusted, &ids, &n, err, errlen)) return 2;
+    free(ids);
+    return 0;
+}
+
 int rg_signatures_check(const rg_manifest *m, const char *trusted, char *msg, size_t msglen)
 {
     char (*ids)[RG_DIGEST_LEN] = NULL;
