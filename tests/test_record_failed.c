@@ -32,7 +32,9 @@ static int setup(void **state)
     char cmd[1600];
     snprintf(cmd, sizeof cmd,
              "cd '%s' && cp -r '%s/tests/data/suite_ok' fails && sed -i '1s/\"max_atol\": 1e-05, \"max_rtol\": 1e-05/"
-             "\"max_atol\": 1e-30, \"max_rtol\": 1e-30/' fails/workload.jsonl && grep -q 1e-30 fails/workload.jsonl",
+             "\"max_atol\": 1e-30, \"max_rtol\": 1e-30/' fails/workload.jsonl && grep -q 1e-30 fails/workload.jsonl && "
+             "cp -r fails all_fail && sed -i 's/\"max_atol\": 1e-05, \"max_rtol\": 1e-05/"
+             "\"max_atol\": 1e-30, \"max_rtol\": 1e-30/' all_fail/workload.jsonl",
              dir, RG_SOURCE_DIR);
     if (tu_system(cmd)) return -1;
     if (mkfifo(tu_path_in(dir, "fifo"), 0600)) return -1;
@@ -79,6 +81,14 @@ static void test_failed_run_recorded(void **state)
     TU_EXPECT_OK(rg_in_dir("runs show 1 --db r.db"), err_text);
     assert_non_null(strstr(out_text, "|  failed  |"));
     assert_non_null(strstr(out_text, "NO (")); /* workload 0's row */
+    /* Every workload failed: nothing was timed; refused with one line, nothing stored. */
+    rc = rg_in_dir("bench --suite all_fail --backend cpu --iterations 2 --warmup 0 --quiet --record --db r.db");
+    assert_int_equal(rc, 2);
+    assert_non_null(strstr(err_text, "no workload passed"));
+    TU_EXPECT_OK(rg_in_dir("runs list --json --db r.db"), err_text);
+    list = cJSON_Parse(out_text);
+    assert_int_equal(cJSON_GetArraySize(list), 1);
+    cJSON_Delete(list);
 }
 
 static void test_options_checked_before_the_run(void **state)
