@@ -66,6 +66,7 @@ def main():
     token = "browser-test-token-" + os.urandom(8).hex()
     with open(os.path.join(work, "token"), "w") as f:
         f.write(token + "\n")
+    os.chmod(os.path.join(work, "token"), 0o600)   # a secret: ropegrad serve refuses a 0644 one
 
     server = subprocess.Popen([binary, "serve", "--db", db, "--listen", "127.0.0.1:0",
                                "--write-token-file", os.path.join(work, "token")],

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -63,6 +64,7 @@ static int setup(void **state)
     rg_write_file_atomic(bad_path, bad, strlen(bad), err, sizeof err);
     free(bad);
     rg_write_file_atomic(tokfile, TOKEN "\n", strlen(TOKEN) + 1, err, sizeof err);
+    chmod(tokfile, 0600);   /* a secret: group or others must not read it */
     unlink(db);
     rg_registry *g;
     if (rg_registry_open(db, 1, &g, err, sizeof err)) return -1;

@@ -158,6 +158,7 @@ static void test_bad_input(void **state)
     char path[300], e[128];
     snprintf(path, sizeof path, "%s/short", sc.dir);
     rg_write_file_atomic(path, "short\n", 6, e, sizeof e);
+    chmod(path, 0600);
     assert_int_equal(tu_run_captured(sc.dir, out, sizeof out, err, sizeof err, "serve --db runs.db --write-token-file short"), 2);
     assert_non_null(strstr(err, "16 characters"));
 }

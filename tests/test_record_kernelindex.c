@@ -347,7 +347,7 @@ static void test_signatures(void **state)
     assert_int_equal(rg("verify --trusted-keys me.key.pub b.json"), 0);
     /* A key that cannot sign, or --sign with nothing to sign: exit 2 before the run, nothing written. */
     assert_int_equal(rg("bench --backend cpu --workloads 2 --iterations 2 --manifest c.json --sign me.key.pub"), 2);
-    assert_non_null(strstr(err_text, "not an Ed25519 private key"));
+    assert_non_null(strstr(err_text, "are too open"));   /* a public key file (0644) read as a private key */
     assert_int_equal(rg("bench --backend cpu --workloads 2 --iterations 2 --sign me.key"), 2);
     snprintf(path, sizeof path, "%s/c.json", dir);
     assert_int_not_equal(access(path, F_OK), 0);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_term.c -- control characters from stored strings never reach the
  * terminal (issue 12): rg_term_escape() on its own (C0, DEL, ESC sequences,
- * C1 as UTF-8 and as raw bytes, invalid UTF-8; newline, tab and valid UTF-8
+ * C1 as UTF-8 and as raw bytes, invalid UTF-8, newline and tab; valid UTF-8
  * kept), then end to end: a manifest whose device name carries an OSC title
  * sequence, a screen clear and a UTF-8 CSI is imported, noted with an escape
  * sequence, and runs list/show/rank/compare/cite print it made visible. */
@@ -26,7 +26,7 @@ static void expect_escaped(const char *in, const char *want)
 static void test_escape(void **state)
 {
     expect_escaped("plain text, 1.5 us", "plain text, 1.5 us");
-    expect_escaped("two\nlines\tand a tab", "two\nlines\tand a tab");
+    expect_escaped("two\nlines\tand a tab", "two\\nlines\\tand a tab");   /* a field never forges a line */
     expect_escaped("\x1b[2J\x1b]0;owned\x07", "\\x1b[2J\\x1b]0;owned\\x07");
     expect_escaped("a\rb\bc\x7f", "a\\x0db\\x08c\\x7f");
     expect_escaped("csi \xc2\x9b" "31m", "csi \\u009b31m");             /* C1 CSI as UTF-8 */
@@ -37,6 +37,14 @@ static void test_escape(void **state)
     expect_escaped("surrogate \xed\xa0\x80", "surrogate \\xed\\xa0\\x80");
     expect_escaped("cut \xe2\x82", "cut \\xe2\\x82");
     expect_escaped(NULL, "");
+    /* issue 24: bidi controls and invisible characters made visible */
+    expect_escaped("gpu\xe2\x80\xae" "002H", "gpu\\u202e002H");
+    expect_escaped("H\xe2\x80\x8b" "200", "H\\u200b200");
+    expect_escaped("\xd8\x9c" "x\xef\xbb\xbf", "\\u061cx\\ufeff");
+    expect_escaped("\xe2\x81\xa6iso\xe2\x81\xa9 \xe2\x80\x8e\xe2\x80\x8f \xe2\x81\xa0", "\\u2066iso\\u2069 \\u200e\\u200f \\u2060");
+    char *block = rg_term_escape_block("line\n\xe2\x80\xae\tx");
+    assert_string_equal(block, "line\n\\u202e\tx");
+    free(block);
     /* rg_term: a ring of results, each still valid after the next calls. */
     const char *a = rg_term("\x1b" "a"), *b = rg_term("\x1b" "b");
     assert_string_equal(a, "\\x1ba");

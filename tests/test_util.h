@@ -127,6 +127,22 @@ static inline int tu_run_captured(const char *dir, char *out, size_t outlen, cha
     return code;
 }
 
+/* `PREFIX 'ropegrad' ARGS` in dir (PREFIX: e.g. "timeout 10" or "env X=1"),
+ * captured like tu_run_captured; the exit status, -1 when it did not exit
+ * normally. */
+static inline int tu_run_prefixed(const char *dir, const char *prefix, char *out, size_t outlen, char *err,
+                                  size_t errlen, const char *args)
+{
+    char cmd[4096], o[600], e[600];
+    snprintf(o, sizeof o, "%s/out.txt", dir);
+    snprintf(e, sizeof e, "%s/err.txt", dir);
+    snprintf(cmd, sizeof cmd, "cd '%s' && %s '%s' %s > '%s' 2> '%s'", dir, prefix, TU_BIN, args, o, e);
+    int code = tu_system(cmd);
+    tu_read_into(o, out, outlen);
+    tu_read_into(e, err, errlen);
+    return code;
+}
+
 /* ---- scratch directories ---------------------------------------------------------- */
 
 /* A new private directory /tmp/PREFIX_XXXXXX into dir; 0 on success. */

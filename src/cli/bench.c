@@ -22,6 +22,7 @@
 #include "harness.h"
 #include "record.h"
 #include "bench_impl.h"
+#include "rg_term.h"
 
 #define RG_DEFAULT_SUITE "suites/sol-execbench-014"
 #define RG_MAX_SEED 9007199254740992ull   /* 2^53: seeds are stored as JSON numbers */
@@ -113,6 +114,31 @@ static void default_suite(char *dst, size_t n)
 }
 
 void rg_cli_default_suite(char *dst, size_t n) { default_suite(dst, n); }
+
+/* --record, --manifest, --db and --baseline, checked before the suite runs:
+ * an empty --db, a record from `check` (nothing timed, and a run is recorded
+ * with its timings) and a --baseline that is not a readable baseline
+ * manifest are one line and exit 2 now, not after the run. 0, or 2. */
+static int check_record_options(const char *cmd, int timed, const rg_record_options *ro)
+{
+    if (ro->db_path && !*ro->db_path) {
+        fprintf(stderr, "ropegrad %s: --db: empty path (give a registry file, or leave --db out)\n", cmd);
+        return 2;
+    }
+    if (!timed && (ro->record || ro->manifest_path)) {
+        fprintf(stderr, "ropegrad %s: %s: check times nothing, and a run is recorded with its timings (use ropegrad "
+                        "bench %s)\n", cmd, ro->record ? "--record" : "--manifest", ro->record ? "--record" : "--manifest");
+        return 2;
+    }
+    char err[RG_ERRLEN];
+    rg_baseline b;
+    if (ro->baseline_path && rg_baseline_load(ro->baseline_path, &b, err, sizeof err)) {
+        rg_term_printf(stderr, "ropegrad %s: --baseline: %s\n", cmd, err);
+        return 2;
+    }
+    if (ro->baseline_path) rg_baseline_free(&b);
+    return 0;
+}
 
 static int run_command(int argc, char **argv, int timed)
 {
@@ -298,6 +324,7 @@ static int run_command(int argc, char **argv, int timed)
         goto out;
     }
 
+    if (check_record_options(cmd, timed, &ro)) goto out;
     if (rg_record_precheck(&ro, err, sizeof err)) {
         fprintf(stderr, "ropegrad %s: --record: %s\n", cmd, err);
         goto out;

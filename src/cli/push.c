@@ -4,7 +4,6 @@
  * (src/index/push.c).
  */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,26 +12,7 @@
 #include "commands.h"
 #include "rg_term.h"
 #include "push.h"
-
-static char *slurp(const char *path, size_t max, size_t *n, char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    char *p = malloc(max + 1);
-    *n = p ? fread(p, 1, max + 1, f) : 0;
-    int bad = ferror(f);
-    fclose(f);
-    if (!p || bad || *n > max) {
-        snprintf(err, errlen, "%s: %s", path, !p ? "out of memory" : bad ? "cannot read it" : "larger than the limit");
-        free(p);
-        return NULL;
-    }
-    p[*n] = 0;
-    return p;
-}
+#include "strict_json.h"
 
 int rg_cmd_runs_push(int argc, char **argv)
 {
@@ -64,7 +44,7 @@ int rg_cmd_runs_push(int argc, char **argv)
     char err[1024], tok[512] = "";
     size_t n;
     if (token_file) {
-        char *t = slurp(token_file, sizeof tok - 1, &n, err, sizeof err);
+        char *t = rg_read_secret_file(token_file, sizeof tok - 1, &n, err, sizeof err);
         if (!t) {
             rg_term_printf(stderr, "ropegrad runs push: %s\n", err);
             return 2;
@@ -75,7 +55,7 @@ int rg_cmd_runs_push(int argc, char **argv)
     } else if (getenv("ROPEGRAD_TOKEN")) {
         snprintf(tok, sizeof tok, "%s", getenv("ROPEGRAD_TOKEN"));
     }
-    char *body = slurp(argv[optind + 1], 64u << 20, &n, err, sizeof err);
+    char *body = rg_read_file_bounded(argv[optind + 1], 64u << 20, &n, err, sizeof err);
     if (!body) {
         rg_term_printf(stderr, "ropegrad runs push: %s\n", err);
         return 2;

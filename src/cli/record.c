@@ -139,6 +139,10 @@ int rg_cmd_verify(int argc, char **argv)
     }
     const char *path = argv[optind];
     char err[RG_ERRLEN];
+    if (trusted && rg_trusted_keys_check(trusted, err, sizeof err)) {
+        rg_term_printf(stderr, "ropegrad verify: %s\n", err);
+        return 2;
+    }
     cJSON *doc = rg_json_read_file(path, err, sizeof err);
     if (!doc) {
         rg_term_printf(stderr, "verify: %s\n", err);

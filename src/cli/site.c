@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "commands.h"
 #include "rg_term.h"
@@ -39,6 +40,14 @@ int rg_cmd_site(int argc, char **argv)
     }
     if (optind != argc || !out || !*out) {
         rg_term_printf(stderr, "ropegrad site: expected --out DIR (usage: ropegrad site --out DIR [--db FILE])\n");
+        return 2;
+    }
+    if (!strcmp(out, "-")) {
+        rg_term_printf(stderr, "ropegrad site: --out -: the site is a folder of files, not one stream (give --out DIR)\n");
+        return 2;
+    }
+    if (db && !*db) {
+        rg_term_printf(stderr, "ropegrad site: --db: empty path (give a registry file, or leave --db out)\n");
         return 2;
     }
     char err[1024];

@@ -53,6 +53,51 @@ static int hex4(const unsigned char *p, size_t n, unsigned *out)
     return 0;
 }
 
+static int is_digit(unsigned c) { return c >= '0' && c <= '9'; }
+
+/* Characters that can continue a number token as cJSON reads one, and the
+ * letters of hex and NaN/Infinity forms: the whole run is judged at once. */
+static int in_number_run(unsigned c)
+{
+    return is_digit(c) || c == '+' || c == '-' || c == '.' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* Length of the number at t that RFC 8259's grammar allows,
+ *   -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
+ * 0 when none starts there. */
+static size_t rfc_number_len(const unsigned char *t, size_t n)
+{
+    size_t i = 0;
+    if (i < n && t[i] == '-') i++;
+    if (i < n && t[i] == '0') i++;
+    else if (i < n && t[i] >= '1' && t[i] <= '9')
+        while (i < n && is_digit(t[i])) i++;
+    else return 0;
+    if (i < n && t[i] == '.') {
+        size_t d = ++i;
+        while (i < n && is_digit(t[i])) i++;
+        if (i == d) return 0;
+    }
+    if (i < n && (t[i] == 'e' || t[i] == 'E')) {
+        i++;
+        if (i < n && (t[i] == '+' || t[i] == '-')) i++;
+        size_t d = i;
+        while (i < n && is_digit(t[i])) i++;
+        if (i == d) return 0;
+    }
+    return i;
+}
+
+/* The number token at t[0..): its length when the whole run of number-like
+ * characters is one RFC 8259 number, else 0 (05407, 5407., .5, +1, 1e, 0x1f). */
+static size_t number_token(const unsigned char *t, size_t n)
+{
+    size_t run = 0;
+    while (run < n && in_number_run(t[run])) run++;
+    size_t ok = rfc_number_len(t, run);
+    return ok == run ? run : 0;
+}
+
 /* The lexical pass. 0, or -1 with a message. */
 static int lex_check(const unsigned char *t, size_t len, const char *what, char *err, size_t errlen)
 {
@@ -75,6 +120,15 @@ static int lex_check(const unsigned char *t, size_t len, const char *what, char 
             continue;
         }
         if (!in_str) {
+            if (c == '-' || c == '+' || c == '.' || is_digit(c)) {
+                size_t k = number_token(t + i, len - i);
+                if (!k) {
+                    snprintf(err, errlen, "%s: line %ld: a number outside JSON's grammar (RFC 8259)", what, line);
+                    return -1;
+                }
+                i += k;
+                continue;
+            }
             if (c == '"') in_str = 1;
             i++;
             continue;
@@ -210,24 +264,47 @@ cJSON *rg_json_parse_strict(const char *text, size_t len, const char *what, char
     return j;
 }
 
-char *rg_read_file_bounded(const char *path, size_t max_bytes, size_t *len, char *err, size_t errlen)
+/* A secret (a private key, a token) must not be readable by group or others,
+ * as ssh requires of its keys. 0, or -1 with a message. */
+static int private_mode_ok(const char *path, const struct stat *st, char *err, size_t errlen)
+{
+    if (!(st->st_mode & 077)) return 0;
+    snprintf(err, errlen, "%s: permissions %04o are too open (group or others can read it); chmod 600 %s", path,
+             (unsigned)(st->st_mode & 07777), path);
+    return -1;
+}
+
+/* The file opened for reading, never waiting (O_NONBLOCK: a FIFO does not
+ * block the open) and only when it is a regular file (and, for a secret,
+ * private). The descriptor, or -1 with a message. */
+static int open_regular(const char *path, int secret, char *err, size_t errlen)
 {
     if (!path || !*path) {
         snprintf(err, errlen, "no file given");
-        return NULL;
+        return -1;
     }
-    /* O_NONBLOCK: opening a FIFO must not wait for a writer; refused below. */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) {
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
+        return -1;
     }
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         snprintf(err, errlen, "%s: not a regular file", path);
         close(fd);
-        return NULL;
+        return -1;
     }
+    if (secret && private_mode_ok(path, &st, err, errlen)) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static char *read_bounded(const char *path, int secret, size_t max_bytes, size_t *len, char *err, size_t errlen)
+{
+    int fd = open_regular(path, secret, err, errlen);
+    if (fd < 0) return NULL;
     size_t cap = 65536, n = 0;
     char *buf = malloc(cap);
     while (buf) {
@@ -267,6 +344,24 @@ char *rg_read_file_bounded(const char *path, size_t max_bytes, size_t *len, char
     buf[n] = 0;
     if (len) *len = n;
     return buf;
+}
+
+char *rg_read_file_bounded(const char *path, size_t max_bytes, size_t *len, char *err, size_t errlen)
+{
+    return read_bounded(path, 0, max_bytes, len, err, errlen);
+}
+
+char *rg_read_secret_file(const char *path, size_t max_bytes, size_t *len, char *err, size_t errlen)
+{
+    return read_bounded(path, 1, max_bytes, len, err, errlen);
+}
+
+int rg_check_readable_file(const char *path, char *err, size_t errlen)
+{
+    int fd = open_regular(path, 0, err, errlen);
+    if (fd < 0) return -1;
+    close(fd);
+    return 0;
 }
 
 cJSON *rg_json_read_strict(const char *path, size_t max_bytes, char *err, size_t errlen)

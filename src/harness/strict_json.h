@@ -7,6 +7,8 @@
  *   - a string holding U+0000 (`\u0000`) or a lone surrogate escape;
  *   - invalid UTF-8 (overlong forms, encoded surrogates, > U+10FFFF);
  *   - raw control bytes (< 0x20) inside a string, and NUL bytes anywhere;
+ *   - a number outside RFC 8259's grammar (05407, 5407., 5407.e0, +1, .5,
+ *     1e, 0x1f, NaN, -Infinity), which cJSON alone would read;
  *   - text after the document (other than whitespace);
  *   - more than max_bytes of input.
  * Messages are one line and name the document (`what` / the file) and,
@@ -35,5 +37,15 @@ cJSON *rg_json_read_strict(const char *path, size_t max_bytes, char *err, size_t
 /* The bounded file read alone: a malloc'd NUL-terminated buffer of *len
  * bytes, or NULL with a message. Same refusals as rg_json_read_strict. */
 char *rg_read_file_bounded(const char *path, size_t max_bytes, size_t *len, char *err, size_t errlen);
+
+/* The same for a secret (a private key, a write token): also refused when
+ * group or others may read it (mode & 077), as ssh does: "FILE: permissions
+ * 0644 are too open (...); chmod 600 FILE". */
+char *rg_read_secret_file(const char *path, size_t max_bytes, size_t *len, char *err, size_t errlen);
+
+/* 0 when path can be opened now as a regular file (checked without reading
+ * it, and without blocking on a FIFO), else -1 with the message the readers
+ * above would give: for checking options before any work is done. */
+int rg_check_readable_file(const char *path, char *err, size_t errlen);
 
 #endif

@@ -8,6 +8,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "render.h"
 
+#include "rg_term.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -31,9 +33,15 @@ void rg_render_ctx_init(rg_render_ctx *ctx, int static_site)
 
 /* ---- escaping ------------------------------------------------------------------------- */
 
-void rg_html_esc(rg_buf *b, const char *s)
+/* s escaped for HTML, after it was made visible (e, a malloc'd copy from
+ * rg_term: controls, bidi and invisible characters as \n, \u202e, ...). */
+static void html_esc_visible(rg_buf *b, char *e)
 {
-    for (; s && *s; s++) {
+    if (!e) {
+        b->oom = 1;
+        return;
+    }
+    for (const char *s = e; *s; s++) {
         switch (*s) {
         case '&': rg_buf_put(b, "&amp;", 5); break;
         case '<': rg_buf_put(b, "&lt;", 4); break;
@@ -43,7 +51,12 @@ void rg_html_esc(rg_buf *b, const char *s)
         default: rg_buf_put(b, s, 1);
         }
     }
+    free(e);
 }
+
+void rg_html_esc(rg_buf *b, const char *s) { html_esc_visible(b, rg_term_escape(s)); }
+
+void rg_html_esc_block(rg_buf *b, const char *s) { html_esc_visible(b, rg_term_escape_block(s)); }
 
 /* pre, then text escaped, then post (pre and post are markup). */
 static void put_esc(rg_buf *b, const char *pre, const char *text, const char *post)
@@ -72,18 +85,21 @@ void rg_url_esc(rg_buf *b, const char *s)
     }
 }
 
+/* A byte a problem's file name keeps as it is: [A-Za-z0-9._-]. */
+static int slug_keeps(unsigned char c) { return unreserved(c) && c != '~'; }
+
 void rg_problem_slug(rg_buf *b, const char *def)
 {
-    int changed = !def || !*def || def[0] == '.';
-    for (const unsigned char *p = (const unsigned char *)def; p && *p; p++) {
-        int ok = unreserved(*p) && *p != '~' && !(p == (const unsigned char *)def && *p == '.');
-        rg_buf_put(b, ok ? (const char *)p : "_", 1);
-        changed |= !ok;
-    }
-    if (changed) {
-        char h[65];
-        rg_sha256_hex(def ? def : "", def ? strlen(def) : 0, h);
-        rg_buf_printf(b, "-%.12s", h);
+    static const char hex[] = "0123456789ABCDEF";
+    const unsigned char *p = (const unsigned char *)(def ? def : "");
+    if (!*p) rg_buf_put(b, "~", 1);   /* no other name maps to a lone '~' */
+    for (const unsigned char *s = p; *s; s++) {
+        if (slug_keeps(*s) && !(s == p && *s == '.')) {
+            rg_buf_put(b, (const char *)s, 1);
+        } else {
+            char e[3] = {'~', hex[*s >> 4], hex[*s & 15]};
+            rg_buf_put(b, e, 3);
+        }
     }
 }
 
@@ -444,7 +460,7 @@ char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, s
 
     rg_buf_puts(&b, "<section id=\"manifest\"><h2>Canonical manifest</h2>\n<details><summary>Show manifest</summary>"
                     "<pre id=\"manifest-bytes\">");
-    rg_html_esc(&b, v->manifest ? v->manifest : "");
+    rg_html_esc_block(&b, v->manifest ? v->manifest : "");
     rg_buf_puts(&b, "</pre></details></section>\n");
 
     rg_buf_puts(&b, "<section id=\"cite\"><h2>Cite this record</h2>\n<pre id=\"cite-text\">");
@@ -452,12 +468,18 @@ char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, s
     rg_buf_printf(&tmp, "%s/runs/%lld", ctx->permalink_base ? ctx->permalink_base : "", (long long)v->id);
     const char *permalink = tmp.p ? tmp.p : "";
     rg_buf cite = {0};
+    /* the record's strings made visible as fields: the block keeps only its own line breaks */
+    char *vtitle = rg_term_escape(v->title), *observed = rg_term_escape(v->observed_at);
+    if (!vtitle || !observed) cite.oom = 1;
     rg_buf_printf(&cite, "ropegrad run #%lld: %s. Observed %s. Run digest %s. %s (accessed %s).\n\n"
                          "@misc{ropegrad-run-%lld,\n  title = {%s},\n  note = {run digest %s},\n  howpublished = "
                          "{%s},\n  year = {%.4s},\n  urldate = {%s}\n}",
-                  (long long)v->id, v->title, date_part(v->observed_at, d), v->run_digest, permalink, ctx->today,
-                  (long long)v->id, v->title, v->run_digest, permalink, v->observed_at, ctx->today);
-    rg_html_esc(&b, cite.p ? cite.p : "");
+                  (long long)v->id, vtitle ? vtitle : "", date_part(observed ? observed : "", d), v->run_digest,
+                  permalink, ctx->today, (long long)v->id, vtitle ? vtitle : "", v->run_digest, permalink,
+                  observed ? observed : "", ctx->today);
+    free(vtitle);
+    free(observed);
+    rg_html_esc_block(&b, cite.p ? cite.p : "");
     free(cite.p);
     free(tmp.p);
     rg_buf_puts(&b, "</pre></section>\n");

@@ -32,12 +32,18 @@ typedef struct rg_render_ctx {
 /* Fills ctx for a server (static_site 0) or a static site (1). */
 void rg_render_ctx_init(rg_render_ctx *ctx, int static_site);
 
-/* s escaped for HTML element text and attribute values (& < > " '). */
+/* s escaped for HTML element text and attribute values (& < > " '), after
+ * what would not show or would mislead is made visible as rg_term_escape
+ * writes it: newlines and tabs (\n, \t), controls, bidi controls and
+ * invisible characters (\u202e, \u200b), bytes that are not UTF-8 (\xff). */
 void rg_html_esc(rg_buf *b, const char *s);
+/* The same for a block of text (a <pre>): its newlines and tabs kept. */
+void rg_html_esc_block(rg_buf *b, const char *s);
 /* s as one URL path segment: everything outside A-Z a-z 0-9 - . _ ~ %-escaped. */
 void rg_url_esc(rg_buf *b, const char *s);
-/* A problem's file name in a static site: [A-Za-z0-9._-] kept, anything
- * else '_', plus a short hash when anything was replaced. */
+/* A problem's file name in a static site, one-to-one (two names never share
+ * a file): [A-Za-z0-9._-] kept, every other byte, the escape '~' itself and a
+ * leading '.' written as ~HH (upper-case hex); "" is "~". Links use it too. */
 void rg_problem_slug(rg_buf *b, const char *definition);
 
 

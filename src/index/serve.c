@@ -31,6 +31,7 @@
 
 #include "model.h"
 #include "render.h"
+#include "strict_json.h"
 
 #define CACHE_SLOTS 512
 
@@ -103,20 +104,16 @@ static int parse_listen(const char *s, struct sockaddr_in *a, char *err, size_t 
 
 static int read_token(const char *path, char *tok, size_t n, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot read the write token: %s", path, strerror(errno));
+    char why[600];
+    size_t len;
+    char *text = rg_read_secret_file(path, n - 1, &len, why, sizeof why);
+    if (!text) {
+        snprintf(err, errlen, "the write token: %s", why);
         return 2;
     }
-    size_t len = fread(tok, 1, n - 1, f);
-    int more = fgetc(f) != EOF;
-    fclose(f);
-    tok[len] = 0;
+    memcpy(tok, text, len + 1);
+    free(text);
     while (len && isspace((unsigned char)tok[len - 1])) tok[--len] = 0;
-    if (more) {
-        snprintf(err, errlen, "%s: the write token is longer than %zu bytes", path, n - 2);
-        return 2;
-    }
     if (len < 16) {
         snprintf(err, errlen, "%s: the write token must have at least 16 characters", path);
         return 2;
@@ -478,7 +475,12 @@ static void add_note(rg_server *s, rg_registry *g, const rg_request *q, rg_respo
 
 static void api_note(rg_server *s, rg_registry *g, const rg_request *q, rg_response *r, int64_t id)
 {
-    cJSON *o = cJSON_ParseWithLength(q->body ? q->body : "", q->body_len);
+    char err[512];
+    cJSON *o = rg_json_parse_strict(q->body ? q->body : "", q->body_len, "the note", err, sizeof err);
+    if (!o) {
+        error_resp(s, q, r, 400, err);
+        return;
+    }
     if (!cJSON_IsObject(o)) {
         cJSON_Delete(o);
         error_resp(s, q, r, 400, "bad JSON: expected {\"kind\": \"note\", \"text\": \"...\"}");

@@ -458,6 +458,14 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* ropegrad's detail: figures that follow from others, recomputed. */
+/* A workload that failed its check and so was not timed (as in
+ * SOL-ExecBench): it carries no timing figure at all. */
+static int untimed_failure(const rg_mf_workload *w)
+{
+    return !w->pass && w->index >= 0 && isnan(w->median) && isnan(w->min) && isnan(w->max) && isnan(w->mean) &&
+           isnan(w->gbps) && isnan(w->sol_score) && isnan(w->speedup) && !w->n_samples;
+}
+
 static int verify_figures(const rg_manifest *m, char *msg, size_t msglen)
 {
     size_t n = m->n_workloads;
@@ -481,12 +489,13 @@ static int verify_figures(const rg_manifest *m, char *msg, size_t msglen)
         }
     free(idx);
     double sum = 0, lsum = 0, sol_sum = 0, sp_sum = 0;
-    int n_sol = 0, n_b = 0, fast = 0, passed = 0;
+    int n_sol = 0, n_b = 0, fast = 0, passed = 0, n_timed = 0;
     char what[128];
     double *v = NULL;
     for (size_t i = 0; i < n; i++) {
         const rg_mf_workload *w = &m->workloads[i];
         double med = w->median;
+        if (untimed_failure(w)) continue;   /* failed its check, so not timed: no figures to check */
         if (!(med > 0) || w->index < 0) {
             snprintf(msg, msglen, "run workloads[%zu] has no index or no positive median", i);
             free(v);
@@ -522,6 +531,7 @@ static int verify_figures(const rg_manifest *m, char *msg, size_t msglen)
         }
         sum += med;
         lsum += log(med);
+        n_timed++;
         passed += w->pass;
         double score = rg_sol_score(med, w->t_sol_ns, w->t_b_ns);
         if (!isnan(score) && !w->pass) score = 0;
@@ -539,7 +549,7 @@ static int verify_figures(const rg_manifest *m, char *msg, size_t msglen)
         }
     }
     free(v);
-    double geo = exp(lsum / (double)n), mean = sum / (double)n;
+    double geo = n_timed ? exp(lsum / n_timed) : NAN, mean = n_timed ? sum / n_timed : NAN;
     if (!same_figure(m->suite_geomean_ns, geo)) return fig_mismatch(msg, msglen, "timing.latencyNs.geomean", m->suite_geomean_ns, geo);
     if (!same_figure(m->suite_mean_ns, mean)) return fig_mismatch(msg, msglen, "timing.latencyNs.mean", m->suite_mean_ns, mean);
     double sol = n_sol ? sol_sum / n_sol : NAN, asp = n_b ? sp_sum / n_b : NAN;
@@ -566,6 +576,7 @@ int rg_manifest_verify_typed(const rg_manifest *m, rg_verify_report *rep, char *
     rg_verify_report local;
     if (!rep) rep = &local;
     memset(rep, 0, sizeof *rep);
+    if (rg_manifest_check_identifiers(m, msg, msglen)) return 2;
     const char *recorded[RG_N_ROLES] = {NULL, m->protocol_digest, m->environment_digest, m->workload_digest,
                                         m->implementation_digest};
     snprintf(rep->computed[0], RG_DIGEST_LEN, "%s", m->obj[0].digest);

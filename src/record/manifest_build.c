@@ -285,9 +285,12 @@ static void suite_stats_rows(const cJSON *rows, double *mean, double *geomean)
 {
     double s = 0, l = 0;
     int n = 0;
-    for (const cJSON *w = rows ? rows->child : NULL; w; w = w->next, n++) {
-        s += rg_json_num(w, "median");
-        l += log(rg_json_num(w, "median"));
+    for (const cJSON *w = rows ? rows->child : NULL; w; w = w->next) {
+        double median = rg_json_num(w, "median");
+        if (!(median > 0)) continue;   /* a failed workload: not timed */
+        s += median;
+        l += log(median);
+        n++;
     }
     *mean = n ? s / n : NAN;
     *geomean = n ? exp(l / n) : NAN;
@@ -394,12 +397,19 @@ cJSON *rg_manifest_build(const rg_run_result *r, const rg_suite *s, const rg_bas
         snprintf(err, errlen, "manifest: the run has no workloads");
         return NULL;
     }
+    size_t n_passed = 0;
     for (size_t i = 0; i < r->n_workloads; i++) {
         const rg_workload_result *w = &r->workloads[i];
+        if (!w->check.pass) continue;   /* failed, so not timed: recorded without timings */
+        n_passed++;
         if (!w->timed || !(w->time_ns.median > 0) || !isfinite(w->time_ns.median)) {
             snprintf(err, errlen, "manifest: workload %d was not timed (only timed runs are recorded)", w->index);
             return NULL;
         }
+    }
+    if (!n_passed) {
+        snprintf(err, errlen, "manifest: no workload passed, so none was timed: a run needs one timing to be recorded");
+        return NULL;
     }
     parts p = {0};
     p.spec[RG_ROLE_PROTOCOL] = protocol_spec(r);
@@ -422,7 +432,8 @@ cJSON *rg_manifest_build(const rg_run_result *r, const rg_suite *s, const rg_bas
     cJSON *rows = cJSON_CreateArray();
     for (size_t i = 0; i < r->n_workloads; i++) {
         const rg_workload_result *w = &r->workloads[i];
-        double t_k = w->time_ns.median, t_sol = NAN, t_b = NAN;
+        const int timed = w->timed && w->time_ns.median > 0;
+        double t_k = timed ? w->time_ns.median : NAN, t_sol = NAN, t_b = NAN;
         if (si.mode_figures) {
             t_sol = w->sol_ms * 1e6;
             t_b = w->baseline_ms * 1e6;
@@ -437,10 +448,10 @@ cJSON *rg_manifest_build(const rg_run_result *r, const rg_suite *s, const rg_bas
         add_str(o, "uuid", w->uuid);
         add_num(o, "bytes", w->bytes);
         add_num(o, "median", t_k);
-        add_num(o, "mean", w->time_ns.mean);
-        add_num(o, "min", w->time_ns.min);
-        add_num(o, "max", w->time_ns.max);
-        add_num(o, "stddev", w->time_ns.stddev);
+        add_num(o, "mean", timed ? w->time_ns.mean : NAN);
+        add_num(o, "min", timed ? w->time_ns.min : NAN);
+        add_num(o, "max", timed ? w->time_ns.max : NAN);
+        add_num(o, "stddev", timed ? w->time_ns.stddev : NAN);
         add_num(o, "gbps", w->bytes / t_k);
         cJSON *smp = cJSON_AddArrayToObject(o, "samples_ns");
         for (int k = 0; k < w->n_samples && w->samples_ns; k++) cJSON_AddItemToArray(smp, num_or_null(w->samples_ns[k]));

@@ -159,6 +159,12 @@ int rg_object_digest(const cJSON *obj, char out[RG_DIGEST_LEN], char *err, size_
  * Returns 0 when all match, 1 with the first mismatch in msg, 2 when it is
  * not a manifest (msg says why). */
 int rg_manifest_verify_typed(const rg_manifest *m, rg_verify_report *rep, char *msg, size_t msglen);
+
+/* The names that form comparison groups and implementation lines (benchmark,
+ * family, timer, statistic, device, implementation, backend, kernel) hold no
+ * bidi control or invisible character (rg_text_spoofing). 0, or 2 with a
+ * one-line message naming the field, the code point and its byte offset. */
+int rg_manifest_check_identifiers(const rg_manifest *m, char *err, size_t errlen);
 int rg_manifest_verify(const cJSON *doc, char *msg, size_t msglen);
 
 /* Old ropegrad manifests ({kind: ManifestBundle, items: [...]}): recognised,
@@ -186,6 +192,11 @@ int rg_write_file_atomic(const char *path, const char *data, size_t n, char *err
 int rg_keygen(const char *path, char key_id[RG_DIGEST_LEN], char *err, size_t errlen);
 /* 0 when key_path holds an Ed25519 private key (PEM) that can sign. */
 int rg_signing_key_check(const char *key_path, char *err, size_t errlen);
+
+/* The trusted public keys (one PEM file, or a folder of *.pub / *.pem) can be
+ * read now: for checking --trusted-keys before any digest is computed.
+ * 0, or 2 with a one-line message (empty, missing, a FIFO, no keys). */
+int rg_trusted_keys_check(const char *trusted, char *err, size_t errlen);
 /* Adds (or replaces, same key) a signature of doc's run digest. */
 int rg_manifest_sign(cJSON *doc, const char *key_path, char key_id[RG_DIGEST_LEN], char *err, size_t errlen);
 /* Checks every signature of m against its run digest. trusted: NULL, or a

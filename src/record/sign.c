@@ -64,7 +64,8 @@ static int unb64(const char *in, unsigned char *out, int want)
 static EVP_PKEY *read_key(const char *path, int private_key, char *err, size_t errlen)
 {
     size_t n;
-    char *text = rg_read_file_bounded(path, 1 << 16, &n, err, errlen);
+    char *text = private_key ? rg_read_secret_file(path, 1 << 16, &n, err, errlen)
+                             : rg_read_file_bounded(path, 1 << 16, &n, err, errlen);
     if (!text) return NULL;
     BIO *bio = BIO_new_mem_buf(text, (int)n);
     EVP_PKEY *k = bio ? (private_key ? PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL)
@@ -240,6 +241,19 @@ static int load_trusted(const char *trusted, char (**ids)[RG_DIGEST_LEN], size_t
         *n = 0;
     }
     return rc;
+}
+
+int rg_trusted_keys_check(const char *trusted, char *err, size_t errlen)
+{
+    if (!trusted || !*trusted) {
+        snprintf(err, errlen, "--trusted-keys: empty path (give a public key file or a folder of them)");
+        return 2;
+    }
+    char (*ids)[RG_DIGEST_LEN];
+    size_t n;
+    if (load_trusted(trusted, &ids, &n, err, errlen)) return 2;
+    free(ids);
+    return 0;
 }
 
 int rg_signatures_check(const rg_manifest *m, const char *trusted, char *msg, size_t msglen)
