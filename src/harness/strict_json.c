@@ -356,14 +356,6 @@ char *rg_read_secret_file(const char *path, size_t max_bytes, size_t *len, char 
     return read_bounded(path, 1, max_bytes, len, err, errlen);
 }
 
-int rg_check_readable_file(const char *path, char *err, size_t errlen)
-{
-    int fd = open_regular(path, 0, err, errlen);
-    if (fd < 0) return -1;
-    close(fd);
-    return 0;
-}
-
 cJSON *rg_json_read_strict(const char *path, size_t max_bytes, char *err, size_t errlen)
 {
     size_t n;

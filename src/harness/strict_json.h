@@ -43,9 +43,4 @@ char *rg_read_file_bounded(const char *path, size_t max_bytes, size_t *len, char
  * 0644 are too open (...); chmod 600 FILE". */
 char *rg_read_secret_file(const char *path, size_t max_bytes, size_t *len, char *err, size_t errlen);
 
-/* 0 when path can be opened now as a regular file (checked without reading
- * it, and without blocking on a FIFO), else -1 with the message the readers
- * above would give: for checking options before any work is done. */
-int rg_check_readable_file(const char *path, char *err, size_t errlen);
-
 #endif
