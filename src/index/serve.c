@@ -1000,5 +1000,6 @@ void rg_serve_destroy(rg_server *s)
     for (unsigned i = 0; i < CACHE_SLOTS; i++) free_slot(s, &s->cache[i]);
     pthread_mutex_destroy(&s->mu);
     OPENSSL_cleanse(s->token, sizeof s->token);
+    OPENSSL_cleanse(s->form_key, sizeof s->form_key);
     free(s);
 }
