@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* text with every "@TOKEN@" and "@CSRF@" replaced (malloc'd). */
 static char *substitute(const char *text, const char *csrf)
 {
-    size_t cap = strlen(text) * 10 + 1, k = 0;
+    size_t cap = strlen(text) * 11 + 1, k = 0;   /* "@CSRF@": 6 bytes become 64 */
     char *out = malloc(cap);
     if (!out) abort();
     for (const char *p = text; *p;) {

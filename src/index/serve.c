@@ -180,8 +180,8 @@ static int read_token(const char *path, char *tok, size_t n, char *err, size_t e
 
 int rg_serve_create(const rg_serve_options *o, rg_server **out, char *err, size_t errlen)
 {
-    *out = NULL;
-    if (!o || !o->db_path || !*o->db_path) {
+    if (out) *out = NULL;
+    if (!out || !o || !o->db_path || !*o->db_path) {
         snprintf(err, errlen, "serve: no registry given (--db FILE)");
         return 2;
     }
