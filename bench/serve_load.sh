@@ -43,8 +43,10 @@ mkdir "$work/push"
 fill_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b - a}')
 head -c 24 /dev/urandom | base64 | tr -d '/+=\n' > "$work/token"
 
-# 2. The server, on a free loopback port.
-"$RG" serve --db "$work/runs.db" --listen 127.0.0.1:0 --write-token-file "$work/token" > "$work/serve.out" &
+# 2. The server, on a free loopback port (every load client is 127.0.0.1: wrk's
+# 64 connections and the pushes, above the default 64 per client address).
+"$RG" serve --db "$work/runs.db" --listen 127.0.0.1:0 --write-token-file "$work/token" --max-per-client 256 \
+  > "$work/serve.out" &
 server=$!
 for _ in $(seq 100); do grep -q http "$work/serve.out" && break; sleep 0.1; done
 base=$(grep -o 'http://127.0.0.1:[0-9]*' "$work/serve.out")

@@ -211,7 +211,7 @@ static void test_writes_auth_limits(void **state)
 
     /* Forms: the token, the CSRF field and a same-origin request, all three. */
     char csrf[65], body[512];
-    assert_int_equal(rg_serve_csrf(TOKEN, csrf), 0);
+    assert_int_equal(rg_serve_form_csrf(s, csrf), 0);
     snprintf(body, sizeof body, "kind=reproduction&text=re-ran+it+%%3Cb%%3Eok%%3C%%2Fb%%3E&token=%s&csrf=%s", TOKEN,
              csrf);
     rg_request f = {.method = "POST", .path = "/runs/2/notes", .host = "127.0.0.1:8080",

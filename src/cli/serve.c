@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <getopt.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,15 +28,30 @@ static int uint_opt(const char *name, const char *s, unsigned long max, unsigned
     return 0;
 }
 
+/* A server holds a file per connection: the soft limit goes up to the hard
+ * one (the connection limit follows it, serve.c). */
+static void raise_file_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
 int rg_cmd_serve(int argc, char **argv)
 {
-    enum { OPT_DB = 1000, OPT_LISTEN, OPT_TOKEN, OPT_THREADS, OPT_MAXBODY, OPT_TIMEOUT };
+    enum { OPT_DB = 1000, OPT_LISTEN, OPT_TOKEN, OPT_THREADS, OPT_MAXBODY, OPT_TIMEOUT, OPT_CACHE, OPT_PERCLIENT,
+           OPT_DEADLINE };
     static const struct option longopts[] = {{"db", required_argument, NULL, OPT_DB},
                                              {"listen", required_argument, NULL, OPT_LISTEN},
                                              {"write-token-file", required_argument, NULL, OPT_TOKEN},
                                              {"threads", required_argument, NULL, OPT_THREADS},
                                              {"max-body", required_argument, NULL, OPT_MAXBODY},
                                              {"timeout", required_argument, NULL, OPT_TIMEOUT},
+                                             {"cache-bytes", required_argument, NULL, OPT_CACHE},
+                                             {"max-per-client", required_argument, NULL, OPT_PERCLIENT},
+                                             {"body-deadline", required_argument, NULL, OPT_DEADLINE},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     rg_serve_options o = {0};
@@ -61,16 +77,32 @@ int rg_cmd_serve(int argc, char **argv)
             if (uint_opt("--timeout", optarg, 3600, &v)) return 2;
             o.timeout_s = (unsigned)v;
             break;
+        case OPT_CACHE:
+            if (uint_opt("--cache-bytes", optarg, 1UL << 34, &v)) return 2;
+            o.cache_bytes = v;
+            break;
+        case OPT_PERCLIENT:
+            if (uint_opt("--max-per-client", optarg, 65535, &v)) return 2;
+            o.max_per_client = (unsigned)v;
+            break;
+        case OPT_DEADLINE:
+            if (uint_opt("--body-deadline", optarg, 3600, &v)) return 2;
+            o.body_deadline_s = (unsigned)v;
+            break;
         case 'h':
             printf("usage: ropegrad serve [--db FILE] [--listen ADDR:PORT] [--write-token-file FILE]\n"
-                   "                      [--threads N] [--max-body BYTES] [--timeout SECONDS]\n\n"
+                   "                      [--threads N] [--max-body BYTES] [--timeout SECONDS]\n"
+                   "                      [--cache-bytes BYTES] [--max-per-client N] [--body-deadline SECONDS]\n\n"
                    "Serves the registry as a website: / (problems), /problems/DEF, /runs/ID, /runs/ID.json,\n"
                    "/compare/A/B and /api/... (see the README). Listens on 127.0.0.1:8080 by default\n"
                    "(port 0: any free port, printed). Read-only unless --write-token-file names a file\n"
                    "holding the write token (16+ printable characters): then POST /api/runs (as\n"
                    "`ropegrad runs push`) and the pages' note and issue forms take writes.\n"
-                   "Defaults: 4 threads, request bodies up to %d bytes (413 above), 10 s idle timeout.\n",
-                   RG_SERVE_MAX_BODY);
+                   "Defaults: 4 threads, request bodies up to %d bytes (413 above), 10 s idle timeout,\n"
+                   "a page cache of %u bytes (keyed by path), %d connections per client address, %d s\n"
+                   "for a request body to arrive. Writes to a registry that is read-only, busy, deleted\n"
+                   "or replaced since the start are answered 503.\n",
+                   RG_SERVE_MAX_BODY, RG_SERVE_CACHE_BYTES, RG_SERVE_MAX_PER_CLIENT, RG_SERVE_BODY_DEADLINE);
             return 0;
         case ':': rg_term_printf(stderr, "ropegrad serve: %s needs a value\n", argv[optind - 1]); return 2;
         default: rg_term_printf(stderr, "ropegrad serve: unknown option '%s' (try --help)\n", argv[optind - 1]); return 2;
@@ -95,6 +127,7 @@ int rg_cmd_serve(int argc, char **argv)
     sigaddset(&set, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
+    raise_file_limit();
     if (rg_serve_start(s, err, sizeof err)) {
         rg_term_printf(stderr, "ropegrad serve: %s\n", err);
         rg_serve_destroy(s);

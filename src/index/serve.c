@@ -10,6 +10,14 @@
  * stored run, note or replication), so 10,000 runs are ranked once per
  * change, not once per request. Pages are rendered by render.c from
  * model.c's views.
+ *
+ * Under attack: the cache is keyed by path alone (no header reaches a cached
+ * page) and capped in bytes; one client address holds at most
+ * max_per_client connections, idle ones are closed after timeout_s and a
+ * request body must arrive within body_deadline_s; every write first checks
+ * that the registry path still names the file the server was started with
+ * (and again after writing) and answers 503 when not, or when the registry
+ * is read-only or busy.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "serve.h"
@@ -22,12 +30,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include <microhttpd.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <openssl/rand.h>
 
 #include "model.h"
 #include "render.h"
@@ -38,7 +50,7 @@
 /* A rendered answer (200 to a GET), valid while the registry's generation
  * is the one it was rendered at. */
 typedef struct cache_slot {
-    char *key;                      /* path "\n" host */
+    char *key;                      /* the path */
     int64_t gen;
     const char *type;
     char *body;
@@ -50,9 +62,13 @@ struct rg_server {
     char db_path[4096];
     char token[512];
     int writable;
-    char csrf[65];
-    size_t max_body;
-    unsigned threads, timeout_s;
+    char csrf[65];                  /* hex HMAC under form_key */
+    unsigned char form_key[32];     /* random, made at create */
+    dev_t db_dev;                   /* the registry file's identity at create */
+    ino_t db_ino;
+    size_t max_body, cache_bytes, cache_used;
+    unsigned threads, timeout_s, max_per_client, body_deadline_s;
+    char base[64];                  /* "http://ADDR:PORT" once listening on one address, else "" */
     struct sockaddr_in addr;
     struct MHD_Daemon *d;
     int port;
@@ -61,16 +77,49 @@ struct rg_server {
     cache_slot cache[CACHE_SLOTS];
 };
 
-int rg_serve_csrf(const char *tok, char out[65])
+/* A fresh random key for the forms and the CSRF value it gives. */
+static int make_form_key(rg_server *s, char *err, size_t errlen)
 {
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int n = 0;
     static const char msg[] = "ropegrad-form";
-    if (!tok || !HMAC(EVP_sha256(), tok, (int)strlen(tok), (const unsigned char *)msg, sizeof msg - 1, md, &n))
-        return -1;
-    for (unsigned i = 0; i < n && i < 32; i++) snprintf(out + 2 * i, 3, "%02x", md[i]);
-    out[64] = 0;
+    if (RAND_bytes(s->form_key, (int)sizeof s->form_key) != 1 ||
+        !HMAC(EVP_sha256(), s->form_key, (int)sizeof s->form_key, (const unsigned char *)msg, sizeof msg - 1, md,
+              &n) ||
+        n < 32) {
+        snprintf(err, errlen, "serve: no random bytes for the forms' key (OpenSSL RAND_bytes)");
+        return 2;
+    }
+    for (unsigned i = 0; i < 32; i++) snprintf(s->csrf + 2 * i, 3, "%02x", md[i]);
+    OPENSSL_cleanse(md, sizeof md);
     return 0;
+}
+
+int rg_serve_form_csrf(const rg_server *s, char out[65])
+{
+    if (!out) return -1;
+    out[0] = 0;
+    if (!s) return -1;
+    memcpy(out, s->csrf, 65);
+    return 0;
+}
+
+/* The registry file's identity, to notice it deleted or replaced. */
+static int file_identity(const char *path, dev_t *dev, ino_t *ino)
+{
+    struct stat sb;
+    if (stat(path, &sb)) return -1;
+    *dev = sb.st_dev;
+    *ino = sb.st_ino;
+    return 0;
+}
+
+/* 1 when the registry path still names the file the server started with. */
+static int same_registry_file(const rg_server *s)
+{
+    dev_t dev;
+    ino_t ino;
+    return file_identity(s->db_path, &dev, &ino) == 0 && dev == s->db_dev && ino == s->db_ino;
 }
 
 static void close_registry(void *p) { rg_registry_close(p); }
@@ -128,8 +177,8 @@ static int read_token(const char *path, char *tok, size_t n, char *err, size_t e
 
 int rg_serve_create(const rg_serve_options *o, rg_server **out, char *err, size_t errlen)
 {
-    *out = NULL;
-    if (!o || !o->db_path || !*o->db_path) {
+    if (out) *out = NULL;
+    if (!out || !o || !o->db_path || !*o->db_path) {
         snprintf(err, errlen, "serve: no registry given (--db FILE)");
         return 2;
     }
@@ -142,15 +191,17 @@ int rg_serve_create(const rg_serve_options *o, rg_server **out, char *err, size_
     s->max_body = o->max_body ? o->max_body : RG_SERVE_MAX_BODY;
     s->threads = o->threads ? o->threads : 4;
     s->timeout_s = o->timeout_s ? o->timeout_s : 10;
+    s->cache_bytes = o->cache_bytes ? o->cache_bytes : RG_SERVE_CACHE_BYTES;
+    s->max_per_client = o->max_per_client ? o->max_per_client : RG_SERVE_MAX_PER_CLIENT;
+    s->body_deadline_s = o->body_deadline_s ? o->body_deadline_s : RG_SERVE_BODY_DEADLINE;
     if (parse_listen(o->listen ? o->listen : "127.0.0.1:8080", &s->addr, err, errlen) ||
-        (o->write_token_file && read_token(o->write_token_file, s->token, sizeof s->token, err, errlen))) {
+        (o->write_token_file && read_token(o->write_token_file, s->token, sizeof s->token, err, errlen)) ||
+        make_form_key(s, err, errlen)) {
+        OPENSSL_cleanse(s, sizeof *s);
         free(s);
         return 2;
     }
-    if (o->write_token_file) {
-        s->writable = 1;
-        rg_serve_csrf(s->token, s->csrf);
-    }
+    s->writable = o->write_token_file != NULL;
     /* Open once here: a missing, foreign or newer registry is an error now,
      * not on the first request (this also migrates an older one). */
     rg_registry *g;
@@ -159,6 +210,12 @@ int rg_serve_create(const rg_serve_options *o, rg_server **out, char *err, size_
         return 2;
     }
     rg_registry_close(g);
+    if (file_identity(s->db_path, &s->db_dev, &s->db_ino)) {
+        snprintf(err, errlen, "%s: %s", s->db_path, strerror(errno));
+        OPENSSL_cleanse(s, sizeof *s);
+        free(s);
+        return 2;
+    }
     pthread_key_create(&s->key, close_registry);
     pthread_mutex_init(&s->mu, NULL);
     *out = s;
@@ -257,6 +314,7 @@ static int same_origin(const rg_request *q)
  * (malloc'd), NULL when absent or malformed. */
 static char *form_field(const char *body, size_t len, const char *name)
 {
+    if (!body) return NULL;   /* a POST without a body (NULL + 0 is undefined) */
     size_t nl = strlen(name);
     const char *p = body, *end = body + len;
     while (p < end) {
@@ -306,13 +364,9 @@ static void run_page(rg_server *s, rg_registry *g, const rg_request *q, rg_respo
     rg_render_ctx_init(&ctx, 0);
     ctx.forms = s->writable;
     memcpy(ctx.csrf, s->csrf, sizeof s->csrf);
-    /* The citation's permalink names this server as the client reached it
-     * (a Host header that is not a plain host[:port] is left out). */
-    char base[300] = "";
-    if (q->host && strlen(q->host) < 256 && strspn(q->host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                            "0123456789.-:[]") == strlen(q->host))
-        snprintf(base, sizeof base, "http://%s", q->host);
-    ctx.permalink_base = base;
+    /* The citation's permalink names this server by the address it listens
+     * on, never by a request's Host header: the page is cached for everyone. */
+    ctx.permalink_base = s->base;
     char *body = api ? rg_api_run(&v, err, sizeof err) : rg_render_run(&ctx, &v, err, sizeof err);
     rg_model_run_free(&v);
     if (!body) error_resp(s, q, r, 500, err);
@@ -421,6 +475,10 @@ static void manifest_json(rg_server *s, rg_registry *g, const rg_request *q, rg_
     r->len = n;
 }
 
+/* A failed write's status: 503 when another writer held the registry
+ * beyond the busy timeout, else fallback. */
+static int write_failure(const rg_registry *g, int fallback) { return rg_registry_busy(g) ? 503 : fallback; }
+
 static void post_run(rg_server *s, rg_registry *g, const rg_request *q, rg_response *r)
 {
     char err[512];
@@ -429,7 +487,7 @@ static void post_run(rg_server *s, rg_registry *g, const rg_request *q, rg_respo
     int rc = rg_registry_import(g, q->body ? q->body : "", q->body_len, RG_EVIDENCE_IMPORTED, &id, &existed, err,
                                 sizeof err);
     if (rc) {
-        error_resp(s, q, r, rc == 3 ? 400 : rc == 1 ? 422 : 500, err);
+        error_resp(s, q, r, rc == 3 ? 400 : rc == 1 ? 422 : write_failure(g, 500), err);
         return;
     }
     cJSON *o = cJSON_CreateObject();
@@ -460,7 +518,7 @@ static void add_note(rg_server *s, rg_registry *g, const rg_request *q, rg_respo
     }
     int rc = rg_registry_add_note_kind(g, id, kind, text, err, sizeof err);
     if (rc) {
-        error_resp(s, q, r, rc == 1 ? 404 : strstr(err, "kind") ? 400 : 500, err);
+        error_resp(s, q, r, rc == 1 ? 404 : strstr(err, "kind") ? 400 : write_failure(g, 500), err);
         return;
     }
     if (form) {
@@ -543,23 +601,46 @@ static void route_get(rg_server *s, rg_registry *g, const rg_request *q, rg_resp
     }
 }
 
-static char *cache_key(const rg_request *q)
-{
-    size_t a = strlen(q->path), b = q->host ? strlen(q->host) : 0;
-    char *k = malloc(a + b + 2);
-    if (!k) return NULL;
-    memcpy(k, q->path, a);
-    k[a] = '\n';
-    if (b) memcpy(k + a + 1, q->host, b);
-    k[a + 1 + b] = 0;
-    return k;
-}
+/* The path alone: no header changes a GET's answer. */
+static char *cache_key(const rg_request *q) { return strdup(q->path); }
 
 static unsigned slot_of(const char *key)
 {
     uint32_t h = 2166136261u;   /* FNV-1a */
     for (const unsigned char *p = (const unsigned char *)key; *p; p++) h = (h ^ *p) * 16777619u;
     return h % CACHE_SLOTS;
+}
+
+static void free_slot(rg_server *s, cache_slot *c)
+{
+    s->cache_used -= c->len;
+    free(c->key);
+    free(c->body);
+    c->key = NULL;
+    c->body = NULL;
+    c->len = 0;
+}
+
+/* Frees other slots (not being rendered) until need more bytes fit under
+ * the cap; 0 when they do. Called with s->mu held. */
+static int make_room(rg_server *s, const cache_slot *keep, size_t need)
+{
+    for (unsigned i = 0; i < CACHE_SLOTS && s->cache_used + need > s->cache_bytes; i++) {
+        cache_slot *c = &s->cache[i];
+        if (c != keep && c->key && !c->rendering) free_slot(s, c);
+    }
+    return s->cache_used + need > s->cache_bytes ? -1 : 0;
+}
+
+int rg_serve_cache_stats(rg_server *s, size_t *entries, size_t *bytes)
+{
+    if (!s || !entries || !bytes) return -1;
+    pthread_mutex_lock(&s->mu);
+    *entries = 0;
+    for (unsigned i = 0; i < CACHE_SLOTS; i++) *entries += s->cache[i].body != NULL;
+    *bytes = s->cache_used;
+    pthread_mutex_unlock(&s->mu);
+    return 0;
 }
 
 static void copy_out(const cache_slot *c, rg_response *r)
@@ -595,15 +676,22 @@ static int cache_get(rg_server *s, const char *key, int64_t gen, rg_response *r,
  * version is there; ends this thread's claim on the slot. */
 static void cache_put(rg_server *s, char *key, int64_t gen, const rg_response *r, int claimed)
 {
-    char *body = r->status == 200 && r->body ? malloc(r->len + 1) : NULL;
+    char *body = r->status == 200 && r->body && r->len <= s->cache_bytes ? malloc(r->len + 1) : NULL;
     if (body) memcpy(body, r->body, r->len);
     pthread_mutex_lock(&s->mu);
     cache_slot *c = &s->cache[slot_of(key)];
     int same = c->key && !strcmp(c->key, key);
     if (claimed && same) c->rendering = 0;
     if (body && !(same && c->gen > gen) && !(!same && c->rendering)) {
-        free(c->key);
-        free(c->body);
+        c->rendering = 0;
+        free_slot(s, c);
+        if (make_room(s, c, r->len)) {
+            pthread_mutex_unlock(&s->mu);
+            free(key);
+            free(body);
+            return;
+        }
+        s->cache_used += r->len;
         c->key = key;
         c->gen = gen;
         c->type = r->content_type;
@@ -618,13 +706,61 @@ static void cache_put(rg_server *s, char *key, int64_t gen, const rg_response *r
     free(body);
 }
 
+/* 1 when a write may go to g; else r is a 503 saying why. */
+static int registry_takes_writes(rg_server *s, const rg_registry *g, const rg_request *q, rg_response *r)
+{
+    if (!same_registry_file(s)) {
+        error_resp(s, q, r, 503, "the registry file was deleted or replaced since the server started: "
+                                 "writes are refused (restart the server)");
+        return 0;
+    }
+    if (rg_registry_read_only(g)) {
+        error_resp(s, q, r, 503, "the registry is read-only: writes are refused");
+        return 0;
+    }
+    return 1;
+}
+
+/* A write is acknowledged once it is copied from the WAL (whose name
+ * another file can take) into the registry file itself, when it can be (a
+ * failed copy leaves it committed in the WAL, as SQLite keeps any write),
+ * and only while that file is still the one the server started with; else
+ * the answer is a 503. */
+static void acknowledge_if_stored(rg_server *s, rg_registry *g, const rg_request *q, rg_response *r)
+{
+    char err[512];
+    if (r->status >= 400) return;
+    rg_registry_checkpoint(g, err, sizeof err);
+    if (same_registry_file(s)) return;
+    free(r->body);
+    memset(r, 0, sizeof *r);
+    error_resp(s, q, r, 503, "the registry file was deleted or replaced during the write: not stored");
+}
+
 void rg_serve_route(rg_server *s, const rg_request *q, rg_response *r)
 {
+    if (!r) return;
     memset(r, 0, sizeof *r);
-    const char *p = q->path ? q->path : "";
+    if (!s || !q) {
+        set_body(r, 500, TEXT, strdup("no server or no request\n"));
+        return;
+    }
+    if (!q->method || !q->path) {
+        rg_request named = *q;
+        named.method = q->method ? q->method : "";
+        named.path = q->path ? q->path : "";
+        error_resp(s, &named, r, 400, "a request needs a method and a path");
+        return;
+    }
+    const char *p = q->path;
     int get = !strcmp(q->method, "GET") || !strcmp(q->method, "HEAD"), post = !strcmp(q->method, "POST");
     if (!get && !post) {
         error_resp(s, q, r, 405, "only GET, HEAD and POST");
+        r->allow = "GET, HEAD, POST";
+        return;
+    }
+    if (strstr(p, "%00")) {   /* an encoded NUL, left encoded by unescape_path */
+        error_resp(s, q, r, 400, "a NUL (%00) in the path");
         return;
     }
     if (post && q->body_too_big) {
@@ -682,16 +818,13 @@ void rg_serve_route(rg_server *s, const rg_request *q, rg_response *r)
         error_resp(s, q, r, 403, "this index is read-only (start serve with --write-token-file)");
         return;
     }
-    if (form_path) {
-        form_note(s, g, q, r, id, flag);
-        return;
-    }
-    if (!bearer_ok(s, q->authorization)) {
+    if (!registry_takes_writes(s, g, q, r)) return;
+    if (form_path) form_note(s, g, q, r, id, flag);
+    else if (!bearer_ok(s, q->authorization))
         error_resp(s, q, r, 401, "missing or wrong Authorization: Bearer token");
-        return;
-    }
-    if (api_runs) post_run(s, g, q, r);
+    else if (api_runs) post_run(s, g, q, r);
     else api_note(s, g, q, r, id);
+    acknowledge_if_stored(s, g, q, r);
 }
 
 /* ---- libmicrohttpd glue ------------------------------------------------------------------------------ */
@@ -700,7 +833,34 @@ typedef struct conn_state {
     char *body;
     size_t n, cap;
     int too_big;
+    struct timespec t0;             /* when the headers were in: the body's deadline runs from here */
 } conn_state;
+
+/* Seconds since t0. */
+static double since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* MHD's unescaper, except that a path whose decoding holds a NUL stays as
+ * sent (rg_serve_route answers a "%00" in it with 400): decoded, the path
+ * would silently end at the NUL. */
+static size_t unescape_path(void *cls, struct MHD_Connection *c, char *uri)
+{
+    (void)cls;
+    (void)c;
+    size_t raw = strlen(uri);
+    char *copy = strdup(uri);
+    size_t n = MHD_http_unescape(uri);
+    if (copy && strlen(uri) != n) {
+        memcpy(uri, copy, raw + 1);
+        n = raw;
+    }
+    free(copy);
+    return n;
+}
 
 static enum MHD_Result send_resp(struct MHD_Connection *c, rg_response *r)
 {
@@ -716,6 +876,7 @@ static enum MHD_Result send_resp(struct MHD_Connection *c, rg_response *r)
     MHD_add_response_header(m, "Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; "
                                                           "img-src data:; form-action 'self'");
     if (*r->location) MHD_add_response_header(m, "Location", r->location);
+    if (r->allow) MHD_add_response_header(m, "Allow", r->allow);
     enum MHD_Result ret = MHD_queue_response(c, (unsigned)r->status, m);
     MHD_destroy_response(m);
     return ret;
@@ -730,6 +891,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         st = calloc(1, sizeof *st);
         if (!st) return MHD_NO;
         *con_cls = st;
+        clock_gettime(CLOCK_MONOTONIC, &st->t0);
         const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
         if (cl && strtoull(cl, NULL, 10) > s->max_body) {
             /* Answer now, without reading the body; MHD closes the connection. */
@@ -742,6 +904,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return MHD_YES;
     }
     if (*upload_size) {
+        if (since(&st->t0) > s->body_deadline_s) return MHD_NO;   /* a slow body: closed */
         if (!st->too_big && st->n + *upload_size <= s->max_body) {
             if (st->n + *upload_size > st->cap) {
                 size_t cap = st->cap ? st->cap : 4096;
@@ -788,12 +951,27 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     }
 }
 
+/* As many connections as the process may open files, less a margin for
+ * the registry, the listening socket and the logs (epoll: no FD_SETSIZE). */
+static unsigned connection_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 100000) return 100000;
+    return rl.rlim_cur > 256 ? (unsigned)rl.rlim_cur - 128 : (unsigned)rl.rlim_cur / 2;
+}
+
 int rg_serve_start(rg_server *s, char *err, size_t errlen)
 {
+    if (!s) {
+        snprintf(err, errlen, "serve: no server");
+        return 2;
+    }
     s->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL_LINUX_ONLY, 0, NULL, NULL, on_request, s,
                             MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&s->addr, MHD_OPTION_THREAD_POOL_SIZE,
                             s->threads, MHD_OPTION_CONNECTION_TIMEOUT, s->timeout_s, MHD_OPTION_CONNECTION_LIMIT,
-                            (unsigned)1000, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
+                            connection_limit(), MHD_OPTION_PER_IP_CONNECTION_LIMIT, s->max_per_client,
+                            MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024, MHD_OPTION_UNESCAPE_CALLBACK,
+                            unescape_path, NULL, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
     if (!s->d) {
         char a[INET_ADDRSTRLEN];
         inet_ntop(AF_INET, &s->addr.sin_addr, a, sizeof a);
@@ -803,6 +981,11 @@ int rg_serve_start(rg_server *s, char *err, size_t errlen)
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
     s->port = info ? info->port : ntohs(s->addr.sin_port);
+    if (s->addr.sin_addr.s_addr != htonl(INADDR_ANY)) {
+        char a[INET_ADDRSTRLEN];
+        inet_ntop(AF_INET, &s->addr.sin_addr, a, sizeof a);
+        snprintf(s->base, sizeof s->base, "http://%s:%d", a, s->port);
+    }
     return 0;
 }
 
@@ -818,11 +1001,9 @@ void rg_serve_destroy(rg_server *s)
         pthread_setspecific(s->key, NULL);
     }
     pthread_key_delete(s->key);
-    for (unsigned i = 0; i < CACHE_SLOTS; i++) {
-        free(s->cache[i].key);
-        free(s->cache[i].body);
-    }
+    for (unsigned i = 0; i < CACHE_SLOTS; i++) free_slot(s, &s->cache[i]);
     pthread_mutex_destroy(&s->mu);
     OPENSSL_cleanse(s->token, sizeof s->token);
+    OPENSSL_cleanse(s->form_key, sizeof s->form_key);
     free(s);
 }

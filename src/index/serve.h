@@ -14,10 +14,13 @@
  *   POST /api/runs/ID/notes  {"kind": "note"|"reproduction"|"flag", "text"}
  *   POST /runs/ID/notes, /runs/ID/flags   the page's forms
  * Writes need the write token: "Authorization: Bearer TOKEN" for /api, the
- * token field plus the CSRF field (an HMAC of the token) and a same-origin
- * Origin or Referer for the forms. No token configured: read-only (403).
- * Bodies over max_body: 413; bad JSON: 400; unknown paths: 404; all with a
- * one-line reason.
+ * token field plus the CSRF field (an HMAC under a random key made when the
+ * server starts, never derived from the token) and a same-origin Origin or
+ * Referer for the forms. No token configured: read-only (403).
+ * Bodies over max_body: 413; bad JSON: 400; unknown paths: 404; other
+ * methods: 405 with Allow; a NUL (%00) in the path: 400; a registry that is
+ * read-only, busy, deleted or replaced since the start: 503 to every write;
+ * all with a one-line reason.
  */
 #ifndef RG_INDEX_SERVE_H
 #define RG_INDEX_SERVE_H
@@ -27,6 +30,11 @@
 
 /* The documented default request body limit. */
 #define RG_SERVE_MAX_BODY (1024 * 1024)
+/* The documented defaults of the page cache's size, the connections one
+ * client address may hold and a request body's deadline. */
+#define RG_SERVE_CACHE_BYTES (64u * 1024 * 1024)
+#define RG_SERVE_MAX_PER_CLIENT 64
+#define RG_SERVE_BODY_DEADLINE 30
 
 typedef struct rg_serve_options {
     const char *db_path;            /* the registry (must exist) */
@@ -35,6 +43,9 @@ typedef struct rg_serve_options {
     unsigned threads;               /* worker threads, 0: 4 */
     size_t max_body;                /* 0: RG_SERVE_MAX_BODY */
     unsigned timeout_s;             /* idle connection timeout, 0: 10 s */
+    size_t cache_bytes;             /* page cache cap, 0: RG_SERVE_CACHE_BYTES */
+    unsigned max_per_client;        /* connections per client address, 0: RG_SERVE_MAX_PER_CLIENT */
+    unsigned body_deadline_s;       /* a request body's whole time, 0: RG_SERVE_BODY_DEADLINE */
 } rg_serve_options;
 
 typedef struct rg_server rg_server;
@@ -54,6 +65,7 @@ typedef struct rg_response {
     char *body;                     /* malloc'd */
     size_t len;
     char location[256];             /* for 201/303, else "" */
+    const char *allow;              /* for 405: the Allow header (static string), else NULL */
 } rg_response;
 
 /* A server object without a listening socket (tests); rg_serve_start binds. */
@@ -66,7 +78,12 @@ void rg_serve_destroy(rg_server *s);
 /* Routes one request; always fills resp (free resp->body). */
 void rg_serve_route(rg_server *s, const rg_request *req, rg_response *resp);
 
-/* The forms' CSRF field for write token tok: hex HMAC-SHA256(tok, "ropegrad-form"). */
-int rg_serve_csrf(const char *tok, char out[65]);
+/* The forms' CSRF field of server s: hex HMAC-SHA256(key, "ropegrad-form")
+ * with a 32-byte key from RAND_bytes made by rg_serve_create (so it says
+ * nothing about the write token). 0, or -1 with out "" when s is NULL. */
+int rg_serve_form_csrf(const rg_server *s, char out[65]);
+
+/* The page cache's size now: entries and bytes of the bodies kept. */
+int rg_serve_cache_stats(rg_server *s, size_t *entries, size_t *bytes);
 
 #endif

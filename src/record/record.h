@@ -225,6 +225,13 @@ void rg_registry_close(rg_registry *g);
 /* 1 when the registry was opened read-only (the file, its folder or its mount
  * may not be written), else 0. */
 int rg_registry_read_only(const rg_registry *g);
+/* 1 when the last write on g failed because another connection held the
+ * registry locked beyond the busy timeout (SQLITE_BUSY), else 0. */
+int rg_registry_busy(const rg_registry *g);
+/* Copies the WAL into the registry file itself and empties it (a TRUNCATE
+ * checkpoint): what was committed is then in the file, even if its name is
+ * later taken by another file. 0, or 2 with a message. */
+int rg_registry_checkpoint(rg_registry *g, char *err, size_t errlen);
 
 #define RG_EVIDENCE_MEASURED "measured"
 #define RG_EVIDENCE_IMPORTED "imported"

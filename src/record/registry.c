@@ -44,6 +44,7 @@
 struct rg_registry {
     sqlite3 *db;
     int read_only;
+    int busy;                       /* the last failed step was SQLITE_BUSY/LOCKED (rg_registry_busy) */
     char path[4096];
 };
 
@@ -225,8 +226,11 @@ static void now_utc(char out[32])
     strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+static int busy_code(int rc);
+
 static int fail(rg_registry *g, char *err, size_t errlen, const char *what)
 {
+    g->busy = busy_code(sqlite3_errcode(g->db));
     snprintf(err, errlen, "%s: %s: %s", g->path, what, sqlite3_errmsg(g->db));
     return 2;
 }
@@ -283,6 +287,7 @@ static int first_step(rg_registry *g, const char *sql, sqlite3_stmt **st)
 static int fail_open(rg_registry *g, int rc, char *err, size_t errlen, const char *what)
 {
     if (busy_code(rc)) {
+        g->busy = 1;
         snprintf(err, errlen, "%s: busy: another process kept it locked for %d s (%s)", g->path,
                  RG_BUSY_RETRY_MS / 1000, sqlite3_errmsg(g->db));
         return 2;
@@ -305,6 +310,7 @@ static int exec(rg_registry *g, const char *sql, char *err, size_t errlen, const
 static int begin_write(rg_registry *g, char *err, size_t errlen, const char *what)
 {
     sqlite3_stmt *st = NULL;
+    g->busy = 0;
     int rc = first_step(g, "BEGIN IMMEDIATE", &st);
     rc = rc == SQLITE_DONE ? 0 : fail_open(g, rc, err, errlen, what);
     sqlite3_finalize(st);
@@ -600,6 +606,20 @@ int rg_registry_open(const char *path, int create, rg_registry **out, char *err,
 }
 
 int rg_registry_read_only(const rg_registry *g) { return g ? g->read_only : 0; }
+
+int rg_registry_busy(const rg_registry *g) { return g ? g->busy : 0; }
+
+int rg_registry_checkpoint(rg_registry *g, char *err, size_t errlen)
+{
+    if (!g) {
+        snprintf(err, errlen, "no registry");
+        return 2;
+    }
+    if (g->read_only) return 0;
+    if (sqlite3_wal_checkpoint_v2(g->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL) != SQLITE_OK)
+        return fail(g, err, errlen, "cannot copy the WAL into the file");
+    return 0;
+}
 
 void rg_registry_close(rg_registry *g)
 {
