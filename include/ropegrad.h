@@ -2,9 +2,10 @@
 /*
  * ropegrad.h -- the public C API of libropegrad.
  *
- * Three ops of the rotary-embedding layer (SOL-ExecBench L1/011 forward,
- * L1/012 cos/sin from frequencies, L1/014 backward; each below under its own
- * names). The backward, with H = head_dim/2, for every (b, s):
+ * Five ops of the rotary-embedding layer (SOL-ExecBench L1/011 forward,
+ * L1/012 cos/sin from frequencies, L1/014 backward, L1/088 applying cos/sin
+ * to q and k, L1/068 its backward; each below under its own names). The
+ * backward (014), with H = head_dim/2, for every (b, s):
  *
  *   grad_position_ids[b,s] = scale * sum_{d<H} inv_freq[b,d] *
  *       ( (gs[d] + gs[d+H]) * cos(emb[d]) - (gc[d] + gc[d+H]) * sin(emb[d]) )
