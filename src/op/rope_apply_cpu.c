@@ -19,7 +19,6 @@ typedef struct cpu_tensor {
 static void rotate_row(const float *restrict x, const float *restrict c, const float *restrict n, float sign,
                        int64_t H, float *restrict o)
 {
-#pragma omp simd
     for (int64_t d = 0; d < H; d++) {
         o[d] = x[d] * c[d] - sign * x[d + H] * n[d];
         o[d + H] = x[d + H] * c[d + H] + sign * x[d] * n[d + H];
@@ -30,7 +29,6 @@ static void rotate_row(const float *restrict x, const float *restrict c, const f
 static void accumulate_row(const float *restrict g, const float *restrict x, int64_t H, float *restrict gc,
                            float *restrict gs)
 {
-#pragma omp simd
     for (int64_t d = 0; d < H; d++) {
         gc[d] += g[d] * x[d];
         gc[d + H] += g[d + H] * x[d + H];

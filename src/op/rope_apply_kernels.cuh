@@ -54,7 +54,16 @@ static __device__ __forceinline__ int64_t rg_apply_head_row_dev(const ropegrad_r
     return ((b * heads + h) * s.seq_len + si) * s.head_dim;
 }
 
-// sign +1: out = x*c + rotate_half(x)*n (088); -1: g*c - rotate_half(g)*n (068).
+// The pair (j, j+H) of x*c + sign*rotate_half(x)*n: sign +1 is 088's out, -1
+// 068's grad_x. One product rounded, the other fused into the sum, spelled out
+// so that every kernel (and every contraction choice) gives the same bits.
+static __device__ __forceinline__ void rg_apply_rotate(float x0, float x1, float c0, float c1, float n0, float n1,
+                                                       float sign, float &o0, float &o1)
+{
+    o0 = __fmaf_rn(-sign * x1, n0, __fmul_rn(x0, c0));
+    o1 = __fmaf_rn(sign * x0, n1, __fmul_rn(x1, c1));
+}
+
 template <typename T, typename C>
 __global__ void rg_apply_pairs(ropegrad_rope_apply_shape s, float sign, const T *q, const T *k,
                                const C *__restrict__ cos, const C *__restrict__ sin, T *qo, T *ko)
@@ -72,8 +81,10 @@ __global__ void rg_apply_pairs(ropegrad_rope_apply_shape s, float sign, const T 
         const float x0 = rg_apply_ld(x, xo + j), x1 = rg_apply_ld(x, xo + j + H);
         const float c0 = rg_apply_ld(cos, co + j), c1 = rg_apply_ld(cos, co + j + H);
         const float n0 = rg_apply_ld(sin, co + j), n1 = rg_apply_ld(sin, co + j + H);
-        rg_apply_st(o, xo + j, x0 * c0 - sign * x1 * n0);
-        rg_apply_st(o, xo + j + H, x1 * c1 + sign * x0 * n1);
+        float o0, o1;
+        rg_apply_rotate(x0, x1, c0, c1, n0, n1, sign, o0, o1);
+        rg_apply_st(o, xo + j, o0);
+        rg_apply_st(o, xo + j + H, o1);
     }
 }
 
@@ -84,8 +95,10 @@ static __device__ __forceinline__ void rg_apply_grad_pair(const T *g, const T *x
 {
     const float g0 = rg_apply_ld(g, off + j), g1 = rg_apply_ld(g, off + j + H);
     const float x0 = rg_apply_ld(x, off + j), x1 = rg_apply_ld(x, off + j + H);
-    rg_apply_st(gx, off + j, g0 * c0 + g1 * n0);
-    rg_apply_st(gx, off + j + H, g1 * c1 - g0 * n1);
+    float o0, o1;
+    rg_apply_rotate(g0, g1, c0, c1, n0, n1, -1.0f, o0, o1);
+    rg_apply_st(gx, off + j, o0);
+    rg_apply_st(gx, off + j + H, o1);
     acc[0] += g0 * x0;
     acc[1] += g1 * x1;
     acc[2] -= g0 * x1;
