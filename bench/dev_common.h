@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -100,4 +101,25 @@ static double dc_median(std::vector<double> v)
     std::sort(v.begin(), v.end());
     const size_t n = v.size();
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// The protocol's loop for one launch: 10 warmup + 50 timed launches, each after
+// a memset of flush (twice the L2); the median CUPTI span of the timed ones, in
+// microseconds. Exits (naming tool) when CUPTI does not give one record a launch.
+static double dc_time_median(const std::function<void()> &launch, char *flush, size_t flush_bytes, const char *tool)
+{
+    const int warm = 10, iters = 50;
+    dc_begin();
+    for (int it = 0; it < warm + iters; it++) {
+        CK(cudaMemsetAsync(flush, 0, flush_bytes));
+        launch();
+    }
+    CK(cudaGetLastError());
+    std::vector<double> all = dc_end();
+    if (all.size() != (size_t)(warm + iters)) {
+        fprintf(stderr, "%s: CUPTI gave %zu records for %d launches\n", tool, all.size(), warm + iters);
+        exit(1);
+    }
+    all.erase(all.begin(), all.begin() + warm);
+    return dc_median(all);
 }

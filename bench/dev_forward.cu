@@ -50,20 +50,7 @@ static size_t g_flush_bytes;
 
 static double time_it(const std::function<void()> &launch)
 {
-    const int warm = 10, iters = 50;
-    dc_begin();
-    for (int it = 0; it < warm + iters; it++) {
-        CK(cudaMemsetAsync(g_flush, 0, g_flush_bytes));
-        launch();
-    }
-    CK(cudaGetLastError());
-    std::vector<double> all = dc_end();
-    if (all.size() != (size_t)(warm + iters)) {
-        fprintf(stderr, "dev_forward: CUPTI gave %zu records for %d launches\n", all.size(), warm + iters);
-        exit(1);
-    }
-    all.erase(all.begin(), all.begin() + warm);
-    return dc_median(all);
+    return dc_time_median(launch, g_flush, g_flush_bytes, "dev_forward");
 }
 
 struct variant {

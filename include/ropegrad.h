@@ -2,9 +2,10 @@
 /*
  * ropegrad.h -- the public C API of libropegrad.
  *
- * Three ops of the rotary-embedding layer (SOL-ExecBench L1/011 forward,
- * L1/012 cos/sin from frequencies, L1/014 backward; each below under its own
- * names). The backward, with H = head_dim/2, for every (b, s):
+ * Five ops of the rotary-embedding layer (SOL-ExecBench L1/011 forward,
+ * L1/012 cos/sin from frequencies, L1/014 backward, L1/088 applying cos/sin
+ * to q and k, L1/068 its backward; each below under its own names). The
+ * backward (014), with H = head_dim/2, for every (b, s):
  *
  *   grad_position_ids[b,s] = scale * sum_{d<H} inv_freq[b,d] *
  *       ( (gs[d] + gs[d+H]) * cos(emb[d]) - (gc[d] + gc[d+H]) * sin(emb[d]) )
@@ -65,6 +66,7 @@ enum {
     ROPEGRAD_ERR_OUT_OF_MEMORY = 16, /* host allocation failed */
     ROPEGRAD_ERR_OVERLAP = 17,       /* the output's bytes overlap an input's: the op never works in place,
                                         so such a call is refused before anything is read or written */
+    ROPEGRAD_ERR_UNSUPPORTED = 18,   /* a combination of layout, dtype or strides the entry point does not implement */
     ROPEGRAD_ERR__COUNT
 };
 
@@ -157,6 +159,74 @@ int ropegrad_cos_sin_validate(const ropegrad_cos_sin_problem *p);
 int ropegrad_cos_sin_reference(const ropegrad_cos_sin_problem *p, double *out);
 int ropegrad_cos_sin_cpu(const ropegrad_cos_sin_problem *p, int num_threads);
 int ropegrad_cos_sin_cuda(const ropegrad_cos_sin_problem *p, void *cuda_stream);
+
+/* ---- L1/088 and L1/068: applying the rotary embedding to q and k ----------
+ *
+ * With H = head_dim/2, rotate_half(x) = [-x[H:], x[:H]], and c = cos[b,s,:],
+ * n = sin[b,s,:] (or cos[s,:], sin[s,:] when every batch shares them), for
+ * every batch b, position s and head of q and of k (x that head's row):
+ *
+ *   088 forward:   out    = x*c + rotate_half(x)*n
+ *   068 backward:  grad_x = g*c - rotate_half(g)*n         (g: out's gradient)
+ *                  grad_cos[b,s,:] = sum over q's and k's heads of g*x
+ *                  grad_sin[b,s,:] = sum over q's and k's heads of g*rotate_half(x)
+ *
+ * 068's grad_x is its definition's formula, which is the exact gradient of the
+ * forward when n[d] == n[d+H] (every RoPE table: cos/sin repeat their halves);
+ * the suite's random sin is not such a table, and the op follows the definition.
+ * With shared cos/sin (cos_sin_batch_stride 0) grad_cos and grad_sin are
+ * [S,head_dim], summed over the batches too.
+ *
+ * Reference: float64 from the inputs widened exactly. CPU and CUDA: float32
+ * arithmetic, each output rounded once to its dtype (nearest even). */
+typedef enum {
+    ROPEGRAD_LAYOUT_BHSD = 0,   /* [batch, heads, seq, head_dim] (the suites'; Hugging Face's q, k) */
+    ROPEGRAD_LAYOUT_BSHD = 1    /* [batch, seq, heads, head_dim] (a projection's output, flash-attention's) */
+} ropegrad_layout;
+
+typedef struct ropegrad_rope_apply_shape {
+    int64_t batch_size, seq_len, head_dim;   /* head_dim: any even value 2..1024 */
+    int64_t num_heads, num_kv_heads;         /* q's heads and k's (GQA: any num_kv_heads >= 1) */
+    ropegrad_layout layout;                  /* of q, k, their outputs and gradients; each contiguous */
+    ropegrad_dtype dtype;                    /* of q, k, their outputs and gradients */
+    ropegrad_dtype cos_sin_dtype;            /* of cos, sin (and 068's grad_cos, grad_sin) */
+    int64_t cos_sin_batch_stride;            /* elements: seq_len*head_dim for [B,S,D], 0 for one [S,D]
+                                                shared by every batch; any other value is UNSUPPORTED */
+} ropegrad_rope_apply_shape;
+
+/* 088. In place: q_out may be q and k_out k (the same pointers); any other
+ * overlap of an output with a tensor is ROPEGRAD_ERR_OVERLAP. */
+typedef struct ropegrad_rope_apply_problem {
+    ropegrad_rope_apply_shape shape;
+    const void *q, *k;                       /* [B,num_heads,S,D] / [B,num_kv_heads,S,D] (or BSHD) */
+    const void *cos, *sin;
+    void *q_out, *k_out;                     /* the rotated q and k, outputs */
+} ropegrad_rope_apply_problem;
+
+int ropegrad_rope_apply_validate(const ropegrad_rope_apply_problem *p);
+/* Float64 ground truth: q_out's values, then k_out's (each in the layout);
+ * q_out and k_out unused. */
+int ropegrad_rope_apply_reference(const ropegrad_rope_apply_problem *p, double *out);
+int ropegrad_rope_apply_cpu(const ropegrad_rope_apply_problem *p, int num_threads);
+int ropegrad_rope_apply_cuda(const ropegrad_rope_apply_problem *p, void *cuda_stream);
+
+/* 068. In place: grad_q may be grad_q_out and grad_k grad_k_out. grad_cos and
+ * grad_sin are both given or both NULL (not computed; q and k may then be NULL). */
+typedef struct ropegrad_rope_apply_backward_problem {
+    ropegrad_rope_apply_shape shape;
+    const void *grad_q_out, *grad_k_out;     /* out's gradients (the suite's grad_q_embed, grad_k_embed) */
+    const void *q, *k;                       /* the forward's inputs */
+    const void *cos, *sin;
+    void *grad_q, *grad_k;                   /* outputs, q's and k's shapes */
+    void *grad_cos, *grad_sin;               /* outputs, [B,S,D] ([S,D] when shared), cos_sin_dtype */
+} ropegrad_rope_apply_backward_problem;
+
+int ropegrad_rope_apply_backward_validate(const ropegrad_rope_apply_backward_problem *p);
+/* Float64 ground truth: grad_q, grad_k, grad_cos, grad_sin back to back (all
+ * four: q and k must be given); the problem's outputs unused. */
+int ropegrad_rope_apply_backward_reference(const ropegrad_rope_apply_backward_problem *p, double *out);
+int ropegrad_rope_apply_backward_cpu(const ropegrad_rope_apply_backward_problem *p, int num_threads);
+int ropegrad_rope_apply_backward_cuda(const ropegrad_rope_apply_backward_problem *p, void *cuda_stream);
 
 /* 1 when libropegrad was built with the CUDA backend and a GPU is usable. */
 int ropegrad_cuda_available(void);

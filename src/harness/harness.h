@@ -29,6 +29,7 @@ typedef struct rg_workload {
     int index;                     /* 0-based line number in workload.jsonl */
     char uuid[64];
     int64_t batch_size, seq_len, head_dim;
+    int64_t axes[RG_OP_MAX_AXES];  /* the op's named axes (rg_op.axes), in its order */
     float attention_scaling;       /* inputs.attention_scaling.value (1 when the op's generator sets it) */
     double max_atol, max_rtol;     /* tolerance.max_atol / max_rtol */
     double required_matched_ratio; /* tolerance.required_matched_ratio, default 0.99 */

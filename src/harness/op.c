@@ -7,10 +7,11 @@
 #include "harness.h"
 #include "run_internal.h"
 
-extern const rg_op rg_op_rope_forward, rg_op_cos_sin, rg_op_rope_backward;
+extern const rg_op rg_op_rope_forward, rg_op_cos_sin, rg_op_rope_backward, rg_op_rope_apply, rg_op_rope_apply_backward;
 
 /* One line per op. */
-const rg_op *const rg_ops[] = {&rg_op_rope_forward, &rg_op_cos_sin, &rg_op_rope_backward, NULL};
+const rg_op *const rg_ops[] = {&rg_op_rope_forward, &rg_op_cos_sin, &rg_op_rope_backward, &rg_op_rope_apply,
+                               &rg_op_rope_apply_backward, NULL};
 
 const rg_op *rg_op_find(const char *name)
 {
@@ -64,6 +65,7 @@ int rg_tensors_shape(const rg_workload *w, int64_t bytes_per_row_max, rg_tensors
     t->batch_size = B;
     t->seq_len = S;
     t->head_dim = D;
+    memcpy(t->axes, w->axes, sizeof t->axes);
     t->dtype = ROPEGRAD_BF16;
     t->attention_scaling = w->attention_scaling;
     return 0;

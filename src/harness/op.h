@@ -20,12 +20,15 @@
 
 struct rg_workload;
 
-#define RG_OP_MAX_TENSORS 4
+#define RG_OP_MAX_TENSORS 6
+/* Named workload axes an op may declare beyond batch_size and seq_len. */
+#define RG_OP_MAX_AXES 4
 
 /* One workload's tensors: host memory after make(), device memory in the
  * CUDA runner's copy (same struct, in[] replaced). */
 typedef struct rg_tensors {
     int64_t batch_size, seq_len, head_dim;
+    int64_t axes[RG_OP_MAX_AXES];    /* the op's named axes (rg_op.axes), in its order */
     ropegrad_dtype dtype;            /* 014's grad dtype; unused by the forward ops */
     float attention_scaling;
     int n_in;
@@ -79,6 +82,10 @@ typedef struct rg_op {
     const char *reference;           /* what the float64 reference is, for the record */
     const rg_op_tensor *inputs;      /* terminated by {NULL, NULL} */
     const rg_op_tensor *outputs;
+    /* The workload axes it reads beyond batch_size and seq_len (each an
+     * integer >= 1 in every workload), NULL-terminated (at most
+     * RG_OP_MAX_AXES); NULL for none. */
+    const char *const *axes;
     int custom_scale;                /* attention_scaling comes from the generator, not the workload */
     /* Bytes any kernel must move (read + written). */
     double (*bytes)(const struct rg_workload *w, ropegrad_dtype dt);

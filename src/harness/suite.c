@@ -291,6 +291,18 @@ static int blank(const char *s)
     return 1;
 }
 
+/* The op's named axes (rg_op.axes): axes.<name>, each an integer >= 1. */
+static int parse_op_axes(const cJSON *root, const char *loc, const rg_op *op, rg_workload *w, char *err,
+                         size_t errlen)
+{
+    char field[96];
+    for (int i = 0; op->axes && op->axes[i] && i < RG_OP_MAX_AXES; i++) {
+        snprintf(field, sizeof field, "axes.%s", op->axes[i]);
+        if (get_int_min(root, field, loc, 1, &w->axes[i], err, errlen)) return 1;
+    }
+    return 0;
+}
+
 static int parse_workload(const char *line, size_t len, const char *loc, const rg_suite *s, rg_workload *w,
                           char *err, size_t errlen)
 {
@@ -301,6 +313,7 @@ static int parse_workload(const char *line, size_t len, const char *loc, const r
     if (get_string(root, "uuid", loc, w->uuid, sizeof w->uuid, err, errlen)) goto out;
     if (get_int_min(root, "axes.batch_size", loc, 1, &w->batch_size, err, errlen)) goto out;
     if (get_int_min(root, "axes.seq_len", loc, 1, &w->seq_len, err, errlen)) goto out;
+    if (parse_op_axes(root, loc, s->op, w, err, errlen)) goto out;
     const int64_t head_dim = s->head_dim;
     w->head_dim = head_dim;
     /* B*S*head_dim*4 bytes (emb, the largest tensor) must fit in int64. */

@@ -46,6 +46,7 @@ const char *ropegrad_strerror(int status)
     case ROPEGRAD_ERR_BAD_KERNEL: return "unknown CUDA kernel version";
     case ROPEGRAD_ERR_OUT_OF_MEMORY: return "out of host memory";
     case ROPEGRAD_ERR_OVERLAP: return "the output overlaps an input tensor (in-place use is not supported)";
+    case ROPEGRAD_ERR_UNSUPPORTED: return "this combination of layout, dtype or strides is not implemented";
     default: return "unknown ropegrad status";
     }
 }

@@ -35,3 +35,15 @@ int ropegrad_rope_backward_cuda(const ropegrad_problem *p, void *cuda_stream)
 {
     return ropegrad_backward_cuda(p, cuda_stream);
 }
+
+int ropegrad_rope_apply_cuda(const ropegrad_rope_apply_problem *p, void *cuda_stream)
+{
+    int rc = ropegrad_rope_apply_validate(p);
+    return rc ? rc : ROPEGRAD_ERR_NO_CUDA;
+}
+
+int ropegrad_rope_apply_backward_cuda(const ropegrad_rope_apply_backward_problem *p, void *cuda_stream)
+{
+    int rc = ropegrad_rope_apply_backward_validate(p);
+    return rc ? rc : ROPEGRAD_ERR_NO_CUDA;
+}

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+// apply_floor.cu -- the apply ops (088 forward, 068 backward) beside their
+// memory floors, on the suite's 16 shapes (float32, [B,H,S,D], head_dim 128):
+// a floor kernel moves exactly the bytes any correct kernel must move (088:
+// q and k read and written, cos/sin [S,D] read; 068: the two gradients and q,
+// k read, grad_q and grad_k written, cos/sin [B,S,D] read and grad_cos,
+// grad_sin written), computing nothing but folding every load into a store.
+// Timed as the protocol: CUPTI kernel spans, 2x-L2 memset before each launch,
+// median of 50 after 10 warmup. Needs nvcc only, from the repository root:
+//
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc/op bench/apply_floor.cu \
+//        -lcupti -o /tmp/apply_floor && /tmp/apply_floor 088 && /tmp/apply_floor 068
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "dev_common.h"
+#include "rope_apply_kernels.cuh"
+
+static __device__ __forceinline__ uint4 af_xor(uint4 a, uint4 b)
+{
+    return make_uint4(a.x ^ b.x, a.y ^ b.y, a.z ^ b.z, a.w ^ b.w);
+}
+
+// 088: one 16-byte chunk of q or k per thread, its cos/sin chunk (L2-resident
+// after the first read) folded in.
+static __global__ void af_floor088(const uint4 *q, const uint4 *k, const uint4 *cos, const uint4 *sin, uint4 *qo,
+                                   uint4 *ko, int64_t n_q4, int64_t n_k4, int64_t S, int64_t d4)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n_q4 + n_k4; i += (int64_t)gridDim.x * blockDim.x) {
+        const bool is_q = i < n_q4;
+        const int64_t e = is_q ? i : i - n_q4, row = e / d4, c = (row % S) * d4 + e % d4;
+        const uint4 v = af_xor(af_xor(is_q ? q[e] : k[e], __ldg(cos + c)), __ldg(sin + c));
+        (is_q ? qo : ko)[e] = v;
+    }
+}
+
+// 068: one 16-byte chunk of a [B,S] row per thread, looping over q's and k's heads.
+static __global__ void af_floor068(const uint4 *gq, const uint4 *gk, const uint4 *q, const uint4 *k, const uint4 *cos,
+                                   const uint4 *sin, uint4 *gqo, uint4 *gko, uint4 *gc, uint4 *gs, int64_t B, int64_t S,
+                                   int64_t hq, int64_t hk, int64_t d4)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < B * S * d4; i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t r = i / d4, j = i % d4, b = r / S, s = r % S;
+        const uint4 c = cos[i], n = sin[i];
+        uint4 acc = af_xor(c, n);
+        for (int64_t h = 0; h < hq; h++) {
+            const int64_t o = ((b * hq + h) * S + s) * d4 + j;
+            const uint4 g = gq[o];
+            acc = af_xor(acc, q[o]);
+            gqo[o] = af_xor(g, c);
+        }
+        for (int64_t h = 0; h < hk; h++) {
+            const int64_t o = ((b * hk + h) * S + s) * d4 + j;
+            const uint4 g = gk[o];
+            acc = af_xor(acc, k[o]);
+            gko[o] = af_xor(g, n);
+        }
+        gc[i] = acc;
+        gs[i] = af_xor(acc, c);
+    }
+}
+
+static __global__ void af_fill(float *x, int64_t n, uint32_t seed)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+        uint32_t h = (uint32_t)i * 2654435761u ^ seed;
+        h ^= h >> 15;
+        h *= 2246822519u;
+        h ^= h >> 13;
+        x[i] = (float)(h & 0xffffff) / 8388608.0f - 1.0f;
+    }
+}
+
+static char *g_flush;
+static size_t g_flush_bytes;
+
+static double time_it(const std::function<void()> &launch)
+{
+    return dc_time_median(launch, g_flush, g_flush_bytes, "apply_floor");
+}
+
+struct af_shape {
+    int64_t B, hq, hk, S;
+};
+
+// The suite's shapes, read from its workload.jsonl.
+static std::vector<af_shape> suite_shapes(const char *op)
+{
+    std::vector<af_shape> v;
+    std::string path = std::string("suites/sol-execbench-") + op + "/workload.jsonl";
+    FILE *f = fopen(path.c_str(), "r");
+    if (!f) {
+        fprintf(stderr, "apply_floor: cannot open %s (run from the repository root)\n", path.c_str());
+        exit(2);
+    }
+    char line[4096];
+    while (fgets(line, sizeof line, f)) {
+        const char *b = strstr(line, "\"batch_size\":"), *h = strstr(line, "\"num_heads\":");
+        const char *k = strstr(line, "\"num_kv_heads\":"), *s = strstr(line, "\"seq_len\":");
+        if (b && h && k && s) v.push_back({atoll(b + 13), atoll(h + 12), atoll(k + 15), atoll(s + 10)});
+    }
+    fclose(f);
+    return v;
+}
+
+static float *dev_random(int64_t n, uint32_t seed)
+{
+    float *p;
+    CK(cudaMalloc(&p, (size_t)n * 4));
+    af_fill<<<rg_apply_grid(n), 256>>>(p, n, seed);
+    CK(cudaGetLastError());
+    return p;
+}
+
+// One workload: the floor's and ropegrad's median times, in microseconds.
+static void run(bool is88, const af_shape &w, double *floor_us, double *rg_us)
+{
+    const int64_t D = 128, d4 = D / 4, nq = w.B * w.hq * w.S * D, nk = w.B * w.hk * w.S * D;
+    const int64_t ncs = (is88 ? 1 : w.B) * w.S * D;
+    float *q = dev_random(nq, 1), *k = dev_random(nk, 2), *c = dev_random(ncs, 3), *s = dev_random(ncs, 4);
+    float *gq = is88 ? nullptr : dev_random(nq, 5), *gk = is88 ? nullptr : dev_random(nk, 6);
+    float *oq, *ok, *ogc = nullptr, *ogs = nullptr;
+    CK(cudaMalloc(&oq, (size_t)nq * 4));
+    CK(cudaMalloc(&ok, (size_t)nk * 4));
+    if (!is88) {
+        CK(cudaMalloc(&ogc, (size_t)ncs * 4));
+        CK(cudaMalloc(&ogs, (size_t)ncs * 4));
+    }
+    const ropegrad_rope_apply_shape sh = {w.B, w.S, D, w.hq, w.hk, ROPEGRAD_LAYOUT_BHSD, ROPEGRAD_F32, ROPEGRAD_F32,
+                                          is88 ? 0 : w.S * D};
+    if (is88) {
+        const ropegrad_rope_apply_problem p = {sh, q, k, c, s, oq, ok};
+        *floor_us = time_it([&] {
+            af_floor088<<<rg_apply_grid((nq + nk) / 4), 256>>>((const uint4 *)q, (const uint4 *)k, (const uint4 *)c,
+                                                              (const uint4 *)s, (uint4 *)oq, (uint4 *)ok, nq / 4, nk / 4,
+                                                              w.S, d4);
+        });
+        *rg_us = time_it([&] { CK(rg_rope_apply_launch(&p, 0)); });
+    } else {
+        const ropegrad_rope_apply_backward_problem p = {sh, gq, gk, q, k, c, s, oq, ok, ogc, ogs};
+        *floor_us = time_it([&] {
+            af_floor068<<<rg_apply_grid(ncs / 4), 256>>>((const uint4 *)gq, (const uint4 *)gk, (const uint4 *)q,
+                                                        (const uint4 *)k, (const uint4 *)c, (const uint4 *)s, (uint4 *)oq,
+                                                        (uint4 *)ok, (uint4 *)ogc, (uint4 *)ogs, w.B, w.S, w.hq, w.hk, d4);
+        });
+        *rg_us = time_it([&] { CK(rg_rope_apply_backward_launch(&p, 0)); });
+    }
+    for (float *x : {q, k, c, s, gq, gk, oq, ok, ogc, ogs})
+        if (x) CK(cudaFree(x));
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2 || (strcmp(argv[1], "088") && strcmp(argv[1], "068"))) {
+        fprintf(stderr, "usage: apply_floor 088|068\n");
+        return 2;
+    }
+    const bool is88 = !strcmp(argv[1], "088");
+    int l2 = 0;
+    CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+    g_flush_bytes = 2 * (size_t)l2;
+    CK(cudaMalloc(&g_flush, g_flush_bytes));
+    const std::vector<af_shape> shapes = suite_shapes(argv[1]);
+    printf("| %s | B | heads | kv heads | S | floor us | ropegrad us | ropegrad / floor |\n|---|---|---|---|---|---|---|---|\n",
+           argv[1]);
+    double log_sum = 0;
+    for (size_t i = 0; i < shapes.size(); i++) {
+        double fl, rg;
+        run(is88, shapes[i], &fl, &rg);
+        log_sum += std::log(rg / fl);
+        printf("| %zu | %lld | %lld | %lld | %lld | %.3f | %.3f | %.3f |\n", i, (long long)shapes[i].B,
+               (long long)shapes[i].hq, (long long)shapes[i].hk, (long long)shapes[i].S, fl, rg, rg / fl);
+    }
+    if (!shapes.empty()) printf("geomean ropegrad / floor: %.3f\n", std::exp(log_sum / (double)shapes.size()));
+    return 0;
+}

@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: Apache-2.0
+# Suites 088 and 068 (the apply ops) checked end to end on the CPU through
+# the CLI: exit 0 only when every workload passes against the float64
+# reference under the suites' tolerance (16/16). The largest workload holds
+# 1.3 GB of float32 inputs (5 GB with the reference), too much under ASan: a
+# sanitizer build checks the workloads of at most 64 MB of inputs instead.
+if(ROPEGRAD_SANITIZE)
+  set(_rg_apply_workloads_088 --workloads 0,4-6,8,12-14)
+  set(_rg_apply_workloads_068 --workloads 0,5,6,9,11,12,14)
+endif()
+foreach(id 088 068)
+  add_test(NAME suite_check_${id}_cpu
+    COMMAND $<TARGET_FILE:ropegrad> check --suite ${PROJECT_SOURCE_DIR}/suites/sol-execbench-${id}
+            --backend cpu --quiet ${_rg_apply_workloads_${id}})
+  set_tests_properties(suite_check_${id}_cpu PROPERTIES TIMEOUT 1200)
+endforeach()
