@@ -13,7 +13,7 @@
 #   run(command="bash scripts/device-ops.sh", carry=["build-device"])
 #
 # Results go to $OUT (the device tool's return folder); copy them into
-# bench/results/. STEPS="tests python bench probe bound dev ddp sanitize" selects steps
+# bench/results/. STEPS="tests python bench apply probe bound dev ddp sanitize" selects steps
 # (python first: its torch eager times are the benches' baselines; ddp needs
 # the two-GPU kind, nvidia-h200-x2, and skips on one GPU; STEPS=solutions runs
 # only the python step's solution export).
@@ -24,7 +24,7 @@ OUT=${OUT:-/tmp/ropegrad-device}
 W=${W:-$(mktemp -d /tmp/rg-ops.XXXXXX)}   # W=DIR keeps the work of an earlier call (its baselines) on a warm machine
 mkdir -p "$W"
 mkdir -p "$OUT"
-STEPS=${STEPS:-"tests python bench probe bound dev ddp sanitize"}
+STEPS=${STEPS:-"tests python bench apply probe bound dev ddp sanitize"}
 B=${BUILD:-build-device}
 [ -x "$B/ropegrad" ] || { echo "device-ops: $B/ropegrad missing: run scripts/device-build.sh here and carry $B"; exit 2; }
 # The build was configured in the worktree it was made in; CTest names that path.
@@ -45,7 +45,7 @@ if [[ " $STEPS " == *" tests "* ]]; then
   log "ctest (all tests; the GPU tests of every op run here)"
   (cd "${SRC:-$ROOT}" && LD_LIBRARY_PATH="$RG_LIBS" ctest --test-dir "$B" --output-on-failure -j8 2>&1) | tee "$W/ctest.txt" | tail -n 12
   status[ctest]=$(grep -E "tests passed" "$W/ctest.txt" | tail -1)
-  for t in test_gpu_forward test_gpu_kernel; do
+  for t in test_gpu_forward test_gpu_kernel test_gpu_rope_apply test_plugin_gpu; do
     LD_LIBRARY_PATH="$RG_LIBS" "$B/tests/$t" > "$W/$t.txt" 2>&1
     status[$t]="exit $?: $(grep -E 'PASSED|FAILED' "$W/$t.txt" | tr '\n' ' ')"
   done
@@ -112,6 +112,22 @@ if [[ " $STEPS " == *" probe "* ]]; then
   cat "$W/probe-ops.txt"
 fi
 
+if [[ " $STEPS " == *" apply "* ]]; then
+  # The apply ops (088 forward, 068 backward): their suites on CUDA under the
+  # protocol, then beside floor kernels that move exactly their bytes
+  # (bench/apply_floor.cu, same call).
+  for op in 088 068; do
+    log "ropegrad bench --suite suites/sol-execbench-$op --backend cuda"
+    rgx bench --suite "suites/sol-execbench-$op" --backend cuda --json "$W/h200-cuda-$op.json" \
+      --record --db "$W/runs.db" --manifest "$W/h200-cuda-$op.manifest.json" > "$W/bench-$op.txt" 2>&1
+    status[bench-$op]="exit $?: $(grep -E '^passed|geometric' "$W/bench-$op.txt" | tr '\n' ' ')"
+    tail -n 22 "$W/bench-$op.txt"
+    "$B/bench/apply_floor" "$op" > "$W/apply-floor-$op.txt" 2>&1
+    status[apply_floor-$op]="exit $?: $(grep -iE 'geomean' "$W/apply-floor-$op.txt" | tr '\n' ' ')"
+    cat "$W/apply-floor-$op.txt"
+  done
+fi
+
 if [[ " $STEPS " == *" bound "* ]]; then
   # Every float argument below 4e6 through the forward ops' device math (bench/sincos_bound.cu):
   # the float error bound the rounding test assumes, and every certified or refined bf16. The
@@ -162,7 +178,7 @@ fi
 # The device tool brings back few files: results in one archive, logs in another.
 (cd "$W" && tar -czf "$OUT/results.tar.gz" h200-*.json probe-ops.txt vs_torch_ops.txt vs_torch.txt test_gpu_forward.txt \
   test_forward_torch.txt ctest.txt bench-*.txt positions-*.txt rank.txt sanitizer-*.txt dev-*.txt test_ddp*.txt \
-  test_solution_export*.txt sincos-bound.txt 2>/dev/null)
+  test_solution_export*.txt sincos-bound.txt apply-floor-*.txt test_gpu_rope_apply.txt test_plugin_gpu.txt 2>/dev/null)
 tar -C "$W" -czf "$OUT/logs.tar.gz" .
 echo
 echo "| step | result |"
