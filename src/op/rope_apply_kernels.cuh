@@ -8,8 +8,10 @@
 // reads and writes 32 consecutive elements of each half: coalesced in both
 // layouts (a head's row is contiguous in BHSD and BSHD alike), and in place is
 // safe (a thread reads exactly the elements it writes).
-//   rg_apply_pairs:   one pair of one head's row per thread (088; 068 without
-//                     grad_cos/grad_sin), a grid-stride loop over every pair.
+//   rg_apply_pairs_vec: 16 bytes of each half of a head row per thread (088;
+//                     068 without grad_cos/grad_sin), 32-bit indices, when the
+//                     shape and pointers allow; else rg_apply_pairs: one pair
+//                     of one head's row per thread, a grid-stride loop.
 //   rg_apply_columns: 068 with grad_cos/grad_sin: one pair of one cos/sin row
 //                     per thread, looping over the row's batches and every
 //                     head of q and k (the head sum stays in registers, no
@@ -88,6 +90,103 @@ __global__ void rg_apply_pairs(ropegrad_rope_apply_shape s, float sign, const T 
     }
 }
 
+// Blocks for n threads of work: a grid-stride loop covers any remainder.
+static inline unsigned rg_apply_grid(int64_t n)
+{
+    const int64_t blocks = (n + 255) / 256;
+    return (unsigned)(blocks < 1 ? 1 : blocks > (1 << 20) ? (1 << 20) : blocks);
+}
+
+// VEC consecutive elements as one aligned load or store (16 bytes for q/k).
+template <typename X, int VEC>
+struct alignas(sizeof(X) * VEC) rg_apply_pack {
+    X v[VEC];
+};
+
+template <typename X, int VEC>
+static __device__ __forceinline__ void rg_apply_ldv(const X *p, uint32_t i, float (&f)[VEC])
+{
+    const rg_apply_pack<X, VEC> pk = *reinterpret_cast<const rg_apply_pack<X, VEC> *>(p + i);
+#pragma unroll
+    for (int e = 0; e < VEC; e++) f[e] = rg_apply_ld(pk.v, e);
+}
+
+template <typename X, int VEC>
+static __device__ __forceinline__ void rg_apply_stv(X *p, uint32_t i, const float (&f)[VEC])
+{
+    rg_apply_pack<X, VEC> pk;
+#pragma unroll
+    for (int e = 0; e < VEC; e++) rg_apply_st(pk.v, e, f[e]);
+    *reinterpret_cast<rg_apply_pack<X, VEC> *>(p + i) = pk;
+}
+
+// rg_apply_pairs with VEC pairs a thread, each half of a head row read and
+// written 16 bytes at a time, and 32-bit index arithmetic (the launcher picks
+// it when every element index fits in 32 bits, H is a multiple of VEC and the
+// pointers are aligned): H / VEC threads a head row, one division by the lane
+// count and two for the cos/sin row per VEC pairs. Same arithmetic, same bits.
+template <typename T, typename C, int VEC>
+__global__ void rg_apply_pairs_vec(ropegrad_rope_apply_shape s, float sign, const T *q, const T *k,
+                                   const C *__restrict__ cos, const C *__restrict__ sin, T *qo, T *ko)
+{
+    const uint32_t D = (uint32_t)s.head_dim, H = D / 2, lanes = H / VEC, S = (uint32_t)s.seq_len;
+    const uint32_t q_rows = (uint32_t)(s.batch_size * s.num_heads * s.seq_len);
+    const uint32_t rows = q_rows + (uint32_t)(s.batch_size * s.num_kv_heads * s.seq_len);
+    const uint32_t cs_stride = (uint32_t)s.cos_sin_batch_stride;
+    const bool bshd = s.layout == ROPEGRAD_LAYOUT_BSHD;
+    for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < rows * lanes; t += gridDim.x * blockDim.x) {
+        const uint32_t row = t / lanes, j = (t - row * lanes) * VEC;
+        const bool is_q = row < q_rows;
+        const uint32_t ri = is_q ? row : row - q_rows, heads = (uint32_t)(is_q ? s.num_heads : s.num_kv_heads);
+        uint32_t b, si;
+        if (bshd) {
+            const uint32_t bs = ri / heads;
+            b = bs / S, si = bs - b * S;
+        } else {
+            const uint32_t bh = ri / S;
+            si = ri - bh * S, b = bh / heads;
+        }
+        const uint32_t xo = ri * D + j, co = b * cs_stride + si * D + j;
+        const T *x = is_q ? q : k;
+        float x0[VEC], x1[VEC], c0[VEC], c1[VEC], n0[VEC], n1[VEC], o0[VEC], o1[VEC];
+        rg_apply_ldv<T, VEC>(x, xo, x0);
+        rg_apply_ldv<T, VEC>(x, xo + H, x1);
+        rg_apply_ldv<C, VEC>(cos, co, c0);
+        rg_apply_ldv<C, VEC>(cos, co + H, c1);
+        rg_apply_ldv<C, VEC>(sin, co, n0);
+        rg_apply_ldv<C, VEC>(sin, co + H, n1);
+#pragma unroll
+        for (int e = 0; e < VEC; e++) rg_apply_rotate(x0[e], x1[e], c0[e], c1[e], n0[e], n1[e], sign, o0[e], o1[e]);
+        T *o = is_q ? qo : ko;
+        rg_apply_stv<T, VEC>(o, xo, o0);
+        rg_apply_stv<T, VEC>(o, xo + H, o1);
+    }
+}
+
+static inline bool rg_apply_aligned(const void *p, size_t bytes) { return ((uintptr_t)p % bytes) == 0; }
+
+// Launches rg_apply_pairs_vec when the shape and pointers allow it, else the
+// one-pair-a-thread rg_apply_pairs.
+template <typename T, typename C>
+static cudaError_t rg_apply_pairs_go(const ropegrad_rope_apply_shape &s, float sign, const T *x, const T *y, const C *cos,
+                                     const C *sin, T *xo, T *yo, cudaStream_t st)
+{
+    constexpr int VEC = 16 / sizeof(T);
+    const int64_t H = s.head_dim / 2;
+    const int64_t rows = s.batch_size * (s.num_heads + s.num_kv_heads) * s.seq_len;
+    const int64_t cs_rows = s.cos_sin_batch_stride ? s.batch_size * s.seq_len : s.seq_len;
+    const bool fits = rows * s.head_dim < ((int64_t)1 << 31) && cs_rows * s.head_dim < ((int64_t)1 << 31);
+    const bool aligned = rg_apply_aligned(x, 16) && rg_apply_aligned(y, 16) && rg_apply_aligned(xo, 16) &&
+                         rg_apply_aligned(yo, 16) && rg_apply_aligned(cos, VEC * sizeof(C)) &&
+                         rg_apply_aligned(sin, VEC * sizeof(C));
+    if (fits && aligned && H % VEC == 0) {
+        rg_apply_pairs_vec<T, C, VEC><<<rg_apply_grid(rows * (H / VEC)), 256, 0, st>>>(s, sign, x, y, cos, sin, xo, yo);
+        return cudaGetLastError();
+    }
+    rg_apply_pairs<T, C><<<rg_apply_grid(rows * H), 256, 0, st>>>(s, sign, x, y, cos, sin, xo, yo);
+    return cudaGetLastError();
+}
+
 // The pair (j, j+H) of one head: its gradient written, its share of the sums added.
 template <typename T>
 static __device__ __forceinline__ void rg_apply_grad_pair(const T *g, const T *x, T *gx, int64_t off, int64_t j, int64_t H,
@@ -132,21 +231,11 @@ __global__ void rg_apply_columns(ropegrad_rope_apply_shape s, const T *gq, const
     }
 }
 
-// Blocks for n threads of work: a grid-stride loop covers any remainder.
-static inline unsigned rg_apply_grid(int64_t n)
-{
-    const int64_t blocks = (n + 255) / 256;
-    return (unsigned)(blocks < 1 ? 1 : blocks > (1 << 20) ? (1 << 20) : blocks);
-}
-
 template <typename T, typename C>
 static cudaError_t rg_apply_forward_go(const ropegrad_rope_apply_problem *p, cudaStream_t st)
 {
-    const ropegrad_rope_apply_shape &s = p->shape;
-    const int64_t pairs = s.batch_size * (s.num_heads + s.num_kv_heads) * s.seq_len * (s.head_dim / 2);
-    rg_apply_pairs<T, C><<<rg_apply_grid(pairs), 256, 0, st>>>(s, 1.0f, (const T *)p->q, (const T *)p->k, (const C *)p->cos,
-                                                            (const C *)p->sin, (T *)p->q_out, (T *)p->k_out);
-    return cudaGetLastError();
+    return rg_apply_pairs_go<T, C>(p->shape, 1.0f, (const T *)p->q, (const T *)p->k, (const C *)p->cos,
+                                   (const C *)p->sin, (T *)p->q_out, (T *)p->k_out, st);
 }
 
 template <typename T, typename C>
@@ -154,12 +243,9 @@ static cudaError_t rg_apply_backward_go(const ropegrad_rope_apply_backward_probl
 {
     const ropegrad_rope_apply_shape &s = p->shape;
     const T *gq = (const T *)p->grad_q_out, *gk = (const T *)p->grad_k_out;
-    if (!p->grad_cos) {
-        const int64_t pairs = s.batch_size * (s.num_heads + s.num_kv_heads) * s.seq_len * (s.head_dim / 2);
-        rg_apply_pairs<T, C><<<rg_apply_grid(pairs), 256, 0, st>>>(s, -1.0f, gq, gk, (const C *)p->cos, (const C *)p->sin,
-                                                                (T *)p->grad_q, (T *)p->grad_k);
-        return cudaGetLastError();
-    }
+    if (!p->grad_cos)
+        return rg_apply_pairs_go<T, C>(s, -1.0f, gq, gk, (const C *)p->cos, (const C *)p->sin, (T *)p->grad_q,
+                                       (T *)p->grad_k, st);
     const int64_t rows = s.cos_sin_batch_stride ? s.batch_size * s.seq_len : s.seq_len;
     rg_apply_columns<T, C><<<rg_apply_grid(rows * (s.head_dim / 2)), 256, 0, st>>>(
         s, gq, gk, (const T *)p->q, (const T *)p->k, (const C *)p->cos, (const C *)p->sin, (T *)p->grad_q, (T *)p->grad_k,
