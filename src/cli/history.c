@@ -64,8 +64,10 @@ static int print_line(rg_registry *g, const rg_ranked *e, size_t n)
     tprintf("  %5s  %-24s  %-22s  %-34s  %-10s  %s\n", "id", "observed", "revision", "primary us [95% interval]",
            "evidence", "flags");
     for (size_t i = 0; i < n; i++) {
+        if (rg_untimed_label(e[i].row.status, e[i].row.primary_ns, NULL, b, sizeof b))
+            rg_interval_label(&e[i].iv, b, sizeof b);
         tprintf("  %5lld  %-24.24s  %-22.22s  %-34s  %-10s  %s%s%s\n", (long long)e[i].row.id,
-               e[i].row.observed_at, e[i].revision, rg_interval_label(&e[i].iv, b, sizeof b), e[i].row.evidence,
+               e[i].row.observed_at, e[i].revision, b, e[i].row.evidence,
                strcmp(e[i].row.status, "passed") ? "FAILED " : "", e[i].suspect ? "SUSPECT: " : "",
                e[i].suspect ? e[i].suspect_why : "");
     }
@@ -92,6 +94,7 @@ static int print_line(rg_registry *g, const rg_ranked *e, size_t n)
             const rg_mf_workload *x = rg_manifest_find_workload(&m[i], ref, w);
             double lo, hi;
             if (!x) tprintf("  run %lld: -", (long long)e[i].row.id);
+            else if (!isfinite(x->median)) tprintf("  run %lld: not timed", (long long)e[i].row.id);
             else if (x->n_samples && x->n_samples < 1000000 &&
                      !rg_median_interval(x->samples, (int)x->n_samples, RG_STATS_CONF, &lo, &hi))
                 tprintf("  run %lld: %.3f [%.3f, %.3f]", (long long)e[i].row.id, x->median / 1e3, lo / 1e3, hi / 1e3);
