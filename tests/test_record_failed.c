@@ -121,6 +121,15 @@ static void test_all_failed_run_recorded(void **state)
     rc = rg_in_dir("runs replicate 1 --db r.db --suite all_fail");
     if (rc != 2 || tu_count_lines(err_text) != 1 || !strstr(err_text, "timed nothing"))
         fail_msg("runs replicate of an untimed run: exit %d, stderr '%s' (wanted exit 2, one line)", rc, err_text);
+    /* `runs check`: a failed run with no times fails the check; it is no baseline. */
+    rc = rg_in_dir("runs check 1 --db r.db");
+    if (rc != 1 || !strstr(out_text, "timed nothing (failed: matched ratio") || strstr(out_text, "nan"))
+        fail_msg("runs check of an all-failed run: exit %d, stdout '%s' (wanted exit 1)", rc, out_text);
+    rc = rg_in_dir("bench --suite fails --backend cpu --iterations 2 --warmup 0 --quiet --record --db r.db");
+    assert_int_equal(rc, 1);
+    rc = rg_in_dir("runs check 2 --against 1 --db r.db");
+    if (rc != 2 || tu_count_lines(err_text) != 1 || !strstr(err_text, "baseline run #1 timed nothing"))
+        fail_msg("runs check --against an untimed run: exit %d, stderr '%s' (wanted exit 2, one line)", rc, err_text);
 }
 
 /* `check --record` and `check --manifest`: the checks recorded, nothing timed. */
@@ -147,6 +156,7 @@ static void test_check_recorded(void **state)
     shows("runs show 1 --db c.db", "not ranked (correctness only (not timed)); 0 ranked runs");
     shows("runs rank --db c.db", "correctness only (not timed)    unranked");
     shows("runs history 1 --db c.db", "run 1: not timed");
+    shows("runs check 1 --db c.db", "run #1 timed nothing (correctness only (not timed)): no times to check");
     /* The manifest says why no latency: the protocol timed nothing. */
     char *text = tu_slurp(tu_path_in(dir, "c.json"), NULL);
     assert_non_null(text);

@@ -198,9 +198,34 @@ static int check_history(rg_registry *g, int64_t id, double z_threshold, double 
     return v == RG_VERDICT_SLOW ? 1 : 0;
 }
 
+/* Whether run id timed nothing (a failed run, or `check`): 0 with its label
+ * in buf (untimed.c) and *failed set, 1 when it was timed, 2 on error
+ * (said on stderr). */
+static int timed_nothing(rg_registry *g, int64_t id, char *buf, size_t n, int *failed)
+{
+    char err[RG_ERRLEN];
+    rg_run_row row;
+    rg_manifest m;
+    if (rg_registry_get(g, id, &row, &m, err, sizeof err)) {
+        rg_term_printf(stderr, "ropegrad runs check: %s\n", err);
+        return 2;
+    }
+    int rc = rg_untimed_label(row.status, row.primary_ns, rg_manifest_first_failure(&m), buf, n);
+    *failed = strcmp(row.status, "passed") != 0;
+    rg_manifest_free(&m);
+    return rc;
+}
+
 static int check(rg_registry *g, int64_t id, int64_t against, double threshold, double alpha, double z_threshold)
 {
     char err[RG_ERRLEN], a[300], b[300];
+    int failed, t = timed_nothing(g, id, a, sizeof a, &failed);
+    if (t == 2) return 2;
+    if (t == 0) {   /* no times to check: a failed run fails the check, a `check` run passes it */
+        tprintf("run #%lld timed nothing (%s): no times to check%s\n", (long long)id, a,
+                failed ? "; a failed run fails the check" : "");
+        return failed;
+    }
     int64_t base = against;
     if (!base) {
         int hrc = check_history(g, id, z_threshold, threshold);
@@ -217,6 +242,12 @@ static int check(rg_registry *g, int64_t id, int64_t against, double threshold, 
     }
     if (base == id) {
         rg_term_printf(stderr, "ropegrad runs check: run #%lld cannot be its own baseline\n", (long long)id);
+        return 2;
+    }
+    if ((t = timed_nothing(g, base, a, sizeof a, &failed)) != 1) {
+        if (!t)
+            rg_term_printf(stderr, "ropegrad runs check: the baseline run #%lld timed nothing (%s): give --against "
+                                   "a timed run\n", (long long)base, a);
         return 2;
     }
     rg_run_row rb, rr;
