@@ -176,15 +176,8 @@ static int64_t store(rg_registry *g, cJSON *m, const char *evidence, int64_t rep
 
 static rg_registry *fresh(const char *name)
 {
-    char path[512], p2[600], err[RG_ERRLEN];
-    fx_path(path, sizeof path, name);
-    unlink(path);
-    snprintf(p2, sizeof p2, "%s-wal", path);
-    unlink(p2);
-    snprintf(p2, sizeof p2, "%s-shm", path);
-    unlink(p2);
-    rg_registry *g;
-    if (rg_registry_open(path, 1, &g, err, sizeof err)) fail_msg("open: %s", err);
+    rg_registry *g = fx_fresh_registry(name);
+    if (!g) fail_msg("cannot open a fresh registry %s", name);
     return g;
 }
 

@@ -54,14 +54,8 @@ static int teardown(void **state)
 
 static rg_registry *fresh_registry(void)
 {
-    char err[RG_ERRLEN], p[800];
-    unlink(db);
-    snprintf(p, sizeof p, "%s-wal", db);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", db);
-    unlink(p);
-    rg_registry *g;
-    if (rg_registry_open(db, 1, &g, err, sizeof err)) fail_msg("%s", err);
+    rg_registry *g = fx_fresh_registry_at(db);
+    if (!g) fail_msg("cannot open a fresh registry %s", db);
     return g;
 }
 

@@ -3,9 +3,15 @@
  *   - `bench --record` of a run with a failing workload stores a run with
  *     status failed, the failing workload marked (pass false, no timings)
  *     and a manifest that verifies; exit 1 (main refused to record it);
- *   - --baseline (missing, a FIFO, not a baseline), --db "" and `check
- *     --record` are one line and exit 2 before the suite runs (--progress
- *     would have printed a line per workload);
+ *   - `bench --record` of a run whose every workload failed (nothing timed)
+ *     stores it as failed, shown "not timed" with the reason, refused by
+ *     `runs replicate` with one line; exit 1 (refused before);
+ *   - `check --record` and `check --manifest` record the checks (nothing
+ *     timed): passed (exit 0, "correctness only", not ranked) or failed
+ *     (exit 1) (refused before);
+ *   - --baseline (missing, a FIFO, not a baseline) and --db "" are one line
+ *     and exit 2 before the suite runs (--progress would have printed a
+ *     line per workload);
  *   - `verify --trusted-keys` with a missing, empty or FIFO value is one line
  *     on stderr before any digest is computed (nothing on stdout). */
 #define _POSIX_C_SOURCE 200809L
@@ -81,14 +87,84 @@ static void test_failed_run_recorded(void **state)
     TU_EXPECT_OK(rg_in_dir("runs show 1 --db r.db"), err_text);
     assert_non_null(strstr(out_text, "|  failed  |"));
     assert_non_null(strstr(out_text, "NO (")); /* workload 0's row */
-    /* Every workload failed: nothing was timed; refused with one line, nothing stored. */
-    rc = rg_in_dir("bench --suite all_fail --backend cpu --iterations 2 --warmup 0 --quiet --record --db r.db");
-    assert_int_equal(rc, 2);
-    assert_non_null(strstr(err_text, "no workload passed"));
+}
+
+/* `ropegrad ARGS` succeeds and its output holds needle and no "nan". */
+static void shows(const char *args, const char *needle)
+{
+    TU_EXPECT_OK(rg_in_dir(args), err_text);
+    if (!strstr(out_text, needle) || strstr(out_text, "nan"))
+        fail_msg("ropegrad %s: wanted '%s' and no 'nan' in:\n%s", args, needle, out_text);
+}
+
+/* Every workload failed: nothing was timed, and the run is recorded as failed. */
+static void test_all_failed_run_recorded(void **state)
+{
+    (void)state;
+    int rc = rg_in_dir("bench --suite all_fail --backend cpu --iterations 2 --warmup 0 --quiet --record --db r.db "
+                       "--manifest a.json");
+    if (rc != 1) fail_msg("bench --record of an all-failed run: exit %d (wanted 1): %s", rc, err_text);
+    TU_EXPECT_OK(rg_in_dir("verify a.json"), err_text);
     TU_EXPECT_OK(rg_in_dir("runs list --json --db r.db"), err_text);
-    list = cJSON_Parse(out_text);
+    cJSON *list = cJSON_Parse(out_text);
     assert_int_equal(cJSON_GetArraySize(list), 1);
+    const cJSON *run = cJSON_GetArrayItem(list, 0);
+    assert_string_equal(cJSON_GetObjectItem(run, "status")->valuestring, "failed");
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(run, "primary_ns")));
+    assert_int_equal((int)cJSON_GetObjectItem(run, "passed")->valuedouble, 0);
+    assert_non_null(strstr(cJSON_GetObjectItem(run, "not_timed")->valuestring, "failed: matched ratio"));
     cJSON_Delete(list);
+    shows("runs list --db r.db", "not timed");
+    shows("runs show 1 --db r.db", "Primary measurement  not timed: failed: matched ratio");
+    shows("runs show 1 --db r.db", "not ranked (failed: matched ratio");
+    shows("runs rank --db r.db", "failed, not timed");
+    rc = rg_in_dir("runs replicate 1 --db r.db --suite all_fail");
+    if (rc != 2 || tu_count_lines(err_text) != 1 || !strstr(err_text, "timed nothing"))
+        fail_msg("runs replicate of an untimed run: exit %d, stderr '%s' (wanted exit 2, one line)", rc, err_text);
+    /* `runs check`: a failed run with no times fails the check; it is no baseline. */
+    rc = rg_in_dir("runs check 1 --db r.db");
+    if (rc != 1 || !strstr(out_text, "timed nothing (failed: matched ratio") || strstr(out_text, "nan"))
+        fail_msg("runs check of an all-failed run: exit %d, stdout '%s' (wanted exit 1)", rc, out_text);
+    rc = rg_in_dir("bench --suite fails --backend cpu --iterations 2 --warmup 0 --quiet --record --db r.db");
+    assert_int_equal(rc, 1);
+    rc = rg_in_dir("runs check 2 --against 1 --db r.db");
+    if (rc != 2 || tu_count_lines(err_text) != 1 || !strstr(err_text, "baseline run #1 timed nothing"))
+        fail_msg("runs check --against an untimed run: exit %d, stderr '%s' (wanted exit 2, one line)", rc, err_text);
+}
+
+/* `check --record` and `check --manifest`: the checks recorded, nothing timed. */
+static void test_check_recorded(void **state)
+{
+    (void)state;
+    TU_EXPECT_OK(rg_in_dir("check --suite " RG_SOURCE_DIR "/tests/data/suite_ok --backend cpu --quiet --record "
+                           "--db c.db --manifest c.json"),
+                 err_text);
+    TU_EXPECT_OK(rg_in_dir("verify c.json"), err_text);
+    int rc = rg_in_dir("check --suite fails --backend cpu --quiet --record --db c.db --manifest f.json");
+    if (rc != 1) fail_msg("check --record of a failing run: exit %d (wanted 1): %s", rc, err_text);
+    TU_EXPECT_OK(rg_in_dir("verify f.json"), err_text);
+    TU_EXPECT_OK(rg_in_dir("runs list --json --db c.db"), err_text);
+    cJSON *list = cJSON_Parse(out_text);
+    assert_int_equal(cJSON_GetArraySize(list), 2);
+    const cJSON *ok = cJSON_GetArrayItem(list, 0), *bad = cJSON_GetArrayItem(list, 1);
+    assert_string_equal(cJSON_GetObjectItem(ok, "status")->valuestring, "passed");
+    assert_string_equal(cJSON_GetObjectItem(ok, "not_timed")->valuestring, "correctness only (not timed)");
+    assert_string_equal(cJSON_GetObjectItem(bad, "status")->valuestring, "failed");
+    assert_int_equal((int)cJSON_GetObjectItem(bad, "passed")->valuedouble, 1);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(bad, "primary_ns")));
+    cJSON_Delete(list);
+    shows("runs show 1 --db c.db", "not ranked (correctness only (not timed)); 0 ranked runs");
+    shows("runs rank --db c.db", "correctness only (not timed)    unranked");
+    shows("runs history 1 --db c.db", "run 1: not timed");
+    shows("runs check 1 --db c.db", "run #1 timed nothing (correctness only (not timed)): no times to check");
+    /* The manifest says why no latency: the protocol timed nothing. */
+    char *text = tu_slurp(tu_path_in(dir, "c.json"), NULL);
+    assert_non_null(text);
+    cJSON *m = cJSON_Parse(text);
+    free(text);
+    const cJSON *ms = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(m, "protocol"), "spec"), "measurement");
+    assert_int_equal((int)cJSON_GetObjectItem(ms, "iterations")->valuedouble, 0);
+    cJSON_Delete(m);
 }
 
 static void test_options_checked_before_the_run(void **state)
@@ -101,7 +177,6 @@ static void test_options_checked_before_the_run(void **state)
         {"bench --suite fails --backend cpu --progress --baseline fifo", "not a regular file"},
         {"bench --suite fails --backend cpu --progress --baseline fails/definition.json", "--baseline"},
         {"bench --suite fails --backend cpu --progress --record --db ''", "--db: empty path"},
-        {"check --suite fails --backend cpu --progress --record --db r.db", "bench --record"},
         {"check --suite fails --backend cpu --progress --baseline missing.json", "--baseline"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -131,6 +206,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_failed_run_recorded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_all_failed_run_recorded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_check_recorded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_options_checked_before_the_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_verify_trusted_keys_first, setup, teardown),
     };

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "record.h"
 
@@ -146,6 +147,34 @@ static inline void fx_run_totals(rg_run_result *r)
     r->geomean_ns = exp(lsum / (double)r->n_workloads);
 }
 
+/* Nothing timed, as the harness leaves a run: with fail_reason, every
+ * workload failed (the first with fail_reason, as a GPU fault leaves it, the
+ * rest "not run"); with NULL, a `check` run (iterations 0, timer "none")
+ * whose every workload passed. */
+static inline void fx_run_untimed(rg_run_result *r, const char *fail_reason)
+{
+    for (size_t i = 0; i < r->n_workloads; i++) {
+        rg_workload_result *w = &r->workloads[i];
+        free(w->samples_ns);
+        w->samples_ns = NULL;
+        w->n_samples = 0;
+        w->timed = 0;
+        memset(&w->time_ns, 0, sizeof w->time_ns);
+        w->gbps = NAN;
+        if (fail_reason) {
+            w->check.pass = 0;
+            snprintf(w->check.reason, sizeof w->check.reason, "%s", i ? "not run" : fail_reason);
+        }
+    }
+    if (!fail_reason) {
+        snprintf(r->timer, sizeof r->timer, "none");
+        snprintf(r->cold_l2, sizeof r->cold_l2, "none (not timed)");
+        r->warmup = r->iterations = 0;
+    }
+    r->passed = fail_reason ? 0 : r->total;
+    r->mean_ns = r->geomean_ns = NAN;
+}
+
 static void fx_run_free(rg_run_result *r)
 {
     for (size_t i = 0; i < r->n_workloads; i++) free(r->workloads[i].samples_ns);
@@ -201,6 +230,32 @@ static inline int fx_write_manifest(const char *path, const char *gpu, int kerne
 static void fx_path(char *out, size_t n, const char *name)
 {
     snprintf(out, n, "%s/test-record-%ld-%s", RG_BINARY_DIR, (long)getpid(), name);
+}
+
+/* A fresh registry at path (any old one and its WAL removed), open for
+ * writing; NULL with a message on stderr on failure. */
+static inline rg_registry *fx_fresh_registry_at(const char *path)
+{
+    char p2[1100], err[RG_ERRLEN];
+    unlink(path);
+    snprintf(p2, sizeof p2, "%s-wal", path);
+    unlink(p2);
+    snprintf(p2, sizeof p2, "%s-shm", path);
+    unlink(p2);
+    rg_registry *g;
+    if (rg_registry_open(path, 1, &g, err, sizeof err)) {
+        fprintf(stderr, "fx_fresh_registry_at: %s\n", err);
+        return NULL;
+    }
+    return g;
+}
+
+/* The same under the build tree, by name (fx_path). */
+static inline rg_registry *fx_fresh_registry(const char *name)
+{
+    char path[512];
+    fx_path(path, sizeof path, name);
+    return fx_fresh_registry_at(path);
 }
 
 #endif

@@ -116,18 +116,13 @@ static void default_suite(char *dst, size_t n)
 void rg_cli_default_suite(char *dst, size_t n) { default_suite(dst, n); }
 
 /* --record, --manifest, --db and --baseline, checked before the suite runs:
- * an empty --db, a record from `check` (nothing timed, and a run is recorded
- * with its timings) and a --baseline that is not a readable baseline
- * manifest are one line and exit 2 now, not after the run. 0, or 2. */
-static int check_record_options(const char *cmd, int timed, const rg_record_options *ro)
+ * an empty --db and a --baseline that is not a readable baseline manifest
+ * are one line and exit 2 now, not after the run. (`check --record` is
+ * recorded as a run with nothing timed: correctness only.) 0, or 2. */
+static int check_record_options(const char *cmd, const rg_record_options *ro)
 {
     if (ro->db_path && !*ro->db_path) {
         fprintf(stderr, "ropegrad %s: --db: empty path (give a registry file, or leave --db out)\n", cmd);
-        return 2;
-    }
-    if (!timed && (ro->record || ro->manifest_path)) {
-        fprintf(stderr, "ropegrad %s: %s: check times nothing, and a run is recorded with its timings (use ropegrad "
-                        "bench %s)\n", cmd, ro->record ? "--record" : "--manifest", ro->record ? "--record" : "--manifest");
         return 2;
     }
     char err[RG_ERRLEN];
@@ -324,7 +319,7 @@ static int run_command(int argc, char **argv, int timed)
         goto out;
     }
 
-    if (check_record_options(cmd, timed, &ro)) goto out;
+    if (check_record_options(cmd, &ro)) goto out;
     if (rg_record_precheck(&ro, err, sizeof err)) {
         fprintf(stderr, "ropegrad %s: --record: %s\n", cmd, err);
         goto out;

@@ -64,8 +64,10 @@ static int print_line(rg_registry *g, const rg_ranked *e, size_t n)
     tprintf("  %5s  %-24s  %-22s  %-34s  %-10s  %s\n", "id", "observed", "revision", "primary us [95% interval]",
            "evidence", "flags");
     for (size_t i = 0; i < n; i++) {
+        if (rg_untimed_label(e[i].row.status, e[i].row.primary_ns, NULL, b, sizeof b))
+            rg_interval_label(&e[i].iv, b, sizeof b);
         tprintf("  %5lld  %-24.24s  %-22.22s  %-34s  %-10s  %s%s%s\n", (long long)e[i].row.id,
-               e[i].row.observed_at, e[i].revision, rg_interval_label(&e[i].iv, b, sizeof b), e[i].row.evidence,
+               e[i].row.observed_at, e[i].revision, b, e[i].row.evidence,
                strcmp(e[i].row.status, "passed") ? "FAILED " : "", e[i].suspect ? "SUSPECT: " : "",
                e[i].suspect ? e[i].suspect_why : "");
     }
@@ -92,6 +94,7 @@ static int print_line(rg_registry *g, const rg_ranked *e, size_t n)
             const rg_mf_workload *x = rg_manifest_find_workload(&m[i], ref, w);
             double lo, hi;
             if (!x) tprintf("  run %lld: -", (long long)e[i].row.id);
+            else if (!isfinite(x->median)) tprintf("  run %lld: not timed", (long long)e[i].row.id);
             else if (x->n_samples && x->n_samples < 1000000 &&
                      !rg_median_interval(x->samples, (int)x->n_samples, RG_STATS_CONF, &lo, &hi))
                 tprintf("  run %lld: %.3f [%.3f, %.3f]", (long long)e[i].row.id, x->median / 1e3, lo / 1e3, hi / 1e3);
@@ -195,9 +198,34 @@ static int check_history(rg_registry *g, int64_t id, double z_threshold, double 
     return v == RG_VERDICT_SLOW ? 1 : 0;
 }
 
+/* Whether run id timed nothing (a failed run, or `check`): 0 with its label
+ * in buf (untimed.c) and *failed set, 1 when it was timed, 2 on error
+ * (said on stderr). */
+static int timed_nothing(rg_registry *g, int64_t id, char *buf, size_t n, int *failed)
+{
+    char err[RG_ERRLEN];
+    rg_run_row row;
+    rg_manifest m;
+    if (rg_registry_get(g, id, &row, &m, err, sizeof err)) {
+        rg_term_printf(stderr, "ropegrad runs check: %s\n", err);
+        return 2;
+    }
+    int rc = rg_untimed_label(row.status, row.primary_ns, rg_manifest_first_failure(&m), buf, n);
+    *failed = strcmp(row.status, "passed") != 0;
+    rg_manifest_free(&m);
+    return rc;
+}
+
 static int check(rg_registry *g, int64_t id, int64_t against, double threshold, double alpha, double z_threshold)
 {
     char err[RG_ERRLEN], a[300], b[300];
+    int failed, t = timed_nothing(g, id, a, sizeof a, &failed);
+    if (t == 2) return 2;
+    if (t == 0) {   /* no times to check: a failed run fails the check, a `check` run passes it */
+        tprintf("run #%lld timed nothing (%s): no times to check%s\n", (long long)id, a,
+                failed ? "; a failed run fails the check" : "");
+        return failed;
+    }
     int64_t base = against;
     if (!base) {
         int hrc = check_history(g, id, z_threshold, threshold);
@@ -214,6 +242,12 @@ static int check(rg_registry *g, int64_t id, int64_t against, double threshold, 
     }
     if (base == id) {
         rg_term_printf(stderr, "ropegrad runs check: run #%lld cannot be its own baseline\n", (long long)id);
+        return 2;
+    }
+    if ((t = timed_nothing(g, base, a, sizeof a, &failed)) != 1) {
+        if (!t)
+            rg_term_printf(stderr, "ropegrad runs check: the baseline run #%lld timed nothing (%s): give --against "
+                                   "a timed run\n", (long long)base, a);
         return 2;
     }
     rg_run_row rb, rr;

@@ -267,23 +267,26 @@ static int cmd_list(runs_ctx *x)
     tprintf("  %-7s  %s\n", "status", "evidence");
     for (size_t i = 0; i < n; i++) {
         rg_manifest m;
-        char why[200] = "";
+        char why[200] = "", untimed[320] = "";
         int suspect = 0;
         rg_sol_check sol = {.state = RG_SOL_VERIFIED};
-        if (!rg_registry_get(x->g, rows[i].id, NULL, &m, x->err, sizeof x->err)) {
+        rg_run_row *r = &rows[i];
+        if (!rg_registry_get(x->g, r->id, NULL, &m, x->err, sizeof x->err)) {
             suspect = rg_manifest_suspect(&m, why, sizeof why);
             rg_manifest_sol_check(&m, &sol, NULL, x->err, sizeof x->err);
+            rg_untimed_label(r->status, r->primary_ns, rg_manifest_first_failure(&m), untimed, sizeof untimed);
             rg_manifest_free(&m);
         }
-        rg_run_row *r = &rows[i];
         char a[32], k[96], h[128], p[64];
-        snprintf(p, sizeof p, "%s %.10s", us(a, sizeof a, r->primary_ns), r->primary_statistic);
+        if (isnan(r->primary_ns)) snprintf(p, sizeof p, "not timed");
+        else snprintf(p, sizeof p, "%s %.10s", us(a, sizeof a, r->primary_ns), r->primary_statistic);
         headline(h, sizeof h, r->sol_score, r->avg_speedup, r->fast_count, r->fast_total);
         tprintf("%5lld  %-24.24s  %-24.24s  %-26.26s  %14s  ", (long long)r->id, r->observed_at, r->device,
                impl_label(k, sizeof k, r), p);
         print_cols(h, 46);
         tprintf("  %-7s  %s", r->status, r->evidence);
         if (r->replicates_of) tprintf(" (replicates #%lld)", (long long)r->replicates_of);
+        if (untimed[0]) tprintf("  %s", untimed);
         if (suspect) tprintf("  SUSPECT: %s", why);
         if (sol.state == RG_SOL_UNVERIFIABLE) tprintf("  UNVERIFIABLE: %s", sol.basis);
         tprintf("\n");
@@ -336,14 +339,18 @@ static int cmd_list_json(runs_ctx *x)
         oom |= !(r->replicates_of ? cJSON_AddNumberToObject(o, "replicates_of", (double)r->replicates_of)
                                   : cJSON_AddNullToObject(o, "replicates_of"));
         rg_manifest m;   /* the suspect flag (rank.h) and the T_SOL check (sol_check.h): derived from the record */
-        char why[200] = "";
+        char why[200] = "", untimed[320] = "";
         int suspect = 0;
         rg_sol_check sol = {.state = RG_SOL_UNVERIFIABLE, .basis = "the record cannot be read"};
         if (!rg_registry_get(x->g, r->id, NULL, &m, x->err, sizeof x->err)) {
             suspect = rg_manifest_suspect(&m, why, sizeof why);
             rg_manifest_sol_check(&m, &sol, NULL, x->err, sizeof x->err);
+            rg_untimed_label(r->status, r->primary_ns, rg_manifest_first_failure(&m), untimed, sizeof untimed);
             rg_manifest_free(&m);
         }
+        /* A run with nothing timed says so ("failed: REASON", "correctness only"); null when timed. */
+        oom |= !(untimed[0] ? cJSON_AddStringToObject(o, "not_timed", rg_term(untimed))
+                            : cJSON_AddNullToObject(o, "not_timed"));
         oom |= !cJSON_AddStringToObject(o, "verification", rg_sol_state_name(sol.state));
         oom |= !cJSON_AddStringToObject(o, "verification_basis", rg_term(sol.basis));
         oom |= !cJSON_AddBoolToObject(o, "suspect", suspect);
@@ -399,7 +406,10 @@ static int cmd_show(runs_ctx *x, int64_t id)
     tprintf("%s on %s %s  |  %s  |  evidence: %s%s  |  observed %s\n\n", impl_label(h, sizeof h, &r), m.product,
            m.architecture, m.status, r.evidence, imported ? " (measured elsewhere; digests verified)" : "",
            m.observed_at);
-    tprintf("  Primary measurement  %.6g ns %s (%.2f µs)\n", m.primary_ns, m.primary_statistic, m.primary_ns / 1e3);
+    char untimed[320] = "";
+    rg_untimed_label(m.status, m.primary_ns, rg_manifest_first_failure(&m), untimed, sizeof untimed);
+    if (untimed[0]) tprintf("  Primary measurement  not timed: %s\n", untimed);
+    else tprintf("  Primary measurement  %.6g ns %s (%.2f µs)\n", m.primary_ns, m.primary_statistic, m.primary_ns / 1e3);
     for (size_t i = 0; i < m.n_latency; i++)
         if (strcmp(m.latency_ns[i].name, m.primary_statistic))
             tprintf("                       %.6g ns %s\n", m.latency_ns[i].value, m.latency_ns[i].name);
@@ -422,7 +432,8 @@ static int cmd_show(runs_ctx *x, int64_t id)
         if (me.rank)
             tprintf("  Rank                 %s of %d in its comparison group%s\n", rg_rank_label(&me, rk, sizeof rk),
                    ranked, me.tied ? " (tied: the intervals overlap)" : "");
-        else tprintf("  Rank                 not ranked (not passed); %d ranked runs in its group\n", ranked);
+        else tprintf("  Rank                 not ranked (%s); %d ranked runs in its group\n",
+                     untimed[0] ? untimed : "not passed", ranked);
         tprintf("                       method: %s\n", RG_RANK_METHOD);
         if (me.suspect)
             tprintf("  SUSPECT              %s%s\n", me.suspect_why,
@@ -455,8 +466,10 @@ static int cmd_show(runs_ctx *x, int64_t id)
             size_t k = 0;
             for (size_t j = 0; j < w->n_axes && k < sizeof ax; j++)
                 k += (size_t)snprintf(ax + k, sizeof ax - k, "%s%.0f", j ? "x" : "", w->axes[j].value);
-            tprintf("  %4d %-24s  %12s %12s %12s %10.1f  %10s %10s %6s  %s (%.3g)\n", w->index, ax,
-                   us(a, sizeof a, w->median), us(b, sizeof b, w->min), us(c, sizeof c, w->max), w->gbps,
+            char gb[32] = "-";
+            if (isfinite(w->gbps)) snprintf(gb, sizeof gb, "%.1f", w->gbps);
+            tprintf("  %4d %-24s  %12s %12s %12s %10s  %10s %10s %6s  %s (%.3g)\n", w->index, ax,
+                   us(a, sizeof a, w->median), us(b, sizeof b, w->min), us(c, sizeof c, w->max), gb,
                    us(d, sizeof d, w->t_sol_ns), us(e, sizeof e, w->t_b_ns), fmt4(f, sizeof f, w->sol_score),
                    w->pass ? "yes" : "NO", w->max_abs_err);
         }
@@ -544,7 +557,8 @@ static int cmd_rank(runs_ctx *x)
     qsort(rows, m, sizeof *rows, cmp_key);
     tprintf("rank: %s; unverifiable runs (no T_SOL the index can compute) rank after the verified ones, suspect\n"
            "runs (faster than the index's T_SOL, or an all-zero/NaN output) after them until a replication confirms\n"
-           "them; failed runs are not ranked; #1 is the best passed, verified, non-suspect run\n\n", RG_RANK_METHOD);
+           "them; failed runs and runs that timed nothing (check: correctness only) are not ranked; #1 is the best\n"
+           "passed, verified, non-suspect run\n\n", RG_RANK_METHOD);
     int rc = 0;
     for (size_t i = 0; i < m && !rc;) {
         size_t j = i;
@@ -569,9 +583,13 @@ static int cmd_rank(runs_ctx *x)
             char a[64], rk[16], kn[96], ratio[32], h[128];
             rg_rank_label(r, rk, sizeof rk);
             if (r->rank && isfinite(best)) snprintf(ratio, sizeof ratio, "%.3fx", r->iv.est / best);
-            else snprintf(ratio, sizeof ratio, r->rank ? "-" : "failed");
+            else snprintf(ratio, sizeof ratio, r->rank ? "-" : strcmp(r->row.status, "passed") ? "failed" : "unranked");
+            char untimed[64];
+            if (!rg_untimed_label(r->row.status, r->row.primary_ns, NULL, untimed, sizeof untimed))
+                snprintf(a, sizeof a, "%s", untimed);
+            else rg_interval_label(&r->iv, a, sizeof a);
             headline(h, sizeof h, r->row.sol_score, r->row.avg_speedup, r->row.fast_count, r->row.fast_total);
-            tprintf("  %4s  %5lld  %-30s  %8s  ", rk, (long long)r->row.id, rg_interval_label(&r->iv, a, sizeof a), ratio);
+            tprintf("  %4s  %5lld  %-30s  %8s  ", rk, (long long)r->row.id, a, ratio);
             print_cols(h, 44);
             tprintf("  %-28.28s  %-10s  %-22s  %s%s%s%s\n", impl_label(kn, sizeof kn, &r->row), r->row.evidence,
                    r->revision, r->suspect ? (r->confirmed ? "SUSPECT (replicated): " : "SUSPECT: ") : "",
@@ -650,6 +668,11 @@ static int cmd_compare(runs_ctx *x, int64_t ida, int64_t idb)
         const rg_mf_workload *a = &ma.workloads[i], *b = rg_manifest_find_workload(&mb, a, i);
         if (!b) {
             tprintf("  %4d  %12s  %12s  %8s\n", a->index, us(s1, sizeof s1, a->median), "-", "-");
+            continue;
+        }
+        if (!isfinite(a->median) || !isfinite(b->median)) {   /* failed, or a `check` run: nothing to compare */
+            tprintf("  %4d  %12s  %12s  not timed in %s\n", a->index, us(s1, sizeof s1, a->median),
+                    us(s2, sizeof s2, b->median), isfinite(a->median) ? "B" : isfinite(b->median) ? "A" : "A or B");
             continue;
         }
         rg_shift sh;

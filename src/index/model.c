@@ -116,6 +116,7 @@ int rg_model_run_from_manifest(const rg_manifest *m, const rg_run_row *row, rg_r
 
     v->primary_ns = positive_or_nan(m->primary_ns);
     snprintf(v->primary_stat, sizeof v->primary_stat, "%s", stat_label(m->primary_statistic));
+    rg_untimed_label(m->status, m->primary_ns, rg_manifest_first_failure(m), v->not_timed, sizeof v->not_timed);
     v->sol = positive_or_nan(m->sol_score);
     v->x_ref = positive_or_nan(m->avg_speedup);
     if (m->fast_1_total > 0 && isfinite(m->fast_1_count)) {
@@ -278,7 +279,7 @@ static int rank_from_table(const rank_table *t, const rg_run_row *row, rg_run_vi
     v->group_size = (int)t->n;
     v->first_id = t->first;
     v->rank = 0;
-    if (strcmp(row->status, "passed")) return 0;
+    if (strcmp(row->status, "passed") || !isfinite(row->primary_ns)) return 0;   /* failed, or not timed */
     size_t lo = 0, hi = t->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -463,7 +464,7 @@ int rg_model_problem(rg_registry *g, const char *definition, rg_problem_view *v,
             if (strcmp(rows[k].comparison_key, gv->comparison_key)) continue;
             rg_rank_entry *e = &gv->e[gv->n++];
             fill_entry(&rows[k], e);
-            e->rank = !strcmp(rows[k].status, "passed") ? ++rank : 0;
+            e->rank = !strcmp(rows[k].status, "passed") && isfinite(rows[k].primary_ns) ? ++rank : 0;
         }
     }
     free(pr);

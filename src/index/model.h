@@ -45,6 +45,7 @@ typedef struct rg_run_view {
     /* the primary measurement */
     double primary_ns;
     char primary_stat[96];
+    char not_timed[320];   /* a run with nothing timed: "failed: REASON" or "correctness only" (untimed.c); "" else */
     /* rank in the comparison group (0: not ranked), its size, #1's id */
     int rank, group_size;
     int64_t first_id;

@@ -322,6 +322,8 @@ char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, s
         put_esc(&b, "<div class=\"big\">", s, " <span class=\"muted\" style=\"font-size:14px\">");
         rg_html_esc(&b, v->primary_stat);
         rg_buf_puts(&b, "</span></div>\n");
+    } else if (*v->not_timed) {
+        put_esc(&b, "<p id=\"not-timed\">Not timed: ", v->not_timed, "</p>\n");
     }
     if (v->iv.known && v->iv.lo > 0 && isfinite(v->iv.hi)) {
         char lo[48], hi[48];
@@ -347,6 +349,9 @@ char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, s
     if (v->rank > 0)
         rg_buf_printf(&b, "Rank %s%d of %d in its comparison group%s", v->tied ? "=" : "", v->rank, v->group_size,
                       v->tied ? " (tied: the intervals overlap)" : "");
+    else if (v->id > 0 && *v->not_timed)
+        rg_buf_puts(&b, !strcmp(v->status, "passed") ? "Not ranked: correctness only (nothing was timed)"
+                                                     : "Not ranked (it did not pass correctness, and nothing was timed)");
     else if (v->id > 0 && !strcmp(v->status, "passed"))
         rg_buf_puts(&b, "Not ranked by the primary figure (suspect or unverifiable, see above)");
     else if (v->id > 0) rg_buf_puts(&b, "Not ranked (it did not pass correctness)");
@@ -528,7 +533,7 @@ char *rg_render_problem(const rg_render_ctx *ctx, const rg_problem_view *v, char
             const rg_rank_entry *e = &g->e[i];
             char s[48], d[16];
             if (e->rank > 0) rg_buf_printf(&b, "<tr><td class=\"rank\">%s%d</td>", e->tied ? "=" : "", e->rank);
-            else rg_buf_puts(&b, "<tr><td>failed</td>");
+            else rg_buf_puts(&b, strcmp(e->status, "passed") ? "<tr><td>failed</td>" : "<tr><td>correctness only</td>");
             rg_buf_printf(&b, "<td><a class=\"rank-link\" ");
             href_run(&b, ctx, e->id);
             rg_buf_printf(&b, ">#%lld</a></td><td>", (long long)e->id);
@@ -828,6 +833,8 @@ char *rg_api_run(const rg_run_view *v, char *err, size_t errlen)
     cJSON_AddStringToObject(o, "observedAt", v->observed_at);
     add_num(o, "primaryNs", v->primary_ns);
     cJSON_AddStringToObject(o, "primaryStatistic", v->primary_stat);
+    if (*v->not_timed) cJSON_AddStringToObject(o, "notTimed", v->not_timed);
+    else cJSON_AddNullToObject(o, "notTimed");
     if (v->rank > 0) cJSON_AddNumberToObject(o, "rank", v->rank);
     else cJSON_AddNullToObject(o, "rank");
     cJSON_AddNumberToObject(o, "groupSize", v->group_size);

@@ -139,6 +139,7 @@ static void rd_stats(rd *x, const cJSON *o, rg_named_value *nv, size_t cap, size
 {
     *n = 0;
     for (const cJSON *c = o ? o->child : NULL; c; c = c->next) {
+        if (cJSON_IsNull(c)) continue;   /* not measured (a run with nothing timed): absent, NAN */
         if (!cJSON_IsNumber(c) || strlen(c->string) >= sizeof nv->name || *n == cap) {
             rd_fail(x, where, c->string, "not a number (or too many members)");
             return;
@@ -458,12 +459,33 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* ropegrad's detail: figures that follow from others, recomputed. */
-/* A workload that failed its check and so was not timed (as in
- * SOL-ExecBench): it carries no timing figure at all. */
-static int untimed_failure(const rg_mf_workload *w)
+/* A workload that carries no timing figure at all: one that failed its check
+ * (as in SOL-ExecBench, not timed), or any workload of an untimed protocol
+ * (`check`: measurement.iterations 0). */
+static int untimed_row(const rg_manifest *m, const rg_mf_workload *w)
 {
-    return !w->pass && w->index >= 0 && isnan(w->median) && isnan(w->min) && isnan(w->max) && isnan(w->mean) &&
-           isnan(w->gbps) && isnan(w->sol_score) && isnan(w->speedup) && !w->n_samples;
+    return (!w->pass || m->iterations == 0) && w->index >= 0 && isnan(w->median) && isnan(w->min) &&
+           isnan(w->max) && isnan(w->mean) && isnan(w->gbps) && isnan(w->sol_score) && isnan(w->speedup) &&
+           !w->n_samples;
+}
+
+/* The primary latency is absent (null) only where nothing was meant to be
+ * or could be timed: a failed run (run.spec.status) or an untimed protocol
+ * (protocol.spec.measurement.iterations 0); and an untimed protocol states
+ * none. */
+static int primary_presence_check(const rg_manifest *m, char *msg, size_t msglen)
+{
+    int untimed = m->iterations == 0, absent = isnan(m->primary_ns);
+    if (absent && !untimed && strcmp(m->status, "failed")) {
+        snprintf(msg, msglen, "run.spec.timing.latencyNs.%.31s is absent: only a failed run or an untimed protocol "
+                              "(measurement.iterations 0) records no primary latency", m->primary_statistic);
+        return 1;
+    }
+    if (untimed && (m->n_latency || isfinite(m->latency_ms))) {
+        snprintf(msg, msglen, "protocol.spec.measurement.iterations is 0 (nothing timed), yet the run states a latency");
+        return 1;
+    }
+    return 0;
 }
 
 static int verify_figures(const rg_manifest *m, char *msg, size_t msglen)
@@ -495,7 +517,10 @@ static int verify_figures(const rg_manifest *m, char *msg, size_t msglen)
     for (size_t i = 0; i < n; i++) {
         const rg_mf_workload *w = &m->workloads[i];
         double med = w->median;
-        if (untimed_failure(w)) continue;   /* failed its check, so not timed: no figures to check */
+        if (untimed_row(m, w)) {   /* not timed: no figures to check */
+            passed += w->pass;
+            continue;
+        }
         if (!(med > 0) || w->index < 0) {
             snprintf(msg, msglen, "run workloads[%zu] has no index or no positive median", i);
             free(v);
@@ -606,7 +631,8 @@ int rg_manifest_verify_typed(const rg_manifest *m, rg_verify_report *rep, char *
         rep->state[0] = RG_DIGEST_MISMATCH;
         return rc;
     }
-    if (rg_manifest_latencies_check(m, msg, msglen) || rg_observed_at_check(m->observed_at, NAN, msg, msglen))
+    if (rg_manifest_latencies_check(m, msg, msglen) || primary_presence_check(m, msg, msglen) ||
+        rg_observed_at_check(m->observed_at, NAN, msg, msglen))
         return 1;
     /* Figures the run states twice. */
     if (isfinite(m->latency_ms) && isfinite(m->primary_ns) && !same_figure(m->latency_ms * 1e6, m->primary_ns) &&

@@ -394,8 +394,8 @@ int rg_registry_previous_revision(rg_registry *g, int64_t id, int64_t *base, cha
     size_t me = n;
     for (size_t i = 0; i < n; i++)
         if (e[i].row.id == id) me = i;
-    for (size_t i = me; i-- > 0 && me < n;)
-        if (strcmp(e[i].row.implementation_digest, e[me].row.implementation_digest)) {
+    for (size_t i = me; i-- > 0 && me < n;)   /* a run that timed nothing is no baseline */
+        if (strcmp(e[i].row.implementation_digest, e[me].row.implementation_digest) && !isnan(e[i].row.primary_ns)) {
             *base = e[i].row.id;
             break;
         }

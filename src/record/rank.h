@@ -103,7 +103,8 @@ const char *rg_rank_label(const rg_ranked *r, char *buf, size_t n);
  * it is credible, else the receipt time) then id. */
 int rg_registry_line(rg_registry *g, int64_t id, rg_ranked **out, size_t *n, char *err, size_t errlen);
 /* The baseline of `runs check`: the latest run of id's line observed before
- * it that measured another revision. *base = 0 when there is none. */
+ * it that measured another revision and timed something (a run with a
+ * primary figure). *base = 0 when there is none. */
 int rg_registry_previous_revision(rg_registry *g, int64_t id, int64_t *base, char *err, size_t errlen);
 
 typedef struct rg_check_row {

@@ -262,6 +262,15 @@ typedef struct rg_run_row {
     char source[64], external_id[128], family[256], architecture[64];
 } rg_run_row;
 
+/* A run with nothing timed (primary_ns NAN: a failed run, or `check`,
+ * untimed.c): what stands where its figure would, into buf[n] --
+ * "failed: REASON" (reason "" or NULL: "failed, not timed") or "correctness
+ * only (not timed)". Returns 0, 1 when the run was timed (buf ""), 2 on bad
+ * input. */
+int rg_untimed_label(const char *status, double primary_ns, const char *reason, char *buf, size_t n);
+/* The reason of m's first workload that failed its check ("" when none). */
+const char *rg_manifest_first_failure(const rg_manifest *m);
+
 /* Runs ordered by id (newest last). *rows is malloc'd. */
 int rg_registry_list(rg_registry *g, rg_run_row **rows, size_t *n, char *err, size_t errlen);
 /* One run: its row and (when manifest != NULL) its manifest, parsed strictly

@@ -1114,16 +1114,20 @@ int rg_registry_rank_of(rg_registry *g, int64_t id, int *rank, int *group_size, 
     int rc = rg_registry_get(g, id, &row, NULL, err, errlen);
     if (rc) return rc;
     int64_t size = 0, before = 0;
-    if (query_i64(g, "SELECT COUNT(*) FROM runs WHERE comparison_key = ? AND status = 'passed'", row.comparison_key,
-                  0, 0, &size) ||
-        (!strcmp(row.status, "passed") &&
+    /* Ranked: passed with a primary figure (a `check` run times nothing). */
+    int ranked = !strcmp(row.status, "passed") && isfinite(row.primary_ns);
+    if (query_i64(g,
+                  "SELECT COUNT(*) FROM runs WHERE comparison_key = ? AND status = 'passed' "
+                  "AND primary_ns IS NOT NULL",
+                  row.comparison_key, 0, 0, &size) ||
+        (ranked &&
          query_i64(g,
                    "SELECT COUNT(*) FROM runs WHERE comparison_key = ?1 AND status = 'passed' "
                    "AND (primary_ns < ?2 OR (primary_ns = ?2 AND id < ?3))",
                    row.comparison_key, row.primary_ns, id, &before)))
         return fail(g, err, errlen, "cannot rank runs");
     *group_size = (int)size;
-    if (!strcmp(row.status, "passed")) *rank = (int)before + 1;
+    if (ranked) *rank = (int)before + 1;
     return rg_registry_first(g, row.comparison_key, first, err, errlen);   /* the one #1 (rank.h) */
 }
 
@@ -1423,12 +1427,13 @@ int rg_registry_list_problem(rg_registry *g, const char *definition, int per_gro
     size_t ng;
     if (rg_registry_problems(g, definition, &groups, &ng, err, errlen)) return 2;
     /* Per group, on the (comparison_key, status, primary_ns) index: the
-     * passed runs in rank order, then the others; at most per_group. */
+     * passed runs with a primary figure in rank order, then the others
+     * (failed, or not timed); at most per_group. */
     static const char *const sql[2] = {
         "SELECT " ROW_COLUMNS " FROM runs WHERE comparison_key = ?1 AND status = 'passed' AND definition = ?2 "
-        "ORDER BY primary_ns ASC, id ASC LIMIT ?3",
-        "SELECT " ROW_COLUMNS " FROM runs WHERE comparison_key = ?1 AND status <> 'passed' AND definition = ?2 "
-        "ORDER BY id ASC LIMIT ?3"};
+        "AND primary_ns IS NOT NULL ORDER BY primary_ns ASC, id ASC LIMIT ?3",
+        "SELECT " ROW_COLUMNS " FROM runs WHERE comparison_key = ?1 AND (status <> 'passed' OR primary_ns IS NULL) "
+        "AND definition = ?2 ORDER BY id ASC LIMIT ?3"};
     size_t cap = 0;
     int rc = 0;
     for (size_t k = 0; k < ng && !rc; k++) {
@@ -1536,7 +1541,7 @@ int rg_registry_group_order(rg_registry *g, const char *comparison_key, int64_t 
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(g->db,
                            "SELECT id, primary_ns FROM runs WHERE comparison_key = ? AND status = 'passed' "
-                           "ORDER BY primary_ns ASC, id ASC",
+                           "AND primary_ns IS NOT NULL ORDER BY primary_ns ASC, id ASC",
                            -1, &st, NULL) != SQLITE_OK)
         return fail(g, err, errlen, "cannot rank runs");
     sqlite3_bind_text(st, 1, comparison_key ? comparison_key : "", -1, SQLITE_TRANSIENT);

@@ -109,6 +109,13 @@ int rg_record_replicate(rg_registry *g, int64_t id, const char *suite_dir, int v
     rg_manifest om;
     int rc = rg_registry_get(g, id, &orow, &om, err, errlen);
     if (rc) return 2;
+    char untimed[320];
+    if (!rg_untimed_label(orow.status, om.primary_ns, rg_manifest_first_failure(&om), untimed, sizeof untimed)) {
+        snprintf(err, errlen, "replicate: run #%lld timed nothing (%.280s): there are no times to replicate",
+                 (long long)id, untimed);
+        rg_manifest_free(&om);
+        return 2;
+    }
     rg_recorded_protocol p;
     if (rg_protocol_from_manifest(&om, &p, err, errlen)) {
         rg_manifest_free(&om);
