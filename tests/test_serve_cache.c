@@ -4,6 +4,7 @@
  * never above its byte cap (many distinct paths); and the forms' CSRF value
  * belongs to the server, not to the token. */
 #define _POSIX_C_SOURCE 200809L
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "test_util.h"
@@ -21,6 +22,7 @@ static int setup(void **state)
     fx_path(db, sizeof db, "cache.db");
     fx_path(tokfile, sizeof tokfile, "cache-token");
     if (rg_write_file_atomic(tokfile, TOKEN "\n", strlen(TOKEN) + 1, err, sizeof err)) return -1;
+    chmod(tokfile, 0600);   /* a secret: serve refuses one that group or others can read */
     unlink(db);
     rg_registry *g;
     if (rg_registry_open(db, 1, &g, err, sizeof err)) return -1;
