@@ -158,7 +158,7 @@ static void test_names(void **state)
 static void test_navigation(void **state)
 {
     rg_server *s = make(0);
-    const char *paths[] = {"/", "/runs/2", "/problems/" DEF, "/compare/2/3", "/history/2", "/search?q=x", "/nope"};
+    const char *paths[] = {"/", "/runs/2", ("/problems/" DEF), "/compare/2/3", "/history/2", "/search?q=x", "/nope"};
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
         char path[64];
         snprintf(path, sizeof path, "%s", paths[i]);
