@@ -97,7 +97,8 @@ def main():
         links = driver.find_elements(By.CSS_SELECTOR, "a.problem-link")
         check(len(links) >= 1, "the front page lists the problem")
         links[0].click()
-        check("All results for" in driver.find_element(By.TAG_NAME, "h1").text, "problem page opened")
+        check("L1/014 · Rotary embedding with attention scaling backward" in driver.find_element(By.TAG_NAME, "h1").text,
+              "problem page opened, titled by its name")
         ranked = driver.find_elements(By.CSS_SELECTOR, "a.rank-link")
         check(len(ranked) == 2, "both runs are ranked on the problem page")
         driver.save_screenshot(os.path.join(shots, "index-problem-page.png"))
@@ -138,6 +139,18 @@ def main():
         driver.find_element(By.CSS_SELECTOR, "#note-form textarea[name=text]").send_keys("no token")
         submit("#note-form")
         check("401" in driver.page_source or "token" in driver.page_source, "a note without the token is refused")
+        check(driver.find_elements(By.ID, "back") and not driver.page_source.lstrip().startswith("{")
+              and "<html" in driver.page_source, "the refusal is a page with a link back, not raw JSON")
+        driver.find_element(By.ID, "back").click()
+        check(driver.current_url.rstrip("/") == run_url.rstrip("/"), "the link back returns to the run page")
+
+        # The header's search: a form over implementation names, escaped.
+        driver.find_element(By.CSS_SELECTOR, "#nav a[href='/search']").click()
+        driver.find_element(By.CSS_SELECTOR, "#search-form input[name=q]").send_keys("cpu")
+        submit("#search-form")
+        check(len(driver.find_elements(By.CSS_SELECTOR, "#search-hits tr")) >= 2, "search by implementation finds runs")
+        crumbs = driver.find_element(By.ID, "crumbs").text
+        check(crumbs.startswith("Index"), f"breadcrumbs on the search page: {crumbs}")
 
         raw = urllib.request.urlopen(f"{base}/runs/{run_id}.json", timeout=30).read()
         path = os.path.join(work, "fetched.json")

@@ -26,6 +26,7 @@
 #include "render.h"
 #include "serve.h"
 #include "test_record_fixture.h"
+#include "test_serve_fixture.h"
 
 #define TOKEN "test-token-0123456789abcdef"
 
@@ -94,14 +95,7 @@ static int teardown(void **state)
     return 0;
 }
 
-static rg_server *make(int writable)
-{
-    rg_serve_options o = {.db_path = db, .listen = "127.0.0.1:0", .write_token_file = writable ? tokfile : NULL};
-    rg_server *s;
-    char err[RG_ERRLEN];
-    if (rg_serve_create(&o, &s, err, sizeof err)) fail_msg("%s", err);
-    return s;
-}
+static rg_server *make(int writable) { return fx_serve(db, writable ? tokfile : NULL); }
 
 static int route(rg_server *s, rg_request q, rg_response *r)
 {
@@ -134,7 +128,7 @@ static void test_routes(void **state)
     expect(s, (rg_request){.path = "/api/runs/1"}, 200, "\"rank\":1");
     expect(s, (rg_request){.path = "/api/problems"}, 200, "\"runs\":1");
     expect(s, (rg_request){.path = "/problems/014_rotary_embedding_with_attention_scaling_backward"}, 200,
-           "All results for");
+           "id=\"problem-title\"");
     expect(s, (rg_request){.path = "/api/problems/014_rotary_embedding_with_attention_scaling_backward"}, 200,
            "\"ranked\"");
     expect(s, (rg_request){.path = "/compare/1/1"}, 200, "compare-table");

@@ -959,12 +959,13 @@ int rg_cmd_runs(int argc, char **argv)
 
 int rg_cmd_report(int argc, char **argv)
 {
-    enum { OPT_DB = 1000, OPT_HTML };
+    enum { OPT_DB = 1000, OPT_HTML, OPT_BASE };
     static const struct option longopts[] = {{"db", required_argument, NULL, OPT_DB},
                                              {"html", required_argument, NULL, OPT_HTML},
+                                             {"base-url", required_argument, NULL, OPT_BASE},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
-    const char *db = NULL, *html = NULL;
+    const char *db = NULL, *html = NULL, *base_url = NULL;
     optind = 0;
     opterr = 0;
     int c;
@@ -972,9 +973,12 @@ int rg_cmd_report(int argc, char **argv)
         switch (c) {
         case OPT_DB: db = optarg; break;
         case OPT_HTML: html = optarg; break;
+        case OPT_BASE: base_url = optarg; break;
         case 'h':
-            tprintf("usage: ropegrad report ID --html FILE [--db FILE]\n\n"
-                   "One self-contained HTML page (inline SVG and CSS, no network, no script) for a recorded run.\n");
+            tprintf("usage: ropegrad report ID --html FILE [--base-url URL] [--db FILE]\n\n"
+                   "One self-contained HTML page (inline SVG and CSS, no network, no script) for a recorded run.\n"
+                   "It links to no other page, unless --base-url names a served index (http://host:port):\n"
+                   "then its links go to that index's pages.\n");
             return 0;
         case ':': rg_term_printf(stderr, "ropegrad report: %s needs a value\n", argv[optind - 1]); return 2;
         default: rg_term_printf(stderr, "ropegrad report: unknown option '%s' (try --help)\n", argv[optind - 1]); return 2;
@@ -993,7 +997,7 @@ int rg_cmd_report(int argc, char **argv)
         return 2;
     }
     /* The index's run page (src/index/: one renderer for report, site and serve). */
-    char *page = rg_report_page(g, id, err, sizeof err);
+    char *page = rg_report_page(g, id, base_url, err, sizeof err);
     int rc = 2;
     if (!page || rg_cli_write_output(html, page, strlen(page), err, sizeof err)) {
         rg_term_printf(stderr, "ropegrad report: %s\n", err);

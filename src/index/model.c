@@ -8,12 +8,16 @@
 #define _POSIX_C_SOURCE 200809L
 #include "model.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gate.h"
+#include "strict_json.h"
+#include "names.h"
 #include "rg_util.h"
 
 void rg_kv_add(rg_kvlist *l, const char *key, const char *value)
@@ -73,6 +77,54 @@ static const char *stat_label(const char *stat)
     return stat;
 }
 
+/* The implementation's name: ropegrad's "project backend kernel"; an
+ * imported record's metadata title before its first " · " ("Recursive"),
+ * else "source #id". */
+static void implementation_name(const rg_manifest *m, char *out, size_t n)
+{
+    const char *title = m->obj[RG_ROLE_RUN].title, *dot = strstr(title, " · ");
+    if (m->impl_name[0]) snprintf(out, n, "%.60s %.60s %.60s", m->impl_name, m->backend, m->kernel_name);
+    else if (dot && dot > title) snprintf(out, n, "%.*s", (int)(dot - title < 150 ? dot - title : 150), title);
+    else snprintf(out, n, "%.60s #%.100s", rg_source_display(m->source), m->external_id);
+}
+
+/* "2026-08-24" of a timestamp, "" when there is none. */
+static const char *date_of(const char *ts, char *out, size_t n)
+{
+    snprintf(out, n, "%.10s", ts ? ts : "");
+    return out;
+}
+
+/* The speed-of-light rows of the Workload section: the figures' T_SOL and the
+ * index's own check of it; on a CPU run, once, why there is none. */
+static void sol_rows(rg_kvlist *l, const rg_manifest *m, const rg_run_view *v)
+{
+    if (v->cpu) {
+        rg_kv_add(l, "T_SOL", RG_NO_SOL_ON_CPU);
+        return;
+    }
+    kv_str(l, "T_SOL", m->t_sol_detail);
+    char s[600];
+    snprintf(s, sizeof s, "%s: %s", rg_sol_state_name(v->sol_check.state), v->sol_check.basis);
+    rg_kv_add(l, "T_SOL check (the index's own)", s);
+}
+
+/* A CPU run's 1-minute load average and online CPUs, "busy" as the gate
+ * judges it (gate.h rg_manifest_busy). */
+static void load_row(rg_kvlist *l, const rg_manifest *m)
+{
+    if (!isfinite(m->load_avg_1m)) return;
+    char s[160], why[96];
+    int busy = rg_manifest_busy(m, why, sizeof why);
+    if (m->online_cpus > 0)
+        snprintf(s, sizeof s, "%.2f on %d online CPU%s · %s", m->load_avg_1m, m->online_cpus,
+                 m->online_cpus == 1 ? "" : "s",
+                 busy ? "busy (at or above half the CPUs): the regression gate calls it UNCLEAR, never SLOW"
+                      : "not busy (below half the CPUs)");
+    else snprintf(s, sizeof s, "%.2f (online CPUs not recorded)", m->load_avg_1m);
+    rg_kv_add(l, "load average (1 min)", s);
+}
+
 int rg_model_run_from_manifest(const rg_manifest *m, const rg_run_row *row, rg_run_view *v, char *err,
                                size_t errlen)
 {
@@ -110,8 +162,11 @@ int rg_model_run_from_manifest(const rg_manifest *m, const rg_run_row *row, rg_r
     copy(v->run_digest, sizeof v->run_digest, m->obj[RG_ROLE_RUN].digest);
     copy(v->comparison_key, sizeof v->comparison_key, row ? row->comparison_key : m->comparison_key);
     char impl[200];
-    if (m->impl_name[0]) snprintf(impl, sizeof impl, "%.60s %.60s %.60s", m->impl_name, m->backend, m->kernel_name);
-    else snprintf(impl, sizeof impl, "%.60s #%.100s", m->source, m->external_id);
+    implementation_name(m, impl, sizeof impl);
+    v->cpu = !strcmp(m->vendor, "cpu");
+    v->replicable = m->have_detail;   /* replicate.c reads the protocol from run.spec.ropegrad */
+    copy(v->comparison_label, sizeof v->comparison_label,
+         m->source[0] && !m->have_detail ? "source-native comparison" : "ropegrad comparison");
     snprintf(v->title, sizeof v->title, "%.200s · %.150s · %.150s", impl, v->definition, v->device);
 
     v->primary_ns = positive_or_nan(m->primary_ns);
@@ -130,15 +185,17 @@ int rg_model_run_from_manifest(const rg_manifest *m, const rg_run_row *row, rg_r
     if (m->correctness_element[0]) snprintf(v->correctness, sizeof v->correctness, "%s", m->correctness_element);
     else snprintf(v->correctness, sizeof v->correctness, "Marked %s by the source; the correctness policy was not "
                   "published.", *m->status ? m->status : "(no status)");
+    char ext[160];
+    rg_source_external_id(m->source, m->external_id, ext, sizeof ext);
     if (row && !strcmp(row->evidence, RG_EVIDENCE_IMPORTED))
         snprintf(v->source, sizeof v->source, "imported: measured elsewhere (source %.60s%s%.100s), digests verified here",
-                 *m->source ? m->source : "unknown", *m->external_id ? ", external id " : "", m->external_id);
+                 *m->source ? rg_source_display(m->source) : "unknown", *ext ? ", external id " : "", ext);
     else copy(v->source, sizeof v->source, "recorded by ropegrad bench");
 
     char s[512];
     rg_kv_add(&v->identity, "implementation", impl);
-    kv_str(&v->identity, "project", m->impl_name);
-    kv_str(&v->identity, "revision", m->impl_version);
+    kv_str(&v->identity, "project", m->impl_name[0] ? m->impl_name : impl);
+    kv_str(&v->identity, "revision", v->revision);
     kv_str(&v->identity, "backend", m->backend);
     snprintf(s, sizeof s, "suite of %zu case%s · %s", m->n_workloads, m->n_workloads == 1 ? "" : "s", v->primary_stat);
     if (m->n_workloads) rg_kv_add(&v->identity, "workload", s);
@@ -148,15 +205,22 @@ int rg_model_run_from_manifest(const rg_manifest *m, const rg_run_row *row, rg_r
                                                                            : "derived by rule");
     snprintf(s, sizeof s, "%s (%s)", v->comparison_key, v->key_origin);
     if (v->comparison_key[0]) rg_kv_add(&v->identity, "comparison key", s);
-    kv_str(&v->identity, "source", m->source);
-    kv_str(&v->identity, "external id", m->external_id);
+    kv_str(&v->identity, "source", rg_source_display(m->source));
+    kv_str(&v->identity, "external id", ext);
+    if (row && row->created_at[0]) {   /* when this index received it (the record carries no publication date) */
+        char day[16];
+        snprintf(s, sizeof s, "%s (in this index)", date_of(row->created_at, day, sizeof day));
+        rg_kv_add(&v->identity, "published", s);
+    }
     kv_str(&v->identity, "run digest", v->run_digest);
     kv_str(&v->identity, "implementation digest", m->implementation_digest);
 
     kv_str(&v->workload, "definition", m->benchmark);
     kv_str(&v->workload, "comparator", m->correctness_comparator);
-    kv_str(&v->workload, "figures", m->figures_file);
+    kv_str(&v->workload, "description", rg_source_comparator_description(m->source));
+    if (!v->cpu) kv_str(&v->workload, "figures", m->figures_file);   /* B200/H200 figures mean nothing on a CPU */
     kv_str(&v->workload, "workload digest", m->workload_digest);
+    sol_rows(&v->workload, m, v);
 
     snprintf(s, sizeof s, "%s %s", m->harness_name, m->harness_version);
     if (m->harness_name[0]) rg_kv_add(&v->protocol, "harness", s);
@@ -180,14 +244,12 @@ int rg_model_run_from_manifest(const rg_manifest *m, const rg_run_row *row, rg_r
     for (size_t i = 0; i < m->n_libraries; i++) kv_str(&v->environment, m->libraries[i].key, m->libraries[i].value);
     if (strcmp(m->vendor, "cpu")) kv_str(&v->environment, "cpu", m->cpu_model);
     if (m->cpu_threads > 0) kv_num(&v->environment, "cpu threads", m->cpu_threads);
+    load_row(&v->environment, m);
     kv_str(&v->environment, "host", m->hostname);
     kv_str(&v->environment, "os", m->os);
     kv_str(&v->environment, "build", m->build_flags);
     kv_str(&v->environment, "environment digest", m->environment_digest);
 
-    kv_str(&v->artifacts, "T_SOL", m->t_sol_detail);
-    snprintf(s, sizeof s, "%s: %s", rg_sol_state_name(v->sol_check.state), v->sol_check.basis);
-    rg_kv_add(&v->artifacts, "T_SOL check (the index's own)", s);
     kv_str(&v->artifacts, "baseline", m->baseline_name);
 
     if (m->n_workloads) {
@@ -210,9 +272,11 @@ int rg_model_run_from_manifest(const rg_manifest *m, const rg_run_row *row, rg_r
         w->max = t->max;
         w->stddev = t->stddev;
         w->gbps = t->gbps;
-        w->t_sol = t_sol[i];   /* the index's own, never the manifest's t_sol_ns */
-        w->t_b = t->t_b_ns;
-        w->score = t->sol_score;
+        /* the index's own T_SOL, never the manifest's t_sol_ns; none on a
+         * CPU run, whose GPU figures (T_SOL, reference T_b) say nothing of it */
+        w->t_sol = v->cpu ? NAN : t_sol[i];
+        w->t_b = v->cpu ? NAN : t->t_b_ns;
+        w->score = v->cpu ? NAN : t->sol_score;
         w->speedup = t->speedup;
         w->pass = t->pass;
     }
@@ -246,6 +310,7 @@ void rg_model_run_free(rg_run_view *v)
     free(v->sigs);
     rg_run_conflicts_free(v->conflicts, v->n_conflicts);
     free(v->manifest);
+    free(v->manifest_pretty);
     memset(v, 0, sizeof *v);
 }
 
@@ -352,6 +417,16 @@ static int interval_rank_run(rg_registry *g, const rg_run_row *row, rg_run_view 
     return 0;
 }
 
+/* The stored manifest indented for reading (the page's; /runs/ID.json serves the stored bytes). */
+static int pretty_manifest(rg_run_view *v, char *err, size_t errlen)
+{
+    if (!v->manifest) return 0;
+    cJSON *doc = rg_json_parse_strict(v->manifest, v->manifest_len, "the stored manifest", err, errlen);
+    v->manifest_pretty = doc ? rg_json_print(doc, 1, err, errlen) : NULL;
+    cJSON_Delete(doc);
+    return v->manifest_pretty ? 0 : 2;
+}
+
 int rg_model_run(rg_registry *g, int64_t id, rg_run_view *v, char *err, size_t errlen)
 {
     memset(v, 0, sizeof *v);
@@ -367,7 +442,8 @@ int rg_model_run(rg_registry *g, int64_t id, rg_run_view *v, char *err, size_t e
         rg_registry_replications(g, id, &v->reps, &v->n_reps, err, errlen) ||
         rg_registry_signatures(g, id, &v->sigs, &v->n_sigs, err, errlen) ||
         rg_registry_conflicts(g, id, &v->conflicts, &v->n_conflicts, err, errlen) ||
-        rg_registry_manifest_bytes(g, id, &v->manifest, &v->manifest_len, err, errlen)) {
+        rg_registry_manifest_bytes(g, id, &v->manifest, &v->manifest_len, err, errlen) ||
+        pretty_manifest(v, err, errlen)) {
         rg_model_run_free(v);
         return 2;
     }
@@ -388,7 +464,11 @@ static void fill_entry(const rg_run_row *r, rg_rank_entry *e)
     copy(e->observed_at, sizeof e->observed_at, r->observed_at);
     copy(e->status, sizeof e->status, r->status);
     if (r->backend[0]) snprintf(e->kernel, sizeof e->kernel, "%.15s %.70s", r->backend, r->kernel_name);
-    else snprintf(e->kernel, sizeof e->kernel, "%.30s #%.60s", r->source, r->external_id);
+    else {
+        char ext[160];
+        rg_source_external_id(r->source, r->external_id, ext, sizeof ext);
+        snprintf(e->kernel, sizeof e->kernel, "%.30s %.60s", rg_source_display(r->source), ext);
+    }
 }
 
 int rg_model_problem(rg_registry *g, const char *definition, rg_problem_view *v, char *err, size_t errlen)
@@ -419,9 +499,11 @@ int rg_model_problem(rg_registry *g, const char *definition, rg_problem_view *v,
         rg_group_view *gv = &v->groups[v->n_groups++];
         copy(gv->comparison_key, sizeof gv->comparison_key, pr[i].comparison_key);
         copy(gv->device, sizeof gv->device, pr[i].device);
+        gv->n_workloads = -1;
         for (size_t k = 0; k < n; k++)   /* the group's statistic (one per comparison key) */
             if (!strcmp(rows[k].comparison_key, gv->comparison_key)) {
                 copy(gv->primary_stat, sizeof gv->primary_stat, stat_label(rows[k].primary_statistic));
+                gv->n_workloads = rows[k].n_workloads;
                 break;
             }
         gv->runs = pr[i].runs;
@@ -485,13 +567,57 @@ void rg_model_problem_free(rg_problem_view *v)
     memset(v, 0, sizeof *v);
 }
 
+/* Each group's #1 (primary figure, statistic, workloads): the headline figures. */
+static int index_best(rg_registry *g, rg_index_view *v, char *err, size_t errlen)
+{
+    v->best = calloc(v->n ? v->n : 1, sizeof *v->best);
+    if (!v->best) {
+        snprintf(err, errlen, "out of memory");
+        return 2;
+    }
+    for (size_t i = 0; i < v->n; i++) {
+        rg_index_best *b = &v->best[i];
+        b->primary_ns = NAN;
+        b->n_workloads = -1;
+        if (v->rows[i].best_id <= 0) continue;
+        rg_run_row r;
+        if (rg_registry_get(g, v->rows[i].best_id, &r, NULL, err, errlen)) return 2;
+        b->primary_ns = positive_or_nan(r.primary_ns);
+        b->n_workloads = r.n_workloads;
+        copy(b->primary_stat, sizeof b->primary_stat, stat_label(r.primary_statistic));
+    }
+    return 0;
+}
+
+/* The RG_LATEST_RUNS newest runs, newest first. */
+static int index_latest(rg_registry *g, rg_index_view *v, char *err, size_t errlen)
+{
+    rg_run_row *rows;
+    size_t n;
+    if (rg_registry_list(g, &rows, &n, err, errlen)) return 2;
+    size_t keep = n < RG_LATEST_RUNS ? n : RG_LATEST_RUNS;
+    for (size_t i = 0; i < keep; i++) v->latest[i] = rows[n - 1 - i];
+    v->n_latest = keep;
+    free(rows);
+    return 0;
+}
+
 int rg_model_index(rg_registry *g, rg_index_view *v, char *err, size_t errlen)
 {
     memset(v, 0, sizeof *v);
     if (rg_registry_problems(g, NULL, &v->rows, &v->n, err, errlen)) return 2;
+    if (index_best(g, v, err, errlen)) {
+        rg_model_index_free(v);
+        return 2;
+    }
     int64_t total = 0;
     for (size_t i = 0; i < v->n; i++) total += v->rows[i].runs;
     if (total > RG_INTERVAL_RANK_MAX) return 0;
+    if (index_latest(g, v, err, errlen)) {
+        rg_model_index_free(v);
+        return 2;
+    }
+    v->latest_listed = 1;
     if (rg_registry_regressions(g, RG_STATS_ALPHA, RG_STATS_THRESHOLD, 1, &v->alerts, &v->n_alerts, err, errlen)) {
         rg_model_index_free(v);
         return 2;
@@ -516,7 +642,43 @@ void rg_model_index_free(rg_index_view *v)
 {
     rg_regressions_free(v->alerts, v->n_alerts);
     free(v->rows);
+    free(v->best);
     memset(v, 0, sizeof *v);
+}
+
+/* A record without per-workload figures (an imported one) is compared by
+ * the runs' primary figures: the ratio, and an interval from the two 95%
+ * intervals where both are known. */
+static void primary_row(rg_compare_view *v)
+{
+    rg_compare_row *r = &v->rows[v->n++];
+    r->primary = 1;
+    r->a = v->a.primary_ns;
+    r->b = v->b.primary_ns;
+    r->ratio = r->b / r->a;
+    r->lo = r->hi = NAN;
+    const rg_interval *ia = &v->a.iv, *ib = &v->b.iv;
+    if (ia->known && ib->known && ia->lo > 0 && ib->lo > 0 && isfinite(ia->hi) && isfinite(ib->hi)) {
+        r->lo = ib->lo / ia->hi;
+        r->hi = ib->hi / ia->lo;
+    }
+}
+
+/* The summary row: geomeans over the workloads both runs have, verdicts counted. */
+static void compare_summary(rg_compare_view *v)
+{
+    double la = 0, lb = 0;
+    v->geo_a = v->geo_b = NAN;
+    for (size_t i = 0; i < v->n; i++) {
+        const rg_compare_row *r = &v->rows[i];
+        if (r->primary || !(r->a > 0) || !(r->b > 0) || !isfinite(r->a) || !isfinite(r->b)) continue;
+        v->n_shared++;
+        la += log(r->a);
+        lb += log(r->b);
+        v->n_slow += r->shift && !strcmp(r->verdict, "SLOW");
+        v->n_fast += r->shift && !strcmp(r->verdict, "FAST");
+    }
+    if (v->n_shared) v->geo_a = exp(la / v->n_shared), v->geo_b = exp(lb / v->n_shared);
 }
 
 int rg_model_compare(rg_registry *g, int64_t a, int64_t b, rg_compare_view *v, char *err, size_t errlen)
@@ -530,7 +692,7 @@ int rg_model_compare(rg_registry *g, int64_t a, int64_t b, rg_compare_view *v, c
         return rc;
     }
     v->comparable = !strcmp(v->a.comparison_key, v->b.comparison_key);
-    size_t cap = v->a.n_wl + v->b.n_wl;
+    size_t cap = v->a.n_wl + v->b.n_wl + 1;   /* + the primary row */
     v->rows = calloc(cap ? cap : 1, sizeof *v->rows);
     if (!v->rows) {
         rg_model_compare_free(v);
@@ -554,6 +716,7 @@ int rg_model_compare(rg_registry *g, int64_t a, int64_t b, rg_compare_view *v, c
         r->lo = wa && wb ? wb->min / wa->max : NAN;
         r->hi = wa && wb ? wb->max / wa->min : NAN;
     }
+    if (!v->a.n_wl || !v->b.n_wl) primary_row(v);
     /* From the stored samples where both records carry them (rank.h). */
     rg_manifest ma, mb;
     rg_run_row ra, rb;
@@ -564,7 +727,7 @@ int rg_model_compare(rg_registry *g, int64_t a, int64_t b, rg_compare_view *v, c
         if (!rg_check_runs(&ma, &mb, RG_STATS_ALPHA, RG_STATS_THRESHOLD, &c, &nc, err, errlen)) {
             for (size_t i = 0; i < nc; i++)
                 for (size_t k = 0; c[i].have && k < v->n; k++)
-                    if (v->rows[k].index == c[i].index) {
+                    if (v->rows[k].index == c[i].index && !v->rows[k].primary) {
                         rg_compare_row *r = &v->rows[k];
                         r->shift = 1;
                         r->ratio = c[i].shift.ratio;
@@ -578,6 +741,7 @@ int rg_model_compare(rg_registry *g, int64_t a, int64_t b, rg_compare_view *v, c
         rg_manifest_free(&mb);
     }
     rg_manifest_free(&ma);
+    compare_summary(v);
     return 0;
 }
 
@@ -603,6 +767,53 @@ int rg_model_run_ids(rg_registry *g, int64_t **ids, size_t *n, char *err, size_t
         return 2;
     }
     for (size_t i = 0; i < *n; i++) (*ids)[i] = rows[i].id;
+    free(rows);
+    return 0;
+}
+
+/* needle (lower-case) in hay, ignoring ASCII case. */
+static int contains_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (const char *h = hay; *h; h++) {
+        size_t k = 0;
+        while (k < n && h[k] && tolower((unsigned char)h[k]) == needle[k]) k++;
+        if (k == n) return 1;
+    }
+    return n == 0;
+}
+
+int rg_model_search(rg_registry *g, const char *q, rg_search_view *v, char *err, size_t errlen)
+{
+    memset(v, 0, sizeof *v);
+    if (!g || !q || !*q || strlen(q) > RG_SEARCH_QUERY_MAX) {
+        snprintf(err, errlen, "search needs q of 1 to %d bytes", RG_SEARCH_QUERY_MAX);
+        return 1;
+    }
+    copy(v->q, sizeof v->q, q);
+    char needle[RG_SEARCH_QUERY_MAX + 1];
+    size_t i = 0;
+    for (; q[i]; i++) needle[i] = (char)tolower((unsigned char)q[i]);
+    needle[i] = 0;
+    rg_run_row *rows;
+    size_t n;
+    if (rg_registry_list(g, &rows, &n, err, errlen)) return 2;
+    for (size_t k = n; k-- > 0;) {   /* newest first */
+        rg_rank_entry e;
+        fill_entry(&rows[k], &e);
+        if (!contains_ci(e.kernel, needle)) continue;
+        if (v->n == RG_SEARCH_MAX) {
+            v->more = 1;
+            break;
+        }
+        rg_search_hit *h = &v->hits[v->n++];
+        h->id = e.id;
+        h->primary_ns = e.primary_ns;
+        copy(h->kernel, sizeof h->kernel, e.kernel);
+        copy(h->definition, sizeof h->definition, rows[k].definition);
+        copy(h->device, sizeof h->device, rows[k].device);
+        copy(h->status, sizeof h->status, rows[k].status);
+    }
     free(rows);
     return 0;
 }

@@ -63,6 +63,9 @@ typedef struct rg_run_view {
     int passed, total;              /* correctness; -1 unknown */
     char correctness[512];
     char source[256];               /* where the record comes from */
+    int cpu;                        /* measured on a CPU: no speed-of-light figures */
+    int replicable;                 /* ropegrad's own protocol is recorded: `runs replicate` can rerun it */
+    char comparison_label[32];      /* "source-native comparison" (imported from its source) or "ropegrad comparison" */
     rg_kvlist identity, workload, protocol, environment, artifacts;
     rg_wl_view *wl;
     size_t n_wl;
@@ -78,6 +81,7 @@ typedef struct rg_run_view {
     size_t n_conflicts;
     char *manifest;                 /* the canonical bytes, as stored */
     size_t manifest_len;
+    char *manifest_pretty;          /* the same, indented for the page (NULL when not read) */
 } rg_run_view;
 
 /* One ranked line of a problem page. */
@@ -94,6 +98,7 @@ typedef struct rg_rank_entry {
 typedef struct rg_group_view {
     char comparison_key[RG_DIGEST_LEN], device[256], primary_stat[96];
     int64_t runs;                   /* runs in the group (entries may show fewer) */
+    int n_workloads;                /* of its runs (one comparison key: one workload set); -1 unknown */
     int interval_ranked;            /* 1: ranks by rg_registry_rank_group; 0: by the primary figure alone */
     rg_rank_entry *e;
     size_t n;
@@ -105,9 +110,25 @@ typedef struct rg_problem_view {
     size_t n_groups;
 } rg_problem_view;
 
+/* A comparison group's #1 for the front page's headline figures. */
+typedef struct rg_index_best {
+    double primary_ns;              /* NAN when the group has no #1 */
+    char primary_stat[96];
+    int n_workloads;                /* of #1; tells two groups of one device apart; -1 unknown */
+} rg_index_best;
+
+/* Runs listed under "Latest runs" on the front page. */
+#define RG_LATEST_RUNS 10
+
 typedef struct rg_index_view {
     rg_problem_row *rows;           /* one per (definition, comparison group) */
+    rg_index_best *best;            /* one per row */
     size_t n;
+    /* the newest runs, newest first; listed 0 when the registry holds more
+     * than RG_INTERVAL_RANK_MAX runs (not read here) */
+    rg_run_row latest[RG_LATEST_RUNS];
+    size_t n_latest;
+    int latest_listed;
     /* the regressions of the latest revision of each line (rank.h); checked 0
      * when the registry holds more than RG_INTERVAL_RANK_MAX runs */
     rg_regression *alerts;
@@ -126,6 +147,7 @@ typedef struct rg_compare_row {
     int shift;
     double p;
     char verdict[12];
+    int primary;                    /* 1: the runs' primary figures (a record without workloads), index unused */
 } rg_compare_row;
 
 typedef struct rg_compare_view {
@@ -133,7 +155,14 @@ typedef struct rg_compare_view {
     rg_compare_row *rows;
     size_t n;
     int comparable;                 /* same comparison key */
+    /* the summary row, as `runs compare` prints it: geomeans of the medians
+     * over the shared workloads (NAN when none), and the verdicts counted */
+    int n_shared, n_slow, n_fast;
+    double geo_a, geo_b;
 } rg_compare_view;
+
+/* Said once where a CPU run's or group's SOL columns would be empty. */
+#define RG_NO_SOL_ON_CPU "no speed-of-light figure on CPU runs"
 
 /* Interval ranks and alerts read every manifest of a group (or registry):
  * above this many runs the pages rank by the primary figure alone and say so. */
@@ -149,6 +178,23 @@ void rg_model_history_free(rg_history_view *v);
 
 /* Rows shown per comparison group on a problem page. */
 #define RG_PROBLEM_ROWS 100
+
+/* The search page: runs whose implementation name holds q. */
+#define RG_SEARCH_MAX 50          /* hits shown */
+#define RG_SEARCH_QUERY_MAX 100   /* bytes of a query; a longer one is refused */
+typedef struct rg_search_hit {
+    int64_t id;
+    char definition[256], device[256], kernel[96], status[16];
+    double primary_ns;
+} rg_search_hit;
+typedef struct rg_search_view {
+    char q[RG_SEARCH_QUERY_MAX + 1];
+    rg_search_hit hits[RG_SEARCH_MAX];
+    size_t n;
+    int more;                       /* more runs matched than are shown */
+} rg_search_view;
+/* 0, 1 when q is empty or too long (err says so), 2 error. */
+int rg_model_search(rg_registry *g, const char *q, rg_search_view *v, char *err, size_t errlen);
 
 /* Fill a view (0), 1 no such run/problem (err says so), 2 error. */
 int rg_model_run(rg_registry *g, int64_t id, rg_run_view *v, char *err, size_t errlen);

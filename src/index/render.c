@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "render.h"
 
+#include "names.h"
 #include "rg_term.h"
 
 #include <float.h>
@@ -112,7 +113,8 @@ static int figure(double v) { return isfinite(v) && v >= DBL_MIN; }
 
 static const char css[] =
     "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;color:#1d2330;background:#f6f7f9;margin:0}"
-    "main{max-width:1000px;margin:0 auto;padding:24px}header.top{background:#1d2330;color:#fff;padding:8px 24px}"
+    "main{max-width:1000px;margin:0 auto;padding:24px}header.top{background:#1d2330;color:#fff;padding:8px 24px;"
+    "display:flex;flex-wrap:wrap;align-items:baseline}"
     "header.top a{color:#fff;text-decoration:none;font-weight:600}a{color:#1b4a8f}"
     "h1{font-size:22px;margin:0 0 4px}h2{font-size:16px;margin:28px 0 8px;border-bottom:1px solid #d8dce3;"
     "padding-bottom:4px}.muted{color:#5b6475}.big{font-size:32px;font-weight:700}"
@@ -134,17 +136,53 @@ static const char css[] =
     ".chart .whisker{stroke:#1d2330;stroke-width:1.2}.chart .peak{stroke:#c0392b;stroke-width:2;"
     "stroke-dasharray:6 4}.chart .ptfail{fill:#c0392b}.suspect{background:#fde2e1;color:#8a1c17}"
     ".unverifiable{background:#fff1cc;color:#6b4e00}"
-    ".trend{background:#fff;border:1px solid #d8dce3;border-radius:8px;max-width:100%;height:auto}";
+    ".trend{background:#fff;border:1px solid #d8dce3;border-radius:8px;max-width:100%;height:auto}"
+    "nav.links a{margin-left:16px;font-weight:400}nav.crumbs{font-size:13px;margin-bottom:8px}"
+    ".nowrap{white-space:nowrap}pre.manifest{word-break:normal}tr.summary td{font-weight:600}";
+
+/* href="ROOT" + the index page + anchor ("#gpus"), for the header's links. */
+static void href_index(rg_buf *b, const rg_render_ctx *ctx, const char *anchor)
+{
+    rg_buf_puts(b, "href=\"");
+    rg_html_esc(b, ctx->root);
+    rg_buf_puts(b, ctx->static_site ? "index.html" : "");
+    rg_html_esc(b, anchor);
+    rg_buf_puts(b, "\"");
+}
+
+/* The header: the index, then what a benchmark site links to (none in a one-file report). */
+static void header_links(rg_buf *b, const rg_render_ctx *ctx)
+{
+    if (ctx->single_page) {
+        rg_buf_puts(b, "<header class=\"top\"><span>ropegrad index</span></header>");
+        return;
+    }
+    static const char *const links[][2] = {{"#problems", "problems"}, {"#gpus", "GPUs"}, {"#latest", "latest runs"},
+                                           {"#regressions", "regressions"}};
+    rg_buf_puts(b, "<header class=\"top\"><a ");
+    href_index(b, ctx, "");
+    rg_buf_puts(b, ">ropegrad index</a><nav class=\"links\" id=\"nav\">");
+    for (size_t i = 0; i < sizeof links / sizeof links[0]; i++) {
+        rg_buf_puts(b, "<a ");
+        href_index(b, ctx, links[i][0]);
+        put_esc(b, ">", links[i][1], "</a>");
+    }
+    if (!ctx->static_site) {
+        rg_buf_puts(b, "<a href=\"");
+        rg_html_esc(b, ctx->root);
+        rg_buf_puts(b, "search\">search</a>");
+    }
+    rg_buf_puts(b, "</nav></header>");
+}
 
 static void page_open(rg_buf *b, const rg_render_ctx *ctx, const char *title)
 {
     rg_buf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>");
     rg_html_esc(b, title);
-    rg_buf_printf(b, " · ropegrad index</title><style>%s</style></head><body>\n<header class=\"top\"><a href=\"", css);
-    rg_html_esc(b, ctx->root);
-    rg_buf_puts(b, ctx->static_site ? "index.html" : "");
-    rg_buf_puts(b, "\">ropegrad index</a></header><main>\n");
+    rg_buf_printf(b, " · ropegrad index</title><style>%s</style></head><body>\n", css);
+    header_links(b, ctx);
+    rg_buf_puts(b, "<main>\n");
 }
 
 static char *page_close(rg_buf *b, char *err, size_t errlen)
@@ -173,6 +211,44 @@ static void href_problem(rg_buf *b, const rg_render_ctx *ctx, const char *def)
     rg_html_esc(b, ctx->ext);
     rg_buf_puts(b, "\"");
     free(tmp.p);
+}
+
+/* "Index › L1/014 › run #2": def and here may be NULL; links only where the
+ * pages exist (none in a one-file report). */
+static void crumbs(rg_buf *b, const rg_render_ctx *ctx, const char *def, const char *here)
+{
+    char name[300], e[64];
+    rg_buf_puts(b, "<nav class=\"crumbs\" id=\"crumbs\">");
+    if (ctx->single_page) rg_buf_puts(b, "Index");
+    else {
+        rg_buf_puts(b, "<a ");
+        href_index(b, ctx, "");
+        rg_buf_puts(b, ">Index</a>");
+    }
+    if (def && !rg_problem_short(def, name, sizeof name, e, sizeof e)) {
+        rg_buf_puts(b, " › ");
+        if (here && !ctx->single_page) {
+            rg_buf_puts(b, "<a ");
+            href_problem(b, ctx, def);
+            put_esc(b, ">", name, "</a>");
+        } else rg_html_esc(b, name);
+    }
+    if (here) put_esc(b, " › ", here, "");
+    rg_buf_puts(b, "</nav>\n");
+}
+
+/* "#12" linked to run 12's page; text alone in a one-file report. */
+static void run_link(rg_buf *b, const rg_render_ctx *ctx, int64_t id, const char *prefix)
+{
+    if (ctx->single_page) {
+        rg_html_esc(b, prefix);
+        rg_buf_printf(b, "%lld", (long long)id);
+        return;
+    }
+    rg_buf_puts(b, "<a class=\"nowrap\" ");
+    href_run(b, ctx, id);
+    put_esc(b, ">", prefix, "");
+    rg_buf_printf(b, "%lld</a>", (long long)id);
 }
 
 static void href_history(rg_buf *b, const rg_render_ctx *ctx, int64_t id)
@@ -291,6 +367,65 @@ static void copies_section(rg_buf *b, const rg_run_view *v)
                    "digested, so copies may differ in it.</p></section>\n");
 }
 
+/* 1 when some workload carries a speed-of-light figure (T_SOL, reference, score). */
+static int has_sol_figures(const rg_run_view *v)
+{
+    for (size_t i = 0; i < v->n_wl; i++)
+        if (isfinite(v->wl[i].t_sol) || isfinite(v->wl[i].t_b) || isfinite(v->wl[i].score)) return 1;
+    return 0;
+}
+
+static void measurements_table(rg_buf *b, const rg_run_view *v)
+{
+    int sol = !v->cpu && has_sol_figures(v);   /* a GPU's figures say nothing of a CPU run */
+    if (v->cpu) put_esc(b, "<p class=\"muted\" id=\"no-sol\">No T_SOL, reference or SOL score columns: ",
+                                RG_NO_SOL_ON_CPU, ".</p>\n");
+    rg_buf_puts(b, "<table id=\"measurements-table\"><tr><th>#</th><th>median</th><th>mean</th><th>min</th>"
+                   "<th>max</th><th>bytes</th><th>bandwidth</th>");
+    if (sol) rg_buf_puts(b, "<th>T_SOL</th><th>reference</th><th>SOL score</th>");
+    rg_buf_puts(b, "<th>correct</th></tr>\n");
+    for (size_t i = 0; i < v->n_wl; i++) {
+        const rg_wl_view *w = &v->wl[i];
+        rg_buf_printf(b, "<tr><td>%d</td>", w->index);
+        cell_si(b, w->median, 1e-9, "s");
+        cell_si(b, w->mean, 1e-9, "s");
+        cell_si(b, w->min, 1e-9, "s");
+        cell_si(b, w->max, 1e-9, "s");
+        cell_si(b, w->bytes, 1, "B");
+        cell_si(b, w->gbps, 1e9, "B/s");
+        if (sol) {
+            cell_si(b, w->t_sol, 1e-9, "s");
+            cell_si(b, w->t_b, 1e-9, "s");
+            cell_num(b, w->score, "");
+        }
+        rg_buf_printf(b, "<td>%s</td></tr>\n", w->pass == 1 ? "yes" : w->pass == 0 ? "no" : "");
+    }
+    rg_buf_puts(b, "</table>\n");
+}
+
+/* Per-workload figures and their charts; a record without them shows its
+ * primary figure as its one measurement ("latency · mean 5.41 µs"). */
+static void measurements_section(rg_buf *b, const rg_run_view *v)
+{
+    rg_buf_puts(b, "<section id=\"measurements\"><h2>Measurements</h2>\n");
+    if (v->n_wl) {
+        measurements_table(b, v);
+        rg_buf_puts(b, "<h3>Latency per workload</h3>\n");
+        rg_chart_latency(b, v);
+        rg_buf_puts(b, "<h3>Bandwidth per workload</h3>\n");
+        rg_chart_bandwidth(b, v);
+    } else if (figure(v->primary_ns)) {
+        char s[48];
+        rg_fmt_si(s, sizeof s, v->primary_ns * 1e-9, "s");
+        put_esc(b, "<table id=\"measurements-table\"><tr><th>latency · ", v->primary_stat, "</th>");
+        put_esc(b, "<td class=\"num\">", s, "</td></tr></table>\n");
+        rg_buf_puts(b, "<p class=\"muted\">No per-workload measurements in this record.</p>\n");
+    } else {
+        rg_buf_puts(b, "<p class=\"muted\">No per-workload measurements in this record.</p>\n");
+    }
+    rg_buf_puts(b, "</section>\n");
+}
+
 char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, size_t errlen)
 {
     rg_buf b = {0};
@@ -298,6 +433,8 @@ char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, s
     char title[64];
     snprintf(title, sizeof title, "Run #%lld", (long long)v->id);
     page_open(&b, ctx, title);
+    snprintf(s, sizeof s, "run #%lld", (long long)v->id);
+    crumbs(&b, ctx, v->definition, s);
     rg_buf_printf(&b, "<h1>Run #%lld</h1>\n<div class=\"muted\" id=\"title\">", (long long)v->id);
     rg_html_esc(&b, v->title);
     put_esc(&b, " <span class=\"badge ", !strcmp(v->status, "passed") ? "passed" : "failed", "\">");
@@ -356,7 +493,8 @@ char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, s
         rg_buf_puts(&b, "Not ranked by the primary figure (suspect or unverifiable, see above)");
     else if (v->id > 0) rg_buf_puts(&b, "Not ranked (it did not pass correctness)");
     if (*v->observed_at) {
-        rg_buf_puts(&b, v->id > 0 ? " · ropegrad comparison · observed " : "observed ");
+        if (v->id > 0) put_esc(&b, " · ", v->comparison_label, " · observed ");
+        else rg_buf_puts(&b, "observed ");
         rg_html_esc(&b, date_part(v->observed_at, d));
     }
     rg_buf_puts(&b, "</p>\n");
@@ -372,10 +510,13 @@ char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, s
         }
         rg_buf_puts(&b, "</p>\n");
     }
-    if (v->first_id > 0 && v->first_id != v->id) {
+    if (v->first_id > 0 && v->first_id != v->id && !ctx->single_page) {
         rg_buf_puts(&b, "<p><a id=\"compare-first\" ");
         href_compare(&b, ctx, v->first_id, v->id);
         rg_buf_puts(&b, ">Compare with #1 →</a></p>\n");
+    } else if (v->first_id > 0 && v->first_id != v->id) {
+        rg_buf_printf(&b, "<p class=\"muted\" id=\"first-id\">#1 of its comparison group: run #%lld.</p>\n",
+                      (long long)v->first_id);
     } else if (v->first_id > 0 && v->first_id == v->id) {
         rg_buf_puts(&b, "<p class=\"muted\" id=\"is-first\">This run is #1 of its comparison group.</p>\n");
     } else if (v->id > 0) {
@@ -399,33 +540,7 @@ char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, s
 
     kv_table(&b, "workload", "Workload", &v->workload, "No workload description recorded.");
 
-    rg_buf_puts(&b, "<section id=\"measurements\"><h2>Measurements</h2>\n");
-    if (v->n_wl) {
-        rg_buf_puts(&b, "<table id=\"measurements-table\"><tr><th>#</th><th>median</th><th>mean</th><th>min</th>"
-                        "<th>max</th><th>bytes</th><th>bandwidth</th><th>T_SOL</th><th>reference</th><th>SOL score</th>"
-                        "<th>correct</th></tr>\n");
-        for (size_t i = 0; i < v->n_wl; i++) {
-            const rg_wl_view *w = &v->wl[i];
-            rg_buf_printf(&b, "<tr><td>%d</td>", w->index);
-            cell_si(&b, w->median, 1e-9, "s");
-            cell_si(&b, w->mean, 1e-9, "s");
-            cell_si(&b, w->min, 1e-9, "s");
-            cell_si(&b, w->max, 1e-9, "s");
-            cell_si(&b, w->bytes, 1, "B");
-            cell_si(&b, w->gbps, 1e9, "B/s");
-            cell_si(&b, w->t_sol, 1e-9, "s");
-            cell_si(&b, w->t_b, 1e-9, "s");
-            cell_num(&b, w->score, "");
-            rg_buf_printf(&b, "<td>%s</td></tr>\n", w->pass == 1 ? "yes" : w->pass == 0 ? "no" : "");
-        }
-        rg_buf_puts(&b, "</table>\n<h3>Latency per workload</h3>\n");
-        rg_chart_latency(&b, v);
-        rg_buf_puts(&b, "<h3>Bandwidth per workload</h3>\n");
-        rg_chart_bandwidth(&b, v);
-    } else {
-        rg_buf_puts(&b, "<p class=\"muted\">No per-workload measurements in this record.</p>\n");
-    }
-    rg_buf_puts(&b, "</section>\n");
+    measurements_section(&b, v);
 
     kv_table(&b, "protocol", "Protocol", &v->protocol, "No protocol recorded.");
     kv_table(&b, "environment", "Environment", &v->environment, "No environment recorded.");
@@ -438,12 +553,12 @@ char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, s
         const rg_replication *r = &v->reps[i];
         rg_buf_puts(&b, "<p class=\"replication\">");
         rg_html_esc(&b, r->created_at);
-        rg_buf_printf(&b, ": run <a ");
-        href_run(&b, ctx, r->replica_id);
-        rg_buf_printf(&b, ">#%lld</a> re-ran run <a ", (long long)r->replica_id);
-        href_run(&b, ctx, r->original_id);
-        rg_buf_printf(&b, ">#%lld</a>'s protocol: %d of %d workloads agreed by their samples (%s)</p>\n",
-                      (long long)r->original_id, r->within, r->total, r->agreed ? "agreed" : "did not agree");
+        rg_buf_puts(&b, ": run ");
+        run_link(&b, ctx, r->replica_id, "#");
+        rg_buf_puts(&b, " re-ran run ");
+        run_link(&b, ctx, r->original_id, "#");
+        rg_buf_printf(&b, "'s protocol: %d of %d workloads agreed by their samples (%s)</p>\n", r->within, r->total,
+                      r->agreed ? "agreed" : "did not agree");
     }
     for (size_t i = 0; i < v->n_notes; i++) {
         if (!strcmp(v->notes[i].kind, "flag")) continue;
@@ -453,9 +568,15 @@ char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, s
         put_esc(&b, "</span><br>", v->notes[i].text, "</p>\n");
     }
     if (!shown) rg_buf_puts(&b, "<p class=\"muted\">No replications or notes yet.</p>\n");
-    rg_buf_puts(&b, "<p class=\"muted\">Notes and reproduction reports never change the evidence level; only a rerun "
-                    "of the recorded protocol (<code>ropegrad runs replicate ID</code>) does.</p>\n"
-                    "<h3>Add a reproduction or note</h3>\n");
+    if (v->replicable)
+        rg_buf_printf(&b, "<p class=\"muted\" id=\"evidence-rule\">Notes and reproduction reports never change the "
+                          "evidence level; only a rerun of the recorded protocol (<code>ropegrad runs replicate %lld"
+                          "</code>) does.</p>\n", (long long)v->id);
+    else
+        rg_buf_puts(&b, "<p class=\"muted\" id=\"evidence-rule\">Notes and reproduction reports never change the "
+                        "evidence level. This record does not carry ropegrad's protocol, so it cannot be rerun here: its "
+                        "evidence level stays as it is.</p>\n");
+    rg_buf_puts(&b, "<h3>Add a reproduction or note</h3>\n");
     if (ctx->forms) note_form(&b, ctx, v->id, "text", 0);
     else
         rg_buf_printf(&b, "<p class=\"muted\">This copy is read-only: <code>ropegrad runs note %lld TEXT</code>, or "
@@ -464,8 +585,8 @@ char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, s
     rg_buf_puts(&b, "</section>\n");
 
     rg_buf_puts(&b, "<section id=\"manifest\"><h2>Canonical manifest</h2>\n<details><summary>Show manifest</summary>"
-                    "<pre id=\"manifest-bytes\">");
-    rg_html_esc_block(&b, v->manifest ? v->manifest : "");
+                    "<pre class=\"manifest\" id=\"manifest-bytes\">");
+    rg_html_esc_block(&b, v->manifest_pretty ? v->manifest_pretty : v->manifest ? v->manifest : "");
     rg_buf_puts(&b, "</pre></details></section>\n");
 
     rg_buf_puts(&b, "<section id=\"cite\"><h2>Cite this record</h2>\n<pre id=\"cite-text\">");
@@ -500,89 +621,209 @@ char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, s
         rg_buf_puts(&b, ", published in this index ");
         rg_html_esc(&b, v->created_at);
     }
-    rg_buf_puts(&b, ".</p>\n<p><a id=\"problem-link\" ");
-    href_problem(&b, ctx, v->definition);
-    rg_buf_puts(&b, ">All results for ");
-    rg_html_esc(&b, v->definition);
-    rg_buf_printf(&b, " →</a> · <a id=\"json-link\" href=\"");
-    rg_html_esc(&b, ctx->root);
-    rg_buf_printf(&b, "runs/%lld.json\">JSON</a></p></section>\n", (long long)v->id);
+    rg_buf_puts(&b, ".</p>\n");
+    if (!ctx->single_page) {
+        char name[300], e[64];
+        if (rg_problem_title(v->definition, name, sizeof name, e, sizeof e)) snprintf(name, sizeof name, "this problem");
+        rg_buf_puts(&b, "<p><a id=\"problem-link\" ");
+        href_problem(&b, ctx, v->definition);
+        put_esc(&b, ">All results for ", name, " →</a> · <a id=\"json-link\" href=\"");
+        rg_html_esc(&b, ctx->root);
+        rg_buf_printf(&b, "runs/%lld.json\">JSON</a></p>", (long long)v->id);
+    }
+    rg_buf_puts(&b, "</section>\n");
     return page_close(&b, err, errlen);
+}
+
+/* A comparison key, short, the whole of it on hover. */
+static void short_key(rg_buf *b, const char *key)
+{
+    char k[64], e[64];
+    if (rg_short_key(key, k, sizeof k, e, sizeof e)) snprintf(k, sizeof k, "?");
+    put_esc(b, "<code title=\"", key, "\">");
+    rg_html_esc(b, k);
+    rg_buf_puts(b, "</code>");
+}
+
+/* "AMD EPYC · 16 workloads": a device's groups told apart by their workload sets. */
+static void group_label(rg_buf *b, const char *device, int n_workloads)
+{
+    rg_html_esc(b, device);
+    if (n_workloads > 0) rg_buf_printf(b, " · %d workload%s", n_workloads, n_workloads == 1 ? "" : "s");
+}
+
+/* 1 when some ranked line carries SOL, reference or cases-faster figures. */
+static int group_has_sol(const rg_group_view *g)
+{
+    for (size_t i = 0; i < g->n; i++)
+        if (isfinite(g->e[i].sol) || isfinite(g->e[i].x_ref) || isfinite(g->e[i].fast_total)) return 1;
+    return 0;
+}
+
+static void problem_row(rg_buf *b, const rg_render_ctx *ctx, const rg_rank_entry *e, int sol)
+{
+    char d[16];
+    if (e->rank > 0) rg_buf_printf(b, "<tr><td class=\"rank\">%s%d</td><td>", e->tied ? "=" : "", e->rank);
+    else rg_buf_puts(b, strcmp(e->status, "passed") ? "<tr><td>failed</td><td>" : "<tr><td>correctness only</td><td>");
+    if (ctx->single_page) rg_buf_printf(b, "#%lld", (long long)e->id);
+    else {
+        rg_buf_puts(b, "<a class=\"rank-link nowrap\" ");
+        href_run(b, ctx, e->id);
+        rg_buf_printf(b, ">#%lld</a>", (long long)e->id);
+    }
+    rg_buf_puts(b, "</td><td>");
+    rg_html_esc(b, e->kernel);
+    if (e->suspect) rg_buf_puts(b, " <span class=\"badge suspect\">suspect</span>");
+    if (!strcmp(e->verification, "unverifiable")) rg_buf_puts(b, " <span class=\"badge unverifiable\">unverifiable</span>");
+    rg_buf_puts(b, "</td>");
+    cell_si(b, e->primary_ns, 1e-9, "s");
+    if (sol) {
+        cell_num(b, e->sol, "");
+        cell_num(b, e->x_ref, "×");
+        rg_buf_puts(b, "<td class=\"num\">");
+        if (isfinite(e->fast_total)) rg_buf_printf(b, "%.0f/%.0f", e->fast_count, e->fast_total);
+        rg_buf_puts(b, "</td>");
+    }
+    put_esc(b, "<td>", e->evidence, "</td><td>");
+    rg_html_esc(b, date_part(e->observed_at, d));
+    rg_buf_puts(b, "</td></tr>\n");
+}
+
+static void problem_group(rg_buf *b, const rg_render_ctx *ctx, const rg_group_view *g)
+{
+    int sol = group_has_sol(g);
+    rg_buf_puts(b, "<section class=\"group\"><h2>");
+    group_label(b, g->device, g->n_workloads);
+    rg_buf_printf(b, " · %lld run%s</h2>\n<p class=\"muted\">comparison key ", (long long)g->runs,
+                  g->runs == 1 ? "" : "s");
+    short_key(b, g->comparison_key);
+    rg_buf_puts(b, " · ranked by ");
+    rg_html_esc(b, g->primary_stat);
+    if ((int64_t)g->n < g->runs) rg_buf_printf(b, " · the first %zu shown", g->n);
+    if (!sol) rg_buf_puts(b, " · no SOL, reference or cases-faster column: none of these runs has a speed-of-light "
+                             "figure (" RG_NO_SOL_ON_CPU ")");
+    rg_buf_puts(b, "<br>");
+    rank_method(b, g->interval_ranked);
+    rg_buf_puts(b, "</p>\n<table><tr><th>rank</th><th>run</th><th>implementation</th><th>primary</th>");
+    if (sol) rg_buf_puts(b, "<th>SOL</th><th>× reference</th><th>cases faster</th>");
+    rg_buf_puts(b, "<th>evidence</th><th>observed</th></tr>\n");
+    for (size_t i = 0; i < g->n; i++) problem_row(b, ctx, &g->e[i], sol);
+    rg_buf_puts(b, "</table></section>\n");
 }
 
 char *rg_render_problem(const rg_render_ctx *ctx, const rg_problem_view *v, char *err, size_t errlen)
 {
     rg_buf b = {0};
-    page_open(&b, ctx, v->definition);
-    put_esc(&b, "<h1>All results for ", v->definition, "</h1>\n");
-    for (size_t gi = 0; gi < v->n_groups; gi++) {
-        const rg_group_view *g = &v->groups[gi];
-        rg_buf_printf(&b, "<section class=\"group\"><h2>");
-        rg_html_esc(&b, g->device);
-        rg_buf_printf(&b, " · %lld run%s</h2>\n<p class=\"muted\">comparison key <code>", (long long)g->runs,
-                      g->runs == 1 ? "" : "s");
-        rg_html_esc(&b, g->comparison_key);
-        rg_buf_puts(&b, "</code> · ranked by ");
-        rg_html_esc(&b, g->primary_stat);
-        if ((int64_t)g->n < g->runs) rg_buf_printf(&b, " · the first %zu shown", g->n);
-        rg_buf_puts(&b, "<br>");
-        rank_method(&b, g->interval_ranked);
-        rg_buf_puts(&b, "</p>\n<table><tr><th>rank</th><th>run</th><th>implementation</th><th>primary</th><th>SOL</th>"
-                        "<th>× reference</th><th>cases faster</th><th>evidence</th><th>observed</th></tr>\n");
-        for (size_t i = 0; i < g->n; i++) {
-            const rg_rank_entry *e = &g->e[i];
-            char s[48], d[16];
-            if (e->rank > 0) rg_buf_printf(&b, "<tr><td class=\"rank\">%s%d</td>", e->tied ? "=" : "", e->rank);
-            else rg_buf_puts(&b, strcmp(e->status, "passed") ? "<tr><td>failed</td>" : "<tr><td>correctness only</td>");
-            rg_buf_printf(&b, "<td><a class=\"rank-link\" ");
-            href_run(&b, ctx, e->id);
-            rg_buf_printf(&b, ">#%lld</a></td><td>", (long long)e->id);
-            rg_html_esc(&b, e->kernel);
-            if (e->suspect) rg_buf_puts(&b, " <span class=\"badge suspect\">suspect</span>");
-            if (!strcmp(e->verification, "unverifiable"))
-                rg_buf_puts(&b, " <span class=\"badge unverifiable\">unverifiable</span>");
-            rg_buf_puts(&b, "</td>");
-            cell_si(&b, e->primary_ns, 1e-9, "s");
-            cell_num(&b, e->sol, "");
-            cell_num(&b, e->x_ref, "×");
-            rg_buf_puts(&b, "<td class=\"num\">");
-            if (isfinite(e->fast_total)) rg_buf_printf(&b, "%.0f/%.0f", e->fast_count, e->fast_total);
-            put_esc(&b, "</td><td>", e->evidence, "</td><td>");
-            rg_html_esc(&b, date_part(e->observed_at, d));
-            rg_buf_puts(&b, "</td></tr>\n");
-            (void)s;
-        }
-        rg_buf_puts(&b, "</table></section>\n");
-    }
+    char title[400];
+    if (rg_problem_title(v->definition, title, sizeof title, err, errlen)) return NULL;
+    page_open(&b, ctx, title);
+    crumbs(&b, ctx, v->definition, NULL);
+    put_esc(&b, "<h1 id=\"problem-title\">", title, "</h1>\n");
+    put_esc(&b, "<p class=\"muted\">definition <code>", v->definition, "</code></p>\n");
+    for (size_t gi = 0; gi < v->n_groups; gi++) problem_group(&b, ctx, &v->groups[gi]);
     return page_close(&b, err, errlen);
+}
+
+/* The problem's title, linked, on the first of its rows only. */
+static void index_problem_cell(rg_buf *b, const rg_render_ctx *ctx, const rg_index_view *v, size_t i)
+{
+    rg_buf_puts(b, "<td>");
+    if (!i || strcmp(v->rows[i - 1].definition, v->rows[i].definition)) {
+        char title[400], e[64];
+        if (rg_problem_title(v->rows[i].definition, title, sizeof title, e, sizeof e)) snprintf(title, sizeof title, "?");
+        rg_buf_puts(b, "<a class=\"problem-link\" ");
+        href_problem(b, ctx, v->rows[i].definition);
+        put_esc(b, " title=\"", v->rows[i].definition, "\">");
+        rg_html_esc(b, title);
+        rg_buf_puts(b, "</a>");
+    }
+    rg_buf_puts(b, "</td>");
+}
+
+static void index_problems(rg_buf *b, const rg_render_ctx *ctx, const rg_index_view *v)
+{
+    rg_buf_puts(b, "<h2 id=\"problems\">Problems</h2>\n");
+    if (!v->n) {
+        rg_buf_puts(b, "<p class=\"muted\">No runs recorded yet.</p>\n");
+        return;
+    }
+    rg_buf_puts(b, "<table id=\"problems-table\"><tr><th>problem</th><th>comparison group (device)</th><th>key</th>"
+                   "<th>runs</th><th>#1</th></tr>\n");
+    for (size_t i = 0; i < v->n; i++) {
+        const rg_problem_row *p = &v->rows[i];
+        rg_buf_puts(b, "<tr>");
+        index_problem_cell(b, ctx, v, i);
+        rg_buf_puts(b, "<td>");
+        group_label(b, p->device, v->best ? v->best[i].n_workloads : -1);
+        rg_buf_puts(b, "</td><td>");
+        short_key(b, p->comparison_key);
+        rg_buf_printf(b, "</td><td class=\"num\">%lld</td><td class=\"nowrap\">", (long long)p->runs);
+        if (p->best_id > 0) run_link(b, ctx, p->best_id, "run #");
+        rg_buf_puts(b, "</td></tr>\n");
+    }
+    rg_buf_puts(b, "</table>\n");
+}
+
+/* Best per problem per device: #1's primary figure. */
+static void index_headlines(rg_buf *b, const rg_render_ctx *ctx, const rg_index_view *v)
+{
+    rg_buf_puts(b, "<h2 id=\"gpus\">Headline figures by device</h2>\n");
+    size_t shown = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        if (!v->best || !figure(v->best[i].primary_ns)) continue;
+        if (!shown++) rg_buf_puts(b, "<table id=\"headlines\"><tr><th>device</th><th>problem</th><th>#1</th>"
+                                     "<th>primary</th></tr>\n");
+        char title[400], e[64], s[48];
+        if (rg_problem_short(v->rows[i].definition, title, sizeof title, e, sizeof e)) snprintf(title, sizeof title, "?");
+        rg_buf_puts(b, "<tr><td>");
+        group_label(b, v->rows[i].device, v->best[i].n_workloads);
+        put_esc(b, "</td><td>", title, "</td><td class=\"nowrap\">");
+        run_link(b, ctx, v->rows[i].best_id, "run #");
+        rg_fmt_si(s, sizeof s, v->best[i].primary_ns * 1e-9, "s");
+        put_esc(b, "</td><td class=\"num\">", s, " <span class=\"muted\">");
+        rg_html_esc(b, v->best[i].primary_stat);
+        rg_buf_puts(b, "</span></td></tr>\n");
+    }
+    if (shown) rg_buf_puts(b, "</table>\n");
+    else rg_buf_puts(b, "<p class=\"muted\">No comparison group has a #1 yet.</p>\n");
+}
+
+static void index_latest(rg_buf *b, const rg_render_ctx *ctx, const rg_index_view *v)
+{
+    rg_buf_puts(b, "<h2 id=\"latest\">Latest runs</h2>\n");
+    if (!v->latest_listed) {
+        rg_buf_printf(b, "<p class=\"muted\">Not listed here: the registry holds more than %d runs "
+                         "(ropegrad runs list shows them).</p>\n", RG_INTERVAL_RANK_MAX);
+        return;
+    }
+    rg_buf_puts(b, "<table id=\"latest-table\"><tr><th>run</th><th>problem</th><th>device</th><th>primary</th>"
+                   "<th>status</th><th>observed</th></tr>\n");
+    for (size_t i = 0; i < v->n_latest; i++) {
+        const rg_run_row *r = &v->latest[i];
+        char title[400], e[64], d[16];
+        if (rg_problem_short(r->definition, title, sizeof title, e, sizeof e)) snprintf(title, sizeof title, "?");
+        rg_buf_puts(b, "<tr><td class=\"nowrap\">");
+        run_link(b, ctx, r->id, "run #");
+        put_esc(b, "</td><td>", title, "</td><td>");
+        rg_html_esc(b, r->device);
+        rg_buf_puts(b, "</td>");
+        cell_si(b, r->primary_ns > 0 ? r->primary_ns : NAN, 1e-9, "s");
+        put_esc(b, "<td>", r->status, "</td><td>");
+        rg_html_esc(b, date_part(r->observed_at, d));
+        rg_buf_puts(b, "</td></tr>\n");
+    }
+    rg_buf_puts(b, "</table>\n");
 }
 
 char *rg_render_index(const rg_render_ctx *ctx, const rg_index_view *v, char *err, size_t errlen)
 {
     rg_buf b = {0};
     page_open(&b, ctx, "Problems");
-    rg_buf_puts(&b, "<h1>Problems</h1>\n");
-    if (!v->n) rg_buf_puts(&b, "<p class=\"muted\">No runs recorded yet.</p>\n");
-    else
-        rg_buf_puts(&b, "<table id=\"problems\"><tr><th>problem</th><th>comparison group (device)</th><th>runs</th>"
-                        "<th>#1</th></tr>\n");
-    for (size_t i = 0; i < v->n; i++) {
-        const rg_problem_row *p = &v->rows[i];
-        rg_buf_puts(&b, "<tr><td><a class=\"problem-link\" ");
-        href_problem(&b, ctx, p->definition);
-        put_esc(&b, ">", p->definition, "</a></td><td>");
-        rg_html_esc(&b, p->device);
-        rg_buf_puts(&b, " <code>");
-        rg_html_esc(&b, p->comparison_key);
-        rg_buf_printf(&b, "</code></td><td class=\"num\">%lld</td><td>", (long long)p->runs);
-        if (p->best_id > 0) {
-            rg_buf_puts(&b, "<a ");
-            href_run(&b, ctx, p->best_id);
-            rg_buf_printf(&b, ">run #%lld</a>", (long long)p->best_id);
-        }
-        rg_buf_puts(&b, "</td></tr>\n");
-    }
-    if (v->n) rg_buf_puts(&b, "</table>\n");
+    crumbs(&b, ctx, NULL, NULL);
+    rg_buf_puts(&b, "<h1>ropegrad index</h1>\n");
+    index_headlines(&b, ctx, v);
+    index_problems(&b, ctx, v);
+    index_latest(&b, ctx, v);
     rg_buf_puts(&b, "<h2 id=\"regressions\">Regressions of the latest revisions</h2>\n");
     if (!v->alerts_checked)
         rg_buf_printf(&b, "<p class=\"muted\">Not checked here: the registry holds more than %d runs "
@@ -638,6 +879,7 @@ char *rg_render_history(const rg_render_ctx *ctx, const rg_history_view *v, char
     if (r0->backend[0]) snprintf(line, sizeof line, "%.15s kernel %d (%.60s)", r0->backend, r0->kernel, r0->kernel_name);
     else snprintf(line, sizeof line, "source %.100s", r0->source);
     page_open(&b, ctx, "History");
+    crumbs(&b, ctx, r0->definition, "history");
     put_esc(&b, "<h1>History: ", line, "</h1>\n<p class=\"muted\">");
     rg_html_esc(&b, r0->definition);
     rg_buf_puts(&b, " on ");
@@ -671,17 +913,66 @@ char *rg_render_history(const rg_render_ctx *ctx, const rg_history_view *v, char
     return page_close(&b, err, errlen);
 }
 
+/* a and b (ns) with 3 significant digits, more (up to 6) when the ratio is
+ * not 1.000 but the two would read the same: "13.20 µs vs 13.66 µs", never
+ * "13.2 µs vs 13.2 µs, ratio 1.035". */
+static void fmt_pair(double a, double b, double ratio, char *sa, char *sb, size_t n)
+{
+    int same = !isfinite(ratio) || fabs(ratio - 1) < 0.0005;
+    for (int digits = 3; digits <= 6; digits++) {
+        rg_fmt_si_digits(sa, n, a * 1e-9, "s", digits);
+        rg_fmt_si_digits(sb, n, b * 1e-9, "s", digits);
+        if (same || strcmp(sa, sb)) return;
+    }
+}
+
+static void compare_row(rg_buf *b, const rg_compare_row *r)
+{
+    char sa[48], sb[48];
+    fmt_pair(r->a, r->b, r->ratio, sa, sb, sizeof sa);
+    if (r->primary) rg_buf_puts(b, "<tr id=\"primary-row\"><td>primary</td>");
+    else rg_buf_printf(b, "<tr><td>%d</td>", r->index);
+    put_esc(b, "<td class=\"num\">", sa, "</td>");
+    put_esc(b, "<td class=\"num\">", sb, "</td><td class=\"num\">");
+    if (isfinite(r->ratio)) rg_buf_printf(b, "%.3f", r->ratio);
+    rg_buf_puts(b, "</td><td class=\"num\">");
+    if (isfinite(r->lo) && isfinite(r->hi)) rg_buf_printf(b, "%.3f to %.3f", r->lo, r->hi);
+    else if (r->primary) rg_buf_puts(b, "none: a record carries no samples");
+    rg_buf_puts(b, "</td><td>");
+    if (r->shift) rg_buf_printf(b, "%s (p %.2g)", r->verdict, r->p);
+    else if (r->primary) rg_buf_puts(b, "the runs' primary figures (a record has no per-workload figures)");
+    else if (!isfinite(r->a) || !isfinite(r->b)) rg_buf_puts(b, "in one run only");
+    else rg_buf_puts(b, "no samples");
+    rg_buf_puts(b, "</td></tr>\n");
+}
+
+/* The summary row, as `runs compare` prints it. */
+static void compare_summary_row(rg_buf *b, const rg_compare_view *v)
+{
+    if (!v->n_shared) return;
+    char sa[48], sb[48];
+    double ratio = v->geo_b / v->geo_a;
+    fmt_pair(v->geo_a, v->geo_b, ratio, sa, sb, sizeof sa);
+    put_esc(b, "<tr class=\"summary\" id=\"summary-row\"><td>all</td><td class=\"num\">", sa, "</td>");
+    put_esc(b, "<td class=\"num\">", sb, "</td>");
+    rg_buf_printf(b, "<td class=\"num\">%.3f</td><td colspan=\"2\">geomean over %d shared workload%s; %d SLOW, %d FAST"
+                     "</td></tr>\n", ratio, v->n_shared, v->n_shared == 1 ? "" : "s", v->n_slow, v->n_fast);
+}
+
 char *rg_render_compare(const rg_render_ctx *ctx, const rg_compare_view *v, char *err, size_t errlen)
 {
     rg_buf b = {0};
     char title[96];
     snprintf(title, sizeof title, "Run #%lld against run #%lld", (long long)v->b.id, (long long)v->a.id);
     page_open(&b, ctx, title);
-    rg_buf_printf(&b, "<h1>Run <a ");
-    href_run(&b, ctx, v->b.id);
-    rg_buf_printf(&b, ">#%lld</a> against run <a ", (long long)v->b.id);
-    href_run(&b, ctx, v->a.id);
-    rg_buf_printf(&b, ">#%lld</a></h1>\n", (long long)v->a.id);
+    char here[64];
+    snprintf(here, sizeof here, "run #%lld against #%lld", (long long)v->b.id, (long long)v->a.id);
+    crumbs(&b, ctx, v->b.definition, here);
+    rg_buf_puts(&b, "<h1>Run ");
+    run_link(&b, ctx, v->b.id, "#");
+    rg_buf_puts(&b, " against run ");
+    run_link(&b, ctx, v->a.id, "#");
+    rg_buf_puts(&b, "</h1>\n");
     if (!v->comparable)
         rg_buf_puts(&b, "<p class=\"flag\">Different comparison keys: these runs were not measured under one "
                         "protocol, workload set and device; the ratios are shown but do not rank them.</p>\n");
@@ -693,40 +984,69 @@ char *rg_render_compare(const rg_render_ctx *ctx, const rg_compare_view *v, char
             rg_html_esc(&b, sv[k]->suspect_why);
             rg_buf_puts(&b, "</p>\n");
         }
-    rg_buf_printf(&b, "<p class=\"muted\">ratio = run #%lld / run #%lld (below 1: #%lld is faster): the Hodges-Lehmann "
-                      "ratio of the per-iteration samples with its 95%% distribution-free interval and the verdict of "
-                      "`runs check` (threshold %.0f%%, alpha %g); where a record has no samples, the ratio of the "
-                      "medians with an interval from the two runs' min and max.</p>\n",
+    rg_buf_printf(&b, "<p class=\"muted\" id=\"compare-method\">ratio = run #%lld / run #%lld (below 1: #%lld is "
+                      "faster): the Hodges-Lehmann ratio of the per-iteration samples with its 95%% distribution-free "
+                      "interval and the verdict of <code>runs check</code> (threshold %.0f%%, alpha %g); where a record "
+                      "has no samples, the ratio of the medians with an interval from the two runs' min and max; where "
+                      "a record has no per-workload figures, its primary figure. The figures show as many digits as "
+                      "tell them apart.</p>\n",
                   (long long)v->b.id, (long long)v->a.id, (long long)v->b.id, 100 * RG_STATS_THRESHOLD, RG_STATS_ALPHA);
     rg_buf_printf(&b, "<table id=\"compare-table\"><tr><th>#</th><th>run #%lld</th><th>run #%lld</th><th>ratio</th>"
                       "<th>interval</th><th>verdict</th></tr>\n",
                   (long long)v->a.id, (long long)v->b.id);
-    for (size_t i = 0; i < v->n; i++) {
-        const rg_compare_row *r = &v->rows[i];
-        rg_buf_printf(&b, "<tr><td>%d</td>", r->index);
-        cell_si(&b, r->a, 1e-9, "s");
-        cell_si(&b, r->b, 1e-9, "s");
-        cell_num(&b, r->ratio, "");
-        rg_buf_puts(&b, "<td class=\"num\">");
-        if (isfinite(r->lo) && isfinite(r->hi)) rg_buf_printf(&b, "%.3f to %.3f", r->lo, r->hi);
-        rg_buf_puts(&b, "</td><td>");
-        if (r->shift) rg_buf_printf(&b, "%s (p %.2g)", r->verdict, r->p);
-        else rg_buf_puts(&b, "no samples");
-        rg_buf_puts(&b, "</td></tr>\n");
-    }
+    for (size_t i = 0; i < v->n; i++)   /* the primary figures' row first */
+        if (v->rows[i].primary) compare_row(&b, &v->rows[i]);
+    for (size_t i = 0; i < v->n; i++)
+        if (!v->rows[i].primary) compare_row(&b, &v->rows[i]);
+    compare_summary_row(&b, v);
     rg_buf_puts(&b, "</table>\n");
     return page_close(&b, err, errlen);
 }
 
-char *rg_render_error(const rg_render_ctx *ctx, int status, const char *msg, char *err, size_t errlen)
+char *rg_render_error(const rg_render_ctx *ctx, int status, const char *msg, const char *back_path, char *err,
+                      size_t errlen)
 {
     rg_buf b = {0};
     char t[32];
     snprintf(t, sizeof t, "%d", status);
     page_open(&b, ctx, t);
+    crumbs(&b, ctx, NULL, t);
     rg_buf_printf(&b, "<h1>%d</h1>\n<p id=\"error\">", status);
-    rg_html_esc(&b, msg);
-    rg_buf_puts(&b, "</p>\n");
+    rg_html_esc(&b, msg ? msg : "");
+    rg_buf_puts(&b, "</p>\n<p><a id=\"back\" href=\"");
+    rg_html_esc(&b, ctx->root);
+    if (back_path) rg_html_esc(&b, back_path);
+    rg_buf_puts(&b, back_path ? "\">Back to the page</a></p>\n" : "\">Back to the index</a></p>\n");
+    return page_close(&b, err, errlen);
+}
+
+char *rg_render_search(const rg_render_ctx *ctx, const rg_search_view *v, char *err, size_t errlen)
+{
+    rg_buf b = {0};
+    page_open(&b, ctx, "Search");
+    crumbs(&b, ctx, NULL, "search");
+    rg_buf_puts(&b, "<h1>Search by implementation</h1>\n<form method=\"get\" id=\"search-form\" action=\"");
+    rg_html_esc(&b, ctx->root);
+    put_esc(&b, "search\"><label>implementation <input type=\"search\" name=\"q\" maxlength=\"100\" value=\"", v->q,
+            "\"></label> <button type=\"submit\">Search</button></form>\n");
+    if (!*v->q) return page_close(&b, err, errlen);
+    if (!v->n) put_esc(&b, "<p class=\"muted\" id=\"no-hits\">No implementation name holds “", v->q, "”.</p>\n");
+    else rg_buf_puts(&b, "<table id=\"search-hits\"><tr><th>run</th><th>implementation</th><th>problem</th>"
+                         "<th>device</th><th>primary</th><th>status</th></tr>\n");
+    for (size_t i = 0; i < v->n; i++) {
+        const rg_search_hit *h = &v->hits[i];
+        char title[400], e[64];
+        if (rg_problem_short(h->definition, title, sizeof title, e, sizeof e)) snprintf(title, sizeof title, "?");
+        rg_buf_puts(&b, "<tr><td class=\"nowrap\">");
+        run_link(&b, ctx, h->id, "run #");
+        put_esc(&b, "</td><td>", h->kernel, "</td><td>");
+        rg_html_esc(&b, title);
+        put_esc(&b, "</td><td>", h->device, "</td>");
+        cell_si(&b, h->primary_ns, 1e-9, "s");
+        put_esc(&b, "<td>", h->status, "</td></tr>\n");
+    }
+    if (v->n) rg_buf_puts(&b, "</table>\n");
+    if (v->more) rg_buf_printf(&b, "<p class=\"muted\">The newest %d matches are shown.</p>\n", RG_SEARCH_MAX);
     return page_close(&b, err, errlen);
 }
 

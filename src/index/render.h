@@ -27,6 +27,7 @@ typedef struct rg_render_ctx {
     char csrf[72];         /* the forms' anti-CSRF token */
     char today[16];        /* the citation's access date, YYYY-MM-DD */
     const char *permalink_base; /* e.g. "http://127.0.0.1:8080" (may be "") */
+    int single_page;       /* a one-file report: no links to pages it does not include */
 } rg_render_ctx;
 
 /* Fills ctx for a server (static_site 0) or a static site (1). */
@@ -54,8 +55,13 @@ char *rg_render_index(const rg_render_ctx *ctx, const rg_index_view *v, char *er
 char *rg_render_compare(const rg_render_ctx *ctx, const rg_compare_view *v, char *err, size_t errlen);
 /* An implementation line over revisions: the trend chart (interval at each point) and a table. */
 char *rg_render_history(const rg_render_ctx *ctx, const rg_history_view *v, char *err, size_t errlen);
-/* A small page for an error status ("404 not found: ..."). */
-char *rg_render_error(const rg_render_ctx *ctx, int status, const char *msg, char *err, size_t errlen);
+/* A small page for an error status ("404 not found: ..."), with a link back
+ * to back_path (a path under ctx->root, e.g. "runs/3"; NULL: the index). */
+char *rg_render_error(const rg_render_ctx *ctx, int status, const char *msg, const char *back_path, char *err,
+                      size_t errlen);
+/* The search page: implementations whose name holds q (case-insensitive),
+ * at most RG_SEARCH_MAX of them. */
+char *rg_render_search(const rg_render_ctx *ctx, const rg_search_view *v, char *err, size_t errlen);
 
 /* JSON for /api (documented in the README). */
 char *rg_api_index(const rg_index_view *v, char *err, size_t errlen);

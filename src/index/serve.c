@@ -246,11 +246,56 @@ static void set_body(rg_response *r, int status, const char *type, char *body)
     r->len = body ? strlen(body) : 0;
 }
 
-/* An error: an HTML page for pages, one line of JSON for /api and POSTs. */
-static void error_resp(rg_server *s, const rg_request *q, rg_response *r, int status, const char *msg)
+/* A word that starts a path: '/' at the start of msg or after a space,
+ * a parenthesis or a quote, followed by more than a space. */
+static int path_starts(const char *msg, const char *p)
 {
-    int api = !strncmp(q->path, "/api/", 5) || !strcmp(q->method, "POST");
+    return *p == '/' && p[1] && p[1] != ' ' && (p == msg || strchr(" ('\"", p[-1]));
+}
+
+/* msg without filesystem paths: the registry's file is "the registry", any
+ * other absolute path "(a path)". An error page or /api answer never tells
+ * a client where the server keeps its files. NULL when out of memory. */
+static char *without_paths(const rg_server *s, const char *msg)
+{
+    rg_buf b = {0};
+    size_t dl = strlen(s->db_path);
+    rg_buf_puts(&b, "");
+    for (const char *p = msg; *p;) {
+        if (dl && !strncmp(p, s->db_path, dl)) {
+            rg_buf_puts(&b, "the registry");
+            p += dl;
+        } else if (path_starts(msg, p)) {
+            rg_buf_puts(&b, "(a path)");
+            while (*p && *p != ' ' && *p != ',' && *p != ')' && *p != '\'' && *p != '"' && !(*p == ':' && p[1] == ' '))
+                p++;
+        } else {
+            rg_buf_put(&b, p++, 1);
+        }
+    }
+    char e[32];
+    return rg_buf_finish(&b, e, sizeof e);
+}
+
+/* "runs/3" for a form posted to /runs/3/notes: its error page links back there. */
+static const char *form_back(const rg_request *q, char *out, size_t n)
+{
+    const char *sl = strncmp(q->path, "/runs/", 6) ? NULL : strchr(q->path + 6, '/');
+    if (!sl || strcmp(q->method, "POST") || (size_t)(sl - q->path) >= n) return NULL;
+    snprintf(out, n, "%.*s", (int)(sl - q->path - 1), q->path + 1);
+    return out;
+}
+
+/* An error: an HTML page for pages and the page forms (with a link back),
+ * one line of JSON for /api and the other POSTs; no filesystem path in either. */
+static void error_resp(rg_server *s, const rg_request *q, rg_response *r, int status, const char *msg_in)
+{
+    char back[64];
+    const char *back_path = form_back(q, back, sizeof back);
+    int api = !strncmp(q->path, "/api/", 5) || (!strcmp(q->method, "POST") && !back_path);
     char err[128];
+    char *clean = without_paths(s, msg_in ? msg_in : "");
+    const char *msg = clean ? clean : "an error (out of memory)";
     if (api) {
         cJSON *o = cJSON_CreateObject();
         cJSON_AddNumberToObject(o, "status", status);
@@ -265,8 +310,9 @@ static void error_resp(rg_server *s, const rg_request *q, rg_response *r, int st
     } else {
         rg_render_ctx ctx;
         rg_render_ctx_init(&ctx, 0);
-        set_body(r, status, HTML, rg_render_error(&ctx, status, msg, err, sizeof err));
+        set_body(r, status, HTML, rg_render_error(&ctx, status, msg, back_path, err, sizeof err));
     }
+    free(clean);
 }
 
 /* "12" -> 12; anything else (sign, spaces, overflow, zero) is no id. */
@@ -436,6 +482,23 @@ static void history_page(rg_server *s, rg_registry *g, const rg_request *q, rg_r
     rg_render_ctx_init(&ctx, 0);
     char *body = rg_render_history(&ctx, &v, err, sizeof err);
     rg_model_history_free(&v);
+    if (!body) error_resp(s, q, r, 500, err);
+    else set_body(r, 200, HTML, body);
+}
+
+static void search_page(rg_server *s, rg_registry *g, const rg_request *q, rg_response *r)
+{
+    rg_search_view v;
+    char err[512];
+    int rc = q->query && *q->query ? rg_model_search(g, q->query, &v, err, sizeof err) : 0;
+    if (rc) {
+        error_resp(s, q, r, rc == 1 ? 400 : 500, err);
+        return;
+    }
+    if (!q->query || !*q->query) memset(&v, 0, sizeof v);   /* the empty form */
+    rg_render_ctx ctx;
+    rg_render_ctx_init(&ctx, 0);
+    char *body = rg_render_search(&ctx, &v, err, sizeof err);
     if (!body) error_resp(s, q, r, 500, err);
     else set_body(r, 200, HTML, body);
 }
@@ -775,6 +838,10 @@ void rg_serve_route(rg_server *s, const rg_request *q, rg_response *r)
         error_resp(s, q, r, 503, err);
         return;
     }
+    if (get && !strcmp(p, "/search")) {   /* its answer depends on the query: never cached by path */
+        search_page(s, g, q, r);
+        return;
+    }
     if (get) {
         /* A GET's answer depends on the registry alone (and the Host, in
          * the citation): kept until the registry's generation moves, so a
@@ -935,6 +1002,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         .body = st->body,
         .body_len = st->n,
         .body_too_big = st->too_big,
+        .query = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "q"),
     };
     rg_response r;
     rg_serve_route(s, &q, &r);

@@ -57,6 +57,7 @@ typedef struct rg_request {
     const char *body;
     size_t body_len;
     int body_too_big;
+    const char *query;              /* GET /search: the q argument, decoded; NULL when absent */
 } rg_request;
 
 typedef struct rg_response {

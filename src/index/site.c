@@ -141,13 +141,46 @@ int rg_site_write(rg_registry *g, const char *dir, size_t *files, char *err, siz
     return rc;
 }
 
-char *rg_report_page(rg_registry *g, int64_t id, char *err, size_t errlen)
+/* A base URL for the report's links: http(s)://, printable, no quote or
+ * space, at most 200 bytes; its trailing '/' dropped. */
+static int base_url_ok(const char *u, char *out, size_t n, char *err, size_t errlen)
 {
+    size_t len = strlen(u);
+    int scheme = !strncmp(u, "http://", 7) || !strncmp(u, "https://", 8);
+    int clean = len <= 200 && len < n;
+    for (const char *p = u; clean && *p; p++) clean = *p > ' ' && *p < 127 && !strchr("\"'<>\\`", *p);
+    if (!scheme || !clean || len <= 8) {
+        snprintf(err, errlen, "--base-url must be an http:// or https:// URL of printable characters (no quotes or "
+                              "spaces), at most 200 bytes");
+        return -1;
+    }
+    snprintf(out, n, "%s", u);
+    while (len > 8 && out[len - 1] == '/') out[--len] = 0;
+    return 0;
+}
+
+char *rg_report_page(rg_registry *g, int64_t id, const char *base_url, char *err, size_t errlen)
+{
+    if (!g) {
+        snprintf(err, errlen, "no registry");
+        return NULL;
+    }
+    char base[208], root[212];
+    if (base_url && base_url_ok(base_url, base, sizeof base, err, errlen)) return NULL;
     rg_run_view v;
     if (rg_model_run(g, id, &v, err, errlen)) return NULL;
     rg_render_ctx ctx;
-    rg_render_ctx_init(&ctx, 1);
-    ctx.root = "./";
+    if (base_url) {   /* links to the served index's pages */
+        rg_render_ctx_init(&ctx, 0);
+        snprintf(root, sizeof root, "%s/", base);
+        ctx.root = root;
+        ctx.permalink_base = base;
+    } else {          /* one file: no link to a page it does not include */
+        rg_render_ctx_init(&ctx, 1);
+        ctx.root = "./";
+        ctx.single_page = 1;
+        ctx.history_pages = 0;
+    }
     char *t = rg_render_run(&ctx, &v, err, errlen);
     rg_model_run_free(&v);
     return t;

@@ -17,7 +17,9 @@
  * atomically; *files counts them. 0 or 2 with a message. */
 int rg_site_write(rg_registry *g, const char *dir, size_t *files, char *err, size_t errlen);
 
-/* The run page of run id as one self-contained page (malloc'd), NULL with a message. */
-char *rg_report_page(rg_registry *g, int64_t id, char *err, size_t errlen);
+/* The run page of run id as one self-contained page (malloc'd), NULL with a
+ * message. base_url NULL: no link to any page the file does not include;
+ * else ("http://host:8080") its links name that served index's pages. */
+char *rg_report_page(rg_registry *g, int64_t id, const char *base_url, char *err, size_t errlen);
 
 #endif

@@ -133,22 +133,26 @@ void rg_axis_label(char *out, size_t n, double v, const rg_axis_unit *u)
     else snprintf(out, n, "%.*f%s%s", u->frac, x, u->name[0] ? " " : "", u->name);
 }
 
-void rg_fmt_si(char *out, size_t n, double v, const char *unit)
+void rg_fmt_si_digits(char *out, size_t n, double v, const char *unit, int digits)
 {
-    if (!isfinite(v)) {
+    if (!out || !n) return;
+    if (!isfinite(v) || !unit) {
         snprintf(out, n, "%s", "");
         return;
     }
+    if (digits < 1 || digits > 15) digits = 3;
     if (v == 0) {
         snprintf(out, n, "0 %s", unit);
         return;
     }
     int e3 = (int)floor(log10(fabs(v)) / 3);
     if (e3 < -SI_MAX || e3 > SI_MAX) {
-        snprintf(out, n, "%.3g %s", v, unit);
+        snprintf(out, n, "%.*g %s", digits, v, unit);
         return;
     }
     double m = v / pow(10, 3 * e3);
-    if (fabs(m) >= 999.5 && e3 < SI_MAX) e3++, m /= 1000;
-    snprintf(out, n, "%.3g %s%s", m, si_prefix[e3 + SI_ZERO], unit);
+    if (fabs(m) >= 1000 - 0.5 * pow(10, 3 - digits) && e3 < SI_MAX) e3++, m /= 1000;
+    snprintf(out, n, "%.*g %s%s", digits, m, si_prefix[e3 + SI_ZERO], unit);
 }
+
+void rg_fmt_si(char *out, size_t n, double v, const char *unit) { rg_fmt_si_digits(out, n, v, unit, 3); }

@@ -51,5 +51,8 @@ void rg_axis_label(char *out, size_t n, double v, const rg_axis_unit *u);
 /* v with three significant digits and an SI prefix, e.g. 1.34e12 "B/s" ->
  * "1.34 TB/s", 5.41e-6 "s" -> "5.41 µs". "" for a non-finite v. */
 void rg_fmt_si(char *out, size_t n, double v, const char *unit);
+/* The same with `digits` significant digits (1..15; 3 otherwise): the
+ * compare page shows as many as make two figures differ as their ratio does. */
+void rg_fmt_si_digits(char *out, size_t n, double v, const char *unit, int digits);
 
 #endif
