@@ -16,12 +16,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DUR=${1:-15}
 BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
 RUNS=10000
 PUSHES=2000
 command -v wrk >/dev/null || { echo "serve_load: wrk not installed (apt-get install wrk)" >&2; exit 2; }
 cmake --build "$BUILD" --target ropegrad serve_fill >/dev/null
-RG=$PWD/$BUILD/ropegrad
-FILL=$PWD/$BUILD/bench/serve_fill
+RG=$BUILD/ropegrad
+FILL=$BUILD/bench/serve_fill
 work=$(mktemp -d)
 server=""
 pusher=""
@@ -41,7 +42,7 @@ t0=$(date +%s.%N)
 mkdir "$work/push"
 "$FILL" files "$work/push" "$work/base.json" "$PUSHES" $((RUNS + 1))
 fill_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b - a}')
-head -c 24 /dev/urandom | base64 | tr -d '/+=\n' > "$work/token"
+(umask 077; head -c 24 /dev/urandom | base64 | tr -d '/+=\n' > "$work/token")
 
 # 2. The server, on a free loopback port (every load client is 127.0.0.1: wrk's
 # 64 connections and the pushes, above the default 64 per client address).

@@ -4,6 +4,7 @@
  * never above its byte cap (many distinct paths); and the forms' CSRF value
  * belongs to the server, not to the token. */
 #define _POSIX_C_SOURCE 200809L
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "test_util.h"
@@ -20,29 +21,14 @@ static int setup(void **state)
     char err[RG_ERRLEN];
     fx_path(db, sizeof db, "cache.db");
     fx_path(tokfile, sizeof tokfile, "cache-token");
-    if (rg_write_file_atomic(tokfile, TOKEN "\n", strlen(TOKEN) + 1, err, sizeof err)) return -1;
-    unlink(db);
-    rg_registry *g;
-    if (rg_registry_open(db, 1, &g, err, sizeof err)) return -1;
-    cJSON *m = fx_manifest("NVIDIA H200", 1, 1.0, 1);
-    char *t = m ? rg_json_print(m, 0, err, sizeof err) : NULL;
-    int64_t id;
-    int existed;
-    int rc = t ? rg_registry_import(g, t, strlen(t), RG_EVIDENCE_IMPORTED, &id, &existed, err, sizeof err) : -1;
-    free(t);
-    cJSON_Delete(m);
-    rg_registry_close(g);
-    return rc;
+    if (rg_write_file_atomic(tokfile, TOKEN "\n", strlen(TOKEN) + 1, err, sizeof err) || chmod(tokfile, 0600))
+        return -1;   /* a secret: group or others must not read it */
+    return fx_one_run_registry(db);
 }
 
 static int teardown(void **state)
 {
-    char p[700];
-    unlink(db);
-    snprintf(p, sizeof p, "%s-wal", db);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", db);
-    unlink(p);
+    tu_unlink_db(db);
     unlink(tokfile);
     return 0;
 }
