@@ -12,8 +12,8 @@ Each generated block sits in the Markdown file between two marker comments,
 
 Reads bench/results/ops/ (scripts/device-ops.sh: h200-cuda-0NN.json, probe-ops.txt,
 h200-vs-torch*.json), bench/results/h200-cuda.json with bench/anchors/ (through
-bench/compare_anchors.py), bench/results/cpu-floor-0NN.md (bench/cpu_floor.sh) and the
-older files the README cites. Standard library only.
+bench/compare_anchors.py), bench/results/cpu-floor-0NN.md (bench/cpu_floor.sh),
+bench/results/serve_load.md (bench/serve_load.sh) and the older files the README cites. Standard library only.
 Exit codes: 0 ok, 1 --check found a difference, 2 bad input (one line on stderr).
 """
 import argparse
@@ -609,6 +609,27 @@ def block_positions_max():
             f"{len(d['workloads'])} shapes")
 
 
+def block_serve_load():
+    """The index under load (bench/serve_load.sh): the uncached rows against issue 28's goals."""
+    rel = f"{RES}/serve_load.md"
+    text = "\n".join(load_lines(rel))
+    made = re.search(r"on (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ), (\d+) cores", text)
+    row = re.search(r"^\| run pages `/runs/RANDOM`[^|]*\| ([^|]+) \| ([^|]+) \| ([^|]+) \| ([^|]+) \|$", text, re.M)
+    probe = re.search(r"uncached \(each GET right after a push\), (\d+) of (\d+) answered 200:\n"
+                      r"median ([0-9.]+) ms, slowest ([0-9.]+) ms", text)
+    load = re.search(r"when the load began: ([0-9. ]+); when it ended: ([0-9. ]+) \(", text)
+    goals = re.findall(r"^- (.*): ([^:]*), ((?:NOT )?met)[;.]$", text, re.M)
+    if not (made and row and probe and load and goals):
+        raise InputError(f"{rel}: not the output of bench/serve_load.sh (made, random row, problem page, load, goals)")
+    p50, p99, rps, errors = (c.strip() for c in row.groups())
+    met = "; ".join(f"{g[0]}: {g[1]}, {g[2]}" for g in goals)
+    return (f"Measured {hhmm(made.group(1))} on {made.group(2)} cores shared with other work (load average "
+            f"{load.group(1).split()[0]} when the load began, {load.group(2).split()[0]} when it ended; "
+            f"`{rel}`): uncached random run pages p50 {p50}, p99 {p99}, {float(rps):,.0f} pages/s, {errors} errors; "
+            f"the problem page of the 10,000-run group right after a push, median {probe.group(3)} ms, slowest "
+            f"{probe.group(4)} ms ({probe.group(1)} of {probe.group(2)}). Goals: {met}.")
+
+
 BLOCKS = {
     "ops-table": block_ops_table,
     "cuda-014": block_cuda_014,
@@ -624,6 +645,7 @@ BLOCKS = {
     "sincos-max": block_sincos_max,
     "positions-max": block_positions_max,
     "notes-ops-stand": block_notes_ops_stand,
+    "serve-load": block_serve_load,
 }
 
 # blocks inside a sentence: no line breaks around them, no wrapping

@@ -4,24 +4,27 @@
 # the server on loopback, wrk with 64 connections against a run page and a
 # problem page while `ropegrad runs push` sends new runs, results in
 # bench/results/serve_load.md (p50, p99, pages/s, errors, pushes sent vs stored),
-# plus random run pages (nearly all cache misses).
+# plus random run pages (nearly all cache misses), and the problem page of the
+# 10,000-run group right after a push (never cached: the push changed the registry).
 #
 #   bash bench/serve_load.sh [SECONDS per page, default 15]
 #
 # Needs a build (bash scripts/test.sh, or cmake --build build) and wrk
 # (Debian: apt-get install wrk, or ROPEGRAD_WITH_WRK=1 scripts/deps.sh).
 # Only loopback traffic; bounded in time (3 x SECONDS of load) and in count
-# (10,000 stored runs, at most 2,000 pushes).
+# (10,000 stored runs, at most 2,000 + 20 pushes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DUR=${1:-15}
 BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
 RUNS=10000
 PUSHES=2000
+PROBES=20
 command -v wrk >/dev/null || { echo "serve_load: wrk not installed (apt-get install wrk)" >&2; exit 2; }
 cmake --build "$BUILD" --target ropegrad serve_fill >/dev/null
-RG=$PWD/$BUILD/ropegrad
-FILL=$PWD/$BUILD/bench/serve_fill
+RG=$BUILD/ropegrad
+FILL=$BUILD/bench/serve_fill
 work=$(mktemp -d)
 server=""
 pusher=""
@@ -40,8 +43,10 @@ t0=$(date +%s.%N)
 "$FILL" store "$work/runs.db" "$work/base.json" "$RUNS" 1
 mkdir "$work/push"
 "$FILL" files "$work/push" "$work/base.json" "$PUSHES" $((RUNS + 1))
+mkdir "$work/probe"
+"$FILL" files "$work/probe" "$work/base.json" "$PROBES" $((RUNS + PUSHES + 1))
 fill_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b - a}')
-head -c 24 /dev/urandom | base64 | tr -d '/+=\n' > "$work/token"
+(umask 077; head -c 24 /dev/urandom | base64 | tr -d '/+=\n' > "$work/token")
 
 # 2. The server, on a free loopback port (every load client is 127.0.0.1: wrk's
 # 64 connections and the pushes, above the default 64 per client address).
@@ -70,6 +75,7 @@ pusher=$!
 run_wrk() {
   wrk -t2 -c64 -d"${DUR}s" --timeout 5s --latency "$1" > "$2" 2>&1
 }
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 run_wrk "$run_url" "$work/wrk-run.txt"
 run_wrk "$problem_url" "$work/wrk-problem.txt"
 # Every request a different run page, so nearly every one misses the cache
@@ -83,10 +89,30 @@ touch "$work/stop"   # the pusher finishes the push under way, then stops
 wait "$pusher" 2>/dev/null || true
 pusher=""
 sleep 0.5
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 sent=$(cat "$work/sent" 2>/dev/null || echo 0)
 after=$(count)
 stored=$((after - before))
 
+# 4. The problem page uncached: one push (a new generation: the page cache and
+#    the rank tables start over), then one GET of the problem page, PROBES times.
+: > "$work/probe.txt"
+for f in "$work"/probe/push-*.json; do
+  "$RG" runs push "$base" "$f" --token-file "$work/token" > /dev/null 2>>"$work/push.err" || continue
+  curl -s -o /dev/null -w '%{http_code} %{time_total}\n' "$problem_url" >> "$work/probe.txt"
+done
+probe_ok=$(awk '$1 == 200' "$work/probe.txt" | wc -l)
+probe_ms() {  # probe_ms QUANTILE(0..1): that quantile of the 200 answers' times, in ms
+  awk '$1 == 200 {print $2 * 1000}' "$work/probe.txt" | sort -n |
+    awk -v q="$1" '{v[NR] = $1} END {if (!NR) {print "-"; exit} i = int(q * (NR - 1) + 1.5); if (i > NR) i = NR; printf "%.2f", v[i]}'
+}
+
+ms() {  # ms FIGURE: a wrk latency (850.00us, 12.5ms, 1.02s) in ms
+  awk -v x="$1" 'BEGIN {v = x + 0; if (x ~ /us$/) v /= 1000; else if (x ~ /ms$/) v += 0; else if (x ~ /s$/) v *= 1000; printf "%.2f", v}'
+}
+met() {  # met CONDITION(awk): "met" or "NOT met"
+  awk "BEGIN {exit !($1)}" && echo met || echo "NOT met"
+}
 field() {  # field FILE: p50 p99 req/s errors
   local f=$1
   local p50 p99 rps non2xx sock
@@ -120,7 +146,19 @@ mkdir -p bench/results
   echo "Pushes during the load: $sent sent and answered 201, $stored new runs stored (registry: $before runs before, $after after)."
   [ -s "$work/push.err" ] && { echo; echo "Push errors:"; echo '```'; head -5 "$work/push.err"; echo '```'; }
   echo
-  echo "Goal (issue 11): run page p99 under 20 ms, at least 2,000 pages/s, 0 errors, no push lost."
+  echo "Problem page of the $after-run group, uncached (each GET right after a push), $probe_ok of $PROBES answered 200:"
+  echo "median $(probe_ms 0.5) ms, slowest $(probe_ms 1) ms."
+  echo
+  echo "Load average (1, 5, 15 min) when the load began: $load_before; when it ended: $load_after ($(nproc) cores)."
+  echo
+  rp99=$(ms "$(awk '$1=="99%"{print $2}' "$work/wrk-random.txt")")
+  rrps=$(awk '/^Requests\/sec:/{print $2}' "$work/wrk-random.txt")
+  pmax=$(probe_ms 1)
+  echo "Goals (issue 28), this run:"
+  echo "- uncached random run pages p99 under 20 ms: $rp99 ms, $(met "$rp99 < 20");"
+  echo "- uncached random run pages at least 5,000 pages/s: $rrps, $(met "${rrps:-0} >= 5000");"
+  echo "- the problem page uncached under 50 ms: slowest of $probe_ok $pmax ms, $(met "$probe_ok > 0 && ${pmax/-/1e9} < 50");"
+  echo "- no errors and no push lost (issue 11): $([ "$sent" = "$stored" ] && echo met || echo "NOT met")."
   echo
   echo "## wrk, run page"
   echo '```'
@@ -134,5 +172,9 @@ mkdir -p bench/results
   echo '```'
   cat "$work/wrk-random.txt"
   echo '```'
+  echo "## The problem page after each push (HTTP status, seconds)"
+  echo '```'
+  cat "$work/probe.txt"
+  echo '```'
 } > "$out"
-cat "$out" | head -20
+sed -n 1,32p "$out"

@@ -258,4 +258,26 @@ static inline rg_registry *fx_fresh_registry(const char *name)
     return fx_fresh_registry_at(path);
 }
 
+/* A fresh registry at db holding one imported fixture run; 0, or -1 with a message on stderr. */
+static inline int fx_one_run_registry(const char *db)
+{
+    char err[RG_ERRLEN] = "no manifest";
+    unlink(db);
+    rg_registry *g;
+    if (rg_registry_open(db, 1, &g, err, sizeof err)) {
+        fprintf(stderr, "fx_one_run_registry: %s\n", err);
+        return -1;
+    }
+    cJSON *m = fx_manifest("NVIDIA H200", 1, 1.0, 1);
+    char *t = m ? rg_json_print(m, 0, err, sizeof err) : NULL;
+    int64_t id;
+    int existed;
+    int rc = t ? rg_registry_import(g, t, strlen(t), RG_EVIDENCE_IMPORTED, &id, &existed, err, sizeof err) : -1;
+    if (rc) fprintf(stderr, "fx_one_run_registry: %s\n", err);
+    free(t);
+    cJSON_Delete(m);
+    rg_registry_close(g);
+    return rc ? -1 : 0;
+}
+
 #endif

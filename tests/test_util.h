@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 #include <cmocka.h>
@@ -180,6 +181,18 @@ static inline int tu_rm_rf(const char *dir)
     char cmd[1200];
     snprintf(cmd, sizeof cmd, "chmod -R u+w '%s' 2>/dev/null; rm -rf '%s'", dir, dir);
     return tu_system(cmd) == 0 ? 0 : -1;
+}
+
+/* Removes an SQLite file and its -wal and -shm files (those missing are fine). */
+static inline int tu_unlink_db(const char *db)
+{
+    char p[1100];
+    unlink(db);
+    snprintf(p, sizeof p, "%s-wal", db);
+    unlink(p);
+    snprintf(p, sizeof p, "%s-shm", db);
+    unlink(p);
+    return 0;
 }
 
 /* dir/name in one of four rotating buffers (so a few can be used in one call). */

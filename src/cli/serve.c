@@ -95,9 +95,11 @@ int rg_cmd_serve(int argc, char **argv)
                    "                      [--cache-bytes BYTES] [--max-per-client N] [--body-deadline SECONDS]\n\n"
                    "Serves the registry as a website: / (problems), /problems/DEF, /runs/ID, /runs/ID.json,\n"
                    "/compare/A/B and /api/... (see the README). Listens on 127.0.0.1:8080 by default\n"
-                   "(port 0: any free port, printed). Read-only unless --write-token-file names a file\n"
-                   "holding the write token (16+ printable characters): then POST /api/runs (as\n"
-                   "`ropegrad runs push`) and the pages' note and issue forms take writes.\n"
+                   "(port 0: any free port, printed); ADDR: an IPv4 address, an IPv6 one in brackets\n"
+                   "([::1]:8080), or a name that resolves to loopback only (localhost:8080). Read-only\n"
+                   "unless --write-token-file names a file holding the write token (16+ printable\n"
+                   "characters): then POST /api/runs (as `ropegrad runs push`) and the pages' note and\n"
+                   "issue forms take writes.\n"
                    "Defaults: 4 threads, request bodies up to %d bytes (413 above), 10 s idle timeout,\n"
                    "a page cache of %u bytes (keyed by path), %d connections per client address, %d s\n"
                    "for a request body to arrive. Writes to a registry that is read-only, busy, deleted\n"
@@ -133,10 +135,8 @@ int rg_cmd_serve(int argc, char **argv)
         rg_serve_destroy(s);
         return 2;
     }
-    rg_term_printf(stdout, "ropegrad serve: http://%.*s:%d/ (%s, registry %s)\n",
-           (int)(strrchr(o.listen ? o.listen : "127.0.0.1:8080", ':') - (o.listen ? o.listen : "127.0.0.1:8080")),
-           o.listen ? o.listen : "127.0.0.1:8080", rg_serve_port(s),
-           o.write_token_file ? "writes need the token" : "read-only", o.db_path);
+    rg_term_printf(stdout, "ropegrad serve: http://%s:%d/ (%s, registry %s)\n", rg_serve_host(s), rg_serve_port(s),
+                   o.write_token_file ? "writes need the token" : "read-only", o.db_path);
     fflush(stdout);
     int sig = 0;
     sigwait(&set, &sig);

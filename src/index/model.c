@@ -372,7 +372,7 @@ static int rank_run(rg_registry *g, const rg_run_row *row, rg_run_view *v, char 
     rank_table fresh = {.gen = gen, .valid = 1};
     if (rg_registry_group_order(g, row->comparison_key, &fresh.ids, &fresh.geomean, &fresh.n, err, errlen))
         return 2;
-    if (rg_registry_first(g, row->comparison_key, &fresh.first, err, errlen)) {
+    if (rg_registry_first_of(g, fresh.ids, fresh.n, &fresh.first, err, errlen)) {
         free(fresh.ids);
         free(fresh.geomean);
         return 2;

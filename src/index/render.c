@@ -42,14 +42,18 @@ static void html_esc_visible(rg_buf *b, char *e)
         b->oom = 1;
         return;
     }
-    for (const char *s = e; *s; s++) {
-        switch (*s) {
+    const char *s = e;
+    for (;;) {
+        size_t plain = strcspn(s, "&<>\"'");   /* copied in one piece (a manifest is kilobytes) */
+        rg_buf_put(b, s, plain);
+        s += plain;
+        if (!*s) break;
+        switch (*s++) {
         case '&': rg_buf_put(b, "&amp;", 5); break;
         case '<': rg_buf_put(b, "&lt;", 4); break;
         case '>': rg_buf_put(b, "&gt;", 4); break;
         case '"': rg_buf_put(b, "&quot;", 6); break;
-        case '\'': rg_buf_put(b, "&#39;", 5); break;
-        default: rg_buf_put(b, s, 1);
+        default: rg_buf_put(b, "&#39;", 5); break;
         }
     }
     free(e);

@@ -41,6 +41,8 @@
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
 
+#include "listen.h"
+
 #include "model.h"
 #include "render.h"
 #include "strict_json.h"
@@ -68,8 +70,8 @@ struct rg_server {
     ino_t db_ino;
     size_t max_body, cache_bytes, cache_used;
     unsigned threads, timeout_s, max_per_client, body_deadline_s;
-    char base[64];                  /* "http://ADDR:PORT" once listening on one address, else "" */
-    struct sockaddr_in addr;
+    char base[80];                  /* "http://ADDR:PORT" once listening on one address, else "" */
+    rg_listen_addr addr;
     struct MHD_Daemon *d;
     int port;
     pthread_key_t key;
@@ -124,33 +126,6 @@ static int same_registry_file(const rg_server *s)
 
 static void close_registry(void *p) { rg_registry_close(p); }
 
-static int parse_listen(const char *s, struct sockaddr_in *a, char *err, size_t errlen)
-{
-    memset(a, 0, sizeof *a);
-    a->sin_family = AF_INET;
-    const char *colon = s ? strrchr(s, ':') : NULL;
-    char host[64];
-    if (!colon || (size_t)(colon - s) >= sizeof host || colon == s) {
-        snprintf(err, errlen, "--listen '%.100s': expected ADDR:PORT, e.g. 127.0.0.1:8080", s ? s : "");
-        return 2;
-    }
-    memcpy(host, s, (size_t)(colon - s));
-    host[colon - s] = 0;
-    char *end;
-    errno = 0;
-    long port = strtol(colon + 1, &end, 10);
-    if (errno || end == colon + 1 || *end || port < 0 || port > 65535) {
-        snprintf(err, errlen, "--listen '%.100s': the port is not a number in 0..65535", s);
-        return 2;
-    }
-    if (inet_pton(AF_INET, host, &a->sin_addr) != 1) {
-        snprintf(err, errlen, "--listen '%.100s': the address is not an IPv4 address", s);
-        return 2;
-    }
-    a->sin_port = htons((uint16_t)port);
-    return 0;
-}
-
 static int read_token(const char *path, char *tok, size_t n, char *err, size_t errlen)
 {
     char why[600];
@@ -194,7 +169,7 @@ int rg_serve_create(const rg_serve_options *o, rg_server **out, char *err, size_
     s->cache_bytes = o->cache_bytes ? o->cache_bytes : RG_SERVE_CACHE_BYTES;
     s->max_per_client = o->max_per_client ? o->max_per_client : RG_SERVE_MAX_PER_CLIENT;
     s->body_deadline_s = o->body_deadline_s ? o->body_deadline_s : RG_SERVE_BODY_DEADLINE;
-    if (parse_listen(o->listen ? o->listen : "127.0.0.1:8080", &s->addr, err, errlen) ||
+    if (rg_listen_parse(o->listen, &s->addr, err, errlen) ||
         (o->write_token_file && read_token(o->write_token_file, s->token, sizeof s->token, err, errlen)) ||
         make_form_key(s, err, errlen)) {
         OPENSSL_cleanse(s, sizeof *s);
@@ -1034,30 +1009,31 @@ int rg_serve_start(rg_server *s, char *err, size_t errlen)
         snprintf(err, errlen, "serve: no server");
         return 2;
     }
-    s->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL_LINUX_ONLY, 0, NULL, NULL, on_request, s,
-                            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&s->addr, MHD_OPTION_THREAD_POOL_SIZE,
-                            s->threads, MHD_OPTION_CONNECTION_TIMEOUT, s->timeout_s, MHD_OPTION_CONNECTION_LIMIT,
-                            connection_limit(), MHD_OPTION_PER_IP_CONNECTION_LIMIT, s->max_per_client,
-                            MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024, MHD_OPTION_UNESCAPE_CALLBACK,
-                            unescape_path, NULL, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL_LINUX_ONLY;
+    if (s->addr.sa.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
+    s->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&s->addr.sa,
+                            MHD_OPTION_THREAD_POOL_SIZE, s->threads, MHD_OPTION_CONNECTION_TIMEOUT, s->timeout_s,
+                            MHD_OPTION_CONNECTION_LIMIT, connection_limit(), MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+                            s->max_per_client, MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024,
+                            MHD_OPTION_UNESCAPE_CALLBACK, unescape_path, NULL, MHD_OPTION_NOTIFY_COMPLETED,
+                            on_completed, s, MHD_OPTION_END);
+    const unsigned port = s->addr.sa.ss_family == AF_INET6
+                              ? ntohs(((const struct sockaddr_in6 *)(const void *)&s->addr.sa)->sin6_port)
+                              : ntohs(((const struct sockaddr_in *)(const void *)&s->addr.sa)->sin_port);
     if (!s->d) {
-        char a[INET_ADDRSTRLEN];
-        inet_ntop(AF_INET, &s->addr.sin_addr, a, sizeof a);
-        snprintf(err, errlen, "cannot listen on %s:%u (in use, or not an address of this machine)", a,
-                 ntohs(s->addr.sin_port));
+        snprintf(err, errlen, "cannot listen on %s:%u (in use, or not an address of this machine)", s->addr.host,
+                 port);
         return 2;
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
-    s->port = info ? info->port : ntohs(s->addr.sin_port);
-    if (s->addr.sin_addr.s_addr != htonl(INADDR_ANY)) {
-        char a[INET_ADDRSTRLEN];
-        inet_ntop(AF_INET, &s->addr.sin_addr, a, sizeof a);
-        snprintf(s->base, sizeof s->base, "http://%s:%d", a, s->port);
-    }
+    s->port = info ? info->port : (int)port;
+    if (!s->addr.any) snprintf(s->base, sizeof s->base, "http://%s:%d", s->addr.host, s->port);
     return 0;
 }
 
 int rg_serve_port(const rg_server *s) { return s ? s->port : 0; }
+
+const char *rg_serve_host(const rg_server *s) { return s ? s->addr.host : ""; }
 
 void rg_serve_destroy(rg_server *s)
 {

@@ -38,7 +38,8 @@
 
 typedef struct rg_serve_options {
     const char *db_path;            /* the registry (must exist) */
-    const char *listen;             /* "ADDR:PORT", default 127.0.0.1:8080; port 0: any free port */
+    const char *listen;             /* "ADDR:PORT", "[ADDR6]:PORT" or "NAME:PORT" (listen.h), default
+                                       127.0.0.1:8080; port 0: any free port */
     const char *write_token_file;   /* NULL: read-only */
     unsigned threads;               /* worker threads, 0: 4 */
     size_t max_body;                /* 0: RG_SERVE_MAX_BODY */
@@ -74,6 +75,8 @@ int rg_serve_create(const rg_serve_options *o, rg_server **out, char *err, size_
 int rg_serve_start(rg_server *s, char *err, size_t errlen);
 /* The port it listens on (after start). */
 int rg_serve_port(const rg_server *s);
+/* The address it listens on as a URL names it: 127.0.0.1, [::1] ("" for NULL). */
+const char *rg_serve_host(const rg_server *s);
 void rg_serve_destroy(rg_server *s);
 
 /* Routes one request; always fills resp (free resp->body). */

@@ -304,6 +304,24 @@ int rg_registry_rank_run(rg_registry *g, int64_t id, rg_ranked *entry, int *grou
     return 0;
 }
 
+int rg_registry_first_of(rg_registry *g, const int64_t *ids, size_t n, int64_t *id, char *err, size_t errlen)
+{
+    if (!g || (!ids && n) || !id) {
+        snprintf(err, errlen, "#1: no registry, order or output");
+        return 2;
+    }
+    *id = 0;
+    /* The first that may be #1 is the best of the first tier (its lowest figure always ranks 1). */
+    int rc = 0;
+    for (size_t i = 0; i < n && !*id && !rc; i++) {
+        rg_run_row row = {.id = ids[i]};
+        rg_ranked e;
+        rc = fill_entry(g, &row, &e, NULL, err, errlen);
+        if (!rc && rg_ranked_may_be_first(&e)) *id = ids[i];
+    }
+    return rc;
+}
+
 int rg_registry_first(rg_registry *g, const char *key, int64_t *id, char *err, size_t errlen)
 {
     if (!g || !key || !id) {
@@ -314,16 +332,9 @@ int rg_registry_first(rg_registry *g, const char *key, int64_t *id, char *err, s
     int64_t *ids;
     double *primary;
     size_t n;
-    /* The passed runs by primary figure, then id: the first that may be #1
-     * is the best of the first tier (its lowest figure always ranks 1). */
+    /* The passed runs by primary figure, then id. */
     if (rg_registry_group_order(g, key, &ids, &primary, &n, err, errlen)) return 2;
-    int rc = 0;
-    for (size_t i = 0; i < n && !*id && !rc; i++) {
-        rg_run_row row = {.id = ids[i]};
-        rg_ranked e;
-        rc = fill_entry(g, &row, &e, NULL, err, errlen);
-        if (!rc && rg_ranked_may_be_first(&e)) *id = ids[i];
-    }
+    int rc = rg_registry_first_of(g, ids, n, id, err, errlen);
     free(ids);
     free(primary);
     return rc;

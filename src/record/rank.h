@@ -88,6 +88,9 @@ int rg_registry_rank_group(rg_registry *g, const char *key, const char *evidence
  * is verified (or a CPU run: sol_check.h) and not suspect (or suspect but
  * confirmed by a replication here). *id = 0 when the group has none. */
 int rg_registry_first(rg_registry *g, const char *key, int64_t *id, char *err, size_t errlen);
+/* The same #1 from a group's passed runs already in rank order (ids[n], from
+ * rg_registry_group_order): a caller that holds the order saves reading it twice. */
+int rg_registry_first_of(rg_registry *g, const int64_t *ids, size_t n, int64_t *id, char *err, size_t errlen);
 /* 1 when e may be #1 (the conditions above), else 0. */
 int rg_ranked_may_be_first(const rg_ranked *e);
 

@@ -219,7 +219,9 @@ const char *rg_registry_path(const char *opt);
 /* Opens (create != 0: creating and migrating when needed) the registry.
  * A corrupt file (PRAGMA quick_check), a foreign SQLite db or a newer schema
  * is an error, and such a file is never written to. A file that may not be
- * written (its mode, its folder's, a read-only mount) is opened read-only. */
+ * written (its mode, its folder's, a read-only mount) is opened read-only.
+ * A handle keeps its prepared statements (stmt_cache.h): use it from one
+ * thread at a time (the server opens one per worker thread). */
 int rg_registry_open(const char *path, int create, rg_registry **out, char *err, size_t errlen);
 void rg_registry_close(rg_registry *g);
 /* 1 when the registry was opened read-only (the file, its folder or its mount

@@ -36,6 +36,7 @@
 #include "rank.h"
 #include "record.h"
 #include "rg_util.h"
+#include "stmt_cache.h"
 
 /* "RGRD": marks a SQLite file as a ropegrad registry. */
 #define RG_APPLICATION_ID 0x52475244
@@ -46,7 +47,11 @@ struct rg_registry {
     int read_only;
     int busy;                       /* the last failed step was SQLITE_BUSY/LOCKED (rg_registry_busy) */
     char path[4096];
+    rg_stmt_cache stmts;            /* this connection's prepared statements */
 };
+
+static int prep(rg_registry *g, const char *sql, sqlite3_stmt **st) { return rg_stmt_prepare(&g->stmts, g->db, sql, st); }
+static void release(rg_registry *g, sqlite3_stmt *st) { rg_stmt_release(&g->stmts, st); }
 
 /* Migration i brings the schema from version i to version i + 1. */
 static const char *const migrations[RG_SCHEMA_VERSION] = {
@@ -275,10 +280,10 @@ static int first_step(rg_registry *g, const char *sql, sqlite3_stmt **st)
 {
     const double t0 = mono_ms();
     for (;;) {
-        int rc = sqlite3_prepare_v2(g->db, sql, -1, st, NULL);
+        int rc = prep(g, sql, st);
         if (rc == SQLITE_OK) rc = sqlite3_step(*st);
         if (!busy_code(rc) || !busy_again(t0)) return rc;
-        sqlite3_finalize(*st);
+        release(g, *st);
         *st = NULL;
     }
 }
@@ -313,7 +318,7 @@ static int begin_write(rg_registry *g, char *err, size_t errlen, const char *wha
     g->busy = 0;
     int rc = first_step(g, "BEGIN IMMEDIATE", &st);
     rc = rc == SQLITE_DONE ? 0 : fail_open(g, rc, err, errlen, what);
-    sqlite3_finalize(st);
+    release(g, st);
     return rc;
 }
 
@@ -323,11 +328,11 @@ static int pragma_int(rg_registry *g, const char *sql, int *out, char *err, size
     int rc = first_step(g, sql, &st);
     if (rc != SQLITE_ROW) {
         rc = fail_open(g, rc, err, errlen, "cannot read it");
-        sqlite3_finalize(st);
+        release(g, st);
         return rc;
     }
     *out = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
+    release(g, st);
     return 0;
 }
 
@@ -345,7 +350,7 @@ static int count_tables(rg_registry *g, int *all, int *ours, char *err, size_t e
             if (name && !strcmp(name, our_tables[i])) (*ours)++;
     }
     rc = rc == SQLITE_DONE ? 0 : fail_open(g, rc, err, errlen, "not a ropegrad registry (cannot read its schema)");
-    sqlite3_finalize(st);
+    release(g, st);
     return rc;
 }
 
@@ -462,7 +467,7 @@ static int check_not_corrupt(rg_registry *g, char *err, size_t errlen)
     } else {
         fail_open(g, rc, err, errlen, "cannot read it");
     }
-    sqlite3_finalize(st);
+    release(g, st);
     return rc ? 2 : 0;
 }
 
@@ -501,7 +506,7 @@ static int open_immutable(const char *path, sqlite3 **db)
             k += (size_t)snprintf(uri + k, sizeof uri - k, "%%%02X", *c);
     }
     snprintf(uri + k, sizeof uri - k, "?immutable=1");
-    return sqlite3_open_v2(uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX, NULL);
+    return sqlite3_open_v2(uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
 }
 
 int rg_registry_open(const char *path, int create, rg_registry **out, char *err, size_t errlen)
@@ -537,7 +542,7 @@ int rg_registry_open(const char *path, int create, rg_registry **out, char *err,
     char wal[4200];
     snprintf(wal, sizeof wal, "%s-wal", path);
     int orc = readonly && dir_ro && access(wal, F_OK) != 0 ? open_immutable(path, &g->db)
-                                                            : sqlite3_open_v2(path, &g->db, flags | SQLITE_OPEN_FULLMUTEX, NULL);
+                                                            : sqlite3_open_v2(path, &g->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
     if (orc != SQLITE_OK) {
         snprintf(err, errlen, "%s: cannot open: %s", path, g->db ? sqlite3_errmsg(g->db) : "out of memory");
         rg_registry_close(g);
@@ -591,11 +596,11 @@ int rg_registry_open(const char *path, int create, rg_registry **out, char *err,
     int rc = first_step(g, "PRAGMA journal_mode=WAL", &st);
     if (rc != SQLITE_ROW) {
         rc = fail_open(g, rc, err, errlen, "not a ropegrad registry (cannot open it as SQLite)");
-        sqlite3_finalize(st);
+        release(g, st);
         rg_registry_close(g);
         return rc;
     }
-    sqlite3_finalize(st);
+    release(g, st);
     if (exec(g, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON", err, errlen, "cannot configure it") ||
         (verdict == SCHEMA_MIGRATE && migrate(g, create, err, errlen))) {
         rg_registry_close(g);
@@ -624,6 +629,7 @@ int rg_registry_checkpoint(rg_registry *g, char *err, size_t errlen)
 void rg_registry_close(rg_registry *g)
 {
     if (!g) return;
+    rg_stmt_cache_clear(&g->stmts);
     if (g->db) sqlite3_close(g->db);
     free(g);
 }
@@ -694,15 +700,14 @@ static int manifest_key(const rg_manifest *m, char key[RG_DIGEST_LEN], char *err
 static int store_workloads(rg_registry *g, int64_t rid, const rg_manifest *m)
 {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(g->db, "DELETE FROM run_workloads WHERE run_id = ?", -1, &st, NULL) != SQLITE_OK) return 2;
+    if (prep(g, "DELETE FROM run_workloads WHERE run_id = ?", &st) != SQLITE_OK) return 2;
     sqlite3_bind_int64(st, 1, rid);
     int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
+    release(g, st);
     if (rc != SQLITE_DONE) return 2;
-    if (sqlite3_prepare_v2(g->db,
+    if (prep(g,
                            "INSERT INTO run_workloads (run_id, idx, uuid, median_ns, min_ns, max_ns, mean_ns, "
-                           "stddev_ns, bytes, t_sol_ns, t_b_ns, sol_score, pass) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                           -1, &st, NULL) != SQLITE_OK)
+                           "stddev_ns, bytes, t_sol_ns, t_b_ns, sol_score, pass) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", &st) != SQLITE_OK)
         return 2;
     for (size_t i = 0; i < m->n_workloads; i++) {
         const rg_mf_workload *w = &m->workloads[i];
@@ -725,11 +730,11 @@ static int store_workloads(rg_registry *g, int64_t rid, const rg_manifest *m)
         bind_num(st, 12, w->sol_score);
         sqlite3_bind_int(st, 13, w->pass);
         if (sqlite3_step(st) != SQLITE_DONE) {
-            sqlite3_finalize(st);
+            release(g, st);
             return 2;
         }
     }
-    sqlite3_finalize(st);
+    release(g, st);
     return 0;
 }
 
@@ -780,13 +785,13 @@ static int store_impl(rg_registry *g, const cJSON *manifest, const char *bytes, 
         return 2;
     }
     /* Already here (e.g. imported twice)? Then it is the same run. */
-    if (sqlite3_prepare_v2(g->db, "SELECT id FROM runs WHERE run_digest = ?", -1, &st, NULL) != SQLITE_OK) goto dberr;
+    if (prep(g, "SELECT id FROM runs WHERE run_digest = ?", &st) != SQLITE_OK) goto dberr;
     sqlite3_bind_text(st, 1, m.obj[RG_ROLE_RUN].digest, -1, SQLITE_STATIC);
     if (sqlite3_step(st) == SQLITE_ROW) {
         int64_t old = sqlite3_column_int64(st, 0);
         int merged = 1;
         if (id) *id = old;
-        sqlite3_finalize(st);
+        release(g, st);
         st = NULL;
         free(text);
         text = NULL;
@@ -796,12 +801,11 @@ static int store_impl(rg_registry *g, const cJSON *manifest, const char *bytes, 
         rg_manifest_free(&m);
         return exec(g, "COMMIT", err, errlen, "cannot commit");
     }
-    sqlite3_finalize(st);
+    release(g, st);
     st = NULL;
-    if (sqlite3_prepare_v2(g->db,
+    if (prep(g,
                            "INSERT INTO runs (created_at, observed_at, evidence, replicates_of, " MF_COLUMNS
-                           ", manifest_bytes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                           -1, &st, NULL) != SQLITE_OK)
+                           ", manifest_bytes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st) != SQLITE_OK)
         goto dberr;
     sqlite3_bind_text(st, 1, now, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, m.observed_at, -1, SQLITE_STATIC);
@@ -812,7 +816,7 @@ static int store_impl(rg_registry *g, const cJSON *manifest, const char *bytes, 
     if (bytes) sqlite3_bind_blob64(st, at, bytes, nbytes, SQLITE_STATIC);
     else sqlite3_bind_null(st, at);
     if (sqlite3_step(st) != SQLITE_DONE) goto dberr;
-    sqlite3_finalize(st);
+    release(g, st);
     st = NULL;
     int64_t rid = sqlite3_last_insert_rowid(g->db);
     if (store_workloads(g, rid, &m) || record_signatures(g, rid, manifest, now)) goto dberr;
@@ -825,7 +829,7 @@ static int store_impl(rg_registry *g, const cJSON *manifest, const char *bytes, 
 dberr:
     fail(g, err, errlen, "cannot store the run");
 rollback:
-    if (st) sqlite3_finalize(st);
+    if (st) release(g, st);
     free(text);
     rg_manifest_free(&m);
     sqlite3_exec(g->db, "ROLLBACK", NULL, NULL, NULL);
@@ -846,9 +850,9 @@ static int convert_stored_manifests(rg_registry *g, char *err, size_t errlen)
 {
     sqlite3_stmt *sel = NULL, *upd = NULL;
     int rc = 2;
-    if (sqlite3_prepare_v2(g->db, "SELECT id, manifest FROM runs ORDER BY id", -1, &sel, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(g->db, "UPDATE runs SET (" MF_COLUMNS ") = (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
-                                  "WHERE id = ?", -1, &upd, NULL) != SQLITE_OK) {
+    if (prep(g, "SELECT id, manifest FROM runs ORDER BY id", &sel) != SQLITE_OK ||
+        prep(g, "UPDATE runs SET (" MF_COLUMNS ") = (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+                                  "WHERE id = ?", &upd) != SQLITE_OK) {
         fail(g, err, errlen, "schema migration failed");
         goto out;
     }
@@ -897,8 +901,8 @@ static int convert_stored_manifests(rg_registry *g, char *err, size_t errlen)
     }
     rc = 0;
 out:
-    sqlite3_finalize(sel);
-    sqlite3_finalize(upd);
+    release(g, sel);
+    release(g, upd);
     return rc;
 }
 
@@ -985,7 +989,7 @@ int rg_registry_list(rg_registry *g, rg_run_row **rows, size_t *n, char *err, si
     *rows = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(g->db, "SELECT " ROW_COLUMNS " FROM runs ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+    if (prep(g, "SELECT " ROW_COLUMNS " FROM runs ORDER BY id", &st) != SQLITE_OK)
         return fail(g, err, errlen, "cannot list runs");
     size_t cap = 0;
     int rc;
@@ -993,7 +997,7 @@ int rg_registry_list(rg_registry *g, rg_run_row **rows, size_t *n, char *err, si
         rg_run_row *more = grow(*rows, *n, &cap, sizeof **rows);
         if (more) *rows = more;
         else {
-            sqlite3_finalize(st);
+            release(g, st);
             free(*rows);
             *rows = NULL;
             *n = 0;
@@ -1002,7 +1006,7 @@ int rg_registry_list(rg_registry *g, rg_run_row **rows, size_t *n, char *err, si
         }
         read_row(st, &(*rows)[(*n)++]);
     }
-    sqlite3_finalize(st);
+    release(g, st);
     if (rc != SQLITE_DONE) {
         free(*rows);
         *rows = NULL;
@@ -1016,13 +1020,13 @@ static int get_row(rg_registry *g, int64_t id, rg_run_row *row, char **text, cha
 {
     if (text) *text = NULL;
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(g->db, "SELECT " ROW_COLUMNS ", manifest FROM runs WHERE id = ?", -1, &st, NULL) !=
+    if (prep(g, "SELECT " ROW_COLUMNS ", manifest FROM runs WHERE id = ?", &st) !=
         SQLITE_OK)
         return fail(g, err, errlen, "cannot read runs");
     sqlite3_bind_int64(st, 1, id);
     int rc = sqlite3_step(st);
     if (rc != SQLITE_ROW) {
-        sqlite3_finalize(st);
+        release(g, st);
         if (rc == SQLITE_DONE) {
             snprintf(err, errlen, "%s: no run #%lld", g->path, (long long)id);
             return 1;
@@ -1035,12 +1039,12 @@ static int get_row(rg_registry *g, int64_t id, rg_run_row *row, char **text, cha
         const char *t = (const char *)sqlite3_column_text(st, 29);
         *text = strdup(t ? t : "");
         if (!*text) {
-            sqlite3_finalize(st);
+            release(g, st);
             snprintf(err, errlen, "out of memory");
             return 2;
         }
     }
-    sqlite3_finalize(st);
+    release(g, st);
     return 0;
 }
 
@@ -1088,7 +1092,7 @@ static int query_i64(rg_registry *g, const char *sql, const char *key, double x,
 {
     sqlite3_stmt *st;
     *out = 0;
-    if (sqlite3_prepare_v2(g->db, sql, -1, &st, NULL) != SQLITE_OK) return 2;
+    if (prep(g, sql, &st) != SQLITE_OK) return 2;
     if (key) sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
     if (sqlite3_bind_parameter_count(st) >= 3) {
         sqlite3_bind_double(st, 2, x);
@@ -1096,7 +1100,7 @@ static int query_i64(rg_registry *g, const char *sql, const char *key, double x,
     }
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) *out = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
+    release(g, st);
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : 2;
 }
 
@@ -1154,7 +1158,7 @@ int rg_registry_add_note_kind(rg_registry *g, int64_t id, const char *kind, cons
     now_utc(now);
     if (begin_write(g, err, errlen, "cannot start a write")) return 2;
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(g->db, "INSERT INTO notes (run_id, created_at, text, kind) VALUES (?,?,?,?)", -1, &st, NULL) !=
+    if (prep(g, "INSERT INTO notes (run_id, created_at, text, kind) VALUES (?,?,?,?)", &st) !=
         SQLITE_OK) {
         fail(g, err, errlen, "cannot add the note");
         sqlite3_exec(g->db, "ROLLBACK", NULL, NULL, NULL);
@@ -1166,11 +1170,11 @@ int rg_registry_add_note_kind(rg_registry *g, int64_t id, const char *kind, cons
     sqlite3_bind_text(st, 4, kind, -1, SQLITE_STATIC);
     if (sqlite3_step(st) != SQLITE_DONE) {
         fail(g, err, errlen, "cannot add the note");
-        sqlite3_finalize(st);
+        release(g, st);
         sqlite3_exec(g->db, "ROLLBACK", NULL, NULL, NULL);
         return 2;
     }
-    sqlite3_finalize(st);
+    release(g, st);
     if (exec(g, "COMMIT", err, errlen, "cannot commit the note")) {
         sqlite3_exec(g->db, "ROLLBACK", NULL, NULL, NULL);
         return 2;
@@ -1189,8 +1193,7 @@ int rg_registry_notes(rg_registry *g, int64_t id, rg_note **notes, size_t *n, ch
     *notes = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(g->db, "SELECT created_at, text, kind FROM notes WHERE run_id = ? ORDER BY id", -1, &st,
-                           NULL) != SQLITE_OK)
+    if (prep(g, "SELECT created_at, text, kind FROM notes WHERE run_id = ? ORDER BY id", &st) != SQLITE_OK)
         return fail(g, err, errlen, "cannot read notes");
     sqlite3_bind_int64(st, 1, id);
     size_t cap = 0;
@@ -1207,7 +1210,7 @@ int rg_registry_notes(rg_registry *g, int64_t id, rg_note **notes, size_t *n, ch
         if (!x->text) break;
         (*n)++;
     }
-    sqlite3_finalize(st);
+    release(g, st);
     if (rc != SQLITE_DONE) {
         rg_notes_free(*notes, *n);
         *notes = NULL;
@@ -1233,10 +1236,9 @@ int rg_registry_link_replication(rg_registry *g, int64_t original, int64_t repli
     now_utc(now);
     if (begin_write(g, err, errlen, "cannot start a write")) return 2;
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(g->db,
+    if (prep(g,
                            "INSERT INTO replications (original_id, replica_id, agreed, within, total, created_at) "
-                           "VALUES (?,?,?,?,?,?)",
-                           -1, &st, NULL) != SQLITE_OK)
+                           "VALUES (?,?,?,?,?,?)", &st) != SQLITE_OK)
         goto dberr;
     sqlite3_bind_int64(st, 1, original);
     sqlite3_bind_int64(st, 2, replica);
@@ -1245,18 +1247,18 @@ int rg_registry_link_replication(rg_registry *g, int64_t original, int64_t repli
     sqlite3_bind_int(st, 5, total);
     sqlite3_bind_text(st, 6, now, -1, SQLITE_STATIC);
     rc = sqlite3_step(st);
-    sqlite3_finalize(st);
+    release(g, st);
     if (rc != SQLITE_DONE) goto dberr;
     /* Evidence rises only when the replica ran the same implementation on
      * the same comparison key, agreed, and the original passed. */
     if (agreed && !strcmp(o.implementation_digest, r.implementation_digest) &&
         !strcmp(o.comparison_key, r.comparison_key) && !strcmp(o.status, "passed")) {
-        if (sqlite3_prepare_v2(g->db, "UPDATE runs SET evidence = 'replicated' WHERE id = ?", -1, &st, NULL) !=
+        if (prep(g, "UPDATE runs SET evidence = 'replicated' WHERE id = ?", &st) !=
             SQLITE_OK)
             goto dberr;
         sqlite3_bind_int64(st, 1, original);
         rc = sqlite3_step(st);
-        sqlite3_finalize(st);
+        release(g, st);
         if (rc != SQLITE_DONE) goto dberr;
         *upgraded = strcmp(o.evidence, RG_EVIDENCE_REPLICATED) != 0;
     }
@@ -1279,10 +1281,9 @@ int rg_registry_replications(rg_registry *g, int64_t id, rg_replication **out, s
     *out = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(g->db,
+    if (prep(g,
                            "SELECT original_id, replica_id, agreed, within, total, created_at FROM replications "
-                           "WHERE original_id = ? OR replica_id = ? ORDER BY id",
-                           -1, &st, NULL) != SQLITE_OK)
+                           "WHERE original_id = ? OR replica_id = ? ORDER BY id", &st) != SQLITE_OK)
         return fail(g, err, errlen, "cannot read replications");
     sqlite3_bind_int64(st, 1, id);
     sqlite3_bind_int64(st, 2, id);
@@ -1300,7 +1301,7 @@ int rg_registry_replications(rg_registry *g, int64_t id, rg_replication **out, s
         x->total = sqlite3_column_int(st, 4);
         copy_col(st, 5, x->created_at, sizeof x->created_at);
     }
-    sqlite3_finalize(st);
+    release(g, st);
     if (end_steps(g, rc, *out, err, errlen, "cannot read replications")) {
         *out = NULL;
         *n = 0;
@@ -1386,13 +1387,12 @@ int rg_registry_manifest_bytes(rg_registry *g, int64_t id, char **out, size_t *n
     *out = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(g->db, "SELECT COALESCE(manifest_bytes, CAST(manifest AS BLOB)) FROM runs WHERE id = ?",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (prep(g, "SELECT COALESCE(manifest_bytes, CAST(manifest AS BLOB)) FROM runs WHERE id = ?", &st) != SQLITE_OK)
         return fail(g, err, errlen, "cannot read runs");
     sqlite3_bind_int64(st, 1, id);
     int rc = sqlite3_step(st);
     if (rc != SQLITE_ROW) {
-        sqlite3_finalize(st);
+        release(g, st);
         if (rc == SQLITE_DONE) {
             snprintf(err, errlen, "no run #%lld", (long long)id);
             return 1;
@@ -1403,14 +1403,14 @@ int rg_registry_manifest_bytes(rg_registry *g, int64_t id, char **out, size_t *n
     size_t len = (size_t)sqlite3_column_bytes(st, 0);
     *out = malloc(len + 1);
     if (!*out) {
-        sqlite3_finalize(st);
+        release(g, st);
         snprintf(err, errlen, "out of memory");
         return 2;
     }
     if (len) memcpy(*out, p, len);
     (*out)[len] = 0;
     *n = len;
-    sqlite3_finalize(st);
+    release(g, st);
     return 0;
 }
 
@@ -1440,7 +1440,7 @@ int rg_registry_list_problem(rg_registry *g, const char *definition, int per_gro
         int64_t left = per_group > 0 ? per_group : INT64_MAX;
         for (int pass = 0; pass < 2 && left > 0 && !rc; pass++) {
             sqlite3_stmt *st;
-            if (sqlite3_prepare_v2(g->db, sql[pass], -1, &st, NULL) != SQLITE_OK) {
+            if (prep(g, sql[pass], &st) != SQLITE_OK) {
                 rc = fail(g, err, errlen, "cannot list runs");
                 break;
             }
@@ -1455,7 +1455,7 @@ int rg_registry_list_problem(rg_registry *g, const char *definition, int per_gro
                 read_row(st, &(*rows)[(*n)++]);
                 left--;
             }
-            sqlite3_finalize(st);
+            release(g, st);
             if (step == SQLITE_ROW) {
                 snprintf(err, errlen, "out of memory");
                 rc = 2;
@@ -1485,8 +1485,7 @@ int rg_registry_problems(rg_registry *g, const char *definition, rg_problem_row 
     "(SELECT r.device FROM runs r WHERE r.comparison_key = runs.comparison_key LIMIT 1), COUNT(*), "             \
     "0 FROM runs " where                                                                                          \
     " GROUP BY definition, comparison_key ORDER BY definition, comparison_key"
-    if (sqlite3_prepare_v2(g->db, definition ? PROBLEMS_SQL("WHERE definition = ?1") : PROBLEMS_SQL(""), -1, &st,
-                           NULL) != SQLITE_OK)
+    if (prep(g, definition ? PROBLEMS_SQL("WHERE definition = ?1") : PROBLEMS_SQL(""), &st) != SQLITE_OK)
         return fail(g, err, errlen, "cannot list problems");
     if (definition) sqlite3_bind_text(st, 1, definition, -1, SQLITE_TRANSIENT);
     size_t cap = 0;
@@ -1503,7 +1502,7 @@ int rg_registry_problems(rg_registry *g, const char *definition, rg_problem_row 
         x->runs = sqlite3_column_int64(st, 3);
         x->best_id = sqlite3_column_int64(st, 4);
     }
-    sqlite3_finalize(st);
+    release(g, st);
     if (end_steps(g, rc, *out, err, errlen, "cannot list problems")) {
         *out = NULL;
         *n = 0;
@@ -1539,10 +1538,9 @@ int rg_registry_group_order(rg_registry *g, const char *comparison_key, int64_t 
     *geomean = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(g->db,
+    if (prep(g,
                            "SELECT id, primary_ns FROM runs WHERE comparison_key = ? AND status = 'passed' "
-                           "AND primary_ns IS NOT NULL ORDER BY primary_ns ASC, id ASC",
-                           -1, &st, NULL) != SQLITE_OK)
+                           "AND primary_ns IS NOT NULL ORDER BY primary_ns ASC, id ASC", &st) != SQLITE_OK)
         return fail(g, err, errlen, "cannot rank runs");
     sqlite3_bind_text(st, 1, comparison_key ? comparison_key : "", -1, SQLITE_TRANSIENT);
     size_t cap_i = 0, cap_g = 0;
@@ -1556,7 +1554,7 @@ int rg_registry_group_order(rg_registry *g, const char *comparison_key, int64_t 
         (*ids)[*n] = sqlite3_column_int64(st, 0);
         (*geomean)[(*n)++] = sqlite3_column_double(st, 1);
     }
-    sqlite3_finalize(st);
+    release(g, st);
     if (rc != SQLITE_DONE) {
         free(*ids);
         free(*geomean);
@@ -1589,14 +1587,14 @@ int rg_registry_replace_manifest(rg_registry *g, int64_t id, const cJSON *doc, c
     }
     sqlite3_stmt *st = NULL;
     /* The bytes it arrived as are superseded: what is served is the signed copy. */
-    rc = sqlite3_prepare_v2(g->db, "UPDATE runs SET manifest = ?, manifest_bytes = NULL WHERE id = ?", -1, &st, NULL) ==
+    rc = prep(g, "UPDATE runs SET manifest = ?, manifest_bytes = NULL WHERE id = ?", &st) ==
          SQLITE_OK;
     if (rc) {
         sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 2, id);
         rc = sqlite3_step(st) == SQLITE_DONE;
     }
-    sqlite3_finalize(st);
+    release(g, st);
     free(text);
     char now[32];
     now_utc(now);
@@ -1618,8 +1616,7 @@ static int record_signatures(rg_registry *g, int64_t rid, const cJSON *doc, cons
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(doc, "signatures");
     if (!cJSON_IsArray(list) || !list->child) return 0;
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(g->db, "INSERT OR IGNORE INTO run_signatures (run_id, key_id, created_at) VALUES (?,?,?)",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (prep(g, "INSERT OR IGNORE INTO run_signatures (run_id, key_id, created_at) VALUES (?,?,?)", &st) != SQLITE_OK)
         return 2;
     int rc = 0;
     for (const cJSON *s = list->child; s && !rc; s = s->next) {
@@ -1631,7 +1628,7 @@ static int record_signatures(rg_registry *g, int64_t rid, const cJSON *doc, cons
         sqlite3_bind_text(st, 3, now, -1, SQLITE_STATIC);
         rc = sqlite3_step(st) == SQLITE_DONE ? 0 : 2;
     }
-    sqlite3_finalize(st);
+    release(g, st);
     return rc;
 }
 
@@ -1681,11 +1678,10 @@ static int record_conflict(rg_registry *g, int64_t rid, const char *member, cons
     sqlite3_stmt *st = NULL;
     int rc = -1;
     if (a && b &&
-        sqlite3_prepare_v2(g->db,
+        prep(g,
                            "INSERT INTO run_conflicts (run_id, created_at, member, stored, offered) "
                            "SELECT ?1,?2,?3,?4,?5 WHERE NOT EXISTS (SELECT 1 FROM run_conflicts WHERE run_id = ?1 AND member = ?3 AND "
-                           "offered = ?5)",
-                           -1, &st, NULL) == SQLITE_OK) {
+                           "offered = ?5)", &st) == SQLITE_OK) {
         sqlite3_bind_int64(st, 1, rid);
         sqlite3_bind_text(st, 2, now, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 3, member, -1, SQLITE_STATIC);
@@ -1693,7 +1689,7 @@ static int record_conflict(rg_registry *g, int64_t rid, const char *member, cons
         sqlite3_bind_text(st, 5, b, -1, SQLITE_STATIC);
         if (sqlite3_step(st) == SQLITE_DONE) rc = sqlite3_changes(g->db) > 0;
     }
-    sqlite3_finalize(st);
+    release(g, st);
     free(a);
     free(b);
     return rc;
@@ -1722,13 +1718,12 @@ static int update_stored_text(rg_registry *g, int64_t rid, const cJSON *doc, cha
     char *text = rg_json_print(doc, 0, err, errlen);
     if (!text) return 2;
     sqlite3_stmt *st;
-    int ok = sqlite3_prepare_v2(g->db, "UPDATE runs SET manifest = ?, manifest_bytes = NULL WHERE id = ?", -1, &st,
-                                NULL) == SQLITE_OK;
+    int ok = prep(g, "UPDATE runs SET manifest = ?, manifest_bytes = NULL WHERE id = ?", &st) == SQLITE_OK;
     if (ok) {
         sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 2, rid);
         ok = sqlite3_step(st) == SQLITE_DONE;
-        sqlite3_finalize(st);
+        release(g, st);
     }
     free(text);
     return ok ? 0 : fail(g, err, errlen, "cannot store the run's signatures");
@@ -1778,7 +1773,7 @@ static int merge_copy(rg_registry *g, int64_t rid, const cJSON *offered, const r
 static int index_stored_signatures(rg_registry *g, char *err, size_t errlen)
 {
     sqlite3_stmt *sel = NULL;
-    if (sqlite3_prepare_v2(g->db, "SELECT id, created_at, manifest FROM runs ORDER BY id", -1, &sel, NULL) != SQLITE_OK)
+    if (prep(g, "SELECT id, created_at, manifest FROM runs ORDER BY id", &sel) != SQLITE_OK)
         return fail(g, err, errlen, "schema migration failed");
     int step, rc = 0;
     while (!rc && (step = sqlite3_step(sel)) == SQLITE_ROW) {
@@ -1790,7 +1785,7 @@ static int index_stored_signatures(rg_registry *g, char *err, size_t errlen)
         if (doc) rc = record_signatures(g, sqlite3_column_int64(sel, 0), doc, when);
         cJSON_Delete(doc);
     }
-    sqlite3_finalize(sel);
+    release(g, sel);
     if (rc || step != SQLITE_DONE) return fail(g, err, errlen, "schema migration failed");
     return 0;
 }
@@ -1804,8 +1799,7 @@ int rg_registry_signatures(rg_registry *g, int64_t id, rg_run_signature **out, s
     *out = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(g->db, "SELECT key_id, created_at FROM run_signatures WHERE run_id = ? ORDER BY id", -1, &st,
-                           NULL) != SQLITE_OK)
+    if (prep(g, "SELECT key_id, created_at FROM run_signatures WHERE run_id = ? ORDER BY id", &st) != SQLITE_OK)
         return fail(g, err, errlen, "cannot read signatures");
     sqlite3_bind_int64(st, 1, id);
     size_t cap = 0;
@@ -1818,7 +1812,7 @@ int rg_registry_signatures(rg_registry *g, int64_t id, rg_run_signature **out, s
         copy_col(st, 1, (*out)[*n].received_at, sizeof (*out)[*n].received_at);
         (*n)++;
     }
-    sqlite3_finalize(st);
+    release(g, st);
     if (end_steps(g, rc, *out, err, errlen, "cannot read signatures")) {
         *out = NULL;
         *n = 0;
@@ -1845,9 +1839,8 @@ int rg_registry_conflicts(rg_registry *g, int64_t id, rg_run_conflict **out, siz
     *out = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(g->db,
-                           "SELECT member, created_at, stored, offered FROM run_conflicts WHERE run_id = ? ORDER BY id",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (prep(g,
+                           "SELECT member, created_at, stored, offered FROM run_conflicts WHERE run_id = ? ORDER BY id", &st) != SQLITE_OK)
         return fail(g, err, errlen, "cannot read conflicts");
     sqlite3_bind_int64(st, 1, id);
     size_t cap = 0;
@@ -1869,7 +1862,7 @@ int rg_registry_conflicts(rg_registry *g, int64_t id, rg_run_conflict **out, siz
         }
         (*n)++;
     }
-    sqlite3_finalize(st);
+    release(g, st);
     if (rc != SQLITE_DONE) {
         rg_run_conflicts_free(*out, *n);
         *out = NULL;
