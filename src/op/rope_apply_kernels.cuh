@@ -231,6 +231,61 @@ __global__ void rg_apply_columns(ropegrad_rope_apply_shape s, const T *gq, const
     }
 }
 
+// rg_apply_columns with VEC pairs a thread (16-byte loads and stores of q/k
+// and their gradients) and 32-bit indices; the launcher's conditions as
+// rg_apply_pairs_vec's. Each thread's sums stay in registers, as there.
+template <typename T, typename C, int VEC>
+__global__ void rg_apply_columns_vec(ropegrad_rope_apply_shape s, const T *gq, const T *gk, const T *__restrict__ q,
+                                     const T *__restrict__ k, const C *__restrict__ cos, const C *__restrict__ sin,
+                                     T *gqo, T *gko, C *__restrict__ gcos, C *__restrict__ gsin)
+{
+    const uint32_t D = (uint32_t)s.head_dim, H = D / 2, lanes = H / VEC, S = (uint32_t)s.seq_len;
+    const uint32_t cs_stride = (uint32_t)s.cos_sin_batch_stride, B = (uint32_t)s.batch_size;
+    const uint32_t nh = (uint32_t)s.num_heads, nkv = (uint32_t)s.num_kv_heads;
+    const uint32_t rows = cs_stride ? B * S : S;
+    const bool bshd = s.layout == ROPEGRAD_LAYOUT_BSHD;
+    for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < rows * lanes; t += gridDim.x * blockDim.x) {
+        const uint32_t r = t / lanes, j = (t - r * lanes) * VEC, si = r % S;
+        const uint32_t b0 = cs_stride ? r / S : 0, b1 = cs_stride ? b0 + 1 : B;
+        float a0[VEC] = {}, a1[VEC] = {}, a2[VEC] = {}, a3[VEC] = {};
+        for (uint32_t b = b0; b < b1; b++) {
+            const uint32_t co = b * cs_stride + si * D + j;
+            float c0[VEC], c1[VEC], n0[VEC], n1[VEC];
+            rg_apply_ldv<C, VEC>(cos, co, c0);
+            rg_apply_ldv<C, VEC>(cos, co + H, c1);
+            rg_apply_ldv<C, VEC>(sin, co, n0);
+            rg_apply_ldv<C, VEC>(sin, co + H, n1);
+            for (uint32_t h = 0; h < nh + nkv; h++) {
+                const bool is_q = h < nh;
+                const uint32_t hh = is_q ? h : h - nh, heads = is_q ? nh : nkv;
+                const uint32_t off = (bshd ? (b * S + si) * heads + hh : (b * heads + hh) * S + si) * D + j;
+                const T *g = is_q ? gq : gk, *x = is_q ? q : k;
+                float g0[VEC], g1[VEC], x0[VEC], x1[VEC], o0[VEC], o1[VEC];
+                rg_apply_ldv<T, VEC>(g, off, g0);
+                rg_apply_ldv<T, VEC>(g, off + H, g1);
+                rg_apply_ldv<T, VEC>(x, off, x0);
+                rg_apply_ldv<T, VEC>(x, off + H, x1);
+#pragma unroll
+                for (int e = 0; e < VEC; e++) {
+                    rg_apply_rotate(g0[e], g1[e], c0[e], c1[e], n0[e], n1[e], -1.0f, o0[e], o1[e]);
+                    a0[e] += g0[e] * x0[e];
+                    a1[e] += g1[e] * x1[e];
+                    a2[e] -= g0[e] * x1[e];
+                    a3[e] += g1[e] * x0[e];
+                }
+                T *gx = is_q ? gqo : gko;
+                rg_apply_stv<T, VEC>(gx, off, o0);
+                rg_apply_stv<T, VEC>(gx, off + H, o1);
+            }
+        }
+        const uint32_t ro = r * D + j;
+        rg_apply_stv<C, VEC>(gcos, ro, a0);
+        rg_apply_stv<C, VEC>(gcos, ro + H, a1);
+        rg_apply_stv<C, VEC>(gsin, ro, a2);
+        rg_apply_stv<C, VEC>(gsin, ro + H, a3);
+    }
+}
+
 template <typename T, typename C>
 static cudaError_t rg_apply_forward_go(const ropegrad_rope_apply_problem *p, cudaStream_t st)
 {
@@ -247,6 +302,19 @@ static cudaError_t rg_apply_backward_go(const ropegrad_rope_apply_backward_probl
         return rg_apply_pairs_go<T, C>(s, -1.0f, gq, gk, (const C *)p->cos, (const C *)p->sin, (T *)p->grad_q,
                                        (T *)p->grad_k, st);
     const int64_t rows = s.cos_sin_batch_stride ? s.batch_size * s.seq_len : s.seq_len;
+    constexpr int VEC = 16 / sizeof(T);
+    const int64_t all_rows = s.batch_size * (s.num_heads + s.num_kv_heads) * s.seq_len;
+    const bool fits = all_rows * s.head_dim < ((int64_t)1 << 31) && s.batch_size * s.seq_len * s.head_dim < ((int64_t)1 << 31);
+    const bool aligned = rg_apply_aligned(gq, 16) && rg_apply_aligned(gk, 16) && rg_apply_aligned(p->q, 16) &&
+                         rg_apply_aligned(p->k, 16) && rg_apply_aligned(p->grad_q, 16) && rg_apply_aligned(p->grad_k, 16) &&
+                         rg_apply_aligned(p->cos, VEC * sizeof(C)) && rg_apply_aligned(p->sin, VEC * sizeof(C)) &&
+                         rg_apply_aligned(p->grad_cos, VEC * sizeof(C)) && rg_apply_aligned(p->grad_sin, VEC * sizeof(C));
+    if (fits && aligned && (s.head_dim / 2) % VEC == 0) {
+        rg_apply_columns_vec<T, C, VEC><<<rg_apply_grid(rows * (s.head_dim / 2 / VEC)), 256, 0, st>>>(
+            s, gq, gk, (const T *)p->q, (const T *)p->k, (const C *)p->cos, (const C *)p->sin, (T *)p->grad_q,
+            (T *)p->grad_k, (C *)p->grad_cos, (C *)p->grad_sin);
+        return cudaGetLastError();
+    }
     rg_apply_columns<T, C><<<rg_apply_grid(rows * (s.head_dim / 2)), 256, 0, st>>>(
         s, gq, gk, (const T *)p->q, (const T *)p->k, (const C *)p->cos, (const C *)p->sin, (T *)p->grad_q, (T *)p->grad_k,
         (C *)p->grad_cos, (C *)p->grad_sin);
