@@ -33,7 +33,9 @@ serve_on() {
   for _ in $(seq 100); do grep -q http "$work/serve.out" && break; sleep 0.1; done
   url=$(grep -o "http://[^ ]*/" "$work/serve.out" || true)
   [[ "$url" =~ $2 ]] || fail "--listen $1 printed '$(cat "$work/serve.out")'"
-  code=$(curl -s -o /dev/null -w '%{http_code}' "$url")
+  # The system's curl with the system's libcurl (the GPU machine's runs put
+  # ropegrad's bundled libraries on LD_LIBRARY_PATH).
+  code=$(env -u LD_LIBRARY_PATH curl -s -o /dev/null -w '%{http_code}' "$url")
   [ "$code" = 200 ] || fail "--listen $1: GET $url answered $code"
   kill "$server"
   wait "$server" 2>/dev/null || true
