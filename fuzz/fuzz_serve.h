@@ -11,6 +11,7 @@
 #ifndef ROPEGRAD_FUZZ_SERVE_H
 #define ROPEGRAD_FUZZ_SERVE_H
 
+#include <sys/stat.h>
 #include "fuzz_common.h"
 #include "record.h"
 #include "rg_util.h"
@@ -74,7 +75,8 @@ static void fz_serve_setup(void)
     rg_registry_close(g);
     free(m);
     fz_db_bytes = fz_slurp(path, &fz_db_len);
-    fz_write("token", FZ_TOKEN "\n", strlen(FZ_TOKEN) + 1);
+    /* A secret: the server refuses a token file others may read. */
+    if (chmod(fz_write("token", FZ_TOKEN "\n", strlen(FZ_TOKEN) + 1), 0600)) abort();
     atexit(fz_serve_cleanup);
 }
 
