@@ -34,7 +34,7 @@ for t in $(seq "$trials"); do
     sleep 5                     # let the load average see it
   fi
   id=$(bench)
-  [ -n "$busy_pid" ] && { kill "$busy_pid"; wait "$busy_pid" 2>/dev/null || true; busy_pid=; sleep 20; }
+  [ -n "$busy_pid" ] && { kill "$busy_pid"; wait "$busy_pid" 2>/dev/null || true; busy_pid=; sleep 40; }   # the 1-minute load average decays before the next quiet run
   [ -n "$id" ] || { echo "gate_false_alarms: a bench run recorded nothing" >&2; exit 1; }
   ids+=("$id")
 done
