@@ -39,12 +39,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-    char p[700];
-    unlink(db);
-    snprintf(p, sizeof p, "%s-wal", db);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", db);
-    unlink(p);
+    tu_unlink_db(db);
     unlink(tokfile);
     return 0;
 }
