@@ -80,6 +80,33 @@ static void test_judge(void **state)
     assert_int_equal(rg_gate_judge(NULL, 5, 200, 5, 0.05, &m, &sd, &z), RG_VERDICT_UNCLEAR);
 }
 
+/* One wild run in a history: the mean and sd move and widen so far that a
+ * 10% slower run is SAME; the median and MAD do not, and call it SLOW, while
+ * a same-code run stays SAME under both. */
+static void test_judge_robust(void **state)
+{
+    const double h[7] = {100, 101, 99, 100.5, 99.5, 100, 240};
+    double c, s, z;
+    assert_int_equal(rg_gate_judge(h, 7, 110, 5, 0.05, &c, &s, &z), RG_VERDICT_SAME);
+    assert_int_equal(rg_gate_judge_robust(h, 7, 110, 5, 0.05, &c, &s, &z), RG_VERDICT_SLOW);
+    assert_true(c == 100 && fabs(s - 1.4826 * 0.5) < 1e-12 && fabs(z - 10 / s) < 1e-9);   /* |deviations| median 0.5 */
+    assert_int_equal(rg_gate_judge_robust(h, 7, 101, 5, 0.05, &c, &s, &z), RG_VERDICT_SAME);
+    assert_int_equal(rg_gate_judge_robust(h, 7, 90, 5, 0.05, &c, &s, &z), RG_VERDICT_FAST);
+    assert_int_equal(rg_gate_judge_robust(h, 6, 101, 5, 0.05, &c, &s, &z), RG_VERDICT_SAME);   /* even n */
+    assert_true(c == 100);
+    /* No spread: the minimum effect alone decides. */
+    const double flat[5] = {100, 100, 100, 100, 100};
+    assert_int_equal(rg_gate_judge_robust(flat, 5, 106, 5, 0.05, &c, &s, &z), RG_VERDICT_SLOW);
+    assert_int_equal(rg_gate_judge_robust(flat, 5, 103, 5, 0.05, &c, &s, &z), RG_VERDICT_SAME);
+    /* Bad input: UNCLEAR, the history left as it was (not sorted in place). */
+    assert_int_equal(rg_gate_judge_robust(h, 4, 200, 5, 0.05, &c, &s, &z), RG_VERDICT_UNCLEAR);
+    assert_int_equal(rg_gate_judge_robust(h, RG_GATE_LOOKBACK + 1, 200, 5, 0.05, &c, &s, &z), RG_VERDICT_UNCLEAR);
+    assert_int_equal(rg_gate_judge_robust(h, 7, NAN, 5, 0.05, &c, &s, &z), RG_VERDICT_UNCLEAR);
+    assert_int_equal(rg_gate_judge_robust(h, 7, 110, 0, 0.05, &c, &s, &z), RG_VERDICT_UNCLEAR);
+    assert_int_equal(rg_gate_judge_robust(NULL, 7, 110, 5, 0.05, &c, &s, &z), RG_VERDICT_UNCLEAR);
+    assert_true(h[6] == 240 && h[0] == 100);
+}
+
 static void test_busy(void **state)
 {
     rg_manifest m;
@@ -272,6 +299,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_judge),
+        cmocka_unit_test(test_judge_robust),
         cmocka_unit_test(test_busy),
         cmocka_unit_test(test_busy_share),
         cmocka_unit_test(test_run_page_share),

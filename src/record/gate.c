@@ -65,6 +65,37 @@ rg_verdict rg_gate_judge(const double *hist, size_t n, double x, double z_thresh
     return beyond(x, m, s, z_threshold, threshold, z);
 }
 
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_of(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, by_value);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+rg_verdict rg_gate_judge_robust(const double *hist, size_t n, double x, double z_threshold, double threshold,
+                                double *median, double *smad, double *z)
+{
+    *median = *smad = *z = NAN;
+    if (!hist || n < RG_GATE_MIN_HISTORY || n > RG_GATE_LOOKBACK || !positive(x) || !positive(z_threshold) ||
+        !(threshold >= 0))
+        return RG_VERDICT_UNCLEAR;
+    double v[RG_GATE_LOOKBACK];
+    for (size_t i = 0; i < n; i++) {
+        if (!positive(hist[i])) return RG_VERDICT_UNCLEAR;
+        v[i] = hist[i];
+    }
+    double med = median_of(v, n);
+    for (size_t i = 0; i < n; i++) v[i] = fabs(v[i] - med);
+    double s = 1.4826 * median_of(v, n);   /* the MAD scaled to a normal's standard deviation */
+    *median = med, *smad = s;
+    return beyond(x, med, s, z_threshold, threshold, z);
+}
+
 /* An earlier run that may stand in a history: passed, not suspect, not busy. */
 static int credible(rg_registry *g, const rg_ranked *e, char *err, size_t errlen, int *ok)
 {

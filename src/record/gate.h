@@ -71,6 +71,14 @@ int rg_manifest_busy(const rg_manifest *m, char *why, size_t whylen);
 rg_verdict rg_gate_judge(const double *hist, size_t n, double x, double z_threshold, double threshold, double *mean,
                          double *sd, double *z);
 
+/* The same judgement with robust figures: the median of hist[0..n) and its
+ * median absolute deviation scaled by 1.4826 (a normal's sd) in place of the
+ * mean and sd, so one wild run in a history neither widens it nor moves its
+ * centre. n at most RG_GATE_LOOKBACK. bench/gate_rate reports both rules'
+ * verdicts on the same runs; `runs check` uses rg_gate_judge. */
+rg_verdict rg_gate_judge_robust(const double *hist, size_t n, double x, double z_threshold, double threshold,
+                                double *median, double *smad, double *z);
+
 typedef struct rg_gate_history {
     size_t n;                 /* earlier credible runs used (the latest RG_GATE_LOOKBACK) */
     size_t skipped;           /* earlier runs of the line left out: failed, suspect or busy */
