@@ -355,6 +355,8 @@ static int run_command(int argc, char **argv, int timed)
         goto out;
     }
     rg_run_result r;
+    rg_cpu_mark run_start;   /* the CPU share other processes take over the run (cpu_share.h) */
+    int share_known = rg_cpu_mark_now(&run_start, NULL, 0) == 0;
     if (rg_run_suite(&s, indices, n_indices, &o, &r, err, sizeof err)) {
         fprintf(stderr, "ropegrad %s: %s\n", cmd, err);
         rg_suite_free(&s);
@@ -365,6 +367,7 @@ static int run_command(int argc, char **argv, int timed)
         r.env.load_known = 1;
         r.env.load_avg_1m = load1;
         r.env.load_cpus = cpus;
+        if (share_known) rg_cpu_share_since(&run_start, &r.env.cpu_share, NULL, 0);
         if (busy && timed)
             fprintf(stderr, "ropegrad %s: warning: the machine was busy (load average %.2f on %d CPUs): CPU timings "
                     "are noisy\n", cmd, load1, cpus);

@@ -402,10 +402,12 @@ int rg_cmd_runs_history_check(int argc, char **argv)
                        "measured another revision, or --against REF. Hodges-Lehmann ratio of the samples with a\n"
                        "%.0f%% distribution-free interval and a two-sided Mann-Whitney U test: SLOW (FAST) when\n"
                        "p < alpha and the whole interval lies above 1+t (below 1/(1+t)), SAME when not significant\n"
-                       "or inside, else UNCLEAR. A CPU run recorded with a load average at or above half the CPUs\n"
+                       "or inside, else UNCLEAR. A CPU run during which other processes used %.0f%% of the CPUs or\n"
+                       "more, or steal %.0f%% (older records: a load average at or above half the CPUs at its start),\n"
                        "is UNCLEAR, never SLOW. Defaults: --threshold %.0f (percent, t), --alpha %g, --z %g.\n"
                        "exit status: 0 no workload SLOW, 1 a workload SLOW (a regression), 2 bad usage or input\n",
-                       RG_GATE_MIN_HISTORY, RG_GATE_LOOKBACK, 100 * RG_STATS_CONF, 100 * RG_STATS_THRESHOLD,
+                       RG_GATE_MIN_HISTORY, RG_GATE_LOOKBACK, 100 * RG_STATS_CONF, 100 * RG_GATE_BUSY_OTHER,
+                       100 * RG_GATE_BUSY_STEAL, 100 * RG_STATS_THRESHOLD,
                        RG_STATS_ALPHA, RG_GATE_Z);
             else
                 tprintf("usage: ropegrad runs history ID | --group KEY [--db FILE]\n\n"

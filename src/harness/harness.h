@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cpu_share.h"
 #include "ropegrad.h"
 #include "op.h"
 
@@ -152,6 +153,7 @@ typedef struct rg_env {
     int load_known;                /* CPU runs: the machine's load before the run was read */
     double load_avg_1m;            /* its 1-minute load average (getloadavg) */
     int load_cpus;                 /* online CPUs it compares with */
+    rg_cpu_share cpu_share;        /* CPU runs: what other processes took over the run (cpu_share.h) */
 } rg_env;
 
 typedef struct rg_run_options {

@@ -182,6 +182,11 @@ static cJSON *env_json(jb *b, const rg_env *e)
         add_num(b, o, "load_average_1m", e->load_avg_1m);
         add_num(b, o, "online_cpus", e->load_cpus);
     }
+    if (e->cpu_share.known) {
+        add_num(b, o, "other_cpus", e->cpu_share.other_cpus);
+        add_num(b, o, "steal_cpus", e->cpu_share.steal_cpus);
+        add_num(b, o, "share_seconds", e->cpu_share.span_s);
+    }
     return o;
 }
 

@@ -374,6 +374,9 @@ int rg_manifest_read_opts(const cJSON *doc, rg_manifest *m, int flags, char *err
     m->cpu_threads = rd_int(&x, cpu, "threads", "cpu");
     m->load_avg_1m = rd_num(&x, cpu, "loadAverage1m", "cpu");
     m->online_cpus = rd_int(&x, cpu, "onlineCpus", "cpu");
+    m->other_cpus = rd_num(&x, cpu, "otherCpus", "cpu");
+    m->steal_cpus = rd_num(&x, cpu, "stealCpus", "cpu");
+    m->share_seconds = rd_num(&x, cpu, "shareSeconds", "cpu");
     const cJSON *sw = rd_obj(&x, e, "software", "environment.spec");
     rd_kv(&x, rd_obj(&x, sw, "libraries", "software"), m->libraries, &m->n_libraries, "software.libraries");
     rd_str(&x, sw, "os", m->os, sizeof m->os, "software");

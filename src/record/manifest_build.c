@@ -136,6 +136,11 @@ static cJSON *environment_spec(const rg_env *e)
         cJSON_AddNumberToObject(cpu, "loadAverage1m", e->load_avg_1m);
         cJSON_AddNumberToObject(cpu, "onlineCpus", e->load_cpus);
     }
+    if (e->cpu_share.known) {   /* CPU runs: what other processes took over the run (cpu_share.h) */
+        cJSON_AddNumberToObject(cpu, "otherCpus", e->cpu_share.other_cpus);
+        cJSON_AddNumberToObject(cpu, "stealCpus", e->cpu_share.steal_cpus);
+        cJSON_AddNumberToObject(cpu, "shareSeconds", e->cpu_share.span_s);
+    }
     cJSON *sw = cJSON_AddObjectToObject(s, "software");
     cJSON *lib = cJSON_AddObjectToObject(sw, "libraries");
     add_str(lib, "ropegrad", e->ropegrad_version);
