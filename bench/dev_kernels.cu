@@ -5,7 +5,7 @@
 // so it runs on a bare GPU machine:
 //
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc/op bench/dev_kernels.cu \
-//        src/op/common.c src/op/reference.c -lcupti -o /tmp/dev_kernels && /tmp/dev_kernels [kernel...]
+//        src/op/common.c src/op/rope_backward/reference.c -lcupti -o /tmp/dev_kernels && /tmp/dev_kernels [kernel...]
 //
 // Timing is the protocol's: CUPTI kernel spans (bench/dev_common.h), a 2x-L2
 // memset before every launch, median of 50 after 10 warmup. If CUPTI is

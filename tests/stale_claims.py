@@ -58,14 +58,14 @@ for f in files:
                 findings.append(f"{f}:{i}: names {m}, which does not exist")
 
 # The launcher comment of kernels.cuh.
-k = text["src/op/kernels.cuh"]
+k = text["src/op/rope_backward/kernels.cuh"]
 m = re.search(r"((?://[^\n]*\n)+)static cudaError_t rg_cuda_launch\(.*?\n\}", k, re.S)
 if not m:
-    findings.append("src/op/kernels.cuh: rg_cuda_launch not found")
+    findings.append("src/op/rope_backward/kernels.cuh: rg_cuda_launch not found")
 else:
     launched = re.search(r"\n\s*kernel = (\d+);", m.group(0))
     if launched and not re.search(r"\b" + launched.group(1) + r"\b", m.group(1)):
-        findings.append(f"src/op/kernels.cuh: rg_cuda_launch launches {launched.group(1)}; its comment says: "
+        findings.append(f"src/op/rope_backward/kernels.cuh: rg_cuda_launch launches {launched.group(1)}; its comment says: "
                         + " ".join(m.group(1).split()))
 
 # run_cuda.c: the iteration drawn in its header comment is the call it makes.

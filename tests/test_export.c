@@ -90,7 +90,7 @@ static const expect_op ops[] = {
      "rg_rope_forward_launch(&p, at::cuda::getCurrentCUDAStream())"},
     {"suites/sol-execbench-012", "ropegrad_forward_kernels.cuh", "src/op/forward_kernels.cuh",
      "rg_cos_sin_launch(&p, at::cuda::getCurrentCUDAStream())"},
-    {"suites/sol-execbench-014", "ropegrad_kernels.cuh", "src/op/kernels.cuh",
+    {"suites/sol-execbench-014", "ropegrad_kernels.cuh", "src/op/rope_backward/kernels.cuh",
      "rg_cuda_launch(&p, 0, at::cuda::getCurrentCUDAStream())"},
 };
 #define N_OPS (sizeof ops / sizeof ops[0])
@@ -218,7 +218,7 @@ static void check_solution(const cJSON *root, const expect_op *e, const char *na
     }
     assert_non_null(strstr(cu, "at::cuda::getCurrentCUDAStream()"));
     assert_non_null(strstr(module, "m.def(\"run\""));
-    if (strstr(e->from, "src/op/kernels.cuh")) assert_non_null(strstr(cu, "inv_freq_expanded.stride(0)"));
+    if (strstr(e->from, "src/op/rope_backward/kernels.cuh")) assert_non_null(strstr(cu, "inv_freq_expanded.stride(0)"));
     cJSON_Delete(def);
 }
 

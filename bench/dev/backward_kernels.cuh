@@ -49,11 +49,11 @@
 //                same way (6, 8, 11 also need D = 128 or 256; 9, D = 128).
 //
 // Development copy (bench/dev_kernels.cu): the shipped kernels (2, 10 = 3 with
-// FAST, 12) and their device helpers come from src/op/kernels.cuh; this file adds
+// FAST, 12) and their device helpers come from src/op/rope_backward/kernels.cuh; this file adds
 // versions 1, 4, 5/6/8/11 and 9 and the launcher of every version.
 #pragma once
 
-#define RG_KERNELS_DEV 1  // src/op/kernels.cuh: leave out its (shipped-only) launcher
+#define RG_KERNELS_DEV 1  // src/op/rope_backward/kernels.cuh: leave out its (shipped-only) launcher
 #include "kernels.cuh"
 
 // ---------------------------------------------------------------------------
@@ -338,7 +338,7 @@ static __global__ void __launch_bounds__(128) rg_k9_bulk(ropegrad_problem p)
 #endif
 }
 // Kernel 14 (EPT 4, the library's default since 2026-12-01) and 15 (EPT 2):
-// rg_k14_2d in src/op/kernels.cuh.
+// rg_k14_2d in src/op/rope_backward/kernels.cuh.
 
 // ---------------------------------------------------------------------------
 // Launcher
@@ -488,7 +488,7 @@ static cudaError_t rg_cuda_launch(const ropegrad_problem *p, int kernel, cudaStr
     if (e != cudaSuccess) return e;
     const int64_t rows = p->batch_size * p->seq_len;
     const int tpr = rg_vec_tpr(p);
-    // Default: kernel 14, as the library's launcher (src/op/kernels.cuh).
+    // Default: kernel 14, as the library's launcher (src/op/rope_backward/kernels.cuh).
     if (kernel == 0) kernel = 14;
     if (kernel == 6 && !(tpr && (p->head_dim == 128 || p->head_dim == 256))) kernel = tpr ? 3 : 2;
     if (kernel == 8 && !(tpr && (p->head_dim == 128 || p->head_dim == 256))) kernel = tpr ? 7 : 2;

@@ -17,14 +17,6 @@
 #include "internal.h"
 #include "ropegrad.h"
 
-typedef void (*rg_cpu_rows_fn)(const ropegrad_problem *p, int64_t r0, int64_t r1);
-
-/* The kernel compiled in cpu_avx2.c / cpu_avx512.c, or NULL when that file
- * was built without its instruction set (non-x86 targets, other compilers).
- * Callers must still check the running CPU before calling the kernel. */
-rg_cpu_rows_fn rg_cpu_avx2_kernel(void);
-rg_cpu_rows_fn rg_cpu_avx512_kernel(void);
-
 /* The forward ops' (011, 012) building block, one per ISA like the row
  * kernels: for j < n (n <= ROPEGRAD_MAX_HEAD_DIM / 2), the bf16 bits of
  * scale*cos(x[j]*mul) and scale*sin(x[j]*mul) (the float product: 011 passes

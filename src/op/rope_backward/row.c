@@ -179,7 +179,7 @@ static const char *const binding_body[] = {
 };
 
 static const rg_op_source solution_sources[] = {
-    {"ropegrad_kernels.cuh", "src/op/kernels.cuh"}, RG_OP_SOURCE_ROPE_MATH, RG_OP_SOURCE_API, {NULL, NULL}};
+    {"ropegrad_kernels.cuh", "src/op/rope_backward/kernels.cuh"}, RG_OP_SOURCE_ROPE_MATH, RG_OP_SOURCE_API, {NULL, NULL}};
 
 static const rg_op_export solution = {
     .sources = solution_sources,

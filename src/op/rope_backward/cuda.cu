@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-// cuda.cu -- the C API of the CUDA backend. The kernels themselves are in
+// cuda.cu -- the C API of 014's CUDA path. The kernels themselves are in
 // kernels.cuh (one file, also embedded verbatim by `ropegrad export-solution`).
 //
 // Contract: validate on the host, launch on the caller's stream, return. No
@@ -13,21 +13,6 @@
 #include "internal_cuda.h"
 
 extern "C" {
-
-// Every tensor must be memory this GPU can dereference: device or managed
-// allocations (or host memory mapped into the device's address space). Plain
-// pageable host memory would fault inside the kernel, so it is refused here.
-int rg_check_device_ptr(const void *ptr)
-{
-    cudaPointerAttributes a;
-    if (cudaPointerGetAttributes(&a, ptr) != cudaSuccess) {
-        (void)cudaGetLastError();  // clear the error this query may leave behind
-        return ROPEGRAD_ERR_NOT_DEVICE_POINTER;
-    }
-    if (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged) return ROPEGRAD_OK;
-    if (a.type == cudaMemoryTypeHost && a.devicePointer == ptr) return ROPEGRAD_OK;
-    return ROPEGRAD_ERR_NOT_DEVICE_POINTER;
-}
 
 int ropegrad_backward_cuda_kernel(const ropegrad_problem *p, int kernel, void *cuda_stream)
 {
@@ -57,16 +42,6 @@ int ropegrad_cuda_kernel_count(void) { return RG_KERNEL_COUNT; }
 const char *ropegrad_cuda_kernel_name(int kernel)
 {
     return (kernel >= 0 && kernel <= RG_KERNEL_COUNT && rg_kernel_shipped(kernel)) ? rg_kernel_names[kernel] : NULL;
-}
-
-int ropegrad_cuda_available(void)
-{
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    return n > 0;
 }
 
 }  // extern "C"

@@ -3,7 +3,7 @@
 // kernels are in rope_apply_kernels.cuh. Same contract as cuda.cu: validate on
 // the host, launch on the caller's stream, return; no allocation, no sync.
 #include "internal_cuda.h"
-#include "rope_apply_kernels.cuh"
+#include "kernels.cuh"
 
 // ROPEGRAD_OK when every non-NULL pointer of ptrs[n] is GPU-accessible.
 static int rg_apply_check_device(const void *const *ptrs, int n)

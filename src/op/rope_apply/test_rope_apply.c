@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "rope_apply_common.h"
+#include "test_common.h"
 
 static void *alloc_or_fail(size_t bytes)
 {
