@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* op_cos_sin.c -- the op table's row for L1/012, cos and sin from
+/* row.c -- the op table's row for L1/012, cos and sin from
  * frequencies: freqs f32 [B,S,H] -> cos, sin bf16 [B,S,D] (the output buffer
  * holds cos, then sin).
  *

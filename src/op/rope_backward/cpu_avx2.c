@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* cpu_avx2.c -- the CPU path's AVX2 row kernel: 8 floats per vector.
+/* cpu_avx2.c -- 014's AVX2 row kernel: 8 floats per vector.
  *
  * Compiled with -mavx2 -mfma -mf16c (src/op/CMakeLists.txt) and called by
- * cpu.c only after __builtin_cpu_supports said the CPU has all of them. It is
+ * cpu.c only when src/op/cpu.c chose that ISA (the CPU has all of them). It is
  * cpu_avx512.c at half the width (core8 / Sleef_sincosf8_u10avx2, F16C
  * for f16); the reasons it is fast are written down there. */
 #include "backward_cpu.h"

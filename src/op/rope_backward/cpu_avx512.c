@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* cpu_avx512.c -- the CPU path's AVX-512 row kernel: 16 floats per vector.
+/* cpu_avx512.c -- 014's AVX-512 row kernel: 16 floats per vector.
  *
  * Compiled with -mavx512f -mfma -mf16c (src/op/CMakeLists.txt) and called by
  * cpu.c only after __builtin_cpu_supports said the CPU has all of them.

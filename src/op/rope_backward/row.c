@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* op_rope_backward.c -- the op table's row for L1/014, the backward of
+/* row.c -- the op table's row for L1/014, the backward of
  * rotary-embedding generation (inputs: inputs.c's rg_inputs_make). */
 #include <stdio.h>
 #include <stdlib.h>
