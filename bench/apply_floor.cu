@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "dev_common.h"
-#include "rope_apply_kernels.cuh"
+#include "rope_apply/kernels.cuh"
 
 static __device__ __forceinline__ uint4 af_xor(uint4 a, uint4 b)
 {

@@ -3,6 +3,7 @@
 # op_seam.sh -- the op seam: which files outside an op's folder name the op.
 #
 #   bash scripts/op_seam.sh OP [MAX]     OP = a folder under src/op/ (e.g. rope_apply)
+#   bash scripts/op_seam.sh --switches   the development switches left in src/ or include/
 #
 # The op is named by its folder name (its function prefix: ropegrad_OP_*,
 # rg_op_OP*) and by the definition name of every row in its folder
@@ -15,6 +16,19 @@
 # N > MAX. The public header and the op table line count like any file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# --switches: what ships (src/, include/: the library, its headers, the
+# exported solutions' .cuh files) holds no development switch; those live in
+# bench/dev/ (llm.c's split). Exit 1 listing each line that names one.
+if [ "${1:-}" = --switches ]; then
+  switches='RG_EVICT_FIRST|RG_K5_WAVES|RG_KERNELS_HEADER|RG_KERNELS_DEV|RG_DEV_NOCOMPUTE|rg_kernel_names|bool TEST|VPT == 8'
+  if git ls-files -- src include | xargs grep -nE "$switches"; then
+    echo "op_seam.sh: development switches in the shipped tree (above); move them to bench/dev/" >&2
+    exit 1
+  fi
+  echo "no development switch in src/ or include/"
+  exit 0
+fi
 op=${1:?usage: op_seam.sh OP [MAX]}
 max=${2:-}
 case "$op" in *[!a-z0-9_]*|'') echo "op_seam.sh: bad op folder name '$op'" >&2; exit 2 ;; esac

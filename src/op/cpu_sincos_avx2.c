@@ -37,7 +37,7 @@ RG_INLINE __m128i narrow8(__m256i v)
     return _mm_packus_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
 }
 
-/* cpu_avx512.c's store16 at 8 lanes: certified lanes only, none a tie. */
+/* cpu_sincos_avx512.c's store16 at 8 lanes: certified lanes only, none a tie. */
 RG_INLINE void store8(__m256 vc, __m256 vs, int64_t j, uint16_t *cb, uint16_t *sb, uint32_t *w)
 {
     const __m256i h = _mm256_set1_epi32(0x8000);
@@ -50,7 +50,7 @@ RG_INLINE void store8(__m256 vc, __m256 vs, int64_t j, uint16_t *cb, uint16_t *s
     }
 }
 
-/* cpu_avx512.c's vector16 at 8 lanes; the lanes to redo, as bits. */
+/* cpu_sincos_avx512.c's vector16 at 8 lanes; the lanes to redo, as bits. */
 RG_INLINE int vector8(const float *x, int64_t j, __m256 vmul, __m256 vscale, __m256i off, __m256i lim, int s1,
                       uint16_t *cb, uint16_t *sb, uint32_t *w)
 {
@@ -86,7 +86,7 @@ RG_INLINE void sincos_bf16_loop(const float *x, float mul, int64_t n, float scal
     rg_sincos_bf16_scalar(x, mul, j, n, scale, cb, sb, w);
 }
 
-/* The forward primitive (cpu_kernels.h), cpu_avx512.c's at 8 lanes. */
+/* The forward primitive (cpu_kernels.h), cpu_sincos_avx512.c's at 8 lanes. */
 RG_SINCOS_BF16_PRIMITIVE(sincos_bf16, sincos_bf16_loop)
 
 rg_cpu_sincos_bf16_fn rg_cpu_avx2_sincos_bf16(void) { return sincos_bf16; }

@@ -167,7 +167,7 @@ static const char *const binding_body[] = {
     NULL,
 };
 
-static const rg_op_source solution_sources[] = {RG_OP_SOURCE_FORWARD, RG_OP_SOURCE_ROPE_MATH, RG_OP_SOURCE_API,
+static const rg_op_source solution_sources[] = {{"ropegrad_cos_sin_kernels.cuh", "src/op/cos_sin/kernels.cuh"}, RG_OP_SOURCE_ROPE_MATH, RG_OP_SOURCE_API,
                                                 {NULL, NULL}};
 
 static const rg_op_export solution = {

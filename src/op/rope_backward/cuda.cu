@@ -5,12 +5,15 @@
 // Contract: validate on the host, launch on the caller's stream, return. No
 // allocation, no synchronization, no global mutable state: two host threads
 // may call this at once on two streams.
-#ifdef RG_KERNELS_HEADER
-#include RG_KERNELS_HEADER  // bench/dev_kernels.cu: every development version
-#else
-#include "kernels.cuh"
-#endif
 #include "internal_cuda.h"
+#include "kernels.cuh"
+
+// The versions the library ships: 14 (the default, also asked for as 0) in
+// kernels.cuh, with its fallbacks 12, 10 and 2; every other version lives in
+// bench/dev/backward_kernels.cuh, built by bench/dev_kernels.cu.
+#define RG_KERNEL_COUNT 14    // highest version number shipped
+#define RG_KERNEL_DEFAULT 14  // ROPEGRAD_CUDA_KERNEL_DEFAULT (tests/test_gpu_kernel.c checks they agree)
+static inline bool rg_kernel_shipped(int kernel) { return kernel == 0 || kernel == RG_KERNEL_DEFAULT; }
 
 extern "C" {
 
@@ -41,7 +44,7 @@ int ropegrad_cuda_kernel_count(void) { return RG_KERNEL_COUNT; }
 
 const char *ropegrad_cuda_kernel_name(int kernel)
 {
-    return (kernel >= 0 && kernel <= RG_KERNEL_COUNT && rg_kernel_shipped(kernel)) ? rg_kernel_names[kernel] : NULL;
+    return kernel == 0 ? "default" : kernel == RG_KERNEL_DEFAULT ? "14-2d-ept4" : NULL;
 }
 
 }  // extern "C"

@@ -173,7 +173,7 @@ static const char *const binding_body[] = {
     NULL,
 };
 
-static const rg_op_source solution_sources[] = {RG_OP_SOURCE_FORWARD, RG_OP_SOURCE_ROPE_MATH, RG_OP_SOURCE_API,
+static const rg_op_source solution_sources[] = {{"ropegrad_rope_forward_kernels.cuh", "src/op/rope_forward/kernels.cuh"}, RG_OP_SOURCE_ROPE_MATH, RG_OP_SOURCE_API,
                                                 {NULL, NULL}};
 
 static const rg_op_export solution = {
