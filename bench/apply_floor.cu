@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "dev_common.h"
-#include "rope_apply_kernels.cuh"
+#include "rope_apply/kernels.cuh"
 #include "dev/apply_backward_split.cuh"
 
 static __device__ __forceinline__ uint4 af_xor(uint4 a, uint4 b)

@@ -5,8 +5,8 @@
  *
  * The op table (src/harness/op.h, rg_op_export) says what an op ships:
  *   its kernel header   e.g. ropegrad_kernels.cuh = the exact bytes of
- *                       src/op/kernels.cuh (014), ropegrad_forward_kernels.cuh
- *                       = src/op/forward_kernels.cuh (011, 012): the device
+ *                       src/op/rope_backward/kernels.cuh (014), ropegrad_rope_forward_kernels.cuh
+ *                       = src/op/rope_forward/kernels.cuh (011; 012 alike): the device
  *                       code and the launchers (rg_cuda_launch,
  *                       rg_rope_forward_launch, rg_cos_sin_launch)
  *   rope_math.cuh, ropegrad.h   the exact bytes of the files it includes

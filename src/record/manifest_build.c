@@ -179,6 +179,8 @@ static cJSON *workload_spec(const rg_run_result *r, const rg_suite *s, char *err
         cJSON_AddNumberToObject(ax, "batch_size", (double)wr->batch_size);
         cJSON_AddNumberToObject(ax, "seq_len", (double)wr->seq_len);
         cJSON_AddNumberToObject(ax, "head_dim", (double)wr->head_dim);
+        for (int a = 0; a < RG_OP_MAX_AXES && r->axis_names[a]; a++)   /* the op's named axes */
+            cJSON_AddNumberToObject(ax, r->axis_names[a], (double)sw->axes[a]);
         add_num(o, "attention_scaling", sw->attention_scaling);
         cJSON *t = cJSON_AddObjectToObject(o, "tolerance");
         add_num(t, "max_atol", sw->max_atol);

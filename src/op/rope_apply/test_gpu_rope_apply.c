@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "rope_apply_common.h"
+#include "test_common.h"
 
 #ifdef ROPEGRAD_HAVE_CUDA
 #include <cuda_runtime_api.h>

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-// cuda_rope_apply.cu -- the C API of the apply ops' CUDA paths (088, 068); the
-// kernels are in rope_apply_kernels.cuh. Same contract as cuda.cu: validate on
+// cuda.cu -- the C API of the apply ops' CUDA paths (088, 068); the
+// kernels are in kernels.cuh. Same contract as rope_backward/cuda.cu: validate on
 // the host, launch on the caller's stream, return; no allocation, no sync.
 #include "internal_cuda.h"
-#include "rope_apply_kernels.cuh"
+#include "kernels.cuh"
 
 // ROPEGRAD_OK when every non-NULL pointer of ptrs[n] is GPU-accessible.
 static int rg_apply_check_device(const void *const *ptrs, int n)

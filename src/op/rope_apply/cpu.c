@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* rope_apply_cpu.c -- the CPU paths of the apply ops (L1/088 forward, L1/068
+/* cpu.c -- the CPU paths of the apply ops (L1/088 forward, L1/068
  * backward): OpenMP threads over cos/sin rows (rope_apply.h), each row's
  * heads in turn through float32 rows the compiler vectorizes (widen, rotate,
  * accumulate, narrow: contiguous, branch-free loops). A head's row is read

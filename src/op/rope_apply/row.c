@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* op_rope_apply.c -- the op table's rows for applying the rotary embedding:
+/* row.c -- the op table's rows for applying the rotary embedding:
  * L1/088 (q, k rotated: query f32 [B,Hq,S,D], key f32 [B,Hk,S,D], cos, sin
  * f32 [S,D] -> query_rotated, key_rotated, back to back in the output) and
  * its backward L1/068 (grad_q_embed, grad_k_embed, q, k, cos, sin f32, cos

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cos_sin.c -- L1/012, cos and sin from frequencies: freqs f32 [B,S,H] to cos
  * and sin bf16 [B,S,2H]. Validation, the float64 reference and the CPU path
- * (SLEEF + OpenMP through cpu.c); the CUDA kernel is in forward_kernels.cuh. */
+ * (SLEEF + OpenMP through cpu.c); the CUDA kernel is in kernels.cuh. */
 #include <math.h>
 #include <stdint.h>
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-// forward_kernels.cuh -- the CUDA kernels of the forward ops, L1/011 (position
-// ids -> cos_sin) and L1/012 (freqs -> cos, sin), and their launchers. The
+// kernels.cuh -- the CUDA kernels of L1/011 (position ids -> cos_sin) and
+// their launcher; L1/012's (freqs -> cos, sin) are src/op/cos_sin/kernels.cuh,
+// made the same way. Self-contained with rope_math.cuh: `ropegrad
+// export-solution` embeds this very file. The
 // device math (range-reduced sin/cos, correctly rounded bf16) is rope_math.cuh.
 //
 // Both ops write far more than they read (011: 8 B in, 512 B out per row at
@@ -26,34 +28,6 @@
 #include "ropegrad.h"
 #include "rope_math.cuh"
 
-// N 32-bit words, stored as one vector.
-template <int N> struct rg_wordvec { uint32_t w[N]; };
-template <int N>
-static __device__ __forceinline__ void rg_store_words(uint32_t *o, const rg_wordvec<N> &v)
-{
-    if constexpr (N == 4) *(uint4 *)o = make_uint4(v.w[0], v.w[1], v.w[2], v.w[3]);
-    else if constexpr (N == 2) *(uint2 *)o = make_uint2(v.w[0], v.w[1]);
-    else *o = v.w[0];
-}
-
-// VPT floats from 4*VPT-byte aligned memory.
-template <int VPT>
-static __device__ __forceinline__ void rg_load_floats(const float *p, float *f)
-{
-    if constexpr (VPT == 8) {
-        const float4 a = __ldg((const float4 *)p), b = __ldg((const float4 *)p + 1);
-        f[0] = a.x, f[1] = a.y, f[2] = a.z, f[3] = a.w, f[4] = b.x, f[5] = b.y, f[6] = b.z, f[7] = b.w;
-    } else if constexpr (VPT == 4) {
-        const float4 a = __ldg((const float4 *)p);
-        f[0] = a.x, f[1] = a.y, f[2] = a.z, f[3] = a.w;
-    } else if constexpr (VPT == 2) {
-        const float2 a = __ldg((const float2 *)p);
-        f[0] = a.x, f[1] = a.y;
-    } else {
-        f[0] = __ldg(p);
-    }
-}
-
 // The out-of-line path of a thread with an argument beyond the fast range (or
 // a huge scale): every value in double (libdevice's sincos where needed). 011:
 // VPT (cos | sin << 16) words at o and o + H words.
@@ -71,9 +45,8 @@ static __device__ __noinline__ void rg_rope_forward_far(const int64_t *pos, cons
 
 // The common path of VPT values at position p: their words (w), whether an
 // argument or the scale leaves the fast range (far), and the mask of values
-// whose bf16 rounding the test leaves uncertain (returned). TEST false: no
-// test (bench/dev_forward.cu's timing-only variants; the library always tests).
-template <int VPT, bool S1, bool TEST = true>
+// whose bf16 rounding the test leaves uncertain (returned).
+template <int VPT, bool S1>
 static __device__ __forceinline__ uint32_t rg_rope_forward_common(float p, const float *f, float scale,
                                                                   rg_wordvec<VPT> &w, bool &far)
 {
@@ -83,12 +56,7 @@ static __device__ __forceinline__ uint32_t rg_rope_forward_common(float p, const
     for (int i = 0; i < VPT; i++) {
         const float x = p * f[i];
         float vs, vc;
-        if (TEST) {
-            if (rg_sincos_scaled<S1>(x, scale, &vs, &vc)) amb |= 1u << i;
-        } else {
-            rg_sincos_core(x, &vs, &vc);
-            if (!S1) vs *= scale, vc *= scale;
-        }
+        if (rg_sincos_scaled<S1>(x, scale, &vs, &vc)) amb |= 1u << i;
         far |= !(fabsf(x) <= RG_SINCOS_FAST_MAX);
         w.w[i] = rg_pack_bf16x2(vc, vs);
     }
@@ -167,7 +135,7 @@ static __global__ void __launch_bounds__(256) rg_rope_forward_vec(const int64_t 
 // and a refinement delays no later row. Bit for bit rg_rope_forward_vec's
 // output (bench/dev_forward.cu checks it, as version 19); faster on 011's three
 // largest workloads (bench/NOTES.md).
-template <bool S1, bool TEST = true>
+template <bool S1>
 static __global__ void __launch_bounds__(256) rg_rope_forward_loop(const int64_t *__restrict__ pos,
                                                                    const float *__restrict__ inv, float scale,
                                                                    uint32_t *__restrict__ out, int rows, int rpw)
@@ -190,7 +158,7 @@ static __global__ void __launch_bounds__(256) rg_rope_forward_loop(const int64_t
         uint32_t *o = out + (size_t)rr * (2 * H) + VPT * k;
         rg_wordvec<VPT> w;
         bool far;
-        const uint32_t amb = rg_rope_forward_common<VPT, S1, TEST>(p, f, scale, w, far);
+        const uint32_t amb = rg_rope_forward_common<VPT, S1>(p, f, scale, w, far);
         if (far) {
             rg_rope_forward_far<VPT>(pos + rr, inv + VPT * k, scale, o, H);
             continue;
@@ -229,104 +197,18 @@ static __global__ void rg_rope_forward_any(const int64_t *__restrict__ pos, cons
     o[2 * (j + H) + 1] = (uint16_t)s;
 }
 
-// 012's out-of-line path (see rg_rope_forward_far): VPT values of freqs row x,
-// VPT/2 words of cos and of sin at oc/os and + H/2 words.
-template <int VPT>
-static __device__ __noinline__ void rg_cos_sin_far(const float *x, float scale, uint32_t *oc, uint32_t *os, int H)
-{
-    for (int i = 0; i < VPT; i += 2) {
-        const uint32_t a = rg_sincos_bf16_double(x[i], scale), b = rg_sincos_bf16_double(x[i + 1], scale);
-        const uint32_t cw = (a & 0xffffu) | (b << 16), sw = (a >> 16) | (b & 0xffff0000u);
-        oc[i / 2] = cw, oc[i / 2 + H / 2] = cw;
-        os[i / 2] = sw, os[i / 2 + H / 2] = sw;
-    }
-}
-
-// 012, head_dim 128, aligned pointers: 64/VPT threads per row; thread k reads
-// freqs VPT*k .. +VPT-1 and writes 2*VPT bytes of cos and of sin at j and at
-// j+64. S1: scale == 1. rows*64/VPT < 2^31.
-template <int VPT, bool S1>
-static __global__ void __launch_bounds__(256) rg_cos_sin_vec(const float *__restrict__ freqs, float scale,
-                                                             uint32_t *__restrict__ cos_out,
-                                                             uint32_t *__restrict__ sin_out, int rows)
-{
-    constexpr int H = 64, TPR = H / VPT, H2 = H / 2;   // H2: words per half row
-    const int t = blockIdx.x * 256 + threadIdx.x;
-    const int r = t / TPR, k = t % TPR;
-    if (r >= rows) return;
-    const float *in = freqs + (size_t)r * H + VPT * k;
-    float f[VPT];
-    rg_load_floats<VPT>(in, f);
-    uint32_t *oc = cos_out + (size_t)r * H + (VPT / 2) * k, *os = sin_out + (size_t)r * H + (VPT / 2) * k;
-    uint32_t amb = 0;
-    bool far = !(fabsf(scale) <= 1.0e30f);
-    float vs[VPT], vc[VPT];
-#pragma unroll
-    for (int i = 0; i < VPT; i++) {
-        if (rg_sincos_scaled<S1>(f[i], scale, &vs[i], &vc[i])) amb |= 1u << i;
-        far |= !(fabsf(f[i]) <= RG_SINCOS_FAST_MAX);
-    }
-    rg_wordvec<VPT / 2> cw, sw;
-#pragma unroll
-    for (int i = 0; i < VPT / 2; i++) {
-        cw.w[i] = rg_pack_bf16x2(vc[2 * i], vc[2 * i + 1]);
-        sw.w[i] = rg_pack_bf16x2(vs[2 * i], vs[2 * i + 1]);
-    }
-    if (far) {
-        rg_cos_sin_far<VPT>(in, scale, oc, os, H);
-        return;
-    }
-    if (amb) {
-#pragma unroll
-        for (int i = 0; i < VPT; i++)
-            if (amb >> i & 1) {
-                const int sh = (i & 1) * 16;
-                const uint32_t wd = VPT <= 2 ? rg_sincos_bf16_refine_side<S1>(f[i], scale, vc[i], vs[i])
-                                             : rg_sincos_bf16_scratch<S1>(f[i], scale);
-                cw.w[i / 2] = (cw.w[i / 2] & ~(0xffffu << sh)) | ((wd & 0xffffu) << sh);
-                sw.w[i / 2] = (sw.w[i / 2] & ~(0xffffu << sh)) | ((wd >> 16) << sh);
-            }
-    }
-    rg_store_words<VPT / 2>(oc, cw);
-    rg_store_words<VPT / 2>(oc + H2, cw);
-    rg_store_words<VPT / 2>(os, sw);
-    rg_store_words<VPT / 2>(os + H2, sw);
-}
-
-// 012, any even head_dim.
-static __global__ void rg_cos_sin_any(const float *__restrict__ freqs, float scale, uint16_t *__restrict__ cos_out,
-                                      uint16_t *__restrict__ sin_out, int64_t rows, int H)
-{
-    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    const int64_t r = t / H;
-    const int j = (int)(t - r * H);
-    if (r >= rows) return;
-    uint32_t s, c;
-    rg_sincos_bf16(freqs[r * H + j], scale, &s, &c);
-    const int64_t o = r * (int64_t)(2 * H) + j;
-    cos_out[o] = (uint16_t)c;
-    cos_out[o + H] = (uint16_t)c;
-    sin_out[o] = (uint16_t)s;
-    sin_out[o + H] = (uint16_t)s;
-}
-
-static inline bool rg_aligned(const void *p, unsigned a) { return ((uintptr_t)p % a) == 0; }
-
 // Values per thread by size, from bench/dev_forward.cu on the H200 (one call,
 // bench/results/dev/): the small problems are latency-bound (fewer values per
 // thread: a shorter chain), the large ones issue-bound (more per thread: less
 // per-thread overhead).
-// RG_FWD_VPT2_ROWS, RG_FWD_VPT4_ROWS, RG_CS_VPT4_ROWS: the row counts from
-// which the values per thread step up (011: 1 -> 2 -> 4; 012: 2 -> 4), a knob
+// RG_FWD_VPT2_ROWS, RG_FWD_VPT4_ROWS: the row counts from which the values
+// per thread step up (1 -> 2 -> 4), a knob
 // for bench/dev_forward.cu's builds; the defaults are what ships.
 #ifndef RG_FWD_VPT2_ROWS
 #define RG_FWD_VPT2_ROWS 4096
 #endif
 #ifndef RG_FWD_VPT4_ROWS
 #define RG_FWD_VPT4_ROWS 24576
-#endif
-#ifndef RG_CS_VPT4_ROWS
-#define RG_CS_VPT4_ROWS 4097
 #endif
 // RG_FWD_LOOP_ROWS: from how many rows 011 takes rg_rope_forward_loop, with
 // RG_FWD_LOOP_WPS warps per SM (knobs for bench/dev_forward.cu's builds).
@@ -340,7 +222,6 @@ static inline int rg_rope_forward_vpt(int64_t rows)
 {
     return rows < RG_FWD_VPT2_ROWS ? 1 : rows < RG_FWD_VPT4_ROWS ? 2 : 4;
 }
-static inline int rg_cos_sin_vpt(int64_t rows) { return rows < RG_CS_VPT4_ROWS ? 2 : 4; }
 
 template <int VPT>
 static void rg_rope_forward_go(const ropegrad_rope_forward_problem *p, int rows, cudaStream_t st)
@@ -352,15 +233,6 @@ static void rg_rope_forward_go(const ropegrad_rope_forward_problem *p, int rows,
     else
         rg_rope_forward_vec<VPT, false><<<grid, 256, 0, st>>>(p->position_ids, p->inv_freq, p->attention_scaling, out,
                                                               rows);
-}
-
-template <int VPT>
-static void rg_cos_sin_go(const ropegrad_cos_sin_problem *p, int rows, cudaStream_t st)
-{
-    const unsigned grid = (unsigned)(((int64_t)rows * (64 / VPT) + 255) / 256);
-    uint32_t *c = (uint32_t *)p->cos, *s = (uint32_t *)p->sin;
-    if (p->attention_scaling == 1.0f) rg_cos_sin_vec<VPT, true><<<grid, 256, 0, st>>>(p->freqs, 1.0f, c, s, rows);
-    else rg_cos_sin_vec<VPT, false><<<grid, 256, 0, st>>>(p->freqs, p->attention_scaling, c, s, rows);
 }
 
 // The vector kernels' conditions: head_dim 128, 32-bit thread indices, and
@@ -402,20 +274,3 @@ static cudaError_t rg_rope_forward_launch(const ropegrad_rope_forward_problem *p
     return cudaGetLastError();
 }
 
-static cudaError_t rg_cos_sin_launch(const ropegrad_cos_sin_problem *p, cudaStream_t st)
-{
-    const int64_t rows = p->batch_size * p->seq_len;
-    const int H = (int)(p->head_dim / 2);
-    const int vpt = rg_cos_sin_vpt(rows);
-    const unsigned a = 4u * (unsigned)vpt;   // freqs: VPT floats; cos/sin: VPT/2 words
-    if (H == 64 && rows <= RG_FWD_MAX_ROWS && rg_aligned(p->freqs, a) && rg_aligned(p->cos, a / 2) &&
-        rg_aligned(p->sin, a / 2)) {
-        if (vpt == 2) rg_cos_sin_go<2>(p, (int)rows, st);
-        else rg_cos_sin_go<4>(p, (int)rows, st);
-    } else {
-        const int64_t n = rows * H;
-        rg_cos_sin_any<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(p->freqs, p->attention_scaling, p->cos, p->sin,
-                                                                   rows, H);
-    }
-    return cudaGetLastError();
-}

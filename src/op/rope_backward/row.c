@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* op_rope_backward.c -- the op table's row for L1/014, the backward of
+/* row.c -- the op table's row for L1/014, the backward of
  * rotary-embedding generation (inputs: inputs.c's rg_inputs_make). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,7 +179,7 @@ static const char *const binding_body[] = {
 };
 
 static const rg_op_source solution_sources[] = {
-    {"ropegrad_kernels.cuh", "src/op/kernels.cuh"}, RG_OP_SOURCE_ROPE_MATH, RG_OP_SOURCE_API, {NULL, NULL}};
+    {"ropegrad_kernels.cuh", "src/op/rope_backward/kernels.cuh"}, RG_OP_SOURCE_ROPE_MATH, RG_OP_SOURCE_API, {NULL, NULL}};
 
 static const rg_op_export solution = {
     .sources = solution_sources,

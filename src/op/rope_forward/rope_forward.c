@@ -2,7 +2,7 @@
 /* rope_forward.c -- L1/011, the rotary embedding forward: position ids and
  * inv_freq to cos_sin bf16 [B,S,head_dim,2]. Validation, the float64
  * reference and the CPU path (SLEEF + OpenMP through cpu.c); the CUDA kernel
- * is in forward_kernels.cuh. */
+ * is in kernels.cuh. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>

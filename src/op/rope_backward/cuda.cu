@@ -1,33 +1,21 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-// cuda.cu -- the C API of the CUDA backend. The kernels themselves are in
+// cuda.cu -- the C API of 014's CUDA path. The kernels themselves are in
 // kernels.cuh (one file, also embedded verbatim by `ropegrad export-solution`).
 //
 // Contract: validate on the host, launch on the caller's stream, return. No
 // allocation, no synchronization, no global mutable state: two host threads
 // may call this at once on two streams.
-#ifdef RG_KERNELS_HEADER
-#include RG_KERNELS_HEADER  // bench/dev_kernels.cu: every development version
-#else
-#include "kernels.cuh"
-#endif
 #include "internal_cuda.h"
+#include "kernels.cuh"
+
+// The versions the library ships: 14 (the default, also asked for as 0) in
+// kernels.cuh, with its fallbacks 12, 10 and 2; every other version lives in
+// bench/dev/backward_kernels.cuh, built by bench/dev_kernels.cu.
+#define RG_KERNEL_COUNT 14    // highest version number shipped
+#define RG_KERNEL_DEFAULT 14  // ROPEGRAD_CUDA_KERNEL_DEFAULT (tests/test_gpu_kernel.c checks they agree)
+static inline bool rg_kernel_shipped(int kernel) { return kernel == 0 || kernel == RG_KERNEL_DEFAULT; }
 
 extern "C" {
-
-// Every tensor must be memory this GPU can dereference: device or managed
-// allocations (or host memory mapped into the device's address space). Plain
-// pageable host memory would fault inside the kernel, so it is refused here.
-int rg_check_device_ptr(const void *ptr)
-{
-    cudaPointerAttributes a;
-    if (cudaPointerGetAttributes(&a, ptr) != cudaSuccess) {
-        (void)cudaGetLastError();  // clear the error this query may leave behind
-        return ROPEGRAD_ERR_NOT_DEVICE_POINTER;
-    }
-    if (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged) return ROPEGRAD_OK;
-    if (a.type == cudaMemoryTypeHost && a.devicePointer == ptr) return ROPEGRAD_OK;
-    return ROPEGRAD_ERR_NOT_DEVICE_POINTER;
-}
 
 int ropegrad_backward_cuda_kernel(const ropegrad_problem *p, int kernel, void *cuda_stream)
 {
@@ -56,17 +44,7 @@ int ropegrad_cuda_kernel_count(void) { return RG_KERNEL_COUNT; }
 
 const char *ropegrad_cuda_kernel_name(int kernel)
 {
-    return (kernel >= 0 && kernel <= RG_KERNEL_COUNT && rg_kernel_shipped(kernel)) ? rg_kernel_names[kernel] : NULL;
-}
-
-int ropegrad_cuda_available(void)
-{
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    return n > 0;
+    return kernel == 0 ? "default" : kernel == RG_KERNEL_DEFAULT ? "14-2d-ept4" : NULL;
 }
 
 }  // extern "C"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-// rope_apply_kernels.cuh -- the CUDA kernels of the apply ops, L1/088 (rotate
+// kernels.cuh -- the CUDA kernels of the apply ops, L1/088 (rotate
 // q and k) and L1/068 (its backward), and their launchers. Templates only for
 // the dtypes: T is q/k's element type, C cos/sin's (float, __nv_bfloat16,
 // __half); the arithmetic is float32, each output rounded once.

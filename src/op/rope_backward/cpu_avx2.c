@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* cpu_avx2.c -- the CPU path's AVX2 row kernel: 8 floats per vector.
+/* cpu_avx2.c -- 014's AVX2 row kernel: 8 floats per vector.
  *
  * Compiled with -mavx2 -mfma -mf16c (src/op/CMakeLists.txt) and called by
- * cpu.c only after __builtin_cpu_supports said the CPU has all of them. It is
+ * cpu.c only when src/op/cpu.c chose that ISA (the CPU has all of them). It is
  * cpu_avx512.c at half the width (core8 / Sleef_sincosf8_u10avx2, F16C
  * for f16); the reasons it is fast are written down there. */
-#include "cpu_kernels.h"
+#include "backward_cpu.h"
 
 #if defined(__x86_64__) && defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 
@@ -37,19 +37,6 @@ RG_INLINE float hsum8(__m256 v)
     x = _mm_add_ps(x, _mm_movehl_ps(x, x));
     x = _mm_add_ss(x, _mm_movehdup_ps(x));
     return _mm_cvtss_f32(x);
-}
-
-/* cpu_avx512.c's sincos16 at 8 lanes: the core where every lane is within
- * RG_CORE_FAST_MAX (returns 1), else SLEEF's 1-ulp sincos (returns 0). */
-RG_INLINE int sincos8(__m256 x, __m256 ax, __m256 *s, __m256 *c)
-{
-    if (_mm256_movemask_ps(_mm256_cmp_ps(ax, _mm256_set1_ps(RG_CORE_FAST_MAX), _CMP_LE_OQ)) == 0xff) {
-        core8(x, s, c);
-        return 1;
-    }
-    const Sleef___m256_2 sc = Sleef_sincosf8_u10avx2(x);
-    *s = sc.x, *c = sc.y;
-    return 0;
 }
 
 /* acc += inv * ((gs_lo+gs_hi)*cos(e) - (gc_lo+gc_hi)*sin(e)), 8 lanes. */
@@ -124,84 +111,10 @@ static void kernel_avx2(const ropegrad_problem *p, int64_t r0, int64_t r1)
     }
 }
 
-rg_cpu_rows_fn rg_cpu_avx2_kernel(void) { return kernel_avx2; }
-
-/* rg_bf16_certain on 8 lanes, t = |v| * rel + ta (SLEEF's values): an
- * all-ones lane where it cannot certify. */
-RG_INLINE __m256 uncertain8(__m256 v, __m256 rel, __m256 ta)
-{
-    const __m256 sign = _mm256_set1_ps(-0.0f);
-    const __m256i m = _mm256_or_si256(_mm256_and_si256(_mm256_castps_si256(v), _mm256_set1_epi32((int)0xffff0000u)),
-                                      _mm256_set1_epi32(0x8000));
-    const __m256 t = _mm256_fmadd_ps(_mm256_andnot_ps(sign, v), rel, ta);
-    const __m256 d = _mm256_andnot_ps(sign, _mm256_sub_ps(v, _mm256_castsi256_ps(m)));
-    return _mm256_cmp_ps(d, t, _CMP_LE_OQ);
-}
-
-/* 8 16-bit values from the low halves of 8 32-bit lanes (each < 2^16). */
-RG_INLINE __m128i narrow8(__m256i v)
-{
-    return _mm_packus_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-}
-
-/* cpu_avx512.c's store16 at 8 lanes: certified lanes only, none a tie. */
-RG_INLINE void store8(__m256 vc, __m256 vs, int64_t j, uint16_t *cb, uint16_t *sb, uint32_t *w)
-{
-    const __m256i h = _mm256_set1_epi32(0x8000);
-    const __m256i c16 = _mm256_srli_epi32(_mm256_add_epi32(_mm256_castps_si256(vc), h), 16);
-    const __m256i s32 = _mm256_add_epi32(_mm256_castps_si256(vs), h);   /* sin's bits in the high halves */
-    if (w) _mm256_storeu_si256((__m256i *)(void *)(w + j), _mm256_blend_epi16(c16, s32, 0xaa));
-    if (cb) {
-        _mm_storeu_si128((__m128i *)(void *)(cb + j), narrow8(c16));
-        _mm_storeu_si128((__m128i *)(void *)(sb + j), narrow8(_mm256_srli_epi32(s32, 16)));
-    }
-}
-
-/* cpu_avx512.c's vector16 at 8 lanes; the lanes to redo, as bits. */
-RG_INLINE int vector8(const float *x, int64_t j, __m256 vmul, __m256 vscale, __m256i off, __m256i lim, int s1,
-                      uint16_t *cb, uint16_t *sb, uint32_t *w)
-{
-    const __m256 v = _mm256_mul_ps(_mm256_loadu_ps(x + j), vmul);
-    const __m256 ax = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v);
-    __m256 s, c;
-    const int core = sincos8(v, ax, &s, &c);
-    const __m256 vs = s1 ? s : _mm256_mul_ps(s, vscale), vc = s1 ? c : _mm256_mul_ps(c, vscale);
-    __m256 bad;
-    if (core) {
-        bad = _mm256_castsi256_ps(_mm256_or_si256(near_mid8(vs, off, lim), near_mid8(vc, off, lim)));
-    } else {
-        const __m256 rel = _mm256_set1_ps(RG_SLEEF_SINCOS_REL), ta = _mm256_set1_ps(RG_SLEEF_SINCOS_ABS);
-        bad = _mm256_or_ps(_mm256_cmp_ps(ax, _mm256_set1_ps(RG_SLEEF_SINCOS_MAX), _CMP_NLE_UQ),
-                           _mm256_or_ps(uncertain8(vs, rel, ta), uncertain8(vc, rel, ta)));
-    }
-    store8(vc, vs, j, cb, sb, w);
-    return _mm256_movemask_ps(bad);
-}
-
-RG_INLINE void sincos_bf16_loop(const float *x, float mul, int64_t n, float scale, int s1, uint16_t *cb,
-                                uint16_t *sb, uint32_t *w)
-{
-    const __m256 vmul = _mm256_set1_ps(mul), vscale = _mm256_set1_ps(scale);
-    const unsigned k = s1 ? RG_CORE_ULPS : RG_CORE_ULPS_SCALED;
-    const __m256i off = _mm256_set1_epi32((int)(RG_NEAR_MID_OFF(k) ^ 0x80000000u));
-    const __m256i lim = _mm256_set1_epi32((int)(RG_NEAR_MID_LIM(k) ^ 0x80000000u));
-    int64_t j = 0;
-    for (; j + W <= n; j += W) {
-        const unsigned bad = (unsigned)vector8(x, j, vmul, vscale, off, lim, s1, cb, sb, w);
-        rg_sincos_bf16_put_lanes(x, mul, j, bad, scale, cb, sb, w);
-    }
-    rg_sincos_bf16_scalar(x, mul, j, n, scale, cb, sb, w);
-}
-
-/* The forward primitive (cpu_kernels.h), cpu_avx512.c's at 8 lanes. */
-RG_SINCOS_BF16_PRIMITIVE(sincos_bf16, sincos_bf16_loop)
-
-rg_cpu_sincos_bf16_fn rg_cpu_avx2_sincos_bf16(void) { return sincos_bf16; }
+rg_backward_rows_fn rg_backward_avx2_kernel(void) { return kernel_avx2; }
 
 #else
 
-rg_cpu_rows_fn rg_cpu_avx2_kernel(void) { return NULL; }
-
-rg_cpu_sincos_bf16_fn rg_cpu_avx2_sincos_bf16(void) { return NULL; }
+rg_backward_rows_fn rg_backward_avx2_kernel(void) { return NULL; }
 
 #endif

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "rope_apply_common.h"
+#include "test_common.h"
 
 static void *alloc_or_fail(size_t bytes)
 {
@@ -261,6 +261,50 @@ static void test_suites_axes(void **state)
     }
 }
 
+/* A run carries the heads axes to its results: the workload result, the
+ * table's sizes and the run's JSON (num_heads, num_kv_heads beside B, S, D). */
+static void test_run_shows_heads(void **state)
+{
+    (void)state;
+    char dir[4096], err[RG_ERRLEN], path[] = "/tmp/rg_apply_runXXXXXX";
+    rg_suite s;
+    snprintf(dir, sizeof dir, "%s/suites/sol-execbench-088", RG_SOURCE_DIR);
+    if (rg_suite_load(dir, &s, err, sizeof err)) fail_msg("%s", err);
+    rg_run_options o;
+    rg_run_options_default(&o);
+    o.backend = "cpu";
+    o.timed = 0;
+    o.verbose = -1;
+    const int first = 0;
+    rg_run_result r;
+    if (rg_run_suite(&s, &first, 1, &o, &r, err, sizeof err)) fail_msg("%s", err);
+    const int64_t hq = s.workloads[0].axes[0], hk = s.workloads[0].axes[1];
+    assert_int_equal(r.workloads[0].axes[0], hq);
+    assert_int_equal(r.workloads[0].axes[1], hk);
+    char want[96];
+    snprintf(want, sizeof want, "num_heads=%lld num_kv_heads=%lld", (long long)hq, (long long)hk);
+    assert_non_null(strstr(r.workloads[0].sizes, want));
+    const int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    if (rg_run_write_json(&r, path, err, sizeof err)) fail_msg("%s", err);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static char text[1 << 16];
+    const size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    unlink(path);
+    cJSON *root = cJSON_Parse(text);
+    assert_non_null(root);
+    const cJSON *w = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "workloads"), 0);
+    assert_int_equal((int64_t)cJSON_GetObjectItemCaseSensitive(w, "num_heads")->valuedouble, hq);
+    assert_int_equal((int64_t)cJSON_GetObjectItemCaseSensitive(w, "num_kv_heads")->valuedouble, hk);
+    cJSON_Delete(root);
+    rg_run_result_free(&r);
+    rg_suite_free(&s);
+}
+
 /* A workload without a named axis of its op is refused with the field's name. */
 static void test_suite_missing_axis(void **state)
 {
@@ -297,7 +341,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cases),          cmocka_unit_test(test_f16_rounding),
         cmocka_unit_test(test_refusals),       cmocka_unit_test(test_suites_axes),
-        cmocka_unit_test(test_suite_missing_axis),
+        cmocka_unit_test(test_suite_missing_axis), cmocka_unit_test(test_run_shows_heads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -43,9 +43,6 @@
 
 #include "rope_math.cuh"
 
-#ifndef RG_EVICT_FIRST
-#define RG_EVICT_FIRST 0  // 1: streaming loads carry an L2 evict-first policy (measured: no gain; NOTES.md)
-#endif
 
 // Batch of row r: a 64-bit division is a ~40-instruction software routine on
 // the GPU; while rows fit in 32 bits (every realistic case) use the 32-bit one.
@@ -93,16 +90,9 @@ static __device__ __forceinline__ uint64_t rg_evict_first_policy()
 static __device__ __forceinline__ uint4 rg_ld_stream(const void *p)
 {
     uint4 v;
-#if RG_EVICT_FIRST
-    const uint64_t pol = rg_evict_first_policy();
-    asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(p), "l"(pol));
-#else
     asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];"
                  : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
                  : "l"(p));
-#endif
     return v;
 }
 static __device__ __forceinline__ uint4 rg_ld_plain(const void *p) { return __ldg((const uint4 *)p); }
@@ -150,9 +140,6 @@ static __global__ void rg_k2_warp(ropegrad_problem p)
 #endif
 #ifndef RG_K3_BLOCK
 #define RG_K3_BLOCK 256
-#endif
-#ifndef RG_K5_WAVES
-#define RG_K5_WAVES 4  // resident-block waves of kernel 5's grid
 #endif
 
 template <int ESZ>
@@ -471,19 +458,6 @@ static __global__ void __launch_bounds__(256) rg_k14_2d(ropegrad_problem p)
 // ---------------------------------------------------------------------------
 // Launcher
 // ---------------------------------------------------------------------------
-#ifndef RG_KERNELS_DEV  // bench/dev/backward_kernels.cuh has its own launcher for every version
-#define RG_KERNEL_COUNT 14  // highest version number shipped
-
-// The library ships version 14 only (plus its fallbacks 12, 10 and 2); every
-// other version lives in bench/dev/backward_kernels.cuh, built by
-// bench/dev_kernels.cu.
-#define RG_KERNEL_DEFAULT 14  // ROPEGRAD_CUDA_KERNEL_DEFAULT (tests/test_gpu_kernel.c checks they agree)
-static inline bool rg_kernel_shipped(int kernel) { return kernel == 0 || kernel == RG_KERNEL_DEFAULT; }
-
-static const char *const rg_kernel_names[RG_KERNEL_COUNT + 1] = {
-    "default", "1-naive", "2-warp", "3-vec", "4-vec-dbuf", "5-vec-pf", "6-vec-lat", "7-vec-ef", "8-vec-lat-ef", "9-bulk",
-    "10-vec-mufu", "11-lat-mufu", "12-vec-2d", "13-vec-2d-st", "14-2d-ept4"};
-
 // Kernel 12 (and 10, its fallback) apply when each thread's 8 d's are whole
 // 16-byte vectors and a row's group fits in a warp: H = 8*TPR with TPR in
 // {1,..,32}, and every pointer (and the inv_freq batch stride) 16-byte aligned.
@@ -578,4 +552,3 @@ static cudaError_t rg_cuda_launch(const ropegrad_problem *p, int kernel, cudaStr
     return p->grad_dtype == ROPEGRAD_F32 ? rg_launch_vec_esz<4>(*p, tpr, kernel, sms, st)
                                          : rg_launch_vec_esz<2>(*p, tpr, kernel, sms, st);
 }
-#endif  // RG_KERNELS_DEV

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* rope_apply_reference.c -- the float64 references of the apply ops (L1/088
+/* reference.c -- the float64 references of the apply ops (L1/088
  * forward, L1/068 backward): every input widened exactly, every product and
  * sum in double, one OpenMP thread per cos/sin row (rope_apply.h). */
 #include <stdint.h>

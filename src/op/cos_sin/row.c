@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* op_cos_sin.c -- the op table's row for L1/012, cos and sin from
+/* row.c -- the op table's row for L1/012, cos and sin from
  * frequencies: freqs f32 [B,S,H] -> cos, sin bf16 [B,S,D] (the output buffer
  * holds cos, then sin).
  *
@@ -167,7 +167,7 @@ static const char *const binding_body[] = {
     NULL,
 };
 
-static const rg_op_source solution_sources[] = {RG_OP_SOURCE_FORWARD, RG_OP_SOURCE_ROPE_MATH, RG_OP_SOURCE_API,
+static const rg_op_source solution_sources[] = {{"ropegrad_cos_sin_kernels.cuh", "src/op/cos_sin/kernels.cuh"}, RG_OP_SOURCE_ROPE_MATH, RG_OP_SOURCE_API,
                                                 {NULL, NULL}};
 
 static const rg_op_export solution = {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* op_rope_forward.c -- the op table's row for L1/011, the rotary embedding
+/* row.c -- the op table's row for L1/011, the rotary embedding
  * forward: position_ids int64 [B,S], inv_freq f32 [H] -> cos_sin bf16 [B,S,D,2].
  *
  * Inputs (the dataset's get_inputs is custom for this op):
@@ -173,7 +173,7 @@ static const char *const binding_body[] = {
     NULL,
 };
 
-static const rg_op_source solution_sources[] = {RG_OP_SOURCE_FORWARD, RG_OP_SOURCE_ROPE_MATH, RG_OP_SOURCE_API,
+static const rg_op_source solution_sources[] = {{"ropegrad_rope_forward_kernels.cuh", "src/op/rope_forward/kernels.cuh"}, RG_OP_SOURCE_ROPE_MATH, RG_OP_SOURCE_API,
                                                 {NULL, NULL}};
 
 static const rg_op_export solution = {
