@@ -3,7 +3,7 @@
 // grad_cos/grad_sin (not shipped; bench/apply_floor.cu times it beside the
 // shipped kernel and the floors).
 //
-// The shipped rg_apply_columns_vec gives one thread a VEC-wide column of one
+// The former shipped kernel (rg_apply_columns_vec) gave one thread a VEC-wide column of one
 // cos/sin row and loops over every head of q and k (40 in the suite): a
 // B=1, S=293 workload is then 9,376 threads, about 70 per SM, each with a
 // serial chain of 40 head rows -- too few loads in flight to cover HBM

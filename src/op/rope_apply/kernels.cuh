@@ -12,10 +12,12 @@
 //                     068 without grad_cos/grad_sin), 32-bit indices, when the
 //                     shape and pointers allow; else rg_apply_pairs: one pair
 //                     of one head's row per thread, a grid-stride loop.
-//   rg_apply_columns: 068 with grad_cos/grad_sin: one pair of one cos/sin row
-//                     per thread, looping over the row's batches and every
-//                     head of q and k (the head sum stays in registers, no
-//                     atomics; each grad_cos/grad_sin element written once).
+//   rg_apply_columns_split: 068 with grad_cos/grad_sin, 16-byte path: one
+//                     block a cos/sin row, the heads split over its groups,
+//                     the head sums added in shared memory (no atomics; each
+//                     grad_cos/grad_sin element written once); else
+//   rg_apply_columns: one pair of one cos/sin row per thread, looping over
+//                     the row's batches and every head of q and k.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -231,59 +233,86 @@ __global__ void rg_apply_columns(ropegrad_rope_apply_shape s, const T *gq, const
     }
 }
 
-// rg_apply_columns with VEC pairs a thread (16-byte loads and stores of q/k
-// and their gradients) and 32-bit indices; the launcher's conditions as
-// rg_apply_pairs_vec's. Each thread's sums stay in registers, as there.
+// 068 with grad_cos/grad_sin, the fast path: one block a cos/sin row r. Its
+// L = H/VEC lanes cover the row's pairs 16 bytes at a time (32-bit indices,
+// the launcher's conditions as rg_apply_pairs_vec's) and its G groups split
+// the heads of q and k between them (head g, g+G, ...): a B=1, S=293 row set
+// runs 40x more threads than one thread a column would, enough loads in
+// flight to stream. Each group's four head sums are added across groups in
+// shared memory ([4][G][H] floats) and the row's grad_cos/grad_sin written
+// once, contiguously. (bench/dev/apply_backward_split.cuh, bench/NOTES.md
+// "068's floor was not a floor": 1.13x the flat floor against 1.85x for one
+// thread a column.)
 template <typename T, typename C, int VEC>
-__global__ void rg_apply_columns_vec(ropegrad_rope_apply_shape s, const T *gq, const T *gk, const T *__restrict__ q,
-                                     const T *__restrict__ k, const C *__restrict__ cos, const C *__restrict__ sin,
-                                     T *gqo, T *gko, C *__restrict__ gcos, C *__restrict__ gsin)
+__global__ void __launch_bounds__(256) rg_apply_columns_split(ropegrad_rope_apply_shape s, const T *gq, const T *gk,
+                                                              const T *__restrict__ q, const T *__restrict__ k,
+                                                              const C *__restrict__ cos, const C *__restrict__ sin,
+                                                              T *gqo, T *gko, C *__restrict__ gcos, C *__restrict__ gsin)
 {
-    const uint32_t D = (uint32_t)s.head_dim, H = D / 2, lanes = H / VEC, S = (uint32_t)s.seq_len;
-    const uint32_t cs_stride = (uint32_t)s.cos_sin_batch_stride, B = (uint32_t)s.batch_size;
-    const uint32_t nh = (uint32_t)s.num_heads, nkv = (uint32_t)s.num_kv_heads;
-    const uint32_t rows = cs_stride ? B * S : S;
+    extern __shared__ float rg_split_sums[];
+    const uint32_t D = (uint32_t)s.head_dim, H = D / 2, L = H / VEC, G = blockDim.x / L, S = (uint32_t)s.seq_len;
+    const uint32_t lane = threadIdx.x % L, g = threadIdx.x / L, j = lane * VEC, r = blockIdx.x;
+    const uint32_t cs_stride = (uint32_t)s.cos_sin_batch_stride, nh = (uint32_t)s.num_heads;
+    const uint32_t heads = nh + (uint32_t)s.num_kv_heads, si = r % S;
+    const uint32_t b0 = cs_stride ? r / S : 0, b1 = cs_stride ? b0 + 1 : (uint32_t)s.batch_size;
     const bool bshd = s.layout == ROPEGRAD_LAYOUT_BSHD;
-    for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < rows * lanes; t += gridDim.x * blockDim.x) {
-        const uint32_t r = t / lanes, j = (t - r * lanes) * VEC, si = r % S;
-        const uint32_t b0 = cs_stride ? r / S : 0, b1 = cs_stride ? b0 + 1 : B;
-        float a0[VEC] = {}, a1[VEC] = {}, a2[VEC] = {}, a3[VEC] = {};
-        for (uint32_t b = b0; b < b1; b++) {
-            const uint32_t co = b * cs_stride + si * D + j;
-            float c0[VEC], c1[VEC], n0[VEC], n1[VEC];
-            rg_apply_ldv<C, VEC>(cos, co, c0);
-            rg_apply_ldv<C, VEC>(cos, co + H, c1);
-            rg_apply_ldv<C, VEC>(sin, co, n0);
-            rg_apply_ldv<C, VEC>(sin, co + H, n1);
-            for (uint32_t h = 0; h < nh + nkv; h++) {
-                const bool is_q = h < nh;
-                const uint32_t hh = is_q ? h : h - nh, heads = is_q ? nh : nkv;
-                const uint32_t off = (bshd ? (b * S + si) * heads + hh : (b * heads + hh) * S + si) * D + j;
-                const T *g = is_q ? gq : gk, *x = is_q ? q : k;
-                float g0[VEC], g1[VEC], x0[VEC], x1[VEC], o0[VEC], o1[VEC];
-                rg_apply_ldv<T, VEC>(g, off, g0);
-                rg_apply_ldv<T, VEC>(g, off + H, g1);
-                rg_apply_ldv<T, VEC>(x, off, x0);
-                rg_apply_ldv<T, VEC>(x, off + H, x1);
+    float a0[VEC] = {}, a1[VEC] = {}, a2[VEC] = {}, a3[VEC] = {};
+    for (uint32_t b = b0; b < b1; b++) {
+        const uint32_t co = b * cs_stride + si * D + j;
+        float c0[VEC], c1[VEC], n0[VEC], n1[VEC];
+        rg_apply_ldv<C, VEC>(cos, co, c0);
+        rg_apply_ldv<C, VEC>(cos, co + H, c1);
+        rg_apply_ldv<C, VEC>(sin, co, n0);
+        rg_apply_ldv<C, VEC>(sin, co + H, n1);
+#pragma unroll 2
+        for (uint32_t h = g; h < heads; h += G) {
+            const bool is_q = h < nh;
+            const uint32_t hh = is_q ? h : h - nh, hn = is_q ? nh : heads - nh;
+            const uint32_t off = (bshd ? (b * S + si) * hn + hh : (b * hn + hh) * S + si) * D + j;
+            const T *gp = is_q ? gq : gk, *x = is_q ? q : k;
+            float g0[VEC], g1[VEC], x0[VEC], x1[VEC], o0[VEC], o1[VEC];
+            rg_apply_ldv<T, VEC>(gp, off, g0);
+            rg_apply_ldv<T, VEC>(gp, off + H, g1);
+            rg_apply_ldv<T, VEC>(x, off, x0);
+            rg_apply_ldv<T, VEC>(x, off + H, x1);
 #pragma unroll
-                for (int e = 0; e < VEC; e++) {
-                    rg_apply_rotate(g0[e], g1[e], c0[e], c1[e], n0[e], n1[e], -1.0f, o0[e], o1[e]);
-                    a0[e] += g0[e] * x0[e];
-                    a1[e] += g1[e] * x1[e];
-                    a2[e] -= g0[e] * x1[e];
-                    a3[e] += g1[e] * x0[e];
-                }
-                T *gx = is_q ? gqo : gko;
-                rg_apply_stv<T, VEC>(gx, off, o0);
-                rg_apply_stv<T, VEC>(gx, off + H, o1);
+            for (int e = 0; e < VEC; e++) {
+                rg_apply_rotate(g0[e], g1[e], c0[e], c1[e], n0[e], n1[e], -1.0f, o0[e], o1[e]);
+                a0[e] += g0[e] * x0[e];
+                a1[e] += g1[e] * x1[e];
+                a2[e] -= g0[e] * x1[e];
+                a3[e] += g1[e] * x0[e];
             }
+            T *gx = is_q ? gqo : gko;
+            rg_apply_stv<T, VEC>(gx, off, o0);
+            rg_apply_stv<T, VEC>(gx, off + H, o1);
         }
-        const uint32_t ro = r * D + j;
-        rg_apply_stv<C, VEC>(gcos, ro, a0);
-        rg_apply_stv<C, VEC>(gcos, ro + H, a1);
-        rg_apply_stv<C, VEC>(gsin, ro, a2);
-        rg_apply_stv<C, VEC>(gsin, ro + H, a3);
     }
+#pragma unroll
+    for (int e = 0; e < VEC; e++) {
+        rg_split_sums[(0 * G + g) * H + j + e] = a0[e];
+        rg_split_sums[(1 * G + g) * H + j + e] = a1[e];
+        rg_split_sums[(2 * G + g) * H + j + e] = a2[e];
+        rg_split_sums[(3 * G + g) * H + j + e] = a3[e];
+    }
+    __syncthreads();
+    for (uint32_t o = threadIdx.x; o < 4 * H; o += blockDim.x) {
+        const uint32_t kk = o / H, w = o - kk * H;
+        float sum = 0.0f;
+        for (uint32_t gg = 0; gg < G; gg++) sum += rg_split_sums[(kk * G + gg) * H + w];
+        rg_apply_st(kk < 2 ? gcos : gsin, (int64_t)r * D + (kk & 1) * H + w, sum);
+    }
+}
+
+// Groups a block for rg_apply_columns_split: the most that fit 256 threads
+// with L lanes each, lowered to a divisor of the head count when one lies
+// above half of it, so that no group idles at the end of the row.
+static inline uint32_t rg_apply_split_groups(const ropegrad_rope_apply_shape &s, uint32_t L)
+{
+    const uint32_t most = 256 / L, heads = (uint32_t)(s.num_heads + s.num_kv_heads);
+    for (uint32_t g = most; g >= 2 && g * 2 > most; g--)
+        if (heads % g == 0) return g;
+    return most;
 }
 
 template <typename T, typename C>
@@ -309,8 +338,11 @@ static cudaError_t rg_apply_backward_go(const ropegrad_rope_apply_backward_probl
                          rg_apply_aligned(p->k, 16) && rg_apply_aligned(p->grad_q, 16) && rg_apply_aligned(p->grad_k, 16) &&
                          rg_apply_aligned(p->cos, VEC * sizeof(C)) && rg_apply_aligned(p->sin, VEC * sizeof(C)) &&
                          rg_apply_aligned(p->grad_cos, VEC * sizeof(C)) && rg_apply_aligned(p->grad_sin, VEC * sizeof(C));
-    if (fits && aligned && (s.head_dim / 2) % VEC == 0) {
-        rg_apply_columns_vec<T, C, VEC><<<rg_apply_grid(rows * (s.head_dim / 2 / VEC)), 256, 0, st>>>(
+    const uint32_t L = (uint32_t)(s.head_dim / 2 / VEC);
+    if (rows > 0 && fits && aligned && (s.head_dim / 2) % VEC == 0 && L <= 256 && 256 % L == 0 && rows < ((int64_t)1 << 31)) {
+        const uint32_t G = rg_apply_split_groups(s, L);
+        const size_t sums = (size_t)4 * G * (size_t)(s.head_dim / 2) * sizeof(float);
+        rg_apply_columns_split<T, C, VEC><<<(unsigned)rows, G * L, sums, st>>>(
             s, gq, gk, (const T *)p->q, (const T *)p->k, (const C *)p->cos, (const C *)p->sin, (T *)p->grad_q,
             (T *)p->grad_k, (C *)p->grad_cos, (C *)p->grad_sin);
         return cudaGetLastError();
