@@ -1,13 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * manifest.c -- the typed reader (manifest.h), the digest rule, verify, and
- * reading a recorded protocol back for replication.
- *
- * The digest of an object is "sha256:" + hex SHA-256 of the RFC 8785 form of
- * the object without its metadata member ({apiVersion, kind, spec}): the rule
- * of the public KernelIndex record, checked against its published values in
- * tests/test_record_kernelindex.c. The run digest is the digest of the run
- * object, which names the other objects by their digests.
+ * manifest.c -- the typed reader (manifest.h), verify, and reading a
+ * recorded protocol back for replication. The envelope it shares with the
+ * builder (roles, kinds, the digest rule) is manifest_envelope.c's.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -21,44 +16,6 @@
 #include "record.h"
 #include "rg_util.h"
 #include "strict_json.h"
-
-static const char *const role_names[RG_N_ROLES] = {"run", "protocol", "environment", "workload", "implementation"};
-static const char *const role_kinds[RG_N_ROLES] = {"BenchmarkRun", "BenchmarkProtocol", "ExecutionEnvironment",
-                                                   "Workload", "Implementation"};
-
-const char *rg_role_name(int role) { return role >= 0 && role < RG_N_ROLES ? role_names[role] : "?"; }
-const char *rg_role_kind(int role) { return role >= 0 && role < RG_N_ROLES ? role_kinds[role] : "?"; }
-
-int rg_object_digest(const cJSON *obj, char out[RG_DIGEST_LEN], char *err, size_t errlen)
-{
-    if (!cJSON_IsObject(obj)) {
-        snprintf(err, errlen, "not an object");
-        return 2;
-    }
-    /* A shallow view without metadata: the members are shared, not copied. */
-    cJSON view;
-    memset(&view, 0, sizeof view);
-    view.type = cJSON_Object;
-    cJSON *first = NULL, *last = NULL;
-    cJSON copies[8];
-    int n = 0;
-    for (const cJSON *c = obj->child; c; c = c->next) {
-        if (c->string && !strcmp(c->string, "metadata")) continue;
-        if (n == 8) {
-            snprintf(err, errlen, "an object with more than 8 members");
-            return 2;
-        }
-        copies[n] = *c;
-        copies[n].next = copies[n].prev = NULL;
-        if (!first) first = &copies[n];
-        else last->next = &copies[n], copies[n].prev = last;
-        last = &copies[n];
-        n++;
-    }
-    if (first) first->prev = last;
-    view.child = first;
-    return rg_digest_json(&view, out, err, errlen) ? 2 : 0;
-}
 
 /* ---- reading ------------------------------------------------------------------------- */
 
@@ -252,7 +209,7 @@ int rg_manifest_read_opts(const cJSON *doc, rg_manifest *m, int flags, char *err
     for (const cJSON *c = doc->child; c; c = c->next) {
         int role = -1;
         for (int k = 0; k < RG_N_ROLES; k++)
-            if (!strcmp(c->string, role_names[k])) role = k;
+            if (!strcmp(c->string, rg_role_name(k))) role = k;
         if (role < 0 && !strcmp(c->string, "signatures")) continue;
         if (role < 0) {
             snprintf(err, errlen, "unknown member \"%.64s\" in the manifest (roles: run, protocol, environment, "
@@ -262,29 +219,29 @@ int rg_manifest_read_opts(const cJSON *doc, rg_manifest *m, int flags, char *err
         const char *av = rg_json_str(c, "apiVersion"), *kind = rg_json_str(c, "kind");
         const cJSON *md = rg_json_get(c, "metadata");
         spec[role] = rg_json_get(c, "spec");
-        if (!cJSON_IsObject(c) || !av || strcmp(av, RG_API_VERSION) || !kind || strcmp(kind, role_kinds[role]) ||
+        if (!cJSON_IsObject(c) || !av || strcmp(av, RG_API_VERSION) || !kind || strcmp(kind, rg_role_kind(role)) ||
             !cJSON_IsObject(spec[role]) || (md && !cJSON_IsObject(md))) {
-            snprintf(err, errlen, "%s: not a %s object {apiVersion: %s, kind, metadata, spec}", role_names[role],
-                     role_kinds[role], RG_API_VERSION);
+            snprintf(err, errlen, "%s: not a %s object {apiVersion: %s, kind, metadata, spec}", rg_role_name(role),
+                     rg_role_kind(role), RG_API_VERSION);
             return 2;
         }
         for (const cJSON *e = c->child; e; e = e->next)
             if (strcmp(e->string, "apiVersion") && strcmp(e->string, "kind") && strcmp(e->string, "metadata") &&
                 strcmp(e->string, "spec")) {
-                snprintf(err, errlen, "%s: unknown member \"%.64s\"", role_names[role], e->string);
+                snprintf(err, errlen, "%s: unknown member \"%.64s\"", rg_role_name(role), e->string);
                 return 2;
             }
         rg_mf_object *o = &m->obj[role];
         o->present = 1;
-        rd_str(&x, md, "name", o->name, sizeof o->name, role_names[role]);
-        rd_str(&x, md, "title", o->title, sizeof o->title, role_names[role]);
-        rd_kv(&x, rd_obj(&x, md, "labels", role_names[role]), o->labels, &o->n_labels, "metadata.labels");
+        rd_str(&x, md, "name", o->name, sizeof o->name, rg_role_name(role));
+        rd_str(&x, md, "title", o->title, sizeof o->title, rg_role_name(role));
+        rd_kv(&x, rd_obj(&x, md, "labels", rg_role_name(role)), o->labels, &o->n_labels, "metadata.labels");
         if (x.bad) return 2;
         if (!(flags & RG_MF_NO_DIGESTS) && rg_object_digest(c, o->digest, err, errlen)) return 2;
     }
     for (int k = 0; k < 3; k++)
         if (!spec[k]) {
-            snprintf(err, errlen, "the manifest has no %s object (%s)", role_names[k], role_kinds[k]);
+            snprintf(err, errlen, "the manifest has no %s object (%s)", rg_role_name(k), rg_role_kind(k));
             return 2;
         }
     /* run */
@@ -610,7 +567,7 @@ int rg_manifest_verify_typed(const rg_manifest *m, rg_verify_report *rep, char *
     for (int k = 1; k < RG_N_ROLES; k++) {
         snprintf(rep->recorded[k], RG_DIGEST_LEN, "%s", recorded[k]);
         if (!rg_digest_valid(recorded[k])) {
-            snprintf(msg, msglen, "run.spec names no valid %sDigest", role_names[k]);
+            snprintf(msg, msglen, "run.spec names no valid %sDigest", rg_role_name(k));
             return 2;
         }
         if (!m->obj[k].present) {
@@ -622,7 +579,7 @@ int rg_manifest_verify_typed(const rg_manifest *m, rg_verify_report *rep, char *
             rep->state[k] = RG_DIGEST_MISMATCH;
             if (!rc) {
                 snprintf(msg, msglen, "%s digest mismatch: the run names %.80s, the %s object hashes to %s",
-                         role_names[k], recorded[k], role_names[k], m->obj[k].digest);
+                         rg_role_name(k), recorded[k], rg_role_name(k), m->obj[k].digest);
                 rc = 1;
             }
         }

@@ -555,12 +555,6 @@ int rg_legacy_verify(const cJSON *old, char *err, size_t errlen)
     return 0;
 }
 
-int rg_manifest_is_legacy(const cJSON *doc)
-{
-    const char *k = rg_json_str(doc, "kind");
-    return k && !strcmp(k, "ManifestBundle") && cJSON_IsArray(rg_json_get(doc, "items"));
-}
-
 cJSON *rg_manifest_convert_legacy(const cJSON *old, char *err, size_t errlen)
 {
     if (!rg_manifest_is_legacy(old)) {

@@ -14,7 +14,8 @@
  * Files:
  *   jcs.c        RFC 8785 canonical JSON over cJSON trees, SHA-256 digests
  *   sol.c        the SOL score, the datasheet bandwidth table, baseline files
- *   manifest.c   the typed reader (manifest.h), the digest rule, verify
+ *   manifest_envelope.c  roles and kinds, the digest rule, old bundles told apart
+ *   manifest.c   the typed reader (manifest.h), verify
  *   manifest_build.c  building manifests; converting old ManifestBundle files
  *   sign.c       Ed25519 signatures over the run digest (OpenSSL)
  *   registry.c   the SQLite registry (schema, migrations, queries)
