@@ -22,6 +22,7 @@
  *   replicate.c  re-running a recorded protocol through the harness
  *   rfc3339.c    a strict RFC 3339 date-time reader
  *   credible.c   what the index checks itself: latencies, observedAt, run order
+ *   compare_stats.c  distribution-free comparison of two runs' samples, rank intervals
  *   (the HTML pages, report included, are src/index/'s: one renderer)
  *   record.c     rg_record_bench (what `bench --record/--manifest` calls), file helpers
  *
