@@ -75,8 +75,10 @@ static int handed_over(int argc, char **argv, int *rc)
         if (argv[i][0] == '-') {
             for (size_t k = 0; k < sizeof longopts / sizeof longopts[0] - 1; k++)
                 if (longopts[k].has_arg == required_argument && !strncmp(argv[i], "--", 2) &&
-                    !strcmp(argv[i] + 2, longopts[k].name))
-                    i++;
+                    !strcmp(argv[i] + 2, longopts[k].name)) {
+                    i++;   /* its value (argv[argc] is NULL when the value is missing: stop looking) */
+                    break;
+                }
             continue;
         }
         if (!strcmp(argv[i], "history") || !strcmp(argv[i], "check") || !strcmp(argv[i], "regressions")) {
