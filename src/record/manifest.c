@@ -193,19 +193,13 @@ int rg_manifest_read(const cJSON *doc, rg_manifest *m, char *err, size_t errlen)
     return rg_manifest_read_opts(doc, m, 0, err, errlen);
 }
 
-int rg_manifest_read_opts(const cJSON *doc, rg_manifest *m, int flags, char *err, size_t errlen)
+/* The objects by role, each checked as {apiVersion, kind, metadata, spec}:
+ * spec[role] set, the metadata and (unless RG_MF_NO_DIGESTS) the digest read
+ * into m->obj[role]. Returns 0, or 2 with err set. */
+static int read_objects(rd *x, const cJSON *doc, rg_manifest *m, int flags, const cJSON *spec[RG_N_ROLES])
 {
-    memset(m, 0, sizeof *m);
-    rd x = {err, errlen, 0};
-    if (!cJSON_IsObject(doc)) {
-        snprintf(err, errlen, "not a JSON object");
-        return 2;
-    }
-    if (rg_manifest_is_legacy(doc)) {
-        snprintf(err, errlen, "an old ropegrad manifest (ManifestBundle): convert it with `ropegrad migrate FILE`");
-        return 2;
-    }
-    const cJSON *spec[RG_N_ROLES] = {0};
+    char *err = x->err;
+    size_t errlen = x->errlen;
     for (const cJSON *c = doc->child; c; c = c->next) {
         int role = -1;
         for (int k = 0; k < RG_N_ROLES; k++)
@@ -233,10 +227,10 @@ int rg_manifest_read_opts(const cJSON *doc, rg_manifest *m, int flags, char *err
             }
         rg_mf_object *o = &m->obj[role];
         o->present = 1;
-        rd_str(&x, md, "name", o->name, sizeof o->name, rg_role_name(role));
-        rd_str(&x, md, "title", o->title, sizeof o->title, rg_role_name(role));
-        rd_kv(&x, rd_obj(&x, md, "labels", rg_role_name(role)), o->labels, &o->n_labels, "metadata.labels");
-        if (x.bad) return 2;
+        rd_str(x, md, "name", o->name, sizeof o->name, rg_role_name(role));
+        rd_str(x, md, "title", o->title, sizeof o->title, rg_role_name(role));
+        rd_kv(x, rd_obj(x, md, "labels", rg_role_name(role)), o->labels, &o->n_labels, "metadata.labels");
+        if (x->bad) return 2;
         if (!(flags & RG_MF_NO_DIGESTS) && rg_object_digest(c, o->digest, err, errlen)) return 2;
     }
     for (int k = 0; k < 3; k++)
@@ -244,133 +238,173 @@ int rg_manifest_read_opts(const cJSON *doc, rg_manifest *m, int flags, char *err
             snprintf(err, errlen, "the manifest has no %s object (%s)", rg_role_name(k), rg_role_kind(k));
             return 2;
         }
-    /* run */
-    const cJSON *run = spec[RG_ROLE_RUN];
-    rd_str(&x, run, "status", m->status, sizeof m->status, "run.spec");
-    const cJSON *tm = rd_obj(&x, run, "timing", "run.spec");
-    rd_stats(&x, rd_obj(&x, tm, "latencyNs", "run.spec.timing"), m->latency_ns, 8, &m->n_latency,
+    return 0;
+}
+
+/* run.spec; returns its ropegrad detail object (NULL when absent). */
+static const cJSON *read_run(rd *x, rg_manifest *m, const cJSON *run)
+{
+    rd_str(x, run, "status", m->status, sizeof m->status, "run.spec");
+    const cJSON *tm = rd_obj(x, run, "timing", "run.spec");
+    rd_stats(x, rd_obj(x, tm, "latencyNs", "run.spec.timing"), m->latency_ns, 8, &m->n_latency,
              "run.spec.timing.latencyNs");
-    rd_str(&x, tm, "primaryStatistic", m->primary_statistic, sizeof m->primary_statistic, "run.spec.timing");
+    rd_str(x, tm, "primaryStatistic", m->primary_statistic, sizeof m->primary_statistic, "run.spec.timing");
     m->primary_ns = NAN;
     for (size_t i = 0; i < m->n_latency; i++)
         if (!strcmp(m->latency_ns[i].name, m->primary_statistic)) m->primary_ns = m->latency_ns[i].value;
-    rd_str(&x, run, "observedAt", m->observed_at, sizeof m->observed_at, "run.spec");
-    const cJSON *sn = rd_obj(&x, run, "sourceNative", "run.spec");
-    rd_str(&x, sn, "source", m->source, sizeof m->source, "run.spec.sourceNative");
-    rd_str(&x, sn, "benchmark", m->benchmark, sizeof m->benchmark, "run.spec.sourceNative");
-    rd_str(&x, sn, "externalId", m->external_id, sizeof m->external_id, "run.spec.sourceNative");
-    const cJSON *mt = rd_obj(&x, sn, "metrics", "run.spec.sourceNative");
-    m->sol_score = rd_num(&x, mt, "sol_score", "metrics");
-    m->latency_ms = rd_num(&x, mt, "latency_ms", "metrics");
-    m->avg_speedup = rd_num(&x, mt, "avg_speedup", "metrics");
-    m->fast_1_count = rd_num(&x, mt, "fast_1_count", "metrics");
-    m->fast_1_total = rd_num(&x, mt, "fast_1_total", "metrics");
-    rd_str(&x, run, "protocolDigest", m->protocol_digest, sizeof m->protocol_digest, "run.spec");
-    rd_str(&x, run, "workloadDigest", m->workload_digest, sizeof m->workload_digest, "run.spec");
-    rd_str(&x, run, "environmentDigest", m->environment_digest, sizeof m->environment_digest, "run.spec");
-    rd_str(&x, run, "implementationDigest", m->implementation_digest, sizeof m->implementation_digest, "run.spec");
-    rd_str(&x, run, "comparisonKey", m->comparison_key, sizeof m->comparison_key, "run.spec");
+    rd_str(x, run, "observedAt", m->observed_at, sizeof m->observed_at, "run.spec");
+    const cJSON *sn = rd_obj(x, run, "sourceNative", "run.spec");
+    rd_str(x, sn, "source", m->source, sizeof m->source, "run.spec.sourceNative");
+    rd_str(x, sn, "benchmark", m->benchmark, sizeof m->benchmark, "run.spec.sourceNative");
+    rd_str(x, sn, "externalId", m->external_id, sizeof m->external_id, "run.spec.sourceNative");
+    const cJSON *mt = rd_obj(x, sn, "metrics", "run.spec.sourceNative");
+    m->sol_score = rd_num(x, mt, "sol_score", "metrics");
+    m->latency_ms = rd_num(x, mt, "latency_ms", "metrics");
+    m->avg_speedup = rd_num(x, mt, "avg_speedup", "metrics");
+    m->fast_1_count = rd_num(x, mt, "fast_1_count", "metrics");
+    m->fast_1_total = rd_num(x, mt, "fast_1_total", "metrics");
+    rd_str(x, run, "protocolDigest", m->protocol_digest, sizeof m->protocol_digest, "run.spec");
+    rd_str(x, run, "workloadDigest", m->workload_digest, sizeof m->workload_digest, "run.spec");
+    rd_str(x, run, "environmentDigest", m->environment_digest, sizeof m->environment_digest, "run.spec");
+    rd_str(x, run, "implementationDigest", m->implementation_digest, sizeof m->implementation_digest, "run.spec");
+    rd_str(x, run, "comparisonKey", m->comparison_key, sizeof m->comparison_key, "run.spec");
     m->comparison_key_recorded = m->comparison_key[0] != 0;
-    const cJSON *d = rd_obj(&x, run, "ropegrad", "run.spec");
+    const cJSON *d = rd_obj(x, run, "ropegrad", "run.spec");
     m->have_detail = d != NULL;
-    const cJSON *corr = rd_obj(&x, d, "correctness", "run.spec.ropegrad");
-    m->passed = rd_int(&x, corr, "passed", "run.spec.ropegrad.correctness");
-    m->total = rd_int(&x, corr, "total", "run.spec.ropegrad.correctness");
-    const cJSON *sol = rd_obj(&x, d, "sol", "run.spec.ropegrad");
-    rd_str(&x, sol, "tSol", m->t_sol_mode, sizeof m->t_sol_mode, "sol");
-    rd_str(&x, sol, "tSolDetail", m->t_sol_detail, sizeof m->t_sol_detail, "sol");
-    rd_str(&x, sol, "baseline", m->baseline_mode, sizeof m->baseline_mode, "sol");
-    rd_str(&x, sol, "figuresFile", m->figures_file, sizeof m->figures_file, "sol");
-    rd_str(&x, sol, "figuresGpu", m->figures_gpu, sizeof m->figures_gpu, "sol");
-    const cJSON *bf = rd_obj(&x, sol, "baselineFile", "sol");
-    rd_str(&x, bf, "name", m->baseline_name, sizeof m->baseline_name, "baselineFile");
-    rd_str(&x, bf, "file", m->baseline_file, sizeof m->baseline_file, "baselineFile");
-    rd_str(&x, bf, "format", m->baseline_format, sizeof m->baseline_format, "baselineFile");
-    rd_str(&x, bf, "digest", m->baseline_digest, sizeof m->baseline_digest, "baselineFile");
+    const cJSON *corr = rd_obj(x, d, "correctness", "run.spec.ropegrad");
+    m->passed = rd_int(x, corr, "passed", "run.spec.ropegrad.correctness");
+    m->total = rd_int(x, corr, "total", "run.spec.ropegrad.correctness");
+    const cJSON *sol = rd_obj(x, d, "sol", "run.spec.ropegrad");
+    rd_str(x, sol, "tSol", m->t_sol_mode, sizeof m->t_sol_mode, "sol");
+    rd_str(x, sol, "tSolDetail", m->t_sol_detail, sizeof m->t_sol_detail, "sol");
+    rd_str(x, sol, "baseline", m->baseline_mode, sizeof m->baseline_mode, "sol");
+    rd_str(x, sol, "figuresFile", m->figures_file, sizeof m->figures_file, "sol");
+    rd_str(x, sol, "figuresGpu", m->figures_gpu, sizeof m->figures_gpu, "sol");
+    const cJSON *bf = rd_obj(x, sol, "baselineFile", "sol");
+    rd_str(x, bf, "name", m->baseline_name, sizeof m->baseline_name, "baselineFile");
+    rd_str(x, bf, "file", m->baseline_file, sizeof m->baseline_file, "baselineFile");
+    rd_str(x, bf, "format", m->baseline_format, sizeof m->baseline_format, "baselineFile");
+    rd_str(x, bf, "digest", m->baseline_digest, sizeof m->baseline_digest, "baselineFile");
     m->suite_geomean_ns = m->suite_mean_ns = NAN;
     for (size_t i = 0; i < m->n_latency; i++) {
         if (!strcmp(m->latency_ns[i].name, "geomean")) m->suite_geomean_ns = m->latency_ns[i].value;
         if (!strcmp(m->latency_ns[i].name, "mean")) m->suite_mean_ns = m->latency_ns[i].value;
     }
-    /* protocol */
-    const cJSON *p = spec[RG_ROLE_PROTOCOL];
-    const cJSON *h = rd_obj(&x, p, "harness", "protocol.spec");
-    rd_str(&x, h, "name", m->harness_name, sizeof m->harness_name, "protocol.spec.harness");
-    rd_str(&x, h, "version", m->harness_version, sizeof m->harness_version, "protocol.spec.harness");
-    const cJSON *c = rd_obj(&x, p, "correctness", "protocol.spec");
-    rd_str(&x, c, "reference", m->correctness_reference, sizeof m->correctness_reference, "correctness");
-    rd_str(&x, c, "comparator", m->correctness_comparator, sizeof m->correctness_comparator, "correctness");
-    rd_str(&x, c, "element", m->correctness_element, sizeof m->correctness_element, "correctness");
-    const cJSON *ms = rd_obj(&x, p, "measurement", "protocol.spec");
-    rd_str(&x, ms, "timer", m->timer, sizeof m->timer, "measurement");
-    rd_str(&x, ms, "primaryStatistic", m->measurement_statistic, sizeof m->measurement_statistic, "measurement");
-    m->warmup = rd_int(&x, ms, "warmup", "measurement");
-    m->iterations = rd_int(&x, ms, "iterations", "measurement");
-    rd_str(&x, ms, "seed", m->seed, sizeof m->seed, "measurement");
-    rd_str(&x, ms, "inputs", m->inputs, sizeof m->inputs, "measurement");
-    rd_str(&x, ms, "coldL2", m->cold_l2, sizeof m->cold_l2, "measurement");
-    const cJSON *cm = rd_obj(&x, p, "comparability", "protocol.spec");
-    rd_str(&x, cm, "family", m->family, sizeof m->family, "comparability");
-    rd_str(&x, cm, "notes", m->family_notes, sizeof m->family_notes, "comparability");
+    return d;
+}
+
+static void read_protocol(rd *x, rg_manifest *m, const cJSON *p)
+{
+    const cJSON *h = rd_obj(x, p, "harness", "protocol.spec");
+    rd_str(x, h, "name", m->harness_name, sizeof m->harness_name, "protocol.spec.harness");
+    rd_str(x, h, "version", m->harness_version, sizeof m->harness_version, "protocol.spec.harness");
+    const cJSON *c = rd_obj(x, p, "correctness", "protocol.spec");
+    rd_str(x, c, "reference", m->correctness_reference, sizeof m->correctness_reference, "correctness");
+    rd_str(x, c, "comparator", m->correctness_comparator, sizeof m->correctness_comparator, "correctness");
+    rd_str(x, c, "element", m->correctness_element, sizeof m->correctness_element, "correctness");
+    const cJSON *ms = rd_obj(x, p, "measurement", "protocol.spec");
+    rd_str(x, ms, "timer", m->timer, sizeof m->timer, "measurement");
+    rd_str(x, ms, "primaryStatistic", m->measurement_statistic, sizeof m->measurement_statistic, "measurement");
+    m->warmup = rd_int(x, ms, "warmup", "measurement");
+    m->iterations = rd_int(x, ms, "iterations", "measurement");
+    rd_str(x, ms, "seed", m->seed, sizeof m->seed, "measurement");
+    rd_str(x, ms, "inputs", m->inputs, sizeof m->inputs, "measurement");
+    rd_str(x, ms, "coldL2", m->cold_l2, sizeof m->cold_l2, "measurement");
+    const cJSON *cm = rd_obj(x, p, "comparability", "protocol.spec");
+    rd_str(x, cm, "family", m->family, sizeof m->family, "comparability");
+    rd_str(x, cm, "notes", m->family_notes, sizeof m->family_notes, "comparability");
     snprintf(m->definition, sizeof m->definition, "%s", m->benchmark);
-    /* environment */
-    const cJSON *e = spec[RG_ROLE_ENVIRONMENT];
-    const cJSON *hw = rd_obj(&x, e, "hardware", "environment.spec");
-    rd_str(&x, hw, "vendor", m->vendor, sizeof m->vendor, "hardware");
-    rd_str(&x, hw, "product", m->product, sizeof m->product, "hardware");
-    rd_str(&x, hw, "architecture", m->architecture, sizeof m->architecture, "hardware");
-    m->gpu_sm_count = rd_int(&x, hw, "smCount", "hardware");
-    const cJSON *ck = rd_obj(&x, hw, "clocksMHz", "hardware");
-    m->sm_clock_start = rd_num(&x, ck, "smStart", "clocksMHz");
-    m->sm_clock_end = rd_num(&x, ck, "smEnd", "clocksMHz");
-    m->mem_clock_start = rd_num(&x, ck, "memStart", "clocksMHz");
-    m->mem_clock_end = rd_num(&x, ck, "memEnd", "clocksMHz");
-    const cJSON *cpu = rd_obj(&x, hw, "cpu", "hardware");
-    rd_str(&x, cpu, "model", m->cpu_model, sizeof m->cpu_model, "cpu");
-    rd_str(&x, cpu, "isa", m->cpu_isa, sizeof m->cpu_isa, "cpu");
-    m->cpu_threads = rd_int(&x, cpu, "threads", "cpu");
-    m->load_avg_1m = rd_num(&x, cpu, "loadAverage1m", "cpu");
-    m->online_cpus = rd_int(&x, cpu, "onlineCpus", "cpu");
-    const cJSON *sw = rd_obj(&x, e, "software", "environment.spec");
-    rd_kv(&x, rd_obj(&x, sw, "libraries", "software"), m->libraries, &m->n_libraries, "software.libraries");
-    rd_str(&x, sw, "os", m->os, sizeof m->os, "software");
-    rd_str(&x, rd_obj(&x, e, "host", "environment.spec"), "hostname", m->hostname, sizeof m->hostname, "host");
-    /* implementation */
-    const cJSON *im = spec[RG_ROLE_IMPLEMENTATION];
-    rd_str(&x, im, "name", m->impl_name, sizeof m->impl_name, "implementation.spec");
-    rd_str(&x, im, "version", m->impl_version, sizeof m->impl_version, "implementation.spec");
-    rd_str(&x, im, "backend", m->backend, sizeof m->backend, "implementation.spec");
-    rd_str(&x, im, "kernelName", m->kernel_name, sizeof m->kernel_name, "implementation.spec");
-    rd_str(&x, im, "sources", m->sources_digest, sizeof m->sources_digest, "implementation.spec");
-    rd_str(&x, im, "buildFlags", m->build_flags, sizeof m->build_flags, "implementation.spec");
-    m->kernel = rd_int(&x, im, "kernel", "implementation.spec");
-    const cJSON *rev = rd_obj(&x, im, "revision", "implementation.spec");
-    rd_str(&x, rev, "commit", m->git_commit, sizeof m->git_commit, "implementation.spec.revision");
+}
+
+static void read_environment(rd *x, rg_manifest *m, const cJSON *e)
+{
+    const cJSON *hw = rd_obj(x, e, "hardware", "environment.spec");
+    rd_str(x, hw, "vendor", m->vendor, sizeof m->vendor, "hardware");
+    rd_str(x, hw, "product", m->product, sizeof m->product, "hardware");
+    rd_str(x, hw, "architecture", m->architecture, sizeof m->architecture, "hardware");
+    m->gpu_sm_count = rd_int(x, hw, "smCount", "hardware");
+    const cJSON *ck = rd_obj(x, hw, "clocksMHz", "hardware");
+    m->sm_clock_start = rd_num(x, ck, "smStart", "clocksMHz");
+    m->sm_clock_end = rd_num(x, ck, "smEnd", "clocksMHz");
+    m->mem_clock_start = rd_num(x, ck, "memStart", "clocksMHz");
+    m->mem_clock_end = rd_num(x, ck, "memEnd", "clocksMHz");
+    const cJSON *cpu = rd_obj(x, hw, "cpu", "hardware");
+    rd_str(x, cpu, "model", m->cpu_model, sizeof m->cpu_model, "cpu");
+    rd_str(x, cpu, "isa", m->cpu_isa, sizeof m->cpu_isa, "cpu");
+    m->cpu_threads = rd_int(x, cpu, "threads", "cpu");
+    m->load_avg_1m = rd_num(x, cpu, "loadAverage1m", "cpu");
+    m->online_cpus = rd_int(x, cpu, "onlineCpus", "cpu");
+    const cJSON *sw = rd_obj(x, e, "software", "environment.spec");
+    rd_kv(x, rd_obj(x, sw, "libraries", "software"), m->libraries, &m->n_libraries, "software.libraries");
+    rd_str(x, sw, "os", m->os, sizeof m->os, "software");
+    rd_str(x, rd_obj(x, e, "host", "environment.spec"), "hostname", m->hostname, sizeof m->hostname, "host");
+}
+
+static void read_implementation(rd *x, rg_manifest *m, const cJSON *im)
+{
+    rd_str(x, im, "name", m->impl_name, sizeof m->impl_name, "implementation.spec");
+    rd_str(x, im, "version", m->impl_version, sizeof m->impl_version, "implementation.spec");
+    rd_str(x, im, "backend", m->backend, sizeof m->backend, "implementation.spec");
+    rd_str(x, im, "kernelName", m->kernel_name, sizeof m->kernel_name, "implementation.spec");
+    rd_str(x, im, "sources", m->sources_digest, sizeof m->sources_digest, "implementation.spec");
+    rd_str(x, im, "buildFlags", m->build_flags, sizeof m->build_flags, "implementation.spec");
+    m->kernel = rd_int(x, im, "kernel", "implementation.spec");
+    const cJSON *rev = rd_obj(x, im, "revision", "implementation.spec");
+    rd_str(x, rev, "commit", m->git_commit, sizeof m->git_commit, "implementation.spec.revision");
     const cJSON *dirty = rev ? rg_json_get(rev, "dirty") : NULL;
     m->git_dirty = cJSON_IsBool(dirty) ? cJSON_IsTrue(dirty) : -1;
-    if (dirty && !cJSON_IsBool(dirty)) rd_fail(&x, "implementation.spec.revision", "dirty", "not true or false");
-    /* workloads */
+    if (dirty && !cJSON_IsBool(dirty)) rd_fail(x, "implementation.spec.revision", "dirty", "not true or false");
+}
+
+/* The per-workload rows (d: run.spec.ropegrad) against the workload object's list. */
+static void read_workloads(rd *x, rg_manifest *m, const cJSON *d, const cJSON *workload)
+{
     const cJSON *rows = d ? rg_json_get(d, "workloads") : NULL;
-    const cJSON *wl = spec[RG_ROLE_WORKLOAD] ? rg_json_get(spec[RG_ROLE_WORKLOAD], "workloads") : NULL;
+    const cJSON *wl = workload ? rg_json_get(workload, "workloads") : NULL;
     if ((rows && !cJSON_IsArray(rows)) || (wl && !cJSON_IsArray(wl)) ||
         (rows && wl && cJSON_GetArraySize(rows) != cJSON_GetArraySize(wl))) {
-        rd_fail(&x, "run.spec.ropegrad", "workloads", "not a list of the workload object's length");
+        rd_fail(x, "run.spec.ropegrad", "workloads", "not a list of the workload object's length");
     }
-    if (!x.bad) read_workload_rows(&x, m, rows, wl);
-    /* signatures */
+    if (!x->bad) read_workload_rows(x, m, rows, wl);
+}
+
+static void read_signatures(rd *x, rg_manifest *m, const cJSON *doc)
+{
     const cJSON *sg = rg_json_get(doc, "signatures");
-    if (sg && !cJSON_IsArray(sg)) rd_fail(&x, "$", "signatures", "not a list");
-    for (const cJSON *s = sg ? sg->child : NULL; s && !x.bad; s = s->next) {
+    if (sg && !cJSON_IsArray(sg)) rd_fail(x, "$", "signatures", "not a list");
+    for (const cJSON *s = sg ? sg->child : NULL; s && !x->bad; s = s->next) {
         if (m->n_signatures == sizeof m->signatures / sizeof m->signatures[0]) {
-            rd_fail(&x, "$", "signatures", "more than 8");
+            rd_fail(x, "$", "signatures", "more than 8");
             break;
         }
         rg_mf_signature *g = &m->signatures[m->n_signatures++];
-        rd_str(&x, s, "keyId", g->key_id, sizeof g->key_id, "signatures[]");
-        rd_str(&x, s, "algorithm", g->algorithm, sizeof g->algorithm, "signatures[]");
-        rd_str(&x, s, "publicKey", g->public_key, sizeof g->public_key, "signatures[]");
-        rd_str(&x, s, "value", g->value, sizeof g->value, "signatures[]");
+        rd_str(x, s, "keyId", g->key_id, sizeof g->key_id, "signatures[]");
+        rd_str(x, s, "algorithm", g->algorithm, sizeof g->algorithm, "signatures[]");
+        rd_str(x, s, "publicKey", g->public_key, sizeof g->public_key, "signatures[]");
+        rd_str(x, s, "value", g->value, sizeof g->value, "signatures[]");
     }
+}
+
+int rg_manifest_read_opts(const cJSON *doc, rg_manifest *m, int flags, char *err, size_t errlen)
+{
+    memset(m, 0, sizeof *m);
+    rd x = {err, errlen, 0};
+    if (!cJSON_IsObject(doc)) {
+        snprintf(err, errlen, "not a JSON object");
+        return 2;
+    }
+    if (rg_manifest_is_legacy(doc)) {
+        snprintf(err, errlen, "an old ropegrad manifest (ManifestBundle): convert it with `ropegrad migrate FILE`");
+        return 2;
+    }
+    const cJSON *spec[RG_N_ROLES] = {0};
+    if (read_objects(&x, doc, m, flags, spec)) return 2;
+    const cJSON *d = read_run(&x, m, spec[RG_ROLE_RUN]);
+    read_protocol(&x, m, spec[RG_ROLE_PROTOCOL]);
+    read_environment(&x, m, spec[RG_ROLE_ENVIRONMENT]);
+    read_implementation(&x, m, spec[RG_ROLE_IMPLEMENTATION]);
+    read_workloads(&x, m, d, spec[RG_ROLE_WORKLOAD]);
+    read_signatures(&x, m, doc);
     if (x.bad) {
         rg_manifest_free(m);
         return 2;
