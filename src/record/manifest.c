@@ -479,14 +479,11 @@ static int primary_presence_check(const rg_manifest *m, char *msg, size_t msglen
     return 0;
 }
 
-static int verify_figures(const rg_manifest *m, char *msg, size_t msglen)
+/* Each workload once: a repeated index would be two measurements of one workload.
+ * 0, or 2 with msg. */
+static int unique_indices(const rg_manifest *m, char *msg, size_t msglen)
 {
     size_t n = m->n_workloads;
-    if (!n || m->total < 0 || m->passed < 0) {
-        snprintf(msg, msglen, "run.spec.ropegrad has no workloads or no correctness counts");
-        return 2;
-    }
-    /* Each workload once: a repeated index would be two measurements of one workload. */
     double *idx = malloc(n * sizeof *idx);
     if (!idx) {
         snprintf(msg, msglen, "out of memory");
@@ -501,74 +498,89 @@ static int verify_figures(const rg_manifest *m, char *msg, size_t msglen)
             return 2;
         }
     free(idx);
-    double sum = 0, lsum = 0, sol_sum = 0, sp_sum = 0;
-    int n_sol = 0, n_b = 0, fast = 0, passed = 0, n_timed = 0;
-    char what[128];
-    double *v = NULL;
-    for (size_t i = 0; i < n; i++) {
-        const rg_mf_workload *w = &m->workloads[i];
-        double med = w->median;
-        if (untimed_row(m, w)) {   /* not timed: no figures to check */
-            passed += w->pass;
-            continue;
-        }
-        if (!(med > 0) || w->index < 0) {
-            snprintf(msg, msglen, "run workloads[%zu] has no index or no positive median", i);
-            free(v);
-            return 2;
-        }
-        if (w->n_samples) {
-            double *nv = realloc(v, w->n_samples * sizeof *v);
-            if (!nv) {
-                free(v);
-                snprintf(msg, msglen, "out of memory");
-                return 2;
-            }
-            v = nv;
-            memcpy(v, w->samples, w->n_samples * sizeof *v);
-            size_t ns = w->n_samples;
-            qsort(v, ns, sizeof *v, cmp_double);
-            double s = 0;
-            for (size_t k = 0; k < ns; k++) s += v[k];
-            const char *names[4] = {"median", "min", "max", "mean"};
-            double rec[4] = {w->median, w->min, w->max, w->mean};
-            double got[4] = {(ns & 1) ? v[ns / 2] : 0.5 * (v[ns / 2 - 1] + v[ns / 2]), v[0], v[ns - 1], s / (double)ns};
-            for (int k = 0; k < 4; k++)
-                if (!same_figure(rec[k], got[k])) {
-                    snprintf(what, sizeof what, "workloads[%zu].%s", i, names[k]);
-                    free(v);
-                    return fig_mismatch(msg, msglen, what, rec[k], got[k]);
-                }
-        }
-        if (!same_figure(w->gbps, w->bytes / med)) {
-            snprintf(what, sizeof what, "workloads[%zu].gbps", i);
-            free(v);
-            return fig_mismatch(msg, msglen, what, w->gbps, w->bytes / med);
-        }
-        sum += med;
-        lsum += log(med);
-        n_timed++;
-        passed += w->pass;
-        double score = rg_sol_score(med, w->t_sol_ns, w->t_b_ns);
-        if (!isnan(score) && !w->pass) score = 0;
-        double sp = isfinite(w->t_b_ns) ? w->t_b_ns / med : NAN;
-        if (!same_figure(w->sol_score, score) || !same_figure(w->speedup, sp)) {
-            snprintf(what, sizeof what, "workloads[%zu].sol_score/speedup", i);
-            free(v);
-            return fig_mismatch(msg, msglen, what, same_figure(w->sol_score, score) ? w->speedup : w->sol_score,
-                                same_figure(w->sol_score, score) ? sp : score);
-        }
-        if (!isnan(score)) sol_sum += score, n_sol++;
-        if (!isnan(sp)) {
-            sp_sum += sp, n_b++;
-            if (w->pass && med < w->t_b_ns) fast++;
-        }
+    return 0;
+}
+
+/* What the timed workloads add up to, for the run's own figures. */
+typedef struct figure_sums {
+    double sum, lsum, sol_sum, sp_sum;
+    int n_sol, n_b, fast, passed, n_timed;
+} figure_sums;
+
+/* Workload i's median, min, max and mean against its samples (*buf: scratch,
+ * grown as needed; the caller frees it). 0, or the mismatch's code with msg. */
+static int check_sample_stats(const rg_mf_workload *w, size_t i, double **buf, char *msg, size_t msglen)
+{
+    if (!w->n_samples) return 0;
+    double *v = realloc(*buf, w->n_samples * sizeof *v);
+    if (!v) {
+        snprintf(msg, msglen, "out of memory");
+        return 2;
     }
-    free(v);
-    double geo = n_timed ? exp(lsum / n_timed) : NAN, mean = n_timed ? sum / n_timed : NAN;
+    *buf = v;
+    memcpy(v, w->samples, w->n_samples * sizeof *v);
+    size_t ns = w->n_samples;
+    qsort(v, ns, sizeof *v, cmp_double);
+    double s = 0;
+    for (size_t k = 0; k < ns; k++) s += v[k];
+    const char *names[4] = {"median", "min", "max", "mean"};
+    double rec[4] = {w->median, w->min, w->max, w->mean};
+    double got[4] = {(ns & 1) ? v[ns / 2] : 0.5 * (v[ns / 2 - 1] + v[ns / 2]), v[0], v[ns - 1], s / (double)ns};
+    char what[128];
+    for (int k = 0; k < 4; k++)
+        if (!same_figure(rec[k], got[k])) {
+            snprintf(what, sizeof what, "workloads[%zu].%s", i, names[k]);
+            return fig_mismatch(msg, msglen, what, rec[k], got[k]);
+        }
+    return 0;
+}
+
+/* A timed workload's figures (its statistics, GB/s, SOL score, speedup),
+ * added into *t. 0, or non-zero with msg. */
+static int check_workload(const rg_mf_workload *w, size_t i, double **buf, figure_sums *t, char *msg, size_t msglen)
+{
+    double med = w->median;
+    char what[128];
+    if (!(med > 0) || w->index < 0) {
+        snprintf(msg, msglen, "run workloads[%zu] has no index or no positive median", i);
+        return 2;
+    }
+    int rc = check_sample_stats(w, i, buf, msg, msglen);
+    if (rc) return rc;
+    if (!same_figure(w->gbps, w->bytes / med)) {
+        snprintf(what, sizeof what, "workloads[%zu].gbps", i);
+        return fig_mismatch(msg, msglen, what, w->gbps, w->bytes / med);
+    }
+    t->sum += med;
+    t->lsum += log(med);
+    t->n_timed++;
+    t->passed += w->pass;
+    double score = rg_sol_score(med, w->t_sol_ns, w->t_b_ns);
+    if (!isnan(score) && !w->pass) score = 0;
+    double sp = isfinite(w->t_b_ns) ? w->t_b_ns / med : NAN;
+    if (!same_figure(w->sol_score, score) || !same_figure(w->speedup, sp)) {
+        snprintf(what, sizeof what, "workloads[%zu].sol_score/speedup", i);
+        return fig_mismatch(msg, msglen, what, same_figure(w->sol_score, score) ? w->speedup : w->sol_score,
+                            same_figure(w->sol_score, score) ? sp : score);
+    }
+    if (!isnan(score)) t->sol_sum += score, t->n_sol++;
+    if (!isnan(sp)) {
+        t->sp_sum += sp, t->n_b++;
+        if (w->pass && med < w->t_b_ns) t->fast++;
+    }
+    return 0;
+}
+
+/* The run's own figures (geomean, mean, SOL, speedup, cases faster,
+ * correctness, status) against what its workloads add up to. */
+static int check_totals(const rg_manifest *m, const figure_sums *t, char *msg, size_t msglen)
+{
+    size_t n = m->n_workloads;
+    int n_timed = t->n_timed, n_sol = t->n_sol, n_b = t->n_b, fast = t->fast, passed = t->passed;
+    double geo = n_timed ? exp(t->lsum / n_timed) : NAN, mean = n_timed ? t->sum / n_timed : NAN;
     if (!same_figure(m->suite_geomean_ns, geo)) return fig_mismatch(msg, msglen, "timing.latencyNs.geomean", m->suite_geomean_ns, geo);
     if (!same_figure(m->suite_mean_ns, mean)) return fig_mismatch(msg, msglen, "timing.latencyNs.mean", m->suite_mean_ns, mean);
-    double sol = n_sol ? sol_sum / n_sol : NAN, asp = n_b ? sp_sum / n_b : NAN;
+    double sol = n_sol ? t->sol_sum / n_sol : NAN, asp = n_b ? t->sp_sum / n_b : NAN;
     if (!same_figure(m->sol_score, sol)) return fig_mismatch(msg, msglen, "sourceNative.metrics.sol_score", m->sol_score, sol);
     if (!same_figure(m->avg_speedup, asp))
         return fig_mismatch(msg, msglen, "sourceNative.metrics.avg_speedup", m->avg_speedup, asp);
@@ -585,6 +597,32 @@ static int verify_figures(const rg_manifest *m, char *msg, size_t msglen)
         return 1;
     }
     return 0;
+}
+
+static int verify_figures(const rg_manifest *m, char *msg, size_t msglen)
+{
+    size_t n = m->n_workloads;
+    if (!n || m->total < 0 || m->passed < 0) {
+        snprintf(msg, msglen, "run.spec.ropegrad has no workloads or no correctness counts");
+        return 2;
+    }
+    int rc = unique_indices(m, msg, msglen);
+    if (rc) return rc;
+    figure_sums t = {0};
+    double *v = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const rg_mf_workload *w = &m->workloads[i];
+        if (untimed_row(m, w)) {   /* not timed: no figures to check */
+            t.passed += w->pass;
+            continue;
+        }
+        if ((rc = check_workload(w, i, &v, &t, msg, msglen))) {
+            free(v);
+            return rc;
+        }
+    }
+    free(v);
+    return check_totals(m, &t, msg, msglen);
 }
 
 int rg_manifest_verify_typed(const rg_manifest *m, rg_verify_report *rep, char *msg, size_t msglen)
