@@ -555,21 +555,9 @@ int rg_legacy_verify(const cJSON *old, char *err, size_t errlen)
     return 0;
 }
 
-cJSON *rg_manifest_convert_legacy(const cJSON *old, char *err, size_t errlen)
+/* An old bundle's BenchmarkProtocol spec as the protocol object's spec. */
+static cJSON *legacy_protocol(const cJSON *proto)
 {
-    if (!rg_manifest_is_legacy(old)) {
-        snprintf(err, errlen, "not an old ManifestBundle manifest (kind ManifestBundle with items)");
-        return NULL;
-    }
-    /* It must have been a sound record of the old format: re-checked by the
-     * old rule first, so a conversion never launders a tampered file. */
-    if (rg_legacy_verify(old, err, errlen)) return NULL;
-    const cJSON *run = legacy_spec(old, "BenchmarkRun"), *proto = legacy_spec(old, "BenchmarkProtocol"),
-                *env = legacy_spec(old, "ExecutionEnvironment");
-    const cJSON *impl = rg_json_get(run, "implementation"), *osn = rg_json_get(run, "sourceNative");
-    const cJSON *tm = rg_json_get(run, "timing"), *corr = rg_json_get(run, "correctness");
-    parts p = {0};
-    /* protocol */
     cJSON *ps = cJSON_CreateObject();
     cJSON_AddItemToObject(ps, "harness", dup_or_null(rg_json_get(proto, "harness")));
     cJSON *c = cJSON_Duplicate(rg_json_get(proto, "correctness"), 1);
@@ -594,8 +582,12 @@ cJSON *rg_manifest_convert_legacy(const cJSON *old, char *err, size_t errlen)
     cJSON *cm = cJSON_AddObjectToObject(ps, "comparability");
     add_str(cm, "family", RG_FAMILY);
     add_str(cm, "notes", rg_json_str_or_empty(rg_json_get(proto, "comparability"), "notes"));
-    p.spec[RG_ROLE_PROTOCOL] = ps;
-    /* environment */
+    return ps;
+}
+
+/* An old bundle's ExecutionEnvironment spec as the environment object's spec. */
+static cJSON *legacy_environment(const cJSON *env)
+{
     const cJSON *gpu = rg_json_get(env, "gpu"), *cpu = rg_json_get(env, "cpu"), *rgv = rg_json_get(env, "ropegrad");
     cJSON *es = cJSON_CreateObject();
     cJSON *hw = cJSON_AddObjectToObject(es, "hardware");
@@ -622,14 +614,15 @@ cJSON *rg_manifest_convert_legacy(const cJSON *old, char *err, size_t errlen)
     add_str(sw, "os", rg_json_str_or_empty(env, "os"));
     cJSON *host = cJSON_AddObjectToObject(es, "host");
     add_str(host, "hostname", rg_json_str_or_empty(env, "hostname"));
-    p.spec[RG_ROLE_ENVIRONMENT] = es;
-    /* workload, implementation */
-    p.spec[RG_ROLE_WORKLOAD] = cJSON_Duplicate(rg_json_get(run, "workload"), 1);
-    p.spec[RG_ROLE_IMPLEMENTATION] = implementation_spec(
-        rg_json_str_or_empty(impl, "backend"), rg_json_int(impl, "kernel"), rg_json_str_or_empty(impl, "kernelName"),
-        rg_json_str_or_empty(impl, "version"), rg_json_str_or_empty(run, "implementationDigest"),
-        rg_json_str_or_empty(rgv, "buildFlags"));
-    /* run: the three per-workload lists merged into one row each */
+    return es;
+}
+
+/* The old run's three per-workload lists (timing, correctness,
+ * sourceNative) merged into one row each. */
+static cJSON *legacy_rows(const cJSON *run)
+{
+    const cJSON *osn = rg_json_get(run, "sourceNative");
+    const cJSON *tm = rg_json_get(run, "timing"), *corr = rg_json_get(run, "correctness");
     cJSON *rows = cJSON_CreateArray();
     const cJSON *tw = rg_json_get(tm, "workloads"), *per = rg_json_get(osn, "perWorkload"),
                 *cw = rg_json_get(corr, "workloads");
@@ -644,6 +637,14 @@ cJSON *rg_manifest_convert_legacy(const cJSON *old, char *err, size_t errlen)
         if (pw) pw = pw->next;
         if (kw) kw = kw->next;
     }
+    return rows;
+}
+
+/* The old run as the run object's spec, with its merged rows. */
+static cJSON *legacy_run(const cJSON *run, cJSON *rows)
+{
+    const cJSON *osn = rg_json_get(run, "sourceNative");
+    const cJSON *tm = rg_json_get(run, "timing"), *corr = rg_json_get(run, "correctness");
     cJSON *rs = cJSON_CreateObject();
     const cJSON *ss = rg_json_get(tm, "suite");
     add_str(rs, "status", rg_json_str_or_empty(run, "status"));
@@ -668,7 +669,32 @@ cJSON *rg_manifest_convert_legacy(const cJSON *old, char *err, size_t errlen)
     if (rg_json_str(suite, "figuresGpu")) add_str(sol, "figuresGpu", rg_json_str(suite, "figuresGpu"));
     cJSON_AddItemToObject(d, "sol", sol);
     cJSON_AddItemToObject(d, "workloads", rows);
-    p.spec[RG_ROLE_RUN] = rs;
+    return rs;
+}
+
+cJSON *rg_manifest_convert_legacy(const cJSON *old, char *err, size_t errlen)
+{
+    if (!rg_manifest_is_legacy(old)) {
+        snprintf(err, errlen, "not an old ManifestBundle manifest (kind ManifestBundle with items)");
+        return NULL;
+    }
+    /* It must have been a sound record of the old format: re-checked by the
+     * old rule first, so a conversion never launders a tampered file. */
+    if (rg_legacy_verify(old, err, errlen)) return NULL;
+    const cJSON *run = legacy_spec(old, "BenchmarkRun"), *proto = legacy_spec(old, "BenchmarkProtocol"),
+                *env = legacy_spec(old, "ExecutionEnvironment");
+    const cJSON *impl = rg_json_get(run, "implementation"), *rgv = rg_json_get(env, "ropegrad");
+    const cJSON *gpu = rg_json_get(env, "gpu"), *cpu = rg_json_get(env, "cpu");
+    parts p = {0};
+    p.spec[RG_ROLE_PROTOCOL] = legacy_protocol(proto);
+    p.spec[RG_ROLE_ENVIRONMENT] = legacy_environment(env);
+    /* workload, implementation */
+    p.spec[RG_ROLE_WORKLOAD] = cJSON_Duplicate(rg_json_get(run, "workload"), 1);
+    p.spec[RG_ROLE_IMPLEMENTATION] = implementation_spec(
+        rg_json_str_or_empty(impl, "backend"), rg_json_int(impl, "kernel"), rg_json_str_or_empty(impl, "kernelName"),
+        rg_json_str_or_empty(impl, "version"), rg_json_str_or_empty(run, "implementationDigest"),
+        rg_json_str_or_empty(rgv, "buildFlags"));
+    p.spec[RG_ROLE_RUN] = legacy_run(run, legacy_rows(run));
     const char *product = cJSON_IsObject(gpu) ? rg_json_str_or_empty(gpu, "product") : rg_json_str_or_empty(cpu, "model");
     names_for(&p, rg_json_str_or_empty(impl, "backend"), rg_json_int(impl, "kernel"),
               rg_json_str_or_empty(run, "observedAt"), rg_json_str_or_empty(run, "definition"), product);
