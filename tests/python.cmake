@@ -28,13 +28,6 @@ if(Python3_Interpreter_FOUND AND NOT ROPEGRAD_SANITIZE)
             ${PROJECT_SOURCE_DIR}/python/tests/test_torch_binding.py)
   set_tests_properties(python_torch_binding PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77
     ENVIRONMENT "ROPEGRAD_LIB=$<TARGET_FILE:libropegrad>")
-  # Hugging Face's apply_rotary_pos_emb drop-in (L1/088, L1/068) against
-  # float64 autograd, with any torch (Debian's too).
-  add_test(NAME python_rope_apply_torch
-    COMMAND sh ${PROJECT_SOURCE_DIR}/python/tests/run_with_torch.sh
-            ${PROJECT_SOURCE_DIR}/python/tests/test_rope_apply_torch.py)
-  set_tests_properties(python_rope_apply_torch PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77
-    ENVIRONMENT "ROPEGRAD_LIB=$<TARGET_FILE:libropegrad>")
   # The real client: transformers' Llama and Qwen3 stock vs ropegrad.hf.use_ropegrad,
   # with the Python of ROPEGRAD_TORCH_PYTHON (a venv with torch >= 2 and
   # transformers: ROPEGRAD_WITH_HF=1 bash scripts/deps.sh makes .venv-hf);
