@@ -176,7 +176,8 @@ static int run_command(int argc, char **argv, int timed)
     o.verbose = isatty(STDERR_FILENO);
     const char *suite_dir = NULL, *json = NULL, *format = "table";
     int list = 0;
-    rg_cli_impl plugin = {.path = NULL, .n_sources = 0, .timeout_s = -1, .open = 0};
+    rg_cli_impl plugin = {.path = NULL, .n_sources = 0, .timeout_s = -1, .open = 0,
+                          .embedded = rg_cli_impl_embedded()};
     rg_record_options ro = {0, NULL, NULL, NULL, NULL};
     int *indices = NULL;
     size_t n_indices = 0;
