@@ -21,7 +21,7 @@
 # cuda), OPS (default "011 012 014"), PEERS (solution folder), RESULTS (output
 # folder), PYTHON (a Python with torch; torch >= 2 for reference-compile),
 # BENCH_ARGS (extra bench options for every run), RG (the ropegrad command,
-# default $BUILD/ropegrad). Exit 0 when every step ran (a failed workload is a
+# default $BUILD/ropegrad), KEEP=1 (add to the registry of an earlier call). Exit 0 when every step ran (a failed workload is a
 # result, not an error), 1 when a step could not run at all.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -40,10 +40,11 @@ export ROPEGRAD_LIB="$B/libropegrad.so" ROPEGRAD_CLI_LIB="$B/libropegrad_cli.so"
 export PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 [ -x "${RG%% *}" ] || { echo "peers: $RG missing (build first)"; exit 1; }
 mkdir -p "$R/site"
-rm -f "$DB"
 failed=0
-# op who description... : one line per measured run, for the table (runs.tsv).
-: > "$R/runs.tsv"
+# op who run exit note refusal: one line per measured run, for the table
+# (runs.tsv). KEEP=1 adds to the registry and table of an earlier call (the
+# ops measured in several calls, on one machine), else both start empty.
+if [ "${KEEP:-0}" != 1 ]; then rm -f "$DB"; : > "$R/runs.tsv"; fi
 
 # measure OP WHO NOTE "COMMAND" OPTIONS...: one run of `COMMAND bench`,
 # recorded, its manifest and JSON kept as $R/OP-WHO.*, its log as $R/OP-WHO.txt.
