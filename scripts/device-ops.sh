@@ -116,6 +116,11 @@ if [[ " $STEPS " == *" peers "* ]]; then
   # check printed), the reference eager and torch.compile'd, the public peers
   # of ../shared/official-evaluator/peers; exports and the problem pages
   # (site/) under $W/peers, archived as peers.tar.gz.
+  log "python implementations on the GPU (python/tests/test_impl_cpu.py, ROPEGRAD_IMPL_BACKEND=cuda)"
+  ROPEGRAD_IMPL_BACKEND=cuda ROPEGRAD_CLI_LIB="$ROOT/$B/libropegrad_cli.so" timeout 300 \
+    python3 python/tests/test_impl_cpu.py > "$W/test_impl_cuda.txt" 2>&1
+  status[test_impl_cuda]="exit $?: $(tail -n 1 "$W/test_impl_cuda.txt")"
+  grep -E "^FAIL" "$W/test_impl_cuda.txt"
   log "peers: ropegrad, plugins, reference, torch.compile and the public peers (scripts/peers.sh)"
   printf '#!/bin/sh\nLD_LIBRARY_PATH="%s" exec "%s" "$@"\n' "$RG_LIBS" "$ROOT/$B/ropegrad" > "$W/ropegrad-peers.sh"
   chmod +x "$W/ropegrad-peers.sh"
@@ -123,7 +128,7 @@ if [[ " $STEPS " == *" peers "* ]]; then
     > "$W/peers.txt" 2>&1
   status[peers]="exit $?: $(grep -E '^plugin path' "$W/peers.txt")"
   grep -E "^peers:|^\| [0-9]|^plugin path" "$W/peers.txt"
-  tar -C "$W" -czf "$OUT/peers.tar.gz" peers peers.txt
+  tar -C "$W" -czf "$OUT/peers.tar.gz" peers peers.txt test_impl_cuda.txt
 fi
 
 if [[ " $STEPS " == *" probe "* ]]; then

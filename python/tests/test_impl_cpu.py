@@ -11,8 +11,9 @@ the CPU backend (the C harness through build/libropegrad_cli.so):
   (another op's solution, a GPU-only solution on the CPU) as one line, exit 2.
 
 Run with a Python that has torch; ROPEGRAD_LIB points at the build's
-libropegrad.so (libropegrad_cli.so is found beside it). Exit 0 when every
-case passes, 1 otherwise.
+libropegrad.so (libropegrad_cli.so is found beside it). ROPEGRAD_IMPL_BACKEND=cuda
+runs the same cases on a GPU (the device script's peers step). Exit 0 when
+every case passes, 1 otherwise.
 """
 
 import json
@@ -59,11 +60,12 @@ def wrong_shape(grad_cos, *args):
 '''
 
 failures = []
+BACKEND = os.environ.get("ROPEGRAD_IMPL_BACKEND", "cpu")
 
 
 def harness(args, tmp):
     env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"))
-    p = subprocess.run([sys.executable, "-m", "ropegrad"] + args + ["--backend", "cpu", "--workloads", "0-1",
+    p = subprocess.run([sys.executable, "-m", "ropegrad"] + args + ["--backend", BACKEND, "--workloads", "0-1",
                                                                     "--quiet"],
                        cwd=tmp, env=env, capture_output=True, text=True, timeout=900)
     return p.returncode, p.stdout, p.stderr
@@ -146,7 +148,8 @@ def main():
                len(err.strip().splitlines()) == 1, err)
         sol = solution(tmp, "gpu_only", "kernel.cu::run", False, languages=("cuda_cpp",))
         rc, out, err = harness(["check", "--solution", sol], tmp)
-        expect("a cuda_cpp solution on the CPU: one line, exit 2", rc == 2 and "GPU only" in err, err)
+        if BACKEND == "cpu":
+            expect("a cuda_cpp solution on the CPU: one line, exit 2", rc == 2 and "GPU only" in err, err)
 
         # The implementation digest covers the source bytes.
         digests = []
@@ -172,7 +175,8 @@ def main():
         names = [r[0] for r in con.execute("SELECT kernel_name FROM runs ORDER BY id")]
         keys = {r[0] for r in con.execute("SELECT comparison_key FROM runs")}
         con.close()
-        want = ["reference (torch eager) torch ", "reference (torch.compile) torch "][:len(kinds)] + ["cpu-"]
+        want = ["reference (torch eager) torch ", "reference (torch.compile) torch "][:len(kinds)] + \
+            ["cpu-" if BACKEND == "cpu" else ""]
         expect("the runs are named %s" % want,
                len(names) == len(want) and all(n.startswith(w) for n, w in zip(names, want)), repr(names))
         expect("all in one comparison group", len(keys) == 1, repr(keys))
