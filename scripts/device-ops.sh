@@ -117,14 +117,17 @@ if [[ " $STEPS " == *" peers "* ]]; then
   # of ../shared/official-evaluator/peers; exports and the problem pages
   # (site/) under $W/peers, archived as peers.tar.gz.
   log "python implementations on the GPU (python/tests/test_impl_cpu.py, ROPEGRAD_IMPL_BACKEND=cuda)"
-  ROPEGRAD_IMPL_BACKEND=cuda ROPEGRAD_CLI_LIB="$ROOT/$B/libropegrad_cli.so" timeout 300 \
+  # PEERS_OPS (default "011 012 014"), PEERS_TIMEOUT (580 s) and IMPL_TIMEOUT (300 s) fit the step
+  # into what is left of a call (one op with its reference, torch.compile and peers takes minutes).
+  ROPEGRAD_IMPL_BACKEND=cuda ROPEGRAD_CLI_LIB="$ROOT/$B/libropegrad_cli.so" timeout "${IMPL_TIMEOUT:-300}" \
     python3 python/tests/test_impl_cpu.py > "$W/test_impl_cuda.txt" 2>&1
   status[test_impl_cuda]="exit $?: $(tail -n 1 "$W/test_impl_cuda.txt")"
   grep -E "^FAIL" "$W/test_impl_cuda.txt"
   log "peers: ropegrad, plugins, reference, torch.compile and the public peers (scripts/peers.sh)"
   printf '#!/bin/sh\nLD_LIBRARY_PATH="%s" exec "%s" "$@"\n' "$RG_LIBS" "$ROOT/$B/ropegrad" > "$W/ropegrad-peers.sh"
   chmod +x "$W/ropegrad-peers.sh"
-  BACKEND=cuda BUILD="$B" RESULTS="$W/peers" RG="$W/ropegrad-peers.sh" timeout 580 bash scripts/peers.sh \
+  OPS="${PEERS_OPS:-011 012 014}" BACKEND=cuda BUILD="$B" RESULTS="$W/peers" RG="$W/ropegrad-peers.sh" \
+    timeout "${PEERS_TIMEOUT:-580}" bash scripts/peers.sh \
     > "$W/peers.txt" 2>&1
   status[peers]="exit $?: $(grep -E '^plugin path' "$W/peers.txt")"
   grep -E "^peers:|^\| [0-9]|^plugin path" "$W/peers.txt"
