@@ -75,6 +75,7 @@ for op in $OPS; do
   fi
   measure "$op" reference "" "$PY -m ropegrad" --impl reference
   measure "$op" reference-compile "" "$PY -m ropegrad" --impl reference-compile
+  ls "$PEERS/$op"-*.json > /dev/null 2>&1 || { echo "peers: no $op solution files under $PEERS"; failed=1; }
   for sol in "$PEERS/$op"-*.json; do
     [ -f "$sol" ] || continue
     who=$(basename "$sol" .json)
