@@ -417,33 +417,32 @@ static int interval_rank_run(rg_registry *g, const rg_run_row *row, rg_run_view 
     return 0;
 }
 
-/* The stored manifest indented for reading (the page's; /runs/ID.json serves the stored bytes). */
-static int pretty_manifest(rg_run_view *v, char *err, size_t errlen)
-{
-    if (!v->manifest) return 0;
-    cJSON *doc = rg_json_parse_strict(v->manifest, v->manifest_len, "the stored manifest", err, errlen);
-    v->manifest_pretty = doc ? rg_json_print(doc, 1, err, errlen) : NULL;
-    cJSON_Delete(doc);
-    return v->manifest_pretty ? 0 : 2;
-}
-
 int rg_model_run(rg_registry *g, int64_t id, rg_run_view *v, char *err, size_t errlen)
 {
     memset(v, 0, sizeof *v);
     rg_run_row row;
     rg_manifest m;
-    int rc = rg_registry_get_display(g, id, &row, &m, err, errlen);
+    char *text, *bytes;
+    size_t nbytes;
+    int rc = rg_registry_get_page(g, id, &row, &m, &text, &bytes, &nbytes, err, errlen);
     if (rc) return rc;
     rc = rg_model_run_from_manifest(&m, &row, v, err, errlen);
     rg_manifest_free(&m);
-    if (rc) return 2;
-    if (rank_run(g, &row, v, err, errlen) || interval_rank_run(g, &row, v, err, errlen) ||
+    /* The stored manifest indented for reading (the page's; /runs/ID.json serves the stored bytes). */
+    if (!rc) {
+        v->manifest = bytes;
+        v->manifest_len = nbytes;
+        bytes = NULL;
+        v->manifest_pretty = rg_json_reindent(text, strlen(text), err, errlen);
+        rc = !v->manifest_pretty;
+    }
+    free(text);
+    free(bytes);
+    if (rc || rank_run(g, &row, v, err, errlen) || interval_rank_run(g, &row, v, err, errlen) ||
         rg_registry_notes(g, id, &v->notes, &v->n_notes, err, errlen) ||
         rg_registry_replications(g, id, &v->reps, &v->n_reps, err, errlen) ||
         rg_registry_signatures(g, id, &v->sigs, &v->n_sigs, err, errlen) ||
-        rg_registry_conflicts(g, id, &v->conflicts, &v->n_conflicts, err, errlen) ||
-        rg_registry_manifest_bytes(g, id, &v->manifest, &v->manifest_len, err, errlen) ||
-        pretty_manifest(v, err, errlen)) {
+        rg_registry_conflicts(g, id, &v->conflicts, &v->n_conflicts, err, errlen)) {
         rg_model_run_free(v);
         return 2;
     }

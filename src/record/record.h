@@ -75,6 +75,11 @@ int rg_jcs_number(double x, char *buf, size_t len);
  * final newline), numbers in the shortest form that reads back exactly.
  * Use it, not cJSON_Print, for anything that is hashed again after reading. */
 char *rg_json_print(const cJSON *v, int pretty, char *err, size_t errlen);
+/* text[n], JSON as rg_json_print(doc, 0) wrote it, indented as
+ * rg_json_print(doc, 1) would write it, without parsing it (json_reindent.c):
+ * tokens are copied as they are. NULL with a message when text is not JSON
+ * (an unended string, unbalanced brackets, nested over 200 levels). */
+char *rg_json_reindent(const char *text, size_t n, char *err, size_t errlen);
 /* Lower-case hex SHA-256 of data[n] into out[65]. Returns 0 or -1. */
 int rg_sha256_hex(const void *data, size_t n, char out[65]);
 /* "sha256:" + hex SHA-256 of the JCS form of v. */
@@ -285,6 +290,12 @@ int rg_registry_get(rg_registry *g, int64_t id, rg_run_row *row, rg_manifest *ma
  * row's. row must not be NULL when manifest is not. */
 int rg_registry_get_display(rg_registry *g, int64_t id, rg_run_row *row, rg_manifest *manifest, char *err,
                             size_t errlen);
+/* What a run's page needs in one query: its row, its manifest for showing
+ * (as rg_registry_get_display), its stored text (rg_json_print(doc, 0), see
+ * rg_json_reindent) and its served bytes (as rg_registry_manifest_bytes),
+ * both malloc'd. 0, 1 no such run, 2 error (nothing to free then). */
+int rg_registry_get_page(rg_registry *g, int64_t id, rg_run_row *row, rg_manifest *manifest, char **text,
+                         char **bytes, size_t *nbytes, char *err, size_t errlen);
 /* Replaces a run's stored manifest by doc, which must have the same run
  * digest (e.g. the same manifest with a signature added). */
 int rg_registry_replace_manifest(rg_registry *g, int64_t id, const cJSON *doc, char *err, size_t errlen);

@@ -1016,12 +1016,31 @@ int rg_registry_list(rg_registry *g, rg_run_row **rows, size_t *n, char *err, si
     return 0;
 }
 
-static int get_row(rg_registry *g, int64_t id, rg_run_row *row, char **text, char *err, size_t errlen)
+/* A malloc'd copy of column col of st (n bytes, NUL-terminated), NULL when out of memory. */
+static char *column_copy(sqlite3_stmt *st, int col, size_t *n)
+{
+    const void *p = sqlite3_column_blob(st, col);
+    size_t len = (size_t)sqlite3_column_bytes(st, col);
+    char *out = malloc(len + 1);
+    if (!out) return NULL;
+    if (len) memcpy(out, p, len);
+    out[len] = 0;
+    if (n) *n = len;
+    return out;
+}
+
+/* Run id's row and, when asked for, its stored text (manifest) and its
+ * served bytes (those it arrived as, else the text), in one query. */
+static int get_row_bytes(rg_registry *g, int64_t id, rg_run_row *row, char **text, char **bytes, size_t *nbytes,
+                         char *err, size_t errlen)
 {
     if (text) *text = NULL;
+    if (bytes) *bytes = NULL;
     sqlite3_stmt *st;
-    if (prep(g, "SELECT " ROW_COLUMNS ", manifest FROM runs WHERE id = ?", &st) !=
-        SQLITE_OK)
+    if (prep(g, bytes ? "SELECT " ROW_COLUMNS ", manifest, COALESCE(manifest_bytes, CAST(manifest AS BLOB)) "
+                        "FROM runs WHERE id = ?"
+                      : "SELECT " ROW_COLUMNS ", manifest FROM runs WHERE id = ?",
+             &st) != SQLITE_OK)
         return fail(g, err, errlen, "cannot read runs");
     sqlite3_bind_int64(st, 1, id);
     int rc = sqlite3_step(st);
@@ -1035,22 +1054,40 @@ static int get_row(rg_registry *g, int64_t id, rg_run_row *row, char **text, cha
     }
     rg_run_row tmp;
     read_row(st, row ? row : &tmp);
-    if (text) {
-        const char *t = (const char *)sqlite3_column_text(st, 29);
-        *text = strdup(t ? t : "");
-        if (!*text) {
-            release(g, st);
-            snprintf(err, errlen, "out of memory");
-            return 2;
-        }
-    }
+    int oom = (text && !(*text = column_copy(st, 29, NULL))) || (bytes && !(*bytes = column_copy(st, 30, nbytes)));
     release(g, st);
+    if (oom) {
+        if (text) free(*text), *text = NULL;
+        snprintf(err, errlen, "out of memory");
+        return 2;
+    }
     return 0;
+}
+
+static int get_row(rg_registry *g, int64_t id, rg_run_row *row, char **text, char *err, size_t errlen)
+{
+    return get_row_bytes(g, id, row, text, NULL, NULL, err, errlen);
 }
 
 int rg_registry_get_text(rg_registry *g, int64_t id, char **text, char *err, size_t errlen)
 {
     return get_row(g, id, NULL, text, err, errlen);
+}
+
+/* manifest read from text, the stored text of run id. */
+static int read_stored(rg_registry *g, int64_t id, const char *text, rg_manifest *manifest, int flags, char *err,
+                       size_t errlen)
+{
+    char what[128], e2[RG_ERRLEN];
+    snprintf(what, sizeof what, "run #%lld's stored manifest", (long long)id);
+    cJSON *doc = rg_json_parse_strict(text, strlen(text), what, e2, sizeof e2);
+    if (!doc || rg_manifest_read_opts(doc, manifest, flags, e2, sizeof e2)) {
+        cJSON_Delete(doc);
+        snprintf(err, errlen, "%s: run #%lld: its stored manifest is not readable: %s", g->path, (long long)id, e2);
+        return 2;
+    }
+    cJSON_Delete(doc);
+    return 0;
 }
 
 static int get_manifest(rg_registry *g, int64_t id, rg_run_row *row, rg_manifest *manifest, int flags, char *err,
@@ -1060,17 +1097,9 @@ static int get_manifest(rg_registry *g, int64_t id, rg_run_row *row, rg_manifest
     char *text = NULL;
     int rc = get_row(g, id, row, manifest ? &text : NULL, err, errlen);
     if (rc || !manifest) return rc;
-    char what[128], e2[RG_ERRLEN];
-    snprintf(what, sizeof what, "run #%lld's stored manifest", (long long)id);
-    cJSON *doc = rg_json_parse_strict(text, strlen(text), what, e2, sizeof e2);
+    rc = read_stored(g, id, text, manifest, flags, err, errlen);
     free(text);
-    if (!doc || rg_manifest_read_opts(doc, manifest, flags, e2, sizeof e2)) {
-        cJSON_Delete(doc);
-        snprintf(err, errlen, "%s: run #%lld: its stored manifest is not readable: %s", g->path, (long long)id, e2);
-        return 2;
-    }
-    cJSON_Delete(doc);
-    return 0;
+    return rc;
 }
 
 int rg_registry_get(rg_registry *g, int64_t id, rg_run_row *row, rg_manifest *manifest, char *err, size_t errlen)
@@ -1084,6 +1113,28 @@ int rg_registry_get_display(rg_registry *g, int64_t id, rg_run_row *row, rg_mani
     int rc = get_manifest(g, id, row, manifest, RG_MF_NO_DIGESTS, err, errlen);
     if (!rc && manifest && row) snprintf(manifest->obj[RG_ROLE_RUN].digest, RG_DIGEST_LEN, "%s", row->run_digest);
     return rc;
+}
+
+int rg_registry_get_page(rg_registry *g, int64_t id, rg_run_row *row, rg_manifest *manifest, char **text,
+                         char **bytes, size_t *nbytes, char *err, size_t errlen)
+{
+    if (text) *text = NULL;
+    if (bytes) *bytes = NULL;
+    if (!g || !row || !manifest || !text || !bytes || !nbytes) {
+        snprintf(err, errlen, "rg_registry_get_page: missing argument");
+        return 2;
+    }
+    memset(manifest, 0, sizeof *manifest);
+    int rc = get_row_bytes(g, id, row, text, bytes, nbytes, err, errlen);
+    if (!rc) rc = read_stored(g, id, *text, manifest, RG_MF_NO_DIGESTS, err, errlen);
+    if (rc) {
+        free(*text);
+        free(*bytes);
+        *text = *bytes = NULL;
+        return rc;
+    }
+    snprintf(manifest->obj[RG_ROLE_RUN].digest, RG_DIGEST_LEN, "%s", row->run_digest);
+    return 0;
 }
 
 /* One integer from sql with the comparison key (when not NULL; and maybe
@@ -1399,18 +1450,12 @@ int rg_registry_manifest_bytes(rg_registry *g, int64_t id, char **out, size_t *n
         }
         return fail(g, err, errlen, "cannot read runs");
     }
-    const void *p = sqlite3_column_blob(st, 0);
-    size_t len = (size_t)sqlite3_column_bytes(st, 0);
-    *out = malloc(len + 1);
+    *out = column_copy(st, 0, n);
+    release(g, st);
     if (!*out) {
-        release(g, st);
         snprintf(err, errlen, "out of memory");
         return 2;
     }
-    if (len) memcpy(*out, p, len);
-    (*out)[len] = 0;
-    *n = len;
-    release(g, st);
     return 0;
 }
 
