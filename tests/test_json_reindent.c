@@ -42,6 +42,12 @@ static void test_same_as_print(void **state)
     same_as_print("{\"s\": \"a: b, {c} [d] \\\"q\\\" \\\\ \\n \\u0001 \xe2\x82\xac\", \"t\": [true, false, null]}");
     same_as_print("{\"nested\": {\"deeper\": {\"deepest\": [1, {\"k\": \"v\"}]}}, \"z\": 0.1}");
     same_as_print("[[1, [2, [3, [4]]]], {\"\": \"\"}]");
+    char deep[512];   /* 150 levels: indents wider than one copy of reindent's spaces */
+    memset(deep, '[', 150);
+    deep[150] = '1';
+    memset(deep + 151, ']', 150);
+    deep[301] = 0;
+    same_as_print(deep);
 }
 
 /* A real manifest: the one the registry test fixtures record. */

@@ -19,10 +19,15 @@
 
 #define MAX_DEPTH 200
 
+/* A newline and two spaces per level, in one or a few copies. */
 static void newline(rg_buf *b, int depth)
 {
-    rg_buf_put(b, "\n", 1);
-    for (int i = 0; i < depth; i++) rg_buf_put(b, "  ", 2);
+    static const char spaces[] = "\n                                                                "
+                                 "                                                                ";
+    size_t want = 1 + 2 * (size_t)depth, have = sizeof spaces - 1;
+    rg_buf_put(b, spaces, want < have ? want : have);
+    for (want = want < have ? 0 : want - have; want; want -= want < have - 1 ? want : have - 1)
+        rg_buf_put(b, spaces + 1, want < have - 1 ? want : have - 1);
 }
 
 static int is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
