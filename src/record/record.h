@@ -17,7 +17,10 @@
  *   manifest.c   the typed reader (manifest.h), the digest rule, verify
  *   manifest_build.c  building manifests; converting old ManifestBundle files
  *   sign.c       Ed25519 signatures over the run digest (OpenSSL)
- *   registry.c   the SQLite registry (schema, migrations, queries)
+ *   registry_*.c the SQLite registry, by job: open (schema, migrations), sql
+ *                (errors, retries), store, query, notes, copies
+ *                (registry_internal.h is what they share)
+ *   json_reindent.c  JSON text indented without parsing it
  *   replicate.c  re-running a recorded protocol through the harness
  *   rfc3339.c    a strict RFC 3339 date-time reader
  *   credible.c   what the index checks itself: latencies, observedAt, run order
@@ -211,7 +214,7 @@ int rg_manifest_sign(cJSON *doc, const char *key_path, char key_id[RG_DIGEST_LEN
  * key signed, 2 when the trusted keys cannot be read. */
 int rg_signatures_check(const rg_manifest *m, const char *trusted, char *msg, size_t msglen);
 
-/* ---- the registry (registry.c) ---------------------------------------------- */
+/* ---- the registry (registry_*.c) ---------------------------------------------- */
 
 typedef struct rg_registry rg_registry;
 
