@@ -199,7 +199,7 @@ int rg_model_run_from_manifest(const rg_manifest *m, const rg_run_row *row, rg_r
     kv_str(&v->identity, "backend", m->backend);
     snprintf(s, sizeof s, "suite of %zu case%s · %s", m->n_workloads, m->n_workloads == 1 ? "" : "s", v->primary_stat);
     if (m->n_workloads) rg_kv_add(&v->identity, "workload", s);
-    /* The key is the rule's (registry.c refuses a recorded one that differs). */
+    /* The key is the rule's (registry_store.c refuses a recorded one that differs). */
     snprintf(v->key_origin, sizeof v->key_origin, "%s",
              m->comparison_key_recorded && m->obj[RG_ROLE_WORKLOAD].present ? "recorded, and the rule derives the same"
                                                                            : "derived by rule");
