@@ -5,7 +5,10 @@
  * libmicrohttpd with a pool of worker threads, each with its own SQLite
  * connection (a thread-local registry handle): under WAL, readers never wait
  * for a writer and the writer never waits for readers; writers wait for each
- * other on the registry's busy timeout. Answers to GETs are cached, keyed by
+ * other on the registry's busy timeout. POSTs run on one writer thread
+ * (serve_writer.h) while their connection is suspended: a write that waits
+ * for the disk or for another writer never holds up the pages of the other
+ * connections of its worker. Answers to GETs are cached, keyed by
  * path and Host and valid for the registry's generation (it moves with every
  * stored run, note or replication), so 10,000 runs are ranked once per
  * change, not once per request. Pages are rendered by render.c from
