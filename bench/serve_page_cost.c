@@ -4,12 +4,13 @@
  * server's router but without HTTP, for the index's load benchmark
  * (bench/serve_load.sh). Not part of ropegrad.
  *
- *   serve_page_cost DB N     renders /runs/ID for N distinct ids of DB
+ *   serve_page_cost DB N         renders /runs/ID for N distinct ids of DB
+ *   serve_page_cost DB N PATH    renders PATH (e.g. /problems/DEF) N times
  *
  * Prints one line: pages, CPU microseconds per page (this thread's CPU
  * time: what a page costs, whatever else the machine is doing) and wall
- * microseconds per page. Every id is asked for once, so none is answered
- * from the server's page cache.
+ * microseconds per page. The server here caches nothing (a cache of one
+ * byte), so every answer is rendered.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -41,13 +42,13 @@ static long max_run_id(rg_server *s)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: serve_page_cost DB N\n");
+    if (argc != 3 && argc != 4) {
+        fprintf(stderr, "usage: serve_page_cost DB N [PATH]\n");
         return 2;
     }
     long want = strtol(argv[2], NULL, 10);
     char err[1024];
-    rg_serve_options o = {.db_path = argv[1], .listen = "127.0.0.1:0"};
+    rg_serve_options o = {.db_path = argv[1], .listen = "127.0.0.1:0", .cache_bytes = 1};
     rg_server *s;
     if (want <= 0 || rg_serve_create(&o, &s, err, sizeof err)) {
         fprintf(stderr, "serve_page_cost: %s\n", want <= 0 ? "N must be positive" : err);
@@ -59,13 +60,14 @@ int main(int argc, char **argv)
         rg_serve_destroy(s);
         return 2;
     }
-    if (want > runs) want = runs;
+    if (argc == 3 && want > runs) want = runs;
     long stride = 7919 % runs ? 7919 : 1;   /* a prime: distinct ids, spread over the registry */
     double c0 = seconds(CLOCK_THREAD_CPUTIME_ID), w0 = seconds(CLOCK_MONOTONIC);
     long bad = 0;
     for (long i = 0; i < want; i++) {
-        char path[64];
-        snprintf(path, sizeof path, "/runs/%ld", 1 + (i * stride) % runs);
+        char path[300];
+        if (argc == 4) snprintf(path, sizeof path, "%.280s", argv[3]);
+        else snprintf(path, sizeof path, "/runs/%ld", 1 + (i * stride) % runs);
         rg_request q = {.method = "GET", .path = path};
         rg_response r;
         rg_serve_route(s, &q, &r);

@@ -478,8 +478,8 @@ int rg_model_problem(rg_registry *g, const char *definition, rg_problem_view *v,
     size_t npr = 0;
     rg_run_row *rows = NULL;
     size_t n = 0;
-    if (rg_registry_problems(g, definition, &pr, &npr, err, errlen) ||
-        rg_registry_list_problem(g, definition, RG_PROBLEM_ROWS, &rows, &n, err, errlen)) {
+    if (rg_registry_problem_groups(g, definition, &pr, &npr, err, errlen) ||   /* the page shows no #1 */
+        rg_registry_list_problem(g, definition, pr, npr, RG_PROBLEM_ROWS, &rows, &n, err, errlen)) {
         free(pr);
         return 2;
     }

@@ -394,19 +394,23 @@ int rg_registry_import(rg_registry *g, const char *bytes, size_t n, const char *
 /* The stored manifest bytes of run id (those it was imported as, else the
  * stored text), malloc'd and NUL-terminated. 0, 1 no such run, 2 error. */
 int rg_registry_manifest_bytes(rg_registry *g, int64_t id, char **out, size_t *n, char *err, size_t errlen);
-/* One problem's runs, per comparison group (ordered by key), passed first,
- * ranked by the primary statistic; at most per_group rows of each group
- * (<= 0: all). */
-int rg_registry_list_problem(rg_registry *g, const char *definition, int per_group, rg_run_row **rows, size_t *n,
-                             char *err, size_t errlen);
 typedef struct rg_problem_row {
     char definition[256], comparison_key[RG_DIGEST_LEN], device[256];
     int64_t runs, best_id;          /* best_id 0 when no run of the group passed */
 } rg_problem_row;
+/* One problem's runs, per comparison group (groups[ng], its groups as
+ * rg_registry_problem_groups gives them), passed first, ranked by the
+ * primary statistic; at most per_group rows of each group (<= 0: all). */
+int rg_registry_list_problem(rg_registry *g, const char *definition, const rg_problem_row *groups, size_t ng,
+                             int per_group, rg_run_row **rows, size_t *n, char *err, size_t errlen);
 /* Every (definition, comparison group) with its run count and #1; only
  * those of one definition when definition is not NULL. */
 int rg_registry_problems(rg_registry *g, const char *definition, rg_problem_row **out, size_t *n, char *err,
                          size_t errlen);
+/* The same without the #1 (best_id 0): no group is put in rank order, so a
+ * page of a 10,000-run group does not sort it to show its first rows. */
+int rg_registry_problem_groups(rg_registry *g, const char *definition, rg_problem_row **out, size_t *n, char *err,
+                               size_t errlen);
 /* The registry's file name, as opened. */
 const char *rg_registry_file(const rg_registry *g);
 /* The passed runs of a comparison group in rank order (the order of

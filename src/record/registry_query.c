@@ -318,18 +318,15 @@ int rg_registry_manifest_bytes(rg_registry *g, int64_t id, char **out, size_t *n
     return 0;
 }
 
-int rg_registry_list_problem(rg_registry *g, const char *definition, int per_group, rg_run_row **rows, size_t *n,
-                             char *err, size_t errlen)
+int rg_registry_list_problem(rg_registry *g, const char *definition, const rg_problem_row *groups, size_t ng,
+                             int per_group, rg_run_row **rows, size_t *n, char *err, size_t errlen)
 {
     *rows = NULL;
     *n = 0;
-    if (!definition) {
-        snprintf(err, errlen, "no problem given");
+    if (!definition || (!groups && ng)) {
+        snprintf(err, errlen, "no problem or no groups given");
         return 2;
     }
-    rg_problem_row *groups;
-    size_t ng;
-    if (rg_registry_problems(g, definition, &groups, &ng, err, errlen)) return 2;
     /* Per group, on the (comparison_key, status, primary_ns) index: the
      * passed runs with a primary figure in rank order, then the others
      * (failed, or not timed); at most per_group. */
@@ -368,7 +365,6 @@ int rg_registry_list_problem(rg_registry *g, const char *definition, int per_gro
             }
         }
     }
-    free(groups);
     if (rc) {
         free(*rows);
         *rows = NULL;
@@ -377,8 +373,8 @@ int rg_registry_list_problem(rg_registry *g, const char *definition, int per_gro
     return rc;
 }
 
-int rg_registry_problems(rg_registry *g, const char *definition, rg_problem_row **out, size_t *n, char *err,
-                         size_t errlen)
+int rg_registry_problem_groups(rg_registry *g, const char *definition, rg_problem_row **out, size_t *n, char *err,
+                               size_t errlen)
 {
     *out = NULL;
     *n = 0;
@@ -412,6 +408,13 @@ int rg_registry_problems(rg_registry *g, const char *definition, rg_problem_row 
         *n = 0;
         return 2;
     }
+    return 0;
+}
+
+int rg_registry_problems(rg_registry *g, const char *definition, rg_problem_row **out, size_t *n, char *err,
+                         size_t errlen)
+{
+    if (rg_registry_problem_groups(g, definition, out, n, err, errlen)) return 2;
     for (size_t i = 0; i < *n; i++)   /* each group's #1: the one definition (rank.h) */
         if (rg_registry_first(g, (*out)[i].comparison_key, &(*out)[i].best_id, err, errlen)) {
             free(*out);
