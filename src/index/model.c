@@ -10,7 +10,6 @@
 
 #include <ctype.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include "gate.h"
 #include "strict_json.h"
 #include "names.h"
+#include "rank_tables.h"
 #include "rg_util.h"
 
 void rg_kv_add(rg_kvlist *l, const char *key, const char *value)
@@ -346,89 +346,13 @@ void rg_model_run_free(rg_run_view *v)
     memset(v, 0, sizeof *v);
 }
 
-/* Rank tables: the passed runs of a comparison group in rank order, kept
- * per (registry file, comparison key) for one registry generation. A run
- * page then ranks by binary search instead of counting its group (10,000
- * runs in the load benchmark) on every render. */
-typedef struct rank_table {
-    char file[4096], key[RG_DIGEST_LEN];
-    int64_t gen;
-    int64_t *ids;
-    double *geomean;
-    size_t n;
-    int64_t first;   /* #1: rg_registry_first (rank.h), not ids[0] */
-    int valid;
-} rank_table;
-
-#define RANK_TABLES 16
-static rank_table rank_tables[RANK_TABLES];
-static unsigned rank_next;
-static pthread_mutex_t rank_mu = PTHREAD_MUTEX_INITIALIZER;
-
-/* (geomean, id) of slot i against (x, id) in rank order. */
-static int before(const rank_table *t, size_t i, double x, int64_t id)
-{
-    return t->geomean[i] < x || (t->geomean[i] == x && t->ids[i] < id);
-}
-
-static int rank_from_table(const rank_table *t, const rg_run_row *row, rg_run_view *v)
-{
-    v->group_size = (int)t->n;
-    v->first_id = t->first;
-    v->rank = 0;
-    if (strcmp(row->status, "passed") || !isfinite(row->primary_ns)) return 0;   /* failed, or not timed */
-    size_t lo = 0, hi = t->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (before(t, mid, row->primary_ns, row->id)) lo = mid + 1;
-        else hi = mid;
-    }
-    if (lo < t->n && t->ids[lo] == row->id) v->rank = (int)lo + 1;
-    return 0;
-}
-
+/* The rank by the primary figure, from the group's table of this
+ * generation (rank_tables.h: built once per generation, not per page). */
 static int rank_run(rg_registry *g, const rg_run_row *row, rg_run_view *v, char *err, size_t errlen)
 {
     int64_t gen;
     if (rg_registry_generation(g, &gen, err, errlen)) return 2;
-    const char *file = rg_registry_file(g);
-    int done = 0;
-    pthread_mutex_lock(&rank_mu);
-    for (unsigned i = 0; i < RANK_TABLES && !done; i++) {
-        rank_table *t = &rank_tables[i];
-        if (t->valid && t->gen == gen && !strcmp(t->key, row->comparison_key) && !strcmp(t->file, file))
-            done = !rank_from_table(t, row, v);
-    }
-    pthread_mutex_unlock(&rank_mu);
-    if (done) return 0;
-    rank_table fresh = {.gen = gen, .valid = 1};
-    if (rg_registry_group_order(g, row->comparison_key, &fresh.ids, &fresh.geomean, &fresh.n, err, errlen))
-        return 2;
-    if (rg_registry_first_of(g, fresh.ids, fresh.n, &fresh.first, err, errlen)) {
-        free(fresh.ids);
-        free(fresh.geomean);
-        return 2;
-    }
-    copy(fresh.file, sizeof fresh.file, file);
-    copy(fresh.key, sizeof fresh.key, row->comparison_key);
-    rank_from_table(&fresh, row, v);
-    pthread_mutex_lock(&rank_mu);
-    rank_table *t = NULL;
-    for (unsigned i = 0; i < RANK_TABLES && !t; i++)
-        if (rank_tables[i].valid && !strcmp(rank_tables[i].key, fresh.key) && !strcmp(rank_tables[i].file, file))
-            t = &rank_tables[i];
-    if (!t) t = &rank_tables[rank_next++ % RANK_TABLES];
-    if (!t->valid || t->gen <= gen) {
-        free(t->ids);
-        free(t->geomean);
-        *t = fresh;
-        fresh.ids = NULL;
-        fresh.geomean = NULL;
-    }
-    pthread_mutex_unlock(&rank_mu);
-    free(fresh.ids);
-    free(fresh.geomean);
-    return 0;
+    return rg_rank_tables_rank(g, gen, row, &v->rank, &v->group_size, &v->first_id, err, errlen);
 }
 
 /* The interval rank (rank.h) when the group is small enough to read whole. */

@@ -48,6 +48,7 @@
 #include "serve_writer.h"
 
 #include "model.h"
+#include "rank_tables.h"
 #include "render.h"
 #include "strict_json.h"
 
@@ -522,7 +523,7 @@ static void manifest_json(rg_server *s, rg_registry *g, const rg_request *q, rg_
  * beyond the busy timeout, else fallback. */
 static int write_failure(const rg_registry *g, int fallback) { return rg_registry_busy(g) ? 503 : fallback; }
 
-static void post_run(rg_server *s, rg_registry *g, const rg_request *q, rg_response *r)
+static void post_run(rg_server *s, rg_registry *g, const rg_request *q, rg_response *r, int64_t *stored)
 {
     char err[512];
     int64_t id;
@@ -533,6 +534,7 @@ static void post_run(rg_server *s, rg_registry *g, const rg_request *q, rg_respo
         error_resp(s, q, r, rc == 3 ? 400 : rc == 1 ? 422 : write_failure(g, 500), err);
         return;
     }
+    *stored = id;
     cJSON *o = cJSON_CreateObject();
     char url[64];
     snprintf(url, sizeof url, "/runs/%lld", (long long)id);
@@ -780,6 +782,17 @@ static void acknowledge_if_stored(rg_server *s, rg_registry *g, const rg_request
     error_resp(s, q, r, 503, "the registry file was deleted or replaced during the write: not stored");
 }
 
+/* After a push is acknowledged: its group's rank table of the new generation
+ * (rank_tables.h), built here rather than by the first page that needs it.
+ * Only a head start: a page builds it itself when this fails. */
+static void warm_ranks(rg_registry *g, int64_t id)
+{
+    rg_run_row row;
+    char err[512];
+    if (id > 0 && !rg_registry_get(g, id, &row, NULL, err, sizeof err))
+        rg_rank_tables_warm(g, row.comparison_key, err, sizeof err);
+}
+
 void rg_serve_route(rg_server *s, const rg_request *q, rg_response *r)
 {
     if (!r) return;
@@ -869,9 +882,10 @@ void rg_serve_route(rg_server *s, const rg_request *q, rg_response *r)
     if (form_path) form_note(s, g, q, r, id, flag);
     else if (!bearer_ok(s, q->authorization))
         error_resp(s, q, r, 401, "missing or wrong Authorization: Bearer token");
-    else if (api_runs) post_run(s, g, q, r);
+    else if (api_runs) post_run(s, g, q, r, &id);
     else api_note(s, g, q, r, id);
     acknowledge_if_stored(s, g, q, r);
+    if (api_runs && r->status < 300) warm_ranks(g, id);
 }
 
 /* ---- libmicrohttpd glue ------------------------------------------------------------------------------ */
