@@ -149,6 +149,32 @@ static void test_warm_is_used(void **state)
     rg_registry_close(g);
 }
 
+/* A page that read the generation just before a push, ranked after the
+ * writer kept the new generation's table: it still gets a rank (from a
+ * build of its own), not an error (the load benchmark saw two 500s). */
+static void test_page_older_than_the_table(void **state)
+{
+    char err[RG_ERRLEN];
+    rg_registry *g, *writer;
+    assert_int_equal(rg_registry_open(db, 0, &g, err, sizeof err), 0);
+    assert_int_equal(rg_registry_open(db, 0, &writer, err, sizeof err), 0);
+    int64_t before_push;
+    assert_int_equal(rg_registry_generation(g, &before_push, err, sizeof err), 0);
+    int64_t id = import(writer, 0.2);
+    rg_run_row row;
+    assert_int_equal(rg_registry_get(writer, id, &row, NULL, err, sizeof err), 0);
+    assert_int_equal(rg_rank_tables_warm(writer, row.comparison_key, err, sizeof err), 0);
+    rg_run_row third;
+    assert_int_equal(rg_registry_get(g, 3, &third, NULL, err, sizeof err), 0);
+    int rank, size;
+    int64_t first;
+    if (rg_rank_tables_rank(g, before_push, &third, &rank, &size, &first, err, sizeof err))
+        fail_msg("a page of the generation before the push: %s", err);
+    assert_true(rank > 0 && size > GROUP);
+    rg_registry_close(writer);
+    rg_registry_close(g);
+}
+
 /* "Rank R of N" on the served page of id (the server caches pages per generation). */
 static void served_rank(rg_server *s, int64_t id, int *rank, int *size)
 {
@@ -192,6 +218,7 @@ int main(void)
         cmocka_unit_test(test_push_moves_ranks),
         cmocka_unit_test(test_warm_is_used),
         cmocka_unit_test(test_served_page_after_push),
+        cmocka_unit_test(test_page_older_than_the_table),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -69,31 +69,29 @@ static int build(rg_registry *g, const char *key, rank_table *out, char *err, si
     return 0;
 }
 
-/* Keeps fresh (built at gen) in t unless t holds a newer generation (mu held);
- * what is not kept is freed. */
-static void install(rank_table *t, rank_table *fresh, const char *file, const char *key, int64_t gen)
+/* Moves fresh (built at gen) into t unless t holds a newer generation (mu
+ * held): 1 when kept (fresh is emptied), 0 when not (fresh is left as it is). */
+static int install(rank_table *t, rank_table *fresh, const char *file, const char *key, int64_t gen)
 {
-    if (t && (!t->valid || t->gen <= gen)) {
-        free(t->ids);
-        free(t->primary);
-        t->ids = fresh->ids;
-        t->primary = fresh->primary;
-        t->n = fresh->n;
-        t->first = fresh->first;
-        t->gen = gen;
-        t->valid = 1;
-        snprintf(t->file, sizeof t->file, "%s", file);
-        snprintf(t->key, sizeof t->key, "%s", key);
-    } else {
-        free(fresh->ids);
-        free(fresh->primary);
-    }
+    if (!t || (t->valid && t->gen > gen)) return 0;
+    free(t->ids);
+    free(t->primary);
+    t->ids = fresh->ids;
+    t->primary = fresh->primary;
+    t->n = fresh->n;
+    t->first = fresh->first;
+    t->gen = gen;
+    t->valid = 1;
+    snprintf(t->file, sizeof t->file, "%s", file);
+    snprintf(t->key, sizeof t->key, "%s", key);
     fresh->ids = NULL;
     fresh->primary = NULL;
+    return 1;
 }
 
 /* The table of (g's file, key) at generation gen, found, waited for or
- * built; called and returns with mu held. NULL with a message on error. */
+ * built (into scratch, whose arrays the caller frees, when no slot keeps
+ * it); called and returns with mu held. NULL with a message on error. */
 static rank_table *table_at(rg_registry *g, int64_t gen, const char *key, rank_table *scratch, char *err,
                             size_t errlen)
 {
@@ -119,26 +117,18 @@ static rank_table *table_at(rg_registry *g, int64_t gen, const char *key, rank_t
             t->building_gen = gen;
         }
         pthread_mutex_unlock(&mu);
-        rank_table fresh;
-        int rc = build(g, key, &fresh, err, errlen);
+        int rc = build(g, key, scratch, err, errlen);
         pthread_mutex_lock(&mu);
         builds++;
         if (claimed) t->building = 0;
-        if (!rc) {
-            *scratch = fresh;   /* the caller reads it when no slot keeps it */
-            scratch->valid = 1;
-            scratch->gen = gen;
-            if (t && (claimed || same_group(t, file, key))) {
-                rank_table copy = fresh;
-                install(t, &copy, file, key, gen);
-                scratch->ids = NULL;
-                scratch->primary = NULL;
-            }
-        }
         pthread_cond_broadcast(&built);
         if (rc) return NULL;
-        if (t && t->valid && t->gen == gen && same_group(t, file, key)) return t;
-        return scratch->ids ? scratch : NULL;
+        scratch->valid = 1;
+        scratch->gen = gen;
+        /* Kept for the next pages, unless a newer generation's table got
+         * there first: then this page ranks with its own build (scratch). */
+        if ((claimed || (t && same_group(t, file, key))) && install(t, scratch, file, key, gen)) return t;
+        return scratch;
     }
 }
 
