@@ -5,6 +5,12 @@
 // q and k read and written, cos/sin [S,D] read; 068: the two gradients and q,
 // k read, grad_q and grad_k written, cos/sin [B,S,D] read and grad_cos,
 // grad_sin written), computing nothing but folding every load into a store.
+// 068 has two floors: "flat" spreads the chunks over every thread the bytes
+// allow (the fastest any kernel can move them: the one ratios are taken
+// against); "by row" keeps the shipped kernel's shape (one thread a cos/sin
+// chunk, looping over the heads) to show what that shape alone costs. The
+// development kernel bench/dev/apply_backward_split.cuh is timed beside the
+// shipped one and checked against it.
 // Timed as the protocol: CUPTI kernel spans, 2x-L2 memset before each launch,
 // median of 50 after 10 warmup. Needs nvcc only, from the repository root:
 //
@@ -19,7 +25,8 @@
 #include <vector>
 
 #include "dev_common.h"
-#include "rope_apply_kernels.cuh"
+#include "rope_apply/kernels.cuh"
+#include "dev/apply_backward_split.cuh"
 
 static __device__ __forceinline__ uint4 af_xor(uint4 a, uint4 b)
 {
@@ -62,6 +69,29 @@ static __global__ void af_floor068(const uint4 *gq, const uint4 *gk, const uint4
         }
         gc[i] = acc;
         gs[i] = af_xor(acc, c);
+    }
+}
+
+// 068, flat: one 16-byte chunk per thread over q's, then k's, then cos/sin's
+// chunks: every gradient chunk folds its input chunk in, every cos/sin chunk
+// gives its grad_cos and grad_sin chunks.
+static __global__ void af_floor068_flat(const uint4 *gq, const uint4 *gk, const uint4 *q, const uint4 *k,
+                                        const uint4 *cos, const uint4 *sin, uint4 *gqo, uint4 *gko, uint4 *gc,
+                                        uint4 *gs, int64_t nq4, int64_t nk4, int64_t ncs4)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < nq4 + nk4 + ncs4;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        if (i < nq4) {
+            gqo[i] = af_xor(gq[i], q[i]);
+        } else if (i < nq4 + nk4) {
+            const int64_t e = i - nq4;
+            gko[e] = af_xor(gk[e], k[e]);
+        } else {
+            const int64_t e = i - nq4 - nk4;
+            const uint4 c = cos[e], n = sin[e];
+            gc[e] = af_xor(c, n);
+            gs[e] = af_xor(n, c);
+        }
     }
 }
 
@@ -118,7 +148,52 @@ static float *dev_random(int64_t n, uint32_t seed)
 }
 
 // One workload: the floor's and ropegrad's median times, in microseconds.
-static void run(bool is88, const af_shape &w, double *floor_us, double *rg_us)
+struct af_times {
+    double floor_us, row_floor_us, rg_us, dev_us, dev_err;
+    double var_us[8], var_err[8];
+};
+
+// The largest |a-b| / (1 + |b|) over n floats of two device buffers.
+static double max_diff(const float *a, const float *b, int64_t n)
+{
+    std::vector<float> x((size_t)n), y((size_t)n);
+    CK(cudaMemcpy(x.data(), a, (size_t)n * 4, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(y.data(), b, (size_t)n * 4, cudaMemcpyDeviceToHost));
+    double m = 0;
+    for (int64_t i = 0; i < n; i++) m = std::fmax(m, std::fabs((double)x[(size_t)i] - y[(size_t)i]) / (1.0 + std::fabs((double)y[(size_t)i])));
+    return m;
+}
+
+static float *dev_zeros(int64_t n)
+{
+    float *p;
+    CK(cudaMalloc(&p, (size_t)n * 4));
+    CK(cudaMemset(p, 0, (size_t)n * 4));
+    return p;
+}
+
+// A dev variant's outputs against the shipped kernel's (run again here into
+// p's outputs, which the timed launches before overwrote).
+static double check_dev(const ropegrad_rope_apply_backward_problem &p, int64_t nq, int64_t nk, int64_t ncs, int variant)
+{
+    CK(rg_rope_apply_backward_launch(&p, 0));
+    float *oq = dev_zeros(nq), *ok = dev_zeros(nk), *gc = dev_zeros(ncs), *gs = dev_zeros(ncs);
+    ropegrad_rope_apply_backward_problem d = p;
+    d.grad_q = oq;
+    d.grad_k = ok;
+    d.grad_cos = gc;
+    d.grad_sin = gs;
+    CK(dev_apply_backward_split(&d, 0, variant));
+    CK(cudaDeviceSynchronize());
+    double m = max_diff(oq, (const float *)p.grad_q, nq);
+    m = std::fmax(m, max_diff(ok, (const float *)p.grad_k, nk));
+    m = std::fmax(m, max_diff(gc, (const float *)p.grad_cos, ncs));
+    m = std::fmax(m, max_diff(gs, (const float *)p.grad_sin, ncs));
+    for (float *x : {oq, ok, gc, gs}) CK(cudaFree(x));
+    return m;
+}
+
+static void run(bool is88, const af_shape &w, af_times *t)
 {
     const int64_t D = 128, d4 = D / 4, nq = w.B * w.hq * w.S * D, nk = w.B * w.hk * w.S * D;
     const int64_t ncs = (is88 ? 1 : w.B) * w.S * D;
@@ -135,20 +210,33 @@ static void run(bool is88, const af_shape &w, double *floor_us, double *rg_us)
                                           is88 ? 0 : w.S * D};
     if (is88) {
         const ropegrad_rope_apply_problem p = {sh, q, k, c, s, oq, ok};
-        *floor_us = time_it([&] {
+        t->row_floor_us = t->dev_us = t->dev_err = NAN;
+        t->floor_us = time_it([&] {
             af_floor088<<<rg_apply_grid((nq + nk) / 4), 256>>>((const uint4 *)q, (const uint4 *)k, (const uint4 *)c,
                                                               (const uint4 *)s, (uint4 *)oq, (uint4 *)ok, nq / 4, nk / 4,
                                                               w.S, d4);
         });
-        *rg_us = time_it([&] { CK(rg_rope_apply_launch(&p, 0)); });
+        t->rg_us = time_it([&] { CK(rg_rope_apply_launch(&p, 0)); });
     } else {
         const ropegrad_rope_apply_backward_problem p = {sh, gq, gk, q, k, c, s, oq, ok, ogc, ogs};
-        *floor_us = time_it([&] {
+        t->floor_us = time_it([&] {
+            af_floor068_flat<<<rg_apply_grid((nq + nk + ncs) / 4), 256>>>(
+                (const uint4 *)gq, (const uint4 *)gk, (const uint4 *)q, (const uint4 *)k, (const uint4 *)c,
+                (const uint4 *)s, (uint4 *)oq, (uint4 *)ok, (uint4 *)ogc, (uint4 *)ogs, nq / 4, nk / 4, ncs / 4);
+        });
+        t->row_floor_us = time_it([&] {
             af_floor068<<<rg_apply_grid(ncs / 4), 256>>>((const uint4 *)gq, (const uint4 *)gk, (const uint4 *)q,
                                                         (const uint4 *)k, (const uint4 *)c, (const uint4 *)s, (uint4 *)oq,
                                                         (uint4 *)ok, (uint4 *)ogc, (uint4 *)ogs, w.B, w.S, w.hq, w.hk, d4);
         });
-        *rg_us = time_it([&] { CK(rg_rope_apply_backward_launch(&p, 0)); });
+        t->dev_us = time_it([&] { CK(dev_apply_backward_split(&p, 0)); });
+        t->rg_us = time_it([&] { CK(rg_rope_apply_backward_launch(&p, 0)); });
+        CK(cudaDeviceSynchronize());
+        t->dev_err = check_dev(p, nq, nk, ncs, 0);
+        for (int v = 0; v < 8; v++) {
+            t->var_us[v] = time_it([&] { CK(dev_apply_backward_split(&p, 0, v)); });
+            t->var_err[v] = check_dev(p, nq, nk, ncs, v);
+        }
     }
     for (float *x : {q, k, c, s, gq, gk, oq, ok, ogc, ogs})
         if (x) CK(cudaFree(x));
@@ -166,16 +254,32 @@ int main(int argc, char **argv)
     g_flush_bytes = 2 * (size_t)l2;
     CK(cudaMalloc(&g_flush, g_flush_bytes));
     const std::vector<af_shape> shapes = suite_shapes(argv[1]);
-    printf("| %s | B | heads | kv heads | S | floor us | ropegrad us | ropegrad / floor |\n|---|---|---|---|---|---|---|---|\n",
+    printf("| %s | B | heads | kv heads | S | floor us | ropegrad us | ropegrad / floor | by-row floor us | dev split us | "
+           "dev / floor | dev vs shipped |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
            argv[1]);
-    double log_sum = 0;
+    double log_sum = 0, log_dev = 0, log_var[8] = {}, err_var[8] = {};
     for (size_t i = 0; i < shapes.size(); i++) {
-        double fl, rg;
-        run(is88, shapes[i], &fl, &rg);
-        log_sum += std::log(rg / fl);
-        printf("| %zu | %lld | %lld | %lld | %lld | %.3f | %.3f | %.3f |\n", i, (long long)shapes[i].B,
-               (long long)shapes[i].hq, (long long)shapes[i].hk, (long long)shapes[i].S, fl, rg, rg / fl);
+        af_times t;
+        run(is88, shapes[i], &t);
+        log_sum += std::log(t.rg_us / t.floor_us);
+        log_dev += std::log(t.dev_us / t.floor_us);
+        if (!is88)
+            for (int v = 0; v < 8; v++) {
+                log_var[v] += std::log(t.var_us[v] / t.floor_us);
+                err_var[v] = std::fmax(err_var[v], t.var_err[v]);
+                printf("    variant %-18s %.3f us  %.3f x floor\n", dev_split_names[v], t.var_us[v], t.var_us[v] / t.floor_us);
+            }
+        printf("| %zu | %lld | %lld | %lld | %lld | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.1e |\n", i,
+               (long long)shapes[i].B, (long long)shapes[i].hq, (long long)shapes[i].hk, (long long)shapes[i].S,
+               t.floor_us, t.rg_us, t.rg_us / t.floor_us, t.row_floor_us, t.dev_us, t.dev_us / t.floor_us, t.dev_err);
     }
-    if (!shapes.empty()) printf("geomean ropegrad / floor: %.3f\n", std::exp(log_sum / (double)shapes.size()));
+    if (!shapes.empty()) {
+        printf("geomean ropegrad / floor: %.3f\n", std::exp(log_sum / (double)shapes.size()));
+        if (!is88) printf("geomean dev split / floor: %.3f\n", std::exp(log_dev / (double)shapes.size()));
+        if (!is88)
+            for (int v = 0; v < 8; v++)
+                printf("geomean variant %-18s / floor: %.3f  (largest difference from shipped %.1e)\n", dev_split_names[v],
+                       std::exp(log_var[v] / (double)shapes.size()), err_var[v]);
+    }
     return 0;
 }

@@ -5,7 +5,7 @@
 // so it runs on a bare GPU machine:
 //
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc/op bench/dev_kernels.cu \
-//        src/op/common.c src/op/reference.c -lcupti -o /tmp/dev_kernels && /tmp/dev_kernels [kernel...]
+//        src/op/common.c src/op/rope_backward/reference.c -lcupti -o /tmp/dev_kernels && /tmp/dev_kernels [kernel...]
 //
 // Timing is the protocol's: CUPTI kernel spans (bench/dev_common.h), a 2x-L2
 // memset before every launch, median of 50 after 10 warmup. If CUPTI is
@@ -19,10 +19,17 @@
 #include <cstring>
 #include <vector>
 
-#define RG_KERNELS_HEADER "../../bench/dev/backward_kernels.cuh"  // relative to src/op/cuda.cu
-#include "cuda.cu"
+#include "dev/backward_kernels.cuh"   // every version, and its launcher rg_dev_launch
 #include "dev_common.h"
 #include "dev/floors.cuh"   // fl14_read_store: the read floor of bench/probe.cu backward
+
+// Version k of the backward on the default stream: the C API's checks, then
+// the development launcher (every version; the library's ships 0 and 14).
+static int dev_launch(const ropegrad_problem *p, int k)
+{
+    if (ropegrad_validate(p) != ROPEGRAD_OK || !rg_dev_kernel_known(k)) return 1;
+    return rg_dev_launch(p, k, 0) != cudaSuccess;
+}
 
 
 static float nrand() { return (float)(sqrt(-2.0 * log(urand())) * cos(6.283185307179586 * urand())); }
@@ -43,7 +50,7 @@ int main(int argc, char **argv)
     std::vector<int> kernels;
     for (int i = 1; i < argc; i++) kernels.push_back(atoi(argv[i]));
     if (kernels.empty())
-        for (int k = 1; k <= RG_KERNEL_COUNT; k++) kernels.push_back(k);
+        for (int k = 1; k <= RG_DEV_KERNEL_COUNT; k++) kernels.push_back(k);
     const int D = 128, H = 64, iters = 50, warm = 10;
 
     int l2 = 0;
@@ -56,7 +63,7 @@ int main(int argc, char **argv)
 
     bool events_said = false;
     printf("%-3s %-5s %-5s", "#", "B", "S");
-    for (int k : kernels) printf(" %12s", rg_kernel_names[k]);
+    for (int k : kernels) printf(" %12s", rg_dev_kernel_names[k]);
     printf(" %12s   (median us, cold L2, CUPTI spans; ratio = best version / floor)\n", "floor");
     std::vector<double> logsum(kernels.size() + 1, 0.0);
     // DK_WORKLOADS="8,14" limits the run to those workloads (the geomean is then over them).
@@ -104,7 +111,7 @@ int main(int argc, char **argv)
         for (size_t ki = 0; ki < kernels.size(); ki++) {
             const int k = kernels[ki];
             CK(cudaMemset(dout, 0xff, rows * 4));
-            if (ropegrad_backward_cuda_kernel(&p, k, nullptr)) { printf(" launch-fail"); continue; }
+            if (dev_launch(&p, k)) { printf(" launch-fail"); continue; }
             CK(cudaDeviceSynchronize());
             std::vector<float> out(rows);
             CK(cudaMemcpy(out.data(), dout, rows * 4, cudaMemcpyDeviceToHost));
@@ -114,7 +121,7 @@ int main(int argc, char **argv)
             dc_begin();
             for (int it = 0; it < warm + iters; it++) {
                 CK(cudaMemsetAsync(flush, 0, 2 * (size_t)l2));
-                ropegrad_backward_cuda_kernel(&p, k, nullptr);
+                dev_launch(&p, k);
             }
             std::vector<double> t = dc_end();
             if (t.size() == (size_t)(warm + iters)) {
@@ -126,7 +133,7 @@ int main(int argc, char **argv)
                 for (int it = 0; it < warm + iters; it++) {
                     CK(cudaMemsetAsync(flush, 0, 2 * (size_t)l2));
                     CK(cudaEventRecord(e0));
-                    ropegrad_backward_cuda_kernel(&p, k, nullptr);
+                    dev_launch(&p, k);
                     CK(cudaEventRecord(e1));
                     CK(cudaEventSynchronize(e1));
                     float ms;

@@ -19,7 +19,7 @@
 //                  kernels that move exactly the op's bytes (011: 8 B read and
 //                  512 B written per row; 012: 256 B read, 512 B written) in
 //                  three access patterns, the best of them, and ropegrad's kernel
-//                  (forward_kernels.cuh) timed the same way, with the ratio.
+//                  (rope_forward/kernels.cuh, cos_sin/kernels.cuh) timed the same way, with the ratio.
 //
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc/op bench/probe.cu \
 //        src/op/common.c -lcupti -o /tmp/probe && /tmp/probe floor && /tmp/probe sincos
@@ -32,9 +32,9 @@
 #include <cstring>
 #include <vector>
 
-#define RG_KERNELS_HEADER "../../bench/dev/backward_kernels.cuh"  // relative to src/op/cuda.cu (rg_smem_addr, kernel 9)
-#include "cuda.cu"
-#include "forward_kernels.cuh"
+#include "dev/backward_kernels.cuh"  // the shipped launcher rg_cuda_launch, rg_smem_addr, kernel 9
+#include "cos_sin/kernels.cuh"
+#include "rope_forward/kernels.cuh"
 #include "dev_common.h"
 #include "dev/floors.cuh"
 

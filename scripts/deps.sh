@@ -21,3 +21,21 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+# The Hugging Face real-client test (python/tests/test_hf_real_client.py) needs
+# torch >= 2 and transformers, newer than Debian's: a venv at .venv-hf (ignored)
+# with the versions it was written against, from PyPI (about 1 min, 5.6 GB: the
+# torch wheel carries its CUDA libraries and also runs on the CPU). CMake finds
+# .venv-hf/bin/python as ROPEGRAD_TORCH_PYTHON.
+if [ "${ROPEGRAD_WITH_HF:-0}" = 1 ]; then
+  venv=$(cd "$(dirname "$0")/.." && pwd)/.venv-hf
+  if ! "$venv/bin/python" -c "import torch, transformers" >/dev/null 2>&1; then
+    if ! dpkg-query -W -f='${Status}' python3-venv 2>/dev/null | grep -q "install ok installed"; then
+      SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+      $SUDO apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
+    fi
+    echo "deps: making $venv (torch, transformers from PyPI)"
+    /usr/bin/python3 -m venv "$venv"
+    "$venv/bin/pip" install -q "torch==${ROPEGRAD_HF_TORCH:-2.15.0}" "transformers==${ROPEGRAD_HF_TRANSFORMERS:-5.24.0}"
+  fi
+fi

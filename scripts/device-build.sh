@@ -18,7 +18,7 @@ cmake --build build-device -j"$(nproc)"
 dev_tool() {
   local name=$1 out=$2 extra=""
   shift 2
-  [ "$name" = dev_kernels ] && extra=src/op/reference.c
+  [ "$name" = dev_kernels ] && extra=src/op/rope_backward/reference.c
   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc/op "$@" "bench/$name.cu" src/op/common.c $extra \
     -lcupti -Xlinker -rpath=/usr/local/cuda/lib64:/usr/local/cuda/lib -o "build-device/bench/$out"
 }

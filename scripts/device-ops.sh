@@ -10,10 +10,15 @@
 # test_solution_export.py: h200-solution-export{-011,-012,}.json); a short
 # table last. Uses build-device/ from scripts/device-build.sh, carried:
 #
-#   run(command="bash scripts/device-ops.sh", carry=["build-device"])
+#   run(command="bash scripts/device-ops.sh", carry=["build-device", "bench/wheels"])
+#
+# bench/wheels/ (ignored) holds the Liger-Kernel wheel for the applypeers step,
+# fetched on a machine with PyPI: pip download --no-deps liger-kernel -d bench/wheels
+# (the device machine reaches no network); the step installs it with
+# pip install --no-deps --target into its work folder, put on PYTHONPATH.
 #
 # Results go to $OUT (the device tool's return folder); copy them into
-# bench/results/. STEPS="tests python bench apply probe bound dev ddp sanitize" selects steps
+# bench/results/. STEPS="tests python bench apply applypeers hf probe bound dev ddp sanitize" selects steps
 # (python first: its torch eager times are the benches' baselines; ddp needs
 # the two-GPU kind, nvidia-h200-x2, and skips on one GPU; STEPS=solutions runs
 # only the python step's solution export).
@@ -24,7 +29,7 @@ OUT=${OUT:-/tmp/ropegrad-device}
 W=${W:-$(mktemp -d /tmp/rg-ops.XXXXXX)}   # W=DIR keeps the work of an earlier call (its baselines) on a warm machine
 mkdir -p "$W"
 mkdir -p "$OUT"
-STEPS=${STEPS:-"tests python bench apply probe bound dev ddp sanitize"}
+STEPS=${STEPS:-"tests python bench apply applypeers hf probe bound dev ddp sanitize"}
 B=${BUILD:-build-device}
 [ -x "$B/ropegrad" ] || { echo "device-ops: $B/ropegrad missing: run scripts/device-build.sh here and carry $B"; exit 2; }
 # The build was configured in the worktree it was made in; CTest names that path.
@@ -128,6 +133,36 @@ if [[ " $STEPS " == *" apply "* ]]; then
   done
 fi
 
+if [[ " $STEPS " == *" applypeers "* ]]; then
+  # 088 and 068 beside torch eager, torch.compile of the definitions' formulas and
+  # Liger-Kernel's Triton RoPE (from the carried wheel) on every workload (bench/vs_torch_apply.py).
+  log "applypeers: 088/068 vs eager, torch.compile, Liger (bench/vs_torch_apply.py)"
+  liger_path=""
+  if ls bench/wheels/liger_kernel-*.whl >/dev/null 2>&1; then
+    python3 -m pip install -q --no-deps --no-index --target "$W/liger" bench/wheels/liger_kernel-*.whl \
+      > "$W/liger-install.txt" 2>&1 && liger_path="$W/liger"
+  else
+    echo "no bench/wheels/liger_kernel-*.whl carried: Liger is not run" | tee "$W/liger-install.txt"
+  fi
+  PYTHONPATH="$ROOT/python${liger_path:+:$liger_path}" timeout 500 python3 bench/vs_torch_apply.py \
+    --out "$W/h200-vs-torch-apply.json" > "$W/vs_torch_apply.txt" 2>&1
+  status[vs_torch_apply]="exit $?: $(grep -E '^\| geomean|^liger' "$W/vs_torch_apply.txt" | tr '\n' ' ')"
+  grep -E "^op|^\| [0-9g]|^liger" "$W/vs_torch_apply.txt"
+fi
+
+if [[ " $STEPS " == *" hf "* ]]; then
+  # The Hugging Face real client on the GPU (stock vs ropegrad.hf.use_ropegrad, loss and
+  # every gradient; CPU and CUDA cases), then the training step and the RoPE work alone,
+  # stock vs ropegrad, Llama-3-like and Qwen3-like, bf16, 4 layers, B=4, S=4096 (bench/hf_step.py).
+  log "hf: python/tests/test_hf_real_client.py, bench/hf_step.py"
+  timeout 500 python3 python/tests/test_hf_real_client.py > "$W/test_hf_real_client.txt" 2>&1
+  status[test_hf_real_client]="exit $?: $(tail -n 1 "$W/test_hf_real_client.txt")"
+  grep -E "^ok|^FAIL|cuda" "$W/test_hf_real_client.txt"
+  timeout 500 python3 bench/hf_step.py --out "$W/h200-hf-step.json" > "$W/hf_step.txt" 2>&1
+  status[hf_step]="exit $?: $(grep -E 'step [+-]' "$W/hf_step.txt" | tr '\n' ' ')"
+  grep -E "^\||step" "$W/hf_step.txt"
+fi
+
 if [[ " $STEPS " == *" bound "* ]]; then
   # Every float argument below 4e6 through the forward ops' device math (bench/sincos_bound.cu):
   # the float error bound the rounding test assumes, and every certified or refined bf16. The
@@ -178,7 +213,8 @@ fi
 # The device tool brings back few files: results in one archive, logs in another.
 (cd "$W" && tar -czf "$OUT/results.tar.gz" h200-*.json probe-ops.txt vs_torch_ops.txt vs_torch.txt test_gpu_forward.txt \
   test_forward_torch.txt ctest.txt bench-*.txt positions-*.txt rank.txt sanitizer-*.txt dev-*.txt test_ddp*.txt \
-  test_solution_export*.txt sincos-bound.txt apply-floor-*.txt test_gpu_rope_apply.txt test_plugin_gpu.txt 2>/dev/null)
+  test_solution_export*.txt sincos-bound.txt apply-floor-*.txt test_gpu_rope_apply.txt test_plugin_gpu.txt \
+  vs_torch_apply.txt test_hf_real_client.txt hf_step.txt liger-install.txt 2>/dev/null)
 tar -C "$W" -czf "$OUT/logs.tar.gz" .
 echo
 echo "| step | result |"

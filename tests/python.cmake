@@ -28,4 +28,27 @@ if(Python3_Interpreter_FOUND AND NOT ROPEGRAD_SANITIZE)
             ${PROJECT_SOURCE_DIR}/python/tests/test_torch_binding.py)
   set_tests_properties(python_torch_binding PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77
     ENVIRONMENT "ROPEGRAD_LIB=$<TARGET_FILE:libropegrad>")
+  # Hugging Face's apply_rotary_pos_emb drop-in (L1/088, L1/068) against
+  # float64 autograd, with any torch (Debian's too).
+  add_test(NAME python_rope_apply_torch
+    COMMAND sh ${PROJECT_SOURCE_DIR}/python/tests/run_with_torch.sh
+            ${PROJECT_SOURCE_DIR}/python/tests/test_rope_apply_torch.py)
+  set_tests_properties(python_rope_apply_torch PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77
+    ENVIRONMENT "ROPEGRAD_LIB=$<TARGET_FILE:libropegrad>")
+  # The real client: transformers' Llama and Qwen3 stock vs ropegrad.hf.use_ropegrad,
+  # with the Python of ROPEGRAD_TORCH_PYTHON (a venv with torch >= 2 and
+  # transformers: ROPEGRAD_WITH_HF=1 bash scripts/deps.sh makes .venv-hf);
+  # skipped, saying why, without one (a failure under ROPEGRAD_REQUIRE_HF=1, as in CI).
+  if(NOT DEFINED ROPEGRAD_TORCH_PYTHON AND DEFINED ENV{ROPEGRAD_TORCH_PYTHON})
+    set(ROPEGRAD_TORCH_PYTHON "$ENV{ROPEGRAD_TORCH_PYTHON}")
+  elseif(NOT DEFINED ROPEGRAD_TORCH_PYTHON AND EXISTS "${PROJECT_SOURCE_DIR}/.venv-hf/bin/python")
+    set(ROPEGRAD_TORCH_PYTHON "${PROJECT_SOURCE_DIR}/.venv-hf/bin/python")
+  endif()
+  set(ROPEGRAD_TORCH_PYTHON "${ROPEGRAD_TORCH_PYTHON}" CACHE FILEPATH
+      "A Python with torch >= 2 and transformers, for the Hugging Face tests (empty: they skip)")
+  add_test(NAME python_hf_real_client
+    COMMAND sh ${PROJECT_SOURCE_DIR}/python/tests/run_with_hf.sh
+            ${PROJECT_SOURCE_DIR}/python/tests/test_hf_real_client.py)
+  set_tests_properties(python_hf_real_client PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77
+    ENVIRONMENT "ROPEGRAD_LIB=$<TARGET_FILE:libropegrad>;ROPEGRAD_TORCH_PYTHON=${ROPEGRAD_TORCH_PYTHON}")
 endif()

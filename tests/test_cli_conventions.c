@@ -257,9 +257,15 @@ static void test_load_average(void **state)
     int cpus = (int)tu_get(env, "online_cpus")->valuedouble;
     assert_true(load >= 0);
     assert_int_equal(cpus, (int)sysconf(_SC_NPROCESSORS_ONLN));
+    /* What other processes and steal took over the run (cpu_share.h): within the machine. */
+    double other = tu_get(env, "other_cpus")->valuedouble, steal = tu_get(env, "steal_cpus")->valuedouble;
+    assert_true(other >= 0 && other <= cpus + 0.5 && steal >= 0 && steal <= cpus + 0.5);
+    assert_true(tu_get(env, "share_seconds")->valuedouble > 0);
     cJSON_Delete(j);
     text = tu_slurp(at("m.json"), NULL);
     assert_non_null(strstr(text, "\"loadAverage1m\""));
+    assert_non_null(strstr(text, "\"otherCpus\""));
+    assert_non_null(strstr(text, "\"stealCpus\""));
     free(text);
     EXPECT_OK(rg("verify m.json"));
     /* The warning follows the load, read here too: asserted only when the load

@@ -3,7 +3,7 @@
  * solution (011, 012, 014): the built binary (RG_BINARY_DIR/ropegrad) writes
  * a solution, which is parsed back. The point of the command is that the
  * submitted kernel is the library's kernel, so the embedded kernel header
- * (kernels.cuh for 014, forward_kernels.cuh for 011/012), rope_math.cuh and
+ * (each op folder's kernels.cuh), rope_math.cuh and
  * ropegrad.h must equal the source tree's files byte for byte (if the embed
  * step ever went stale or copied a different file, this fails). Plus the
  * definition (read from the suite's definition.json, not from the op table),
@@ -86,11 +86,11 @@ typedef struct expect_op {
 } expect_op;
 
 static const expect_op ops[] = {
-    {"suites/sol-execbench-011", "ropegrad_forward_kernels.cuh", "src/op/forward_kernels.cuh",
+    {"suites/sol-execbench-011", "ropegrad_rope_forward_kernels.cuh", "src/op/rope_forward/kernels.cuh",
      "rg_rope_forward_launch(&p, at::cuda::getCurrentCUDAStream())"},
-    {"suites/sol-execbench-012", "ropegrad_forward_kernels.cuh", "src/op/forward_kernels.cuh",
+    {"suites/sol-execbench-012", "ropegrad_cos_sin_kernels.cuh", "src/op/cos_sin/kernels.cuh",
      "rg_cos_sin_launch(&p, at::cuda::getCurrentCUDAStream())"},
-    {"suites/sol-execbench-014", "ropegrad_kernels.cuh", "src/op/kernels.cuh",
+    {"suites/sol-execbench-014", "ropegrad_kernels.cuh", "src/op/rope_backward/kernels.cuh",
      "rg_cuda_launch(&p, 0, at::cuda::getCurrentCUDAStream())"},
 };
 #define N_OPS (sizeof ops / sizeof ops[0])
@@ -218,7 +218,7 @@ static void check_solution(const cJSON *root, const expect_op *e, const char *na
     }
     assert_non_null(strstr(cu, "at::cuda::getCurrentCUDAStream()"));
     assert_non_null(strstr(module, "m.def(\"run\""));
-    if (strstr(e->from, "src/op/kernels.cuh")) assert_non_null(strstr(cu, "inv_freq_expanded.stride(0)"));
+    if (strstr(e->from, "src/op/rope_backward/kernels.cuh")) assert_non_null(strstr(cu, "inv_freq_expanded.stride(0)"));
     cJSON_Delete(def);
 }
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "gate.h"
+#include "model.h"
 #include "rank.h"
 #include "test_record_fixture.h"
 #include "test_util.h"
@@ -25,8 +26,10 @@ static int setup(void **state)
 
 static int teardown(void **state) { return tu_rm_rf(dir); }
 
-/* A CPU fixture manifest (4 threads) recorded at load average `load` (NAN: not recorded). */
-static cJSON *cpu_manifest(double scale, int stamp, double load)
+/* A CPU fixture manifest (4 threads) recorded at load average `load` (NAN:
+ * not recorded) with other processes' and steal's CPUs over the run (NAN:
+ * not measured, as in records made before they were). */
+static cJSON *cpu_manifest_share(double scale, int stamp, double load, double other, double steal)
 {
     rg_suite s;
     rg_run_result r;
@@ -34,12 +37,15 @@ static cJSON *cpu_manifest(double scale, int stamp, double load)
     fx_suite(&s);
     fx_run(&r, &s, "", 0, scale, stamp);
     if (!isnan(load)) r.env.load_known = 1, r.env.load_avg_1m = load, r.env.load_cpus = 4;
+    if (!isnan(other)) r.env.cpu_share = (rg_cpu_share){1, other, steal, 2.5};
     cJSON *m = rg_manifest_build(&r, &s, NULL, err, sizeof err);
     if (!m) fail_msg("build: %s", err);
     fx_run_free(&r);
     fx_suite_free(&s);
     return m;
 }
+
+static cJSON *cpu_manifest(double scale, int stamp, double load) { return cpu_manifest_share(scale, stamp, load, NAN, NAN); }
 
 static void read_manifest(cJSON *doc, rg_manifest *m)
 {
@@ -74,6 +80,33 @@ static void test_judge(void **state)
     assert_int_equal(rg_gate_judge(NULL, 5, 200, 5, 0.05, &m, &sd, &z), RG_VERDICT_UNCLEAR);
 }
 
+/* One wild run in a history: the mean and sd move and widen so far that a
+ * 10% slower run is SAME; the median and MAD do not, and call it SLOW, while
+ * a same-code run stays SAME under both. */
+static void test_judge_robust(void **state)
+{
+    const double h[7] = {100, 101, 99, 100.5, 99.5, 100, 240};
+    double c, s, z;
+    assert_int_equal(rg_gate_judge(h, 7, 110, 5, 0.05, &c, &s, &z), RG_VERDICT_SAME);
+    assert_int_equal(rg_gate_judge_robust(h, 7, 110, 5, 0.05, &c, &s, &z), RG_VERDICT_SLOW);
+    assert_true(c == 100 && fabs(s - 1.4826 * 0.5) < 1e-12 && fabs(z - 10 / s) < 1e-9);   /* |deviations| median 0.5 */
+    assert_int_equal(rg_gate_judge_robust(h, 7, 101, 5, 0.05, &c, &s, &z), RG_VERDICT_SAME);
+    assert_int_equal(rg_gate_judge_robust(h, 7, 90, 5, 0.05, &c, &s, &z), RG_VERDICT_FAST);
+    assert_int_equal(rg_gate_judge_robust(h, 6, 101, 5, 0.05, &c, &s, &z), RG_VERDICT_SAME);   /* even n */
+    assert_true(c == 100);
+    /* No spread: the minimum effect alone decides. */
+    const double flat[5] = {100, 100, 100, 100, 100};
+    assert_int_equal(rg_gate_judge_robust(flat, 5, 106, 5, 0.05, &c, &s, &z), RG_VERDICT_SLOW);
+    assert_int_equal(rg_gate_judge_robust(flat, 5, 103, 5, 0.05, &c, &s, &z), RG_VERDICT_SAME);
+    /* Bad input: UNCLEAR, the history left as it was (not sorted in place). */
+    assert_int_equal(rg_gate_judge_robust(h, 4, 200, 5, 0.05, &c, &s, &z), RG_VERDICT_UNCLEAR);
+    assert_int_equal(rg_gate_judge_robust(h, RG_GATE_LOOKBACK + 1, 200, 5, 0.05, &c, &s, &z), RG_VERDICT_UNCLEAR);
+    assert_int_equal(rg_gate_judge_robust(h, 7, NAN, 5, 0.05, &c, &s, &z), RG_VERDICT_UNCLEAR);
+    assert_int_equal(rg_gate_judge_robust(h, 7, 110, 0, 0.05, &c, &s, &z), RG_VERDICT_UNCLEAR);
+    assert_int_equal(rg_gate_judge_robust(NULL, 7, 110, 5, 0.05, &c, &s, &z), RG_VERDICT_UNCLEAR);
+    assert_true(h[6] == 240 && h[0] == 100);
+}
+
 static void test_busy(void **state)
 {
     rg_manifest m;
@@ -88,9 +121,87 @@ static void test_busy(void **state)
     read_manifest(cpu_manifest(1, 1, NAN), &m);   /* not recorded: not called busy */
     assert_int_equal(rg_manifest_busy(&m, why, sizeof why), 0);
     rg_manifest_free(&m);
+    read_manifest(cpu_manifest(1, 1, 2.5), &m);   /* a record without the share over the run */
+    assert_true(isnan(m.other_cpus) && isnan(m.steal_cpus) && isnan(m.share_seconds));
+    assert_int_equal(rg_manifest_busy(&m, why, sizeof why), 1);
+    assert_string_equal(why, "load average 2.50 on 4 CPUs");
+    rg_manifest_free(&m);
     read_manifest(fx_manifest("NVIDIA H200", 0, 1, 1), &m);
     assert_int_equal(rg_manifest_busy(&m, why, sizeof why), 0);
     rg_manifest_free(&m);
+}
+
+/* The share over the run decides when it was measured: other processes at
+ * a quarter of the CPUs or more, or steal at 5% of them or more; the load average at
+ * the start no longer does. */
+static void test_busy_share(void **state)
+{
+    rg_manifest m;
+    char why[96];
+    read_manifest(cpu_manifest_share(1, 1, 0.1, 1.0, 0.0), &m);
+    assert_true(m.other_cpus == 1.0 && m.steal_cpus == 0.0 && m.share_seconds == 2.5);
+    assert_int_equal(rg_manifest_busy(&m, why, sizeof why), 1);
+    assert_string_equal(why, "other processes used 1.00 of 4 CPUs over the run");
+    rg_manifest_free(&m);
+    read_manifest(cpu_manifest_share(1, 1, 0.1, 0.95, 0.15), &m);
+    assert_int_equal(rg_manifest_busy(&m, why, sizeof why), 0);
+    assert_string_equal(why, "");
+    rg_manifest_free(&m);
+    read_manifest(cpu_manifest_share(1, 1, 0.1, 0.3, 0.2), &m);
+    assert_int_equal(rg_manifest_busy(&m, why, sizeof why), 1);
+    assert_string_equal(why, "steal took 0.20 of 4 CPUs over the run");
+    rg_manifest_free(&m);
+    /* A busy load average at the start, a quiet run: not busy. */
+    read_manifest(cpu_manifest_share(1, 1, 3.5, 0.9, 0.0), &m);
+    assert_int_equal(rg_manifest_busy(&m, why, sizeof why), 0);
+    rg_manifest_free(&m);
+    /* A quiet load average at the start, a busy loop started just before the run: busy. */
+    read_manifest(cpu_manifest_share(1, 1, 0.2, 1.3, 0.0), &m);
+    assert_int_equal(rg_manifest_busy(&m, why, sizeof why), 1);
+    assert_string_equal(why, "other processes used 1.30 of 4 CPUs over the run");
+    rg_manifest_free(&m);
+}
+
+/* The run page's Environment: the value of row `key`, NULL when absent. */
+static const char *env_row(const rg_run_view *v, const char *key)
+{
+    for (size_t i = 0; i < v->environment.n; i++)
+        if (!strcmp(v->environment.items[i].key, key)) return v->environment.items[i].value;
+    return NULL;
+}
+
+static void run_view(cJSON *doc, rg_run_view *v)
+{
+    rg_manifest m;
+    rg_run_row row;
+    char err[RG_ERRLEN];
+    read_manifest(doc, &m);
+    memset(&row, 0, sizeof row);
+    row.id = 7;
+    if (rg_model_run_from_manifest(&m, &row, v, err, sizeof err)) fail_msg("model: %s", err);
+    rg_manifest_free(&m);
+}
+
+/* The run page shows the share over the run and the gate's judgement of it
+ * beside the load average; a record without it, the load average's. */
+static void test_run_page_share(void **state)
+{
+    rg_run_view v;
+    run_view(cpu_manifest_share(1, 1, 0.2, 2.2, 0.01), &v);
+    assert_string_equal(env_row(&v, "load average (1 min)"), "0.20 on 4 online CPUs, at the run's start");
+    assert_string_equal(env_row(&v, "CPU taken by others (over the run)"),
+                        "other processes 2.20 of 4 CPUs, steal 0.01, over 2.5 s · busy (other processes used 2.20 of 4 "
+                        "CPUs over the run): the regression gate calls it UNCLEAR, never SLOW");
+    rg_model_run_free(&v);
+    run_view(cpu_manifest_share(1, 1, 3.0, 0.3, 0.0), &v);
+    assert_string_equal(env_row(&v, "CPU taken by others (over the run)"),
+                        "other processes 0.30 of 4 CPUs, steal 0.00, over 2.5 s · not busy (others below 25% of the "
+                        "CPUs, steal below 5%)");
+    rg_model_run_free(&v);
+    run_view(cpu_manifest(1, 1, 3.0), &v);
+    assert_null(env_row(&v, "CPU taken by others (over the run)"));
+    assert_non_null(strstr(env_row(&v, "load average (1 min)"), "3.00 on 4 online CPUs · busy (at or above half"));
+    rg_model_run_free(&v);
 }
 
 /* A run 30% slower than its baseline: SLOW when quiet, UNCLEAR when busy. */
@@ -147,6 +258,12 @@ static void test_history_rule(void **state)
     assert_int_equal(h.verdict, RG_VERDICT_SAME);
     int64_t slow = store(g, cpu_manifest(1.10, 18, 0.2));
     int64_t slow_busy = store(g, cpu_manifest(1.10, 19, 2.5));
+    int64_t slow_shared = store(g, cpu_manifest_share(1.10, 20, 0.2, 2.2, 0.01));
+    int64_t slow_stolen = store(g, cpu_manifest_share(1.10, 21, 0.2, 0.5, 0.3));
+    int64_t after = store(g, cpu_manifest_share(1.0, 22, 0.2, 0.3, 0.01));
+    assert_int_equal(rg_gate_history_check(g, after, RG_GATE_Z, 0.05, &h, err, sizeof err), 0);
+    assert_int_equal(h.skipped, 4);   /* the four busy runs, by load average, other processes and steal */
+    assert_int_equal(h.n, 8);
     rg_registry_close(g);
     (void)busy_hist;
 
@@ -161,6 +278,11 @@ static void test_history_rule(void **state)
     assert_int_equal(rg("runs check %lld --db g.db", (long long)slow_busy), 0);
     assert_non_null(strstr(out_text, ": UNCLEAR"));
     assert_non_null(strstr(out_text, "busy machine (load average 2.50 on 4 CPUs): UNCLEAR, never SLOW"));
+    assert_int_equal(rg("runs check %lld --db g.db", (long long)slow_shared), 0);
+    assert_non_null(strstr(out_text, ": UNCLEAR"));
+    assert_non_null(strstr(out_text, "busy machine (other processes used 2.20 of 4 CPUs over the run): UNCLEAR, never SLOW"));
+    assert_int_equal(rg("runs check %lld --db g.db", (long long)slow_stolen), 0);
+    assert_non_null(strstr(out_text, "busy machine (steal took 0.30 of 4 CPUs over the run): UNCLEAR, never SLOW"));
     /* A higher z threshold than the slowdown's z: SAME. */
     assert_int_equal(rg("runs check %lld --db g.db --z 100", (long long)slow), 0);
     assert_non_null(strstr(out_text, ": SAME"));
@@ -177,7 +299,10 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_judge),
+        cmocka_unit_test(test_judge_robust),
         cmocka_unit_test(test_busy),
+        cmocka_unit_test(test_busy_share),
+        cmocka_unit_test(test_run_page_share),
         cmocka_unit_test(test_busy_pair_never_slow),
         cmocka_unit_test_setup_teardown(test_history_rule, setup, teardown),
     };

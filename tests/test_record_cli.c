@@ -144,6 +144,11 @@ static void test_errors(void **state)
     assert_int_equal(system(cmd), 0);
     /* Usage errors. */
     assert_int_equal(rg("runs"), 2);
+    /* An option that wants a value, given none at the end: one line, no crash. */
+    assert_int_equal(rg("runs --db"), 2);
+    assert_int_equal(tu_count_lines(err_text), 1);
+    assert_int_equal(rg("runs list --evidence"), 2);
+    assert_int_equal(tu_count_lines(err_text), 1);
     assert_int_equal(rg("runs frobnicate --db v.db"), 2);
     assert_int_equal(rg("runs show --db v.db"), 2);
     assert_int_equal(rg("runs show abc --db v.db"), 2);

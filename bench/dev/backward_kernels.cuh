@@ -49,12 +49,17 @@
 //                same way (6, 8, 11 also need D = 128 or 256; 9, D = 128).
 //
 // Development copy (bench/dev_kernels.cu): the shipped kernels (2, 10 = 3 with
-// FAST, 12) and their device helpers come from src/op/kernels.cuh; this file adds
-// versions 1, 4, 5/6/8/11 and 9 and the launcher of every version.
+// FAST, 12, 14) and their device helpers come from
+// src/op/rope_backward/kernels.cuh; this file adds versions 1, 4, 5/6/8/11 and 9,
+// the development switches (RG_K5_WAVES) and the launcher of every version,
+// rg_dev_launch (the library's own launcher is rg_cuda_launch).
 #pragma once
 
-#define RG_KERNELS_DEV 1  // src/op/kernels.cuh: leave out its (shipped-only) launcher
-#include "kernels.cuh"
+#include "rope_backward/kernels.cuh"
+
+#ifndef RG_K5_WAVES
+#define RG_K5_WAVES 4  // resident-block waves of kernel 5's grid
+#endif
 
 // ---------------------------------------------------------------------------
 // Kernel 1: naive. One thread per row; CUDA's own sincosf (accurate, with its
@@ -338,7 +343,7 @@ static __global__ void __launch_bounds__(128) rg_k9_bulk(ropegrad_problem p)
 #endif
 }
 // Kernel 14 (EPT 4, the library's default since 2026-12-01) and 15 (EPT 2):
-// rg_k14_2d in src/op/kernels.cuh.
+// rg_k14_2d in src/op/rope_backward/kernels.cuh.
 
 // ---------------------------------------------------------------------------
 // Launcher
@@ -346,12 +351,12 @@ static __global__ void __launch_bounds__(128) rg_k9_bulk(ropegrad_problem p)
 #ifndef RG_K14_SPREAD
 #define RG_K14_SPREAD 0
 #endif
-#define RG_KERNEL_COUNT 15
+#define RG_DEV_KERNEL_COUNT 15
 
 // The development copy accepts every version (the library: 0 and 12 only).
-static inline bool rg_kernel_shipped(int kernel) { return kernel >= 0 && kernel <= RG_KERNEL_COUNT; }
+static inline bool rg_dev_kernel_known(int kernel) { return kernel >= 0 && kernel <= RG_DEV_KERNEL_COUNT; }
 
-static const char *const rg_kernel_names[RG_KERNEL_COUNT + 1] = {
+static const char *const rg_dev_kernel_names[RG_DEV_KERNEL_COUNT + 1] = {
     "default", "1-naive", "2-warp", "3-vec", "4-vec-dbuf", "5-vec-pf", "6-vec-lat", "7-vec-ef", "8-vec-lat-ef", "9-bulk",
     "10-vec-mufu", "11-lat-mufu", "12-vec-2d", "13-vec-2d-st", "14-2d-ept4", "15-2d-ept2"};
 
@@ -372,26 +377,9 @@ static cudaError_t rg_launch_lat(const ropegrad_problem &p, int sms, cudaStream_
     return cudaGetLastError();
 }
 
-// Kernels 3/4 apply when each thread's 8 d's are whole 16-byte vectors and a
-// row's group fits in a warp: H = 8*TPR with TPR in {1,..,32}, and every
-// pointer (and the inv_freq batch stride) 16-byte aligned.
-static inline int rg_vec_tpr(const ropegrad_problem *p)
-{
-    const int64_t H = p->head_dim / 2;
-    if (H % RG_EPT) return 0;
-    const int64_t tpr = H / RG_EPT;
-    if (tpr != 1 && tpr != 2 && tpr != 4 && tpr != 8 && tpr != 16 && tpr != 32) return 0;
-    const size_t esz = p->grad_dtype == ROPEGRAD_F32 ? 4 : 2;
-    const uintptr_t a = (uintptr_t)p->grad_cos | (uintptr_t)p->grad_sin | (uintptr_t)p->emb |
-                        (uintptr_t)p->inv_freq;
-    if (a % 16) return 0;
-    if ((p->inv_freq_batch_stride * 4) % 16) return 0;
-    if (((size_t)H * esz) % 16) return 0;  // the hi half starts on a 16-byte boundary
-    return (int)tpr;
-}
-
+// Kernels 3/4 apply where the shipped kernels 10/12 do: rg_vec_tpr (src/op/rope_backward/kernels.cuh).
 template <int ESZ, int TPR>
-static cudaError_t rg_launch_vec(const ropegrad_problem &p, int kernel, int sms, cudaStream_t st)
+static cudaError_t rg_dev_launch_vec(const ropegrad_problem &p, int kernel, int sms, cudaStream_t st)
 {
     const int64_t rows = p.batch_size * p.seq_len;
     const int64_t threads_needed = (rows + 32 / TPR - 1) / (32 / TPR) * 32;  // whole warps
@@ -437,7 +425,7 @@ static cudaError_t rg_launch_vec(const ropegrad_problem &p, int kernel, int sms,
                 else rg_k14_2d<ESZ, T2, 2, ROPEGRAD_F16><<<grid, block, 0, st>>>(p);
             }
         } else {
-            return rg_launch_vec<ESZ, TPR>(p, 12, sms, st);  // H > 64: rows too wide for one warp at EPT 2/4
+            return rg_dev_launch_vec<ESZ, TPR>(p, 12, sms, st);  // H > 64: rows too wide for one warp at EPT 2/4
         }
     } else if (kernel == 3 || kernel == 7 || kernel == 10) {
         const int block = RG_K3_BLOCK;
@@ -465,22 +453,22 @@ static cudaError_t rg_launch_vec(const ropegrad_problem &p, int kernel, int sms,
 }
 
 template <int ESZ>
-static cudaError_t rg_launch_vec_esz(const ropegrad_problem &p, int tpr, int kernel, int sms, cudaStream_t st)
+static cudaError_t rg_dev_launch_vec_esz(const ropegrad_problem &p, int tpr, int kernel, int sms, cudaStream_t st)
 {
     switch (tpr) {
-    case 1: return rg_launch_vec<ESZ, 1>(p, kernel, sms, st);
-    case 2: return rg_launch_vec<ESZ, 2>(p, kernel, sms, st);
-    case 4: return rg_launch_vec<ESZ, 4>(p, kernel, sms, st);
-    case 8: return rg_launch_vec<ESZ, 8>(p, kernel, sms, st);
-    case 16: return rg_launch_vec<ESZ, 16>(p, kernel, sms, st);
-    default: return rg_launch_vec<ESZ, 32>(p, kernel, sms, st);
+    case 1: return rg_dev_launch_vec<ESZ, 1>(p, kernel, sms, st);
+    case 2: return rg_dev_launch_vec<ESZ, 2>(p, kernel, sms, st);
+    case 4: return rg_dev_launch_vec<ESZ, 4>(p, kernel, sms, st);
+    case 8: return rg_dev_launch_vec<ESZ, 8>(p, kernel, sms, st);
+    case 16: return rg_dev_launch_vec<ESZ, 16>(p, kernel, sms, st);
+    default: return rg_dev_launch_vec<ESZ, 32>(p, kernel, sms, st);
     }
 }
 
 // Launches kernel version `kernel` (0 = best that applies) on `st`. The problem
 // must already be validated. Versions 3 and 4 fall back to 2 for problems they
 // do not specialize. Returns the launch's cudaError_t.
-static cudaError_t rg_cuda_launch(const ropegrad_problem *p, int kernel, cudaStream_t st)
+static cudaError_t rg_dev_launch(const ropegrad_problem *p, int kernel, cudaStream_t st)
 {
     int dev = 0, sms = 0;
     cudaError_t e = cudaGetDevice(&dev);
@@ -488,7 +476,7 @@ static cudaError_t rg_cuda_launch(const ropegrad_problem *p, int kernel, cudaStr
     if (e != cudaSuccess) return e;
     const int64_t rows = p->batch_size * p->seq_len;
     const int tpr = rg_vec_tpr(p);
-    // Default: kernel 14, as the library's launcher (src/op/kernels.cuh).
+    // Default: kernel 14, as the library's launcher (src/op/rope_backward/kernels.cuh).
     if (kernel == 0) kernel = 14;
     if (kernel == 6 && !(tpr && (p->head_dim == 128 || p->head_dim == 256))) kernel = tpr ? 3 : 2;
     if (kernel == 8 && !(tpr && (p->head_dim == 128 || p->head_dim == 256))) kernel = tpr ? 7 : 2;
@@ -534,7 +522,7 @@ static cudaError_t rg_cuda_launch(const ropegrad_problem *p, int kernel, cudaStr
         if (p->grad_dtype == ROPEGRAD_BF16) return rg_launch_lat<2, false, true, ROPEGRAD_BF16>(*p, sms, st);
         return rg_launch_lat<2, false, true, ROPEGRAD_F16>(*p, sms, st);
     default:
-        return p->grad_dtype == ROPEGRAD_F32 ? rg_launch_vec_esz<4>(*p, tpr, kernel, sms, st)
-                                             : rg_launch_vec_esz<2>(*p, tpr, kernel, sms, st);
+        return p->grad_dtype == ROPEGRAD_F32 ? rg_dev_launch_vec_esz<4>(*p, tpr, kernel, sms, st)
+                                             : rg_dev_launch_vec_esz<2>(*p, tpr, kernel, sms, st);
     }
 }

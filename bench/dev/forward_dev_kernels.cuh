@@ -135,7 +135,96 @@
 
 #include <algorithm>
 
-#include "forward_kernels.cuh"
+#include "cos_sin/kernels.cuh"
+#include "rope_forward/kernels.cuh"
+
+// VPT floats from 4*VPT-byte aligned memory, 8 included (the library's
+// rg_load_floats stops at 4: no shipped kernel takes 8).
+template <int VPT>
+static __device__ __forceinline__ void fd_load_floats(const float *p, float *f)
+{
+    if constexpr (VPT == 8) {
+        const float4 a = __ldg((const float4 *)p), b = __ldg((const float4 *)p + 1);
+        f[0] = a.x, f[1] = a.y, f[2] = a.z, f[3] = a.w, f[4] = b.x, f[5] = b.y, f[6] = b.z, f[7] = b.w;
+    } else {
+        rg_load_floats<VPT>(p, f);
+    }
+}
+
+// The common path of VPT values at position p: their words (w), whether an
+// argument or the scale leaves the fast range (far), and the mask of values
+// whose bf16 rounding the test leaves uncertain (returned). TEST false: no
+// test (the timing-only variants). The library's rg_rope_forward_common
+// (src/op/rope_forward/kernels.cuh) always tests.
+template <int VPT, bool S1, bool TEST = true>
+static __device__ __forceinline__ uint32_t fd_rope_forward_common(float p, const float *f, float scale,
+                                                                  rg_wordvec<VPT> &w, bool &far)
+{
+    uint32_t amb = 0;
+    far = !(fabsf(scale) <= 1.0e30f);
+#pragma unroll
+    for (int i = 0; i < VPT; i++) {
+        const float x = p * f[i];
+        float vs, vc;
+        if (TEST) {
+            if (rg_sincos_scaled<S1>(x, scale, &vs, &vc)) amb |= 1u << i;
+        } else {
+            rg_sincos_core(x, &vs, &vc);
+            if (!S1) vs *= scale, vc *= scale;
+        }
+        far |= !(fabsf(x) <= RG_SINCOS_FAST_MAX);
+        w.w[i] = rg_pack_bf16x2(vc, vs);
+    }
+    return amb;
+}
+
+// The library's rg_rope_forward_loop with a TEST parameter (false: no rounding test, timing only).
+template <bool S1, bool TEST = true>
+static __global__ void __launch_bounds__(256) fd_rope_forward_loop(const int64_t *__restrict__ pos,
+                                                                   const float *__restrict__ inv, float scale,
+                                                                   uint32_t *__restrict__ out, int rows, int rpw)
+{
+    constexpr int VPT = 4, H = 64, RPS = 2;
+    const int lane = threadIdx.x & 31, k = lane & 15, sub = lane >> 4;
+    const int r0 = ((blockIdx.x * blockDim.x + threadIdx.x) >> 5) * rpw;
+    if (r0 >= rows) return;   // whole warps: the loop shuffles
+    const int rend = min(r0 + rpw, rows);
+    float f[VPT];
+    fd_load_floats<VPT>(inv + VPT * k, f);
+    const float pl = r0 + lane < rend ? (float)__ldg(pos + r0 + lane) : 0.0f;
+    uint64_t defer = 0;
+    int step = 0;
+#pragma unroll 1
+    for (int r = r0; r < rend; r += RPS, step++) {
+        const int rr = r + sub;
+        const float p = __shfl_sync(0xffffffffu, pl, (rr - r0) & 31);
+        if (rr >= rend) continue;
+        uint32_t *o = out + (size_t)rr * (2 * H) + VPT * k;
+        rg_wordvec<VPT> w;
+        bool far;
+        const uint32_t amb = fd_rope_forward_common<VPT, S1, TEST>(p, f, scale, w, far);
+        if (far) {
+            rg_rope_forward_far<VPT>(pos + rr, inv + VPT * k, scale, o, H);
+            continue;
+        }
+        rg_store_words<VPT>(o, w);
+        rg_store_words<VPT>(o + H, w);
+        defer |= (uint64_t)amb << (step * VPT);
+    }
+#pragma unroll 1
+    while (defer) {
+        const int b = __ffsll((long long)defer) - 1;
+        defer &= defer - 1;
+        const int rr = r0 + (b / VPT) * RPS + sub, i = b % VPT;
+        const float fi = i == 0 ? f[0] : i == 1 ? f[1] : i == 2 ? f[2] : f[3];
+        const uint32_t wd = rg_sincos_bf16_scratch<S1>((float)__ldg(pos + rr) * fi, scale);
+        uint32_t *o = out + (size_t)rr * (2 * H) + VPT * k + i;
+        o[0] = wd;
+        o[H] = wd;
+    }
+}
+
+
 
 // The rounding test of versions 2-16, before the library's test in ulps
 // (rg_bf16_near_mid<K>, rope_math.cuh): a bound in units of the value,
@@ -218,7 +307,7 @@ static __global__ void __launch_bounds__(256) fd11(const int64_t *__restrict__ p
     if (r >= rows) return;
     const float p = (float)__ldg(pos + r);
     float f[VPT];
-    rg_load_floats<VPT>(inv + VPT * k, f);
+    fd_load_floats<VPT>(inv + VPT * k, f);
     uint32_t *o = out + r * (2 * H) + VPT * k;   // a row: 2*H words (cos | sin << 16)
     fd_words<VPT> w;
     if constexpr (V == 3) {
@@ -276,7 +365,7 @@ static __global__ void __launch_bounds__(256) fd12(const float *__restrict__ fre
     if (r >= rows) return;
     const float *in = freqs + r * H + VPT * k;
     float f[VPT];
-    rg_load_floats<VPT>(in, f);
+    fd_load_floats<VPT>(in, f);
     uint32_t *oc = cos_out + r * H + (VPT / 2) * k, *os = sin_out + r * H + (VPT / 2) * k;
     fd_words<VPT / 2> cw, sw;
     if constexpr (V == 3) {
@@ -405,7 +494,7 @@ static __global__ void __launch_bounds__(BS) fd11_v5(const int64_t *__restrict__
     const int64_t pi = __ldg(pos + r);
     const float p = MODE == 6 ? __uint_as_float(0x4b000000u | (uint32_t)pi) - 8388608.0f : (float)pi;
     float f[VPT];
-    rg_load_floats<VPT>(inv + VPT * k, f);
+    fd_load_floats<VPT>(inv + VPT * k, f);
     uint32_t *o = out + (size_t)r * (2 * H) + VPT * k;
     uint32_t amb = 0;
     bool far = !(fabsf(scale) <= 1.0e30f) || (MODE == 6 && (uint64_t)pi >= (1u << 23));
@@ -464,7 +553,7 @@ static __global__ void __launch_bounds__(BS) fd12_v5(const float *__restrict__ f
     if (r >= rows) return;
     const float *in = freqs + (size_t)r * H + VPT * k;
     float f[VPT];
-    rg_load_floats<VPT>(in, f);
+    fd_load_floats<VPT>(in, f);
     uint32_t *oc = cos_out + (size_t)r * H + (VPT / 2) * k, *os = sin_out + (size_t)r * H + (VPT / 2) * k;
     uint32_t amb = 0;
     bool far = !(fabsf(scale) <= 1.0e30f);
@@ -532,7 +621,7 @@ static __global__ void __launch_bounds__(256) fd11_warm(const int64_t *__restric
     if (r >= rows) return;
     const int64_t pi = __ldg(pos + r);
     float f[VPT];
-    rg_load_floats<VPT>(inv + VPT * k, f);
+    fd_load_floats<VPT>(inv + VPT * k, f);
     uint32_t *o = out + (size_t)r * (2 * H) + VPT * k;
     uint32_t keep = 0;
     int pass = 0;
@@ -597,8 +686,8 @@ static void fd11_loop_go(const int64_t *pos, const float *inv, float scale, uint
     const int64_t warps = (rows + rpw - 1) / rpw;
     const unsigned g = (unsigned)((warps * 32 + bs - 1) / bs);
     if (scale == 1.0f)
-        rg_rope_forward_loop<true, TEST><<<g, bs, 0, st>>>(pos, inv, 1.0f, (uint32_t *)out, (int)rows, (int)rpw);
-    else rg_rope_forward_loop<false, TEST><<<g, bs, 0, st>>>(pos, inv, scale, (uint32_t *)out, (int)rows, (int)rpw);
+        fd_rope_forward_loop<true, TEST><<<g, bs, 0, st>>>(pos, inv, 1.0f, (uint32_t *)out, (int)rows, (int)rpw);
+    else fd_rope_forward_loop<false, TEST><<<g, bs, 0, st>>>(pos, inv, scale, (uint32_t *)out, (int)rows, (int)rpw);
 }
 
 // ---- versions 10, 11: reuse of equal positions across batches (011) ----------------------
@@ -618,7 +707,7 @@ static __global__ void __launch_bounds__(256) fd11_memo_chunk(const int64_t *__r
     const int gl = lane % GW, base = lane - gl;
     const float pl = gl < nb ? (float)__ldg(pos + (size_t)(b0 + gl) * S + s) : 0.0f;
     float f[VPT];
-    rg_load_floats<VPT>(inv + VPT * k, f);
+    fd_load_floats<VPT>(inv + VPT * k, f);
     rg_wordvec<VPT> w;
     float plast = __int_as_float(0x7fc00000);   // NaN: equal to no position
 #pragma unroll 1
@@ -666,7 +755,7 @@ static __global__ void __launch_bounds__(256) fd11_memo_block(const int64_t *__r
     __shared__ int ref_far;
     if (threadIdx.x == 0) ref_far = 0;
     float f[VPT];
-    rg_load_floats<VPT>(inv + VPT * k, f);
+    fd_load_floats<VPT>(inv + VPT * k, f);
     const size_t r = (size_t)b * S + s;
     const float p = live ? (float)__ldg(pos + r) : 0.0f;
     const float p0 = s < S ? (float)__ldg(pos + (size_t)b0 * S + s) : 0.0f;

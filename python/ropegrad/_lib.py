@@ -121,6 +121,51 @@ if ctypes.sizeof(ctypes.c_void_p) == 8 and (ctypes.sizeof(ForwardProblem), Forwa
 _FWD_P = ctypes.POINTER(ForwardProblem)
 _CS_P = ctypes.POINTER(CosSinProblem)
 
+# ropegrad_layout (a C enum: an int)
+LAYOUT_BHSD = 0
+LAYOUT_BSHD = 1
+
+
+class ApplyShape(ctypes.Structure):
+    """struct ropegrad_rope_apply_shape (L1/088, L1/068): 5 x int64, 3 enums
+    (+4 pad), int64: 64 bytes on LP64."""
+
+    _fields_ = [
+        ("batch_size", ctypes.c_int64),
+        ("seq_len", ctypes.c_int64),
+        ("head_dim", ctypes.c_int64),
+        ("num_heads", ctypes.c_int64),
+        ("num_kv_heads", ctypes.c_int64),
+        ("layout", ctypes.c_int),
+        ("dtype", ctypes.c_int),
+        ("cos_sin_dtype", ctypes.c_int),
+        ("cos_sin_batch_stride", ctypes.c_int64),
+    ]
+
+
+class ApplyProblem(ctypes.Structure):
+    """struct ropegrad_rope_apply_problem (L1/088): the shape, 6 pointers: 112 bytes."""
+
+    _fields_ = [("shape", ApplyShape)] + [(n, ctypes.c_void_p) for n in ("q", "k", "cos", "sin", "q_out", "k_out")]
+
+
+class ApplyBackwardProblem(ctypes.Structure):
+    """struct ropegrad_rope_apply_backward_problem (L1/068): the shape, 10 pointers: 144 bytes."""
+
+    _fields_ = [("shape", ApplyShape)] + [(n, ctypes.c_void_p) for n in (
+        "grad_q_out", "grad_k_out", "q", "k", "cos", "sin", "grad_q", "grad_k", "grad_cos", "grad_sin")]
+
+
+# Offsets as gcc lays them out (offsetof, checked against include/ropegrad.h).
+if ctypes.sizeof(ctypes.c_void_p) == 8 and (
+        ctypes.sizeof(ApplyShape), ApplyShape.layout.offset, ApplyShape.cos_sin_batch_stride.offset,
+        ctypes.sizeof(ApplyProblem), ApplyProblem.q.offset, ApplyProblem.k_out.offset,
+        ctypes.sizeof(ApplyBackwardProblem), ApplyBackwardProblem.grad_sin.offset) != (64, 40, 56, 112, 64, 104, 144, 136):
+    raise ImportError("ropegrad: ctypes layout of the apply problems does not match the C ABI")
+
+_APPLY_P = ctypes.POINTER(ApplyProblem)
+_APPLY_BWD_P = ctypes.POINTER(ApplyBackwardProblem)
+
 # name: (restype, argtypes)
 _SIGNATURES = {
     "ropegrad_validate": (ctypes.c_int, [_PROBLEM_P]),
@@ -132,6 +177,10 @@ _SIGNATURES = {
     "ropegrad_rope_forward_cuda": (ctypes.c_int, [_FWD_P, ctypes.c_void_p]),
     "ropegrad_cos_sin_cpu": (ctypes.c_int, [_CS_P, ctypes.c_int]),
     "ropegrad_cos_sin_cuda": (ctypes.c_int, [_CS_P, ctypes.c_void_p]),
+    "ropegrad_rope_apply_cpu": (ctypes.c_int, [_APPLY_P, ctypes.c_int]),
+    "ropegrad_rope_apply_cuda": (ctypes.c_int, [_APPLY_P, ctypes.c_void_p]),
+    "ropegrad_rope_apply_backward_cpu": (ctypes.c_int, [_APPLY_BWD_P, ctypes.c_int]),
+    "ropegrad_rope_apply_backward_cuda": (ctypes.c_int, [_APPLY_BWD_P, ctypes.c_void_p]),
     "ropegrad_cuda_kernel_count": (ctypes.c_int, []),
     "ropegrad_cuda_kernel_name": (ctypes.c_char_p, [ctypes.c_int]),
     "ropegrad_cuda_available": (ctypes.c_int, []),
@@ -295,3 +344,24 @@ def cos_sin(p, stream=None, num_threads=0):
         check(lib.ropegrad_cos_sin_cpu(ctypes.byref(p), int(num_threads)), "ropegrad_cos_sin_cpu")
     else:
         check(lib.ropegrad_cos_sin_cuda(ctypes.byref(p), ctypes.c_void_p(int(stream) or None)), "ropegrad_cos_sin_cuda")
+
+
+
+def _run_op(name, p, stream, num_threads):
+    """ropegrad_<name>_cpu (stream None) or ropegrad_<name>_cuda (stream: a cudaStream_t as an int, 0 = legacy)."""
+    lib = load()
+    if stream is None:
+        check(getattr(lib, "ropegrad_%s_cpu" % name)(ctypes.byref(p), int(num_threads)), "ropegrad_%s_cpu" % name)
+    else:
+        check(getattr(lib, "ropegrad_%s_cuda" % name)(ctypes.byref(p), ctypes.c_void_p(int(stream) or None)),
+              "ropegrad_%s_cuda" % name)
+
+
+def rope_apply(p, stream=None, num_threads=0):
+    """L1/088 on an ApplyProblem (as rope_forward)."""
+    _run_op("rope_apply", p, stream, num_threads)
+
+
+def rope_apply_backward(p, stream=None, num_threads=0):
+    """L1/068 on an ApplyBackwardProblem (as rope_forward)."""
+    _run_op("rope_apply_backward", p, stream, num_threads)

@@ -23,9 +23,12 @@ import torch
 
 from . import _lib
 from ._lib import RopegradError  # noqa: F401  (re-exported)
+# The apply ops (L1/088 forward, L1/068 backward): Hugging Face's apply_rotary_pos_emb.
+from .rope_apply import RopeApply, apply_rotary_pos_emb, rope_apply_backward  # noqa: F401  (re-exported)
 
 __all__ = ["rope_position_grad", "RotaryEmbeddingQwen3", "rotary_cos_sin", "RopegradError",
-           "rope_forward", "cos_sin_from_freqs", "RopeForward", "RotaryEmbedding"]
+           "rope_forward", "cos_sin_from_freqs", "RopeForward", "RotaryEmbedding", "rotary_embedding",
+           "RopeApply", "apply_rotary_pos_emb", "rope_apply_backward"]
 
 _GRAD_DTYPES = {torch.bfloat16: _lib.BF16, torch.float16: _lib.F16, torch.float32: _lib.F32}
 
@@ -347,14 +350,23 @@ class RotaryEmbedding(torch.nn.Module):
         self.attention_scaling = float(attention_scaling)
 
     def forward(self, x, position_ids):
-        pos = position_ids
-        whole = not pos.is_floating_point() or bool(torch.equal(pos.detach(), pos.detach().round()))
-        if x.dtype == torch.bfloat16 and whole and pos.device.type in ("cuda", "cpu"):
-            if pos.is_floating_point() and pos.requires_grad:
-                return RopeForward.apply(pos, self.inv_freq, self.attention_scaling)
-            cs = rope_forward(pos.detach().to(torch.int64).contiguous(), self.inv_freq, self.attention_scaling)
-            return cs[..., 0], cs[..., 1]
-        inv = self.inv_freq[None, :, None].expand(pos.shape[0], -1, 1)
-        freqs = (inv @ pos[:, None, :].float()).transpose(1, 2)
-        emb = torch.cat((freqs, freqs), dim=-1)
-        return (emb.cos() * self.attention_scaling).to(x.dtype), (emb.sin() * self.attention_scaling).to(x.dtype)
+        return rotary_embedding(x, position_ids, self.inv_freq, self.attention_scaling)
+
+
+def rotary_embedding(x, position_ids, inv_freq, attention_scaling=1.0):
+    """RotaryEmbedding's forward on a given inv_freq (float32 [H]): (cos, sin),
+    [B,S,D] in x.dtype. For bf16 x and whole-number positions the values come
+    from L1/011 (as views of its interleaved [B,S,D,2] output), else from Hugging
+    Face's float32 formula."""
+    pos = position_ids
+    whole = not pos.is_floating_point() or bool(torch.equal(pos.detach(), pos.detach().round()))
+    if x.dtype == torch.bfloat16 and whole and pos.device.type in ("cuda", "cpu"):
+        inv_freq = inv_freq.detach().float().contiguous()
+        if pos.is_floating_point() and pos.requires_grad:
+            return RopeForward.apply(pos, inv_freq, attention_scaling)
+        cs = rope_forward(pos.detach().to(torch.int64).contiguous(), inv_freq, attention_scaling)
+        return cs[..., 0], cs[..., 1]
+    inv = inv_freq.float()[None, :, None].expand(pos.shape[0], -1, 1)
+    freqs = (inv @ pos[:, None, :].float()).transpose(1, 2)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    return (emb.cos() * attention_scaling).to(x.dtype), (emb.sin() * attention_scaling).to(x.dtype)

@@ -135,276 +135,361 @@ static int check_record_options(const char *cmd, const rg_record_options *ro)
     return 0;
 }
 
-static int run_command(int argc, char **argv, int timed)
+/* What the command line asks for, gathered while parsing. */
+typedef struct bench_args {
+    const char *cmd;   /* "bench" or "check" */
+    int timed;
+    rg_run_options o;
+    const char *suite_dir, *json, *format;
+    int list;
+    rg_cli_impl plugin;
+    rg_record_options ro;
+    int *indices;
+    size_t n_indices;
+} bench_args;
+
+static const struct option longopts_all[] = {
+    {"suite", required_argument, NULL, OPT_SUITE},
+    {"backend", required_argument, NULL, OPT_BACKEND},
+    {"kernel", required_argument, NULL, OPT_KERNEL},
+    {"workloads", required_argument, NULL, OPT_WORKLOADS},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    {"inputs", required_argument, NULL, OPT_INPUTS},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"record", no_argument, NULL, OPT_RECORD},
+    {"db", required_argument, NULL, OPT_DB},
+    {"manifest", required_argument, NULL, OPT_MANIFEST},
+    {"baseline", required_argument, NULL, OPT_BASELINE},
+    {"sign", required_argument, NULL, OPT_SIGN},
+    {"help", no_argument, NULL, OPT_HELP},
+    {"list", no_argument, NULL, OPT_LIST},
+    {"progress", no_argument, NULL, OPT_PROGRESS},
+    {"quiet", no_argument, NULL, OPT_QUIET},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"impl", required_argument, NULL, OPT_IMPL},
+    {"impl-source", required_argument, NULL, OPT_IMPL_SOURCE},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"iterations", required_argument, NULL, OPT_ITERATIONS},   /* bench only: these two last */
+    {"warmup", required_argument, NULL, OPT_WARMUP},
+    {NULL, 0, NULL, 0},
+};
+enum { N_OPTS = sizeof longopts_all / sizeof longopts_all[0] };
+
+/* --kernel, --iterations, --warmup, --seed, --threads: an integer in range.
+ * 0, or 2 with one line on stderr. */
+static int set_number(bench_args *a, int c, const char *arg)
 {
-    const char *cmd = timed ? "bench" : "check";
-    static const struct option longopts_all[] = {
-        {"suite", required_argument, NULL, OPT_SUITE},
-        {"backend", required_argument, NULL, OPT_BACKEND},
-        {"kernel", required_argument, NULL, OPT_KERNEL},
-        {"workloads", required_argument, NULL, OPT_WORKLOADS},
-        {"seed", required_argument, NULL, OPT_SEED},
-        {"threads", required_argument, NULL, OPT_THREADS},
-        {"inputs", required_argument, NULL, OPT_INPUTS},
-        {"json", required_argument, NULL, OPT_JSON},
-        {"record", no_argument, NULL, OPT_RECORD},
-        {"db", required_argument, NULL, OPT_DB},
-        {"manifest", required_argument, NULL, OPT_MANIFEST},
-        {"baseline", required_argument, NULL, OPT_BASELINE},
-        {"sign", required_argument, NULL, OPT_SIGN},
-        {"help", no_argument, NULL, OPT_HELP},
-        {"list", no_argument, NULL, OPT_LIST},
-        {"progress", no_argument, NULL, OPT_PROGRESS},
-        {"quiet", no_argument, NULL, OPT_QUIET},
-        {"format", required_argument, NULL, OPT_FORMAT},
-        {"impl", required_argument, NULL, OPT_IMPL},
-        {"impl-source", required_argument, NULL, OPT_IMPL_SOURCE},
-        {"timeout", required_argument, NULL, OPT_TIMEOUT},
-        {"iterations", required_argument, NULL, OPT_ITERATIONS},   /* bench only: these two last */
-        {"warmup", required_argument, NULL, OPT_WARMUP},
-        {NULL, 0, NULL, 0},
-    };
-    enum { N_OPTS = sizeof longopts_all / sizeof longopts_all[0] };
+    const char *cmd = a->cmd;
+    long long v;
+    switch (c) {
+    case OPT_KERNEL:
+        if (rg_cli_parse_ll(arg, 0, 1000, &v)) {
+            fprintf(stderr, "ropegrad %s: --kernel: '%s' is not a kernel number (0..1000)\n", cmd, arg);
+            return 2;
+        }
+        a->o.kernel = (int)v;
+        break;
+    case OPT_ITERATIONS:
+        if (rg_cli_parse_ll(arg, 1, 1000000, &v)) {
+            fprintf(stderr, "ropegrad %s: --iterations: '%s' is not an integer in 1..1000000\n", cmd, arg);
+            return 2;
+        }
+        a->o.iterations = (int)v;
+        break;
+    case OPT_WARMUP:
+        if (rg_cli_parse_ll(arg, 0, 1000000, &v)) {
+            fprintf(stderr, "ropegrad %s: --warmup: '%s' is not an integer in 0..1000000\n", cmd, arg);
+            return 2;
+        }
+        a->o.warmup = (int)v;
+        break;
+    case OPT_SEED:
+        if (rg_cli_parse_ll(arg, 0, (long long)RG_MAX_SEED, &v)) {
+            fprintf(stderr, "ropegrad %s: --seed: '%s' is not an integer in 0..2^53\n", cmd, arg);
+            return 2;
+        }
+        a->o.seed = (uint64_t)v;
+        break;
+    default:   /* OPT_THREADS */
+        if (rg_cli_parse_ll(arg, 0, 4096, &v)) {
+            fprintf(stderr, "ropegrad %s: --threads: '%s' is not an integer in 0..4096\n", cmd, arg);
+            return 2;
+        }
+        a->o.threads = (int)v;
+        break;
+    }
+    return 0;
+}
+
+/* --backend, --inputs, --format: one of a few words. 0, or 2 with one line on stderr. */
+static int set_choice(bench_args *a, int c, const char *arg)
+{
+    const char *cmd = a->cmd;
+    if (c == OPT_BACKEND) {
+        if (strcmp(arg, "auto") && strcmp(arg, "cpu") && strcmp(arg, "cuda")) {
+            fprintf(stderr, "ropegrad %s: --backend: unknown backend '%s' (expected auto, cpu or cuda)\n", cmd, arg);
+            return 2;
+        }
+        a->o.backend = arg;
+    } else if (c == OPT_INPUTS) {
+        if (!strcmp(arg, "normal"))
+            a->o.inputs = RG_INPUTS_NORMAL;
+        else if (!strcmp(arg, "positions"))
+            a->o.inputs = RG_INPUTS_POSITIONS;
+        else {
+            fprintf(stderr, "ropegrad %s: --inputs: unknown kind '%s' (expected normal or positions)\n", cmd, arg);
+            return 2;
+        }
+    } else {   /* OPT_FORMAT */
+        if (strcmp(arg, "table") && strcmp(arg, "md") && strcmp(arg, "csv") && strcmp(arg, "json")) {
+            fprintf(stderr, "ropegrad %s: --format: unknown format '%s' (expected table, md, csv or json)\n", cmd, arg);
+            return 2;
+        }
+        a->format = arg;
+    }
+    return 0;
+}
+
+/* One option (getopt_long's c, name as written) into *a: -1 to go on, else
+ * the exit code (0 after --help; 2 with one line on stderr). */
+static int set_option(bench_args *a, int c, const char *name)
+{
+    const char *cmd = a->cmd;
+    char err[RG_ERRLEN];
+    switch (c) {
+    case OPT_SUITE: a->suite_dir = optarg; break;
+    case OPT_BACKEND:
+    case OPT_INPUTS:
+    case OPT_FORMAT:
+        if (set_choice(a, c, optarg)) return 2;
+        break;
+    case OPT_KERNEL:
+    case OPT_ITERATIONS:
+    case OPT_WARMUP:
+    case OPT_SEED:
+    case OPT_THREADS:
+        if (set_number(a, c, optarg)) return 2;
+        break;
+    case OPT_WORKLOADS:
+        free(a->indices);
+        a->indices = NULL;
+        if (rg_cli_parse_ranges("--workloads", optarg, &a->indices, &a->n_indices, err, sizeof err)) {
+            fprintf(stderr, "ropegrad %s: %s\n", cmd, err);
+            return 2;
+        }
+        break;
+    case OPT_JSON: a->json = optarg; break;
+    case OPT_LIST: a->list = 1; break;
+    case OPT_PROGRESS: a->o.verbose = 1; break;
+    case OPT_QUIET: a->o.verbose = -1; break;
+    case OPT_RECORD: a->ro.record = 1; break;
+    case OPT_DB: a->ro.db_path = optarg; break;
+    case OPT_MANIFEST: a->ro.manifest_path = optarg; break;
+    case OPT_BASELINE: a->ro.baseline_path = optarg; break;
+    case OPT_SIGN: a->ro.sign_key = optarg; break;
+    case OPT_IMPL:
+    case OPT_IMPL_SOURCE:
+    case OPT_TIMEOUT:
+        if (rg_cli_impl_option(cmd, c == OPT_IMPL ? "impl" : c == OPT_IMPL_SOURCE ? "impl-source" : "timeout",
+                               optarg, &a->plugin))
+            return 2;
+        break;
+    case OPT_HELP:
+        usage(stdout, cmd, a->timed);
+        return 0;
+    case ':':
+        fprintf(stderr, "ropegrad %s: option '%s' needs a value\n", cmd, name);
+        return 2;
+    default:
+        fprintf(stderr, "ropegrad %s: unknown option '%s' (try ropegrad %s --help)\n", cmd, name, cmd);
+        return 2;
+    }
+    return -1;
+}
+
+/* The options into *a: -1 to go on, else the exit code. */
+static int parse_args(int argc, char **argv, bench_args *a)
+{
     /* check has no timing options: cut the table before them. */
     struct option longopts[N_OPTS];
     memcpy(longopts, longopts_all, sizeof longopts);
-    if (!timed) memset(&longopts[N_OPTS - 3], 0, sizeof longopts[0]);
-
-    rg_run_options o;
-    rg_run_options_default(&o);
-    o.timed = timed;
-    o.verbose = isatty(STDERR_FILENO);
-    const char *suite_dir = NULL, *json = NULL, *format = "table";
-    int list = 0;
-    rg_cli_impl plugin = {.path = NULL, .n_sources = 0, .timeout_s = -1, .open = 0};
-    rg_record_options ro = {0, NULL, NULL, NULL, NULL};
-    int *indices = NULL;
-    size_t n_indices = 0;
-    char err[RG_ERRLEN];
-    long long v;
-    int c, code = 2;
-
+    if (!a->timed) memset(&longopts[N_OPTS - 3], 0, sizeof longopts[0]);
+    int c, rc;
     opterr = 0;   /* our own one-line messages */
     optind = 1;
     while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
         const char *name = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
-        switch (c) {
-        case OPT_SUITE: suite_dir = optarg; break;
-        case OPT_BACKEND:
-            if (strcmp(optarg, "auto") && strcmp(optarg, "cpu") && strcmp(optarg, "cuda")) {
-                fprintf(stderr, "ropegrad %s: --backend: unknown backend '%s' (expected auto, cpu or cuda)\n", cmd,
-                        optarg);
-                goto out;
-            }
-            o.backend = optarg;
-            break;
-        case OPT_KERNEL:
-            if (rg_cli_parse_ll(optarg, 0, 1000, &v)) {
-                fprintf(stderr, "ropegrad %s: --kernel: '%s' is not a kernel number (0..1000)\n", cmd, optarg);
-                goto out;
-            }
-            o.kernel = (int)v;
-            break;
-        case OPT_WORKLOADS:
-            free(indices);
-            indices = NULL;
-            if (rg_cli_parse_ranges("--workloads", optarg, &indices, &n_indices, err, sizeof err)) {
-                fprintf(stderr, "ropegrad %s: %s\n", cmd, err);
-                goto out;
-            }
-            break;
-        case OPT_ITERATIONS:
-            if (rg_cli_parse_ll(optarg, 1, 1000000, &v)) {
-                fprintf(stderr, "ropegrad %s: --iterations: '%s' is not an integer in 1..1000000\n", cmd, optarg);
-                goto out;
-            }
-            o.iterations = (int)v;
-            break;
-        case OPT_WARMUP:
-            if (rg_cli_parse_ll(optarg, 0, 1000000, &v)) {
-                fprintf(stderr, "ropegrad %s: --warmup: '%s' is not an integer in 0..1000000\n", cmd, optarg);
-                goto out;
-            }
-            o.warmup = (int)v;
-            break;
-        case OPT_SEED:
-            if (rg_cli_parse_ll(optarg, 0, (long long)RG_MAX_SEED, &v)) {
-                fprintf(stderr, "ropegrad %s: --seed: '%s' is not an integer in 0..2^53\n", cmd, optarg);
-                goto out;
-            }
-            o.seed = (uint64_t)v;
-            break;
-        case OPT_THREADS:
-            if (rg_cli_parse_ll(optarg, 0, 4096, &v)) {
-                fprintf(stderr, "ropegrad %s: --threads: '%s' is not an integer in 0..4096\n", cmd, optarg);
-                goto out;
-            }
-            o.threads = (int)v;
-            break;
-        case OPT_INPUTS:
-            if (!strcmp(optarg, "normal"))
-                o.inputs = RG_INPUTS_NORMAL;
-            else if (!strcmp(optarg, "positions"))
-                o.inputs = RG_INPUTS_POSITIONS;
-            else {
-                fprintf(stderr, "ropegrad %s: --inputs: unknown kind '%s' (expected normal or positions)\n", cmd,
-                        optarg);
-                goto out;
-            }
-            break;
-        case OPT_JSON: json = optarg; break;
-        case OPT_LIST: list = 1; break;
-        case OPT_PROGRESS: o.verbose = 1; break;
-        case OPT_QUIET: o.verbose = -1; break;
-        case OPT_FORMAT:
-            if (strcmp(optarg, "table") && strcmp(optarg, "md") && strcmp(optarg, "csv") && strcmp(optarg, "json")) {
-                fprintf(stderr, "ropegrad %s: --format: unknown format '%s' (expected table, md, csv or json)\n", cmd,
-                        optarg);
-                goto out;
-            }
-            format = optarg;
-            break;
-        case OPT_RECORD: ro.record = 1; break;
-        case OPT_DB: ro.db_path = optarg; break;
-        case OPT_MANIFEST: ro.manifest_path = optarg; break;
-        case OPT_BASELINE: ro.baseline_path = optarg; break;
-        case OPT_SIGN: ro.sign_key = optarg; break;
-        case OPT_IMPL:
-        case OPT_IMPL_SOURCE:
-        case OPT_TIMEOUT:
-            if (rg_cli_impl_option(cmd, c == OPT_IMPL ? "impl" : c == OPT_IMPL_SOURCE ? "impl-source" : "timeout",
-                                   optarg, &plugin))
-                goto out;
-            break;
-        case OPT_HELP:
-            usage(stdout, cmd, timed);
-            code = 0;
-            goto out;
-        case ':':
-            fprintf(stderr, "ropegrad %s: option '%s' needs a value\n", cmd, name);
-            goto out;
-        default:
-            fprintf(stderr, "ropegrad %s: unknown option '%s' (try ropegrad %s --help)\n", cmd, name, cmd);
-            goto out;
-        }
+        if ((rc = set_option(a, c, name)) >= 0) return rc;
     }
     if (optind < argc) {
-        fprintf(stderr, "ropegrad %s: unexpected argument '%s' (try ropegrad %s --help)\n", cmd, argv[optind], cmd);
-        goto out;
+        fprintf(stderr, "ropegrad %s: unexpected argument '%s' (try ropegrad %s --help)\n", a->cmd, argv[optind],
+                a->cmd);
+        return 2;
     }
-    if (rg_cli_impl_check(cmd, &plugin, &o)) goto out;
-    if (ro.db_path && !ro.record) {
+    return -1;
+}
+
+/* The options that depend on each other, the output paths and the signing
+ * key, all before the suite runs. 0, or 2 with one line on stderr. */
+static int check_args(const bench_args *a)
+{
+    const char *cmd = a->cmd, *json = a->json;
+    const rg_record_options *ro = &a->ro;
+    char err[RG_ERRLEN];
+    if (rg_cli_impl_check(cmd, &a->plugin, &a->o)) return 2;
+    if (ro->db_path && !ro->record) {
         fprintf(stderr, "ropegrad %s: --db only applies with --record\n", cmd);
-        goto out;
+        return 2;
     }
-    if (json && rg_cli_is_stdout(json) && !strcmp(format, "json")) {
+    if (json && rg_cli_is_stdout(json) && !strcmp(a->format, "json")) {
         fprintf(stderr, "ropegrad %s: --json - and --format json both write JSON to stdout: give one\n", cmd);
-        goto out;
+        return 2;
     }
     if (json && !rg_cli_is_stdout(json) && rg_cli_check_output_path("--json", json, err, sizeof err)) {
         fprintf(stderr, "ropegrad %s: %s\n", cmd, err);
-        goto out;
+        return 2;
     }
-    if (ro.manifest_path && rg_cli_check_output_path("--manifest", ro.manifest_path, err, sizeof err)) {
+    if (ro->manifest_path && rg_cli_check_output_path("--manifest", ro->manifest_path, err, sizeof err)) {
         fprintf(stderr, "ropegrad %s: %s\n", cmd, err);
-        goto out;
+        return 2;
     }
     /* A key that cannot sign is refused before the suite runs. */
-    if (ro.sign_key && !ro.record && !ro.manifest_path) {
+    if (ro->sign_key && !ro->record && !ro->manifest_path) {
         fprintf(stderr, "ropegrad %s: --sign only applies with --record or --manifest\n", cmd);
-        goto out;
+        return 2;
     }
-    if (ro.sign_key && rg_signing_key_check(ro.sign_key, err, sizeof err)) {
+    if (ro->sign_key && rg_signing_key_check(ro->sign_key, err, sizeof err)) {
         fprintf(stderr, "ropegrad %s: --sign: %s\n", cmd, err);
-        goto out;
+        return 2;
     }
-
-    if (check_record_options(cmd, &ro)) goto out;
-    if (rg_record_precheck(&ro, err, sizeof err)) {
+    if (check_record_options(cmd, ro)) return 2;
+    if (rg_record_precheck(ro, err, sizeof err)) {
         fprintf(stderr, "ropegrad %s: --record: %s\n", cmd, err);
-        goto out;
+        return 2;
     }
+    return 0;
+}
 
-    char suite_buf[PATH_MAX + 64];
-    if (!suite_dir) {
-        default_suite(suite_buf, sizeof suite_buf);
-        suite_dir = suite_buf;
+/* --list: the suite's workloads, one a line. */
+static void list_workloads(const rg_suite *s)
+{
+    printf("%-8s %5s %6s %4s  %s\n", "workload", "B", "S", "D", "uuid");
+    for (size_t i = 0; i < s->n_workloads; i++) {
+        const rg_workload *w = &s->workloads[i];
+        printf("%-8d %5lld %6lld %4lld  %s\n", w->index, (long long)w->batch_size, (long long)w->seq_len,
+               (long long)w->head_dim, w->uuid);
     }
-    rg_suite s;
-    if (rg_suite_load(suite_dir, &s, err, sizeof err)) {
-        fprintf(stderr, "ropegrad %s: %s\n", cmd, err);
-        goto out;
-    }
-    if (list) {
-        printf("%-8s %5s %6s %4s  %s\n", "workload", "B", "S", "D", "uuid");
-        for (size_t i = 0; i < s.n_workloads; i++) {
-            const rg_workload *w = &s.workloads[i];
-            printf("%-8d %5lld %6lld %4lld  %s\n", w->index, (long long)w->batch_size, (long long)w->seq_len,
-                   (long long)w->head_dim, w->uuid);
-        }
-        rg_suite_free(&s);
-        code = 0;
-        goto out;
-    }
-    /* How busy the machine is before the run: recorded with a CPU run. */
-    double load1;
-    int cpus, busy;
-    int load_known = rg_cli_load(&load1, &cpus, &busy) == 0;
-    if (rg_cli_impl_load(cmd, &plugin, &s, &o)) {
-        rg_suite_free(&s);
-        goto out;
-    }
-    rg_run_result r;
-    if (rg_run_suite(&s, indices, n_indices, &o, &r, err, sizeof err)) {
-        fprintf(stderr, "ropegrad %s: %s\n", cmd, err);
-        rg_suite_free(&s);
-        goto out;
-    }
-    rg_cli_impl_result(&plugin, &r);
-    if (load_known && !strcmp(r.backend, "cpu")) {
-        r.env.load_known = 1;
-        r.env.load_avg_1m = load1;
-        r.env.load_cpus = cpus;
-        if (busy && timed)
-            fprintf(stderr, "ropegrad %s: warning: the machine was busy (load average %.2f on %d CPUs): CPU timings "
-                    "are noisy\n", cmd, load1, cpus);
-    }
-    /* The table on stdout, or on stderr when stdout carries the JSON. */
-    FILE *table = json && rg_cli_is_stdout(json) ? stderr : stdout;
-    if (rg_run_print_format(&r, format, table, err, sizeof err)) fprintf(stderr, "ropegrad %s: %s\n", cmd, err);
-    fflush(table);
-    code = r.passed == r.total ? 0 : 1;
-    /* The commit: the registry first, then the files (each written
-     * atomically), with SIGINT/SIGTERM held so that an interrupt either comes
-     * before anything is written or after all of it (cliopt.h). */
+}
+
+/* The commit: the registry first, then the files (each written atomically),
+ * with SIGINT/SIGTERM held so that an interrupt either comes before anything
+ * is written or after all of it (cliopt.h). Returns the exit code, 2 when a
+ * write failed, else code. */
+static int commit_results(const bench_args *a, rg_run_result *r, const rg_suite *s, FILE *table, int code)
+{
+    const char *cmd = a->cmd, *json = a->json;
+    char err[RG_ERRLEN];
     rg_cli_signals_hold();
-    if (ro.record || ro.manifest_path || ro.baseline_path) {
+    if (a->ro.record || a->ro.manifest_path || a->ro.baseline_path) {
         int64_t run_id = 0;
-        if (rg_record_bench(&r, &s, &ro, &run_id, err, sizeof err)) {
+        if (rg_record_bench(r, s, &a->ro, &run_id, err, sizeof err)) {
             fprintf(stderr, "ropegrad %s: record: %s\n", cmd, err);
             code = 2;
         } else if (run_id > 0) {
             /* A note for people: beside a machine-readable stdout it goes to stderr. */
-            fprintf(strcmp(format, "table") ? stderr : table, "recorded as run %lld\n", (long long)run_id);
+            fprintf(strcmp(a->format, "table") ? stderr : table, "recorded as run %lld\n", (long long)run_id);
         }
     }
     if (code != 2 && json && rg_cli_is_stdout(json)) {
-        if (rg_run_print_format(&r, "json", stdout, err, sizeof err)) {
+        if (rg_run_print_format(r, "json", stdout, err, sizeof err)) {
             fprintf(stderr, "ropegrad %s: --json -: %s\n", cmd, err);
             code = 2;
         }
-    } else if (code != 2 && json && rg_run_write_json(&r, json, err, sizeof err)) {
+    } else if (code != 2 && json && rg_run_write_json(r, json, err, sizeof err)) {
         fprintf(stderr, "ropegrad %s: --json: %s\n", cmd, err);
         code = 2;
     }
     fflush(stdout);
     rg_cli_signals_release();
+    return code;
+}
+
+/* Runs the loaded suite, prints the table, commits the results. Returns the
+ * exit code: 0 all passed, 1 a workload failed, 2 an error. */
+static int run_suite(bench_args *a, rg_suite *s)
+{
+    const char *cmd = a->cmd;
+    char err[RG_ERRLEN];
+    /* How busy the machine is before the run: recorded with a CPU run. */
+    double load1;
+    int cpus, busy;
+    int load_known = rg_cli_load(&load1, &cpus, &busy) == 0;
+    if (rg_cli_impl_load(cmd, &a->plugin, s, &a->o)) return 2;
+    rg_run_result r;
+    rg_cpu_mark run_start;   /* the CPU share other processes take over the run (cpu_share.h) */
+    int share_known = rg_cpu_mark_now(&run_start, NULL, 0) == 0;
+    if (rg_run_suite(s, a->indices, a->n_indices, &a->o, &r, err, sizeof err)) {
+        fprintf(stderr, "ropegrad %s: %s\n", cmd, err);
+        return 2;
+    }
+    rg_cli_impl_result(&a->plugin, &r);
+    if (load_known && !strcmp(r.backend, "cpu")) {
+        r.env.load_known = 1;
+        r.env.load_avg_1m = load1;
+        r.env.load_cpus = cpus;
+        if (share_known) rg_cpu_share_since(&run_start, &r.env.cpu_share, NULL, 0);
+        if (busy && a->timed)
+            fprintf(stderr, "ropegrad %s: warning: the machine was busy (load average %.2f on %d CPUs): CPU timings "
+                    "are noisy\n", cmd, load1, cpus);
+    }
+    /* The table on stdout, or on stderr when stdout carries the JSON. */
+    FILE *table = a->json && rg_cli_is_stdout(a->json) ? stderr : stdout;
+    if (rg_run_print_format(&r, a->format, table, err, sizeof err)) fprintf(stderr, "ropegrad %s: %s\n", cmd, err);
+    fflush(table);
+    int code = commit_results(a, &r, s, table, r.passed == r.total ? 0 : 1);
     rg_cli_exit_if_gpu_lost(cmd, &r, code);
     rg_run_result_free(&r);
+    return code;
+}
+
+/* Parse, check, load the suite, then list it or run it. */
+static int bench_or_check(int argc, char **argv, bench_args *a)
+{
+    int rc;
+    if ((rc = parse_args(argc, argv, a)) >= 0) return rc;
+    if (check_args(a)) return 2;
+    char suite_buf[PATH_MAX + 64], err[RG_ERRLEN];
+    if (!a->suite_dir) {
+        default_suite(suite_buf, sizeof suite_buf);
+        a->suite_dir = suite_buf;
+    }
+    rg_suite s;
+    if (rg_suite_load(a->suite_dir, &s, err, sizeof err)) {
+        fprintf(stderr, "ropegrad %s: %s\n", a->cmd, err);
+        return 2;
+    }
+    if (a->list) {
+        list_workloads(&s);
+        rc = 0;
+    } else {
+        rc = run_suite(a, &s);
+    }
     rg_suite_free(&s);
-out:
-    rg_cli_impl_close(&plugin);
-    free(indices);
+    return rc;
+}
+
+static int run_command(int argc, char **argv, int timed)
+{
+    bench_args a = {.cmd = timed ? "bench" : "check", .timed = timed, .format = "table",
+                    .plugin = {.path = NULL, .n_sources = 0, .timeout_s = -1, .open = 0},
+                    .ro = {0, NULL, NULL, NULL, NULL}};
+    rg_run_options_default(&a.o);
+    a.o.timed = timed;
+    a.o.verbose = isatty(STDERR_FILENO);
+    int code = bench_or_check(argc, argv, &a);
+    rg_cli_impl_close(&a.plugin);
+    free(a.indices);
     return code;
 }
 

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cliopt.c -- see cliopt.h. */
-#define _DEFAULT_SOURCE   /* getloadavg */
+#define _GNU_SOURCE   /* getloadavg, getopt_long */
 #include "cliopt.h"
 #include "record.h"
+#include "rg_term.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -173,4 +175,34 @@ int rg_cli_load(double *load1, int *cpus, int *busy)
     *load1 = l[0];
     *busy = l[0] >= 0.5 * *cpus;
     return 0;
+}
+
+int rg_cli_parse_run_id(const char *cmd, const char *s, int64_t *id)
+{
+    char *end;
+    errno = 0;
+    long long v = s ? strtoll(s[0] == '#' ? s + 1 : s, &end, 10) : 0;
+    if (!s || errno || *end || v <= 0) {
+        rg_term_printf(stderr, "ropegrad %s: '%s' is not a run id (a positive number)\n", cmd, s ? s : "");
+        return 2;
+    }
+    *id = v;
+    return 0;
+}
+
+int rg_cli_help_only(int argc, char **argv, const char *cmd, const char *help)
+{
+    static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    optind = 0;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (c == 'h') {
+            fputs(help, stdout);
+            return 0;
+        }
+        rg_term_printf(stderr, "ropegrad %s: unknown option '%s' (try --help)\n", cmd, argv[optind - 1]);
+        return 2;
+    }
+    return -1;
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* cliopt.h -- conventions shared by the CLI's commands: workload ranges,
- * output targets ('-' is stdout), and the one place signals are handled. */
+/* cliopt.h -- conventions shared by the CLI's commands: workload ranges, run
+ * ids, --help, output targets ('-' is stdout), and the one place signals are handled. */
 #ifndef ROPEGRAD_CLI_CLIOPT_H
 #define ROPEGRAD_CLI_CLIOPT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* SIGINT, SIGTERM and SIGHUP held while a command commits its results
  * (registry, manifest, JSON): a signal that arrives then is remembered and
@@ -43,5 +44,12 @@ int rg_cli_write_output(const char *path, const char *text, size_t n, char *err,
  * already occupies half the CPUs or more (CPU timings will be noisy).
  * Returns 0, or 1 when the load average is unknown. */
 int rg_cli_load(double *load1, int *cpus, int *busy);
+
+/* A run id ("3" or "#3") into *id; 2 with one line on stderr ("ropegrad CMD: ...") when it is not one. */
+int rg_cli_parse_run_id(const char *cmd, const char *s, int64_t *id);
+
+/* A command whose only option is --help: -1 to go on, else the exit code
+ * (0 after printing help, 2 for an unknown option). */
+int rg_cli_help_only(int argc, char **argv, const char *cmd, const char *help);
 
 #endif

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 typedef struct rg_embedded_file {
-    const char *path;             /* relative to the source tree's root, e.g. "src/op/kernels.cuh" */
+    const char *path;             /* relative to the source tree's root, e.g. "src/op/rope_backward/kernels.cuh" */
     const unsigned char *bytes;   /* len bytes, then a NUL */
     size_t len;
 } rg_embedded_file;

@@ -5,8 +5,8 @@
  *
  * The op table (src/harness/op.h, rg_op_export) says what an op ships:
  *   its kernel header   e.g. ropegrad_kernels.cuh = the exact bytes of
- *                       src/op/kernels.cuh (014), ropegrad_forward_kernels.cuh
- *                       = src/op/forward_kernels.cuh (011, 012): the device
+ *                       src/op/rope_backward/kernels.cuh (014), ropegrad_rope_forward_kernels.cuh
+ *                       = src/op/rope_forward/kernels.cuh (011; 012 alike): the device
  *                       code and the launchers (rg_cuda_launch,
  *                       rg_rope_forward_launch, rg_cos_sin_launch)
  *   rope_math.cuh, ropegrad.h   the exact bytes of the files it includes
@@ -232,6 +232,48 @@ static char *build_solution(const rg_op *op, const char *name, const char *autho
     return text;
 }
 
+/* --name and --author: not empty, and, as they go into a JSON file that
+ * other tools read and print, UTF-8 text without control characters (one
+ * line naming the byte). 0, or 2 with one line on stderr. */
+static int check_names(const char *name, const char *author)
+{
+    if (!*name || !*author) {
+        fprintf(stderr, "ropegrad export-solution: --%s must not be empty\n", *name ? "author" : "name");
+        return 2;
+    }
+    const char *const texts[2] = {name, author}, *const opts[2] = {"--name", "--author"};
+    for (int i = 0; i < 2; i++) {
+        size_t at;
+        const char *why;
+        if (rg_text_check(texts[i], &at, &why)) {
+            fprintf(stderr, "ropegrad export-solution: %s: byte %zu (0x%02x) is %s: give UTF-8 text without control "
+                    "characters\n", opts[i], at, (unsigned)(unsigned char)texts[i][at], why);
+            return 2;
+        }
+    }
+    return 0;
+}
+
+/* The solution's text (cJSON_Print's, NUL-terminated) to --out (atomically)
+ * or standard output, with a final newline. Returns 0, or 2 with one line on stderr. */
+static int write_solution(char *text, const char *out)
+{
+    char err[1024];
+    int code = 0;
+    if (out && !rg_cli_is_stdout(out)) {
+        size_t n = strlen(text);
+        text[n] = '\n';   /* cJSON_Print leaves no final newline; reuse its NUL slot */
+        if (rg_cli_write_output(out, text, n + 1, err, sizeof err)) {
+            rg_term_printf(stderr, "ropegrad export-solution: %s\n", err);
+            code = 2;
+        }
+    } else if (printf("%s\n", text) < 0 || fflush(stdout) != 0) {
+        fprintf(stderr, "ropegrad export-solution: cannot write to standard output\n");
+        code = 2;
+    }
+    return code;
+}
+
 int rg_cmd_export_solution(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -275,22 +317,7 @@ int rg_cmd_export_solution(int argc, char **argv)
         fprintf(stderr, "ropegrad export-solution: --suite: empty folder name\n");
         return 2;
     }
-    if (!*name || !*author) {
-        fprintf(stderr, "ropegrad export-solution: --%s must not be empty\n", *name ? "author" : "name");
-        return 2;
-    }
-    /* The names go into a JSON file that other tools read and print: UTF-8
-     * text without control characters only (one line naming the byte). */
-    const char *const texts[2] = {name, author}, *const opts[2] = {"--name", "--author"};
-    for (int i = 0; i < 2; i++) {
-        size_t at;
-        const char *why;
-        if (rg_text_check(texts[i], &at, &why)) {
-            fprintf(stderr, "ropegrad export-solution: %s: byte %zu (0x%02x) is %s: give UTF-8 text without control "
-                    "characters\n", opts[i], at, (unsigned)(unsigned char)texts[i][at], why);
-            return 2;
-        }
-    }
+    if (check_names(name, author)) return 2;
 
     /* The op: the one the suite's definition names, as `ropegrad bench --suite` finds it. */
     char suite_buf[PATH_MAX + 64], err[1024];
@@ -320,18 +347,7 @@ int rg_cmd_export_solution(int argc, char **argv)
         fprintf(stderr, "ropegrad export-solution: %s\n", err);
         return 2;
     }
-    int code = 0;
-    if (out && !rg_cli_is_stdout(out)) {
-        size_t n = strlen(text);
-        text[n] = '\n';   /* cJSON_Print leaves no final newline; reuse its NUL slot */
-        if (rg_cli_write_output(out, text, n + 1, err, sizeof err)) {
-            rg_term_printf(stderr, "ropegrad export-solution: %s\n", err);
-            code = 2;
-        }
-    } else if (printf("%s\n", text) < 0 || fflush(stdout) != 0) {
-        fprintf(stderr, "ropegrad export-solution: cannot write to standard output\n");
-        code = 2;
-    }
+    int code = write_solution(text, out);
     free(text);
     return code;
 }

@@ -3,7 +3,7 @@
  * history.c -- `ropegrad runs history`, `ropegrad runs check` and
  * `ropegrad runs regressions`.
  *
- * Thin: parse the arguments, call src/record/rank.h, print. record.c's
+ * Thin: parse the arguments, call src/record/rank.h, print. runs.c's
  * rg_cmd_runs hands these two subcommands over (they have their own options).
  * Exit codes: 0 ok (check: no workload SLOW), 1 check found a SLOW workload,
  * 2 bad usage or input (one line on stderr).
@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cliopt.h"
 #include "commands.h"
 #include "gate.h"
 #include "rank.h"
@@ -349,6 +350,76 @@ static int regressions(rg_registry *g, int json, double threshold, double alpha)
 }
 
 /* `ropegrad runs history|check|regressions ...`: argv[0] is the subcommand. */
+/* --help of runs history, check or regressions. */
+static void usage(int is_check, int is_reg)
+{
+    if (is_reg)
+        tprintf("usage: ropegrad runs regressions [--json] [--threshold PCT] [--alpha A] [--db FILE]\n\n"
+               "For every implementation line, its latest run checked against the previous revision (as\n"
+               "`runs check`); lists the lines with a SLOW workload (--json: the feed the index serves).\n"
+               "exit status: 0 none, 1 a regression, 2 bad usage or input\n");
+    else if (is_check)
+        tprintf("usage: ropegrad runs check ID [--against REF] [--threshold PCT] [--alpha A] [--z Z] [--db FILE]\n\n"
+               "With %d or more earlier credible runs in its line (same comparison group, implementation,\n"
+               "backend and kernel; passed, not suspect, not recorded on a busy machine) and no --against:\n"
+               "run ID's primary figure against the distribution of theirs (the latest %d): SLOW (FAST) when\n"
+               "its z-score is above Z (below -Z) and it is more than t slower (faster) than their mean.\n"
+               "Otherwise, per workload, against one baseline: the latest earlier run of its line that\n"
+               "measured another revision, or --against REF. Hodges-Lehmann ratio of the samples with a\n"
+               "%.0f%% distribution-free interval and a two-sided Mann-Whitney U test: SLOW (FAST) when\n"
+               "p < alpha and the whole interval lies above 1+t (below 1/(1+t)), SAME when not significant\n"
+               "or inside, else UNCLEAR. A CPU run during which other processes used %.0f%% of the CPUs or\n"
+               "more, or steal %.0f%% (older records: a load average at or above half the CPUs at its start),\n"
+               "is UNCLEAR, never SLOW. Defaults: --threshold %.0f (percent, t), --alpha %g, --z %g.\n"
+               "exit status: 0 no workload SLOW, 1 a workload SLOW (a regression), 2 bad usage or input\n",
+               RG_GATE_MIN_HISTORY, RG_GATE_LOOKBACK, 100 * RG_STATS_CONF, 100 * RG_GATE_BUSY_OTHER,
+               100 * RG_GATE_BUSY_STEAL, 100 * RG_STATS_THRESHOLD,
+               RG_STATS_ALPHA, RG_GATE_Z);
+    else
+        tprintf("usage: ropegrad runs history ID | --group KEY [--db FILE]\n\n"
+               "The primary statistic (with its %.0f%% interval) and each workload's median (with its\n"
+               "interval) over the runs of an implementation line, oldest first, with the revision each\n"
+               "measured (git commit when built from a checkout, else the implementation digest).\n"
+               "ID: the line of that run; --group KEY (a prefix of the comparison key): every line of it.\n",
+               100 * RG_STATS_CONF);
+}
+
+/* The options and npos run ids that go together for sub (history, check or
+ * regressions): 0, or 2 with one line on stderr. */
+static int check_usage(const char *sub, int npos, const char *group, const char *against_s, int json, int have_t,
+                       int have_a, int have_z)
+{
+    int is_check = !strcmp(sub, "check"), is_reg = !strcmp(sub, "regressions");
+    if (is_reg && (group || against_s || npos != 0)) {
+        rg_term_printf(stderr, "ropegrad runs regressions: expected no run id, --group or --against (usage: ropegrad runs "
+                        "regressions [--json] [--threshold PCT] [--alpha A])\n");
+        return 2;
+    }
+    if (!is_reg && json) {
+        rg_term_printf(stderr, "ropegrad runs %s: --json only applies to regressions\n", sub);
+        return 2;
+    }
+    if (is_check && (group || npos != 1)) {
+        rg_term_printf(stderr, "ropegrad runs check: expected one run id and no --group (usage: ropegrad runs check ID "
+                        "[--against REF] [--threshold PCT] [--alpha A])\n");
+        return 2;
+    }
+    if (!is_check && have_z) {
+        rg_term_printf(stderr, "ropegrad runs %s: --z only applies to check\n", sub);
+        return 2;
+    }
+    if (!is_check && !is_reg && (against_s || have_t || have_a || (group ? npos != 0 : npos != 1))) {
+        rg_term_printf(stderr, "ropegrad runs history: expected one run id or --group KEY, and no check options (usage: "
+                        "ropegrad runs history ID | --group KEY)\n");
+        return 2;
+    }
+    if (group && (!group[0] || strlen(group) > 80)) {
+        rg_term_printf(stderr, "ropegrad runs history: --group needs a comparison key or a prefix of one\n");
+        return 2;
+    }
+    return 0;
+}
+
 int rg_cmd_runs_history_check(int argc, char **argv)
 {
     enum { OPT_DB = 1000, OPT_GROUP, OPT_AGAINST, OPT_THRESHOLD, OPT_ALPHA, OPT_JSON, OPT_Z };
@@ -387,66 +458,14 @@ int rg_cmd_runs_history_check(int argc, char **argv)
             have_a = 1;
             break;
         case 'h':
-            if (is_reg)
-                tprintf("usage: ropegrad runs regressions [--json] [--threshold PCT] [--alpha A] [--db FILE]\n\n"
-                       "For every implementation line, its latest run checked against the previous revision (as\n"
-                       "`runs check`); lists the lines with a SLOW workload (--json: the feed the index serves).\n"
-                       "exit status: 0 none, 1 a regression, 2 bad usage or input\n");
-            else if (is_check)
-                tprintf("usage: ropegrad runs check ID [--against REF] [--threshold PCT] [--alpha A] [--z Z] [--db FILE]\n\n"
-                       "With %d or more earlier credible runs in its line (same comparison group, implementation,\n"
-                       "backend and kernel; passed, not suspect, not recorded on a busy machine) and no --against:\n"
-                       "run ID's primary figure against the distribution of theirs (the latest %d): SLOW (FAST) when\n"
-                       "its z-score is above Z (below -Z) and it is more than t slower (faster) than their mean.\n"
-                       "Otherwise, per workload, against one baseline: the latest earlier run of its line that\n"
-                       "measured another revision, or --against REF. Hodges-Lehmann ratio of the samples with a\n"
-                       "%.0f%% distribution-free interval and a two-sided Mann-Whitney U test: SLOW (FAST) when\n"
-                       "p < alpha and the whole interval lies above 1+t (below 1/(1+t)), SAME when not significant\n"
-                       "or inside, else UNCLEAR. A CPU run recorded with a load average at or above half the CPUs\n"
-                       "is UNCLEAR, never SLOW. Defaults: --threshold %.0f (percent, t), --alpha %g, --z %g.\n"
-                       "exit status: 0 no workload SLOW, 1 a workload SLOW (a regression), 2 bad usage or input\n",
-                       RG_GATE_MIN_HISTORY, RG_GATE_LOOKBACK, 100 * RG_STATS_CONF, 100 * RG_STATS_THRESHOLD,
-                       RG_STATS_ALPHA, RG_GATE_Z);
-            else
-                tprintf("usage: ropegrad runs history ID | --group KEY [--db FILE]\n\n"
-                       "The primary statistic (with its %.0f%% interval) and each workload's median (with its\n"
-                       "interval) over the runs of an implementation line, oldest first, with the revision each\n"
-                       "measured (git commit when built from a checkout, else the implementation digest).\n"
-                       "ID: the line of that run; --group KEY (a prefix of the comparison key): every line of it.\n",
-                       100 * RG_STATS_CONF);
+            usage(is_check, is_reg);
             return 0;
         case ':': rg_term_printf(stderr, "ropegrad runs %s: %s needs a value\n", sub, argv[optind - 1]); return 2;
         default: rg_term_printf(stderr, "ropegrad runs %s: unknown option '%s' (try --help)\n", sub, argv[optind - 1]); return 2;
         }
     }
     int npos = argc - optind;
-    if (is_reg && (group || against_s || npos != 0)) {
-        rg_term_printf(stderr, "ropegrad runs regressions: expected no run id, --group or --against (usage: ropegrad runs "
-                        "regressions [--json] [--threshold PCT] [--alpha A])\n");
-        return 2;
-    }
-    if (!is_reg && json) {
-        rg_term_printf(stderr, "ropegrad runs %s: --json only applies to regressions\n", sub);
-        return 2;
-    }
-    if (is_check && (group || npos != 1)) {
-        rg_term_printf(stderr, "ropegrad runs check: expected one run id and no --group (usage: ropegrad runs check ID "
-                        "[--against REF] [--threshold PCT] [--alpha A])\n");
-        return 2;
-    }
-    if (!is_check && have_z) {
-        rg_term_printf(stderr, "ropegrad runs %s: --z only applies to check\n", sub);
-        return 2;
-    }
-    if (!is_check && !is_reg && (against_s || have_t || have_a || (group ? npos != 0 : npos != 1))) {
-        rg_term_printf(stderr, "ropegrad runs history: expected one run id or --group KEY, and no check options (usage: "
-                        "ropegrad runs history ID | --group KEY)\n");
-        return 2;
-    }
-    if (group && (!group[0] || strlen(group) > 80)) {
-        rg_term_printf(stderr, "ropegrad runs history: --group needs a comparison key or a prefix of one\n");
-        return 2;
-    }
+    if (check_usage(sub, npos, group, against_s, json, have_t, have_a, have_z)) return 2;
     int64_t id = 0, against = 0;
     if (npos == 1 && rg_cli_parse_run_id(is_check ? "runs check" : "runs history", argv[optind], &id)) return 2;
     if (against_s && rg_cli_parse_run_id(is_check ? "runs check" : "runs history", against_s, &against)) return 2;

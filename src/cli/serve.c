@@ -39,72 +39,77 @@ static void raise_file_limit(void)
     }
 }
 
-int rg_cmd_serve(int argc, char **argv)
+enum { OPT_DB = 1000, OPT_LISTEN, OPT_TOKEN, OPT_THREADS, OPT_MAXBODY, OPT_TIMEOUT, OPT_CACHE, OPT_PERCLIENT,
+       OPT_DEADLINE };
+static const struct option longopts[] = {{"db", required_argument, NULL, OPT_DB},
+                                         {"listen", required_argument, NULL, OPT_LISTEN},
+                                         {"write-token-file", required_argument, NULL, OPT_TOKEN},
+                                         {"threads", required_argument, NULL, OPT_THREADS},
+                                         {"max-body", required_argument, NULL, OPT_MAXBODY},
+                                         {"timeout", required_argument, NULL, OPT_TIMEOUT},
+                                         {"cache-bytes", required_argument, NULL, OPT_CACHE},
+                                         {"max-per-client", required_argument, NULL, OPT_PERCLIENT},
+                                         {"body-deadline", required_argument, NULL, OPT_DEADLINE},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+
+static void serve_usage(void)
 {
-    enum { OPT_DB = 1000, OPT_LISTEN, OPT_TOKEN, OPT_THREADS, OPT_MAXBODY, OPT_TIMEOUT, OPT_CACHE, OPT_PERCLIENT,
-           OPT_DEADLINE };
-    static const struct option longopts[] = {{"db", required_argument, NULL, OPT_DB},
-                                             {"listen", required_argument, NULL, OPT_LISTEN},
-                                             {"write-token-file", required_argument, NULL, OPT_TOKEN},
-                                             {"threads", required_argument, NULL, OPT_THREADS},
-                                             {"max-body", required_argument, NULL, OPT_MAXBODY},
-                                             {"timeout", required_argument, NULL, OPT_TIMEOUT},
-                                             {"cache-bytes", required_argument, NULL, OPT_CACHE},
-                                             {"max-per-client", required_argument, NULL, OPT_PERCLIENT},
-                                             {"body-deadline", required_argument, NULL, OPT_DEADLINE},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
-    rg_serve_options o = {0};
-    const char *db = NULL;
+    printf("usage: ropegrad serve [--db FILE] [--listen ADDR:PORT] [--write-token-file FILE]\n"
+           "                      [--threads N] [--max-body BYTES] [--timeout SECONDS]\n"
+           "                      [--cache-bytes BYTES] [--max-per-client N] [--body-deadline SECONDS]\n\n"
+           "Serves the registry as a website: / (problems), /problems/DEF, /runs/ID, /runs/ID.json,\n"
+           "/compare/A/B and /api/... (see the README). Listens on 127.0.0.1:8080 by default\n"
+           "(port 0: any free port, printed); ADDR: an IPv4 address, an IPv6 one in brackets\n"
+           "([::1]:8080), or a name that resolves to loopback only (localhost:8080). Read-only\n"
+           "unless --write-token-file names a file holding the write token (16+ printable\n"
+           "characters): then POST /api/runs (as `ropegrad runs push`) and the pages' note and\n"
+           "issue forms take writes.\n"
+           "Defaults: 4 threads, request bodies up to %d bytes (413 above), 10 s idle timeout,\n"
+           "a page cache of %u bytes (keyed by path), %d connections per client address, %d s\n"
+           "for a request body to arrive. Writes to a registry that is read-only, busy, deleted\n"
+           "or replaced since the start are answered 503.\n",
+           RG_SERVE_MAX_BODY, RG_SERVE_CACHE_BYTES, RG_SERVE_MAX_PER_CLIENT, RG_SERVE_BODY_DEADLINE);
+}
+
+/* The options into *o and *db: -1 to go on, else the exit code (0 after --help). */
+static int parse_options(int argc, char **argv, rg_serve_options *o, const char **db)
+{
     unsigned long v;
     optind = 0;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
-        case OPT_DB: db = optarg; break;
-        case OPT_LISTEN: o.listen = optarg; break;
-        case OPT_TOKEN: o.write_token_file = optarg; break;
+        case OPT_DB: *db = optarg; break;
+        case OPT_LISTEN: o->listen = optarg; break;
+        case OPT_TOKEN: o->write_token_file = optarg; break;
         case OPT_THREADS:
             if (uint_opt("--threads", optarg, 256, &v)) return 2;
-            o.threads = (unsigned)v;
+            o->threads = (unsigned)v;
             break;
         case OPT_MAXBODY:
             if (uint_opt("--max-body", optarg, 1UL << 30, &v)) return 2;
-            o.max_body = v;
+            o->max_body = v;
             break;
         case OPT_TIMEOUT:
             if (uint_opt("--timeout", optarg, 3600, &v)) return 2;
-            o.timeout_s = (unsigned)v;
+            o->timeout_s = (unsigned)v;
             break;
         case OPT_CACHE:
             if (uint_opt("--cache-bytes", optarg, 1UL << 34, &v)) return 2;
-            o.cache_bytes = v;
+            o->cache_bytes = v;
             break;
         case OPT_PERCLIENT:
             if (uint_opt("--max-per-client", optarg, 65535, &v)) return 2;
-            o.max_per_client = (unsigned)v;
+            o->max_per_client = (unsigned)v;
             break;
         case OPT_DEADLINE:
             if (uint_opt("--body-deadline", optarg, 3600, &v)) return 2;
-            o.body_deadline_s = (unsigned)v;
+            o->body_deadline_s = (unsigned)v;
             break;
         case 'h':
-            printf("usage: ropegrad serve [--db FILE] [--listen ADDR:PORT] [--write-token-file FILE]\n"
-                   "                      [--threads N] [--max-body BYTES] [--timeout SECONDS]\n"
-                   "                      [--cache-bytes BYTES] [--max-per-client N] [--body-deadline SECONDS]\n\n"
-                   "Serves the registry as a website: / (problems), /problems/DEF, /runs/ID, /runs/ID.json,\n"
-                   "/compare/A/B and /api/... (see the README). Listens on 127.0.0.1:8080 by default\n"
-                   "(port 0: any free port, printed); ADDR: an IPv4 address, an IPv6 one in brackets\n"
-                   "([::1]:8080), or a name that resolves to loopback only (localhost:8080). Read-only\n"
-                   "unless --write-token-file names a file holding the write token (16+ printable\n"
-                   "characters): then POST /api/runs (as `ropegrad runs push`) and the pages' note and\n"
-                   "issue forms take writes.\n"
-                   "Defaults: 4 threads, request bodies up to %d bytes (413 above), 10 s idle timeout,\n"
-                   "a page cache of %u bytes (keyed by path), %d connections per client address, %d s\n"
-                   "for a request body to arrive. Writes to a registry that is read-only, busy, deleted\n"
-                   "or replaced since the start are answered 503.\n",
-                   RG_SERVE_MAX_BODY, RG_SERVE_CACHE_BYTES, RG_SERVE_MAX_PER_CLIENT, RG_SERVE_BODY_DEADLINE);
+            serve_usage();
             return 0;
         case ':': rg_term_printf(stderr, "ropegrad serve: %s needs a value\n", argv[optind - 1]); return 2;
         default: rg_term_printf(stderr, "ropegrad serve: unknown option '%s' (try --help)\n", argv[optind - 1]); return 2;
@@ -114,10 +119,15 @@ int rg_cmd_serve(int argc, char **argv)
         rg_term_printf(stderr, "ropegrad serve: unexpected argument '%s' (try --help)\n", argv[optind]);
         return 2;
     }
-    o.db_path = rg_registry_path(db);
+    return -1;
+}
+
+/* Serves until SIGINT, SIGTERM or SIGHUP. Returns the exit code. */
+static int serve_until_signal(rg_serve_options *o)
+{
     char err[1024];
     rg_server *s;
-    if (rg_serve_create(&o, &s, err, sizeof err)) {
+    if (rg_serve_create(o, &s, err, sizeof err)) {
         rg_term_printf(stderr, "ropegrad serve: %s\n", err);
         return 2;
     }
@@ -136,11 +146,21 @@ int rg_cmd_serve(int argc, char **argv)
         return 2;
     }
     rg_term_printf(stdout, "ropegrad serve: http://%s:%d/ (%s, registry %s)\n", rg_serve_host(s), rg_serve_port(s),
-                   o.write_token_file ? "writes need the token" : "read-only", o.db_path);
+                   o->write_token_file ? "writes need the token" : "read-only", o->db_path);
     fflush(stdout);
     int sig = 0;
     sigwait(&set, &sig);
     rg_serve_destroy(s);
     rg_term_printf(stdout, "ropegrad serve: stopped (signal %d)\n", sig);
     return 0;
+}
+
+int rg_cmd_serve(int argc, char **argv)
+{
+    rg_serve_options o = {0};
+    const char *db = NULL;
+    int rc = parse_options(argc, argv, &o, &db);
+    if (rc >= 0) return rc;
+    o.db_path = rg_registry_path(db);
+    return serve_until_signal(&o);
 }

@@ -12,9 +12,11 @@
  * verdict never depends on the rounding of the check itself. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
+#include "run_internal.h"
 
 void rg_check_output(const float *out, const double *ref, int64_t n, double atol, double rtol,
                      double required_matched_ratio, double max_error_cap, rg_check *res)
@@ -69,4 +71,22 @@ void rg_check_output(const float *out, const double *ref, int64_t n, double atol
         snprintf(res->reason, sizeof res->reason, "max abs error %.3g > cap %.3g", max_abs, max_error_cap);
     else
         res->pass = 1;
+}
+
+/* The output's elements as floats, for the check (NULL on out of memory). */
+static float *widened(const rg_op *op, const void *out, int64_t n)
+{
+    float *f = malloc((size_t)n * sizeof *f);
+    if (f) op->widen(out, n, f);
+    return f;
+}
+
+int rg_check_op_output(const rg_op *op, const void *out, int64_t n, const double *ref, const rg_workload *w,
+                       rg_check *res)
+{
+    float *f = widened(op, out, n);
+    if (!f) return 1;
+    rg_check_output(f, ref, n, w->max_atol, w->max_rtol, w->required_matched_ratio, w->max_error_cap, res);
+    free(f);
+    return 0;
 }

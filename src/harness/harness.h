@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cpu_share.h"
 #include "ropegrad.h"
 #include "op.h"
 
@@ -69,7 +70,7 @@ typedef enum {
     RG_INPUTS_POSITIONS = 1  /* real training inputs, attention_scaling 1. 014: emb =
                                 position * inv_freq, inv_freq = theta^(-2d/D) with
                                 theta 1e6, positions up to 262144; 011 and 012: see
-                                their rows (op_rope_forward.c, op_cos_sin.c) */
+                                their rows (src/op/rope_forward/row.c, src/op/cos_sin/row.c) */
 } rg_inputs_kind;
 
 /* Host-side input tensors of one workload, owned by the harness. */
@@ -110,6 +111,10 @@ void rg_check_output(const float *out, const double *ref, int64_t n, double atol
 
 /* ---- runs -------------------------------------------------------------------- */
 
+/* A workload's sizes as text: B, S and D, then each named axis of op as
+ * name=value ("B=2 S=512 D=128 num_heads=32 num_kv_heads=8"). */
+void rg_axes_text(const rg_op *op, const rg_workload *w, char *dst, size_t n);
+
 typedef struct rg_time_stats {
     double mean, median, min, max, stddev;   /* nanoseconds */
 } rg_time_stats;
@@ -120,6 +125,8 @@ typedef struct rg_workload_result {
     int index;
     char uuid[64];
     int64_t batch_size, seq_len, head_dim;
+    int64_t axes[RG_OP_MAX_AXES];  /* the op's named axes (rg_op.axes), in its order */
+    char sizes[160];               /* every axis, e.g. "B=2 S=512 D=128 num_heads=32 num_kv_heads=8" (rg_axes_text) */
     double bytes;                  /* rg_workload_bytes */
     rg_check check;
     int timed;                     /* 0 for `ropegrad check` */
@@ -152,6 +159,7 @@ typedef struct rg_env {
     int load_known;                /* CPU runs: the machine's load before the run was read */
     double load_avg_1m;            /* its 1-minute load average (getloadavg) */
     int load_cpus;                 /* online CPUs it compares with */
+    rg_cpu_share cpu_share;        /* CPU runs: what other processes took over the run (cpu_share.h) */
 } rg_env;
 
 typedef struct rg_run_options {
@@ -174,6 +182,7 @@ typedef struct rg_run_result {
     char suite_dir[4096];
     char op[8];                    /* the op's id ("011", "012", "014") */
     char reference[128];           /* what the float64 reference is (rg_op.reference) */
+    const char *axis_names[RG_OP_MAX_AXES];   /* the op's named axes (rg_op.axes; static strings), NULL after the last */
     char backend[16];              /* resolved: "cpu" or "cuda" */
     int kernel;
     char kernel_name[64];

@@ -21,6 +21,17 @@ const rg_op *rg_op_find(const char *name)
     return NULL;
 }
 
+void rg_axes_text(const rg_op *op, const rg_workload *w, char *dst, size_t n)
+{
+    int used = snprintf(dst, n, "B=%lld S=%lld D=%lld", (long long)w->batch_size, (long long)w->seq_len,
+                        (long long)w->head_dim);
+    for (int a = 0; op->axes && op->axes[a] && a < RG_OP_MAX_AXES && used > 0 && (size_t)used < n; a++) {
+        int more = snprintf(dst + used, n - (size_t)used, " %s=%lld", op->axes[a], (long long)w->axes[a]);
+        if (more < 0) return;
+        used += more;
+    }
+}
+
 void rg_tensors_free(rg_tensors *t)
 {
     if (!t) return;

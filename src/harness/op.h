@@ -73,8 +73,6 @@ typedef struct rg_op_export {
 /* The header files every op's solution ships beside its kernel header. */
 #define RG_OP_SOURCE_ROPE_MATH {"rope_math.cuh", "src/op/rope_math.cuh"}
 #define RG_OP_SOURCE_API {"ropegrad.h", "include/ropegrad.h"}
-/* The forward ops' kernel header (011, 012). */
-#define RG_OP_SOURCE_FORWARD {"ropegrad_forward_kernels.cuh", "src/op/forward_kernels.cuh"}
 
 typedef struct rg_op {
     const char *id;                  /* "011", "012", "014" */

@@ -56,17 +56,20 @@ void rg_run_print_table(const rg_run_result *r, void *file)
     FILE *f = file ? (FILE *)file : stdout;
     if (!r) return;
     const int timed = is_timed(r);
+    fprintf(f, "%-8s %5s %6s ", "workload", "B", "S");
+    for (int a = 0; a < RG_OP_MAX_AXES && r->axis_names[a]; a++) fprintf(f, "%12s ", r->axis_names[a]);
     if (timed)
-        fprintf(f, "%-8s %5s %6s %12s %9s %11s %11s %9s  %s\n", "workload", "B", "S", "time_us", "GB/s",
+        fprintf(f, "%12s %9s %11s %11s %9s  %s\n", "time_us", "GB/s",
                 "max_abs_err", "max_rel_err", "matched", "pass");
     else
-        fprintf(f, "%-8s %5s %6s %11s %11s %9s  %s\n", "workload", "B", "S", "max_abs_err", "max_rel_err", "matched",
+        fprintf(f, "%11s %11s %9s  %s\n", "max_abs_err", "max_rel_err", "matched",
                 "pass");
     for (size_t i = 0; i < r->n_workloads; i++) {
         const rg_workload_result *w = &r->workloads[i];
         row_text x;
         row_format(w, &x);
         fprintf(f, "%-8d %5lld %6lld ", w->index, (long long)w->batch_size, (long long)w->seq_len);
+        for (int a = 0; a < RG_OP_MAX_AXES && r->axis_names[a]; a++) fprintf(f, "%12lld ", (long long)w->axes[a]);
         if (timed) fprintf(f, "%12s %9s ", x.t, x.g);
         fprintf(f, "%11s %11s %9s  %s", x.ae, x.re, x.mr, w->check.pass ? "yes" : "NO");
         if (!w->check.pass) fprintf(f, "  %s", w->check.reason);
@@ -102,14 +105,21 @@ static void print_rows(const rg_run_result *r, FILE *f, int csv)
     const int timed = is_timed(r);
     const char *sep = csv ? "," : " | ", *open = csv ? "" : "| ", *close = csv ? "" : " |";
     fprintf(f, "%sworkload%sB%sS%s", open, sep, sep, sep);
+    int n_axes = 0;
+    for (; n_axes < RG_OP_MAX_AXES && r->axis_names[n_axes]; n_axes++) fprintf(f, "%s%s", r->axis_names[n_axes], sep);
     if (timed) fprintf(f, "time_us%sGB/s%s", sep, sep);
     fprintf(f, "max_abs_err%smax_rel_err%smatched%spass%sreason%s\n", sep, sep, sep, sep, close);
-    if (!csv) fprintf(f, "|---:|---:|---:|%s---:|---:|---:|---|---|\n", timed ? "---:|---:|" : "");
+    if (!csv) {
+        fprintf(f, "|---:|---:|---:|");
+        for (int a = 0; a < n_axes; a++) fprintf(f, "---:|");
+        fprintf(f, "%s---:|---:|---:|---|---|\n", timed ? "---:|---:|" : "");
+    }
     for (size_t i = 0; i < r->n_workloads; i++) {
         const rg_workload_result *w = &r->workloads[i];
         row_text x;
         row_format(w, &x);
         fprintf(f, "%s%d%s%lld%s%lld%s", open, w->index, sep, (long long)w->batch_size, sep, (long long)w->seq_len, sep);
+        for (int a = 0; a < n_axes; a++) fprintf(f, "%lld%s", (long long)w->axes[a], sep);
         if (timed) fprintf(f, "%s%s%s%s", x.t, sep, x.g, sep);
         fprintf(f, "%s%s%s%s%s%s%s%s", x.ae, sep, x.re, sep, x.mr, sep, w->check.pass ? "yes" : "no", sep);
         /* The reason is our own text, but quote it for CSV and keep '|' out of a Markdown cell. */
@@ -182,10 +192,15 @@ static cJSON *env_json(jb *b, const rg_env *e)
         add_num(b, o, "load_average_1m", e->load_avg_1m);
         add_num(b, o, "online_cpus", e->load_cpus);
     }
+    if (e->cpu_share.known) {
+        add_num(b, o, "other_cpus", e->cpu_share.other_cpus);
+        add_num(b, o, "steal_cpus", e->cpu_share.steal_cpus);
+        add_num(b, o, "share_seconds", e->cpu_share.span_s);
+    }
     return o;
 }
 
-static cJSON *workload_json(jb *b, const rg_workload_result *w)
+static cJSON *workload_json(jb *b, const rg_run_result *r, const rg_workload_result *w)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o) {
@@ -197,6 +212,7 @@ static cJSON *workload_json(jb *b, const rg_workload_result *w)
     add_num(b, o, "batch_size", (double)w->batch_size);
     add_num(b, o, "seq_len", (double)w->seq_len);
     add_num(b, o, "head_dim", (double)w->head_dim);
+    for (int a = 0; a < RG_OP_MAX_AXES && r->axis_names[a]; a++) add_num(b, o, r->axis_names[a], (double)w->axes[a]);
     add_num(b, o, "bytes", w->bytes);
     add(b, o, "pass", cJSON_CreateBool(w->check.pass));
     add_str(b, o, "reason", w->check.reason);
@@ -252,7 +268,7 @@ static cJSON *result_json(const rg_run_result *r, int *oom)
     add(&b, root, "environment", env_json(&b, &r->env));
     cJSON *ws = cJSON_CreateArray();
     for (size_t i = 0; ws && i < r->n_workloads; i++) {
-        cJSON *w = workload_json(&b, &r->workloads[i]);
+        cJSON *w = workload_json(&b, r, &r->workloads[i]);
         if (!w || !cJSON_AddItemToArray(ws, w)) {
             cJSON_Delete(w);
             b.oom = 1;

@@ -26,6 +26,7 @@
 #include <omp.h>
 
 #include "harness.h"
+#include "run_cuda.h"
 #include "run_internal.h"
 
 #ifndef RG_BUILD_COMPILER
@@ -212,33 +213,6 @@ int rg_cpu_timer_run_warm(int warmup, int iterations, rg_cpu_timed_fn fn, void *
     return timed_loop(NULL, warmup, iterations, fn, ctx, samples_ns);
 }
 
-void rg_result_set_samples(rg_workload_result *wr, double *samples_ns, int n)
-{
-    wr->samples_ns = samples_ns;
-    wr->n_samples = n;
-    wr->timed = 1;
-    rg_time_stats_compute(samples_ns, n, &wr->time_ns);
-    wr->gbps = wr->time_ns.median > 0 ? wr->bytes / wr->time_ns.median : 0; /* bytes/ns = GB/s */
-}
-
-/* The output's elements as floats, for the check (NULL on out of memory). */
-static float *widened(const rg_op *op, const void *out, int64_t n)
-{
-    float *f = malloc((size_t)n * sizeof *f);
-    if (f) op->widen(out, n, f);
-    return f;
-}
-
-int rg_check_op_output(const rg_op *op, const void *out, int64_t n, const double *ref, const rg_workload *w,
-                       rg_check *res)
-{
-    float *f = widened(op, out, n);
-    if (!f) return 1;
-    rg_check_output(f, ref, n, w->max_atol, w->max_rtol, w->required_matched_ratio, w->max_error_cap, res);
-    free(f);
-    return 0;
-}
-
 int rg_cpu_call_run(void *ctx)
 {
     const rg_cpu_call *c = ctx;
@@ -292,6 +266,33 @@ static int cpu_workload(const rg_op *op, const rg_tensors *in, const double *ref
 
 /* ---- the run ------------------------------------------------------------------------------- */
 
+/* The kernel versions an op ships, as "0 (default), 14 (14-2d-ept4)". */
+#define RG_KERNEL_SCAN 64
+static void shipped_kernels(const rg_op *op, char *dst, size_t n)
+{
+    size_t used = 0;
+    dst[0] = '\0';
+    for (int k = 0; k < RG_KERNEL_SCAN && used < n; k++) {
+        const char *name = op->kernel_name(k);
+        if (!name) continue;
+        int w = snprintf(dst + used, n - used, "%s%d (%s)", used ? ", " : "", k, name);
+        if (w < 0) return;
+        used += (size_t)w;
+    }
+}
+
+/* 0 when op ships CUDA kernel version `kernel` in this build (0, the
+ * default, always), else 1 with err set. */
+static int check_kernel(const rg_op *op, int kernel, char *err, size_t errlen)
+{
+    if (kernel == 0 || op->kernel_name(kernel)) return 0;
+    char list[256];
+    shipped_kernels(op, list, sizeof list);
+    snprintf(err, errlen, "unknown CUDA kernel %d: op %s ships %s; the development versions are built from bench/dev/",
+             kernel, op->id, list[0] ? list : "no CUDA kernel in this build");
+    return 1;
+}
+
 static int validate_options(const rg_suite *s, const int *indices, size_t n_indices, const rg_run_options *o,
                             char *err, size_t errlen)
 {
@@ -311,12 +312,7 @@ static int validate_options(const rg_suite *s, const int *indices, size_t n_indi
         snprintf(err, errlen, "kernel must be >= 0, got %d", o->kernel);
         return 1;
     }
-    if (s->op->kernel_name == ropegrad_cuda_kernel_name && o->kernel != 0 && o->kernel != ROPEGRAD_CUDA_KERNEL_DEFAULT) {
-        snprintf(err, errlen,
-                 "unknown CUDA kernel %d: the library ships 0 (default) and %d; the development versions are "
-                 "built by bench/dev_kernels.cu", o->kernel, ROPEGRAD_CUDA_KERNEL_DEFAULT);
-        return 1;
-    }
+    if (check_kernel(s->op, o->kernel, err, errlen)) return 1;
     if (o->inputs != RG_INPUTS_NORMAL && o->inputs != RG_INPUTS_POSITIONS) {
         snprintf(err, errlen, "unknown inputs kind %d", (int)o->inputs);
         return 1;
@@ -345,51 +341,31 @@ static int validate_options(const rg_suite *s, const int *indices, size_t n_indi
     return 0;
 }
 
-int rg_run_suite(const rg_suite *s, const int *indices, size_t n_indices, const rg_run_options *o,
-                 rg_run_result *out, char *err, size_t errlen)
+/* The backend o asks for, resolved: 1 = CUDA, 0 = CPU, -1 (err set) when
+ * CUDA was asked for and is not there. */
+static int resolve_backend(const rg_run_options *o, char *err, size_t errlen)
 {
-    if (!out) {
-        snprintf(err, errlen, "rg_run_suite: out is NULL");
-        return 1;
+    if (!strcmp(o->backend, "cpu")) return 0;
+    if (!strcmp(o->backend, "cuda")) {
+        if (ropegrad_cuda_available()) return 1;
+        snprintf(err, errlen, "backend cuda requested but unavailable (%s)", ropegrad_strerror(ROPEGRAD_ERR_NO_CUDA));
+        return -1;
     }
-    memset(out, 0, sizeof *out);
-    if (validate_options(s, indices, n_indices, o, err, errlen)) return 1;
+    const int use_cuda = ropegrad_cuda_available();
+    if (o->verbose >= 0)
+        fprintf(stderr, "ropegrad: backend auto -> %s\n", use_cuda ? "cuda" : "cpu (no usable CUDA device)");
+    return use_cuda;
+}
 
-    /* Resolve the backend. */
-    int use_cuda;
-    if (!strcmp(o->backend, "cpu")) {
-        use_cuda = 0;
-    } else if (!strcmp(o->backend, "cuda")) {
-        if (!ropegrad_cuda_available()) {
-            snprintf(err, errlen, "backend cuda requested but unavailable (%s)", ropegrad_strerror(ROPEGRAD_ERR_NO_CUDA));
-            return 1;
-        }
-        use_cuda = 1;
-    } else {
-        use_cuda = ropegrad_cuda_available();
-        if (o->verbose >= 0) fprintf(stderr, "ropegrad: backend auto -> %s\n",
-                use_cuda ? "cuda" : "cpu (no usable CUDA device)");
-    }
-    const rg_op *op = s->op;
-    if (use_cuda && !op->kernel_name(o->kernel)) {
-        if (op->kernel_name == ropegrad_cuda_kernel_name)
-            snprintf(err, errlen, "unknown CUDA kernel %d (this build has %d)", o->kernel, ropegrad_cuda_kernel_count());
-        else
-            snprintf(err, errlen, "unknown CUDA kernel %d: op %s ships one kernel (0, the default)", o->kernel, op->id);
-        return 1;
-    }
-    if (!use_cuda && o->kernel != 0) {
-        snprintf(err, errlen, "--kernel %d selects a CUDA kernel version; the cpu backend has only kernel 0",
-                 o->kernel);
-        return 1;
-    }
-
-    /* The header of the result. */
-    const size_t n = n_indices ? n_indices : s->n_workloads;
+/* The header of the result: suite, op, backend, protocol, host. */
+static void result_header(const rg_suite *s, const rg_run_options *o, int use_cuda, int cpu_threads,
+                          rg_run_result *out)
+{
     snprintf(out->suite, sizeof out->suite, "%s", s->name);
     snprintf(out->suite_dir, sizeof out->suite_dir, "%s", s->dir);
-    snprintf(out->op, sizeof out->op, "%s", op->id);
-    snprintf(out->reference, sizeof out->reference, "%s", op->reference);
+    snprintf(out->op, sizeof out->op, "%s", s->op->id);
+    snprintf(out->reference, sizeof out->reference, "%s", s->op->reference);
+    for (int a = 0; s->op->axes && s->op->axes[a] && a < RG_OP_MAX_AXES; a++) out->axis_names[a] = s->op->axes[a];
     snprintf(out->backend, sizeof out->backend, "%s", use_cuda ? "cuda" : "cpu");
     out->kernel = o->kernel;
     snprintf(out->inputs, sizeof out->inputs, "%s", o->inputs == RG_INPUTS_POSITIONS ? "positions" : "normal");
@@ -399,101 +375,94 @@ int rg_run_suite(const rg_suite *s, const int *indices, size_t n_indices, const 
     time_t now = time(NULL);
     struct tm tm;
     if (gmtime_r(&now, &tm)) strftime(out->started_at, sizeof out->started_at, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    const int cpu_threads = o->threads > 0 ? o->threads : omp_get_max_threads();
     rg_env_host(&out->env, cpu_threads);
+}
 
-    out->workloads = calloc(n, sizeof *out->workloads);
-    if (!out->workloads) {
-        snprintf(err, errlen, "out of memory");
+/* The CPU backend's part of the header, and its cold-cache buffer when timed. */
+static int open_cpu(const rg_run_options *o, int cpu_threads, rg_run_result *out, rg_cpu_timer *cold, char *err,
+                    size_t errlen)
+{
+    snprintf(out->kernel_name, sizeof out->kernel_name, "cpu-%s", ropegrad_cpu_isa());
+    snprintf(out->device, sizeof out->device, "%.200s (%d threads)", out->env.cpu_model, cpu_threads);
+    snprintf(out->timer, sizeof out->timer, "%s", o->timed ? "wall-clock" : "none");
+    if (!o->timed) {
+        snprintf(out->cold_l2, sizeof out->cold_l2, "none (not timed)");
+        return 0;
+    }
+    if (rg_cpu_timer_open(cold, err, errlen)) return 1;
+    snprintf(out->cold_l2, sizeof out->cold_l2, "%s", cold->cold);
+    return 0;
+}
+
+/* A workload's result before it runs: its sizes, bytes and figures. */
+static void workload_header(const rg_suite *s, const rg_workload *w, rg_workload_result *wr)
+{
+    wr->index = w->index;
+    snprintf(wr->uuid, sizeof wr->uuid, "%s", w->uuid);
+    wr->batch_size = w->batch_size;
+    wr->seq_len = w->seq_len;
+    wr->head_dim = w->head_dim;
+    memcpy(wr->axes, w->axes, sizeof wr->axes);
+    wr->bytes = s->op->bytes(w, s->grad_dtype);
+    wr->sol_ms = w->sol_ms;
+    wr->baseline_ms = w->baseline_ms;
+    wr->time_ns.mean = wr->time_ns.median = wr->time_ns.min = wr->time_ns.max = wr->time_ns.stddev = NAN;
+    wr->gbps = NAN;
+}
+
+/* The backends a run holds open. */
+typedef struct run_backends {
+    rg_cpu_timer cold;
+    void *cuda;   /* rg_cuda_session *, NULL on the CPU */
+} run_backends;
+
+/* Inputs, reference, the backend's checked (and timed) run of one workload. */
+static int run_workload(const rg_suite *s, const rg_workload *w, const rg_run_options *o, run_backends *be,
+                        rg_workload_result *wr, char *err, size_t errlen)
+{
+    const rg_op *op = s->op;
+    rg_tensors in;
+    if (op->make(w, s->grad_dtype, (int)o->inputs, o->seed, &in, err, errlen)) return 1;
+    double *ref = malloc((size_t)in.n_out * sizeof *ref);
+    if (!ref) {
+        rg_tensors_free(&in);
+        snprintf(err, errlen, "workload %d: out of memory for the reference", w->index);
         return 1;
     }
-    out->n_workloads = n;
-
-    rg_cpu_timer cold = {NULL, 0, ""};
-#ifdef ROPEGRAD_HAVE_CUDA
-    rg_cuda_session *cs = NULL;
-#endif
-    int rc = 0;
-    if (use_cuda) {
-#ifdef ROPEGRAD_HAVE_CUDA
-        if (rg_cuda_open(op, o->kernel, o->timed, out, &cs, err, errlen)) goto fail;
-#endif
-    } else {
-        snprintf(out->kernel_name, sizeof out->kernel_name, "cpu-%s", ropegrad_cpu_isa());
-        snprintf(out->device, sizeof out->device, "%.200s (%d threads)", out->env.cpu_model, cpu_threads);
-        snprintf(out->timer, sizeof out->timer, "%s", o->timed ? "wall-clock" : "none");
-        if (o->timed) {
-            if (rg_cpu_timer_open(&cold, err, errlen)) goto fail;
-            snprintf(out->cold_l2, sizeof out->cold_l2, "%s", cold.cold);
-        } else {
-            snprintf(out->cold_l2, sizeof out->cold_l2, "none (not timed)");
-        }
-    }
-
-    for (size_t k = 0; k < n; k++) {
-        const rg_workload *w = &s->workloads[n_indices ? (size_t)indices[k] : k];
-        rg_workload_result *wr = &out->workloads[k];
-        wr->index = w->index;
-        snprintf(wr->uuid, sizeof wr->uuid, "%s", w->uuid);
-        wr->batch_size = w->batch_size;
-        wr->seq_len = w->seq_len;
-        wr->head_dim = w->head_dim;
-        wr->bytes = op->bytes(w, s->grad_dtype);
-        wr->sol_ms = w->sol_ms;
-        wr->baseline_ms = w->baseline_ms;
-        wr->time_ns.mean = wr->time_ns.median = wr->time_ns.min = wr->time_ns.max = wr->time_ns.stddev = NAN;
-        wr->gbps = NAN;
-        if (out->stopped[0]) {   /* the GPU was lost: the rest fail, not run */
-            snprintf(wr->check.reason, sizeof wr->check.reason, "not run: the GPU was lost (%.80s)", out->stopped);
-            continue;
-        }
-
-        rg_tensors in;
-        if (op->make(w, s->grad_dtype, (int)o->inputs, o->seed, &in, err, errlen)) goto fail;
-        double *ref = malloc((size_t)in.n_out * sizeof *ref);
-        if (!ref) {
-            rg_tensors_free(&in);
-            snprintf(err, errlen, "workload %d: out of memory for the reference", w->index);
-            goto fail;
-        }
-        int rrc = op->reference_fn(&in, ref);
-        if (rrc) {
-            free(ref);
-            rg_tensors_free(&in);
-            snprintf(err, errlen, "workload %d: reference: %s", w->index, ropegrad_strerror(rrc));
-            goto fail;
-        }
-        int wrc;
-#ifdef ROPEGRAD_HAVE_CUDA
-        if (use_cuda)
-            wrc = rg_cuda_workload(cs, &in, ref, w, o, wr, err, errlen);
-        else
-#endif
-            wrc = cpu_workload(op, &in, ref, w, o, &cold, wr, err, errlen);
+    int rc = op->reference_fn(&in, ref);
+    if (rc) {
         free(ref);
         rg_tensors_free(&in);
-        if (wrc) goto fail;
-#ifdef ROPEGRAD_HAVE_CUDA
-        if (use_cuda && rg_cuda_lost(cs))
-            snprintf(out->stopped, sizeof out->stopped, "workload %d: %.100s", w->index, rg_cuda_lost(cs));
-#endif
-        if (wr->check.pass) out->passed++;
-        if (o->verbose > 0) {
-            if (wr->timed)
-                fprintf(stderr, "[%zu/%zu] workload %d (B=%lld S=%lld): pass, median %.2f us\n", k + 1, n, w->index,
-                        (long long)w->batch_size, (long long)w->seq_len, wr->time_ns.median / 1e3);
-            else
-                fprintf(stderr, "[%zu/%zu] workload %d (B=%lld S=%lld): %s%s\n", k + 1, n, w->index,
-                        (long long)w->batch_size, (long long)w->seq_len, wr->check.pass ? "pass" : "FAIL: ",
-                        wr->check.reason);
-        }
+        snprintf(err, errlen, "workload %d: reference: %s", w->index, ropegrad_strerror(rc));
+        return 1;
     }
-    out->total = (int)n;
+#ifdef ROPEGRAD_HAVE_CUDA
+    if (be->cuda)
+        rc = rg_cuda_workload(be->cuda, &in, ref, w, o, wr, err, errlen);
+    else
+#endif
+        rc = cpu_workload(op, &in, ref, w, o, &be->cold, wr, err, errlen);
+    free(ref);
+    rg_tensors_free(&in);
+    return rc;
+}
 
-    /* Suite summary over the per-workload medians of the timed workloads. */
+static void report_workload(size_t k, size_t n, const rg_workload *w, const rg_workload_result *wr)
+{
+    if (wr->timed)
+        fprintf(stderr, "[%zu/%zu] workload %d (%s): pass, median %.2f us\n", k + 1, n, w->index, wr->sizes,
+                wr->time_ns.median / 1e3);
+    else
+        fprintf(stderr, "[%zu/%zu] workload %d (%s): %s%s\n", k + 1, n, w->index, wr->sizes,
+                wr->check.pass ? "pass" : "FAIL: ", wr->check.reason);
+}
+
+/* Suite summary over the per-workload medians of the timed workloads. */
+static void summarize(rg_run_result *out)
+{
     double sum = 0, logsum = 0;
     int timed = 0;
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = 0; k < out->n_workloads; k++) {
         const rg_workload_result *wr = &out->workloads[k];
         if (!wr->timed || !(wr->time_ns.median > 0)) continue;
         sum += wr->time_ns.median;
@@ -502,15 +471,75 @@ int rg_run_suite(const rg_suite *s, const int *indices, size_t n_indices, const 
     }
     out->mean_ns = timed ? sum / timed : NAN;
     out->geomean_ns = timed ? exp(logsum / timed) : NAN;
-    goto done;
+}
 
-fail:
-    rc = 1;
-done:
+/* Every selected workload in turn; after a lost GPU the rest fail unrun. */
+static int run_workloads(const rg_suite *s, const int *indices, const rg_run_options *o, run_backends *be,
+                         rg_run_result *out, char *err, size_t errlen)
+{
+    const size_t n = out->n_workloads;
+    for (size_t k = 0; k < n; k++) {
+        const rg_workload *w = &s->workloads[indices ? (size_t)indices[k] : k];
+        rg_workload_result *wr = &out->workloads[k];
+        workload_header(s, w, wr);
+        rg_axes_text(s->op, w, wr->sizes, sizeof wr->sizes);
+        if (out->stopped[0]) {
+            snprintf(wr->check.reason, sizeof wr->check.reason, "not run: the GPU was lost (%.80s)", out->stopped);
+            continue;
+        }
+        if (run_workload(s, w, o, be, wr, err, errlen)) return 1;
+#ifdef ROPEGRAD_HAVE_CUDA
+        if (be->cuda && rg_cuda_lost(be->cuda))
+            snprintf(out->stopped, sizeof out->stopped, "workload %d: %.100s", w->index, rg_cuda_lost(be->cuda));
+#endif
+        if (wr->check.pass) out->passed++;
+        if (o->verbose > 0) report_workload(k, n, w, wr);
+    }
+    out->total = (int)n;
+    return 0;
+}
+
+int rg_run_suite(const rg_suite *s, const int *indices, size_t n_indices, const rg_run_options *o,
+                 rg_run_result *out, char *err, size_t errlen)
+{
+    if (!out) {
+        snprintf(err, errlen, "rg_run_suite: out is NULL");
+        return 1;
+    }
+    memset(out, 0, sizeof *out);
+    if (validate_options(s, indices, n_indices, o, err, errlen)) return 1;
+    const int use_cuda = resolve_backend(o, err, errlen);
+    if (use_cuda < 0) return 1;
+    if (!use_cuda && o->kernel != 0) {
+        snprintf(err, errlen, "--kernel %d selects a CUDA kernel version; the cpu backend has only kernel 0",
+                 o->kernel);
+        return 1;
+    }
+    const int cpu_threads = o->threads > 0 ? o->threads : omp_get_max_threads();
+    result_header(s, o, use_cuda, cpu_threads, out);
+    out->n_workloads = n_indices ? n_indices : s->n_workloads;
+    out->workloads = calloc(out->n_workloads, sizeof *out->workloads);
+    if (!out->workloads) {
+        out->n_workloads = 0;
+        snprintf(err, errlen, "out of memory");
+        return 1;
+    }
+    run_backends be = {{NULL, 0, ""}, NULL};
+    int rc = 0;
+#ifdef ROPEGRAD_HAVE_CUDA
+    rg_cuda_session *cs = NULL;
+    if (use_cuda) {
+        rc = rg_cuda_open(s->op, o->kernel, o->timed, out, &cs, err, errlen);
+        be.cuda = cs;
+    }
+#endif
+    if (!use_cuda) rc = open_cpu(o, cpu_threads, out, &be.cold, err, errlen);
+    if (!rc) rc = run_workloads(s, n_indices ? indices : NULL, o, &be, out, err, errlen);
+    if (!rc) summarize(out);
 #ifdef ROPEGRAD_HAVE_CUDA
     if (cs) rg_cuda_close(cs, out);
 #endif
-    rg_cpu_timer_close(&cold);
+    rg_cpu_timer_close(&be.cold);
     if (rc) rg_run_result_free(out);
     return rc;
 }

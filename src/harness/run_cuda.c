@@ -40,6 +40,7 @@
 #include <cupti.h>
 
 #include "harness.h"
+#include "run_cuda.h"
 #include "run_internal.h"
 
 /* The newest kernel record this cupti_activity.h describes (CUPTI hands out

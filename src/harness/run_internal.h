@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* run_internal.h -- what the harness's own files share: run.c with the CUDA
- * runner (run_cuda.c), and inputs.c's generator and the protocol's check with
- * the op rows (op.c, op_*.c). Internal to src/harness/: nothing outside it
+/* run_internal.h -- what the harness's own files share: the results and the
+ * check (stats.c, check.c) with both runners (run.c, run_cuda.c), and inputs.c's generator and the protocol's check with
+ * the op rows (op.c, src/op/<op>/row.c). Internal to src/harness/: nothing outside it
  * (the CLI, the record, the index) includes it; harness.h is the interface. */
 #ifndef ROPEGRAD_RUN_INTERNAL_H
 #define ROPEGRAD_RUN_INTERNAL_H
@@ -32,27 +32,5 @@ int64_t rg_position_at(uint64_t key, int64_t b, int64_t s, int64_t S, int64_t po
 /* Widens an op's output and applies the protocol's check (0, or 1 on out of memory). */
 int rg_check_op_output(const rg_op *op, const void *out, int64_t n, const double *ref, const rg_workload *w,
                        rg_check *res);
-
-#ifdef ROPEGRAD_HAVE_CUDA
-typedef struct rg_cuda_session rg_cuda_session;
-
-/* Picks the current device, fills r->device, r->timer, r->cold_l2 and the GPU
- * half of r->env (clocks sampled now), allocates the cold-L2 buffer and sets
- * up CUPTI (falling back to CUDA events when CUPTI cannot be used). */
-int rg_cuda_open(const rg_op *op, int kernel, int timed, rg_run_result *r, rg_cuda_session **out, char *err, size_t errlen);
-
-/* One workload: device copies, the poisoned checked run, the check, then
- * (when timed and correct) warmup + iterations under the protocol's timer.
- * Returns 0 (whether or not the workload passed), non-zero on a CUDA error. */
-int rg_cuda_workload(rg_cuda_session *s, const rg_tensors *in, const double *ref, const rg_workload *w,
-                     const rg_run_options *o, rg_workload_result *wr, char *err, size_t errlen);
-
-/* Why the GPU is unusable after a workload (a sticky CUDA error, or a kernel
- * still running past rg_run_options.timeout_s), NULL while it is usable. */
-const char *rg_cuda_lost(const rg_cuda_session *s);
-
-/* Samples the end clocks into r->env, sets r->timer from what was used, frees everything. */
-void rg_cuda_close(rg_cuda_session *s, rg_run_result *r);
-#endif
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "run_internal.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -30,4 +31,13 @@ void rg_time_stats_compute(const double *samples, int n, rg_time_stats *st)
     for (int i = 0; i < n; i++) ss += (v[i] - st->mean) * (v[i] - st->mean);
     st->stddev = n > 1 ? sqrt(ss / (n - 1)) : 0.0;
     free(v);
+}
+
+void rg_result_set_samples(rg_workload_result *wr, double *samples_ns, int n)
+{
+    wr->samples_ns = samples_ns;
+    wr->n_samples = n;
+    wr->timed = 1;
+    rg_time_stats_compute(samples_ns, n, &wr->time_ns);
+    wr->gbps = wr->time_ns.median > 0 ? wr->bytes / wr->time_ns.median : 0; /* bytes/ns = GB/s */
 }

@@ -109,20 +109,41 @@ static void sol_rows(rg_kvlist *l, const rg_manifest *m, const rg_run_view *v)
     rg_kv_add(l, "T_SOL check (the index's own)", s);
 }
 
-/* A CPU run's 1-minute load average and online CPUs, "busy" as the gate
- * judges it (gate.h rg_manifest_busy). */
+#define RG_GATE_SAYS "the regression gate calls it UNCLEAR, never SLOW"
+
+/* A CPU run's 1-minute load average and online CPUs; on a record without the
+ * CPU share over the run (older ones), "busy" as the gate judges it (gate.h
+ * rg_manifest_busy). */
 static void load_row(rg_kvlist *l, const rg_manifest *m)
 {
     if (!isfinite(m->load_avg_1m)) return;
-    char s[160], why[96];
-    int busy = rg_manifest_busy(m, why, sizeof why);
-    if (m->online_cpus > 0)
+    char s[200];
+    int busy = rg_manifest_busy(m, NULL, 0);
+    if (m->online_cpus <= 0) snprintf(s, sizeof s, "%.2f (online CPUs not recorded)", m->load_avg_1m);
+    else if (isfinite(m->other_cpus))
+        snprintf(s, sizeof s, "%.2f on %d online CPU%s, at the run's start", m->load_avg_1m, m->online_cpus,
+                 m->online_cpus == 1 ? "" : "s");
+    else
         snprintf(s, sizeof s, "%.2f on %d online CPU%s · %s", m->load_avg_1m, m->online_cpus,
                  m->online_cpus == 1 ? "" : "s",
-                 busy ? "busy (at or above half the CPUs): the regression gate calls it UNCLEAR, never SLOW"
-                      : "not busy (below half the CPUs)");
-    else snprintf(s, sizeof s, "%.2f (online CPUs not recorded)", m->load_avg_1m);
+                 busy ? "busy (at or above half the CPUs): " RG_GATE_SAYS : "not busy (below half the CPUs)");
     rg_kv_add(l, "load average (1 min)", s);
+}
+
+/* What other processes and steal took over the run (cpu_share.h), "busy" as
+ * the gate judges it. */
+static void share_row(rg_kvlist *l, const rg_manifest *m)
+{
+    if (!isfinite(m->other_cpus) || !isfinite(m->steal_cpus) || m->online_cpus <= 0) return;
+    char s[300], why[96];
+    int busy = rg_manifest_busy(m, why, sizeof why);
+    char verdict[160];
+    if (busy) snprintf(verdict, sizeof verdict, "busy (%s): %s", why, RG_GATE_SAYS);
+    else snprintf(verdict, sizeof verdict, "not busy (others below %g%% of the CPUs, steal below %g%%)",
+                  100 * RG_GATE_BUSY_OTHER, 100 * RG_GATE_BUSY_STEAL);
+    snprintf(s, sizeof s, "other processes %.2f of %d CPUs, steal %.2f, over %.1f s · %s", m->other_cpus,
+             m->online_cpus, m->steal_cpus, m->share_seconds, verdict);
+    rg_kv_add(l, "CPU taken by others (over the run)", s);
 }
 
 /* The run's names and figures: title, device, status, the primary figure,
@@ -240,6 +261,7 @@ static void environment_rows(const rg_manifest *m, rg_run_view *v)
     if (strcmp(m->vendor, "cpu")) kv_str(&v->environment, "cpu", m->cpu_model);
     if (m->cpu_threads > 0) kv_num(&v->environment, "cpu threads", m->cpu_threads);
     load_row(&v->environment, m);
+    share_row(&v->environment, m);
     kv_str(&v->environment, "host", m->hostname);
     kv_str(&v->environment, "os", m->os);
     kv_str(&v->environment, "build", m->build_flags);

@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* cpu.c -- the CPU path: validation, OpenMP threading, run-time ISA dispatch,
- * and the portable C kernel.
+/* cpu.c -- what every op's CPU path shares: OpenMP threading
+ * (rg_cpu_parallel_rows), the run-time ISA choice (rg_cpu_isa_chosen), and
+ * the forward ops' sin/cos primitive per ISA (rg_sincos_bf16_row).
  *
  * Every output row b*S+s is independent, so rows are split into chunks and
  * the chunks shared out with a static OpenMP schedule (each thread gets one
  * contiguous run of memory to stream through). Within a row the work is done
  * by a kernel chosen once per process from what the CPU supports:
  *
- *   avx512    cpu_avx512.c   16 lanes, core16 / Sleef_sincosf16_u10avx512f
- *   avx2      cpu_avx2.c      8 lanes, core8 / Sleef_sincosf8_u10avx2, F16C for f16
- *   portable  below           scalar, rg_sincos_core1 / Sleef_sincosf_u10
+ *   avx512    cpu_sincos_avx512.c  16 lanes, core16 / Sleef_sincosf16_u10avx512f
+ *   avx2      cpu_sincos_avx2.c     8 lanes, core8 / Sleef_sincosf8_u10avx2
+ *   portable  below                 scalar, rg_sincos_core1 / Sleef_sincosf_u10
+ *
+ * (014's row kernels follow the same choice: rope_backward/cpu*.c.)
  *
  * The SIMD files are compiled with their instruction sets (-mavx2, -mavx512f)
  * and nothing else in the library is, so one binary runs on any x86-64 and the
@@ -57,30 +60,7 @@
  * (bench/NOTES.md, "The CPU path's sin/cos"). */
 #define RG_MIN_THREAD_ELEMS ((int64_t)256 * 1024)
 
-/* ---- portable kernel ------------------------------------------------------ */
-
-/* One scalar SLEEF sincos per element. The row sum runs in double: on the
- * scalar path that costs nothing over float and keeps the summation error out
- * of the result entirely (the SIMD kernels get the same effect, mostly, from
- * their 8/16 independent partial sums). */
-static void kernel_portable(const ropegrad_problem *p, int64_t r0, int64_t r1)
-{
-    const int64_t S = p->seq_len, D = p->head_dim, H = D / 2;
-    const ropegrad_dtype dt = p->grad_dtype;
-    for (int64_t r = r0; r < r1; r++) {
-        const int64_t base = r * D;
-        const float *inv = p->inv_freq + (r / S) * p->inv_freq_batch_stride;
-        double acc = 0.0;
-        for (int64_t d = 0; d < H; d++) {
-            Sleef_float2 sc; /* x = sin, y = cos */
-            rg_sincos1(p->emb[base + d], &sc.x, &sc.y);
-            float gc = rg_load_grad(p->grad_cos, dt, base + d) + rg_load_grad(p->grad_cos, dt, base + d + H);
-            float gs = rg_load_grad(p->grad_sin, dt, base + d) + rg_load_grad(p->grad_sin, dt, base + d + H);
-            acc += (double)(inv[d] * (gs * sc.y - gc * sc.x));
-        }
-        p->grad_position_ids[r] = (float)((double)p->attention_scaling * acc);
-    }
-}
+/* ---- portable primitive --------------------------------------------------- */
 
 /* The scalar core (SLEEF's scalar 1-ulp sincos beyond its range), then the
  * bf16 rounding check: the portable forward primitive. */
@@ -101,14 +81,19 @@ static void sincos_bf16_portable(const float *x, float mul, int64_t n, float sca
  * smallest problems. */
 static pthread_once_t isa_once = PTHREAD_ONCE_INIT;
 static int procs = 1;
-static const char *isa_name = "portable";
-static rg_cpu_rows_fn isa_kernel = kernel_portable;
+static rg_cpu_isa_id isa_id = RG_CPU_PORTABLE;
 static rg_cpu_sincos_bf16_fn isa_sincos = sincos_bf16_portable;
+
+static void isa_use(rg_cpu_isa_id id, rg_cpu_sincos_bf16_fn fn)
+{
+    isa_id = id;
+    isa_sincos = fn;
+}
 
 static void isa_resolve(void)
 {
     procs = omp_get_num_procs();
-    rg_cpu_rows_fn avx2 = NULL, avx512 = NULL;
+    rg_cpu_sincos_bf16_fn avx2 = NULL, avx512 = NULL;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     /* __builtin_cpu_supports also checks that the OS saves the AVX / AVX-512
      * register state (XGETBV), not just the CPUID bits. The kernels are
@@ -119,40 +104,34 @@ static void isa_resolve(void)
     unsigned int eax, ebx, ecx, edx;
     int f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C);
     int fma_f16c = __builtin_cpu_supports("fma") && f16c;
-    if (fma_f16c && __builtin_cpu_supports("avx2")) avx2 = rg_cpu_avx2_kernel();
-    if (avx2 && __builtin_cpu_supports("avx512f")) avx512 = rg_cpu_avx512_kernel();
+    if (fma_f16c && __builtin_cpu_supports("avx2")) avx2 = rg_cpu_avx2_sincos_bf16();
+    if (avx2 && __builtin_cpu_supports("avx512f")) avx512 = rg_cpu_avx512_sincos_bf16();
 #endif
-    if (avx512) {
-        isa_name = "avx512";
-        isa_kernel = avx512;
-        isa_sincos = rg_cpu_avx512_sincos_bf16();
-    } else if (avx2) {
-        isa_name = "avx2";
-        isa_kernel = avx2;
-        isa_sincos = rg_cpu_avx2_sincos_bf16();
-    }
+    if (avx512)
+        isa_use(RG_CPU_AVX512, avx512);
+    else if (avx2)
+        isa_use(RG_CPU_AVX2, avx2);
     /* Forcing a narrower (or the same) path the CPU can run. */
     const char *want = getenv("ROPEGRAD_CPU_ISA");
     if (!want) return;
-    if (strcmp(want, "portable") == 0) {
-        isa_name = "portable";
-        isa_kernel = kernel_portable;
-        isa_sincos = sincos_bf16_portable;
-    } else if (strcmp(want, "avx2") == 0 && avx2) {
-        isa_name = "avx2";
-        isa_kernel = avx2;
-        isa_sincos = rg_cpu_avx2_sincos_bf16();
-    } else if (strcmp(want, "avx512") == 0 && avx512) {
-        isa_name = "avx512";
-        isa_kernel = avx512;
-        isa_sincos = rg_cpu_avx512_sincos_bf16();
-    }
+    if (strcmp(want, "portable") == 0)
+        isa_use(RG_CPU_PORTABLE, sincos_bf16_portable);
+    else if (strcmp(want, "avx2") == 0 && avx2)
+        isa_use(RG_CPU_AVX2, avx2);
+    else if (strcmp(want, "avx512") == 0 && avx512)
+        isa_use(RG_CPU_AVX512, avx512);
+}
+
+rg_cpu_isa_id rg_cpu_isa_chosen(void)
+{
+    pthread_once(&isa_once, isa_resolve);
+    return isa_id;
 }
 
 const char *ropegrad_cpu_isa(void)
 {
-    pthread_once(&isa_once, isa_resolve);
-    return isa_name;
+    static const char *const names[] = {"portable", "avx2", "avx512"};
+    return names[rg_cpu_isa_chosen()];
 }
 
 /* ---- entry point ---------------------------------------------------------- */
@@ -192,23 +171,4 @@ void rg_cpu_parallel_rows(int64_t rows, int64_t row_elems, int num_threads, rg_c
         const int64_t r1 = r0 + chunk < rows ? r0 + chunk : rows;
         fn(ctx, r0, r1);
     }
-}
-
-static void backward_chunk(const void *ctx, int64_t r0, int64_t r1)
-{
-    isa_kernel((const ropegrad_problem *)ctx, r0, r1);
-}
-
-int ropegrad_backward_cpu(const ropegrad_problem *p, int num_threads)
-{
-    int rc = ropegrad_validate(p);
-    if (rc) return rc;
-    if (num_threads < 0) return ROPEGRAD_ERR_BAD_THREADS;
-    rg_cpu_parallel_rows(p->batch_size * p->seq_len, p->head_dim / 2, num_threads, backward_chunk, p);
-    return ROPEGRAD_OK;
-}
-
-int ropegrad_rope_backward_cpu(const ropegrad_problem *p, int num_threads)
-{
-    return ropegrad_backward_cpu(p, num_threads);
 }

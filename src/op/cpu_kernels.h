@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* cpu_kernels.h -- the CPU path's per-ISA row kernels (not public).
+/* cpu_kernels.h -- the CPU paths' shared sin/cos machinery (not public): the
+ * forward ops' per-ISA primitive and the scalar core with its rounding test.
  *
- * cpu.c owns validation, threading and dispatch; a kernel only computes
- * out[r] for the rows r0 <= r < r1 of an already validated problem. Each
- * SIMD kernel lives in its own file compiled with that instruction set
- * (see src/op/CMakeLists.txt), so nothing built with -mavx2/-mavx512f is
- * ever executed before cpu.c has checked the CPU supports it. */
+ * cpu.c owns threading and the ISA choice. Each SIMD primitive lives in its
+ * own file compiled with that instruction set (cpu_sincos_avx2.c,
+ * cpu_sincos_avx512.c; src/op/CMakeLists.txt), so nothing built with
+ * -mavx2/-mavx512f is ever executed before cpu.c has checked the CPU
+ * supports it. 014's row kernels: rope_backward/backward_cpu.h. */
 #ifndef ROPEGRAD_OP_CPU_KERNELS_H
 #define ROPEGRAD_OP_CPU_KERNELS_H
 
@@ -16,14 +17,6 @@
 
 #include "internal.h"
 #include "ropegrad.h"
-
-typedef void (*rg_cpu_rows_fn)(const ropegrad_problem *p, int64_t r0, int64_t r1);
-
-/* The kernel compiled in cpu_avx2.c / cpu_avx512.c, or NULL when that file
- * was built without its instruction set (non-x86 targets, other compilers).
- * Callers must still check the running CPU before calling the kernel. */
-rg_cpu_rows_fn rg_cpu_avx2_kernel(void);
-rg_cpu_rows_fn rg_cpu_avx512_kernel(void);
 
 /* The forward ops' (011, 012) building block, one per ISA like the row
  * kernels: for j < n (n <= ROPEGRAD_MAX_HEAD_DIM / 2), the bf16 bits of
@@ -62,7 +55,7 @@ rg_cpu_sincos_bf16_fn rg_cpu_avx512_sincos_bf16(void);
 
 /* sin and cos of one value: the core where |x| <= RG_CORE_FAST_MAX (returns
  * 1), else SLEEF's scalar 1-ulp sincos (returns 0; also for NaN). The
- * portable backward kernel (cpu.c) and rg_sincos_bf16_scalar below. */
+ * portable backward kernel (rope_backward/cpu.c) and rg_sincos_bf16_scalar below. */
 static inline int rg_sincos1(float x, float *s, float *c)
 {
     if (fabsf(x) <= RG_CORE_FAST_MAX) {

@@ -12,7 +12,7 @@
  *
  * Every float operation is an explicit macro (FMA where the GPU has FFMA,
  * plain MUL and SUB elsewhere), so no compiler contraction can change a
- * result: the scalar form (cpu_kernels.h), cpu_avx2.c and cpu_avx512.c agree
+ * result: the scalar form (cpu_kernels.h), cpu_sincos_avx2.c and cpu_sincos_avx512.c (and 014's rope_backward/cpu_avx*.c) agree
  * bit for bit (tests/test_sincos_core.c). The macros are undefined at the
  * end of this file, so each includer defines its own set.
  *

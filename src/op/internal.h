@@ -70,6 +70,11 @@ int rg_check_output_overlap(const ropegrad_problem *p, const void *out, size_t o
 /* Rows [r0, r1) of an already validated problem held in ctx. */
 typedef void (*rg_cpu_chunk_fn)(const void *ctx, int64_t r0, int64_t r1);
 
+/* The instruction set chosen once per process (cpu.c says how); every op's
+ * CPU path runs its kernel for it. */
+typedef enum { RG_CPU_PORTABLE, RG_CPU_AVX2, RG_CPU_AVX512 } rg_cpu_isa_id;
+rg_cpu_isa_id rg_cpu_isa_chosen(void);
+
 /* Runs fn over rows split into chunks on OpenMP threads (0 = all cores),
  * fewer threads when the work (rows x row_elems sincos) is too small to
  * repay waking them. */

@@ -8,7 +8,7 @@ extern "C" {
 #endif
 
 /* ROPEGRAD_OK when the GPU can dereference ptr (device, managed or mapped
- * host memory), else ROPEGRAD_ERR_NOT_DEVICE_POINTER (cuda.cu). */
+ * host memory), else ROPEGRAD_ERR_NOT_DEVICE_POINTER (cuda_common.cu). */
 int rg_check_device_ptr(const void *ptr);
 
 #ifdef __cplusplus

@@ -2,7 +2,7 @@
 // rope_math.cuh -- device math shared by every op of ropegrad: sin/cos accurate
 // far beyond [-pi, pi] (range reduction), and bf16 packing with correct rounding.
 // Self-contained (CUDA runtime headers only): kernels.cuh (014) and
-// forward_kernels.cuh (011, 012) include it, and `ropegrad export-solution`
+// rope_forward/kernels.cuh and cos_sin/kernels.cuh (011, 012) include it, and `ropegrad export-solution`
 // ships it beside them.
 #pragma once
 
@@ -39,10 +39,6 @@ static __device__ __noinline__ float2 rg_sincos_slow(float x)
 // The fast path alone: |x| <= RG_SINCOS_FAST_MAX (callers check).
 static __device__ __forceinline__ void rg_sincos_core(float x, float *s, float *c)
 {
-#ifdef RG_DEV_NOCOMPUTE  // bench/dev_kernels.cu only: isolate the memory side
-    *s = x, *c = x;
-    return;
-#endif
     // q = nearest integer to x*2/pi, by the round-to-nearest of adding 1.5*2^23:
     // the sum's low mantissa bits are q as an integer, and subtracting the
     // constant back gives q as a float -- two full-rate FP ops instead of
@@ -100,10 +96,6 @@ static __device__ __forceinline__ void rg_sincos(float x, float *s, float *c)
 // 1.0e-7; tests/test_gpu_kernel.c holds both to the same end-to-end bounds.
 static __device__ __forceinline__ void rg_sincos_mufu(float x, float *s, float *c)
 {
-#ifdef RG_DEV_NOCOMPUTE
-    *s = x, *c = x;
-    return;
-#endif
     const float big = fmaf(x, 0.159154943091895336f, 12582912.0f);  // 1/(2 pi), 1.5*2^23
     const float q = big - 12582912.0f;
     float r = fmaf(q, -6.28318548202514648f, x);  // 2 pi = C1 + C2, C1 = float(2 pi)
@@ -350,3 +342,33 @@ static __device__ __forceinline__ void rg_sincos_bf16(float x, float scale, uint
     *sb = rg_bf16_rn_bits(vs);
     *cb = rg_bf16_rn_bits(vc);
 }
+
+// ---------------------------------------------------------------------------
+// Stores and loads the forward ops' kernels share (011, 012)
+// ---------------------------------------------------------------------------
+// N 32-bit words, stored as one vector.
+template <int N> struct rg_wordvec { uint32_t w[N]; };
+template <int N>
+static __device__ __forceinline__ void rg_store_words(uint32_t *o, const rg_wordvec<N> &v)
+{
+    if constexpr (N == 4) *(uint4 *)o = make_uint4(v.w[0], v.w[1], v.w[2], v.w[3]);
+    else if constexpr (N == 2) *(uint2 *)o = make_uint2(v.w[0], v.w[1]);
+    else *o = v.w[0];
+}
+
+// VPT floats (1, 2 or 4) from 4*VPT-byte aligned memory.
+template <int VPT>
+static __device__ __forceinline__ void rg_load_floats(const float *p, float *f)
+{
+    if constexpr (VPT == 4) {
+        const float4 a = __ldg((const float4 *)p);
+        f[0] = a.x, f[1] = a.y, f[2] = a.z, f[3] = a.w;
+    } else if constexpr (VPT == 2) {
+        const float2 a = __ldg((const float2 *)p);
+        f[0] = a.x, f[1] = a.y;
+    } else {
+        f[0] = __ldg(p);
+    }
+}
+
+static inline bool rg_aligned(const void *p, unsigned a) { return ((uintptr_t)p % a) == 0; }

@@ -9,17 +9,43 @@
 
 #include "rank.h"
 
+static int measured(double v) { return isfinite(v) && v >= 0; }
+
+static int busy_over_run(char *why, size_t whylen, const char *figure, double value, int cpus)
+{
+    if (why && whylen) snprintf(why, whylen, "%s %.2f of %d CPUs over the run", figure, value, cpus);
+    return 1;
+}
+
 int rg_manifest_busy(const rg_manifest *m, char *why, size_t whylen)
 {
     if (why && whylen) why[0] = 0;
-    if (!m || strcmp(m->backend, "cpu") || !isfinite(m->load_avg_1m) || m->online_cpus <= 0) return 0;
-    if (m->load_avg_1m < m->online_cpus / 2.0) return 0;
-    if (why && whylen)
-        snprintf(why, whylen, "load average %.2f on %d CPUs", m->load_avg_1m, m->online_cpus);
+    if (!m || strcmp(m->backend, "cpu") || m->online_cpus <= 0) return 0;
+    const int cpus = m->online_cpus;
+    if (measured(m->other_cpus) && measured(m->steal_cpus)) {   /* over the run itself */
+        if (m->other_cpus >= RG_GATE_BUSY_OTHER * cpus)
+            return busy_over_run(why, whylen, "other processes used", m->other_cpus, cpus);
+        if (m->steal_cpus >= RG_GATE_BUSY_STEAL * cpus)
+            return busy_over_run(why, whylen, "steal took", m->steal_cpus, cpus);
+        return 0;
+    }
+    if (!isfinite(m->load_avg_1m) || m->load_avg_1m < RG_GATE_BUSY_LOAD * cpus) return 0;   /* older records */
+    if (why && whylen) snprintf(why, whylen, "load average %.2f on %d CPUs", m->load_avg_1m, cpus);
     return 1;
 }
 
 static int positive(double v) { return isfinite(v) && v > 0; }
+
+/* x against a centre and a spread s: z written; SLOW/FAST only beyond both
+ * the z threshold (any change when s = 0) and the minimum effect. */
+static rg_verdict beyond(double x, double centre, double s, double z_threshold, double threshold, double *z)
+{
+    *z = s > 0 ? (x - centre) / s : 0;
+    int up = s > 0 ? *z > z_threshold : 1, down = s > 0 ? *z < -z_threshold : 1;
+    if (x > centre * (1 + threshold) && up) return RG_VERDICT_SLOW;
+    if (x < centre / (1 + threshold) && down) return RG_VERDICT_FAST;
+    return RG_VERDICT_SAME;
+}
 
 rg_verdict rg_gate_judge(const double *hist, size_t n, double x, double z_threshold, double threshold, double *mean,
                          double *sd, double *z)
@@ -36,11 +62,38 @@ rg_verdict rg_gate_judge(const double *hist, size_t n, double x, double z_thresh
     for (size_t i = 0; i < n; i++) ss += (hist[i] - m) * (hist[i] - m);
     double s = sqrt(ss / (double)(n - 1));
     *mean = m, *sd = s;
-    *z = s > 0 ? (x - m) / s : 0;
-    int beyond_up = s > 0 ? *z > z_threshold : 1, beyond_down = s > 0 ? *z < -z_threshold : 1;
-    if (x > m * (1 + threshold) && beyond_up) return RG_VERDICT_SLOW;
-    if (x < m / (1 + threshold) && beyond_down) return RG_VERDICT_FAST;
-    return RG_VERDICT_SAME;
+    return beyond(x, m, s, z_threshold, threshold, z);
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_of(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, by_value);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+rg_verdict rg_gate_judge_robust(const double *hist, size_t n, double x, double z_threshold, double threshold,
+                                double *median, double *smad, double *z)
+{
+    *median = *smad = *z = NAN;
+    if (!hist || n < RG_GATE_MIN_HISTORY || n > RG_GATE_LOOKBACK || !positive(x) || !positive(z_threshold) ||
+        !(threshold >= 0))
+        return RG_VERDICT_UNCLEAR;
+    double v[RG_GATE_LOOKBACK];
+    for (size_t i = 0; i < n; i++) {
+        if (!positive(hist[i])) return RG_VERDICT_UNCLEAR;
+        v[i] = hist[i];
+    }
+    double med = median_of(v, n);
+    for (size_t i = 0; i < n; i++) v[i] = fabs(v[i] - med);
+    double s = 1.4826 * median_of(v, n);   /* the MAD scaled to a normal's standard deviation */
+    *median = med, *smad = s;
+    return beyond(x, med, s, z_threshold, threshold, z);
 }
 
 /* An earlier run that may stand in a history: passed, not suspect, not busy. */

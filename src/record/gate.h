@@ -13,9 +13,12 @@
  *   also exceeds mean * (1 + the minimum effect) -- the same minimum effect
  *   as the pairwise check.
  *
- *   A busy machine. A CPU run recorded while the 1-minute load average was at
- *   or above half the machine's CPUs measured the other work as much as its
- *   own: such a run is UNCLEAR, never SLOW, and never part of a history.
+ *   A busy machine. A CPU run during which other processes or steal took a
+ *   share of the machine's CPUs (measured over the run itself: cpu_share.h)
+ *   measured the other work as much as its own: such a run is UNCLEAR, never
+ *   SLOW, and never part of a history. A 1-minute load average sampled at the
+ *   run's start misses work that starts seconds before it; it decides only
+ *   for records made before the share was measured.
  */
 #ifndef ROPEGRAD_GATE_H
 #define ROPEGRAD_GATE_H
@@ -35,9 +38,30 @@
     "earlier credible runs (passed, not suspect, not busy); SLOW/FAST only when |z| exceeds the z threshold " \
     "and the change exceeds the minimum effect"
 
-/* 1 when m is a CPU run recorded on a busy machine (load average >= half the
- * online CPUs); why gets "load average 1.40 on 2 CPUs". 0 otherwise, also
- * when the load was not recorded (GPU runs, imported records). */
+/* Busy: other processes (steal included) used this share of the online CPUs
+ * over the run. Not half: one busy thread beside a run on all N CPUs gets
+ * about N/(N+1) of a CPU from a fair scheduler, 0.67 of 2 (33%), and makes a
+ * CPU-bound run up to 1.5x slower; at a quarter it is seen on 2 and 3 CPUs. */
+#define RG_GATE_BUSY_OTHER 0.25
+/* Busy: steal (the hypervisor running other guests) took this share of the
+ * online CPUs: a run on all of them loses that share of its CPU time, so at
+ * the gate's minimum effect (5%) steal alone could make a SLOW-sized
+ * difference (bench/gate_false_alarms.sh reports each run's steal and the
+ * machine's since boot). */
+#define RG_GATE_BUSY_STEAL 0.05
+/* Records without the share over the run (made before it was measured):
+ * busy when the 1-minute load average at the start was this share of the
+ * online CPUs or more. */
+#define RG_GATE_BUSY_LOAD 0.5
+
+/* 1 when m is a CPU run recorded on a busy machine, over the run's own span
+ * (cpu_share.h): other processes used >= RG_GATE_BUSY_OTHER of the online
+ * CPUs ("other processes used 0.67 of 2 CPUs over the run"), or steal took
+ * >= RG_GATE_BUSY_STEAL of them ("steal took 0.12 of 2 CPUs over the run");
+ * a record without those figures (older ones): the 1-minute load average at
+ * its start >= RG_GATE_BUSY_LOAD of the CPUs ("load average 1.40 on 2
+ * CPUs"). why gets that text. 0 otherwise, also when nothing was recorded
+ * (GPU runs, imported records). */
 int rg_manifest_busy(const rg_manifest *m, char *why, size_t whylen);
 
 /* The lookback z-score verdict of x against hist[0..n): mean, sd and z are
@@ -46,6 +70,14 @@ int rg_manifest_busy(const rg_manifest *m, char *why, size_t whylen);
  * figure. */
 rg_verdict rg_gate_judge(const double *hist, size_t n, double x, double z_threshold, double threshold, double *mean,
                          double *sd, double *z);
+
+/* The same judgement with robust figures: the median of hist[0..n) and its
+ * median absolute deviation scaled by 1.4826 (a normal's sd) in place of the
+ * mean and sd, so one wild run in a history neither widens it nor moves its
+ * centre. n at most RG_GATE_LOOKBACK. bench/gate_rate reports both rules'
+ * verdicts on the same runs; `runs check` uses rg_gate_judge. */
+rg_verdict rg_gate_judge_robust(const double *hist, size_t n, double x, double z_threshold, double threshold,
+                                double *median, double *smad, double *z);
 
 typedef struct rg_gate_history {
     size_t n;                 /* earlier credible runs used (the latest RG_GATE_LOOKBACK) */

@@ -1,13 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * manifest.c -- the typed reader (manifest.h), the digest rule, verify, and
- * reading a recorded protocol back for replication.
- *
- * The digest of an object is "sha256:" + hex SHA-256 of the RFC 8785 form of
- * the object without its metadata member ({apiVersion, kind, spec}): the rule
- * of the public KernelIndex record, checked against its published values in
- * tests/test_record_kernelindex.c. The run digest is the digest of the run
- * object, which names the other objects by their digests.
+ * manifest.c -- the typed reader (manifest.h), verify, and reading a
+ * recorded protocol back for replication. The envelope it shares with the
+ * builder (roles, kinds, the digest rule) is manifest_envelope.c's.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -21,44 +16,6 @@
 #include "record.h"
 #include "rg_util.h"
 #include "strict_json.h"
-
-static const char *const role_names[RG_N_ROLES] = {"run", "protocol", "environment", "workload", "implementation"};
-static const char *const role_kinds[RG_N_ROLES] = {"BenchmarkRun", "BenchmarkProtocol", "ExecutionEnvironment",
-                                                   "Workload", "Implementation"};
-
-const char *rg_role_name(int role) { return role >= 0 && role < RG_N_ROLES ? role_names[role] : "?"; }
-const char *rg_role_kind(int role) { return role >= 0 && role < RG_N_ROLES ? role_kinds[role] : "?"; }
-
-int rg_object_digest(const cJSON *obj, char out[RG_DIGEST_LEN], char *err, size_t errlen)
-{
-    if (!cJSON_IsObject(obj)) {
-        snprintf(err, errlen, "not an object");
-        return 2;
-    }
-    /* A shallow view without metadata: the members are shared, not copied. */
-    cJSON view;
-    memset(&view, 0, sizeof view);
-    view.type = cJSON_Object;
-    cJSON *first = NULL, *last = NULL;
-    cJSON copies[8];
-    int n = 0;
-    for (const cJSON *c = obj->child; c; c = c->next) {
-        if (c->string && !strcmp(c->string, "metadata")) continue;
-        if (n == 8) {
-            snprintf(err, errlen, "an object with more than 8 members");
-            return 2;
-        }
-        copies[n] = *c;
-        copies[n].next = copies[n].prev = NULL;
-        if (!first) first = &copies[n];
-        else last->next = &copies[n], copies[n].prev = last;
-        last = &copies[n];
-        n++;
-    }
-    if (first) first->prev = last;
-    view.child = first;
-    return rg_digest_json(&view, out, err, errlen) ? 2 : 0;
-}
 
 /* ---- reading ------------------------------------------------------------------------- */
 
@@ -236,6 +193,201 @@ int rg_manifest_read(const cJSON *doc, rg_manifest *m, char *err, size_t errlen)
     return rg_manifest_read_opts(doc, m, 0, err, errlen);
 }
 
+/* The objects by role, each checked as {apiVersion, kind, metadata, spec}:
+ * spec[role] set, the metadata and (unless RG_MF_NO_DIGESTS) the digest read
+ * into m->obj[role]. Returns 0, or 2 with err set. */
+static int read_objects(rd *x, const cJSON *doc, rg_manifest *m, int flags, const cJSON *spec[RG_N_ROLES])
+{
+    char *err = x->err;
+    size_t errlen = x->errlen;
+    for (const cJSON *c = doc->child; c; c = c->next) {
+        int role = -1;
+        for (int k = 0; k < RG_N_ROLES; k++)
+            if (!strcmp(c->string, rg_role_name(k))) role = k;
+        if (role < 0 && !strcmp(c->string, "signatures")) continue;
+        if (role < 0) {
+            snprintf(err, errlen, "unknown member \"%.64s\" in the manifest (roles: run, protocol, environment, "
+                                  "workload, implementation; and signatures)", c->string);
+            return 2;
+        }
+        const char *av = rg_json_str(c, "apiVersion"), *kind = rg_json_str(c, "kind");
+        const cJSON *md = rg_json_get(c, "metadata");
+        spec[role] = rg_json_get(c, "spec");
+        if (!cJSON_IsObject(c) || !av || strcmp(av, RG_API_VERSION) || !kind || strcmp(kind, rg_role_kind(role)) ||
+            !cJSON_IsObject(spec[role]) || (md && !cJSON_IsObject(md))) {
+            snprintf(err, errlen, "%s: not a %s object {apiVersion: %s, kind, metadata, spec}", rg_role_name(role),
+                     rg_role_kind(role), RG_API_VERSION);
+            return 2;
+        }
+        for (const cJSON *e = c->child; e; e = e->next)
+            if (strcmp(e->string, "apiVersion") && strcmp(e->string, "kind") && strcmp(e->string, "metadata") &&
+                strcmp(e->string, "spec")) {
+                snprintf(err, errlen, "%s: unknown member \"%.64s\"", rg_role_name(role), e->string);
+                return 2;
+            }
+        rg_mf_object *o = &m->obj[role];
+        o->present = 1;
+        rd_str(x, md, "name", o->name, sizeof o->name, rg_role_name(role));
+        rd_str(x, md, "title", o->title, sizeof o->title, rg_role_name(role));
+        rd_kv(x, rd_obj(x, md, "labels", rg_role_name(role)), o->labels, &o->n_labels, "metadata.labels");
+        if (x->bad) return 2;
+        if (!(flags & RG_MF_NO_DIGESTS) && rg_object_digest(c, o->digest, err, errlen)) return 2;
+    }
+    for (int k = 0; k < 3; k++)
+        if (!spec[k]) {
+            snprintf(err, errlen, "the manifest has no %s object (%s)", rg_role_name(k), rg_role_kind(k));
+            return 2;
+        }
+    return 0;
+}
+
+/* run.spec; returns its ropegrad detail object (NULL when absent). */
+static const cJSON *read_run(rd *x, rg_manifest *m, const cJSON *run)
+{
+    rd_str(x, run, "status", m->status, sizeof m->status, "run.spec");
+    const cJSON *tm = rd_obj(x, run, "timing", "run.spec");
+    rd_stats(x, rd_obj(x, tm, "latencyNs", "run.spec.timing"), m->latency_ns, 8, &m->n_latency,
+             "run.spec.timing.latencyNs");
+    rd_str(x, tm, "primaryStatistic", m->primary_statistic, sizeof m->primary_statistic, "run.spec.timing");
+    m->primary_ns = NAN;
+    for (size_t i = 0; i < m->n_latency; i++)
+        if (!strcmp(m->latency_ns[i].name, m->primary_statistic)) m->primary_ns = m->latency_ns[i].value;
+    rd_str(x, run, "observedAt", m->observed_at, sizeof m->observed_at, "run.spec");
+    const cJSON *sn = rd_obj(x, run, "sourceNative", "run.spec");
+    rd_str(x, sn, "source", m->source, sizeof m->source, "run.spec.sourceNative");
+    rd_str(x, sn, "benchmark", m->benchmark, sizeof m->benchmark, "run.spec.sourceNative");
+    rd_str(x, sn, "externalId", m->external_id, sizeof m->external_id, "run.spec.sourceNative");
+    const cJSON *mt = rd_obj(x, sn, "metrics", "run.spec.sourceNative");
+    m->sol_score = rd_num(x, mt, "sol_score", "metrics");
+    m->latency_ms = rd_num(x, mt, "latency_ms", "metrics");
+    m->avg_speedup = rd_num(x, mt, "avg_speedup", "metrics");
+    m->fast_1_count = rd_num(x, mt, "fast_1_count", "metrics");
+    m->fast_1_total = rd_num(x, mt, "fast_1_total", "metrics");
+    rd_str(x, run, "protocolDigest", m->protocol_digest, sizeof m->protocol_digest, "run.spec");
+    rd_str(x, run, "workloadDigest", m->workload_digest, sizeof m->workload_digest, "run.spec");
+    rd_str(x, run, "environmentDigest", m->environment_digest, sizeof m->environment_digest, "run.spec");
+    rd_str(x, run, "implementationDigest", m->implementation_digest, sizeof m->implementation_digest, "run.spec");
+    rd_str(x, run, "comparisonKey", m->comparison_key, sizeof m->comparison_key, "run.spec");
+    m->comparison_key_recorded = m->comparison_key[0] != 0;
+    const cJSON *d = rd_obj(x, run, "ropegrad", "run.spec");
+    m->have_detail = d != NULL;
+    const cJSON *corr = rd_obj(x, d, "correctness", "run.spec.ropegrad");
+    m->passed = rd_int(x, corr, "passed", "run.spec.ropegrad.correctness");
+    m->total = rd_int(x, corr, "total", "run.spec.ropegrad.correctness");
+    const cJSON *sol = rd_obj(x, d, "sol", "run.spec.ropegrad");
+    rd_str(x, sol, "tSol", m->t_sol_mode, sizeof m->t_sol_mode, "sol");
+    rd_str(x, sol, "tSolDetail", m->t_sol_detail, sizeof m->t_sol_detail, "sol");
+    rd_str(x, sol, "baseline", m->baseline_mode, sizeof m->baseline_mode, "sol");
+    rd_str(x, sol, "figuresFile", m->figures_file, sizeof m->figures_file, "sol");
+    rd_str(x, sol, "figuresGpu", m->figures_gpu, sizeof m->figures_gpu, "sol");
+    const cJSON *bf = rd_obj(x, sol, "baselineFile", "sol");
+    rd_str(x, bf, "name", m->baseline_name, sizeof m->baseline_name, "baselineFile");
+    rd_str(x, bf, "file", m->baseline_file, sizeof m->baseline_file, "baselineFile");
+    rd_str(x, bf, "format", m->baseline_format, sizeof m->baseline_format, "baselineFile");
+    rd_str(x, bf, "digest", m->baseline_digest, sizeof m->baseline_digest, "baselineFile");
+    m->suite_geomean_ns = m->suite_mean_ns = NAN;
+    for (size_t i = 0; i < m->n_latency; i++) {
+        if (!strcmp(m->latency_ns[i].name, "geomean")) m->suite_geomean_ns = m->latency_ns[i].value;
+        if (!strcmp(m->latency_ns[i].name, "mean")) m->suite_mean_ns = m->latency_ns[i].value;
+    }
+    return d;
+}
+
+static void read_protocol(rd *x, rg_manifest *m, const cJSON *p)
+{
+    const cJSON *h = rd_obj(x, p, "harness", "protocol.spec");
+    rd_str(x, h, "name", m->harness_name, sizeof m->harness_name, "protocol.spec.harness");
+    rd_str(x, h, "version", m->harness_version, sizeof m->harness_version, "protocol.spec.harness");
+    const cJSON *c = rd_obj(x, p, "correctness", "protocol.spec");
+    rd_str(x, c, "reference", m->correctness_reference, sizeof m->correctness_reference, "correctness");
+    rd_str(x, c, "comparator", m->correctness_comparator, sizeof m->correctness_comparator, "correctness");
+    rd_str(x, c, "element", m->correctness_element, sizeof m->correctness_element, "correctness");
+    const cJSON *ms = rd_obj(x, p, "measurement", "protocol.spec");
+    rd_str(x, ms, "timer", m->timer, sizeof m->timer, "measurement");
+    rd_str(x, ms, "primaryStatistic", m->measurement_statistic, sizeof m->measurement_statistic, "measurement");
+    m->warmup = rd_int(x, ms, "warmup", "measurement");
+    m->iterations = rd_int(x, ms, "iterations", "measurement");
+    rd_str(x, ms, "seed", m->seed, sizeof m->seed, "measurement");
+    rd_str(x, ms, "inputs", m->inputs, sizeof m->inputs, "measurement");
+    rd_str(x, ms, "coldL2", m->cold_l2, sizeof m->cold_l2, "measurement");
+    const cJSON *cm = rd_obj(x, p, "comparability", "protocol.spec");
+    rd_str(x, cm, "family", m->family, sizeof m->family, "comparability");
+    rd_str(x, cm, "notes", m->family_notes, sizeof m->family_notes, "comparability");
+    snprintf(m->definition, sizeof m->definition, "%s", m->benchmark);
+}
+
+static void read_environment(rd *x, rg_manifest *m, const cJSON *e)
+{
+    const cJSON *hw = rd_obj(x, e, "hardware", "environment.spec");
+    rd_str(x, hw, "vendor", m->vendor, sizeof m->vendor, "hardware");
+    rd_str(x, hw, "product", m->product, sizeof m->product, "hardware");
+    rd_str(x, hw, "architecture", m->architecture, sizeof m->architecture, "hardware");
+    m->gpu_sm_count = rd_int(x, hw, "smCount", "hardware");
+    const cJSON *ck = rd_obj(x, hw, "clocksMHz", "hardware");
+    m->sm_clock_start = rd_num(x, ck, "smStart", "clocksMHz");
+    m->sm_clock_end = rd_num(x, ck, "smEnd", "clocksMHz");
+    m->mem_clock_start = rd_num(x, ck, "memStart", "clocksMHz");
+    m->mem_clock_end = rd_num(x, ck, "memEnd", "clocksMHz");
+    const cJSON *cpu = rd_obj(x, hw, "cpu", "hardware");
+    rd_str(x, cpu, "model", m->cpu_model, sizeof m->cpu_model, "cpu");
+    rd_str(x, cpu, "isa", m->cpu_isa, sizeof m->cpu_isa, "cpu");
+    m->cpu_threads = rd_int(x, cpu, "threads", "cpu");
+    m->load_avg_1m = rd_num(x, cpu, "loadAverage1m", "cpu");
+    m->online_cpus = rd_int(x, cpu, "onlineCpus", "cpu");
+    m->other_cpus = rd_num(x, cpu, "otherCpus", "cpu");
+    m->steal_cpus = rd_num(x, cpu, "stealCpus", "cpu");
+    m->share_seconds = rd_num(x, cpu, "shareSeconds", "cpu");
+    const cJSON *sw = rd_obj(x, e, "software", "environment.spec");
+    rd_kv(x, rd_obj(x, sw, "libraries", "software"), m->libraries, &m->n_libraries, "software.libraries");
+    rd_str(x, sw, "os", m->os, sizeof m->os, "software");
+    rd_str(x, rd_obj(x, e, "host", "environment.spec"), "hostname", m->hostname, sizeof m->hostname, "host");
+}
+
+static void read_implementation(rd *x, rg_manifest *m, const cJSON *im)
+{
+    rd_str(x, im, "name", m->impl_name, sizeof m->impl_name, "implementation.spec");
+    rd_str(x, im, "version", m->impl_version, sizeof m->impl_version, "implementation.spec");
+    rd_str(x, im, "backend", m->backend, sizeof m->backend, "implementation.spec");
+    rd_str(x, im, "kernelName", m->kernel_name, sizeof m->kernel_name, "implementation.spec");
+    rd_str(x, im, "sources", m->sources_digest, sizeof m->sources_digest, "implementation.spec");
+    rd_str(x, im, "buildFlags", m->build_flags, sizeof m->build_flags, "implementation.spec");
+    m->kernel = rd_int(x, im, "kernel", "implementation.spec");
+    const cJSON *rev = rd_obj(x, im, "revision", "implementation.spec");
+    rd_str(x, rev, "commit", m->git_commit, sizeof m->git_commit, "implementation.spec.revision");
+    const cJSON *dirty = rev ? rg_json_get(rev, "dirty") : NULL;
+    m->git_dirty = cJSON_IsBool(dirty) ? cJSON_IsTrue(dirty) : -1;
+    if (dirty && !cJSON_IsBool(dirty)) rd_fail(x, "implementation.spec.revision", "dirty", "not true or false");
+}
+
+/* The per-workload rows (d: run.spec.ropegrad) against the workload object's list. */
+static void read_workloads(rd *x, rg_manifest *m, const cJSON *d, const cJSON *workload)
+{
+    const cJSON *rows = d ? rg_json_get(d, "workloads") : NULL;
+    const cJSON *wl = workload ? rg_json_get(workload, "workloads") : NULL;
+    if ((rows && !cJSON_IsArray(rows)) || (wl && !cJSON_IsArray(wl)) ||
+        (rows && wl && cJSON_GetArraySize(rows) != cJSON_GetArraySize(wl))) {
+        rd_fail(x, "run.spec.ropegrad", "workloads", "not a list of the workload object's length");
+    }
+    if (!x->bad) read_workload_rows(x, m, rows, wl);
+}
+
+static void read_signatures(rd *x, rg_manifest *m, const cJSON *doc)
+{
+    const cJSON *sg = rg_json_get(doc, "signatures");
+    if (sg && !cJSON_IsArray(sg)) rd_fail(x, "$", "signatures", "not a list");
+    for (const cJSON *s = sg ? sg->child : NULL; s && !x->bad; s = s->next) {
+        if (m->n_signatures == sizeof m->signatures / sizeof m->signatures[0]) {
+            rd_fail(x, "$", "signatures", "more than 8");
+            break;
+        }
+        rg_mf_signature *g = &m->signatures[m->n_signatures++];
+        rd_str(x, s, "keyId", g->key_id, sizeof g->key_id, "signatures[]");
+        rd_str(x, s, "algorithm", g->algorithm, sizeof g->algorithm, "signatures[]");
+        rd_str(x, s, "publicKey", g->public_key, sizeof g->public_key, "signatures[]");
+        rd_str(x, s, "value", g->value, sizeof g->value, "signatures[]");
+    }
+}
+
 int rg_manifest_read_opts(const cJSON *doc, rg_manifest *m, int flags, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
@@ -249,171 +401,13 @@ int rg_manifest_read_opts(const cJSON *doc, rg_manifest *m, int flags, char *err
         return 2;
     }
     const cJSON *spec[RG_N_ROLES] = {0};
-    for (const cJSON *c = doc->child; c; c = c->next) {
-        int role = -1;
-        for (int k = 0; k < RG_N_ROLES; k++)
-            if (!strcmp(c->string, role_names[k])) role = k;
-        if (role < 0 && !strcmp(c->string, "signatures")) continue;
-        if (role < 0) {
-            snprintf(err, errlen, "unknown member \"%.64s\" in the manifest (roles: run, protocol, environment, "
-                                  "workload, implementation; and signatures)", c->string);
-            return 2;
-        }
-        const char *av = rg_json_str(c, "apiVersion"), *kind = rg_json_str(c, "kind");
-        const cJSON *md = rg_json_get(c, "metadata");
-        spec[role] = rg_json_get(c, "spec");
-        if (!cJSON_IsObject(c) || !av || strcmp(av, RG_API_VERSION) || !kind || strcmp(kind, role_kinds[role]) ||
-            !cJSON_IsObject(spec[role]) || (md && !cJSON_IsObject(md))) {
-            snprintf(err, errlen, "%s: not a %s object {apiVersion: %s, kind, metadata, spec}", role_names[role],
-                     role_kinds[role], RG_API_VERSION);
-            return 2;
-        }
-        for (const cJSON *e = c->child; e; e = e->next)
-            if (strcmp(e->string, "apiVersion") && strcmp(e->string, "kind") && strcmp(e->string, "metadata") &&
-                strcmp(e->string, "spec")) {
-                snprintf(err, errlen, "%s: unknown member \"%.64s\"", role_names[role], e->string);
-                return 2;
-            }
-        rg_mf_object *o = &m->obj[role];
-        o->present = 1;
-        rd_str(&x, md, "name", o->name, sizeof o->name, role_names[role]);
-        rd_str(&x, md, "title", o->title, sizeof o->title, role_names[role]);
-        rd_kv(&x, rd_obj(&x, md, "labels", role_names[role]), o->labels, &o->n_labels, "metadata.labels");
-        if (x.bad) return 2;
-        if (!(flags & RG_MF_NO_DIGESTS) && rg_object_digest(c, o->digest, err, errlen)) return 2;
-    }
-    for (int k = 0; k < 3; k++)
-        if (!spec[k]) {
-            snprintf(err, errlen, "the manifest has no %s object (%s)", role_names[k], role_kinds[k]);
-            return 2;
-        }
-    /* run */
-    const cJSON *run = spec[RG_ROLE_RUN];
-    rd_str(&x, run, "status", m->status, sizeof m->status, "run.spec");
-    const cJSON *tm = rd_obj(&x, run, "timing", "run.spec");
-    rd_stats(&x, rd_obj(&x, tm, "latencyNs", "run.spec.timing"), m->latency_ns, 8, &m->n_latency,
-             "run.spec.timing.latencyNs");
-    rd_str(&x, tm, "primaryStatistic", m->primary_statistic, sizeof m->primary_statistic, "run.spec.timing");
-    m->primary_ns = NAN;
-    for (size_t i = 0; i < m->n_latency; i++)
-        if (!strcmp(m->latency_ns[i].name, m->primary_statistic)) m->primary_ns = m->latency_ns[i].value;
-    rd_str(&x, run, "observedAt", m->observed_at, sizeof m->observed_at, "run.spec");
-    const cJSON *sn = rd_obj(&x, run, "sourceNative", "run.spec");
-    rd_str(&x, sn, "source", m->source, sizeof m->source, "run.spec.sourceNative");
-    rd_str(&x, sn, "benchmark", m->benchmark, sizeof m->benchmark, "run.spec.sourceNative");
-    rd_str(&x, sn, "externalId", m->external_id, sizeof m->external_id, "run.spec.sourceNative");
-    const cJSON *mt = rd_obj(&x, sn, "metrics", "run.spec.sourceNative");
-    m->sol_score = rd_num(&x, mt, "sol_score", "metrics");
-    m->latency_ms = rd_num(&x, mt, "latency_ms", "metrics");
-    m->avg_speedup = rd_num(&x, mt, "avg_speedup", "metrics");
-    m->fast_1_count = rd_num(&x, mt, "fast_1_count", "metrics");
-    m->fast_1_total = rd_num(&x, mt, "fast_1_total", "metrics");
-    rd_str(&x, run, "protocolDigest", m->protocol_digest, sizeof m->protocol_digest, "run.spec");
-    rd_str(&x, run, "workloadDigest", m->workload_digest, sizeof m->workload_digest, "run.spec");
-    rd_str(&x, run, "environmentDigest", m->environment_digest, sizeof m->environment_digest, "run.spec");
-    rd_str(&x, run, "implementationDigest", m->implementation_digest, sizeof m->implementation_digest, "run.spec");
-    rd_str(&x, run, "comparisonKey", m->comparison_key, sizeof m->comparison_key, "run.spec");
-    m->comparison_key_recorded = m->comparison_key[0] != 0;
-    const cJSON *d = rd_obj(&x, run, "ropegrad", "run.spec");
-    m->have_detail = d != NULL;
-    const cJSON *corr = rd_obj(&x, d, "correctness", "run.spec.ropegrad");
-    m->passed = rd_int(&x, corr, "passed", "run.spec.ropegrad.correctness");
-    m->total = rd_int(&x, corr, "total", "run.spec.ropegrad.correctness");
-    const cJSON *sol = rd_obj(&x, d, "sol", "run.spec.ropegrad");
-    rd_str(&x, sol, "tSol", m->t_sol_mode, sizeof m->t_sol_mode, "sol");
-    rd_str(&x, sol, "tSolDetail", m->t_sol_detail, sizeof m->t_sol_detail, "sol");
-    rd_str(&x, sol, "baseline", m->baseline_mode, sizeof m->baseline_mode, "sol");
-    rd_str(&x, sol, "figuresFile", m->figures_file, sizeof m->figures_file, "sol");
-    rd_str(&x, sol, "figuresGpu", m->figures_gpu, sizeof m->figures_gpu, "sol");
-    const cJSON *bf = rd_obj(&x, sol, "baselineFile", "sol");
-    rd_str(&x, bf, "name", m->baseline_name, sizeof m->baseline_name, "baselineFile");
-    rd_str(&x, bf, "file", m->baseline_file, sizeof m->baseline_file, "baselineFile");
-    rd_str(&x, bf, "format", m->baseline_format, sizeof m->baseline_format, "baselineFile");
-    rd_str(&x, bf, "digest", m->baseline_digest, sizeof m->baseline_digest, "baselineFile");
-    m->suite_geomean_ns = m->suite_mean_ns = NAN;
-    for (size_t i = 0; i < m->n_latency; i++) {
-        if (!strcmp(m->latency_ns[i].name, "geomean")) m->suite_geomean_ns = m->latency_ns[i].value;
-        if (!strcmp(m->latency_ns[i].name, "mean")) m->suite_mean_ns = m->latency_ns[i].value;
-    }
-    /* protocol */
-    const cJSON *p = spec[RG_ROLE_PROTOCOL];
-    const cJSON *h = rd_obj(&x, p, "harness", "protocol.spec");
-    rd_str(&x, h, "name", m->harness_name, sizeof m->harness_name, "protocol.spec.harness");
-    rd_str(&x, h, "version", m->harness_version, sizeof m->harness_version, "protocol.spec.harness");
-    const cJSON *c = rd_obj(&x, p, "correctness", "protocol.spec");
-    rd_str(&x, c, "reference", m->correctness_reference, sizeof m->correctness_reference, "correctness");
-    rd_str(&x, c, "comparator", m->correctness_comparator, sizeof m->correctness_comparator, "correctness");
-    rd_str(&x, c, "element", m->correctness_element, sizeof m->correctness_element, "correctness");
-    const cJSON *ms = rd_obj(&x, p, "measurement", "protocol.spec");
-    rd_str(&x, ms, "timer", m->timer, sizeof m->timer, "measurement");
-    rd_str(&x, ms, "primaryStatistic", m->measurement_statistic, sizeof m->measurement_statistic, "measurement");
-    m->warmup = rd_int(&x, ms, "warmup", "measurement");
-    m->iterations = rd_int(&x, ms, "iterations", "measurement");
-    rd_str(&x, ms, "seed", m->seed, sizeof m->seed, "measurement");
-    rd_str(&x, ms, "inputs", m->inputs, sizeof m->inputs, "measurement");
-    rd_str(&x, ms, "coldL2", m->cold_l2, sizeof m->cold_l2, "measurement");
-    const cJSON *cm = rd_obj(&x, p, "comparability", "protocol.spec");
-    rd_str(&x, cm, "family", m->family, sizeof m->family, "comparability");
-    rd_str(&x, cm, "notes", m->family_notes, sizeof m->family_notes, "comparability");
-    snprintf(m->definition, sizeof m->definition, "%s", m->benchmark);
-    /* environment */
-    const cJSON *e = spec[RG_ROLE_ENVIRONMENT];
-    const cJSON *hw = rd_obj(&x, e, "hardware", "environment.spec");
-    rd_str(&x, hw, "vendor", m->vendor, sizeof m->vendor, "hardware");
-    rd_str(&x, hw, "product", m->product, sizeof m->product, "hardware");
-    rd_str(&x, hw, "architecture", m->architecture, sizeof m->architecture, "hardware");
-    m->gpu_sm_count = rd_int(&x, hw, "smCount", "hardware");
-    const cJSON *ck = rd_obj(&x, hw, "clocksMHz", "hardware");
-    m->sm_clock_start = rd_num(&x, ck, "smStart", "clocksMHz");
-    m->sm_clock_end = rd_num(&x, ck, "smEnd", "clocksMHz");
-    m->mem_clock_start = rd_num(&x, ck, "memStart", "clocksMHz");
-    m->mem_clock_end = rd_num(&x, ck, "memEnd", "clocksMHz");
-    const cJSON *cpu = rd_obj(&x, hw, "cpu", "hardware");
-    rd_str(&x, cpu, "model", m->cpu_model, sizeof m->cpu_model, "cpu");
-    rd_str(&x, cpu, "isa", m->cpu_isa, sizeof m->cpu_isa, "cpu");
-    m->cpu_threads = rd_int(&x, cpu, "threads", "cpu");
-    m->load_avg_1m = rd_num(&x, cpu, "loadAverage1m", "cpu");
-    m->online_cpus = rd_int(&x, cpu, "onlineCpus", "cpu");
-    const cJSON *sw = rd_obj(&x, e, "software", "environment.spec");
-    rd_kv(&x, rd_obj(&x, sw, "libraries", "software"), m->libraries, &m->n_libraries, "software.libraries");
-    rd_str(&x, sw, "os", m->os, sizeof m->os, "software");
-    rd_str(&x, rd_obj(&x, e, "host", "environment.spec"), "hostname", m->hostname, sizeof m->hostname, "host");
-    /* implementation */
-    const cJSON *im = spec[RG_ROLE_IMPLEMENTATION];
-    rd_str(&x, im, "name", m->impl_name, sizeof m->impl_name, "implementation.spec");
-    rd_str(&x, im, "version", m->impl_version, sizeof m->impl_version, "implementation.spec");
-    rd_str(&x, im, "backend", m->backend, sizeof m->backend, "implementation.spec");
-    rd_str(&x, im, "kernelName", m->kernel_name, sizeof m->kernel_name, "implementation.spec");
-    rd_str(&x, im, "sources", m->sources_digest, sizeof m->sources_digest, "implementation.spec");
-    rd_str(&x, im, "buildFlags", m->build_flags, sizeof m->build_flags, "implementation.spec");
-    m->kernel = rd_int(&x, im, "kernel", "implementation.spec");
-    const cJSON *rev = rd_obj(&x, im, "revision", "implementation.spec");
-    rd_str(&x, rev, "commit", m->git_commit, sizeof m->git_commit, "implementation.spec.revision");
-    const cJSON *dirty = rev ? rg_json_get(rev, "dirty") : NULL;
-    m->git_dirty = cJSON_IsBool(dirty) ? cJSON_IsTrue(dirty) : -1;
-    if (dirty && !cJSON_IsBool(dirty)) rd_fail(&x, "implementation.spec.revision", "dirty", "not true or false");
-    /* workloads */
-    const cJSON *rows = d ? rg_json_get(d, "workloads") : NULL;
-    const cJSON *wl = spec[RG_ROLE_WORKLOAD] ? rg_json_get(spec[RG_ROLE_WORKLOAD], "workloads") : NULL;
-    if ((rows && !cJSON_IsArray(rows)) || (wl && !cJSON_IsArray(wl)) ||
-        (rows && wl && cJSON_GetArraySize(rows) != cJSON_GetArraySize(wl))) {
-        rd_fail(&x, "run.spec.ropegrad", "workloads", "not a list of the workload object's length");
-    }
-    if (!x.bad) read_workload_rows(&x, m, rows, wl);
-    /* signatures */
-    const cJSON *sg = rg_json_get(doc, "signatures");
-    if (sg && !cJSON_IsArray(sg)) rd_fail(&x, "$", "signatures", "not a list");
-    for (const cJSON *s = sg ? sg->child : NULL; s && !x.bad; s = s->next) {
-        if (m->n_signatures == sizeof m->signatures / sizeof m->signatures[0]) {
-            rd_fail(&x, "$", "signatures", "more than 8");
-            break;
-        }
-        rg_mf_signature *g = &m->signatures[m->n_signatures++];
-        rd_str(&x, s, "keyId", g->key_id, sizeof g->key_id, "signatures[]");
-        rd_str(&x, s, "algorithm", g->algorithm, sizeof g->algorithm, "signatures[]");
-        rd_str(&x, s, "publicKey", g->public_key, sizeof g->public_key, "signatures[]");
-        rd_str(&x, s, "value", g->value, sizeof g->value, "signatures[]");
-    }
+    if (read_objects(&x, doc, m, flags, spec)) return 2;
+    const cJSON *d = read_run(&x, m, spec[RG_ROLE_RUN]);
+    read_protocol(&x, m, spec[RG_ROLE_PROTOCOL]);
+    read_environment(&x, m, spec[RG_ROLE_ENVIRONMENT]);
+    read_implementation(&x, m, spec[RG_ROLE_IMPLEMENTATION]);
+    read_workloads(&x, m, d, spec[RG_ROLE_WORKLOAD]);
+    read_signatures(&x, m, doc);
     if (x.bad) {
         rg_manifest_free(m);
         return 2;
@@ -488,14 +482,11 @@ static int primary_presence_check(const rg_manifest *m, char *msg, size_t msglen
     return 0;
 }
 
-static int verify_figures(const rg_manifest *m, char *msg, size_t msglen)
+/* Each workload once: a repeated index would be two measurements of one workload.
+ * 0, or 2 with msg. */
+static int unique_indices(const rg_manifest *m, char *msg, size_t msglen)
 {
     size_t n = m->n_workloads;
-    if (!n || m->total < 0 || m->passed < 0) {
-        snprintf(msg, msglen, "run.spec.ropegrad has no workloads or no correctness counts");
-        return 2;
-    }
-    /* Each workload once: a repeated index would be two measurements of one workload. */
     double *idx = malloc(n * sizeof *idx);
     if (!idx) {
         snprintf(msg, msglen, "out of memory");
@@ -510,74 +501,89 @@ static int verify_figures(const rg_manifest *m, char *msg, size_t msglen)
             return 2;
         }
     free(idx);
-    double sum = 0, lsum = 0, sol_sum = 0, sp_sum = 0;
-    int n_sol = 0, n_b = 0, fast = 0, passed = 0, n_timed = 0;
-    char what[128];
-    double *v = NULL;
-    for (size_t i = 0; i < n; i++) {
-        const rg_mf_workload *w = &m->workloads[i];
-        double med = w->median;
-        if (untimed_row(m, w)) {   /* not timed: no figures to check */
-            passed += w->pass;
-            continue;
-        }
-        if (!(med > 0) || w->index < 0) {
-            snprintf(msg, msglen, "run workloads[%zu] has no index or no positive median", i);
-            free(v);
-            return 2;
-        }
-        if (w->n_samples) {
-            double *nv = realloc(v, w->n_samples * sizeof *v);
-            if (!nv) {
-                free(v);
-                snprintf(msg, msglen, "out of memory");
-                return 2;
-            }
-            v = nv;
-            memcpy(v, w->samples, w->n_samples * sizeof *v);
-            size_t ns = w->n_samples;
-            qsort(v, ns, sizeof *v, cmp_double);
-            double s = 0;
-            for (size_t k = 0; k < ns; k++) s += v[k];
-            const char *names[4] = {"median", "min", "max", "mean"};
-            double rec[4] = {w->median, w->min, w->max, w->mean};
-            double got[4] = {(ns & 1) ? v[ns / 2] : 0.5 * (v[ns / 2 - 1] + v[ns / 2]), v[0], v[ns - 1], s / (double)ns};
-            for (int k = 0; k < 4; k++)
-                if (!same_figure(rec[k], got[k])) {
-                    snprintf(what, sizeof what, "workloads[%zu].%s", i, names[k]);
-                    free(v);
-                    return fig_mismatch(msg, msglen, what, rec[k], got[k]);
-                }
-        }
-        if (!same_figure(w->gbps, w->bytes / med)) {
-            snprintf(what, sizeof what, "workloads[%zu].gbps", i);
-            free(v);
-            return fig_mismatch(msg, msglen, what, w->gbps, w->bytes / med);
-        }
-        sum += med;
-        lsum += log(med);
-        n_timed++;
-        passed += w->pass;
-        double score = rg_sol_score(med, w->t_sol_ns, w->t_b_ns);
-        if (!isnan(score) && !w->pass) score = 0;
-        double sp = isfinite(w->t_b_ns) ? w->t_b_ns / med : NAN;
-        if (!same_figure(w->sol_score, score) || !same_figure(w->speedup, sp)) {
-            snprintf(what, sizeof what, "workloads[%zu].sol_score/speedup", i);
-            free(v);
-            return fig_mismatch(msg, msglen, what, same_figure(w->sol_score, score) ? w->speedup : w->sol_score,
-                                same_figure(w->sol_score, score) ? sp : score);
-        }
-        if (!isnan(score)) sol_sum += score, n_sol++;
-        if (!isnan(sp)) {
-            sp_sum += sp, n_b++;
-            if (w->pass && med < w->t_b_ns) fast++;
-        }
+    return 0;
+}
+
+/* What the timed workloads add up to, for the run's own figures. */
+typedef struct figure_sums {
+    double sum, lsum, sol_sum, sp_sum;
+    int n_sol, n_b, fast, passed, n_timed;
+} figure_sums;
+
+/* Workload i's median, min, max and mean against its samples (*buf: scratch,
+ * grown as needed; the caller frees it). 0, or the mismatch's code with msg. */
+static int check_sample_stats(const rg_mf_workload *w, size_t i, double **buf, char *msg, size_t msglen)
+{
+    if (!w->n_samples) return 0;
+    double *v = realloc(*buf, w->n_samples * sizeof *v);
+    if (!v) {
+        snprintf(msg, msglen, "out of memory");
+        return 2;
     }
-    free(v);
-    double geo = n_timed ? exp(lsum / n_timed) : NAN, mean = n_timed ? sum / n_timed : NAN;
+    *buf = v;
+    memcpy(v, w->samples, w->n_samples * sizeof *v);
+    size_t ns = w->n_samples;
+    qsort(v, ns, sizeof *v, cmp_double);
+    double s = 0;
+    for (size_t k = 0; k < ns; k++) s += v[k];
+    const char *names[4] = {"median", "min", "max", "mean"};
+    double rec[4] = {w->median, w->min, w->max, w->mean};
+    double got[4] = {(ns & 1) ? v[ns / 2] : 0.5 * (v[ns / 2 - 1] + v[ns / 2]), v[0], v[ns - 1], s / (double)ns};
+    char what[128];
+    for (int k = 0; k < 4; k++)
+        if (!same_figure(rec[k], got[k])) {
+            snprintf(what, sizeof what, "workloads[%zu].%s", i, names[k]);
+            return fig_mismatch(msg, msglen, what, rec[k], got[k]);
+        }
+    return 0;
+}
+
+/* A timed workload's figures (its statistics, GB/s, SOL score, speedup),
+ * added into *t. 0, or non-zero with msg. */
+static int check_workload(const rg_mf_workload *w, size_t i, double **buf, figure_sums *t, char *msg, size_t msglen)
+{
+    double med = w->median;
+    char what[128];
+    if (!(med > 0) || w->index < 0) {
+        snprintf(msg, msglen, "run workloads[%zu] has no index or no positive median", i);
+        return 2;
+    }
+    int rc = check_sample_stats(w, i, buf, msg, msglen);
+    if (rc) return rc;
+    if (!same_figure(w->gbps, w->bytes / med)) {
+        snprintf(what, sizeof what, "workloads[%zu].gbps", i);
+        return fig_mismatch(msg, msglen, what, w->gbps, w->bytes / med);
+    }
+    t->sum += med;
+    t->lsum += log(med);
+    t->n_timed++;
+    t->passed += w->pass;
+    double score = rg_sol_score(med, w->t_sol_ns, w->t_b_ns);
+    if (!isnan(score) && !w->pass) score = 0;
+    double sp = isfinite(w->t_b_ns) ? w->t_b_ns / med : NAN;
+    if (!same_figure(w->sol_score, score) || !same_figure(w->speedup, sp)) {
+        snprintf(what, sizeof what, "workloads[%zu].sol_score/speedup", i);
+        return fig_mismatch(msg, msglen, what, same_figure(w->sol_score, score) ? w->speedup : w->sol_score,
+                            same_figure(w->sol_score, score) ? sp : score);
+    }
+    if (!isnan(score)) t->sol_sum += score, t->n_sol++;
+    if (!isnan(sp)) {
+        t->sp_sum += sp, t->n_b++;
+        if (w->pass && med < w->t_b_ns) t->fast++;
+    }
+    return 0;
+}
+
+/* The run's own figures (geomean, mean, SOL, speedup, cases faster,
+ * correctness, status) against what its workloads add up to. */
+static int check_totals(const rg_manifest *m, const figure_sums *t, char *msg, size_t msglen)
+{
+    size_t n = m->n_workloads;
+    int n_timed = t->n_timed, n_sol = t->n_sol, n_b = t->n_b, fast = t->fast, passed = t->passed;
+    double geo = n_timed ? exp(t->lsum / n_timed) : NAN, mean = n_timed ? t->sum / n_timed : NAN;
     if (!same_figure(m->suite_geomean_ns, geo)) return fig_mismatch(msg, msglen, "timing.latencyNs.geomean", m->suite_geomean_ns, geo);
     if (!same_figure(m->suite_mean_ns, mean)) return fig_mismatch(msg, msglen, "timing.latencyNs.mean", m->suite_mean_ns, mean);
-    double sol = n_sol ? sol_sum / n_sol : NAN, asp = n_b ? sp_sum / n_b : NAN;
+    double sol = n_sol ? t->sol_sum / n_sol : NAN, asp = n_b ? t->sp_sum / n_b : NAN;
     if (!same_figure(m->sol_score, sol)) return fig_mismatch(msg, msglen, "sourceNative.metrics.sol_score", m->sol_score, sol);
     if (!same_figure(m->avg_speedup, asp))
         return fig_mismatch(msg, msglen, "sourceNative.metrics.avg_speedup", m->avg_speedup, asp);
@@ -596,6 +602,32 @@ static int verify_figures(const rg_manifest *m, char *msg, size_t msglen)
     return 0;
 }
 
+static int verify_figures(const rg_manifest *m, char *msg, size_t msglen)
+{
+    size_t n = m->n_workloads;
+    if (!n || m->total < 0 || m->passed < 0) {
+        snprintf(msg, msglen, "run.spec.ropegrad has no workloads or no correctness counts");
+        return 2;
+    }
+    int rc = unique_indices(m, msg, msglen);
+    if (rc) return rc;
+    figure_sums t = {0};
+    double *v = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const rg_mf_workload *w = &m->workloads[i];
+        if (untimed_row(m, w)) {   /* not timed: no figures to check */
+            t.passed += w->pass;
+            continue;
+        }
+        if ((rc = check_workload(w, i, &v, &t, msg, msglen))) {
+            free(v);
+            return rc;
+        }
+    }
+    free(v);
+    return check_totals(m, &t, msg, msglen);
+}
+
 int rg_manifest_verify_typed(const rg_manifest *m, rg_verify_report *rep, char *msg, size_t msglen)
 {
     rg_verify_report local;
@@ -610,7 +642,7 @@ int rg_manifest_verify_typed(const rg_manifest *m, rg_verify_report *rep, char *
     for (int k = 1; k < RG_N_ROLES; k++) {
         snprintf(rep->recorded[k], RG_DIGEST_LEN, "%s", recorded[k]);
         if (!rg_digest_valid(recorded[k])) {
-            snprintf(msg, msglen, "run.spec names no valid %sDigest", role_names[k]);
+            snprintf(msg, msglen, "run.spec names no valid %sDigest", rg_role_name(k));
             return 2;
         }
         if (!m->obj[k].present) {
@@ -622,7 +654,7 @@ int rg_manifest_verify_typed(const rg_manifest *m, rg_verify_report *rep, char *
             rep->state[k] = RG_DIGEST_MISMATCH;
             if (!rc) {
                 snprintf(msg, msglen, "%s digest mismatch: the run names %.80s, the %s object hashes to %s",
-                         role_names[k], recorded[k], role_names[k], m->obj[k].digest);
+                         rg_role_name(k), recorded[k], rg_role_name(k), m->obj[k].digest);
                 rc = 1;
             }
         }

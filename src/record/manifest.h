@@ -113,6 +113,9 @@ typedef struct rg_manifest {
     int cpu_threads, gpu_sm_count;
     double load_avg_1m;                 /* CPU runs: the 1-minute load average when recorded; NAN unknown */
     int online_cpus;                    /* the CPUs it was measured against; -1 unknown */
+    double other_cpus;                  /* CPU runs: CPUs other processes used over the run; NAN not measured */
+    double steal_cpus;                  /* CPU runs: CPUs steal took over the run; NAN not measured */
+    double share_seconds;               /* the span those two were measured over; NAN not measured */
     double sm_clock_start, sm_clock_end, mem_clock_start, mem_clock_end;
 
     /* implementation.spec */

@@ -136,6 +136,11 @@ static cJSON *environment_spec(const rg_env *e)
         cJSON_AddNumberToObject(cpu, "loadAverage1m", e->load_avg_1m);
         cJSON_AddNumberToObject(cpu, "onlineCpus", e->load_cpus);
     }
+    if (e->cpu_share.known) {   /* CPU runs: what other processes took over the run (cpu_share.h) */
+        cJSON_AddNumberToObject(cpu, "otherCpus", e->cpu_share.other_cpus);
+        cJSON_AddNumberToObject(cpu, "stealCpus", e->cpu_share.steal_cpus);
+        cJSON_AddNumberToObject(cpu, "shareSeconds", e->cpu_share.span_s);
+    }
     cJSON *sw = cJSON_AddObjectToObject(s, "software");
     cJSON *lib = cJSON_AddObjectToObject(sw, "libraries");
     add_str(lib, "ropegrad", e->ropegrad_version);
@@ -174,6 +179,8 @@ static cJSON *workload_spec(const rg_run_result *r, const rg_suite *s, char *err
         cJSON_AddNumberToObject(ax, "batch_size", (double)wr->batch_size);
         cJSON_AddNumberToObject(ax, "seq_len", (double)wr->seq_len);
         cJSON_AddNumberToObject(ax, "head_dim", (double)wr->head_dim);
+        for (int a = 0; a < RG_OP_MAX_AXES && r->axis_names[a]; a++)   /* the op's named axes */
+            cJSON_AddNumberToObject(ax, r->axis_names[a], (double)sw->axes[a]);
         add_num(o, "attention_scaling", sw->attention_scaling);
         cJSON *t = cJSON_AddObjectToObject(o, "tolerance");
         add_num(t, "max_atol", sw->max_atol);
@@ -386,88 +393,70 @@ static void plugin_names(parts *p, const rg_run_result *r)
 
 /* ---- from a run ------------------------------------------------------------------------ */
 
-cJSON *rg_manifest_build(const rg_run_result *r, const rg_suite *s, const rg_baseline *b, char *err,
-                         size_t errlen)
+/* Nothing timed is a run too (its primary latency null): a failed
+ * workload is not timed, and `check` times nothing (iterations 0). A
+ * workload that passed a timed protocol must carry its timing. 0, or 1 with err. */
+static int check_timed(const rg_run_result *r, char *err, size_t errlen)
 {
-    if (!r || !s) {
-        snprintf(err, errlen, "manifest: no run or no suite");
-        return NULL;
-    }
-    if (r->n_workloads == 0 || !r->workloads) {
-        snprintf(err, errlen, "manifest: the run has no workloads");
-        return NULL;
-    }
-    /* Nothing timed is a run too (its primary latency null): a failed
-     * workload is not timed, and `check` times nothing (iterations 0). A
-     * workload that passed a timed protocol must carry its timing. */
     for (size_t i = 0; i < r->n_workloads; i++) {
         const rg_workload_result *w = &r->workloads[i];
         if (!w->check.pass || r->iterations == 0) continue;
         if (!w->timed || !(w->time_ns.median > 0) || !isfinite(w->time_ns.median)) {
             snprintf(err, errlen, "manifest: workload %d passed but was not timed (a timed run records its timings)",
                      w->index);
-            return NULL;
+            return 1;
         }
     }
-    parts p = {0};
-    p.spec[RG_ROLE_PROTOCOL] = protocol_spec(r);
-    p.spec[RG_ROLE_ENVIRONMENT] = environment_spec(&r->env);
-    p.spec[RG_ROLE_WORKLOAD] = workload_spec(r, s, err, errlen);
-    if (r->impl) {
-        p.spec[RG_ROLE_IMPLEMENTATION] = rg_impl_spec(r);
-    } else {
-        p.spec[RG_ROLE_IMPLEMENTATION] = implementation_spec(r->backend, r->kernel, r->kernel_name, ropegrad_version(),
-                                                             rg_implementation_digest(), r->env.build_flags);
-        add_revision(p.spec[RG_ROLE_IMPLEMENTATION]);
+    return 0;
+}
+
+/* Workload w's row of run.spec.ropegrad.workloads: its times and samples,
+ * its check, and its SOL figures (T_SOL from the suite's figures or the
+ * datasheet bandwidth, T_b from them or the baseline file b). */
+static cJSON *workload_row(const rg_workload_result *w, const sol_inputs *si, const rg_baseline *b)
+{
+    const int timed = w->timed && w->time_ns.median > 0;
+    double t_k = timed ? w->time_ns.median : NAN, t_sol = NAN, t_b = NAN;
+    if (si->mode_figures) {
+        t_sol = w->sol_ms * 1e6;
+        t_b = w->baseline_ms * 1e6;
+    } else if (si->tbps > 0) {
+        t_sol = w->bytes / (si->tbps * 1e3);   /* bytes / (TB/s) in ns */
     }
-    if (!p.spec[RG_ROLE_IMPLEMENTATION]) snprintf(err, errlen, "manifest: the plugin's files were not hashed");
-    if (!p.spec[RG_ROLE_WORKLOAD] || !p.spec[RG_ROLE_IMPLEMENTATION]) {
-        parts_free(&p);
-        return NULL;
-    }
-    sol_inputs si;
-    cJSON *sol = sol_block(r, s, b, &si);
-    cJSON *rows = cJSON_CreateArray();
-    for (size_t i = 0; i < r->n_workloads; i++) {
-        const rg_workload_result *w = &r->workloads[i];
-        const int timed = w->timed && w->time_ns.median > 0;
-        double t_k = timed ? w->time_ns.median : NAN, t_sol = NAN, t_b = NAN;
-        if (si.mode_figures) {
-            t_sol = w->sol_ms * 1e6;
-            t_b = w->baseline_ms * 1e6;
-        } else if (si.tbps > 0) {
-            t_sol = w->bytes / (si.tbps * 1e3);   /* bytes / (TB/s) in ns */
-        }
-        if (b) t_b = rg_baseline_lookup(b, w->index);
-        double score = rg_sol_score(t_k, t_sol, t_b);
-        if (!isnan(score) && !w->check.pass) score = 0;
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "index", w->index);
-        add_str(o, "uuid", w->uuid);
-        add_num(o, "bytes", w->bytes);
-        add_num(o, "median", t_k);
-        add_num(o, "mean", timed ? w->time_ns.mean : NAN);
-        add_num(o, "min", timed ? w->time_ns.min : NAN);
-        add_num(o, "max", timed ? w->time_ns.max : NAN);
-        add_num(o, "stddev", timed ? w->time_ns.stddev : NAN);
-        add_num(o, "gbps", w->bytes / t_k);
-        cJSON *smp = cJSON_AddArrayToObject(o, "samples_ns");
-        for (int k = 0; k < w->n_samples && w->samples_ns; k++) cJSON_AddItemToArray(smp, num_or_null(w->samples_ns[k]));
-        cJSON_AddBoolToObject(o, "pass", w->check.pass);
-        add_num(o, "max_abs_err", w->check.max_abs_err);
-        add_num(o, "max_rel_err", w->check.max_rel_err);
-        add_num(o, "matched_ratio", w->check.matched_ratio);
-        cJSON_AddNumberToObject(o, "n", (double)w->check.n);
-        cJSON_AddNumberToObject(o, "n_matched", (double)w->check.n_matched);
-        cJSON_AddNumberToObject(o, "n_nonfinite", (double)w->check.n_nonfinite);
-        add_str(o, "reason", w->check.reason);
-        add_num(o, "t_k_ns", t_k);
-        add_num(o, "t_sol_ns", t_sol);
-        add_num(o, "t_b_ns", t_b);
-        add_num(o, "sol_score", score);
-        add_num(o, "speedup", isfinite(t_b) && t_k > 0 ? t_b / t_k : NAN);
-        cJSON_AddItemToArray(rows, o);
-    }
+    if (b) t_b = rg_baseline_lookup(b, w->index);
+    double score = rg_sol_score(t_k, t_sol, t_b);
+    if (!isnan(score) && !w->check.pass) score = 0;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "index", w->index);
+    add_str(o, "uuid", w->uuid);
+    add_num(o, "bytes", w->bytes);
+    add_num(o, "median", t_k);
+    add_num(o, "mean", timed ? w->time_ns.mean : NAN);
+    add_num(o, "min", timed ? w->time_ns.min : NAN);
+    add_num(o, "max", timed ? w->time_ns.max : NAN);
+    add_num(o, "stddev", timed ? w->time_ns.stddev : NAN);
+    add_num(o, "gbps", w->bytes / t_k);
+    cJSON *smp = cJSON_AddArrayToObject(o, "samples_ns");
+    for (int k = 0; k < w->n_samples && w->samples_ns; k++) cJSON_AddItemToArray(smp, num_or_null(w->samples_ns[k]));
+    cJSON_AddBoolToObject(o, "pass", w->check.pass);
+    add_num(o, "max_abs_err", w->check.max_abs_err);
+    add_num(o, "max_rel_err", w->check.max_rel_err);
+    add_num(o, "matched_ratio", w->check.matched_ratio);
+    cJSON_AddNumberToObject(o, "n", (double)w->check.n);
+    cJSON_AddNumberToObject(o, "n_matched", (double)w->check.n_matched);
+    cJSON_AddNumberToObject(o, "n_nonfinite", (double)w->check.n_nonfinite);
+    add_str(o, "reason", w->check.reason);
+    add_num(o, "t_k_ns", t_k);
+    add_num(o, "t_sol_ns", t_sol);
+    add_num(o, "t_b_ns", t_b);
+    add_num(o, "sol_score", score);
+    add_num(o, "speedup", isfinite(t_b) && t_k > 0 ? t_b / t_k : NAN);
+    return o;
+}
+
+/* run.spec: status, timing, sourceNative and ropegrad's detail (sol, rows). */
+static cJSON *run_spec(const rg_run_result *r, cJSON *rows, cJSON *sol)
+{
     cJSON *run = cJSON_CreateObject();
     double mean, geomean;
     suite_stats_rows(rows, &mean, &geomean);
@@ -488,7 +477,42 @@ cJSON *rg_manifest_build(const rg_run_result *r, const rg_suite *s, const rg_bas
     cJSON_AddNumberToObject(corr, "total", r->total);
     cJSON_AddItemToObject(d, "sol", sol);
     cJSON_AddItemToObject(d, "workloads", rows);
-    p.spec[RG_ROLE_RUN] = run;
+    return run;
+}
+
+cJSON *rg_manifest_build(const rg_run_result *r, const rg_suite *s, const rg_baseline *b, char *err,
+                         size_t errlen)
+{
+    if (!r || !s) {
+        snprintf(err, errlen, "manifest: no run or no suite");
+        return NULL;
+    }
+    if (r->n_workloads == 0 || !r->workloads) {
+        snprintf(err, errlen, "manifest: the run has no workloads");
+        return NULL;
+    }
+    if (check_timed(r, err, errlen)) return NULL;
+    parts p = {0};
+    p.spec[RG_ROLE_PROTOCOL] = protocol_spec(r);
+    p.spec[RG_ROLE_ENVIRONMENT] = environment_spec(&r->env);
+    p.spec[RG_ROLE_WORKLOAD] = workload_spec(r, s, err, errlen);
+    if (r->impl) {
+        p.spec[RG_ROLE_IMPLEMENTATION] = rg_impl_spec(r);
+    } else {
+        p.spec[RG_ROLE_IMPLEMENTATION] = implementation_spec(r->backend, r->kernel, r->kernel_name, ropegrad_version(),
+                                                             rg_implementation_digest(), r->env.build_flags);
+        add_revision(p.spec[RG_ROLE_IMPLEMENTATION]);
+    }
+    if (!p.spec[RG_ROLE_IMPLEMENTATION]) snprintf(err, errlen, "manifest: the plugin's files were not hashed");
+    if (!p.spec[RG_ROLE_WORKLOAD] || !p.spec[RG_ROLE_IMPLEMENTATION]) {
+        parts_free(&p);
+        return NULL;
+    }
+    sol_inputs si;
+    cJSON *sol = sol_block(r, s, b, &si);
+    cJSON *rows = cJSON_CreateArray();
+    for (size_t i = 0; i < r->n_workloads; i++) cJSON_AddItemToArray(rows, workload_row(&r->workloads[i], &si, b));
+    p.spec[RG_ROLE_RUN] = run_spec(r, rows, sol);
     names_for(&p, r->backend, r->kernel, r->started_at, r->suite, r->env.gpu_name[0] ? r->env.gpu_name : r->env.cpu_model);
     if (r->impl) plugin_names(&p, r);
     return assemble(&p, err, errlen);
@@ -555,27 +579,9 @@ int rg_legacy_verify(const cJSON *old, char *err, size_t errlen)
     return 0;
 }
 
-int rg_manifest_is_legacy(const cJSON *doc)
+/* An old bundle's BenchmarkProtocol spec as the protocol object's spec. */
+static cJSON *legacy_protocol(const cJSON *proto)
 {
-    const char *k = rg_json_str(doc, "kind");
-    return k && !strcmp(k, "ManifestBundle") && cJSON_IsArray(rg_json_get(doc, "items"));
-}
-
-cJSON *rg_manifest_convert_legacy(const cJSON *old, char *err, size_t errlen)
-{
-    if (!rg_manifest_is_legacy(old)) {
-        snprintf(err, errlen, "not an old ManifestBundle manifest (kind ManifestBundle with items)");
-        return NULL;
-    }
-    /* It must have been a sound record of the old format: re-checked by the
-     * old rule first, so a conversion never launders a tampered file. */
-    if (rg_legacy_verify(old, err, errlen)) return NULL;
-    const cJSON *run = legacy_spec(old, "BenchmarkRun"), *proto = legacy_spec(old, "BenchmarkProtocol"),
-                *env = legacy_spec(old, "ExecutionEnvironment");
-    const cJSON *impl = rg_json_get(run, "implementation"), *osn = rg_json_get(run, "sourceNative");
-    const cJSON *tm = rg_json_get(run, "timing"), *corr = rg_json_get(run, "correctness");
-    parts p = {0};
-    /* protocol */
     cJSON *ps = cJSON_CreateObject();
     cJSON_AddItemToObject(ps, "harness", dup_or_null(rg_json_get(proto, "harness")));
     cJSON *c = cJSON_Duplicate(rg_json_get(proto, "correctness"), 1);
@@ -600,8 +606,12 @@ cJSON *rg_manifest_convert_legacy(const cJSON *old, char *err, size_t errlen)
     cJSON *cm = cJSON_AddObjectToObject(ps, "comparability");
     add_str(cm, "family", RG_FAMILY);
     add_str(cm, "notes", rg_json_str_or_empty(rg_json_get(proto, "comparability"), "notes"));
-    p.spec[RG_ROLE_PROTOCOL] = ps;
-    /* environment */
+    return ps;
+}
+
+/* An old bundle's ExecutionEnvironment spec as the environment object's spec. */
+static cJSON *legacy_environment(const cJSON *env)
+{
     const cJSON *gpu = rg_json_get(env, "gpu"), *cpu = rg_json_get(env, "cpu"), *rgv = rg_json_get(env, "ropegrad");
     cJSON *es = cJSON_CreateObject();
     cJSON *hw = cJSON_AddObjectToObject(es, "hardware");
@@ -628,14 +638,15 @@ cJSON *rg_manifest_convert_legacy(const cJSON *old, char *err, size_t errlen)
     add_str(sw, "os", rg_json_str_or_empty(env, "os"));
     cJSON *host = cJSON_AddObjectToObject(es, "host");
     add_str(host, "hostname", rg_json_str_or_empty(env, "hostname"));
-    p.spec[RG_ROLE_ENVIRONMENT] = es;
-    /* workload, implementation */
-    p.spec[RG_ROLE_WORKLOAD] = cJSON_Duplicate(rg_json_get(run, "workload"), 1);
-    p.spec[RG_ROLE_IMPLEMENTATION] = implementation_spec(
-        rg_json_str_or_empty(impl, "backend"), rg_json_int(impl, "kernel"), rg_json_str_or_empty(impl, "kernelName"),
-        rg_json_str_or_empty(impl, "version"), rg_json_str_or_empty(run, "implementationDigest"),
-        rg_json_str_or_empty(rgv, "buildFlags"));
-    /* run: the three per-workload lists merged into one row each */
+    return es;
+}
+
+/* The old run's three per-workload lists (timing, correctness,
+ * sourceNative) merged into one row each. */
+static cJSON *legacy_rows(const cJSON *run)
+{
+    const cJSON *osn = rg_json_get(run, "sourceNative");
+    const cJSON *tm = rg_json_get(run, "timing"), *corr = rg_json_get(run, "correctness");
     cJSON *rows = cJSON_CreateArray();
     const cJSON *tw = rg_json_get(tm, "workloads"), *per = rg_json_get(osn, "perWorkload"),
                 *cw = rg_json_get(corr, "workloads");
@@ -650,6 +661,14 @@ cJSON *rg_manifest_convert_legacy(const cJSON *old, char *err, size_t errlen)
         if (pw) pw = pw->next;
         if (kw) kw = kw->next;
     }
+    return rows;
+}
+
+/* The old run as the run object's spec, with its merged rows. */
+static cJSON *legacy_run(const cJSON *run, cJSON *rows)
+{
+    const cJSON *osn = rg_json_get(run, "sourceNative");
+    const cJSON *tm = rg_json_get(run, "timing"), *corr = rg_json_get(run, "correctness");
     cJSON *rs = cJSON_CreateObject();
     const cJSON *ss = rg_json_get(tm, "suite");
     add_str(rs, "status", rg_json_str_or_empty(run, "status"));
@@ -674,7 +693,32 @@ cJSON *rg_manifest_convert_legacy(const cJSON *old, char *err, size_t errlen)
     if (rg_json_str(suite, "figuresGpu")) add_str(sol, "figuresGpu", rg_json_str(suite, "figuresGpu"));
     cJSON_AddItemToObject(d, "sol", sol);
     cJSON_AddItemToObject(d, "workloads", rows);
-    p.spec[RG_ROLE_RUN] = rs;
+    return rs;
+}
+
+cJSON *rg_manifest_convert_legacy(const cJSON *old, char *err, size_t errlen)
+{
+    if (!rg_manifest_is_legacy(old)) {
+        snprintf(err, errlen, "not an old ManifestBundle manifest (kind ManifestBundle with items)");
+        return NULL;
+    }
+    /* It must have been a sound record of the old format: re-checked by the
+     * old rule first, so a conversion never launders a tampered file. */
+    if (rg_legacy_verify(old, err, errlen)) return NULL;
+    const cJSON *run = legacy_spec(old, "BenchmarkRun"), *proto = legacy_spec(old, "BenchmarkProtocol"),
+                *env = legacy_spec(old, "ExecutionEnvironment");
+    const cJSON *impl = rg_json_get(run, "implementation"), *rgv = rg_json_get(env, "ropegrad");
+    const cJSON *gpu = rg_json_get(env, "gpu"), *cpu = rg_json_get(env, "cpu");
+    parts p = {0};
+    p.spec[RG_ROLE_PROTOCOL] = legacy_protocol(proto);
+    p.spec[RG_ROLE_ENVIRONMENT] = legacy_environment(env);
+    /* workload, implementation */
+    p.spec[RG_ROLE_WORKLOAD] = cJSON_Duplicate(rg_json_get(run, "workload"), 1);
+    p.spec[RG_ROLE_IMPLEMENTATION] = implementation_spec(
+        rg_json_str_or_empty(impl, "backend"), rg_json_int(impl, "kernel"), rg_json_str_or_empty(impl, "kernelName"),
+        rg_json_str_or_empty(impl, "version"), rg_json_str_or_empty(run, "implementationDigest"),
+        rg_json_str_or_empty(rgv, "buildFlags"));
+    p.spec[RG_ROLE_RUN] = legacy_run(run, legacy_rows(run));
     const char *product = cJSON_IsObject(gpu) ? rg_json_str_or_empty(gpu, "product") : rg_json_str_or_empty(cpu, "model");
     names_for(&p, rg_json_str_or_empty(impl, "backend"), rg_json_int(impl, "kernel"),
               rg_json_str_or_empty(run, "observedAt"), rg_json_str_or_empty(run, "definition"), product);

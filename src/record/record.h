@@ -14,7 +14,8 @@
  * Files:
  *   jcs.c        RFC 8785 canonical JSON over cJSON trees, SHA-256 digests
  *   sol.c        the SOL score, the datasheet bandwidth table, baseline files
- *   manifest.c   the typed reader (manifest.h), the digest rule, verify
+ *   manifest_envelope.c  roles and kinds, the digest rule, old bundles told apart
+ *   manifest.c   the typed reader (manifest.h), verify
  *   manifest_build.c  building manifests; converting old ManifestBundle files
  *   sign.c       Ed25519 signatures over the run digest (OpenSSL)
  *   registry_*.c the SQLite registry, by job: open (schema, migrations), sql
@@ -24,6 +25,7 @@
  *   replicate.c  re-running a recorded protocol through the harness
  *   rfc3339.c    a strict RFC 3339 date-time reader
  *   credible.c   what the index checks itself: latencies, observedAt, run order
+ *   compare_stats.c  distribution-free comparison of two runs' samples, rank intervals
  *   (the HTML pages, report included, are src/index/'s: one renderer)
  *   record.c     rg_record_bench (what `bench --record/--manifest` calls), file helpers
  *

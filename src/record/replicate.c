@@ -100,93 +100,72 @@ static int baseline_from_original(const rg_manifest *m, rg_baseline *b)
     return 1;
 }
 
-int rg_record_replicate(rg_registry *g, int64_t id, const char *suite_dir, int verbose, FILE *out,
-                        int64_t *replica_id, int *agreed_out, char *err, size_t errlen)
+/* The original's protocol, refused when it timed nothing or measured a
+ * plugin (bench --impl: this would time ropegrad's kernel instead). 0 with
+ * *p to free, or 2 with err (nothing to free). */
+static int replicable_protocol(int64_t id, const rg_run_row *orow, const rg_manifest *om, rg_recorded_protocol *p,
+                               char *err, size_t errlen)
 {
-    *replica_id = 0;
-    *agreed_out = 0;
-    rg_run_row orow;
-    rg_manifest om;
-    int rc = rg_registry_get(g, id, &orow, &om, err, errlen);
-    if (rc) return 2;
     char untimed[320];
-    if (!rg_untimed_label(orow.status, om.primary_ns, rg_manifest_first_failure(&om), untimed, sizeof untimed)) {
+    if (!rg_untimed_label(orow->status, om->primary_ns, rg_manifest_first_failure(om), untimed, sizeof untimed)) {
         snprintf(err, errlen, "replicate: run #%lld timed nothing (%.280s): there are no times to replicate",
                  (long long)id, untimed);
-        rg_manifest_free(&om);
         return 2;
     }
-    rg_recorded_protocol p;
-    if (rg_protocol_from_manifest(&om, &p, err, errlen)) {
-        rg_manifest_free(&om);
-        return 2;
-    }
-    if (strcmp(om.impl_name, "ropegrad")) {   /* a plugin (bench --impl): this would time ropegrad's kernel instead */
+    if (rg_protocol_from_manifest(om, p, err, errlen)) return 2;
+    if (strcmp(om->impl_name, "ropegrad")) {   /* a plugin (bench --impl): this would time ropegrad's kernel instead */
         snprintf(err, errlen, "replicate: run #%lld measured %.60s %.60s, not ropegrad's kernel: replicate it with "
-                 "ropegrad bench --impl", (long long)id, om.impl_name, om.impl_version);
-        rg_recorded_protocol_free(&p);
-        rg_manifest_free(&om);
+                 "ropegrad bench --impl", (long long)id, om->impl_name, om->impl_version);
+        rg_recorded_protocol_free(p);
         return 2;
     }
-    p.opts.verbose = verbose;
-    rg_suite s;
-    memset(&s, 0, sizeof s);
-    if (!suite_dir || rg_suite_load(suite_dir, &s, err, errlen)) {
+    return 0;
+}
+
+/* The suite at suite_dir, refused when it is not the definition the run
+ * measured. 0 with *s loaded, or 2 with err (*s empty or freed). */
+static int load_matching_suite(const char *suite_dir, const rg_recorded_protocol *p, rg_suite *s, char *err,
+                               size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    if (!suite_dir || rg_suite_load(suite_dir, s, err, errlen)) {
         if (!suite_dir) snprintf(err, errlen, "replicate: no suite folder given");
-        rg_recorded_protocol_free(&p);
-        rg_manifest_free(&om);
         return 2;
     }
-    if (strcmp(s.name, p.definition)) {
+    if (strcmp(s->name, p->definition)) {
         snprintf(err, errlen, "replicate: %s holds definition %.200s, the run measured %.200s (give --suite DIR)",
-                 suite_dir, s.name, p.definition);
-        rg_suite_free(&s);
-        rg_recorded_protocol_free(&p);
-        rg_manifest_free(&om);
+                 suite_dir, s->name, p->definition);
+        rg_suite_free(s);
+        memset(s, 0, sizeof *s);
         return 2;
     }
-    rg_run_result res;
-    memset(&res, 0, sizeof res);
-    if (rg_run_suite(&s, p.indices, p.n_indices, &p.opts, &res, err, errlen)) {
-        rg_suite_free(&s);
-        rg_recorded_protocol_free(&p);
-        rg_manifest_free(&om);
-        return 2;
-    }
+    return 0;
+}
+
+/* The replica's manifest (*m, the caller deletes it), verified and stored as
+ * a replication of run id. 0 with *replica_id, or 2 with err. */
+static int store_replica(rg_registry *g, int64_t id, const rg_run_result *res, const rg_suite *s, const rg_manifest *om,
+                         cJSON **m, int64_t *replica_id, char *err, size_t errlen)
+{
     rg_baseline base;
-    int have_b = baseline_from_original(&om, &base);
-    cJSON *m = rg_manifest_build(&res, &s, have_b ? &base : NULL, err, errlen);
+    int have_b = baseline_from_original(om, &base);
+    *m = rg_manifest_build(res, s, have_b ? &base : NULL, err, errlen);
     if (have_b) rg_baseline_free(&base);
     char msg[RG_ERRLEN];
     int existed = 0;
-    rc = 2;
-    if (m && rg_manifest_verify(m, msg, sizeof msg)) {
+    if (*m && rg_manifest_verify(*m, msg, sizeof msg)) {
         snprintf(err, errlen, "replicate: the replica's manifest does not verify: %s", msg);
-    } else if (m && !rg_registry_store(g, m, RG_EVIDENCE_MEASURED, id, replica_id, &existed, err, errlen)) {
-        rc = 0;
+        return 2;
     }
-    if (rc) goto done;
+    if (*m && !rg_registry_store(g, *m, RG_EVIDENCE_MEASURED, id, replica_id, &existed, err, errlen)) return 0;
+    return 2;
+}
 
-    /* Per workload: the replica's samples against the original's. */
-    int by_samples = original_has_samples(&om), within = 0, total = 0;
-    double worst = 0;
-    fprintf(out, "replication of run #%lld as run #%lld (%s, %s, %d iterations)\n", (long long)id,
-            (long long)*replica_id, res.backend, res.device, res.iterations);
-    fprintf(out, "  %4s  %12s  %12s  %27s  %s\n", "#", "orig med us", "replica us", "ratio [95% interval]", "verdict");
-    for (size_t i = 0; i < res.n_workloads; i++) {
-        double off;
-        total++;
-        within += judge_workload(out, &res.workloads[i], original_workload(&om, res.workloads[i].index), by_samples,
-                                 &off);
-        if (!(off <= worst)) worst = off;
-    }
-    int agreed = by_samples && within == total && total > 0 && res.passed == res.total;
-    int upgraded = 0;
-    if (rg_registry_link_replication(g, id, *replica_id, agreed, within, total, &upgraded, err, errlen)) {
-        rc = 2;
-        goto done;
-    }
-    *agreed_out = agreed;
+/* The closing line: whether they agreed, and the original's evidence level now. */
+static void print_outcome(FILE *out, rg_registry *g, int64_t id, int64_t replica_id, const rg_run_row *orow,
+                          int by_samples, int agreed, int upgraded, int within, int total, double worst)
+{
+    char msg[RG_ERRLEN];
     if (by_samples)
         fprintf(out, "%s: %d of %d workloads agree by their samples (95%% interval of the ratio within %.0f%%)",
                 agreed ? "agreed" : "did not agree", within, total, 100 * RG_REPLICATE_THRESHOLD);
@@ -197,16 +176,66 @@ int rg_record_replicate(rg_registry *g, int64_t id, const char *suite_dir, int v
     rg_run_row now;
     const char *level = rg_registry_get(g, id, &now, NULL, msg, sizeof msg) ? "?" : now.evidence;
     rg_run_row rrow;
-    int have_r = !rg_registry_get(g, *replica_id, &rrow, NULL, msg, sizeof msg);
+    int have_r = !rg_registry_get(g, replica_id, &rrow, NULL, msg, sizeof msg);
     if (upgraded)
         fprintf(out, "; run #%lld is now 'replicated'\n", (long long)id);
-    else if (agreed && (!have_r || strcmp(orow.implementation_digest, rrow.implementation_digest) ||
-                        strcmp(orow.comparison_key, rrow.comparison_key)))
+    else if (agreed && (!have_r || strcmp(orow->implementation_digest, rrow.implementation_digest) ||
+                        strcmp(orow->comparison_key, rrow.comparison_key)))
         fprintf(out, "; evidence of run #%lld stays '%s': a different implementation digest or comparison key\n",
                 (long long)id, level);
     else
         fprintf(out, "; evidence of run #%lld: '%s'\n", (long long)id, level);
-done:
+}
+
+/* Per workload, the replica's samples against the original's; the
+ * replication linked in the registry, the outcome printed. 0 with
+ * *agreed_out, or 2 with err. */
+static int judge_replica(FILE *out, rg_registry *g, int64_t id, int64_t replica_id, const rg_run_row *orow,
+                         const rg_manifest *om, const rg_run_result *res, int *agreed_out, char *err, size_t errlen)
+{
+    int by_samples = original_has_samples(om), within = 0, total = 0;
+    double worst = 0;
+    fprintf(out, "replication of run #%lld as run #%lld (%s, %s, %d iterations)\n", (long long)id,
+            (long long)replica_id, res->backend, res->device, res->iterations);
+    fprintf(out, "  %4s  %12s  %12s  %27s  %s\n", "#", "orig med us", "replica us", "ratio [95% interval]", "verdict");
+    for (size_t i = 0; i < res->n_workloads; i++) {
+        double off;
+        total++;
+        within += judge_workload(out, &res->workloads[i], original_workload(om, res->workloads[i].index), by_samples,
+                                 &off);
+        if (!(off <= worst)) worst = off;
+    }
+    int agreed = by_samples && within == total && total > 0 && res->passed == res->total;
+    int upgraded = 0;
+    if (rg_registry_link_replication(g, id, replica_id, agreed, within, total, &upgraded, err, errlen)) return 2;
+    *agreed_out = agreed;
+    print_outcome(out, g, id, replica_id, orow, by_samples, agreed, upgraded, within, total, worst);
+    return 0;
+}
+
+int rg_record_replicate(rg_registry *g, int64_t id, const char *suite_dir, int verbose, FILE *out,
+                        int64_t *replica_id, int *agreed_out, char *err, size_t errlen)
+{
+    *replica_id = 0;
+    *agreed_out = 0;
+    rg_run_row orow;
+    rg_manifest om;
+    if (rg_registry_get(g, id, &orow, &om, err, errlen)) return 2;
+    rg_recorded_protocol p;
+    if (replicable_protocol(id, &orow, &om, &p, err, errlen)) {
+        rg_manifest_free(&om);
+        return 2;
+    }
+    p.opts.verbose = verbose;
+    rg_suite s;
+    rg_run_result res;
+    memset(&res, 0, sizeof res);
+    cJSON *m = NULL;
+    int rc = 2;
+    if (!load_matching_suite(suite_dir, &p, &s, err, errlen) &&
+        !rg_run_suite(&s, p.indices, p.n_indices, &p.opts, &res, err, errlen) &&
+        !store_replica(g, id, &res, &s, &om, &m, replica_id, err, errlen))
+        rc = judge_replica(out, g, id, *replica_id, &orow, &om, &res, agreed_out, err, errlen);
     cJSON_Delete(m);
     rg_run_result_free(&res);
     rg_suite_free(&s);

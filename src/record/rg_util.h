@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rg_util.h -- small helpers shared inside the record layer (src/record/) and
- * the CLI commands that print records (src/cli/record.c). Not public API.
+ * the CLI commands that print records (src/cli/runs_*.c). Not public API.
  *
  *   rg_buf      a growable NUL-terminated string. Appends never fail
  *               midway: on an allocation failure the buffer remembers it

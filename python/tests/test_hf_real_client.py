@@ -1,0 +1,202 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The real client: Hugging Face transformers' LlamaForCausalLM and
+Qwen3ForCausalLM (small random configs, GQA, heads of 64 and 128) trained one
+step stock and with ropegrad switched in (ropegrad.hf.use_ropegrad: cos/sin
+and apply, forward and backward), same weights, same inputs.
+
+    ROPEGRAD_LIB=build/libropegrad.so .venv-hf/bin/python python/tests/test_hf_real_client.py
+
+Needs torch >= 2 and transformers >= 5 (scripts/deps.sh with ROPEGRAD_WITH_HF=1
+makes .venv-hf with both); CTest runs it through run_with_hf.sh. CPU always,
+CUDA too where there is a GPU ("cuda cases skipped: ..." otherwise).
+
+The tolerance, and why. A bf16 (or fp32) training step is not exact: stock
+transformers in bf16 already differs from the exact step. So both runs are
+measured against the same model in float64 (stock), and ropegrad passes when
+for the loss and for every parameter's gradient
+
+    |ropegrad - float64|  <=  K * |stock - float64|  +  A * |float64|
+
+(gradients: L2 norms over the tensor), with K = 1.5 and A = 2^-8 for bf16
+(one bf16 rounding of the whole tensor: a step whose RoPE work is rounded
+differently may not be more than half again as far from exact as stock, or
+further than one rounding of the exact values), K = 1.5 and A = 2^-20 for fp32.
+Measured ratios are printed. It also checks that the switch really routes
+through ropegrad (the library's entry points are counted: one 088 and one 068
+call per layer and step, one 011 call per step in bf16), that remove() restores
+stock, and the inputs: sequential positions shared by the batch, packed
+batches (each row several sequences, positions restarting, different per
+row), and positions near 3e5.
+"""
+
+import copy
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import torch  # noqa: E402
+import transformers  # noqa: E402
+
+import ropegrad.hf  # noqa: E402
+from ropegrad import _lib  # noqa: E402
+
+TOL = {torch.bfloat16: (1.5, 2.0 ** -8), torch.float32: (1.5, 2.0 ** -20)}
+LAYERS = 3
+
+
+def configs():
+    common = dict(vocab_size=512, hidden_size=256, intermediate_size=512, num_hidden_layers=LAYERS,
+                  num_key_value_heads=2, max_position_embeddings=400000,
+                  initializer_range=0.1)   # attention far from uniform: the loss depends on RoPE
+    return {
+        "llama": (transformers.LlamaForCausalLM,
+                  transformers.LlamaConfig(num_attention_heads=4, rope_theta=500000.0, **common)),  # head_dim 64
+        "qwen3": (transformers.Qwen3ForCausalLM,
+                  transformers.Qwen3Config(num_attention_heads=4, head_dim=128, rope_theta=1e6, **common)),
+    }
+
+
+def batches(B=2, S=64, seed=0):
+    gen = torch.Generator().manual_seed(seed)
+    ids = torch.randint(0, 512, (B, S), generator=gen)
+    packed = torch.stack([torch.cat((torch.arange(20), torch.arange(S - 20))),
+                          torch.cat((torch.arange(5), torch.arange(30), torch.arange(S - 35)))])
+    far = torch.stack([299_990 + torch.arange(S), 150_000 + 3 * torch.arange(S)])
+    return {
+        "sequential": dict(input_ids=ids, labels=ids),
+        "packed": dict(input_ids=ids, labels=ids, position_ids=packed),
+        "far": dict(input_ids=ids, labels=ids, position_ids=far),
+    }
+
+
+def step(model, batch, device):
+    """Loss and every parameter's gradient (float64, CPU) of one step."""
+    model.zero_grad(set_to_none=True)
+    out = model(**{k: v.to(device) for k, v in batch.items()})
+    out.loss.backward()
+    grads = {n: p.grad.detach().double().cpu() for n, p in model.named_parameters()}
+    missing = [n for n, g in grads.items() if g is None]
+    assert not missing, "no gradient for %s" % missing
+    return out.loss.detach().double().cpu(), grads
+
+
+class Counter:
+    """Counts the library entry points the torch layer calls (wraps _lib's functions)."""
+
+    NAMES = ("rope_apply", "rope_apply_backward", "rope_forward")
+
+    def __init__(self):
+        self.counts = dict.fromkeys(self.NAMES, 0)
+        self.saved = {}
+
+    def __enter__(self):
+        for name in self.NAMES:
+            fn = self.saved[name] = getattr(_lib, name)
+
+            def counted(*a, _fn=fn, _name=name, **kw):
+                self.counts[_name] += 1
+                return _fn(*a, **kw)
+            setattr(_lib, name, counted)
+        return self
+
+    def __exit__(self, *exc):
+        for name, fn in self.saved.items():
+            setattr(_lib, name, fn)
+        return False
+
+
+def compare(what, dtype, loss_rg, grads_rg, loss_st, grads_st, loss_64, grads_64):
+    """Checks ropegrad's distance to float64 against stock's; returns the worst ratio."""
+    K, A = TOL[dtype]
+    worst, failures = (0.0, ""), []
+    items = [("loss", loss_rg, loss_st, loss_64)] + [(n, grads_rg[n], grads_st[n], grads_64[n]) for n in grads_64]
+    for name, rg, st, ref in items:
+        d_rg, d_st, size = float((rg - ref).norm()), float((st - ref).norm()), float(ref.norm())
+        if d_rg > K * d_st + A * size:
+            failures.append("%s: |ropegrad-f64| %.3e > %.1f*|stock-f64| %.3e + %.0e*|f64| %.3e"
+                            % (name, d_rg, K, d_st, A, size))
+        if d_st > 0 and d_rg / d_st > worst[0]:
+            worst = (d_rg / d_st, name)
+    assert not failures, "%s: %d of %d over the tolerance: %s" % (what, len(failures), len(items),
+                                                                 "; ".join(failures[:4]))
+    return worst
+
+
+def run_model(name, device, dtype):
+    cls, cfg = configs()[name]
+    torch.manual_seed(1234)
+    base = cls(cfg).eval()   # eval: no dropout (these configs have none anyway)
+    model64 = copy.deepcopy(base).double().to(device)
+    model = copy.deepcopy(base).to(dtype).to(device)
+    modeling = sys.modules[type(model).__module__]
+    stock_apply = modeling.apply_rotary_pos_emb
+    for what, batch in batches().items():
+        loss_64, grads_64 = step(model64, batch, device)
+        with Counter() as stock_calls:
+            loss_st, grads_st = step(model, batch, device)
+        assert sum(stock_calls.counts.values()) == 0, "stock run called ropegrad: %s" % stock_calls.counts
+        with ropegrad.hf.use_ropegrad(model) as switch, Counter() as calls:
+            assert modeling.apply_rotary_pos_emb is not stock_apply
+            assert len(switch.rotary) == 1 and switch.modeling == [modeling]
+            loss_rg, grads_rg = step(model, batch, device)
+        assert modeling.apply_rotary_pos_emb is stock_apply, "remove() did not restore apply_rotary_pos_emb"
+        assert "forward" not in model.model.rotary_emb.__dict__, "remove() did not restore the rotary module"
+        want = dict(rope_apply=LAYERS, rope_apply_backward=LAYERS, rope_forward=1 if dtype == torch.bfloat16 else 0)
+        assert calls.counts == want, "%s: ropegrad calls %s, expected %s" % (what, calls.counts, want)
+        worst = compare("%s %s %s %s" % (name, device, dtype, what), dtype, loss_rg, grads_rg,
+                        loss_st, grads_st, loss_64, grads_64)
+        print("  %s %s %s %-10s loss f64 %.6f stock %.6f ropegrad %.6f; largest |rg-f64|/|stock-f64| %.2f (%s)"
+              % (name, device, str(dtype)[6:], what, loss_64, loss_st, loss_rg, worst[0], worst[1]))
+
+
+def test_refusals():
+    cls, cfg = configs()["llama"]
+    model = cls(cfg)
+    with ropegrad.hf.use_ropegrad(model):
+        try:
+            ropegrad.hf.use_ropegrad(model)
+            raise AssertionError("a second switch of one model was accepted")
+        except ValueError as e:
+            assert "already" in str(e)
+    try:
+        ropegrad.hf.use_ropegrad(torch.nn.Linear(2, 2))
+        raise AssertionError("a model without RoPE was accepted")
+    except ValueError as e:
+        assert "no rotary-embedding module" in str(e)
+    dyn = copy.deepcopy(cfg)
+    dyn.rope_parameters = dict(rope_type="dynamic", factor=2.0, rope_theta=500000.0)
+    try:
+        ropegrad.hf.use_ropegrad(cls(dyn))
+        raise AssertionError("dynamic RoPE was accepted")
+    except ValueError as e:
+        assert "dynamic" in str(e)
+
+
+def main():
+    print("torch %s, transformers %s, library %s" % (torch.__version__, transformers.__version__, _lib.library_path()))
+    torch.set_num_threads(min(2, torch.get_num_threads()))
+    failed = 0
+    cases = [("refusals", test_refusals)]
+    devs = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+    if "cuda" not in devs:
+        print("cuda cases skipped: no CUDA device (torch.cuda.is_available() is False)")
+    for dev in devs:
+        for name in ("llama", "qwen3"):
+            for dtype in (torch.bfloat16, torch.float32):
+                cases.append(("%s %s %s" % (name, dev, dtype),
+                              lambda n=name, d=dev, t=dtype: run_model(n, d, t)))
+    for label, fn in cases:
+        try:
+            fn()
+            print("ok   %s" % label)
+        except Exception as e:  # every failure reported, then exit 1
+            failed += 1
+            print("FAIL %s: %s: %s" % (label, type(e).__name__, e))
+    print("%s" % ("FAILED" if failed else "all passed"))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* runs.h -- `ropegrad runs ...`: the options every subcommand shares and
+ * one function per subcommand (runs.c parses and dispatches; runs_list.c,
+ * runs_show.c, runs_rank.c, runs_compare.c and runs_exchange.c print or store;
+ * history.c has history, check and regressions, push.c push). Thin: parse
+ * the arguments, call src/record/, print; manifests are read only through the
+ * typed reader (manifest.h). Each returns the exit code: 0 ok, 1 a check
+ * failed (a digest mismatch, a replication that did not agree), 2 bad usage
+ * or input (one line on stderr). */
+#ifndef ROPEGRAD_CLI_RUNS_H
+#define ROPEGRAD_CLI_RUNS_H
+
+#include <stdint.h>
+
+#include "record.h"
+
+typedef struct runs_ctx {
+    const char *db;
+    const char *out;
+    const char *evidence;
+    const char *suite;
+    const char *key;
+    const char *trusted;
+    int verbose;
+    int json;   /* list --json */
+    rg_registry *g;
+    char err[RG_ERRLEN];
+} runs_ctx;
+
+/* Opens the registry (--db, else the default) into x->g; create: make it when
+ * absent (runs_registry.c). */
+int rg_runs_open_db(runs_ctx *x, int create);
+
+int rg_runs_list(runs_ctx *x);                            /* runs_list.c: list */
+int rg_runs_list_json(runs_ctx *x);                       /* runs_list.c: list --json */
+int rg_runs_show(runs_ctx *x, int64_t id);                /* runs_show.c: show */
+int rg_runs_cite(runs_ctx *x, int64_t id);                /* runs_show.c: cite */
+int rg_runs_rank(runs_ctx *x);                            /* runs_rank.c: rank */
+int rg_runs_compare(runs_ctx *x, int64_t ida, int64_t idb); /* runs_compare.c: compare (idb 0: against #1) */
+int rg_runs_export(runs_ctx *x, int64_t id);              /* runs_exchange.c: export */
+int rg_runs_import(runs_ctx *x, const char *path);        /* runs_exchange.c: import (opens the registry itself) */
+int rg_runs_sign(runs_ctx *x, int64_t id);                /* runs_exchange.c: sign */
+
+#endif

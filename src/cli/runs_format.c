@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* runs_format.c -- see runs_format.h. */
+#include "runs_format.h"
+
+#include <math.h>
+#include <stdio.h>
+
+/* "12.345" microseconds from nanoseconds, "-" when unknown. */
+const char *rg_cli_us(char *buf, size_t n, double ns)
+{
+    if (isfinite(ns)) snprintf(buf, n, "%.3f", ns / 1e3);
+    else snprintf(buf, n, "-");
+    return buf;
+}
+
+const char *rg_cli_fmt4(char *buf, size_t n, double v)
+{
+    if (isfinite(v)) snprintf(buf, n, "%.4f", v);
+    else snprintf(buf, n, "-");
+    return buf;
+}
+
+const char *rg_cli_short_digest(const char *d)
+{
+    static char buf[32];
+    snprintf(buf, sizeof buf, "%.19s", d && *d ? d : "-");   /* "sha256:" + 12 hex */
+    return buf;
+}
+
+/* "cuda 12 (12-vec-2d)" for a ropegrad run, "sol-execbench #6579" for an imported one. */
+const char *rg_cli_impl_label(char *buf, size_t n, const rg_run_row *r)
+{
+    if (r->backend[0]) snprintf(buf, n, "%.15s %d %.40s", r->backend, r->kernel, r->kernel_name);
+    else snprintf(buf, n, "%.30s #%.40s", r->source, r->external_id);
+    return buf;
+}
+
+/* "SOL 0.9295 · 12.86x reference · 16/16 faster", parts left out when unknown. */
+void rg_cli_headline(char *buf, size_t n, double sol, double speedup, double fast, double total)
+{
+    size_t k = 0;
+    buf[0] = 0;
+    if (isfinite(sol)) k += (size_t)snprintf(buf + k, n - k, "SOL %.4f", sol);
+    else k += (size_t)snprintf(buf + k, n - k, "SOL -");
+    if (k < n && isfinite(speedup)) k += (size_t)snprintf(buf + k, n - k, " · %.2f× reference", speedup);
+    if (k < n && isfinite(total)) snprintf(buf + k, n - k, " · %.0f/%.0f faster", fast, total);
+}
+
+/* Prints s left-aligned in width columns: characters, not bytes (the
+ * headline holds "·" and "×"). */
+void rg_cli_print_cols(const char *s, int width)
+{
+    int cols = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) cols += (*p & 0xC0) != 0x80;
+    rg_term_fputs(s, stdout);
+    for (; cols < width; cols++) putchar(' ');
+}

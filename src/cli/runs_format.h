@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* runs_format.h -- the figures and labels the record commands print
+ * (runs, verify, report): microseconds, ratios, an implementation's label, a
+ * run's headline. Every string that came from a record goes through
+ * rg_term (rg_term.h) before it reaches a terminal. */
+#ifndef ROPEGRAD_CLI_RUNS_FORMAT_H
+#define ROPEGRAD_CLI_RUNS_FORMAT_H
+
+#include <stddef.h>
+
+#include "record.h"
+#include "rg_term.h"
+
+/* Everything the record commands print goes through rg_term_printf: text that came from a
+ * record (a device or kernel name, a note, an imported manifest's strings) has its
+ * control characters and escape sequences made visible before it reaches a
+ * terminal. Only the manifest itself (export) is written as its stored bytes. */
+#define tprintf(...) rg_term_printf(stdout, __VA_ARGS__)
+
+/* "12.345" microseconds from nanoseconds, "-" when unknown. */
+const char *rg_cli_us(char *buf, size_t n, double ns);
+/* "0.9295" (four decimals), "-" when unknown. */
+const char *rg_cli_fmt4(char *buf, size_t n, double v);
+/* "sha256:" + 12 hex of a digest, "-" when empty (a static buffer: one use per call). */
+const char *rg_cli_short_digest(const char *d);
+/* "cuda 12 (12-vec-2d)" for a ropegrad run, "sol-execbench #6579" for an imported one. */
+const char *rg_cli_impl_label(char *buf, size_t n, const rg_run_row *r);
+/* "SOL 0.9295 · 12.86x reference · 16/16 faster", parts left out when unknown. */
+void rg_cli_headline(char *buf, size_t n, double sol, double speedup, double fast, double total);
+/* Prints s left-aligned in width columns: characters, not bytes (the
+ * headline holds "·" and "×"). */
+void rg_cli_print_cols(const char *s, int width);
+
+#endif

@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: Apache-2.0
+# The op folders: every directory under src/op/ is one op (or a forward and
+# backward pair that share their layout code), and its files go by name:
+#   *.c                       the library (validation, float64 reference, CPU path)
+#   *.cu                      the library when CUDA is built
+#   cuda_stub.c               the library when it is not (its CUDA entry points
+#                             returning ROPEGRAD_ERR_NO_CUDA after validation)
+#   *_avx2.c, *_avx512.c      compiled for that instruction set (CMakeLists.txt)
+#   row.c                     its row of the op table (the harness, rg_harness)
+#   test_*.c                  its tests (tests/CMakeLists.txt: one cmocka test each)
+#   *.cmake                   its extra test registrations (e.g. the suite check)
+#   *.cuh, *.h                its kernels and private headers (every .cuh is
+#                             embedded for `ropegrad export-solution`)
+# Used by src/op, src/harness and tests; scripts/op_seam.sh checks the seam.
+
+# Every op folder, sorted.
+function(rg_op_folders out)
+  file(GLOB _entries LIST_DIRECTORIES true CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/op/*)
+  set(_dirs)
+  foreach(e ${_entries})
+    if(IS_DIRECTORY ${e})
+      list(APPEND _dirs ${e})
+    endif()
+  endforeach()
+  list(SORT _dirs)
+  set(${out} ${_dirs} PARENT_SCOPE)
+endfunction()
+
+# The library's sources of one op folder, with or without CUDA.
+function(rg_op_library_sources dir with_cuda out)
+  file(GLOB _c CONFIGURE_DEPENDS ${dir}/*.c)
+  list(FILTER _c EXCLUDE REGEX "/(row|test_[^/]*|cuda_stub)\\.c$")
+  if(with_cuda)
+    file(GLOB _cu CONFIGURE_DEPENDS ${dir}/*.cu)
+    list(APPEND _c ${_cu})
+  elseif(EXISTS ${dir}/cuda_stub.c)
+    list(APPEND _c ${dir}/cuda_stub.c)
+  endif()
+  set(${out} ${_c} PARENT_SCOPE)
+endfunction()
+
+# Every op's row of the op table (row.c), its tests (test_*.c) or its test
+# registrations (*.cmake), across the op folders.
+function(rg_op_files pattern out)
+  rg_op_folders(_dirs)
+  set(_all)
+  foreach(d ${_dirs})
+    file(GLOB _f CONFIGURE_DEPENDS ${d}/${pattern})
+    list(APPEND _all ${_f})
+  endforeach()
+  set(${out} ${_all} PARENT_SCOPE)
+endfunction()
