@@ -19,7 +19,8 @@
 #
 # Results go to $OUT (the device tool's return folder); copy them into
 # bench/results/. STEPS="tests python bench apply applypeers hf probe bound dev ddp sanitize" selects steps
-# (python first: its torch eager times are the benches' baselines; ddp needs
+# (python first: its torch eager times are the benches' baselines; `peers` is
+# not in the default list: STEPS=peers runs it alone, one call; ddp needs
 # the two-GPU kind, nvidia-h200-x2, and skips on one GPU; STEPS=solutions runs
 # only the python step's solution export).
 set -uo pipefail
@@ -107,6 +108,30 @@ if [[ " $STEPS " == *" bench "* ]]; then
     status[positions-$op]="exit $?: $(grep -E '^passed' "$W/positions-$op.txt")"
   done
   rgx runs rank --db "$W/runs.db" > "$W/rank.txt" 2>&1; status[runs-rank]="exit $?"
+fi
+
+if [[ " $STEPS " == *" peers "* ]]; then
+  # The field under one protocol, one registry (scripts/peers.sh): per op
+  # ropegrad, the example plugin and ropegrad's kernel as a plugin (014: the 2%
+  # check printed), the reference eager and torch.compile'd, the public peers
+  # of ../shared/official-evaluator/peers; exports and the problem pages
+  # (site/) under $W/peers, archived as peers.tar.gz.
+  log "python implementations on the GPU (python/tests/test_impl_cpu.py, ROPEGRAD_IMPL_BACKEND=cuda)"
+  # PEERS_OPS (default "011 012 014"), PEERS_TIMEOUT (580 s) and IMPL_TIMEOUT (300 s) fit the step
+  # into what is left of a call (one op with its reference, torch.compile and peers takes minutes).
+  ROPEGRAD_IMPL_BACKEND=cuda ROPEGRAD_CLI_LIB="$ROOT/$B/libropegrad_cli.so" timeout "${IMPL_TIMEOUT:-300}" \
+    python3 python/tests/test_impl_cpu.py > "$W/test_impl_cuda.txt" 2>&1
+  status[test_impl_cuda]="exit $?: $(tail -n 1 "$W/test_impl_cuda.txt")"
+  grep -E "^FAIL" "$W/test_impl_cuda.txt"
+  log "peers: ropegrad, plugins, reference, torch.compile and the public peers (scripts/peers.sh)"
+  printf '#!/bin/sh\nLD_LIBRARY_PATH="%s" exec "%s" "$@"\n' "$RG_LIBS" "$ROOT/$B/ropegrad" > "$W/ropegrad-peers.sh"
+  chmod +x "$W/ropegrad-peers.sh"
+  OPS="${PEERS_OPS:-011 012 014}" BACKEND=cuda BUILD="$B" RESULTS="$W/peers" RG="$W/ropegrad-peers.sh" \
+    timeout "${PEERS_TIMEOUT:-580}" bash scripts/peers.sh \
+    > "$W/peers.txt" 2>&1
+  status[peers]="exit $?: $(grep -E '^plugin path' "$W/peers.txt")"
+  grep -E "^peers:|^\| [0-9]|^plugin path" "$W/peers.txt"
+  tar -C "$W" -czf "$OUT/peers.tar.gz" peers peers.txt test_impl_cuda.txt
 fi
 
 if [[ " $STEPS " == *" probe "* ]]; then

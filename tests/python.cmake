@@ -28,13 +28,6 @@ if(Python3_Interpreter_FOUND AND NOT ROPEGRAD_SANITIZE)
             ${PROJECT_SOURCE_DIR}/python/tests/test_torch_binding.py)
   set_tests_properties(python_torch_binding PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77
     ENVIRONMENT "ROPEGRAD_LIB=$<TARGET_FILE:libropegrad>")
-  # Hugging Face's apply_rotary_pos_emb drop-in (L1/088, L1/068) against
-  # float64 autograd, with any torch (Debian's too).
-  add_test(NAME python_rope_apply_torch
-    COMMAND sh ${PROJECT_SOURCE_DIR}/python/tests/run_with_torch.sh
-            ${PROJECT_SOURCE_DIR}/python/tests/test_rope_apply_torch.py)
-  set_tests_properties(python_rope_apply_torch PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77
-    ENVIRONMENT "ROPEGRAD_LIB=$<TARGET_FILE:libropegrad>")
   # The real client: transformers' Llama and Qwen3 stock vs ropegrad.hf.use_ropegrad,
   # with the Python of ROPEGRAD_TORCH_PYTHON (a venv with torch >= 2 and
   # transformers: ROPEGRAD_WITH_HF=1 bash scripts/deps.sh makes .venv-hf);
@@ -51,4 +44,28 @@ if(Python3_Interpreter_FOUND AND NOT ROPEGRAD_SANITIZE)
             ${PROJECT_SOURCE_DIR}/python/tests/test_hf_real_client.py)
   set_tests_properties(python_hf_real_client PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77
     ENVIRONMENT "ROPEGRAD_LIB=$<TARGET_FILE:libropegrad>;ROPEGRAD_TORCH_PYTHON=${ROPEGRAD_TORCH_PYTHON}")
+endif()
+
+# python3 -m ropegrad bench|check with Python implementations (a module's
+# function, solution files, exceptions, wrong shapes, the reference as a run)
+# on the CPU, through build/libropegrad_cli.so. Twice: with the Python named by
+# ROPEGRAD_TORCH_PYTHON (a venv with torch >= 2: reference-compile too; skipped
+# with the reason when unset or absent), and with Debian's torch 1.13
+# (run_with_torch.sh: the first Python that imports torch).
+set(ROPEGRAD_TORCH_PYTHON "$ENV{ROPEGRAD_TORCH_PYTHON}" CACHE FILEPATH
+  "A Python with torch >= 2 for the Python-implementation tests (empty: taken from the environment at test time)")
+if(NOT ROPEGRAD_SANITIZE)
+  set(RG_IMPL_TEST_ENV "ROPEGRAD_LIB=$<TARGET_FILE:libropegrad>" "ROPEGRAD_CLI_LIB=$<TARGET_FILE:ropegrad_cli>")
+  if(ROPEGRAD_TORCH_PYTHON)
+    list(APPEND RG_IMPL_TEST_ENV "ROPEGRAD_TORCH_PYTHON=${ROPEGRAD_TORCH_PYTHON}")
+  endif()
+  foreach(runner IN ITEMS run_with_torch_python run_with_torch)
+    set(name python_impl_cpu)
+    if(runner STREQUAL run_with_torch)
+      set(name python_impl_cpu_debian_torch)
+    endif()
+    add_test(NAME ${name} COMMAND sh ${PROJECT_SOURCE_DIR}/python/tests/${runner}.sh
+                                  ${PROJECT_SOURCE_DIR}/python/tests/test_impl_cpu.py)
+    set_tests_properties(${name} PROPERTIES TIMEOUT 1200 SKIP_RETURN_CODE 77 ENVIRONMENT "${RG_IMPL_TEST_ENV}")
+  endforeach()
 endif()

@@ -482,7 +482,8 @@ static int bench_or_check(int argc, char **argv, bench_args *a)
 static int run_command(int argc, char **argv, int timed)
 {
     bench_args a = {.cmd = timed ? "bench" : "check", .timed = timed, .format = "table",
-                    .plugin = {.path = NULL, .n_sources = 0, .timeout_s = -1, .open = 0},
+                    .plugin = {.path = NULL, .n_sources = 0, .timeout_s = -1, .open = 0,
+                               .embedded = rg_cli_impl_embedded()},
                     .ro = {0, NULL, NULL, NULL, NULL}};
     rg_run_options_default(&a.o);
     a.o.timed = timed;

@@ -9,6 +9,12 @@
 #include "record.h"
 #include "rg_term.h"
 
+static const rg_impl_embedded *g_embedded;
+
+const rg_impl_embedded *rg_cli_impl_embedded(void) { return g_embedded; }
+
+void rg_cli_impl_set_embedded(const rg_impl_embedded *e) { g_embedded = e; }
+
 int rg_cli_impl_option(const char *cmd, const char *opt, const char *arg, rg_cli_impl *x)
 {
     long long v;
@@ -33,11 +39,15 @@ int rg_cli_impl_option(const char *cmd, const char *opt, const char *arg, rg_cli
 int rg_cli_impl_check(const char *cmd, const rg_cli_impl *x, const rg_run_options *o)
 {
     const char *orphan = x->n_sources ? "--impl-source" : x->timeout_s >= 0 ? "--timeout" : NULL;
-    if (!x->path && orphan) {
+    if (x->path && x->embedded) {
+        fprintf(stderr, "ropegrad %s: --impl: an implementation is already given by the caller\n", cmd);
+        return 2;
+    }
+    if (!x->path && !x->embedded && orphan) {
         fprintf(stderr, "ropegrad %s: %s only applies with --impl\n", cmd, orphan);
         return 2;
     }
-    if (x->path && o->kernel != 0) {
+    if ((x->path || x->embedded) && o->kernel != 0) {
         fprintf(stderr, "ropegrad %s: --kernel selects one of ropegrad's kernels; a plugin (--impl) has one\n", cmd);
         return 2;
     }
@@ -46,11 +56,12 @@ int rg_cli_impl_check(const char *cmd, const rg_cli_impl *x, const rg_run_option
 
 int rg_cli_impl_load(const char *cmd, rg_cli_impl *x, rg_suite *s, rg_run_options *o)
 {
-    if (!x->path) return 0;
+    if (!x->path && !x->embedded) return 0;
     char err[RG_ERRLEN];
     if (!strcmp(o->backend, "auto")) o->backend = ropegrad_cuda_available() ? "cuda" : "cpu";
     const double timeout = (double)(x->timeout_s >= 0 ? x->timeout_s : RG_IMPL_TIMEOUT_DEFAULT);
-    if (rg_impl_open(x->path, s->op, o->backend, timeout, &x->impl, err, sizeof err)) {
+    if (x->embedded ? rg_impl_open_embedded(x->embedded, s->op, o->backend, timeout, &x->impl, err, sizeof err)
+                    : rg_impl_open(x->path, s->op, o->backend, timeout, &x->impl, err, sizeof err)) {
         rg_term_printf(stderr, "ropegrad %s: %s\n", cmd, err);
         return 2;
     }

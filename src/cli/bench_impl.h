@@ -16,7 +16,13 @@ typedef struct rg_cli_impl {
     long long timeout_s;                       /* --timeout, -1 when not given */
     rg_impl impl;                              /* the loaded plugin */
     int open;
+    const rg_impl_embedded *embedded;          /* an in-process implementation (embed.c), NULL when none */
 } rg_cli_impl;
+
+/* The in-process implementation ropegrad_cli_run (embed.c) set for the
+ * command it runs, NULL otherwise: bench|check measure it as --impl. */
+const rg_impl_embedded *rg_cli_impl_embedded(void);
+void rg_cli_impl_set_embedded(const rg_impl_embedded *e);
 
 /* One option of the three (OPT_* value opt of bench.c, optarg arg) into x.
  * Returns 0, or 2 with one line on stderr. */

@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "impl.h"
 
 /* The one open plugin (impl.h: one per process). */
@@ -85,20 +87,47 @@ static void watchdog_stop(void)
 
 /* ---- the trampolines: the op table's cpu / cuda, calling the plugin ------------------ */
 
+/* An embedded implementation's failed call: its own line, kept for error_text. */
+static int remember_failure(int rc)
+{
+    const rg_impl_embedded *e = g_open ? g_open->embedded : NULL;
+    if (!rc || !e) return rc;
+    const char *line = e->error_text ? e->error_text() : NULL;
+    snprintf(g_open->error_line, sizeof g_open->error_line, "%s", line ? line : "");
+    for (char *c = g_open->error_line; *c; c++)
+        if (*c == '\n' || *c == '\r') *c = ' ';
+    return rc;
+}
+
 static int plugin_cpu(const rg_tensors *t, void *out, int threads)
 {
     if (!g_open) return ROPEGRAD_ERR_NULL_PROBLEM;
     atomic_store(&g_call_started_ns, mono_ns());
     int rc = g_open->op.impl_cpu(g_open->desc->cpu, t, out, threads);
     atomic_store(&g_call_started_ns, 0);
-    return rc;
+    return remember_failure(rc);
 }
 
 static int plugin_cuda(const rg_tensors *t, void *out, int kernel, void *stream)
 {
     if (!g_open) return ROPEGRAD_ERR_NULL_PROBLEM;
     if (kernel != 0) return ROPEGRAD_ERR_BAD_KERNEL;
-    return g_open->op.impl_cuda(g_open->desc->cuda, t, out, stream);
+    return remember_failure(g_open->op.impl_cuda(g_open->desc->cuda, t, out, stream));
+}
+
+/* rg_op.finish of an embedded implementation (stream NULL: the CPU backend). */
+static int plugin_finish(const rg_tensors *t, void *out, void *stream)
+{
+    const rg_impl_embedded *e = g_open ? g_open->embedded : NULL;
+    if (!e) return ROPEGRAD_ERR_NULL_PROBLEM;
+    if (stream) return e->finish_cuda ? remember_failure(g_open->op.impl_cuda(e->finish_cuda, t, out, stream)) : 0;
+    return e->finish_cpu ? remember_failure(g_open->op.impl_cpu(e->finish_cpu, t, out, 0)) : 0;
+}
+
+static const char *plugin_error_text(int rc)
+{
+    (void)rc;
+    return g_open && g_open->error_line[0] ? g_open->error_line : NULL;
 }
 
 static const char *plugin_kernel_name(int k)
@@ -264,14 +293,35 @@ static int check_arguments(const char *path, const rg_op *op, const char *backen
     return 0;
 }
 
-int rg_impl_open(const char *path, const rg_op *op, const char *backend, double timeout_s, rg_impl *out, char *err,
-                 size_t errlen)
+static void start_open(const char *path, const char *backend, double timeout_s, rg_impl *out)
 {
-    if (check_arguments(path, op, backend, timeout_s, out, err, errlen)) return 1;
     memset(out, 0, sizeof *out);
     snprintf(out->path, sizeof out->path, "%s", path);
     snprintf(out->backend, sizeof out->backend, "%s", backend);
     out->timeout_s = timeout_s;
+}
+
+/* The checked implementation stands in for the op's entries. */
+static int finish_open(const rg_op *op, rg_impl *out, char *err, size_t errlen)
+{
+    snprintf(out->label, sizeof out->label, "%s %s", out->name, out->version);
+    out->op = *op;
+    out->op.cpu = plugin_cpu;
+    out->op.cuda = plugin_cuda;
+    out->op.kernel_name = plugin_kernel_name;
+    out->op.solution = NULL;
+    out->op.finish = out->embedded ? plugin_finish : NULL;
+    out->op.error_text = out->embedded ? plugin_error_text : NULL;
+    if (!strcmp(out->backend, "cpu") && out->timeout_s > 0 && watchdog_start(out, err, errlen)) return 1;
+    g_open = out;
+    return 0;
+}
+
+int rg_impl_open(const char *path, const rg_op *op, const char *backend, double timeout_s, rg_impl *out, char *err,
+                 size_t errlen)
+{
+    if (check_arguments(path, op, backend, timeout_s, out, err, errlen)) return 1;
+    start_open(path, backend, timeout_s, out);
     char abs[PATH_MAX], why[RG_IMPL_ERRLEN];
     if (resolve_path(path, abs, why, sizeof why) || load_descriptor(out, abs, why, sizeof why) ||
         check_descriptor(out, op, why, sizeof why)) {
@@ -280,15 +330,39 @@ int rg_impl_open(const char *path, const rg_op *op, const char *backend, double 
         out->dl = NULL;
         return 1;
     }
-    snprintf(out->label, sizeof out->label, "%s %s", out->name, out->version);
-    out->op = *op;
-    out->op.cpu = plugin_cpu;
-    out->op.cuda = plugin_cuda;
-    out->op.kernel_name = plugin_kernel_name;
-    out->op.solution = NULL;
-    if (!strcmp(backend, "cpu") && timeout_s > 0 && watchdog_start(out, err, errlen)) return 1;
-    g_open = out;
-    return 0;
+    return finish_open(op, out, err, errlen);
+}
+
+/* An embedded implementation's metadata: NULL or a JSON object. */
+static int check_meta(const char *meta, char *err, size_t errlen)
+{
+    if (!meta) return 0;
+    cJSON *j = cJSON_Parse(meta);
+    int ok = j && cJSON_IsObject(j);
+    cJSON_Delete(j);
+    if (!ok) snprintf(err, errlen, "its metadata is not a JSON object");
+    return ok ? 0 : 1;
+}
+
+int rg_impl_open_embedded(const rg_impl_embedded *e, const rg_op *op, const char *backend, double timeout_s,
+                          rg_impl *out, char *err, size_t errlen)
+{
+    if (!e) {
+        snprintf(err, errlen, "rg_impl_open_embedded: missing argument");
+        return 1;
+    }
+    if (check_arguments(e->path, op, backend, timeout_s, out, err, errlen)) return 1;
+    start_open(e->path, backend, timeout_s, out);
+    out->embedded = e;
+    out->desc = e->desc;
+    char abs[PATH_MAX], why[RG_IMPL_ERRLEN];
+    if (!e->desc) snprintf(why, sizeof why, "no descriptor");
+    if (!e->desc || resolve_path(e->path, abs, why, sizeof why) || check_descriptor(out, op, why, sizeof why) ||
+        check_meta(e->meta_json, why, sizeof why)) {
+        snprintf(err, errlen, "--impl %s: %s", e->path, why);
+        return 1;
+    }
+    return finish_open(op, out, err, errlen);
 }
 
 void rg_impl_close(rg_impl *impl)

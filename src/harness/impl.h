@@ -31,6 +31,23 @@
 #define RG_IMPL_MAX_SOURCES 64
 #define RG_IMPL_ERRLEN 400
 
+/* An implementation that lives in the calling process instead of a library
+ * (the Python driver, python/ropegrad/impl.py, through ropegrad_cli_run in
+ * src/cli/embed.h): the same descriptor, checked the same way, plus what only
+ * an in-process caller has. */
+typedef struct rg_impl_embedded {
+    const ropegrad_impl *desc;      /* checked as a plugin's descriptor */
+    const char *path;               /* the file whose bytes are the implementation (hashed as the library) */
+    const char *meta_json;          /* a JSON object recorded as the spec's "embedded" (NULL: none) */
+    /* Called once after the checked call, outside any timed span, before
+     * the output is read (NULL: nothing to do): an implementation that
+     * returns new tensors copies them into the output here. */
+    ropegrad_impl_cuda_fn finish_cuda;
+    ropegrad_impl_cpu_fn finish_cpu;
+    /* The last failed call's one line (NULL, or NULL returned: the status's name). */
+    const char *(*error_text)(void);
+} rg_impl_embedded;
+
 typedef struct rg_impl {
     char path[4096];                         /* the library as given to --impl */
     char name[ROPEGRAD_IMPL_MAX_NAME + 1];   /* the descriptor's, checked */
@@ -44,6 +61,8 @@ typedef struct rg_impl {
      * filled by the record layer (rg_impl_hash_files, record.h) at load time. */
     char file_sha256[65];
     char source_sha256[RG_IMPL_MAX_SOURCES][65];
+    const rg_impl_embedded *embedded;        /* an in-process implementation, NULL for a library */
+    char error_line[RG_IMPL_ERRLEN];         /* the last failed call's line (embedded) */
     rg_op op;                                /* the suite's op, calling the plugin */
     void *dl;                                /* dlopen handle */
     const ropegrad_impl *desc;
@@ -56,6 +75,12 @@ typedef struct rg_impl {
  * open). timeout_s: the CPU watchdog (0 = none, else 0.001..86400). */
 int rg_impl_open(const char *path, const rg_op *op, const char *backend, double timeout_s, rg_impl *out, char *err,
                  size_t errlen);
+
+/* rg_impl_open for an in-process implementation: e->desc is checked as a
+ * library's descriptor would be (the same refusals), e->path must be a
+ * readable regular file, e->meta_json NULL or a JSON object. */
+int rg_impl_open_embedded(const rg_impl_embedded *e, const rg_op *op, const char *backend, double timeout_s,
+                          rg_impl *out, char *err, size_t errlen);
 
 /* Stops the watchdog and forgets the plugin (the library stays mapped: a
  * GPU may still hold its code). */

@@ -32,6 +32,12 @@ void rg_axes_text(const rg_op *op, const rg_workload *w, char *dst, size_t n)
     }
 }
 
+const char *rg_op_error_text(const rg_op *op, int rc)
+{
+    const char *line = op && op->error_text ? op->error_text(rc) : NULL;
+    return line ? line : ropegrad_strerror(rc);
+}
+
 void rg_tensors_free(rg_tensors *t)
 {
     if (!t) return;

@@ -107,7 +107,19 @@ typedef struct rg_op {
      * when the op takes no plugins (`--impl` is then refused). */
     int (*impl_cpu)(ropegrad_impl_cpu_fn fn, const rg_tensors *t, void *out, int threads);
     int (*impl_cuda)(ropegrad_impl_cuda_fn fn, const rg_tensors *t, void *out, void *stream);
+    /* Set only on an in-process implementation's row (impl.h,
+     * rg_impl_open_embedded), NULL otherwise. finish: called once after the
+     * checked call and before its output is read, never inside a timed span
+     * (stream: the harness's CUDA stream, NULL on the CPU); an
+     * implementation that returns its outputs copies them into out here.
+     * error_text: the one line a failed call (status rc) is reported with. */
+    int (*finish)(const rg_tensors *t, void *out, void *stream);
+    const char *(*error_text)(int rc);
 } rg_op;
+
+/* What a failed call of op's with status rc is reported as: op->error_text's
+ * line when the op has one, else ropegrad_strerror(rc). */
+const char *rg_op_error_text(const rg_op *op, int rc);
 
 /* The op whose definition name is name, or NULL. */
 const rg_op *rg_op_find(const char *name);

@@ -229,9 +229,10 @@ static int cpu_workload(const rg_op *op, const rg_tensors *in, const double *ref
     }
     memset(out, 0xff, in->out_bytes);   /* all NaN: a kernel that skips an element fails */
     int rc = op->cpu(in, out, o->threads);
+    if (!rc && op->finish) rc = op->finish(in, out, NULL);   /* outside any timing */
     if (rc) {
         memset(&wr->check, 0, sizeof wr->check);
-        snprintf(wr->check.reason, sizeof wr->check.reason, "op %s cpu: %s", op->id, ropegrad_strerror(rc));
+        snprintf(wr->check.reason, sizeof wr->check.reason, "op %s cpu: %s", op->id, rg_op_error_text(op, rc));
         free(out);
         return 0;
     }
@@ -256,7 +257,8 @@ static int cpu_workload(const rg_op *op, const rg_tensors *in, const double *ref
     if (rc) {
         free(samples);
         wr->check.pass = 0;
-        snprintf(wr->check.reason, sizeof wr->check.reason, "op %s cpu (timed): %s", op->id, ropegrad_strerror(rc));
+        snprintf(wr->check.reason, sizeof wr->check.reason, "op %s cpu (timed): %s", op->id,
+                 rg_op_error_text(op, rc));
         return 0;
     }
     rg_result_set_samples(wr, samples, o->iterations);

@@ -404,7 +404,7 @@ static int iteration(rg_cuda_session *s, const rg_launch *p, char *err, size_t e
     }
     int rc = launch(s, p);
     if (rc) {
-        snprintf(err, errlen, "op %s cuda: %s", s->op->id, ropegrad_strerror(rc));
+        snprintf(err, errlen, "op %s cuda: %s", s->op->id, rg_op_error_text(s->op, rc));
         return 1;
     }
     return 0;
@@ -530,7 +530,7 @@ static int time_events(rg_cuda_session *s, const rg_launch *p, int warmup, int i
         if (t >= 0) CK(cudaEventRecord(ev[2 * t], s->stream));
         int krc = launch(s, p);
         if (krc) {
-            snprintf(err, errlen, "op %s cuda: %s", s->op->id, ropegrad_strerror(krc));
+            snprintf(err, errlen, "op %s cuda: %s", s->op->id, rg_op_error_text(s->op, krc));
             goto fail;
         }
         if (t >= 0) CK(cudaEventRecord(ev[2 * t + 1], s->stream));
@@ -576,6 +576,7 @@ int rg_cuda_workload(rg_cuda_session *s, const rg_tensors *in, const double *ref
     }
     CK(cudaMemsetAsync(d_out, 0xFF, in->out_bytes, s->stream));
     int krc = launch(s, &p);
+    if (!krc && s->op->finish) krc = s->op->finish(p.dev, p.out, s->stream);   /* outside any timing */
     ce = stream_wait(s->stream, s->timeout_s);
     if (ce != cudaSuccess) {
         gpu_lost(s, wr, ce, s->timeout_s);
@@ -584,7 +585,8 @@ int rg_cuda_workload(rg_cuda_session *s, const rg_tensors *in, const double *ref
     }
     if (krc) {
         memset(&wr->check, 0, sizeof wr->check);
-        snprintf(wr->check.reason, sizeof wr->check.reason, "op %s cuda: %s", s->op->id, ropegrad_strerror(krc));
+        snprintf(wr->check.reason, sizeof wr->check.reason, "op %s cuda: %s", s->op->id,
+                 rg_op_error_text(s->op, krc));
         rc = 0;
         goto fail;
     }

@@ -14,6 +14,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "render.h"
@@ -438,5 +439,143 @@ void rg_chart_trend(rg_buf *b, const rg_ranked *e, size_t n)
         px = x, py = y, have_prev = 1;
     }
     axis_titles(b, x0 + pw / 2, bottom + 34, PLOT_TOP + TREND_PLOT_H / 2, "run, oldest first", "latency");
+    rg_buf_puts(b, "</svg>\n");
+}
+
+/* ---- the field: every implementation of a group per workload ---------------------------------- */
+
+#define FIELD_PLOT_H 260.0
+#define FIELD_MAX_WL 256
+#define FIELD_LEGEND_LINE 18.0
+
+static const char *const field_colour[RG_FIELD_MAX_SERIES] = {"#246", "#c60", "#393", "#a2a", "#c00", "#088",
+                                                              "#860", "#55c", "#b48", "#444", "#6a0", "#39c"};
+
+/* The workload indices any series has, ascending (at most FIELD_MAX_WL). */
+static size_t field_workloads(const rg_group_view *g, int *idx)
+{
+    size_t n = 0;
+    for (size_t s = 0; s < g->n_series; s++)
+        for (size_t i = 0; i < g->series[s].n; i++) {
+            int w = g->series[s].index[i];
+            size_t k = 0;
+            while (k < n && idx[k] < w) k++;
+            if ((k < n && idx[k] == w) || n == FIELD_MAX_WL) continue;
+            memmove(idx + k + 1, idx + k, (n - k) * sizeof *idx);
+            idx[k] = w;
+            n++;
+        }
+    return n;
+}
+
+/* The decades spanning every median; 0 when there is none. */
+static int field_decades(const rg_group_view *g, int *e0, int *e1)
+{
+    double lo = INFINITY, hi = 0;
+    for (size_t s = 0; s < g->n_series; s++)
+        for (size_t i = 0; i < g->series[s].n; i++)
+            if (figure(g->series[s].median[i])) lo = fmin(lo, g->series[s].median[i]), hi = fmax(hi, g->series[s].median[i]);
+    if (!(hi > 0)) return 0;
+    *e1 = (int)ceil(log10(hi));
+    *e0 = (int)floor(log10(lo));
+    if (*e1 <= *e0) *e1 = *e0 + 1;
+    if (*e1 - *e0 > 12) *e0 = *e1 - 12;
+    return 1;
+}
+
+/* The legend, wrapped to the chart's width; returns the plot's top. */
+static double field_legend(rg_buf *b, const rg_group_view *g, double x0)
+{
+    double x = x0, y = LEGEND_Y;
+    for (size_t s = 0; s < g->n_series; s++) {
+        char text[120];
+        snprintf(text, sizeof text, "#%lld %.90s", (long long)g->series[s].id, g->series[s].kernel);
+        double w = 14 + text_width(text) + 18;
+        if (x > x0 && x + w > RG_CHART_WIDTH) x = x0, y += FIELD_LEGEND_LINE;
+        rg_buf_printf(b, "<circle data-legend=\"s%zu\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>", s, x + 5, y - 4,
+                      field_colour[s]);
+        text_at(b, x + 14, y, "start", "", text);
+        x += w;
+    }
+    rg_buf_puts(b, "\n");
+    return y + PLOT_TOP - LEGEND_Y;
+}
+
+static double field_y(double v, int e0, int e1, double top)
+{
+    return top + FIELD_PLOT_H - (logpos(v, e0, e1, 0, FIELD_PLOT_H));
+}
+
+static void field_axis(rg_buf *b, int e0, int e1, double x0, double pw, double top)
+{
+    for (int e = e0; e <= e1; e++) {
+        double y = top + FIELD_PLOT_H * (1 - (double)(e - e0) / (e1 - e0));
+        char lab[48];
+        rg_fmt_si(lab, sizeof lab, pow(10, e) * 1e-9, "s");
+        rg_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>", x0, y, x0 + pw, y);
+        text_at(b, x0 - 6, y, "end", " dy=\"0.35em\" data-tick=\"y\"", lab);
+        rg_buf_puts(b, "\n");
+    }
+}
+
+/* One series: a line through its workloads' medians, a dot at each (its tooltip the figure). */
+static void field_series(rg_buf *b, const rg_field_series *s, size_t si, const int *idx, size_t nw, double x0,
+                         double slot, int e0, int e1, double top)
+{
+    double px = 0, py = 0;
+    int have_prev = 0;
+    for (size_t k = 0; k < nw; k++) {
+        size_t i = 0;
+        while (i < s->n && s->index[i] != idx[k]) i++;
+        if (i == s->n || !figure(s->median[i]) || s->pass[i] == 0) {
+            have_prev = 0;
+            continue;
+        }
+        double x = x0 + slot * ((double)k + 0.5), y = field_y(s->median[i], e0, e1, top);
+        if (have_prev)
+            rg_buf_printf(b, "<line data-series=\"s%zu\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                             "stroke=\"%s\" stroke-width=\"1.5\"/>", si, px, py, x, y, field_colour[si]);
+        char val[48];
+        rg_fmt_si(val, sizeof val, s->median[i] * 1e-9, "s");
+        rg_buf_printf(b, "<circle data-series=\"s%zu\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>#%lld ", si,
+                      x, y, field_colour[si], (long long)s->id);
+        rg_html_esc(b, s->kernel);
+        rg_buf_printf(b, ", workload #%d: ", idx[k]);
+        rg_html_esc(b, val);
+        rg_buf_puts(b, "</title></circle>");
+        px = x, py = y, have_prev = 1;
+    }
+    rg_buf_puts(b, "\n");
+}
+
+void rg_chart_field(rg_buf *b, const rg_group_view *g)
+{
+    if (!b || !g) return;
+    int idx[FIELD_MAX_WL];
+    size_t nw = g->series ? field_workloads(g, idx) : 0;
+    int e0, e1;
+    if (!nw || !field_decades(g, &e0, &e1)) {
+        rg_buf_puts(b, "<p class=\"muted field-absent\">No per-workload figures to chart in this group.</p>\n");
+        return;
+    }
+    const double x0 = plot_left(text_width("100 ms")), pw = RG_CHART_WIDTH - x0 - 20;
+    rg_buf t = {0};   /* the legend first, to learn the plot's top */
+    double top = field_legend(&t, g, x0), bottom = top + FIELD_PLOT_H;
+    svg_open(b, "class=\"chart field\"", bottom + 44,
+             "Every implementation of this group: its median per workload (log scale)");
+    char err[64];
+    char *legend_svg = rg_buf_finish(&t, err, sizeof err);
+    if (legend_svg) rg_buf_puts(b, legend_svg);
+    free(legend_svg);
+    field_axis(b, e0, e1, x0, pw, top);
+    double slot = pw / (double)nw;
+    for (size_t k = 0; k < nw; k++) {
+        char lab[24];
+        snprintf(lab, sizeof lab, "#%d", idx[k]);
+        text_at(b, x0 + slot * ((double)k + 0.5), bottom + 14, "middle", "", lab);
+    }
+    for (size_t s = 0; s < g->n_series && s < RG_FIELD_MAX_SERIES; s++)
+        field_series(b, &g->series[s], s, idx, nw, x0, slot, e0, e1, top);
+    axis_titles(b, x0 + pw / 2, bottom + 34, top + FIELD_PLOT_H / 2, "workload", "median (log scale)");
     rg_buf_puts(b, "</svg>\n");
 }

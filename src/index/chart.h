@@ -7,7 +7,9 @@
  *   rg_chart_bandwidth  a run's achieved bandwidth per workload under the
  *                       device's datasheet peak;
  *   rg_chart_trend      an implementation line's primary statistic over its
- *                       runs, oldest first, with each run's interval.
+ *                       runs, oldest first, with each run's interval;
+ *   rg_chart_field      a comparison group's implementations side by side:
+ *                       each one's median per workload (log scale).
  *
  * Every chart is 950 units wide and fills its column (width 100%), has axis
  * titles, and a legend that names exactly the series it draws (legend
@@ -30,5 +32,8 @@ void rg_chart_latency(rg_buf *b, const rg_run_view *v);
 void rg_chart_bandwidth(rg_buf *b, const rg_run_view *v);
 /* e: the line's runs, oldest first (rg_registry_line). */
 void rg_chart_trend(rg_buf *b, const rg_ranked *e, size_t n);
+/* A problem page's group: every implementation's median per workload (log
+ * scale), one coloured series each (g->series, model_field.c). */
+void rg_chart_field(rg_buf *b, const rg_group_view *g);
 
 #endif

@@ -528,6 +528,10 @@ int rg_model_problem(rg_registry *g, const char *definition, rg_problem_view *v,
     }
     free(pr);
     free(rows);
+    if (rg_model_field(g, v, err, errlen)) {
+        rg_model_problem_free(v);
+        return 2;
+    }
     return 0;
 oom:
     free(pr);
@@ -539,7 +543,10 @@ oom:
 
 void rg_model_problem_free(rg_problem_view *v)
 {
-    for (size_t i = 0; v->groups && i < v->n_groups; i++) free(v->groups[i].e);
+    for (size_t i = 0; v->groups && i < v->n_groups; i++) {
+        free(v->groups[i].e);
+        rg_model_field_free(&v->groups[i]);
+    }
     free(v->groups);
     memset(v, 0, sizeof *v);
 }

@@ -93,7 +93,19 @@ typedef struct rg_rank_entry {
     int tied, suspect;              /* interval ranks (rank.h) */
     char verification[16];          /* rg_sol_state_name, "" when not read (groups above RG_INTERVAL_RANK_MAX) */
     rg_interval iv;
+    double x_ref_run;               /* the group's reference run's primary over this one's (model_field.c); NAN none */
 } rg_rank_entry;
+
+/* One implementation's per-workload medians, for a problem page's chart of
+ * its group (model_field.c). */
+#define RG_FIELD_MAX_SERIES 12
+typedef struct rg_field_series {
+    int64_t id;
+    char kernel[96];                /* as its rg_rank_entry */
+    int *index, *pass;              /* workload index, pass (1, 0, -1 unknown); malloc'd, n */
+    double *median;                 /* ns, NAN absent */
+    size_t n;
+} rg_field_series;
 
 typedef struct rg_group_view {
     char comparison_key[RG_DIGEST_LEN], device[256], primary_stat[96];
@@ -102,7 +114,24 @@ typedef struct rg_group_view {
     int interval_ranked;            /* 1: ranks by rg_registry_rank_group; 0: by the primary figure alone */
     rg_rank_entry *e;
     size_t n;
+    /* The field (model_field.c): the group's reference run -- the passed run
+     * whose implementation is "reference (torch eager)", the fastest when
+     * there are several -- 0 / NAN when none; the first RG_FIELD_MAX_SERIES
+     * entries' per-workload medians. */
+    int64_t ref_id;
+    double ref_ns;
+    rg_field_series *series;
+    size_t n_series;
 } rg_group_view;
+
+/* The name a reference run's implementation starts with (python/ropegrad/impl_load.py). */
+#define RG_REFERENCE_RUN_NAME "reference (torch eager)"
+
+/* Fills each group's field (ref_id, ref_ns, x_ref_run, series) from the
+ * registry. 0, or 2 on error (err says so). */
+struct rg_problem_view;
+int rg_model_field(rg_registry *g, struct rg_problem_view *v, char *err, size_t errlen);
+void rg_model_field_free(rg_group_view *gv);
 
 typedef struct rg_problem_view {
     char definition[256];

@@ -696,6 +696,38 @@ static int group_has_sol(const rg_group_view *g)
     return 0;
 }
 
+/* The primary statistic's 95% interval, "" when the record has no samples. */
+static void interval_cell(rg_buf *b, const rg_interval *iv)
+{
+    rg_buf_puts(b, "<td class=\"num nowrap\">");
+    if (iv->known && isfinite(iv->lo) && isfinite(iv->hi)) {
+        char lo[32], hi[32];
+        rg_fmt_si(lo, sizeof lo, iv->lo * 1e-9, "s");
+        rg_fmt_si(hi, sizeof hi, iv->hi * 1e-9, "s");
+        put_esc(b, "", lo, " – ");
+        rg_html_esc(b, hi);
+    }
+    rg_buf_puts(b, "</td>");
+}
+
+/* Where the "× reference run" column comes from: the group's reference run, linked. */
+static void reference_note(rg_buf *b, const rg_render_ctx *ctx, const rg_group_view *g)
+{
+    if (!g->ref_id) {
+        rg_buf_puts(b, "<br>× reference run: no \"" RG_REFERENCE_RUN_NAME "\" run in this group "
+                       "(<code>python3 -m ropegrad bench --impl reference</code> records one)");
+        return;
+    }
+    rg_buf_puts(b, "<br>× reference run: that run's primary figure over each run's, from ");
+    if (ctx->single_page) rg_buf_printf(b, "run #%lld", (long long)g->ref_id);
+    else {
+        rg_buf_puts(b, "<a class=\"reference-run\" ");
+        href_run(b, ctx, g->ref_id);
+        rg_buf_printf(b, ">run #%lld</a>", (long long)g->ref_id);
+    }
+    rg_buf_puts(b, " (" RG_REFERENCE_RUN_NAME ", measured in this group)");
+}
+
 static void problem_row(rg_buf *b, const rg_render_ctx *ctx, const rg_rank_entry *e, int sol)
 {
     char d[16];
@@ -713,6 +745,8 @@ static void problem_row(rg_buf *b, const rg_render_ctx *ctx, const rg_rank_entry
     if (!strcmp(e->verification, "unverifiable")) rg_buf_puts(b, " <span class=\"badge unverifiable\">unverifiable</span>");
     rg_buf_puts(b, "</td>");
     cell_si(b, e->primary_ns, 1e-9, "s");
+    interval_cell(b, &e->iv);
+    cell_num(b, e->x_ref_run, "×");
     if (sol) {
         cell_num(b, e->sol, "");
         cell_num(b, e->x_ref, "×");
@@ -740,11 +774,15 @@ static void problem_group(rg_buf *b, const rg_render_ctx *ctx, const rg_group_vi
                              "figure (" RG_NO_SOL_ON_CPU ")");
     rg_buf_puts(b, "<br>");
     rank_method(b, g->interval_ranked);
-    rg_buf_puts(b, "</p>\n<table><tr><th>rank</th><th>run</th><th>implementation</th><th>primary</th>");
+    reference_note(b, ctx, g);
+    rg_buf_puts(b, "</p>\n<table class=\"field\"><tr><th>rank</th><th>run</th><th>implementation</th><th>primary</th>"
+                   "<th>95% interval</th><th>× reference run</th>");
     if (sol) rg_buf_puts(b, "<th>SOL</th><th>× reference</th><th>cases faster</th>");
     rg_buf_puts(b, "<th>evidence</th><th>observed</th></tr>\n");
     for (size_t i = 0; i < g->n; i++) problem_row(b, ctx, &g->e[i], sol);
-    rg_buf_puts(b, "</table></section>\n");
+    rg_buf_puts(b, "</table>\n");
+    rg_chart_field(b, g);
+    rg_buf_puts(b, "</section>\n");
 }
 
 char *rg_render_problem(const rg_render_ctx *ctx, const rg_problem_view *v, char *err, size_t errlen)

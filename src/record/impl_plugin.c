@@ -95,6 +95,13 @@ cJSON *rg_impl_spec(const rg_run_result *r)
     cJSON *src = cJSON_AddArrayToObject(p, "sources");
     for (size_t i = 0; i < impl->n_sources; i++)
         cJSON_AddItemToArray(src, file_entry(impl->sources[i], impl->source_sha256[i]));
+    /* In-process (the Python driver): no library was loaded; "library" is
+     * the file it came from, and what the caller said of it is recorded. */
+    if (impl->embedded) {
+        cJSON_AddStringToObject(p, "loadedBy", "in-process");
+        cJSON *meta = impl->embedded->meta_json ? cJSON_Parse(impl->embedded->meta_json) : NULL;
+        if (meta) cJSON_AddItemToObject(s, "embedded", meta);
+    }
     cJSON *h = cJSON_AddObjectToObject(s, "harness");
     cJSON_AddStringToObject(h, "name", "ropegrad");
     cJSON_AddStringToObject(h, "version", ropegrad_version());

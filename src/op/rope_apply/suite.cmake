@@ -14,3 +14,14 @@ foreach(id 088 068)
             --backend cpu --quiet ${_rg_apply_workloads_${id}})
   set_tests_properties(suite_check_${id}_cpu PROPERTIES TIMEOUT 1200)
 endforeach()
+# Hugging Face's apply_rotary_pos_emb drop-in (python/ropegrad/torch.py: 088
+# forward, 068 backward) against float64 autograd, with any torch (Debian's
+# too); not in a sanitizer build (tests/python.cmake says why).
+find_package(Python3 COMPONENTS Interpreter QUIET)
+if(Python3_Interpreter_FOUND AND NOT ROPEGRAD_SANITIZE)
+  add_test(NAME python_rope_apply_torch
+    COMMAND sh ${PROJECT_SOURCE_DIR}/python/tests/run_with_torch.sh
+            ${PROJECT_SOURCE_DIR}/python/tests/test_rope_apply_torch.py)
+  set_tests_properties(python_rope_apply_torch PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77
+    ENVIRONMENT "ROPEGRAD_LIB=$<TARGET_FILE:libropegrad>")
+endif()

@@ -1,0 +1,147 @@
+# SPDX-License-Identifier: Apache-2.0
+"""python3 -m ropegrad bench|check: `ropegrad bench|check` for Python implementations.
+
+    python3 -m ropegrad bench --impl module.py:function [--dps] [CLI options]
+    python3 -m ropegrad bench --solution SOLUTION.json   [CLI options]
+    python3 -m ropegrad bench --impl reference           [--reference DEFINITION.json] [CLI options]
+    python3 -m ropegrad bench --impl reference-compile   [CLI options]
+
+Every other option is `ropegrad bench|check`'s own (--suite, --backend,
+--workloads, --iterations, --record, --db, --manifest, ...), passed to the
+same C harness (impl.py). --impl PATH.so (a C plugin) and no --impl at all
+(ropegrad's own kernels) run as the CLI does, in this process.
+"""
+
+import json
+import os
+import sys
+
+USAGE = """usage: python3 -m ropegrad bench|check [--impl WHAT | --solution FILE.json] [ropegrad bench options]
+
+  --impl module.py:function   a Python function over torch tensors (function defaults to run), called
+                              as the SOL-ExecBench evaluator calls it: inputs in the definition's order
+  --dps                       with --impl module.py:function: it writes its outputs, passed after the
+                              inputs (destination-passing style); default: it returns them
+  --solution FILE.json        a SOL-ExecBench solution (languages pytorch, triton, cuda_cpp)
+  --impl reference            the definition's reference code, eager torch
+  --impl reference-compile    the same through torch.compile (torch >= 2)
+  --reference FILE            where the reference code is: a definition.json with "reference", or a .py
+                              (default: the suite's definition.json or reference.json)
+  --impl PATH.so              a C plugin (include/ropegrad_impl.h), as `ropegrad bench --impl`
+
+The C harness's options follow ("ropegrad bench --help").
+"""
+
+_OURS_WITH_VALUE = ("--impl", "--solution", "--reference")
+
+
+def _split(argv):
+    """(our options, the harness's argv); ValueError with one line on misuse."""
+    ours, rest, i = {}, [], 0
+    while i < len(argv):
+        a = argv[i]
+        key, eq, val = a.partition("=")
+        if key in _OURS_WITH_VALUE:
+            if not eq:
+                if i + 1 >= len(argv):
+                    raise ValueError("option '%s' needs a value" % key)
+                i += 1
+                val = argv[i]
+            if key in ours:
+                raise ValueError("%s given twice" % key)
+            ours[key] = val
+        elif a == "--dps":
+            ours["--dps"] = True
+        else:
+            rest.append(a)
+        i += 1
+    return ours, rest
+
+
+def _suite_dir(rest):
+    """The --suite the harness will use (the bundled 014 suite when absent,
+    added to rest so that both read the same folder)."""
+    for i, a in enumerate(rest):
+        if a == "--suite" and i + 1 < len(rest):
+            return rest[i + 1]
+        if a.startswith("--suite="):
+            return a.split("=", 1)[1]
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    default = os.path.join(repo, "suites", "sol-execbench-014")
+    rest += ["--suite", default]
+    return default
+
+
+def _backend(rest, torch):
+    """The backend the harness will measure on: --backend, "auto" resolved as
+    the harness resolves it (CUDA when a GPU is usable)."""
+    b = "auto"
+    for i, a in enumerate(rest):
+        if a == "--backend" and i + 1 < len(rest):
+            b = rest[i + 1]
+        elif a.startswith("--backend="):
+            b = a.split("=", 1)[1]
+    if b == "auto":
+        b = "cuda" if torch.cuda.is_available() else "cpu"
+    return b
+
+
+def _op_of(suite):
+    try:
+        with open(os.path.join(suite, "definition.json"), "rb") as f:
+            return json.loads(f.read().decode("utf-8"))["name"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ValueError("--suite %s: cannot read its definition.json name (%s)" % (suite, e)) from None
+
+
+def _callable(ours, suite, rest):
+    """The impl.Callable asked for, or None (the harness's own path)."""
+    impl, solution = ours.get("--impl"), ours.get("--solution")
+    if impl and solution:
+        raise ValueError("--impl and --solution: give one")
+    if ours.get("--dps") and not (impl and ":" in impl or impl and impl.endswith(".py")):
+        raise ValueError("--dps applies to --impl module.py:function (a solution file says its own style)")
+    if ours.get("--reference") and impl not in ("reference", "reference-compile"):
+        raise ValueError("--reference applies to --impl reference|reference-compile")
+    if not impl and not solution:
+        return None
+    if impl and impl.endswith(".so"):
+        return None
+    try:
+        import torch
+    except ImportError as e:
+        raise ValueError("a Python implementation needs torch, which this Python cannot import (%s)" % e) from None
+    from . import impl_load
+    op = _op_of(suite)
+    if solution:
+        return impl_load.from_solution(torch, solution, op, _backend(rest, torch))
+    if impl in ("reference", "reference-compile"):
+        return impl_load.from_reference(torch, suite, ours.get("--reference"), op, impl == "reference-compile")
+    return impl_load.from_module(torch, impl, op, ours.get("--dps", False))
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        sys.stdout.write(USAGE)
+        return 0 if argv else 2
+    cmd = argv[0]
+    if cmd not in ("bench", "check"):
+        sys.stderr.write("python3 -m ropegrad: unknown command '%s' (bench or check)\n" % cmd)
+        return 2
+    from . import impl
+    try:
+        ours, rest = _split(argv[1:])
+        if "--help" in rest:
+            sys.stdout.write(USAGE + "\n")
+            sys.stdout.flush()
+            return impl.run([cmd, "--help"])
+        suite = _suite_dir(rest)
+        c = _callable(ours, suite, rest)
+        if c is None and ours.get("--impl"):
+            rest = ["--impl", ours["--impl"]] + rest
+        sys.stdout.flush()
+        return impl.run([cmd] + rest, c, sys.modules.get("torch"))
+    except (ValueError, OSError) as e:
+        sys.stderr.write("python3 -m ropegrad %s: %s\n" % (cmd, str(e).splitlines()[0] if str(e) else e))
+        return 2

@@ -1,0 +1,192 @@
+# SPDX-License-Identifier: Apache-2.0
+"""A Python callable measured by ropegrad's C harness (`ropegrad bench|check`).
+
+The harness stays in C (build/libropegrad_cli.so, src/cli/embed.h): it makes
+the inputs, flushes the caches, times (CUPTI kernel spans on a GPU, the wall
+clock on the CPU), checks, and writes the manifest and the registry exactly
+as `ropegrad bench --impl PATH.so` does. This module hands it an
+implementation descriptor (include/ropegrad_impl.h) built in memory whose
+entry points are ctypes callbacks into the callable:
+
+  cuda / cpu   wrap the problem's buffers as tensors (impl_ops.py), make the
+               harness's stream torch's current stream, and call the function:
+               fn(*inputs, *outputs) in destination-passing style, else
+               result = fn(*inputs) (kept, not copied: this call is timed);
+  finish       called by the harness once after the checked call and outside
+               every timed span: copies a returned result into the output
+               buffers (shape, dtype and device checked first).
+
+An exception in the callable fails its workload with the error's one line.
+"""
+
+import ctypes
+import os
+
+from . import _lib
+from . import impl_ops
+
+ABI_VERSION = 1
+MAX_NAME = 31
+
+_CUDA_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
+_CPU_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int)
+_TEXT_FN = ctypes.CFUNCTYPE(ctypes.c_void_p)
+
+
+class ImplDescriptor(ctypes.Structure):
+    """struct ropegrad_impl (include/ropegrad_impl.h)."""
+    _fields_ = [("abi_version", ctypes.c_uint32), ("name", ctypes.c_char_p), ("version", ctypes.c_char_p),
+                ("op", ctypes.c_char_p), ("cuda", _CUDA_FN), ("cpu", _CPU_FN)]
+
+
+class Embedded(ctypes.Structure):
+    """struct rg_impl_embedded (src/harness/impl.h)."""
+    _fields_ = [("desc", ctypes.POINTER(ImplDescriptor)), ("path", ctypes.c_char_p), ("meta_json", ctypes.c_char_p),
+                ("finish_cuda", _CUDA_FN), ("finish_cpu", _CPU_FN), ("error_text", _TEXT_FN)]
+
+
+def one_line(e):
+    """An exception as one line: its type and the first line of its text."""
+    text = str(e).strip().splitlines()
+    line = "%s: %s" % (type(e).__name__, text[0]) if text else type(e).__name__
+    return line[:300]
+
+
+def clip_label(s):
+    """A descriptor name or version: printable ASCII, at most 31 bytes, no spaces at its ends."""
+    s = "".join(c if 0x20 <= ord(c) <= 0x7E else "?" for c in str(s)).strip()
+    if len(s) > MAX_NAME:
+        s = s[:MAX_NAME - 1].rstrip() + "~"
+    return s or "?"
+
+
+class Callable:
+    """What is measured: fn, the op it implements, how it is called, and what
+    the record says about it (name, version, the file it came from, metadata)."""
+
+    def __init__(self, fn, op, name, version, path, dps=False, meta=None, backends=("cpu", "cuda")):
+        self.fn, self.op, self.dps = fn, op, bool(dps)
+        self.name, self.version = clip_label(name), clip_label(version)
+        self.path, self.meta, self.backends = path, dict(meta or {}), tuple(backends)
+
+
+class _Runner:
+    """The callbacks. Every exception is caught here: one escaping a ctypes
+    callback would be printed and the call would look successful."""
+
+    def __init__(self, torch, c):
+        self.torch, self.c = torch, c
+        self.pending = None
+        self.error = ctypes.create_string_buffer(512)
+        self.streams = {}
+        self.threads_set = None
+
+    def _fail(self, e):
+        line = one_line(e).encode("ascii", "replace")[:511]
+        self.error = ctypes.create_string_buffer(line)
+        return 1
+
+    def _stream(self, ptr):
+        s = self.streams.get(ptr)
+        if s is None:
+            s = self.streams[ptr] = self.torch.cuda.ExternalStream(ptr)
+        return s
+
+    def _invoke(self, addr, device):
+        ins, outs = impl_ops.tensors(self.torch, self.c.op, addr, device)
+        self.pending = None
+        with self.torch.no_grad():
+            if self.c.dps:
+                self.c.fn(*ins, *outs)
+            else:
+                self.pending = self.c.fn(*ins)
+        return 0
+
+    def call_cuda(self, addr, stream):
+        try:
+            with self.torch.cuda.stream(self._stream(stream)):
+                return self._invoke(addr, "cuda")
+        except BaseException as e:  # noqa: B902 -- nothing may escape into C
+            return self._fail(e)
+
+    def call_cpu(self, addr, threads):
+        try:
+            if threads > 0 and threads != self.threads_set:
+                self.torch.set_num_threads(threads)
+                self.threads_set = threads
+            return self._invoke(addr, "cpu")
+        except BaseException as e:  # noqa: B902
+            return self._fail(e)
+
+    def _finish(self, addr, device):
+        if self.c.dps:
+            return 0
+        _, outs = impl_ops.tensors(self.torch, self.c.op, addr, device)
+        result, self.pending = self.pending, None
+        impl_ops.copy_outputs(self.torch, self.c.op, result, outs)
+        return 0
+
+    def finish_cuda(self, addr, stream):
+        try:
+            with self.torch.cuda.stream(self._stream(stream)):
+                return self._finish(addr, "cuda")
+        except BaseException as e:  # noqa: B902
+            return self._fail(e)
+
+    def finish_cpu(self, addr, threads):
+        try:
+            return self._finish(addr, "cpu")
+        except BaseException as e:  # noqa: B902
+            return self._fail(e)
+
+    def error_text(self):
+        return ctypes.addressof(self.error)
+
+
+_cli = None
+
+
+def cli_library():
+    """build/libropegrad_cli.so: $ROPEGRAD_CLI_LIB, else beside the libropegrad
+    this package loads (ropegrad._lib)."""
+    global _cli
+    if _cli is not None:
+        return _cli
+    path = os.environ.get("ROPEGRAD_CLI_LIB")
+    if not path:
+        path = os.path.join(os.path.dirname(os.path.realpath(_lib.library_path())), "libropegrad_cli.so")
+    lib = ctypes.CDLL(path)
+    lib.ropegrad_cli_run.restype = ctypes.c_int
+    lib.ropegrad_cli_run.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(Embedded)]
+    lib.ropegrad_cli_embedded_size.restype = ctypes.c_size_t
+    lib.ropegrad_cli_impl_size.restype = ctypes.c_size_t
+    got = (lib.ropegrad_cli_embedded_size(), lib.ropegrad_cli_impl_size())
+    if got != (ctypes.sizeof(Embedded), ctypes.sizeof(ImplDescriptor)):
+        raise OSError("%s: struct sizes %r, this package lays out %r" %
+                      (path, got, (ctypes.sizeof(Embedded), ctypes.sizeof(ImplDescriptor))))
+    _cli = lib
+    return lib
+
+
+def run(argv, c=None, torch=None):
+    """Runs argv ("bench" or "check", then the CLI's options) in the C harness,
+    measuring the Callable c (None: ropegrad's own kernels, or a plugin named
+    by --impl PATH.so in argv). Returns the CLI's exit status."""
+    import json
+    lib = cli_library()
+    keep = []
+    emb_p = None
+    if c is not None:
+        runner = _Runner(torch, c)
+        none_cuda, none_cpu = _CUDA_FN(), _CPU_FN()
+        desc = ImplDescriptor(ABI_VERSION, c.name.encode(), c.version.encode(), c.op.encode(),
+                              _CUDA_FN(runner.call_cuda) if "cuda" in c.backends else none_cuda,
+                              _CPU_FN(runner.call_cpu) if "cpu" in c.backends else none_cpu)
+        emb = Embedded(ctypes.pointer(desc), os.fsencode(c.path), json.dumps(c.meta, sort_keys=True).encode(),
+                       _CUDA_FN(runner.finish_cuda), _CPU_FN(runner.finish_cpu), _TEXT_FN(runner.error_text))
+        keep += [runner, desc, emb]
+        emb_p = ctypes.pointer(emb)
+    args = (ctypes.c_char_p * (len(argv) + 1))(*[os.fsencode(a) for a in argv], None)
+    code = lib.ropegrad_cli_run(len(argv), args, emb_p)
+    del keep
+    return code

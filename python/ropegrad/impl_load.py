@@ -1,0 +1,197 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Where a Python implementation comes from: a module's function, a
+SOL-ExecBench solution file, or the definition's reference code (eager or
+torch.compile'd). Each gives an impl.Callable; errors are ValueError with
+one line (the CLI prints it and exits 2).
+
+Solutions are loaded as the official evaluator loads them
+(sol_execbench/driver/templates): the sources are written into a fresh
+folder; pytorch and triton sources are imported from it (the entry point's
+file as a module); cuda_cpp sources (.cu .cpp .cc .cxx .c) are built with
+torch.utils.cpp_extension.load, the folder on the include path, and the
+entry point's function is taken from the built module. destination_passing_style
+defaults to true, as in the evaluator's Solution model.
+"""
+
+import hashlib
+import importlib
+import importlib.util
+import json
+import os
+import sys
+import tempfile
+
+from .impl import Callable
+
+PY_LANGUAGES = {"pytorch", "triton", "python"}
+CPP_LANGUAGES = {"cuda_cpp", "cutlass", "cudnn", "cublas"}
+CPP_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
+
+
+def _sha256(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def _versions(torch):
+    return {"python": sys.version.split()[0], "torch": torch.__version__}
+
+
+def _import_file(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ValueError("%s: not a Python source file" % path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _function(mod, fname, where):
+    fn = getattr(mod, fname, None)
+    if not callable(fn):
+        raise ValueError("%s has no function %s" % (where, fname))
+    return fn
+
+
+def from_module(torch, spec, op, dps):
+    """--impl module.py:function (function defaults to run)."""
+    path, _, fname = spec.rpartition(":") if ":" in spec else (spec, ":", "run")
+    fname = fname or "run"
+    if not os.path.isfile(path):
+        raise ValueError("--impl %s: no such file %s" % (spec, path))
+    stem = os.path.splitext(os.path.basename(path))[0]
+    try:
+        mod = _import_file(path, "_ropegrad_impl_" + stem)
+    except Exception as e:  # the user's module: any error is one line
+        raise ValueError("--impl %s: importing it failed: %s: %s" % (spec, type(e).__name__, e)) from None
+    fn = _function(mod, fname, path)
+    meta = dict(_versions(torch), kind="module", module=os.path.basename(path), function=fname,
+                destinationPassingStyle=bool(dps))
+    return Callable(fn, op, "%s.%s" % (stem, fname), "py-" + _sha256(path)[:12], path, dps, meta)
+
+
+def _read_json(path, what):
+    try:
+        with open(path, "rb") as f:
+            return json.loads(f.read().decode("utf-8"))
+    except (OSError, ValueError) as e:
+        raise ValueError("%s %s: %s" % (what, path, e)) from None
+
+
+def _write_sources(sol, folder):
+    for s in sol.get("sources") or []:
+        rel = s.get("path", "")
+        if not rel or os.path.isabs(rel) or ".." in rel.split("/"):
+            raise ValueError("a source path %r is not a plain relative path" % rel)
+        dst = os.path.join(folder, rel)
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        with open(dst, "w", encoding="utf-8") as f:
+            f.write(s.get("content", ""))
+
+
+def _build_cpp(torch, sol, folder, fname):
+    from torch.utils import cpp_extension
+    opts = sol["spec"].get("compile_options") or {}
+    sources = [os.path.join(folder, p) for p in sorted(os.listdir(folder)) if p.endswith(CPP_SUFFIXES)]
+    if not sources:
+        raise ValueError("no CUDA/C++ source file in the solution")
+    name = "rg_solution_" + hashlib.sha256(json.dumps(sol, sort_keys=True).encode()).hexdigest()[:12]
+    mod = cpp_extension.load(name=name, sources=sources, extra_cuda_cflags=opts.get("cuda_cflags") or [],
+                             extra_cflags=opts.get("cflags") or [], extra_ldflags=opts.get("ld_flags") or [],
+                             extra_include_paths=[folder], build_directory=folder, verbose=False)
+    return _function(mod, fname, "the built extension")
+
+
+def from_solution(torch, path, op, backend):
+    """--solution FILE.json (a SOL-ExecBench solution) for backend cpu or
+    cuda (cuda_cpp and triton solutions run on a GPU only: refused on the CPU
+    before anything is built)."""
+    sol = _read_json(path, "--solution")
+    spec = sol.get("spec") or {}
+    if sol.get("definition") != op:
+        raise ValueError("--solution %s: it solves %r, the suite is %r" % (path, sol.get("definition"), op))
+    langs = set(spec.get("languages") or [])
+    if backend != "cuda" and langs & (CPP_LANGUAGES | {"triton"}):
+        raise ValueError("--solution %s: languages %s run on a GPU only (--backend cuda)" % (path, sorted(langs)))
+    entry = spec.get("entry_point", "")
+    file_part, _, fname = entry.rpartition("::") if "::" in entry else (entry, "", "run")
+    folder = tempfile.mkdtemp(prefix="rg-solution-")
+    _write_sources(sol, folder)
+    try:
+        if langs & CPP_LANGUAGES:
+            fn = _build_cpp(torch, sol, folder, fname)
+            backends = ("cuda",)
+        elif langs & PY_LANGUAGES:
+            sys.path.insert(0, folder)
+            mod = importlib.import_module(file_part[:-3].replace("/", ".") if file_part.endswith(".py")
+                                          else file_part.replace("/", "."))
+            fn = _function(mod, fname, file_part)
+            backends = ("cuda",) if "triton" in langs else ("cpu", "cuda")
+        else:
+            raise ValueError("languages %s: this driver runs pytorch, triton and cuda_cpp" % sorted(langs))
+    except ValueError as e:
+        raise ValueError("--solution %s: %s" % (path, e)) from None
+    except Exception as e:
+        raise ValueError("--solution %s: loading it failed: %s: %s" % (path, type(e).__name__, e)) from None
+    dps = bool(spec.get("destination_passing_style", True))
+    meta = dict(_versions(torch), kind="solution", solution={
+        "name": sol.get("name", ""), "author": sol.get("author", ""), "definition": op,
+        "languages": sorted(langs), "entryPoint": entry, "destinationPassingStyle": dps})
+    author = sol.get("author") or "unknown"
+    return Callable(fn, op, sol.get("name") or os.path.basename(path), "by " + author.split()[0], path, dps, meta,
+                    backends)
+
+
+def reference_code(suite, reference):
+    """(code, the file it came from): --reference FILE (a definition.json with
+    "reference", or a .py), else the suite's definition.json "reference", else
+    its reference.json (the dataset definition's reference, kept apart so the
+    suite's definition.json stays the dataset's bytes minus the code)."""
+    if reference:
+        if reference.endswith(".py"):
+            with open(reference, encoding="utf-8") as f:
+                return f.read(), reference
+        d = _read_json(reference, "--reference")
+        if not isinstance(d.get("reference"), str):
+            raise ValueError("--reference %s: no \"reference\" code in it" % reference)
+        return d["reference"], reference
+    for name in ("definition.json", "reference.json"):
+        p = os.path.join(suite, name)
+        if os.path.isfile(p):
+            d = _read_json(p, "suite file")
+            if isinstance(d.get("reference"), str):
+                return d["reference"], p
+    raise ValueError("no reference code for suite %s (give --reference DEFINITION.json)" % suite)
+
+
+def from_reference(torch, suite, reference, op, compiled):
+    """--impl reference | reference-compile."""
+    code, source = reference_code(suite, reference)
+    folder = tempfile.mkdtemp(prefix="rg-reference-")
+    py = os.path.join(folder, "_reference.py")   # a real file: inspect.getsource works, as in the evaluator
+    with open(py, "w", encoding="utf-8") as f:
+        f.write(code)
+    try:
+        fn = _function(_import_file(py, "_ropegrad_reference"), "run", "the reference code")
+    except ValueError:
+        raise
+    except Exception as e:
+        raise ValueError("the reference code failed to load: %s: %s" % (type(e).__name__, e)) from None
+    meta = dict(_versions(torch), kind="reference", source=os.path.basename(source),
+                codeSha256=hashlib.sha256(code.encode()).hexdigest())
+    if compiled:
+        if not hasattr(torch, "compile"):
+            raise ValueError("--impl reference-compile needs torch >= 2 (torch.compile); this is torch %s"
+                             % torch.__version__)
+        # One specialised graph per workload shape, as a tuned deployment would
+        # compile it; the recompile limit raised so no shape falls back to eager.
+        dyn = torch._dynamo.config
+        for knob in ("cache_size_limit", "recompile_limit", "accumulated_cache_size_limit",
+                     "accumulated_recompile_limit"):
+            if hasattr(dyn, knob):
+                setattr(dyn, knob, max(getattr(dyn, knob), 256))
+        fn = torch.compile(fn, dynamic=False)
+        meta["compile"] = {"dynamic": False}
+        return Callable(fn, op, "reference (torch.compile)", "torch " + torch.__version__, source, False, meta)
+    return Callable(fn, op, "reference (torch eager)", "torch " + torch.__version__, source, False, meta)
