@@ -9,6 +9,12 @@
 #
 #   bash bench/serve_load.sh [SECONDS per page, default 15]
 #
+# OUT=FILE writes the results there instead of bench/results/serve_load.md (a
+# development measurement on a shared machine is not the issue's figure).
+# The table ends with the CPU time of an uncached run page and of the problem
+# page without HTTP (bench/serve_page_cost): what a page costs, which other
+# work on the machine moves far less than latencies and pages per second.
+#
 # Needs a build (bash scripts/test.sh, or cmake --build build) and wrk
 # (Debian: apt-get install wrk, or ROPEGRAD_WITH_WRK=1 scripts/deps.sh).
 # Only loopback traffic; bounded in time (3 x SECONDS of load) and in count
@@ -22,9 +28,10 @@ RUNS=10000
 PUSHES=2000
 PROBES=20
 command -v wrk >/dev/null || { echo "serve_load: wrk not installed (apt-get install wrk)" >&2; exit 2; }
-cmake --build "$BUILD" --target ropegrad serve_fill >/dev/null
+cmake --build "$BUILD" --target ropegrad serve_fill serve_page_cost >/dev/null
 RG=$BUILD/ropegrad
 FILL=$BUILD/bench/serve_fill
+COST=$BUILD/bench/serve_page_cost
 work=$(mktemp -d)
 server=""
 pusher=""
@@ -124,15 +131,20 @@ field() {  # field FILE: p50 p99 req/s errors
   echo "$p50 | $p99 | $rps | $(( ${non2xx:-0} + ${sock:-0} ))"
 }
 
-out=bench/results/serve_load.md
-mkdir -p bench/results
+# 5. CPU per page without HTTP, on the registry as the load left it (nothing cached).
+cost_run=$("$COST" "$work/runs.db" 2000)
+cost_problem=$("$COST" "$work/runs.db" 50 "/problems/$def")
+cpu_us() { sed -n 's/.*cpu \([0-9]*\) us\/page.*/\1/p' <<< "$1"; }
+
+out=${OUT:-bench/results/serve_load.md}
+mkdir -p "$(dirname "$out")"
 {
   echo "# ropegrad serve under load"
   echo
   echo "Made by \`bash bench/serve_load.sh $DUR\` on $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores"
   echo "($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), shared with other work), commit $(git rev-parse --short HEAD)."
   echo "Registry: $RUNS runs in one comparison group (stored in ${fill_s%.*} s with their $PUSHES push files),"
-  echo "server: \`ropegrad serve\` defaults (4 threads), loopback. Load: \`wrk -t2 -c64 -d${DUR}s --latency\`,"
+  echo "server: \`ropegrad serve\` defaults (4 worker threads, writes on a writer thread), loopback. Load: \`wrk -t2 -c64 -d${DUR}s --latency\`,"
   echo "one page after the other, while \`ropegrad runs push\` sends new runs one after another. The server caches"
   echo "each answer until the registry changes (every push changes it), so the first two rows mostly measure the"
   echo "cache and its refresh; the third asks for a different run each time."
@@ -150,6 +162,9 @@ mkdir -p bench/results
   echo "median $(probe_ms 0.5) ms, slowest $(probe_ms 1) ms."
   echo
   echo "Load average (1, 5, 15 min) when the load began: $load_before; when it ended: $load_after ($(nproc) cores)."
+  echo
+  echo "CPU time per page without HTTP (\`serve_page_cost\`, one thread, nothing cached): uncached run pages"
+  echo "$(cpu_us "$cost_run") µs ($cost_run); the problem page $(cpu_us "$cost_problem") µs ($cost_problem)."
   echo
   rp99=$(ms "$(awk '$1=="99%"{print $2}' "$work/wrk-random.txt")")
   rrps=$(awk '/^Requests\/sec:/{print $2}' "$work/wrk-random.txt")

@@ -17,3 +17,7 @@ endif()
 add_executable(serve_fill ${PROJECT_SOURCE_DIR}/bench/serve_fill.c)
 target_link_libraries(serve_fill PRIVATE rg_record rg_harness libropegrad ${M_LIBRARY})
 set_target_properties(serve_fill PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench)
+# The CPU time of an uncached run page, without HTTP (bench/serve_load.sh); not a test.
+add_executable(serve_page_cost ${PROJECT_SOURCE_DIR}/bench/serve_page_cost.c)
+target_link_libraries(serve_page_cost PRIVATE rg_index rg_record rg_harness libropegrad ${M_LIBRARY})
+set_target_properties(serve_page_cost PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench)

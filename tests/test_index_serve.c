@@ -5,6 +5,7 @@
  * byte, and a slow client cut off by the timeout. */
 #define _POSIX_C_SOURCE 200809L
 #include <arpa/inet.h>
+#include <pthread.h>
 #include <netinet/in.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include <curl/curl.h>
+#include <sqlite3.h>
 
 #include "test_util.h"
 
@@ -391,6 +393,64 @@ static void test_http(void **state)
     stop_server();
 }
 
+typedef struct push_job {
+    char url[512];
+    char *body;
+    long status;
+} push_job;
+
+static void *push_thread(void *p)
+{
+    push_job *j = p;
+    got g;
+    j->status = http(j->url, j->body, strlen(j->body), "Authorization: Bearer " TOKEN, &g);
+    free(g.p);
+    return NULL;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* A push that waits for the registry (another process holds its write lock)
+ * does not hold up the pages: with one worker thread, a page asked for
+ * meanwhile is answered at once (the write waits on the writer thread,
+ * serve_writer.h), and the push is stored once the lock is let go. */
+static void test_write_does_not_hold_pages(void **state)
+{
+    char base[256], url[512], err[RG_ERRLEN];
+    assert_int_equal(start_server(base, sizeof base, "--threads 1"), 0);
+    sqlite3 *other;
+    assert_int_equal(sqlite3_open(db, &other), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(other, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+    cJSON *m = fx_manifest("NVIDIA H200", 5, 0.7, 5);
+    push_job j = {.body = rg_json_print(m, 0, err, sizeof err)};
+    cJSON_Delete(m);
+    assert_non_null(j.body);
+    snprintf(j.url, sizeof j.url, "%s/api/runs", base);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, push_thread, &j), 0);
+    struct timespec pause = {0, 300000000L};
+    nanosleep(&pause, NULL);   /* the push is in, waiting for the lock */
+    got g;
+    snprintf(url, sizeof url, "%s/runs/1", base);
+    double t0 = now_s();
+    long page = http(url, NULL, 0, NULL, &g);
+    double waited = now_s() - t0;
+    free(g.p);
+    sqlite3_exec(other, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_close(other);
+    pthread_join(t, NULL);
+    free(j.body);
+    stop_server();
+    assert_int_equal(page, 200);
+    if (waited > 3) fail_msg("the page waited %.1f s for the push", waited);
+    assert_int_equal(j.status, 201);
+}
+
 /* The run page's rank (model.c's rank tables, a binary search) is the
  * registry's (rg_registry_rank_of, counting), for every run, also after a
  * new run changed the group. */
@@ -447,6 +507,7 @@ int main(void)
         cmocka_unit_test(test_writes_auth_limits),
         cmocka_unit_test(test_http),
         cmocka_unit_test(test_rank_matches_registry),
+        cmocka_unit_test(test_write_does_not_hold_pages),
     };
     int rc = cmocka_run_group_tests(tests, setup, teardown);
     if (server_pid > 0) kill(server_pid, SIGTERM);

@@ -102,6 +102,71 @@ static void test_number_roundtrip(void **state)
     }
 }
 
+/* The significant digits of a JCS number's text, trailing zeros dropped. */
+static void digits_of(const char *text, char *dig, size_t n)
+{
+    size_t k = 0;
+    for (const char *p = text; *p && *p != 'e' && k + 1 < n; p++)
+        if (*p >= '0' && *p <= '9' && (k || *p != '0')) dig[k++] = *p;
+    while (k > 1 && dig[k - 1] == '0') k--;
+    dig[k] = 0;
+}
+
+/* The shortest digits that read back as d > 0, searched over every
+ * precision 1..17 (each: the correctly rounded decimal, else the closer of
+ * its two neighbours that reads back): the definition, slowly. */
+static void reference_digits(double d, char *dig, size_t n)
+{
+    for (int p = 1; p <= 17; p++) {
+        char buf[48];
+        snprintf(buf, sizeof buf, "%.*e", p - 1, d);
+        if (strtod(buf, NULL) == d) {
+            digits_of(buf, dig, n);
+            return;
+        }
+        char *e = strchr(buf, 'e');
+        long long s = 0;
+        for (char *c = buf; c < e; c++)
+            if (*c >= '0' && *c <= '9') s = s * 10 + (*c - '0');
+        int scale = atoi(e + 1) - (p - 1);
+        char lo[48], hi[48];
+        snprintf(lo, sizeof lo, "%llde%d", s - 1, scale);
+        snprintf(hi, sizeof hi, "%llde%d", s + 1, scale);
+        int okl = strtod(lo, NULL) == d && s - 1 > 0, okh = strtod(hi, NULL) == d;
+        if (okl && okh) okl = fabsl(strtold(lo, NULL) - d) <= fabsl(strtold(hi, NULL) - d), okh = !okl;
+        if (okl || okh) {
+            snprintf(buf, sizeof buf, "%llde0", okl ? s - 1 : s + 1);
+            digits_of(buf, dig, n);
+            return;
+        }
+    }
+    fail_msg("no precision up to 17 reads back %.17g", d);
+}
+
+/* Decimals of 1 to 17 digits at exponents over the whole range (subnormals
+ * included): the canonical digits are the shortest that read back, the ones
+ * a search over every precision finds (jcs.c tries 15 to 17 only for normal
+ * numbers; this checks that the shorter ones come out of the 15-digit try). */
+static void test_number_short_decimals(void **state)
+{
+    uint64_t x = 0x2545F4914F6CDD1DULL;
+    for (int i = 0; i < 20000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        int ndig = 1 + (int)(x % 17), exp10 = (int)((x >> 8) % 640) - 330;
+        char text[64];
+        snprintf(text, sizeof text, "%llue%d", (unsigned long long)((x >> 20) % 100000000000000000ULL), exp10);
+        text[ndig] = 0;   /* keep ndig digits */
+        snprintf(text + strlen(text), sizeof text - strlen(text), "e%d", exp10);
+        double d = strtod(text, NULL);
+        if (!(d > 0) || !isfinite(d)) continue;
+        char buf[32], got[40], want[40];
+        assert_int_equal(rg_jcs_number(d, buf, sizeof buf), 0);
+        digits_of(buf, got, sizeof got);
+        reference_digits(d, want, sizeof want);
+        if (strcmp(got, want)) fail_msg("%s (%.17g): canonical %s, shortest digits %s", text, d, buf, want);
+    }
+}
+
 /* RFC 8785 section 3.2.2's example. */
 static void test_rfc_example(void **state)
 {
@@ -216,6 +281,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_number_vectors), cmocka_unit_test(test_number_roundtrip),
+        cmocka_unit_test(test_number_short_decimals),
         cmocka_unit_test(test_rfc_example),    cmocka_unit_test(test_key_order),
         cmocka_unit_test(test_errors),         cmocka_unit_test(test_digests),
         cmocka_unit_test(test_print_roundtrip),

@@ -248,7 +248,7 @@ static void test_bad_files(void **state)
  * through a pipe, each opening and storing several runs into one new file.
  * Eight writers, four rounds each on a fresh file: with two, on a 2-core
  * machine, the race below never showed; on a 16-core one a writer racing the
- * first opener's switch to WAL got "database is locked" (registry.c,
+ * first opener's switch to WAL got "database is locked" (registry_open.c,
  * first_step). */
 static void concurrent_round(int round)
 {

@@ -10,7 +10,6 @@
 
 #include <ctype.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include "gate.h"
 #include "strict_json.h"
 #include "names.h"
+#include "rank_tables.h"
 #include "rg_util.h"
 
 void rg_kv_add(rg_kvlist *l, const char *key, const char *value)
@@ -146,6 +146,156 @@ static void share_row(rg_kvlist *l, const rg_manifest *m)
     rg_kv_add(l, "CPU taken by others (over the run)", s);
 }
 
+/* The run's names and figures: title, device, status, the primary figure,
+ * SOL, cases passed, correctness and where the record comes from. impl gets
+ * the implementation's name, ext its external id. */
+static void run_headline(const rg_manifest *m, const rg_run_row *row, rg_run_view *v, char *impl, size_t implen,
+                         const char *ext)
+{
+    if (row) {
+        v->id = row->id;
+        v->replicates_of = row->replicates_of;
+        copy(v->evidence, sizeof v->evidence, row->evidence);
+        copy(v->created_at, sizeof v->created_at, row->created_at);
+    }
+    copy(v->device, sizeof v->device, m->product);
+    copy(v->definition, sizeof v->definition, m->benchmark);
+    copy(v->status, sizeof v->status, m->status);
+    copy(v->backend, sizeof v->backend, m->backend);
+    copy(v->observed_at, sizeof v->observed_at, m->observed_at);
+    copy(v->run_digest, sizeof v->run_digest, m->obj[RG_ROLE_RUN].digest);
+    copy(v->comparison_key, sizeof v->comparison_key, row ? row->comparison_key : m->comparison_key);
+    implementation_name(m, impl, implen);
+    v->cpu = !strcmp(m->vendor, "cpu");
+    v->replicable = m->have_detail;   /* replicate.c reads the protocol from run.spec.ropegrad */
+    copy(v->comparison_label, sizeof v->comparison_label,
+         m->source[0] && !m->have_detail ? "source-native comparison" : "ropegrad comparison");
+    snprintf(v->title, sizeof v->title, "%.200s · %.150s · %.150s", impl, v->definition, v->device);
+
+    v->primary_ns = positive_or_nan(m->primary_ns);
+    snprintf(v->primary_stat, sizeof v->primary_stat, "%s", stat_label(m->primary_statistic));
+    rg_untimed_label(m->status, m->primary_ns, rg_manifest_first_failure(m), v->not_timed, sizeof v->not_timed);
+    v->sol = positive_or_nan(m->sol_score);
+    v->x_ref = positive_or_nan(m->avg_speedup);
+    if (m->fast_1_total > 0 && isfinite(m->fast_1_count)) {
+        v->fast_total = m->fast_1_total;
+        v->fast_count = m->fast_1_count;
+    }
+    if (m->total > 0) {
+        v->passed = m->passed;
+        v->total = m->total;
+    }
+    if (m->correctness_element[0]) snprintf(v->correctness, sizeof v->correctness, "%s", m->correctness_element);
+    else snprintf(v->correctness, sizeof v->correctness, "Marked %s by the source; the correctness policy was not "
+                  "published.", *m->status ? m->status : "(no status)");
+    if (row && !strcmp(row->evidence, RG_EVIDENCE_IMPORTED))
+        snprintf(v->source, sizeof v->source, "imported: measured elsewhere (source %.60s%s%.100s), digests verified here",
+                 *m->source ? rg_source_display(m->source) : "unknown", *ext ? ", external id " : "", ext);
+    else copy(v->source, sizeof v->source, "recorded by ropegrad bench");
+}
+
+/* The Identity section. */
+static void identity_rows(const rg_manifest *m, const rg_run_row *row, rg_run_view *v, const char *impl,
+                          const char *ext)
+{
+    char s[512];
+    rg_kv_add(&v->identity, "implementation", impl);
+    kv_str(&v->identity, "project", m->impl_name[0] ? m->impl_name : impl);
+    kv_str(&v->identity, "revision", v->revision);
+    kv_str(&v->identity, "backend", m->backend);
+    snprintf(s, sizeof s, "suite of %zu case%s · %s", m->n_workloads, m->n_workloads == 1 ? "" : "s", v->primary_stat);
+    if (m->n_workloads) rg_kv_add(&v->identity, "workload", s);
+    /* The key is the rule's (registry_store.c refuses a recorded one that differs). */
+    snprintf(v->key_origin, sizeof v->key_origin, "%s",
+             m->comparison_key_recorded && m->obj[RG_ROLE_WORKLOAD].present ? "recorded, and the rule derives the same"
+                                                                           : "derived by rule");
+    snprintf(s, sizeof s, "%s (%s)", v->comparison_key, v->key_origin);
+    if (v->comparison_key[0]) rg_kv_add(&v->identity, "comparison key", s);
+    kv_str(&v->identity, "source", rg_source_display(m->source));
+    kv_str(&v->identity, "external id", ext);
+    if (row && row->created_at[0]) {   /* when this index received it (the record carries no publication date) */
+        char day[16];
+        snprintf(s, sizeof s, "%s (in this index)", date_of(row->created_at, day, sizeof day));
+        rg_kv_add(&v->identity, "published", s);
+    }
+    kv_str(&v->identity, "run digest", v->run_digest);
+    kv_str(&v->identity, "implementation digest", m->implementation_digest);
+}
+
+/* The Workload and Protocol sections. */
+static void workload_protocol_rows(const rg_manifest *m, rg_run_view *v)
+{
+    char s[512];
+    kv_str(&v->workload, "definition", m->benchmark);
+    kv_str(&v->workload, "comparator", m->correctness_comparator);
+    kv_str(&v->workload, "description", rg_source_comparator_description(m->source));
+    if (!v->cpu) kv_str(&v->workload, "figures", m->figures_file);   /* B200/H200 figures mean nothing on a CPU */
+    kv_str(&v->workload, "workload digest", m->workload_digest);
+    sol_rows(&v->workload, m, v);
+
+    snprintf(s, sizeof s, "%s %s", m->harness_name, m->harness_version);
+    if (m->harness_name[0]) rg_kv_add(&v->protocol, "harness", s);
+    kv_str(&v->protocol, "timer", m->timer);
+    kv_str(&v->protocol, "primary statistic", m->measurement_statistic);
+    if (m->warmup >= 0) kv_num(&v->protocol, "warmup", m->warmup);
+    if (m->iterations >= 0) kv_num(&v->protocol, "iterations", m->iterations);
+    kv_str(&v->protocol, "cold L2", m->cold_l2);
+    kv_str(&v->protocol, "inputs", m->inputs);
+    kv_str(&v->protocol, "seed", m->seed);
+    kv_str(&v->protocol, "correctness reference", m->correctness_reference);
+    kv_str(&v->protocol, "comparability family", m->family);
+    kv_str(&v->protocol, "comparability notes", m->family_notes);
+    kv_str(&v->protocol, "protocol digest", m->protocol_digest);
+}
+
+/* The Environment and Artifacts sections. */
+static void environment_rows(const rg_manifest *m, rg_run_view *v)
+{
+    char s[512];
+    if (m->product[0]) {
+        snprintf(s, sizeof s, "%s%s%s%s", m->product, *m->architecture ? " (" : "", m->architecture,
+                 *m->architecture ? ")" : "");
+        rg_kv_add(&v->environment, strcmp(m->vendor, "cpu") ? "gpu" : "cpu", s);
+    }
+    for (size_t i = 0; i < m->n_libraries; i++) kv_str(&v->environment, m->libraries[i].key, m->libraries[i].value);
+    if (strcmp(m->vendor, "cpu")) kv_str(&v->environment, "cpu", m->cpu_model);
+    if (m->cpu_threads > 0) kv_num(&v->environment, "cpu threads", m->cpu_threads);
+    load_row(&v->environment, m);
+    share_row(&v->environment, m);
+    kv_str(&v->environment, "host", m->hostname);
+    kv_str(&v->environment, "os", m->os);
+    kv_str(&v->environment, "build", m->build_flags);
+    kv_str(&v->environment, "environment digest", m->environment_digest);
+
+    kv_str(&v->artifacts, "baseline", m->baseline_name);
+}
+
+/* Each case's figures (v->wl already holds m->n_workloads of them), with
+ * the index's own T_SOL t_sol[i]. */
+static void workload_views(const rg_manifest *m, rg_run_view *v, const double *t_sol)
+{
+    for (size_t i = 0; i < m->n_workloads; i++) {
+        const rg_mf_workload *t = &m->workloads[i];
+        rg_wl_view *w = &v->wl[i];
+        w->index = t->index;
+        w->bytes = t->bytes;
+        w->median = t->median;
+        w->mean = t->mean;
+        w->min = t->min;
+        w->max = t->max;
+        w->stddev = t->stddev;
+        w->gbps = t->gbps;
+        /* the index's own T_SOL, never the manifest's t_sol_ns; none on a
+         * CPU run, whose GPU figures (T_SOL, reference T_b) say nothing of it */
+        w->t_sol = v->cpu ? NAN : t_sol[i];
+        w->t_b = v->cpu ? NAN : t->t_b_ns;
+        w->score = v->cpu ? NAN : t->sol_score;
+        w->speedup = t->speedup;
+        w->pass = t->pass;
+    }
+    v->n_wl = m->n_workloads;
+}
+
 int rg_model_run_from_manifest(const rg_manifest *m, const rg_run_row *row, rg_run_view *v, char *err,
                                size_t errlen)
 {
@@ -169,111 +319,12 @@ int rg_model_run_from_manifest(const rg_manifest *m, const rg_run_row *row, rg_r
         free(t_sol);
         return 2;
     }
-    if (row) {
-        v->id = row->id;
-        v->replicates_of = row->replicates_of;
-        copy(v->evidence, sizeof v->evidence, row->evidence);
-        copy(v->created_at, sizeof v->created_at, row->created_at);
-    }
-    copy(v->device, sizeof v->device, m->product);
-    copy(v->definition, sizeof v->definition, m->benchmark);
-    copy(v->status, sizeof v->status, m->status);
-    copy(v->backend, sizeof v->backend, m->backend);
-    copy(v->observed_at, sizeof v->observed_at, m->observed_at);
-    copy(v->run_digest, sizeof v->run_digest, m->obj[RG_ROLE_RUN].digest);
-    copy(v->comparison_key, sizeof v->comparison_key, row ? row->comparison_key : m->comparison_key);
-    char impl[200];
-    implementation_name(m, impl, sizeof impl);
-    v->cpu = !strcmp(m->vendor, "cpu");
-    v->replicable = m->have_detail;   /* replicate.c reads the protocol from run.spec.ropegrad */
-    copy(v->comparison_label, sizeof v->comparison_label,
-         m->source[0] && !m->have_detail ? "source-native comparison" : "ropegrad comparison");
-    snprintf(v->title, sizeof v->title, "%.200s · %.150s · %.150s", impl, v->definition, v->device);
-
-    v->primary_ns = positive_or_nan(m->primary_ns);
-    snprintf(v->primary_stat, sizeof v->primary_stat, "%s", stat_label(m->primary_statistic));
-    rg_untimed_label(m->status, m->primary_ns, rg_manifest_first_failure(m), v->not_timed, sizeof v->not_timed);
-    v->sol = positive_or_nan(m->sol_score);
-    v->x_ref = positive_or_nan(m->avg_speedup);
-    if (m->fast_1_total > 0 && isfinite(m->fast_1_count)) {
-        v->fast_total = m->fast_1_total;
-        v->fast_count = m->fast_1_count;
-    }
-    if (m->total > 0) {
-        v->passed = m->passed;
-        v->total = m->total;
-    }
-    if (m->correctness_element[0]) snprintf(v->correctness, sizeof v->correctness, "%s", m->correctness_element);
-    else snprintf(v->correctness, sizeof v->correctness, "Marked %s by the source; the correctness policy was not "
-                  "published.", *m->status ? m->status : "(no status)");
-    char ext[160];
+    char impl[200], ext[160];
     rg_source_external_id(m->source, m->external_id, ext, sizeof ext);
-    if (row && !strcmp(row->evidence, RG_EVIDENCE_IMPORTED))
-        snprintf(v->source, sizeof v->source, "imported: measured elsewhere (source %.60s%s%.100s), digests verified here",
-                 *m->source ? rg_source_display(m->source) : "unknown", *ext ? ", external id " : "", ext);
-    else copy(v->source, sizeof v->source, "recorded by ropegrad bench");
-
-    char s[512];
-    rg_kv_add(&v->identity, "implementation", impl);
-    kv_str(&v->identity, "project", m->impl_name[0] ? m->impl_name : impl);
-    kv_str(&v->identity, "revision", v->revision);
-    kv_str(&v->identity, "backend", m->backend);
-    snprintf(s, sizeof s, "suite of %zu case%s · %s", m->n_workloads, m->n_workloads == 1 ? "" : "s", v->primary_stat);
-    if (m->n_workloads) rg_kv_add(&v->identity, "workload", s);
-    /* The key is the rule's (registry.c refuses a recorded one that differs). */
-    snprintf(v->key_origin, sizeof v->key_origin, "%s",
-             m->comparison_key_recorded && m->obj[RG_ROLE_WORKLOAD].present ? "recorded, and the rule derives the same"
-                                                                           : "derived by rule");
-    snprintf(s, sizeof s, "%s (%s)", v->comparison_key, v->key_origin);
-    if (v->comparison_key[0]) rg_kv_add(&v->identity, "comparison key", s);
-    kv_str(&v->identity, "source", rg_source_display(m->source));
-    kv_str(&v->identity, "external id", ext);
-    if (row && row->created_at[0]) {   /* when this index received it (the record carries no publication date) */
-        char day[16];
-        snprintf(s, sizeof s, "%s (in this index)", date_of(row->created_at, day, sizeof day));
-        rg_kv_add(&v->identity, "published", s);
-    }
-    kv_str(&v->identity, "run digest", v->run_digest);
-    kv_str(&v->identity, "implementation digest", m->implementation_digest);
-
-    kv_str(&v->workload, "definition", m->benchmark);
-    kv_str(&v->workload, "comparator", m->correctness_comparator);
-    kv_str(&v->workload, "description", rg_source_comparator_description(m->source));
-    if (!v->cpu) kv_str(&v->workload, "figures", m->figures_file);   /* B200/H200 figures mean nothing on a CPU */
-    kv_str(&v->workload, "workload digest", m->workload_digest);
-    sol_rows(&v->workload, m, v);
-
-    snprintf(s, sizeof s, "%s %s", m->harness_name, m->harness_version);
-    if (m->harness_name[0]) rg_kv_add(&v->protocol, "harness", s);
-    kv_str(&v->protocol, "timer", m->timer);
-    kv_str(&v->protocol, "primary statistic", m->measurement_statistic);
-    if (m->warmup >= 0) kv_num(&v->protocol, "warmup", m->warmup);
-    if (m->iterations >= 0) kv_num(&v->protocol, "iterations", m->iterations);
-    kv_str(&v->protocol, "cold L2", m->cold_l2);
-    kv_str(&v->protocol, "inputs", m->inputs);
-    kv_str(&v->protocol, "seed", m->seed);
-    kv_str(&v->protocol, "correctness reference", m->correctness_reference);
-    kv_str(&v->protocol, "comparability family", m->family);
-    kv_str(&v->protocol, "comparability notes", m->family_notes);
-    kv_str(&v->protocol, "protocol digest", m->protocol_digest);
-
-    if (m->product[0]) {
-        snprintf(s, sizeof s, "%s%s%s%s", m->product, *m->architecture ? " (" : "", m->architecture,
-                 *m->architecture ? ")" : "");
-        rg_kv_add(&v->environment, strcmp(m->vendor, "cpu") ? "gpu" : "cpu", s);
-    }
-    for (size_t i = 0; i < m->n_libraries; i++) kv_str(&v->environment, m->libraries[i].key, m->libraries[i].value);
-    if (strcmp(m->vendor, "cpu")) kv_str(&v->environment, "cpu", m->cpu_model);
-    if (m->cpu_threads > 0) kv_num(&v->environment, "cpu threads", m->cpu_threads);
-    load_row(&v->environment, m);
-    share_row(&v->environment, m);
-    kv_str(&v->environment, "host", m->hostname);
-    kv_str(&v->environment, "os", m->os);
-    kv_str(&v->environment, "build", m->build_flags);
-    kv_str(&v->environment, "environment digest", m->environment_digest);
-
-    kv_str(&v->artifacts, "baseline", m->baseline_name);
-
+    run_headline(m, row, v, impl, sizeof impl, ext);
+    identity_rows(m, row, v, impl, ext);
+    workload_protocol_rows(m, v);
+    environment_rows(m, v);
     if (m->n_workloads) {
         v->wl = calloc(m->n_workloads, sizeof *v->wl);
         if (!v->wl || !t_sol) {
@@ -283,26 +334,7 @@ int rg_model_run_from_manifest(const rg_manifest *m, const rg_run_row *row, rg_r
             return 2;
         }
     }
-    for (size_t i = 0; i < m->n_workloads; i++) {
-        const rg_mf_workload *t = &m->workloads[i];
-        rg_wl_view *w = &v->wl[i];
-        w->index = t->index;
-        w->bytes = t->bytes;
-        w->median = t->median;
-        w->mean = t->mean;
-        w->min = t->min;
-        w->max = t->max;
-        w->stddev = t->stddev;
-        w->gbps = t->gbps;
-        /* the index's own T_SOL, never the manifest's t_sol_ns; none on a
-         * CPU run, whose GPU figures (T_SOL, reference T_b) say nothing of it */
-        w->t_sol = v->cpu ? NAN : t_sol[i];
-        w->t_b = v->cpu ? NAN : t->t_b_ns;
-        w->score = v->cpu ? NAN : t->sol_score;
-        w->speedup = t->speedup;
-        w->pass = t->pass;
-    }
-    v->n_wl = m->n_workloads;
+    workload_views(m, v, t_sol);
     free(t_sol);
 
     const char *product = NULL;
@@ -336,89 +368,13 @@ void rg_model_run_free(rg_run_view *v)
     memset(v, 0, sizeof *v);
 }
 
-/* Rank tables: the passed runs of a comparison group in rank order, kept
- * per (registry file, comparison key) for one registry generation. A run
- * page then ranks by binary search instead of counting its group (10,000
- * runs in the load benchmark) on every render. */
-typedef struct rank_table {
-    char file[4096], key[RG_DIGEST_LEN];
-    int64_t gen;
-    int64_t *ids;
-    double *geomean;
-    size_t n;
-    int64_t first;   /* #1: rg_registry_first (rank.h), not ids[0] */
-    int valid;
-} rank_table;
-
-#define RANK_TABLES 16
-static rank_table rank_tables[RANK_TABLES];
-static unsigned rank_next;
-static pthread_mutex_t rank_mu = PTHREAD_MUTEX_INITIALIZER;
-
-/* (geomean, id) of slot i against (x, id) in rank order. */
-static int before(const rank_table *t, size_t i, double x, int64_t id)
-{
-    return t->geomean[i] < x || (t->geomean[i] == x && t->ids[i] < id);
-}
-
-static int rank_from_table(const rank_table *t, const rg_run_row *row, rg_run_view *v)
-{
-    v->group_size = (int)t->n;
-    v->first_id = t->first;
-    v->rank = 0;
-    if (strcmp(row->status, "passed") || !isfinite(row->primary_ns)) return 0;   /* failed, or not timed */
-    size_t lo = 0, hi = t->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (before(t, mid, row->primary_ns, row->id)) lo = mid + 1;
-        else hi = mid;
-    }
-    if (lo < t->n && t->ids[lo] == row->id) v->rank = (int)lo + 1;
-    return 0;
-}
-
+/* The rank by the primary figure, from the group's table of this
+ * generation (rank_tables.h: built once per generation, not per page). */
 static int rank_run(rg_registry *g, const rg_run_row *row, rg_run_view *v, char *err, size_t errlen)
 {
     int64_t gen;
     if (rg_registry_generation(g, &gen, err, errlen)) return 2;
-    const char *file = rg_registry_file(g);
-    int done = 0;
-    pthread_mutex_lock(&rank_mu);
-    for (unsigned i = 0; i < RANK_TABLES && !done; i++) {
-        rank_table *t = &rank_tables[i];
-        if (t->valid && t->gen == gen && !strcmp(t->key, row->comparison_key) && !strcmp(t->file, file))
-            done = !rank_from_table(t, row, v);
-    }
-    pthread_mutex_unlock(&rank_mu);
-    if (done) return 0;
-    rank_table fresh = {.gen = gen, .valid = 1};
-    if (rg_registry_group_order(g, row->comparison_key, &fresh.ids, &fresh.geomean, &fresh.n, err, errlen))
-        return 2;
-    if (rg_registry_first_of(g, fresh.ids, fresh.n, &fresh.first, err, errlen)) {
-        free(fresh.ids);
-        free(fresh.geomean);
-        return 2;
-    }
-    copy(fresh.file, sizeof fresh.file, file);
-    copy(fresh.key, sizeof fresh.key, row->comparison_key);
-    rank_from_table(&fresh, row, v);
-    pthread_mutex_lock(&rank_mu);
-    rank_table *t = NULL;
-    for (unsigned i = 0; i < RANK_TABLES && !t; i++)
-        if (rank_tables[i].valid && !strcmp(rank_tables[i].key, fresh.key) && !strcmp(rank_tables[i].file, file))
-            t = &rank_tables[i];
-    if (!t) t = &rank_tables[rank_next++ % RANK_TABLES];
-    if (!t->valid || t->gen <= gen) {
-        free(t->ids);
-        free(t->geomean);
-        *t = fresh;
-        fresh.ids = NULL;
-        fresh.geomean = NULL;
-    }
-    pthread_mutex_unlock(&rank_mu);
-    free(fresh.ids);
-    free(fresh.geomean);
-    return 0;
+    return rg_rank_tables_rank(g, gen, row, &v->rank, &v->group_size, &v->first_id, err, errlen);
 }
 
 /* The interval rank (rank.h) when the group is small enough to read whole. */
@@ -439,33 +395,32 @@ static int interval_rank_run(rg_registry *g, const rg_run_row *row, rg_run_view 
     return 0;
 }
 
-/* The stored manifest indented for reading (the page's; /runs/ID.json serves the stored bytes). */
-static int pretty_manifest(rg_run_view *v, char *err, size_t errlen)
-{
-    if (!v->manifest) return 0;
-    cJSON *doc = rg_json_parse_strict(v->manifest, v->manifest_len, "the stored manifest", err, errlen);
-    v->manifest_pretty = doc ? rg_json_print(doc, 1, err, errlen) : NULL;
-    cJSON_Delete(doc);
-    return v->manifest_pretty ? 0 : 2;
-}
-
 int rg_model_run(rg_registry *g, int64_t id, rg_run_view *v, char *err, size_t errlen)
 {
     memset(v, 0, sizeof *v);
     rg_run_row row;
     rg_manifest m;
-    int rc = rg_registry_get_display(g, id, &row, &m, err, errlen);
+    char *text, *bytes;
+    size_t nbytes;
+    int rc = rg_registry_get_page(g, id, &row, &m, &text, &bytes, &nbytes, err, errlen);
     if (rc) return rc;
     rc = rg_model_run_from_manifest(&m, &row, v, err, errlen);
     rg_manifest_free(&m);
-    if (rc) return 2;
-    if (rank_run(g, &row, v, err, errlen) || interval_rank_run(g, &row, v, err, errlen) ||
+    /* The stored manifest indented for reading (the page's; /runs/ID.json serves the stored bytes). */
+    if (!rc) {
+        v->manifest = bytes;
+        v->manifest_len = nbytes;
+        bytes = NULL;
+        v->manifest_pretty = rg_json_reindent(text, strlen(text), err, errlen);
+        rc = !v->manifest_pretty;
+    }
+    free(text);
+    free(bytes);
+    if (rc || rank_run(g, &row, v, err, errlen) || interval_rank_run(g, &row, v, err, errlen) ||
         rg_registry_notes(g, id, &v->notes, &v->n_notes, err, errlen) ||
         rg_registry_replications(g, id, &v->reps, &v->n_reps, err, errlen) ||
         rg_registry_signatures(g, id, &v->sigs, &v->n_sigs, err, errlen) ||
-        rg_registry_conflicts(g, id, &v->conflicts, &v->n_conflicts, err, errlen) ||
-        rg_registry_manifest_bytes(g, id, &v->manifest, &v->manifest_len, err, errlen) ||
-        pretty_manifest(v, err, errlen)) {
+        rg_registry_conflicts(g, id, &v->conflicts, &v->n_conflicts, err, errlen)) {
         rg_model_run_free(v);
         return 2;
     }
@@ -501,8 +456,8 @@ int rg_model_problem(rg_registry *g, const char *definition, rg_problem_view *v,
     size_t npr = 0;
     rg_run_row *rows = NULL;
     size_t n = 0;
-    if (rg_registry_problems(g, definition, &pr, &npr, err, errlen) ||
-        rg_registry_list_problem(g, definition, RG_PROBLEM_ROWS, &rows, &n, err, errlen)) {
+    if (rg_registry_problem_groups(g, definition, &pr, &npr, err, errlen) ||   /* the page shows no #1 */
+        rg_registry_list_problem(g, definition, pr, npr, RG_PROBLEM_ROWS, &rows, &n, err, errlen)) {
         free(pr);
         return 2;
     }

@@ -430,110 +430,223 @@ static void measurements_section(rg_buf *b, const rg_run_view *v)
     rg_buf_puts(b, "</section>\n");
 }
 
-char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, size_t errlen)
+/* The run page's heading: its number, title, status and evidence, any issue reported. */
+static void run_header(rg_buf *b, const rg_render_ctx *ctx, const rg_run_view *v)
 {
-    rg_buf b = {0};
-    char s[128], d[16];
-    char title[64];
-    snprintf(title, sizeof title, "Run #%lld", (long long)v->id);
-    page_open(&b, ctx, title);
-    snprintf(s, sizeof s, "run #%lld", (long long)v->id);
-    crumbs(&b, ctx, v->definition, s);
-    rg_buf_printf(&b, "<h1>Run #%lld</h1>\n<div class=\"muted\" id=\"title\">", (long long)v->id);
-    rg_html_esc(&b, v->title);
-    put_esc(&b, " <span class=\"badge ", !strcmp(v->status, "passed") ? "passed" : "failed", "\">");
-    rg_html_esc(&b, v->status);
-    rg_buf_puts(&b, "</span>");
+    rg_buf_printf(b, "<h1>Run #%lld</h1>\n<div class=\"muted\" id=\"title\">", (long long)v->id);
+    rg_html_esc(b, v->title);
+    put_esc(b, " <span class=\"badge ", !strcmp(v->status, "passed") ? "passed" : "failed", "\">");
+    rg_html_esc(b, v->status);
+    rg_buf_puts(b, "</span>");
     if (*v->evidence) {
-        put_esc(&b, " <span class=\"badge ", v->evidence, "\">evidence: ");
-        rg_html_esc(&b, v->evidence);
-        rg_buf_puts(&b, "</span>");
+        put_esc(b, " <span class=\"badge ", v->evidence, "\">evidence: ");
+        rg_html_esc(b, v->evidence);
+        rg_buf_puts(b, "</span>");
     }
-    rg_buf_puts(&b, "</div>\n");
+    rg_buf_puts(b, "</div>\n");
     for (size_t i = 0; i < v->n_notes; i++) {
         if (strcmp(v->notes[i].kind, "flag")) continue;
-        put_esc(&b, "<p class=\"flag\" id=\"flagged\">Issue reported on ", v->notes[i].created_at, ": ");
-        rg_html_esc(&b, v->notes[i].text);
-        rg_buf_puts(&b, "</p>\n");
+        put_esc(b, "<p class=\"flag\" id=\"flagged\">Issue reported on ", v->notes[i].created_at, ": ");
+        rg_html_esc(b, v->notes[i].text);
+        rg_buf_puts(b, "</p>\n");
     }
+}
 
-    rg_buf_puts(&b, "<section id=\"primary\"><h2>Primary measurement</h2>\n");
+/* The Primary measurement section: the figure, its interval, the rank and #1. */
+static void primary_section(rg_buf *b, const rg_render_ctx *ctx, const rg_run_view *v)
+{
+    char s[128], d[16];
+    rg_buf_puts(b, "<section id=\"primary\"><h2>Primary measurement</h2>\n");
     if (figure(v->primary_ns)) {
         rg_fmt_si(s, sizeof s, v->primary_ns * 1e-9, "s");
-        put_esc(&b, "<div class=\"big\">", s, " <span class=\"muted\" style=\"font-size:14px\">");
-        rg_html_esc(&b, v->primary_stat);
-        rg_buf_puts(&b, "</span></div>\n");
+        put_esc(b, "<div class=\"big\">", s, " <span class=\"muted\" style=\"font-size:14px\">");
+        rg_html_esc(b, v->primary_stat);
+        rg_buf_puts(b, "</span></div>\n");
     } else if (*v->not_timed) {
-        put_esc(&b, "<p id=\"not-timed\">Not timed: ", v->not_timed, "</p>\n");
+        put_esc(b, "<p id=\"not-timed\">Not timed: ", v->not_timed, "</p>\n");
     }
     if (v->iv.known && v->iv.lo > 0 && isfinite(v->iv.hi)) {
         char lo[48], hi[48];
         rg_fmt_si(lo, sizeof lo, v->iv.lo * 1e-9, "s");
         rg_fmt_si(hi, sizeof hi, v->iv.hi * 1e-9, "s");
-        put_esc(&b, "<p id=\"interval\">95% interval ", lo, " to ");
-        rg_html_esc(&b, hi);
-        rg_buf_puts(&b, " (from the stored samples)</p>\n");
+        put_esc(b, "<p id=\"interval\">95% interval ", lo, " to ");
+        rg_html_esc(b, hi);
+        rg_buf_puts(b, " (from the stored samples)</p>\n");
     } else if (figure(v->iv.est)) {
-        rg_buf_printf(&b, "<p id=\"interval\">95%% interval: %s</p>\n",
+        rg_buf_printf(b, "<p id=\"interval\">95%% interval: %s</p>\n",
                       v->iv.known ? "the samples are too few to bound it" : "unknown (the record carries no samples)");
     }
     if (v->suspect) {
-        put_esc(&b, "<p class=\"flag suspect\" id=\"suspect\"><span class=\"badge suspect\">suspect</span> ", v->suspect_why,
+        put_esc(b, "<p class=\"flag suspect\" id=\"suspect\"><span class=\"badge suspect\">suspect</span> ", v->suspect_why,
                 v->confirmed ? " (confirmed by a replication here)</p>\n"
                              : ". It ranks after the other runs until a replication on the same protocol confirms it.</p>\n");
     }
     if (v->sol_check.state == RG_SOL_UNVERIFIABLE)
-        put_esc(&b, "<p class=\"flag unverifiable\" id=\"unverifiable\"><span class=\"badge unverifiable\">"
+        put_esc(b, "<p class=\"flag unverifiable\" id=\"unverifiable\"><span class=\"badge unverifiable\">"
                     "unverifiable</span> ", v->sol_check.basis,
                 ". It ranks after the verified runs and is never #1 while one exists.</p>\n");
-    rg_buf_puts(&b, "<p id=\"rank\">");
+    rg_buf_puts(b, "<p id=\"rank\">");
     if (v->rank > 0)
-        rg_buf_printf(&b, "Rank %s%d of %d in its comparison group%s", v->tied ? "=" : "", v->rank, v->group_size,
+        rg_buf_printf(b, "Rank %s%d of %d in its comparison group%s", v->tied ? "=" : "", v->rank, v->group_size,
                       v->tied ? " (tied: the intervals overlap)" : "");
     else if (v->id > 0 && *v->not_timed)
-        rg_buf_puts(&b, !strcmp(v->status, "passed") ? "Not ranked: correctness only (nothing was timed)"
+        rg_buf_puts(b, !strcmp(v->status, "passed") ? "Not ranked: correctness only (nothing was timed)"
                                                      : "Not ranked (it did not pass correctness, and nothing was timed)");
     else if (v->id > 0 && !strcmp(v->status, "passed"))
-        rg_buf_puts(&b, "Not ranked by the primary figure (suspect or unverifiable, see above)");
-    else if (v->id > 0) rg_buf_puts(&b, "Not ranked (it did not pass correctness)");
+        rg_buf_puts(b, "Not ranked by the primary figure (suspect or unverifiable, see above)");
+    else if (v->id > 0) rg_buf_puts(b, "Not ranked (it did not pass correctness)");
     if (*v->observed_at) {
-        if (v->id > 0) put_esc(&b, " · ", v->comparison_label, " · observed ");
-        else rg_buf_puts(&b, "observed ");
-        rg_html_esc(&b, date_part(v->observed_at, d));
+        if (v->id > 0) put_esc(b, " · ", v->comparison_label, " · observed ");
+        else rg_buf_puts(b, "observed ");
+        rg_html_esc(b, date_part(v->observed_at, d));
     }
-    rg_buf_puts(&b, "</p>\n");
+    rg_buf_puts(b, "</p>\n");
     if (v->id > 0) {
-        rg_buf_puts(&b, "<p>");
-        rank_method(&b, v->interval_ranked);
-        rg_buf_puts(&b, "</p>\n<p id=\"revision\">Revision ");
-        rg_html_esc(&b, v->revision);
+        rg_buf_puts(b, "<p>");
+        rank_method(b, v->interval_ranked);
+        rg_buf_puts(b, "</p>\n<p id=\"revision\">Revision ");
+        rg_html_esc(b, v->revision);
         if (ctx->history_pages) {   /* not in a one-file report */
-            rg_buf_puts(&b, " · <a id=\"history-link\" ");
-            href_history(&b, ctx, v->id);
-            rg_buf_puts(&b, ">history of this implementation line →</a>");
+            rg_buf_puts(b, " · <a id=\"history-link\" ");
+            href_history(b, ctx, v->id);
+            rg_buf_puts(b, ">history of this implementation line →</a>");
         }
-        rg_buf_puts(&b, "</p>\n");
+        rg_buf_puts(b, "</p>\n");
     }
     if (v->first_id > 0 && v->first_id != v->id && !ctx->single_page) {
-        rg_buf_puts(&b, "<p><a id=\"compare-first\" ");
-        href_compare(&b, ctx, v->first_id, v->id);
-        rg_buf_puts(&b, ">Compare with #1 →</a></p>\n");
+        rg_buf_puts(b, "<p><a id=\"compare-first\" ");
+        href_compare(b, ctx, v->first_id, v->id);
+        rg_buf_puts(b, ">Compare with #1 →</a></p>\n");
     } else if (v->first_id > 0 && v->first_id != v->id) {
-        rg_buf_printf(&b, "<p class=\"muted\" id=\"first-id\">#1 of its comparison group: run #%lld.</p>\n",
+        rg_buf_printf(b, "<p class=\"muted\" id=\"first-id\">#1 of its comparison group: run #%lld.</p>\n",
                       (long long)v->first_id);
     } else if (v->first_id > 0 && v->first_id == v->id) {
-        rg_buf_puts(&b, "<p class=\"muted\" id=\"is-first\">This run is #1 of its comparison group.</p>\n");
+        rg_buf_puts(b, "<p class=\"muted\" id=\"is-first\">This run is #1 of its comparison group.</p>\n");
     } else if (v->id > 0) {
-        rg_buf_puts(&b, "<p class=\"muted\" id=\"no-first\">Its comparison group has no #1: no run of it is passed, "
+        rg_buf_puts(b, "<p class=\"muted\" id=\"no-first\">Its comparison group has no #1: no run of it is passed, "
                         "verified and not suspect.</p>\n");
     }
     if (has_headline(v->sol, v->x_ref, v->fast_total)) {
-        rg_buf_puts(&b, "<p id=\"headline\">");
-        headline(&b, v->sol, v->x_ref, v->fast_count, v->fast_total);
-        rg_buf_puts(&b, "</p>\n");
+        rg_buf_puts(b, "<p id=\"headline\">");
+        headline(b, v->sol, v->x_ref, v->fast_count, v->fast_total);
+        rg_buf_puts(b, "</p>\n");
     }
-    rg_buf_puts(&b, "</section>\n");
+    rg_buf_puts(b, "</section>\n");
+}
 
+/* The Replications and notes section, with its form when the index takes writes. */
+static void notes_section(rg_buf *b, const rg_render_ctx *ctx, const rg_run_view *v)
+{
+    rg_buf_puts(b, "<section id=\"notes\"><h2>Replications and notes</h2>\n");
+    size_t shown = 0;
+    for (size_t i = 0; i < v->n_reps; i++, shown++) {
+        const rg_replication *r = &v->reps[i];
+        rg_buf_puts(b, "<p class=\"replication\">");
+        rg_html_esc(b, r->created_at);
+        rg_buf_puts(b, ": run ");
+        run_link(b, ctx, r->replica_id, "#");
+        rg_buf_puts(b, " re-ran run ");
+        run_link(b, ctx, r->original_id, "#");
+        rg_buf_printf(b, "'s protocol: %d of %d workloads agreed by their samples (%s)</p>\n", r->within, r->total,
+                      r->agreed ? "agreed" : "did not agree");
+    }
+    for (size_t i = 0; i < v->n_notes; i++) {
+        if (!strcmp(v->notes[i].kind, "flag")) continue;
+        shown++;
+        put_esc(b, "<p class=\"note\"><span class=\"muted\">", v->notes[i].created_at, " · ");
+        rg_html_esc(b, *v->notes[i].kind ? v->notes[i].kind : "note");
+        put_esc(b, "</span><br>", v->notes[i].text, "</p>\n");
+    }
+    if (!shown) rg_buf_puts(b, "<p class=\"muted\">No replications or notes yet.</p>\n");
+    if (v->replicable)
+        rg_buf_printf(b, "<p class=\"muted\" id=\"evidence-rule\">Notes and reproduction reports never change the "
+                          "evidence level; only a rerun of the recorded protocol (<code>ropegrad runs replicate %lld"
+                          "</code>) does.</p>\n", (long long)v->id);
+    else
+        rg_buf_puts(b, "<p class=\"muted\" id=\"evidence-rule\">Notes and reproduction reports never change the "
+                        "evidence level. This record does not carry ropegrad's protocol, so it cannot be rerun here: its "
+                        "evidence level stays as it is.</p>\n");
+    rg_buf_puts(b, "<h3>Add a reproduction or note</h3>\n");
+    if (ctx->forms) note_form(b, ctx, v->id, "text", 0);
+    else
+        rg_buf_printf(b, "<p class=\"muted\">This copy is read-only: <code>ropegrad runs note %lld TEXT</code>, or "
+                          "the form of a served index with a write token.</p>\n",
+                      (long long)v->id);
+    rg_buf_puts(b, "</section>\n");
+}
+
+/* The Canonical manifest section (indented for reading). */
+static void manifest_section(rg_buf *b, const rg_render_ctx *ctx, const rg_run_view *v)
+{
+    rg_buf_puts(b, "<section id=\"manifest\"><h2>Canonical manifest</h2>\n<details><summary>Show manifest</summary>"
+                    "<pre class=\"manifest\" id=\"manifest-bytes\">");
+    rg_html_esc_block(b, v->manifest_pretty ? v->manifest_pretty : v->manifest ? v->manifest : "");
+    rg_buf_puts(b, "</pre></details></section>\n");
+}
+
+/* The Cite this record section: a sentence and a BibTeX entry. */
+static void cite_section(rg_buf *b, const rg_render_ctx *ctx, const rg_run_view *v)
+{
+    char d[16];
+    rg_buf_puts(b, "<section id=\"cite\"><h2>Cite this record</h2>\n<pre id=\"cite-text\">");
+    rg_buf tmp = {0};
+    rg_buf_printf(&tmp, "%s/runs/%lld", ctx->permalink_base ? ctx->permalink_base : "", (long long)v->id);
+    const char *permalink = tmp.p ? tmp.p : "";
+    rg_buf cite = {0};
+    /* the record's strings made visible as fields: the block keeps only its own line breaks */
+    char *vtitle = rg_term_escape(v->title), *observed = rg_term_escape(v->observed_at);
+    if (!vtitle || !observed) cite.oom = 1;
+    rg_buf_printf(&cite, "ropegrad run #%lld: %s. Observed %s. Run digest %s. %s (accessed %s).\n\n"
+                         "@misc{ropegrad-run-%lld,\n  title = {%s},\n  note = {run digest %s},\n  howpublished = "
+                         "{%s},\n  year = {%.4s},\n  urldate = {%s}\n}",
+                  (long long)v->id, vtitle ? vtitle : "", date_part(observed ? observed : "", d), v->run_digest,
+                  permalink, ctx->today, (long long)v->id, vtitle ? vtitle : "", v->run_digest, permalink,
+                  observed ? observed : "", ctx->today);
+    free(vtitle);
+    free(observed);
+    rg_html_esc_block(b, cite.p ? cite.p : "");
+    free(cite.p);
+    free(tmp.p);
+    rg_buf_puts(b, "</pre></section>\n");
+}
+
+/* The Report an issue and Source and dates sections. */
+static void issue_and_source_sections(rg_buf *b, const rg_render_ctx *ctx, const rg_run_view *v)
+{
+    rg_buf_puts(b, "<section id=\"report-issue\"><h2>Report an issue with this run</h2>\n");
+    if (ctx->forms) note_form(b, ctx, v->id, "what is wrong", 1);
+    else rg_buf_puts(b, "<p class=\"muted\">This copy is read-only: report issues on the served index.</p>\n");
+    rg_buf_puts(b, "</section>\n");
+
+    put_esc(b, "<section id=\"source\"><h2>Source and dates</h2>\n<p>", v->source, ". Observed ");
+    rg_html_esc(b, v->observed_at);
+    if (*v->created_at) {
+        rg_buf_puts(b, ", published in this index ");
+        rg_html_esc(b, v->created_at);
+    }
+    rg_buf_puts(b, ".</p>\n");
+    if (!ctx->single_page) {
+        char name[300], e[64];
+        if (rg_problem_title(v->definition, name, sizeof name, e, sizeof e)) snprintf(name, sizeof name, "this problem");
+        rg_buf_puts(b, "<p><a id=\"problem-link\" ");
+        href_problem(b, ctx, v->definition);
+        put_esc(b, ">All results for ", name, " →</a> · <a id=\"json-link\" href=\"");
+        rg_html_esc(b, ctx->root);
+        rg_buf_printf(b, "runs/%lld.json\">JSON</a></p>", (long long)v->id);
+    }
+    rg_buf_puts(b, "</section>\n");
+}
+
+char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, size_t errlen)
+{
+    rg_buf b = {0};
+    char s[128], title[64];
+    snprintf(title, sizeof title, "Run #%lld", (long long)v->id);
+    page_open(&b, ctx, title);
+    snprintf(s, sizeof s, "run #%lld", (long long)v->id);
+    crumbs(&b, ctx, v->definition, s);
+    run_header(&b, ctx, v);
+    primary_section(&b, ctx, v);
     kv_table(&b, "identity", "Identity", &v->identity, "No identity recorded.");
 
     rg_buf_puts(&b, "<section id=\"correctness\"><h2>Correctness</h2>\n<p>");
@@ -551,91 +664,10 @@ char *rg_render_run(const rg_render_ctx *ctx, const rg_run_view *v, char *err, s
     kv_table(&b, "artifacts", "Artifacts", &v->artifacts, "No artifacts published with this run.");
 
     copies_section(&b, v);
-    rg_buf_puts(&b, "<section id=\"notes\"><h2>Replications and notes</h2>\n");
-    size_t shown = 0;
-    for (size_t i = 0; i < v->n_reps; i++, shown++) {
-        const rg_replication *r = &v->reps[i];
-        rg_buf_puts(&b, "<p class=\"replication\">");
-        rg_html_esc(&b, r->created_at);
-        rg_buf_puts(&b, ": run ");
-        run_link(&b, ctx, r->replica_id, "#");
-        rg_buf_puts(&b, " re-ran run ");
-        run_link(&b, ctx, r->original_id, "#");
-        rg_buf_printf(&b, "'s protocol: %d of %d workloads agreed by their samples (%s)</p>\n", r->within, r->total,
-                      r->agreed ? "agreed" : "did not agree");
-    }
-    for (size_t i = 0; i < v->n_notes; i++) {
-        if (!strcmp(v->notes[i].kind, "flag")) continue;
-        shown++;
-        put_esc(&b, "<p class=\"note\"><span class=\"muted\">", v->notes[i].created_at, " · ");
-        rg_html_esc(&b, *v->notes[i].kind ? v->notes[i].kind : "note");
-        put_esc(&b, "</span><br>", v->notes[i].text, "</p>\n");
-    }
-    if (!shown) rg_buf_puts(&b, "<p class=\"muted\">No replications or notes yet.</p>\n");
-    if (v->replicable)
-        rg_buf_printf(&b, "<p class=\"muted\" id=\"evidence-rule\">Notes and reproduction reports never change the "
-                          "evidence level; only a rerun of the recorded protocol (<code>ropegrad runs replicate %lld"
-                          "</code>) does.</p>\n", (long long)v->id);
-    else
-        rg_buf_puts(&b, "<p class=\"muted\" id=\"evidence-rule\">Notes and reproduction reports never change the "
-                        "evidence level. This record does not carry ropegrad's protocol, so it cannot be rerun here: its "
-                        "evidence level stays as it is.</p>\n");
-    rg_buf_puts(&b, "<h3>Add a reproduction or note</h3>\n");
-    if (ctx->forms) note_form(&b, ctx, v->id, "text", 0);
-    else
-        rg_buf_printf(&b, "<p class=\"muted\">This copy is read-only: <code>ropegrad runs note %lld TEXT</code>, or "
-                          "the form of a served index with a write token.</p>\n",
-                      (long long)v->id);
-    rg_buf_puts(&b, "</section>\n");
-
-    rg_buf_puts(&b, "<section id=\"manifest\"><h2>Canonical manifest</h2>\n<details><summary>Show manifest</summary>"
-                    "<pre class=\"manifest\" id=\"manifest-bytes\">");
-    rg_html_esc_block(&b, v->manifest_pretty ? v->manifest_pretty : v->manifest ? v->manifest : "");
-    rg_buf_puts(&b, "</pre></details></section>\n");
-
-    rg_buf_puts(&b, "<section id=\"cite\"><h2>Cite this record</h2>\n<pre id=\"cite-text\">");
-    rg_buf tmp = {0};
-    rg_buf_printf(&tmp, "%s/runs/%lld", ctx->permalink_base ? ctx->permalink_base : "", (long long)v->id);
-    const char *permalink = tmp.p ? tmp.p : "";
-    rg_buf cite = {0};
-    /* the record's strings made visible as fields: the block keeps only its own line breaks */
-    char *vtitle = rg_term_escape(v->title), *observed = rg_term_escape(v->observed_at);
-    if (!vtitle || !observed) cite.oom = 1;
-    rg_buf_printf(&cite, "ropegrad run #%lld: %s. Observed %s. Run digest %s. %s (accessed %s).\n\n"
-                         "@misc{ropegrad-run-%lld,\n  title = {%s},\n  note = {run digest %s},\n  howpublished = "
-                         "{%s},\n  year = {%.4s},\n  urldate = {%s}\n}",
-                  (long long)v->id, vtitle ? vtitle : "", date_part(observed ? observed : "", d), v->run_digest,
-                  permalink, ctx->today, (long long)v->id, vtitle ? vtitle : "", v->run_digest, permalink,
-                  observed ? observed : "", ctx->today);
-    free(vtitle);
-    free(observed);
-    rg_html_esc_block(&b, cite.p ? cite.p : "");
-    free(cite.p);
-    free(tmp.p);
-    rg_buf_puts(&b, "</pre></section>\n");
-
-    rg_buf_puts(&b, "<section id=\"report-issue\"><h2>Report an issue with this run</h2>\n");
-    if (ctx->forms) note_form(&b, ctx, v->id, "what is wrong", 1);
-    else rg_buf_puts(&b, "<p class=\"muted\">This copy is read-only: report issues on the served index.</p>\n");
-    rg_buf_puts(&b, "</section>\n");
-
-    put_esc(&b, "<section id=\"source\"><h2>Source and dates</h2>\n<p>", v->source, ". Observed ");
-    rg_html_esc(&b, v->observed_at);
-    if (*v->created_at) {
-        rg_buf_puts(&b, ", published in this index ");
-        rg_html_esc(&b, v->created_at);
-    }
-    rg_buf_puts(&b, ".</p>\n");
-    if (!ctx->single_page) {
-        char name[300], e[64];
-        if (rg_problem_title(v->definition, name, sizeof name, e, sizeof e)) snprintf(name, sizeof name, "this problem");
-        rg_buf_puts(&b, "<p><a id=\"problem-link\" ");
-        href_problem(&b, ctx, v->definition);
-        put_esc(&b, ">All results for ", name, " →</a> · <a id=\"json-link\" href=\"");
-        rg_html_esc(&b, ctx->root);
-        rg_buf_printf(&b, "runs/%lld.json\">JSON</a></p>", (long long)v->id);
-    }
-    rg_buf_puts(&b, "</section>\n");
+    notes_section(&b, ctx, v);
+    manifest_section(&b, ctx, v);
+    cite_section(&b, ctx, v);
+    issue_and_source_sections(&b, ctx, v);
     return page_close(&b, err, errlen);
 }
 

@@ -5,7 +5,10 @@
  * libmicrohttpd with a pool of worker threads, each with its own SQLite
  * connection (a thread-local registry handle): under WAL, readers never wait
  * for a writer and the writer never waits for readers; writers wait for each
- * other on the registry's busy timeout. Answers to GETs are cached, keyed by
+ * other on the registry's busy timeout. POSTs run on one writer thread
+ * (serve_writer.h) while their connection is suspended: a write that waits
+ * for the disk or for another writer never holds up the pages of the other
+ * connections of its worker. Answers to GETs are cached, keyed by
  * path and Host and valid for the registry's generation (it moves with every
  * stored run, note or replication), so 10,000 runs are ranked once per
  * change, not once per request. Pages are rendered by render.c from
@@ -42,8 +45,10 @@
 #include <openssl/rand.h>
 
 #include "listen.h"
+#include "serve_writer.h"
 
 #include "model.h"
+#include "rank_tables.h"
 #include "render.h"
 #include "strict_json.h"
 
@@ -77,6 +82,7 @@ struct rg_server {
     pthread_key_t key;
     pthread_mutex_t mu;
     cache_slot cache[CACHE_SLOTS];
+    rg_writer *writer;              /* runs the POSTs (serve_writer.h); NULL: read-only, or stopped */
 };
 
 /* A fresh random key for the forms and the CSRF value it gives. */
@@ -517,7 +523,7 @@ static void manifest_json(rg_server *s, rg_registry *g, const rg_request *q, rg_
  * beyond the busy timeout, else fallback. */
 static int write_failure(const rg_registry *g, int fallback) { return rg_registry_busy(g) ? 503 : fallback; }
 
-static void post_run(rg_server *s, rg_registry *g, const rg_request *q, rg_response *r)
+static void post_run(rg_server *s, rg_registry *g, const rg_request *q, rg_response *r, int64_t *stored)
 {
     char err[512];
     int64_t id;
@@ -528,6 +534,7 @@ static void post_run(rg_server *s, rg_registry *g, const rg_request *q, rg_respo
         error_resp(s, q, r, rc == 3 ? 400 : rc == 1 ? 422 : write_failure(g, 500), err);
         return;
     }
+    *stored = id;
     cJSON *o = cJSON_CreateObject();
     char url[64];
     snprintf(url, sizeof url, "/runs/%lld", (long long)id);
@@ -775,6 +782,17 @@ static void acknowledge_if_stored(rg_server *s, rg_registry *g, const rg_request
     error_resp(s, q, r, 503, "the registry file was deleted or replaced during the write: not stored");
 }
 
+/* After a push is acknowledged: its group's rank table of the new generation
+ * (rank_tables.h), built here rather than by the first page that needs it.
+ * Only a head start: a page builds it itself when this fails. */
+static void warm_ranks(rg_registry *g, int64_t id)
+{
+    rg_run_row row;
+    char err[512];
+    if (id > 0 && !rg_registry_get(g, id, &row, NULL, err, sizeof err))
+        rg_rank_tables_warm(g, row.comparison_key, err, sizeof err);
+}
+
 void rg_serve_route(rg_server *s, const rg_request *q, rg_response *r)
 {
     if (!r) return;
@@ -864,9 +882,10 @@ void rg_serve_route(rg_server *s, const rg_request *q, rg_response *r)
     if (form_path) form_note(s, g, q, r, id, flag);
     else if (!bearer_ok(s, q->authorization))
         error_resp(s, q, r, 401, "missing or wrong Authorization: Bearer token");
-    else if (api_runs) post_run(s, g, q, r);
+    else if (api_runs) post_run(s, g, q, r, &id);
     else api_note(s, g, q, r, id);
     acknowledge_if_stored(s, g, q, r);
+    if (api_runs && r->status < 300) warm_ranks(g, id);
 }
 
 /* ---- libmicrohttpd glue ------------------------------------------------------------------------------ */
@@ -876,6 +895,13 @@ typedef struct conn_state {
     size_t n, cap;
     int too_big;
     struct timespec t0;             /* when the headers were in: the body's deadline runs from here */
+    /* A POST handed to the writer thread: the connection is suspended until
+     * its answer r is ready (answered = 1), then resumed. */
+    rg_server *s;
+    struct MHD_Connection *c;
+    rg_request q;
+    rg_response r;
+    int answered;
 } conn_state;
 
 /* Seconds since t0. */
@@ -924,6 +950,19 @@ static enum MHD_Result send_resp(struct MHD_Connection *c, rg_response *r)
     return ret;
 }
 
+/* On the writer thread: the POST's answer, then its connection resumed
+ * (libmicrohttpd then calls on_request again, which sends the answer). */
+static void write_on_writer(void *p)
+{
+    conn_state *st = p;
+    rg_serve_route(st->s, &st->q, &st->r);
+    st->answered = 1;
+    MHD_resume_connection(st->c);
+}
+
+/* Before the job is queued (so before the writer can resume it). */
+static void suspend_for_writer(void *p) { MHD_suspend_connection(((conn_state *)p)->c); }
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                   const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
@@ -966,6 +1005,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return MHD_YES;
     }
     if (st->too_big == 2) return MHD_YES;
+    if (st->answered) return send_resp(c, &st->r);   /* resumed: the writer thread's answer */
     rg_request q = {
         .method = method,
         .path = url,
@@ -979,6 +1019,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         .body_too_big = st->too_big,
         .query = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "q"),
     };
+    if (!strcmp(method, "POST")) {
+        st->s = s;
+        st->c = c;
+        st->q = q;   /* its strings are the connection's: valid while it is suspended */
+        if (!rg_writer_submit(s->writer, write_on_writer, suspend_for_writer, st)) return MHD_YES;
+    }
     rg_response r;
     rg_serve_route(s, &q, &r);
     return send_resp(c, &r);
@@ -1009,7 +1055,8 @@ int rg_serve_start(rg_server *s, char *err, size_t errlen)
         snprintf(err, errlen, "serve: no server");
         return 2;
     }
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL_LINUX_ONLY;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL_LINUX_ONLY | MHD_ALLOW_SUSPEND_RESUME;
+    if (s->writable && !s->writer && rg_writer_start(&s->writer, err, errlen)) return 2;
     if (s->addr.sa.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
     s->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&s->addr.sa,
                             MHD_OPTION_THREAD_POOL_SIZE, s->threads, MHD_OPTION_CONNECTION_TIMEOUT, s->timeout_s,
@@ -1038,7 +1085,11 @@ const char *rg_serve_host(const rg_server *s) { return s ? s->addr.host : ""; }
 void rg_serve_destroy(rg_server *s)
 {
     if (!s) return;
+    /* The writer first: it resumes every connection it holds (a POST that
+     * comes after it stopped is answered on its worker thread). */
+    rg_writer_stop(s->writer);
     if (s->d) MHD_stop_daemon(s->d);
+    rg_writer_free(s->writer);
     rg_registry *g = pthread_getspecific(s->key);
     if (g) {
         rg_registry_close(g);

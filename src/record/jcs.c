@@ -17,6 +17,7 @@
  * Duplicate member names, invalid UTF-8 and NaN/Infinity are errors: RFC 8785
  * gives them no canonical form.
  */
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -30,11 +31,22 @@
 
 /* ---- numbers ---------------------------------------------------------------- */
 
-/* Does the decimal s * 10^e read back as v? */
+/* Does the decimal s * 10^e read back as v? (Written by hand, not with
+ * snprintf: this runs up to nine times per number of every digest.) */
 static int reads_back(uint64_t s, int e, double v)
 {
-    char buf[48];
-    snprintf(buf, sizeof buf, "%" PRIu64 "e%d", s, e);
+    char buf[48], tmp[24];
+    int k = 0, n = 0;
+    do tmp[k++] = (char)('0' + s % 10);
+    while ((s /= 10) != 0);
+    while (k) buf[n++] = tmp[--k];
+    buf[n++] = 'e';
+    if (e < 0) buf[n++] = '-';
+    unsigned ue = (unsigned)abs(e);
+    do tmp[k++] = (char)('0' + ue % 10);
+    while ((ue /= 10) != 0);
+    while (k) buf[n++] = tmp[--k];
+    buf[n] = 0;
     return strtod(buf, NULL) == v;
 }
 
@@ -53,7 +65,14 @@ static int count_digits(uint64_t s)
  * (ECMAScript 6.1.6.1.20 step 5). v is finite and > 0. */
 static void shortest_digits(double v, char digits[24], int *n_out)
 {
-    for (int p = 1; p <= 17; p++) {
+    /* For a normal v, precisions below 15 need no try of their own: a
+     * p-digit decimal (p <= 15) that reads back as v lies within half an ulp
+     * of v (at most v * 2^-53), closer than half a unit of the 15th digit
+     * (over v * 5e-16), so it is v rounded to 15 digits with trailing zeros,
+     * which the stripping below removes; and no two 15-digit decimals are
+     * both that close. So the shortest form is the first of precisions 15,
+     * 16, 17 that reads back. A subnormal's ulp is wider: all are tried. */
+    for (int p = v < DBL_MIN ? 1 : 15; p <= 17; p++) {
         char buf[48];
         /* %.{p-1}e is the correctly rounded p-digit decimal: the closest one.
          * It reads back unless v's rounding interval is lopsided (v a power

@@ -18,7 +18,10 @@
  *   manifest.c   the typed reader (manifest.h), verify
  *   manifest_build.c  building manifests; converting old ManifestBundle files
  *   sign.c       Ed25519 signatures over the run digest (OpenSSL)
- *   registry.c   the SQLite registry (schema, migrations, queries)
+ *   registry_*.c the SQLite registry, by job: open (schema, migrations), sql
+ *                (errors, retries), store, query, notes, copies
+ *                (registry_internal.h is what they share)
+ *   json_reindent.c  JSON text indented without parsing it
  *   replicate.c  re-running a recorded protocol through the harness
  *   rfc3339.c    a strict RFC 3339 date-time reader
  *   credible.c   what the index checks itself: latencies, observedAt, run order
@@ -77,6 +80,11 @@ int rg_jcs_number(double x, char *buf, size_t len);
  * final newline), numbers in the shortest form that reads back exactly.
  * Use it, not cJSON_Print, for anything that is hashed again after reading. */
 char *rg_json_print(const cJSON *v, int pretty, char *err, size_t errlen);
+/* text[n], JSON as rg_json_print(doc, 0) wrote it, indented as
+ * rg_json_print(doc, 1) would write it, without parsing it (json_reindent.c):
+ * tokens are copied as they are. NULL with a message when text is not JSON
+ * (an unended string, unbalanced brackets, nested over 200 levels). */
+char *rg_json_reindent(const char *text, size_t n, char *err, size_t errlen);
 /* Lower-case hex SHA-256 of data[n] into out[65]. Returns 0 or -1. */
 int rg_sha256_hex(const void *data, size_t n, char out[65]);
 /* "sha256:" + hex SHA-256 of the JCS form of v. */
@@ -208,7 +216,7 @@ int rg_manifest_sign(cJSON *doc, const char *key_path, char key_id[RG_DIGEST_LEN
  * key signed, 2 when the trusted keys cannot be read. */
 int rg_signatures_check(const rg_manifest *m, const char *trusted, char *msg, size_t msglen);
 
-/* ---- the registry (registry.c) ---------------------------------------------- */
+/* ---- the registry (registry_*.c) ---------------------------------------------- */
 
 typedef struct rg_registry rg_registry;
 
@@ -287,6 +295,12 @@ int rg_registry_get(rg_registry *g, int64_t id, rg_run_row *row, rg_manifest *ma
  * row's. row must not be NULL when manifest is not. */
 int rg_registry_get_display(rg_registry *g, int64_t id, rg_run_row *row, rg_manifest *manifest, char *err,
                             size_t errlen);
+/* What a run's page needs in one query: its row, its manifest for showing
+ * (as rg_registry_get_display), its stored text (rg_json_print(doc, 0), see
+ * rg_json_reindent) and its served bytes (as rg_registry_manifest_bytes),
+ * both malloc'd. 0, 1 no such run, 2 error (nothing to free then). */
+int rg_registry_get_page(rg_registry *g, int64_t id, rg_run_row *row, rg_manifest *manifest, char **text,
+                         char **bytes, size_t *nbytes, char *err, size_t errlen);
 /* Replaces a run's stored manifest by doc, which must have the same run
  * digest (e.g. the same manifest with a signature added). */
 int rg_registry_replace_manifest(rg_registry *g, int64_t id, const cJSON *doc, char *err, size_t errlen);
@@ -382,19 +396,23 @@ int rg_registry_import(rg_registry *g, const char *bytes, size_t n, const char *
 /* The stored manifest bytes of run id (those it was imported as, else the
  * stored text), malloc'd and NUL-terminated. 0, 1 no such run, 2 error. */
 int rg_registry_manifest_bytes(rg_registry *g, int64_t id, char **out, size_t *n, char *err, size_t errlen);
-/* One problem's runs, per comparison group (ordered by key), passed first,
- * ranked by the primary statistic; at most per_group rows of each group
- * (<= 0: all). */
-int rg_registry_list_problem(rg_registry *g, const char *definition, int per_group, rg_run_row **rows, size_t *n,
-                             char *err, size_t errlen);
 typedef struct rg_problem_row {
     char definition[256], comparison_key[RG_DIGEST_LEN], device[256];
     int64_t runs, best_id;          /* best_id 0 when no run of the group passed */
 } rg_problem_row;
+/* One problem's runs, per comparison group (groups[ng], its groups as
+ * rg_registry_problem_groups gives them), passed first, ranked by the
+ * primary statistic; at most per_group rows of each group (<= 0: all). */
+int rg_registry_list_problem(rg_registry *g, const char *definition, const rg_problem_row *groups, size_t ng,
+                             int per_group, rg_run_row **rows, size_t *n, char *err, size_t errlen);
 /* Every (definition, comparison group) with its run count and #1; only
  * those of one definition when definition is not NULL. */
 int rg_registry_problems(rg_registry *g, const char *definition, rg_problem_row **out, size_t *n, char *err,
                          size_t errlen);
+/* The same without the #1 (best_id 0): no group is put in rank order, so a
+ * page of a 10,000-run group does not sort it to show its first rows. */
+int rg_registry_problem_groups(rg_registry *g, const char *definition, rg_problem_row **out, size_t *n, char *err,
+                               size_t errlen);
 /* The registry's file name, as opened. */
 const char *rg_registry_file(const rg_registry *g);
 /* The passed runs of a comparison group in rank order (the order of
