@@ -21,6 +21,8 @@
 #include "commands.h"
 #include "rank.h"
 #include "record.h"
+#include "traces.h"
+#include "import_traces.h"
 #include "rg_term.h"
 #include "rg_util.h"
 #include "site.h"
@@ -213,6 +215,9 @@ static void runs_usage(FILE *f)
                "  export ID [--out FILE] the manifest (stdout or --out -, or FILE written atomically)\n"
                "  import FILE            verify a manifest made elsewhere (an old one is converted), then\n"
                "                         store it as 'imported' (--trusted-keys: require a trusted signature)\n"
+               "  import traces.jsonl [--suite DIR | --definition FILE]\n"
+               "                         the official SOL-ExecBench evaluator's trace file (sol-execbench -o)\n"
+               "                         as one imported run (default suite: the bundled one of its definition)\n"
                "  sign ID --key KEY      add an Ed25519 signature over the run digest to a stored run\n"
                "  push URL FILE          send a manifest to an index (ropegrad serve); see runs push --help\n"
                "  cite ID                a citation line\n"
@@ -234,6 +239,7 @@ typedef struct runs_ctx {
     const char *suite;
     const char *key;
     const char *trusted;
+    const char *definition;   /* import of a traces file: --definition FILE */
     int verbose;
     int json;   /* list --json */
     rg_registry *g;
@@ -755,6 +761,18 @@ static int cmd_import(runs_ctx *x, const char *path)
     }
     cJSON *m;
     int converted;
+    if (rg_traces_sniff(bytes, n)) {   /* the official evaluator's traces.jsonl */
+        rg_import_traces_opts o = {path, x->db, x->suite, x->definition, x->trusted};
+        int trc = rg_cli_import_traces(&o, bytes, n);
+        free(bytes);
+        return trc;
+    }
+    if (x->suite || x->definition) {
+        rg_term_printf(stderr, "ropegrad runs import: %s: --suite and --definition apply to a traces file "
+                               "(sol-execbench -o traces.jsonl), not to a manifest\n", path);
+        free(bytes);
+        return 2;
+    }
     int rc = rg_manifest_parse_verified(bytes, n, x->trusted, &m, &converted, x->err, sizeof x->err);
     if (rc) {
         rg_term_printf(stderr, "ropegrad runs import: %s: %s\n", path, x->err);
@@ -824,7 +842,7 @@ static int cmd_sign(runs_ctx *x, int64_t id)
 
 int rg_cmd_runs(int argc, char **argv)
 {
-    enum { OPT_DB = 1000, OPT_OUT, OPT_VERBOSE, OPT_EVIDENCE, OPT_SUITE, OPT_KEY, OPT_TRUSTED, OPT_JSON };
+    enum { OPT_DB = 1000, OPT_OUT, OPT_VERBOSE, OPT_EVIDENCE, OPT_SUITE, OPT_KEY, OPT_TRUSTED, OPT_JSON, OPT_DEFINITION };
     static const struct option longopts[] = {{"db", required_argument, NULL, OPT_DB},
                                              {"out", required_argument, NULL, OPT_OUT},
                                              {"verbose", no_argument, NULL, OPT_VERBOSE},
@@ -833,6 +851,7 @@ int rg_cmd_runs(int argc, char **argv)
                                              {"key", required_argument, NULL, OPT_KEY},
                                              {"trusted-keys", required_argument, NULL, OPT_TRUSTED},
                                              {"json", no_argument, NULL, OPT_JSON},
+                                             {"definition", required_argument, NULL, OPT_DEFINITION},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     /* history, check and regressions have their own options (history.c): the first
@@ -868,6 +887,7 @@ int rg_cmd_runs(int argc, char **argv)
         case OPT_KEY: x.key = optarg; break;
         case OPT_TRUSTED: x.trusted = optarg; break;
         case OPT_JSON: x.json = 1; break;
+        case OPT_DEFINITION: x.definition = optarg; break;
         case 'h': runs_usage(stdout); return 0;
         case ':': rg_term_printf(stderr, "ropegrad runs: %s needs a value\n", argv[optind - 1]); return 2;
         default: rg_term_printf(stderr, "ropegrad runs: unknown option '%s' (try --help)\n", argv[optind - 1]); return 2;
@@ -902,7 +922,9 @@ int rg_cmd_runs(int argc, char **argv)
     }
     const struct {
         const char *value, *option, *only;
-    } scoped[] = {{x.out, "--out", "export"},   {x.evidence, "--evidence", "rank"}, {x.suite, "--suite", "replicate"},
+    } scoped[] = {{x.out, "--out", "export"},   {x.evidence, "--evidence", "rank"},
+                  {x.suite, "--suite", strcmp(sub, "import") ? "replicate" : "import"},
+                  {x.definition, "--definition", "import"},
                   {x.key, "--key", "sign"},     {x.trusted, "--trusted-keys", "import"},
                   {x.json ? "" : NULL, "--json", "list"}};
     for (size_t i = 0; i < sizeof scoped / sizeof scoped[0]; i++)
