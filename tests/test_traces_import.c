@@ -107,6 +107,7 @@ static void test_reader_refusals(void **state)
         {edited(l, "\"performance\": {", "\"performance\": null, \"x\": {"), "member \"x\""},
         {edited(l, "\"speedup_factor\": ", "\"speedup_factor\": 1"), "speedup_factor"},
         {edited(l, "\"latency_ms\": ", "\"latency_ms\": -"), "latency_ms is missing or not a non-negative number"},
+        {edited(l, "\"latency_ms\": 0.", "\"latency_ms\": 0.0000000000000"), "is outside [1e-09, 1e+09] ms"},
         {edited(l4, "\"performance\": null", "\"performance\": {\"latency_ms\": 1, \"reference_latency_ms\": 1, "
                                               "\"speedup_factor\": 1}"),
          "performance must be null when status is INCORRECT_NUMERICAL"},

@@ -28,6 +28,7 @@
 #define RG_MAX_SEED 9007199254740992ull   /* 2^53: seeds are stored as JSON numbers */
 
 enum {
+    OPT_ROUNDS = 900, OPT_GROUND_TRUTH,
     OPT_SUITE = 1000, OPT_BACKEND, OPT_KERNEL, OPT_WORKLOADS, OPT_ITERATIONS, OPT_WARMUP, OPT_SEED,
     OPT_THREADS, OPT_INPUTS, OPT_JSON, OPT_RECORD, OPT_DB, OPT_MANIFEST, OPT_BASELINE, OPT_SIGN, OPT_HELP,
     OPT_LIST, OPT_PROGRESS, OPT_QUIET, OPT_FORMAT,
@@ -50,6 +51,10 @@ static void usage(FILE *f, const char *cmd, int timed)
         fprintf(f, "  --warmup N            warmup iterations per workload (default 10)\n");
     }
     fprintf(f, "  --seed N              input generator seed (default 200)\n");
+    fprintf(f, "  --rounds N            correctness rounds of fresh seeded inputs per workload, 1..1000 (default 10;\n"
+               "                        cpu backend, with the reward-hack checks; cuda checks one round)\n");
+    fprintf(f, "  --ground-truth G      float64 (default: ropegrad's accuracy yardstick) or float32-reference (the\n"
+               "                        definition's reference in float32, as the official evaluator; 014, 012)\n");
     fprintf(f, "  --threads N           CPU backend threads, 0 = all cores (default 0)\n");
     fprintf(f, "  --inputs KIND         normal (the dataset's random inputs) or positions (real training inputs, scale 1)\n");
     fprintf(f, "  --json FILE           write the result as JSON (atomically; - for stdout, the table then goes to stderr)\n");
@@ -160,6 +165,8 @@ static int run_command(int argc, char **argv, int timed)
         {"impl", required_argument, NULL, OPT_IMPL},
         {"impl-source", required_argument, NULL, OPT_IMPL_SOURCE},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
+        {"rounds", required_argument, NULL, OPT_ROUNDS},
+        {"ground-truth", required_argument, NULL, OPT_GROUND_TRUTH},
         {"iterations", required_argument, NULL, OPT_ITERATIONS},   /* bench only: these two last */
         {"warmup", required_argument, NULL, OPT_WARMUP},
         {NULL, 0, NULL, 0},
@@ -249,6 +256,20 @@ static int run_command(int argc, char **argv, int timed)
             else {
                 fprintf(stderr, "ropegrad %s: --inputs: unknown kind '%s' (expected normal or positions)\n", cmd,
                         optarg);
+                goto out;
+            }
+            break;
+        case OPT_ROUNDS:
+            if (rg_cli_parse_ll(optarg, 1, 1000, &v)) {
+                fprintf(stderr, "ropegrad %s: --rounds: '%s' is not an integer in 1..1000\n", cmd, optarg);
+                goto out;
+            }
+            o.rounds = (int)v;
+            break;
+        case OPT_GROUND_TRUTH:
+            if (rg_ground_truth_parse(optarg, &o.ground_truth)) {
+                fprintf(stderr, "ropegrad %s: --ground-truth: unknown '%s' (expected float64 or float32-reference)\n",
+                        cmd, optarg);
                 goto out;
             }
             break;

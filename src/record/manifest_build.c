@@ -80,7 +80,21 @@ static cJSON *protocol_spec(const rg_run_result *r)
     add_str(h, "name", "ropegrad");
     add_str(h, "version", ropegrad_version());
     cJSON *c = cJSON_AddObjectToObject(p, "correctness");
-    add_str(c, "reference", r->reference[0] ? r->reference : "float64 (ropegrad_backward_reference, libm sin/cos)");
+    if (r->ground_truth == RG_TRUTH_FLOAT32_REFERENCE)
+        add_str(c, "reference", "float32: the definition's reference in float32 arithmetic, as the official evaluator "
+                                "runs it on the GPU (src/harness/ground_truth.c)");
+    else add_str(c, "reference", r->reference[0] ? r->reference : "float64 (ropegrad_backward_reference, libm sin/cos)");
+    add_str(c, "groundTruth", rg_ground_truth_name(r->ground_truth));
+    if (r->ground_truth != RG_TRUTH_FLOAT64)
+        add_str(c, "yardstick", "float64: round 0's output checked against it too, reported beside "
+                                "(run.spec.ropegrad.workloads[].float64_yardstick)");
+    cJSON_AddNumberToObject(c, "rounds", r->rounds);
+    add_str(c, "roundInputs", "round r: the generator with seed + r * 0x9E3779B97F4A7C15 (mod 2^64), written into "
+                              "the same buffers");
+    if (!strcmp(r->backend, "cpu"))
+        add_str(c, "rewardHackChecks", "output poisoned before every call; fails a call that writes no output, "
+                                       "writes into an input, or repeats the previous round's output bit for bit "
+                                       "on different inputs; one call after the timed iterations must pass again");
     add_str(c, "comparator", "ropegrad tolerance check (SOL-ExecBench rules)");
     add_str(c, "element", "ok when |out - ref| <= max_atol + max_rtol * |ref|");
     add_str(c, "workload", "correct when matched ratio >= required_matched_ratio and, if max_error_cap is set, "
@@ -491,6 +505,15 @@ cJSON *rg_manifest_build(const rg_run_result *r, const rg_suite *s, const rg_bas
         cJSON_AddNumberToObject(o, "n_matched", (double)w->check.n_matched);
         cJSON_AddNumberToObject(o, "n_nonfinite", (double)w->check.n_nonfinite);
         add_str(o, "reason", w->check.reason);
+        cJSON_AddNumberToObject(o, "rounds", w->rounds_run);
+        if (w->reward_hack) cJSON_AddBoolToObject(o, "reward_hack", 1);
+        if (w->have_yardstick) {
+            cJSON *y = cJSON_AddObjectToObject(o, "float64_yardstick");
+            cJSON_AddBoolToObject(y, "pass", w->yardstick.pass);
+            add_num(y, "max_abs_err", w->yardstick.max_abs_err);
+            add_num(y, "max_rel_err", w->yardstick.max_rel_err);
+            add_num(y, "matched_ratio", w->yardstick.matched_ratio);
+        }
         add_num(o, "t_k_ns", t_k);
         add_num(o, "t_sol_ns", t_sol);
         add_num(o, "t_b_ns", t_b);

@@ -30,6 +30,9 @@
 
 /* At most this many lines (workloads) in one file. */
 #define RG_TRACES_MAX 4096
+/* A timed latency (ms) the reader accepts: 1 ps to about 11.6 days. */
+#define RG_TRACE_MIN_MS 1e-9
+#define RG_TRACE_MAX_MS 1e9
 
 typedef struct rg_trace {
     int line;                       /* 1-based line in the file */
