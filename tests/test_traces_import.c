@@ -323,6 +323,21 @@ static void test_run_page_sources(void **state)
     free(b);
 }
 
+/* The imported official run shows on the problem page next to ropegrad's own
+ * measurement of the same problem on the same GPU (each in its own group). */
+static void test_problem_page_beside_own_run(void **state)
+{
+    (void)state;
+    TU_EXPECT_OK(rg("runs import %s/bench/results/h200-cuda.manifest.json --db r.db", RG_SOURCE_DIR), err_text);
+    TU_EXPECT_OK(rg("runs import %s/traces-014-h200-passed.jsonl --db r.db", FIXTURES), err_text);
+    TU_EXPECT_OK(rg("site --out s --db r.db"), err_text);
+    char *p = tu_slurp(tu_path_in(sc.dir, "s/problems/014_rotary_embedding_with_attention_scaling_backward.html"), NULL);
+    assert_non_null(p);
+    assert_non_null(strstr(p, "href=\"../runs/1.html\""));
+    assert_non_null(strstr(p, "href=\"../runs/2.html\""));
+    free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -334,6 +349,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_import_suite_options, setup, teardown),
         cmocka_unit_test_setup_teardown(test_import_bad_input_no_row, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_page_sources, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_problem_page_beside_own_run, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
