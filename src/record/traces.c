@@ -24,6 +24,9 @@ typedef struct rd {
     int bad;
 } rd;
 
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
 static void fail(rd *x, const char *fmt, ...)
 {
     if (x->bad) return;
@@ -33,6 +36,8 @@ static void fail(rd *x, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    for (char *c = msg; *c; c++)   /* names and values from the file: one line, no control bytes */
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
     snprintf(x->err, x->errlen, "%.200s line %d: %s", x->what, x->line, msg);
 }
 

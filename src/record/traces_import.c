@@ -281,7 +281,7 @@ static cJSON *run_spec(const rg_traces *t, const rg_suite *s, const matched *m, 
     return run;
 }
 
-cJSON *rg_traces_manifest(const rg_traces *t, const rg_suite *s, char *err, size_t errlen)
+static cJSON *build(const rg_traces *t, const rg_suite *s, char *err, size_t errlen)
 {
     if (!t || !s || !t->n || !s->op) {
         snprintf(err, errlen, "traces import: no traces or no suite");
@@ -320,4 +320,12 @@ cJSON *rg_traces_manifest(const rg_traces *t, const rg_suite *s, char *err, size
     const char *const titles[RG_N_ROLES] = {run_title, "SOL-ExecBench official evaluator", env_title, wl_title,
                                             impl_title};
     return rg_manifest_assemble(spec, names, titles, err, errlen);
+}
+
+cJSON *rg_traces_manifest(const rg_traces *t, const rg_suite *s, char *err, size_t errlen)
+{
+    cJSON *m = build(t, s, err, errlen);
+    for (char *c = err; !m && c && *c; c++)   /* strings from the file: one line, no control bytes */
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+    return m;
 }
