@@ -117,6 +117,7 @@ static void test_reader_refusals(void **state)
         {edited(l, "\"max_relative_error\": 3.1e-06", "\"max_relative_error\": NaN"), "line 1"},
         {edited(l, "\"definition\"", "\"definition\": \"x\", \"definition\""), "line 1"},
         {edited(l, "\"evaluation\": {", "\"evaluation\": null, \"y\": {"), "member \"y\""},
+        {edited(l, "\"reference_latency_ms\"", "\"refer\\nce_latency_ms\""), "member \"refer?ce_latency_ms\""},
         {strdup(""), "no traces"},
         {strdup("\n\n"), "no traces"},
     };
