@@ -28,6 +28,7 @@
 #define RG_MAX_SEED 9007199254740992ull   /* 2^53: seeds are stored as JSON numbers */
 
 enum {
+    OPT_ROUNDS = 900, OPT_GROUND_TRUTH,
     OPT_SUITE = 1000, OPT_BACKEND, OPT_KERNEL, OPT_WORKLOADS, OPT_ITERATIONS, OPT_WARMUP, OPT_SEED,
     OPT_THREADS, OPT_INPUTS, OPT_JSON, OPT_RECORD, OPT_DB, OPT_MANIFEST, OPT_BASELINE, OPT_SIGN, OPT_HELP,
     OPT_LIST, OPT_PROGRESS, OPT_QUIET, OPT_FORMAT,
@@ -50,6 +51,10 @@ static void usage(FILE *f, const char *cmd, int timed)
         fprintf(f, "  --warmup N            warmup iterations per workload (default 10)\n");
     }
     fprintf(f, "  --seed N              input generator seed (default 200)\n");
+    fprintf(f, "  --rounds N            correctness rounds of fresh seeded inputs per workload, 1..1000 (default 10;\n"
+               "                        cpu backend, with the reward-hack checks; cuda checks one round)\n");
+    fprintf(f, "  --ground-truth G      float64 (default: ropegrad's accuracy yardstick) or float32-reference (the\n"
+               "                        definition's reference in float32, as the official evaluator; 014, 012)\n");
     fprintf(f, "  --threads N           CPU backend threads, 0 = all cores (default 0)\n");
     fprintf(f, "  --inputs KIND         normal (the dataset's random inputs) or positions (real training inputs, scale 1)\n");
     fprintf(f, "  --json FILE           write the result as JSON (atomically; - for stdout, the table then goes to stderr)\n");
@@ -170,13 +175,15 @@ static const struct option longopts_all[] = {
     {"impl", required_argument, NULL, OPT_IMPL},
     {"impl-source", required_argument, NULL, OPT_IMPL_SOURCE},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"rounds", required_argument, NULL, OPT_ROUNDS},
+    {"ground-truth", required_argument, NULL, OPT_GROUND_TRUTH},
     {"iterations", required_argument, NULL, OPT_ITERATIONS},   /* bench only: these two last */
     {"warmup", required_argument, NULL, OPT_WARMUP},
     {NULL, 0, NULL, 0},
 };
 enum { N_OPTS = sizeof longopts_all / sizeof longopts_all[0] };
 
-/* --kernel, --iterations, --warmup, --seed, --threads: an integer in range.
+/* --kernel, --iterations, --warmup, --seed, --rounds, --threads: an integer in range.
  * 0, or 2 with one line on stderr. */
 static int set_number(bench_args *a, int c, const char *arg)
 {
@@ -211,6 +218,13 @@ static int set_number(bench_args *a, int c, const char *arg)
         }
         a->o.seed = (uint64_t)v;
         break;
+    case OPT_ROUNDS:
+        if (rg_cli_parse_ll(arg, 1, 1000, &v)) {
+            fprintf(stderr, "ropegrad %s: --rounds: '%s' is not an integer in 1..1000\n", cmd, arg);
+            return 2;
+        }
+        a->o.rounds = (int)v;
+        break;
     default:   /* OPT_THREADS */
         if (rg_cli_parse_ll(arg, 0, 4096, &v)) {
             fprintf(stderr, "ropegrad %s: --threads: '%s' is not an integer in 0..4096\n", cmd, arg);
@@ -222,7 +236,7 @@ static int set_number(bench_args *a, int c, const char *arg)
     return 0;
 }
 
-/* --backend, --inputs, --format: one of a few words. 0, or 2 with one line on stderr. */
+/* --backend, --inputs, --ground-truth, --format: one of a few words. 0, or 2 with one line on stderr. */
 static int set_choice(bench_args *a, int c, const char *arg)
 {
     const char *cmd = a->cmd;
@@ -239,6 +253,12 @@ static int set_choice(bench_args *a, int c, const char *arg)
             a->o.inputs = RG_INPUTS_POSITIONS;
         else {
             fprintf(stderr, "ropegrad %s: --inputs: unknown kind '%s' (expected normal or positions)\n", cmd, arg);
+            return 2;
+        }
+    } else if (c == OPT_GROUND_TRUTH) {
+        if (rg_ground_truth_parse(arg, &a->o.ground_truth)) {
+            fprintf(stderr, "ropegrad %s: --ground-truth: unknown '%s' (expected float64 or float32-reference)\n", cmd,
+                    arg);
             return 2;
         }
     } else {   /* OPT_FORMAT */
@@ -261,6 +281,7 @@ static int set_option(bench_args *a, int c, const char *name)
     case OPT_SUITE: a->suite_dir = optarg; break;
     case OPT_BACKEND:
     case OPT_INPUTS:
+    case OPT_GROUND_TRUTH:
     case OPT_FORMAT:
         if (set_choice(a, c, optarg)) return 2;
         break;
@@ -268,6 +289,7 @@ static int set_option(bench_args *a, int c, const char *name)
     case OPT_ITERATIONS:
     case OPT_WARMUP:
     case OPT_SEED:
+    case OPT_ROUNDS:
     case OPT_THREADS:
         if (set_number(a, c, optarg)) return 2;
         break;

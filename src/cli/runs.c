@@ -30,6 +30,9 @@ static void runs_usage(FILE *f)
                "  export ID [--out FILE] the manifest (stdout or --out -, or FILE written atomically)\n"
                "  import FILE            verify a manifest made elsewhere (an old one is converted), then\n"
                "                         store it as 'imported' (--trusted-keys: require a trusted signature)\n"
+               "  import traces.jsonl [--suite DIR | --definition FILE]\n"
+               "                         the official SOL-ExecBench evaluator's trace file (sol-execbench -o)\n"
+               "                         as one imported run (default suite: the bundled one of its definition)\n"
                "  sign ID --key KEY      add an Ed25519 signature over the run digest to a stored run\n"
                "  push URL FILE          send a manifest to an index (ropegrad serve); see runs push --help\n"
                "  cite ID                a citation line\n"
@@ -44,7 +47,7 @@ static void runs_usage(FILE *f)
                "exit status: 0 ok, 1 a check failed (digest mismatch, replication disagreed), 2 bad usage or input\n");
 }
 
-enum { OPT_DB = 1000, OPT_OUT, OPT_VERBOSE, OPT_EVIDENCE, OPT_SUITE, OPT_KEY, OPT_TRUSTED, OPT_JSON };
+enum { OPT_DB = 1000, OPT_OUT, OPT_VERBOSE, OPT_EVIDENCE, OPT_SUITE, OPT_KEY, OPT_TRUSTED, OPT_JSON, OPT_DEFINITION };
 static const struct option longopts[] = {{"db", required_argument, NULL, OPT_DB},
                                          {"out", required_argument, NULL, OPT_OUT},
                                          {"verbose", no_argument, NULL, OPT_VERBOSE},
@@ -53,6 +56,7 @@ static const struct option longopts[] = {{"db", required_argument, NULL, OPT_DB}
                                          {"key", required_argument, NULL, OPT_KEY},
                                          {"trusted-keys", required_argument, NULL, OPT_TRUSTED},
                                          {"json", no_argument, NULL, OPT_JSON},
+                                         {"definition", required_argument, NULL, OPT_DEFINITION},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
 
@@ -113,6 +117,7 @@ static int parse_options(int argc, char **argv, runs_ctx *x)
         case OPT_KEY: x->key = optarg; break;
         case OPT_TRUSTED: x->trusted = optarg; break;
         case OPT_JSON: x->json = 1; break;
+        case OPT_DEFINITION: x->definition = optarg; break;
         case 'h': runs_usage(stdout); return 0;
         case ':': rg_term_printf(stderr, "ropegrad runs: %s needs a value\n", argv[optind - 1]); return 2;
         default: rg_term_printf(stderr, "ropegrad runs: unknown option '%s' (try --help)\n", argv[optind - 1]); return 2;
@@ -146,7 +151,9 @@ static int check_options(const runs_ctx *x, const char *sub)
 {
     const struct {
         const char *value, *option, *only;
-    } scoped[] = {{x->out, "--out", "export"},   {x->evidence, "--evidence", "rank"}, {x->suite, "--suite", "replicate"},
+    } scoped[] = {{x->out, "--out", "export"},   {x->evidence, "--evidence", "rank"},
+                  {x->suite, "--suite", strcmp(sub, "import") ? "replicate" : "import"},
+                  {x->definition, "--definition", "import"},
                   {x->key, "--key", "sign"},     {x->trusted, "--trusted-keys", "import"},
                   {x->json ? "" : NULL, "--json", "list"}};
     for (size_t i = 0; i < sizeof scoped / sizeof scoped[0]; i++)

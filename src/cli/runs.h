@@ -21,6 +21,7 @@ typedef struct runs_ctx {
     const char *suite;
     const char *key;
     const char *trusted;
+    const char *definition;   /* import of a traces file: --definition FILE */
     int verbose;
     int json;   /* list --json */
     rg_registry *g;

@@ -109,6 +109,22 @@ typedef struct rg_check {
 void rg_check_output(const float *out, const double *ref, int64_t n, double atol, double rtol,
                      double required_matched_ratio, double max_error_cap, rg_check *res);
 
+/* ---- ground truth and correctness rounds (ground_truth.c, rounds.c) ----------- */
+
+/* What outputs are checked against: ropegrad's float64 reference, or the
+ * definition's reference computed in float32 as the official evaluator does
+ * on the GPU (`--ground-truth float32-reference|float64`). */
+typedef enum { RG_TRUTH_FLOAT64 = 0, RG_TRUTH_FLOAT32_REFERENCE = 1 } rg_ground_truth;
+
+const char *rg_ground_truth_name(rg_ground_truth g);
+/* "float64" or "float32-reference" into *g: 0, or 1 for anything else. */
+int rg_ground_truth_parse(const char *s, rg_ground_truth *g);
+/* 1 when op has that ground truth (float32-reference: 014 and 012). */
+int rg_ground_truth_available(const rg_op *op, rg_ground_truth g);
+/* The reference of t under g into ref (t->n_out doubles); a ropegrad status
+ * (ROPEGRAD_ERR_UNSUPPORTED where the op has no such reference). */
+int rg_ground_truth_reference(const rg_op *op, const rg_tensors *t, rg_ground_truth g, double *ref);
+
 /* ---- runs -------------------------------------------------------------------- */
 
 /* A workload's sizes as text: B, S and D, then each named axis of op as
@@ -128,7 +144,11 @@ typedef struct rg_workload_result {
     int64_t axes[RG_OP_MAX_AXES];  /* the op's named axes (rg_op.axes), in its order */
     char sizes[160];               /* every axis, e.g. "B=2 S=512 D=128 num_heads=32 num_kv_heads=8" (rg_axes_text) */
     double bytes;                  /* rg_workload_bytes */
-    rg_check check;
+    rg_check check;                /* against the run's ground truth, worst of its rounds */
+    rg_check yardstick;            /* round 0 against float64 when the ground truth is float32-reference */
+    int have_yardstick;
+    int rounds_run;                /* correctness rounds made (fewer when one failed) */
+    int reward_hack;               /* 1 when check.reason names a reward-hack check that tripped */
     int timed;                     /* 0 for `ropegrad check` */
     rg_time_stats time_ns;
     double *samples_ns;            /* iterations entries, owned */
@@ -173,6 +193,8 @@ typedef struct rg_run_options {
     int verbose;                   /* 1: progress lines on stderr; 0: none; -1 (--quiet): no notes either */
     double timeout_s;              /* CUDA: how long one launch may run before the workload fails "timed out"
                                       and the run stops (0 = no limit) */
+    int rounds;                    /* correctness rounds of fresh seeded inputs (default 10; rounds.c) */
+    rg_ground_truth ground_truth;  /* default float64 */
 } rg_run_options;
 
 void rg_run_options_default(rg_run_options *o);
@@ -192,6 +214,8 @@ typedef struct rg_run_result {
     char inputs[16];               /* "normal" or "positions" */
     int warmup, iterations;
     uint64_t seed;
+    int rounds;                    /* correctness rounds asked for (rg_run_options.rounds) */
+    rg_ground_truth ground_truth;
     char started_at[32];           /* ISO 8601 UTC */
     rg_env env;
     rg_workload_result *workloads;

@@ -84,6 +84,9 @@ void rg_run_print_table(const rg_run_result *r, void *file)
             break;
         }
     fprintf(f, "passed %d/%d\n", r->passed, r->total);
+    fprintf(f, "correctness: %d round%s of fresh seeded inputs per workload against the %s reference%s\n", r->rounds,
+            r->rounds == 1 ? "" : "s", rg_ground_truth_name(r->ground_truth),
+            !strcmp(r->backend, "cpu") ? ", reward-hack checks on" : "");
     fprintf(f, "backend %s (kernel %d: %s), device %s\n", r->backend, r->kernel, r->kernel_name, r->device);
     if (timed) {
         char m[32], gm[32];
@@ -220,6 +223,18 @@ static cJSON *workload_json(jb *b, const rg_run_result *r, const rg_workload_res
     add_num(b, o, "max_rel_err", w->check.max_rel_err);
     add_num(b, o, "matched_ratio", w->check.matched_ratio);
     add_num(b, o, "n_abs_only", (double)w->check.n_abs_only);
+    add_num(b, o, "rounds_run", w->rounds_run);
+    add(b, o, "reward_hack", cJSON_CreateBool(w->reward_hack));
+    if (w->have_yardstick) {
+        cJSON *y = cJSON_CreateObject();
+        if (y) {
+            add(b, y, "pass", cJSON_CreateBool(w->yardstick.pass));
+            add_num(b, y, "max_abs_err", w->yardstick.max_abs_err);
+            add_num(b, y, "max_rel_err", w->yardstick.max_rel_err);
+            add_num(b, y, "matched_ratio", w->yardstick.matched_ratio);
+        }
+        add(b, o, "float64_yardstick", y);
+    }
     add_str(b, o, "timer", w->timer);
     cJSON *t = cJSON_CreateObject();
     if (t) {
@@ -264,6 +279,8 @@ static cJSON *result_json(const rg_run_result *r, int *oom)
     add_num(&b, root, "warmup", r->warmup);
     add_num(&b, root, "iterations", r->iterations);
     add_num(&b, root, "seed", (double)r->seed);
+    add_num(&b, root, "rounds", r->rounds);
+    add_str(&b, root, "ground_truth", rg_ground_truth_name(r->ground_truth));
     add_str(&b, root, "started_at", r->started_at);
     add(&b, root, "environment", env_json(&b, &r->env));
     cJSON *ws = cJSON_CreateArray();

@@ -58,6 +58,8 @@ void rg_run_options_default(rg_run_options *o)
     o->inputs = RG_INPUTS_NORMAL;
     o->timed = 1;
     o->verbose = 0;
+    o->rounds = 10;
+    o->ground_truth = RG_TRUTH_FLOAT64;
 }
 
 /* ---- environment --------------------------------------------------------------- */
@@ -219,7 +221,7 @@ int rg_cpu_call_run(void *ctx)
     return c->op->cpu(c->in, c->out, c->threads);
 }
 
-static int cpu_workload(const rg_op *op, const rg_tensors *in, const double *ref, const rg_workload *w,
+static int cpu_workload(const rg_op *op, rg_tensors *in, const double *ref, const rg_workload *w,
                         const rg_run_options *o, rg_cpu_timer *cold, rg_workload_result *wr, char *err, size_t errlen)
 {
     void *out = rg_alloc64(in->out_bytes);
@@ -227,18 +229,9 @@ static int cpu_workload(const rg_op *op, const rg_tensors *in, const double *ref
         snprintf(err, errlen, "workload %d: out of memory", w->index);
         return 1;
     }
-    memset(out, 0xff, in->out_bytes);   /* all NaN: a kernel that skips an element fails */
-    int rc = op->cpu(in, out, o->threads);
-    if (!rc && op->finish) rc = op->finish(in, out, NULL);   /* outside any timing */
-    if (rc) {
-        memset(&wr->check, 0, sizeof wr->check);
-        snprintf(wr->check.reason, sizeof wr->check.reason, "op %s cpu: %s", op->id, rg_op_error_text(op, rc));
+    /* Rounds of fresh inputs, the output poisoned each time, the reward-hack guards (rounds.c). */
+    if (rg_cpu_correctness(op, w, o, in, out, ref, wr, err, errlen)) {
         free(out);
-        return 0;
-    }
-    if (rg_check_op_output(op, out, in->n_out, ref, w, &wr->check)) {
-        free(out);
-        snprintf(err, errlen, "workload %d: out of memory", w->index);
         return 1;
     }
     if (!o->timed || !wr->check.pass) {
@@ -252,9 +245,9 @@ static int cpu_workload(const rg_op *op, const rg_tensors *in, const double *ref
         return 1;
     }
     rg_cpu_call call = {op, in, out, o->threads};
-    rc = rg_cpu_timer_run(cold, o->warmup, o->iterations, rg_cpu_call_run, &call, samples);
-    free(out);
+    int rc = rg_cpu_timer_run(cold, o->warmup, o->iterations, rg_cpu_call_run, &call, samples);
     if (rc) {
+        free(out);
         free(samples);
         wr->check.pass = 0;
         snprintf(wr->check.reason, sizeof wr->check.reason, "op %s cpu (timed): %s", op->id,
@@ -263,7 +256,10 @@ static int cpu_workload(const rg_op *op, const rg_tensors *in, const double *ref
     }
     rg_result_set_samples(wr, samples, o->iterations);
     snprintf(wr->timer, sizeof wr->timer, "wall-clock");
-    return 0;
+    rc = rg_cpu_after_timing(op, w, in, out, ref, o->threads, wr);   /* every call computes (rounds.c) */
+    free(out);
+    if (rc) snprintf(err, errlen, "workload %d: out of memory", w->index);
+    return rc;
 }
 
 /* ---- the run ------------------------------------------------------------------------------- */
@@ -324,6 +320,15 @@ static int validate_options(const rg_suite *s, const int *indices, size_t n_indi
                  o->iterations);
         return 1;
     }
+    if (o->rounds < 1 || o->rounds > 1000) {
+        snprintf(err, errlen, "rounds must be 1..1000, got %d", o->rounds);
+        return 1;
+    }
+    if (!rg_ground_truth_available(s->op, o->ground_truth)) {
+        snprintf(err, errlen, "--ground-truth %s is not available for op %s (it has float64%s)",
+                 rg_ground_truth_name(o->ground_truth), s->op->id, "; float32-reference: 014 and 012");
+        return 1;
+    }
     if (n_indices && !indices) {
         snprintf(err, errlen, "rg_run_suite: indices is NULL");
         return 1;
@@ -374,6 +379,10 @@ static void result_header(const rg_suite *s, const rg_run_options *o, int use_cu
     out->warmup = o->timed ? o->warmup : 0;
     out->iterations = o->timed ? o->iterations : 0;
     out->seed = o->seed;
+    out->rounds = use_cuda ? 1 : o->rounds;   /* the CUDA runner checks one round (rounds.c is the CPU path's) */
+    out->ground_truth = o->ground_truth;
+    if (use_cuda && o->rounds > 1 && o->verbose >= 0)
+        fprintf(stderr, "ropegrad: the cuda backend checks one correctness round (--rounds applies to cpu)\n");
     time_t now = time(NULL);
     struct tm tm;
     if (gmtime_r(&now, &tm)) strftime(out->started_at, sizeof out->started_at, "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -431,7 +440,7 @@ static int run_workload(const rg_suite *s, const rg_workload *w, const rg_run_op
         snprintf(err, errlen, "workload %d: out of memory for the reference", w->index);
         return 1;
     }
-    int rc = op->reference_fn(&in, ref);
+    int rc = rg_ground_truth_reference(op, &in, o->ground_truth, ref);
     if (rc) {
         free(ref);
         rg_tensors_free(&in);

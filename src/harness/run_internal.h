@@ -33,4 +33,23 @@ int64_t rg_position_at(uint64_t key, int64_t b, int64_t s, int64_t S, int64_t po
 int rg_check_op_output(const rg_op *op, const void *out, int64_t n, const double *ref, const rg_workload *w,
                        rg_check *res);
 
+/* rounds.c: round r's seed (round 0: seed itself). */
+uint64_t rg_round_seed(uint64_t seed, int round);
+
+/* The CPU path's correctness of one workload: o->rounds rounds of fresh
+ * seeded inputs written into in's buffers (round 0: in as made, checked
+ * against ref0), the output poisoned before each call, the reward-hack
+ * guards after it, the float64 yardstick of round 0 when the ground truth is
+ * float32-reference. Leaves round 0's inputs in in. wr->check gets the
+ * result (pass 0 with a reason on the first failure). 0, or 1 with a message
+ * on a system error (out of memory, a generator failure). */
+int rg_cpu_correctness(const rg_op *op, const rg_workload *w, const rg_run_options *o, rg_tensors *in, void *out,
+                       const double *ref0, rg_workload_result *wr, char *err, size_t errlen);
+
+/* After the timed iterations: one more call on in (round 0's inputs) with a
+ * poisoned output must pass the check against ref, else the workload fails
+ * (REWARD_HACK) and loses its timing. 0, or 1 on out of memory. */
+int rg_cpu_after_timing(const rg_op *op, const rg_workload *w, const rg_tensors *in, void *out, const double *ref,
+                        int threads, rg_workload_result *wr);
+
 #endif

@@ -104,6 +104,8 @@ static void sol_rows(rg_kvlist *l, const rg_manifest *m, const rg_run_view *v)
         return;
     }
     kv_str(l, "T_SOL", m->t_sol_detail);
+    char b[600];
+    if (rg_baseline_source(m, b, sizeof b) == 0) rg_kv_add(l, "Baseline (T_b)", b);
     char s[600];
     snprintf(s, sizeof s, "%s: %s", rg_sol_state_name(v->sol_check.state), v->sol_check.basis);
     rg_kv_add(l, "T_SOL check (the index's own)", s);

@@ -302,6 +302,8 @@ static void read_protocol(rd *x, rg_manifest *m, const cJSON *p)
     rd_str(x, c, "reference", m->correctness_reference, sizeof m->correctness_reference, "correctness");
     rd_str(x, c, "comparator", m->correctness_comparator, sizeof m->correctness_comparator, "correctness");
     rd_str(x, c, "element", m->correctness_element, sizeof m->correctness_element, "correctness");
+    m->rounds = rd_int(x, c, "rounds", "correctness");
+    rd_str(x, c, "groundTruth", m->ground_truth, sizeof m->ground_truth, "correctness");
     const cJSON *ms = rd_obj(x, p, "measurement", "protocol.spec");
     rd_str(x, ms, "timer", m->timer, sizeof m->timer, "measurement");
     rd_str(x, ms, "primaryStatistic", m->measurement_statistic, sizeof m->measurement_statistic, "measurement");
@@ -727,6 +729,11 @@ int rg_protocol_from_manifest(const rg_manifest *m, rg_recorded_protocol *p, cha
     p->opts.warmup = m->warmup;
     p->opts.iterations = m->iterations;
     p->opts.seed = seed;
+    p->opts.rounds = m->rounds > 0 ? m->rounds : 1;   /* a record made before rounds: one */
+    if (m->ground_truth[0] && rg_ground_truth_parse(m->ground_truth, &p->opts.ground_truth)) {
+        snprintf(err, errlen, "manifest: ground truth \"%.31s\" is not float64 or float32-reference", m->ground_truth);
+        return 2;
+    }
     if (!strcmp(m->inputs, "normal")) p->opts.inputs = RG_INPUTS_NORMAL;
     else if (!strcmp(m->inputs, "positions")) p->opts.inputs = RG_INPUTS_POSITIONS;
     else {

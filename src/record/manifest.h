@@ -103,6 +103,8 @@ typedef struct rg_manifest {
     char family[256], family_notes[1024];
     char definition[256];
     int warmup, iterations;             /* -1 when unknown */
+    int rounds;                         /* correctness.rounds, -1 when unknown (older records: one round) */
+    char ground_truth[32];              /* correctness.groundTruth, "" when unknown (older records: float64) */
     char seed[32], inputs[32], cold_l2[256];
 
     /* environment.spec */

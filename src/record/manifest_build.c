@@ -22,6 +22,7 @@
 
 #include "impl.h"
 #include "record.h"
+#include "manifest_parts.h"
 #include "rg_util.h"
 
 #define RG_FAMILY "ropegrad_sol_execbench"
@@ -79,7 +80,21 @@ static cJSON *protocol_spec(const rg_run_result *r)
     add_str(h, "name", "ropegrad");
     add_str(h, "version", ropegrad_version());
     cJSON *c = cJSON_AddObjectToObject(p, "correctness");
-    add_str(c, "reference", r->reference[0] ? r->reference : "float64 (ropegrad_backward_reference, libm sin/cos)");
+    if (r->ground_truth == RG_TRUTH_FLOAT32_REFERENCE)
+        add_str(c, "reference", "float32: the definition's reference in float32 arithmetic, as the official evaluator "
+                                "runs it on the GPU (src/harness/ground_truth.c)");
+    else add_str(c, "reference", r->reference[0] ? r->reference : "float64 (ropegrad_backward_reference, libm sin/cos)");
+    add_str(c, "groundTruth", rg_ground_truth_name(r->ground_truth));
+    if (r->ground_truth != RG_TRUTH_FLOAT64)
+        add_str(c, "yardstick", "float64: round 0's output checked against it too, reported beside "
+                                "(run.spec.ropegrad.workloads[].float64_yardstick)");
+    cJSON_AddNumberToObject(c, "rounds", r->rounds);
+    add_str(c, "roundInputs", "round r: the generator with seed + r * 0x9E3779B97F4A7C15 (mod 2^64), written into "
+                              "the same buffers");
+    if (!strcmp(r->backend, "cpu"))
+        add_str(c, "rewardHackChecks", "output poisoned before every call; fails a call that writes no output, "
+                                       "writes into an input, or repeats the previous round's output bit for bit "
+                                       "on different inputs; one call after the timed iterations must pass again");
     add_str(c, "comparator", "ropegrad tolerance check (SOL-ExecBench rules)");
     add_str(c, "element", "ok when |out - ref| <= max_atol + max_rtol * |ref|");
     add_str(c, "workload", "correct when matched ratio >= required_matched_ratio and, if max_error_cap is set, "
@@ -159,6 +174,26 @@ static const rg_workload *suite_workload(const rg_suite *s, int index)
     return NULL;
 }
 
+cJSON *rg_manifest_workload_entry(const rg_workload *sw, const char *const *axis_names)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "index", sw->index);
+    add_str(o, "uuid", sw->uuid);
+    cJSON *ax = cJSON_AddObjectToObject(o, "axes");
+    cJSON_AddNumberToObject(ax, "batch_size", (double)sw->batch_size);
+    cJSON_AddNumberToObject(ax, "seq_len", (double)sw->seq_len);
+    cJSON_AddNumberToObject(ax, "head_dim", (double)sw->head_dim);
+    for (int a = 0; axis_names && a < RG_OP_MAX_AXES && axis_names[a]; a++)   /* the op's named axes */
+        cJSON_AddNumberToObject(ax, axis_names[a], (double)sw->axes[a]);
+    add_num(o, "attention_scaling", sw->attention_scaling);
+    cJSON *t = cJSON_AddObjectToObject(o, "tolerance");
+    add_num(t, "max_atol", sw->max_atol);
+    add_num(t, "max_rtol", sw->max_rtol);
+    add_num(t, "required_matched_ratio", sw->required_matched_ratio);
+    add_num(t, "max_error_cap", sw->max_error_cap);
+    return o;
+}
+
 static cJSON *workload_spec(const rg_run_result *r, const rg_suite *s, char *err, size_t errlen)
 {
     cJSON *w = cJSON_CreateObject();
@@ -172,22 +207,7 @@ static cJSON *workload_spec(const rg_run_result *r, const rg_suite *s, char *err
             cJSON_Delete(w);
             return NULL;
         }
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "index", wr->index);
-        add_str(o, "uuid", wr->uuid);
-        cJSON *ax = cJSON_AddObjectToObject(o, "axes");
-        cJSON_AddNumberToObject(ax, "batch_size", (double)wr->batch_size);
-        cJSON_AddNumberToObject(ax, "seq_len", (double)wr->seq_len);
-        cJSON_AddNumberToObject(ax, "head_dim", (double)wr->head_dim);
-        for (int a = 0; a < RG_OP_MAX_AXES && r->axis_names[a]; a++)   /* the op's named axes */
-            cJSON_AddNumberToObject(ax, r->axis_names[a], (double)sw->axes[a]);
-        add_num(o, "attention_scaling", sw->attention_scaling);
-        cJSON *t = cJSON_AddObjectToObject(o, "tolerance");
-        add_num(t, "max_atol", sw->max_atol);
-        add_num(t, "max_rtol", sw->max_rtol);
-        add_num(t, "required_matched_ratio", sw->required_matched_ratio);
-        add_num(t, "max_error_cap", sw->max_error_cap);
-        cJSON_AddItemToArray(list, o);
+        cJSON_AddItemToArray(list, rg_manifest_workload_entry(sw, r->axis_names));
     }
     return w;
 }
@@ -218,6 +238,11 @@ static void add_revision(cJSON *impl_spec)
     if (rg_build_git_dirty() >= 0) cJSON_AddBoolToObject(rev, "dirty", rg_build_git_dirty());
 }
 
+int rg_manifest_sol_from_figures(const char *gpu, const rg_suite *s)
+{
+    return gpu && gpu[0] && s && s->have_figures && s->figures_gpu[0] && contains_ci(gpu, s->figures_gpu);
+}
+
 /* The run spec's SOL block, per-workload figures and sourceNative.metrics. */
 typedef struct sol_inputs {
     int mode_figures;       /* T_SOL and T_b from the suite's figures file */
@@ -229,7 +254,7 @@ static cJSON *sol_block(const rg_run_result *r, const rg_suite *s, const rg_base
 {
     memset(si, 0, sizeof *si);
     const char *gpu = r->env.gpu_name;
-    if (gpu[0] && s->have_figures && contains_ci(gpu, s->figures_gpu)) si->mode_figures = 1;
+    if (rg_manifest_sol_from_figures(gpu, s)) si->mode_figures = 1;
     else if (gpu[0]) si->tbps = rg_datasheet_bandwidth_tbps(gpu, &si->product);
     cJSON *src = cJSON_CreateObject();
     char detail[512];
@@ -265,7 +290,7 @@ static cJSON *sol_block(const rg_run_result *r, const rg_suite *s, const rg_base
 }
 
 /* metrics from the per-workload rows (the same sums verify makes again). */
-static cJSON *metrics_from_rows(const cJSON *rows, double latency_ms)
+cJSON *rg_manifest_metrics(const cJSON *rows, double latency_ms)
 {
     double sol_sum = 0, sp_sum = 0;
     int n_sol = 0, n_b = 0, fast = 0;
@@ -288,7 +313,7 @@ static cJSON *metrics_from_rows(const cJSON *rows, double latency_ms)
     return m;
 }
 
-static void suite_stats_rows(const cJSON *rows, double *mean, double *geomean)
+void rg_manifest_row_stats(const cJSON *rows, double *mean, double *geomean)
 {
     double s = 0, l = 0;
     int n = 0;
@@ -358,6 +383,25 @@ fail:
     for (int k = 0; k < RG_N_ROLES; k++) cJSON_Delete(obj[k]);
     cJSON_Delete(doc);
     return NULL;
+}
+
+cJSON *rg_manifest_assemble(cJSON *spec[RG_N_ROLES], const char *const name[RG_N_ROLES],
+                            const char *const title[RG_N_ROLES], char *err, size_t errlen)
+{
+    parts p = {0};
+    for (int k = 0; k < RG_N_ROLES; k++) {
+        p.spec[k] = spec[k];
+        spec[k] = NULL;
+        snprintf(p.name[k], sizeof p.name[k], "%s", name[k] ? name[k] : "");
+        snprintf(p.title[k], sizeof p.title[k], "%s", title[k] ? title[k] : "");
+    }
+    for (int k = 0; k < RG_N_ROLES; k++)
+        if (!p.spec[k]) {
+            snprintf(err, errlen, "manifest: its %s part is missing", rg_role_name(k));
+            parts_free(&p);
+            return NULL;
+        }
+    return assemble(&p, err, errlen);
 }
 
 static void names_for(parts *p, const char *backend, int kernel, const char *stamp_src, const char *def,
@@ -446,6 +490,15 @@ static cJSON *workload_row(const rg_workload_result *w, const sol_inputs *si, co
     cJSON_AddNumberToObject(o, "n_matched", (double)w->check.n_matched);
     cJSON_AddNumberToObject(o, "n_nonfinite", (double)w->check.n_nonfinite);
     add_str(o, "reason", w->check.reason);
+    cJSON_AddNumberToObject(o, "rounds", w->rounds_run);
+    if (w->reward_hack) cJSON_AddBoolToObject(o, "reward_hack", 1);
+    if (w->have_yardstick) {
+        cJSON *y = cJSON_AddObjectToObject(o, "float64_yardstick");
+        cJSON_AddBoolToObject(y, "pass", w->yardstick.pass);
+        add_num(y, "max_abs_err", w->yardstick.max_abs_err);
+        add_num(y, "max_rel_err", w->yardstick.max_rel_err);
+        add_num(y, "matched_ratio", w->yardstick.matched_ratio);
+    }
     add_num(o, "t_k_ns", t_k);
     add_num(o, "t_sol_ns", t_sol);
     add_num(o, "t_b_ns", t_b);
@@ -459,7 +512,7 @@ static cJSON *run_spec(const rg_run_result *r, cJSON *rows, cJSON *sol)
 {
     cJSON *run = cJSON_CreateObject();
     double mean, geomean;
-    suite_stats_rows(rows, &mean, &geomean);
+    rg_manifest_row_stats(rows, &mean, &geomean);
     add_str(run, "status", r->passed == r->total && r->total > 0 ? "passed" : "failed");
     cJSON *tm = cJSON_AddObjectToObject(run, "timing");
     cJSON *lat = cJSON_AddObjectToObject(tm, "latencyNs");
@@ -470,7 +523,7 @@ static cJSON *run_spec(const rg_run_result *r, cJSON *rows, cJSON *sol)
     cJSON *sn = cJSON_AddObjectToObject(run, "sourceNative");
     add_str(sn, "source", "ropegrad");
     add_str(sn, "benchmark", r->suite);
-    cJSON_AddItemToObject(sn, "metrics", metrics_from_rows(rows, geomean / 1e6));
+    cJSON_AddItemToObject(sn, "metrics", rg_manifest_metrics(rows, geomean / 1e6));
     cJSON *d = cJSON_AddObjectToObject(run, "ropegrad");
     cJSON *corr = cJSON_AddObjectToObject(d, "correctness");
     cJSON_AddNumberToObject(corr, "passed", r->passed);
@@ -681,7 +734,7 @@ static cJSON *legacy_run(const cJSON *run, cJSON *rows)
     cJSON *sn = cJSON_AddObjectToObject(rs, "sourceNative");
     add_str(sn, "source", "ropegrad");
     add_str(sn, "benchmark", rg_json_str_or_empty(run, "definition"));
-    cJSON_AddItemToObject(sn, "metrics", metrics_from_rows(rows, rg_json_num(ss, "geomean_of_medians") / 1e6));
+    cJSON_AddItemToObject(sn, "metrics", rg_manifest_metrics(rows, rg_json_num(ss, "geomean_of_medians") / 1e6));
     cJSON *d = cJSON_AddObjectToObject(rs, "ropegrad");
     cJSON *nc = cJSON_AddObjectToObject(d, "correctness");
     cJSON_AddItemToObject(nc, "passed", dup_or_null(rg_json_get(corr, "passed")));

@@ -135,3 +135,25 @@ const char *rg_sol_state_name(rg_sol_state s)
 {
     return s == RG_SOL_VERIFIED ? "verified" : s == RG_SOL_CPU ? "cpu" : "unverifiable";
 }
+
+int rg_baseline_source(const rg_manifest *m, char *out, size_t n)
+{
+    if (!m || !out || !n) return 2;
+    const char *mode = m->baseline_mode;
+    if (!strcmp(mode, "suite-figures"))
+        snprintf(out, n, "the suite's %.40s figures (%.120s): optimized PyTorch timed on a %.40s, not on this run's GPU "
+                         "unless it is one", m->figures_gpu[0] ? m->figures_gpu : "B200", m->figures_file,
+                 m->figures_gpu[0] ? m->figures_gpu : "B200");
+    else if (!strcmp(mode, "file"))
+        snprintf(out, n, "baseline file %.100s (%.100s, %.40s): times given with the run, measured apart from it",
+                 m->baseline_name, m->baseline_file, m->baseline_format);
+    else if (!strcmp(mode, "reference-same-call"))
+        snprintf(out, n, "the definition's reference, timed by the evaluator in the same call on this GPU");
+    else if (!strcmp(mode, "none"))
+        snprintf(out, n, "none: no baseline was given, so no SOL score and no x reference");
+    else {
+        out[0] = 0;
+        return 1;
+    }
+    return 0;
+}

@@ -35,6 +35,12 @@ typedef struct rg_sol_check {
  * 2 with a message when m or out is NULL. */
 int rg_manifest_sol_check(const rg_manifest *m, rg_sol_check *out, double *t_sol, char *err, size_t errlen);
 
+/* Where the record's baseline T_b comes from, in words, into out[n]
+ * (run.spec.ropegrad.sol.baseline): the suite's B200 figures, a baseline
+ * file, the reference timed in the same call (imported official traces), or
+ * none. 0, 1 when the record does not say (out ""), 2 on bad arguments. */
+int rg_baseline_source(const rg_manifest *m, char *out, size_t n);
+
 /* "verified", "cpu" or "unverifiable". */
 const char *rg_sol_state_name(rg_sol_state s);
 

@@ -1,0 +1,15 @@
+# SPDX-License-Identifier: Apache-2.0
+# test_reward_hack: one cheating plugin per CHEAT_* variant of
+# tests/plugins/cheat_plugin.c (tests/plugins/libcheat_<variant>.so), each
+# correct in value, each caught by a reward-hack check of src/harness/rounds.c.
+foreach(v cache lazy alias stop)
+  string(TOUPPER ${v} V)
+  add_library(cheat_${v} MODULE ${CMAKE_CURRENT_SOURCE_DIR}/plugins/cheat_plugin.c)
+  target_include_directories(cheat_${v} PRIVATE ${PROJECT_SOURCE_DIR}/include)
+  target_compile_definitions(cheat_${v} PRIVATE CHEAT_${V})
+  target_link_libraries(cheat_${v} PRIVATE libropegrad)
+  set_target_properties(cheat_${v} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/plugins)
+  add_dependencies(test_reward_hack cheat_${v})
+endforeach()
+add_dependencies(test_reward_hack plain014)
+set_tests_properties(test_reward_hack PROPERTIES TIMEOUT 600)

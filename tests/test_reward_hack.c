@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* test_reward_hack.c -- correctness over rounds of fresh inputs and the
+ * reward-hack checks of the CPU path (src/harness/rounds.c), through
+ * `ropegrad bench --impl`: each cheating plugin of tests/plugins/cheat_plugin.c
+ * (correct values, a cheated measurement) fails its workloads with the
+ * REWARD_HACK reason of the check that caught it, exit 1; the honest example
+ * plugin passes every round. With --rounds 1 the cache and lazy cheats pass:
+ * the rounds are what catch them. Also: --ground-truth float32-reference and
+ * its float64 yardstick in the JSON and the manifest's protocol. */
+#define _POSIX_C_SOURCE 200809L
+#include <unistd.h>
+
+#include "test_util.h"
+
+#define PLAIN RG_BINARY_DIR "/examples/plugin-014/libplain014.so"
+#define CHEAT(v) RG_BINARY_DIR "/tests/plugins/libcheat_" v ".so"
+#define FEW "--backend cpu --workloads 0-1 --warmup 1 --iterations 3 --quiet"
+
+static tu_scratch sc;
+static char out_text[1 << 16], err_text[1 << 14];
+
+#define rg(...) tu_run_captured(sc.dir, out_text, sizeof out_text, err_text, sizeof err_text, __VA_ARGS__)
+
+static int setup(void **state)
+{
+    (void)state;
+    return tu_scratch_open(&sc, "rg_hack");
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return tu_rm_rf(sc.dir);
+}
+
+/* bench's JSON of the last run. */
+static cJSON *result(void)
+{
+    char *text = tu_slurp(tu_path_in(sc.dir, "r.json"), NULL);
+    assert_non_null(text);
+    cJSON *j = cJSON_Parse(text);
+    free(text);
+    assert_non_null(j);
+    return j;
+}
+
+/* Every workload failed as a reward hack; the first one's reason holds needle
+ * (a plugin's call count is per process: later workloads may trip earlier). */
+static void expect_caught(const char *plugin, const char *rounds, const char *needle)
+{
+    int rc = rg("bench " FEW " --impl %s --rounds %s --json r.json", plugin, rounds);
+    if (rc != 1) fail_msg("exit %d (expected 1): %s", rc, err_text);
+    cJSON *j = result();
+    const cJSON *w;
+    cJSON_ArrayForEach(w, tu_get(j, "workloads"))
+    {
+        assert_true(cJSON_IsFalse(tu_get(w, "pass")));
+        assert_true(cJSON_IsTrue(tu_get(w, "reward_hack")));
+        const char *reason = tu_get(w, "reason")->valuestring;
+        if (strncmp(reason, "REWARD_HACK: ", 13) || (w == tu_get(j, "workloads")->child && !strstr(reason, needle)))
+            fail_msg("reason '%s', expected REWARD_HACK and '%s'", reason, needle);
+        assert_true(cJSON_IsNull(tu_get(tu_get(w, "time_ns"), "median")));   /* a failed workload is not timed */
+    }
+    cJSON_Delete(j);
+}
+
+static void expect_passes(const char *plugin, const char *rounds)
+{
+    TU_EXPECT_OK(rg("bench " FEW " --impl %s --rounds %s --json r.json", plugin, rounds), err_text);
+    cJSON *j = result();
+    assert_int_equal(tu_get(j, "rounds")->valueint, atoi(rounds));
+    const cJSON *w;
+    cJSON_ArrayForEach(w, tu_get(j, "workloads"))
+    {
+        assert_true(cJSON_IsTrue(tu_get(w, "pass")));
+        assert_int_equal(tu_get(w, "rounds_run")->valueint, atoi(rounds));
+    }
+    cJSON_Delete(j);
+}
+
+static void test_honest_plugin_passes_every_round(void **state)
+{
+    (void)state;
+    expect_passes(PLAIN, "10");
+}
+
+static void test_cache_by_pointer_caught(void **state)
+{
+    (void)state;
+    expect_caught(CHEAT("cache"), "3", "round 1: output bit-identical to round 0's, inputs differ (a cache)");
+    expect_passes(CHEAT("cache"), "1");
+}
+
+static void test_nothing_on_second_call_caught(void **state)
+{
+    (void)state;
+    expect_caught(CHEAT("lazy"), "3", "round 1: the call wrote no output");
+}
+
+static void test_output_in_input_caught(void **state)
+{
+    (void)state;
+    expect_caught(CHEAT("alias"), "1", "round 0: the call wrote into its input grad_cos");
+}
+
+static void test_stops_after_correctness_caught(void **state)
+{
+    (void)state;
+    expect_caught(CHEAT("stop"), "3", "the call after the timed iterations fails the check");
+}
+
+/* float32-reference: the official semantics; the float64 yardstick beside it, in JSON and manifest. */
+static void test_ground_truth_float32(void **state)
+{
+    (void)state;
+    TU_EXPECT_OK(rg("bench " FEW " --rounds 2 --ground-truth float32-reference --json r.json --manifest m.json"),
+                 err_text);
+    cJSON *j = result();
+    assert_string_equal(tu_get(j, "ground_truth")->valuestring, "float32-reference");
+    const cJSON *w0 = cJSON_GetArrayItem(tu_get(j, "workloads"), 0);
+    const cJSON *y = tu_get(w0, "float64_yardstick");
+    assert_true(cJSON_IsTrue(tu_get(y, "pass")));
+    /* The two references differ: float32 arithmetic vs libm in double. */
+    assert_true(tu_get(y, "max_abs_err")->valuedouble != tu_get(w0, "max_abs_err")->valuedouble);
+    cJSON_Delete(j);
+    char *m = tu_slurp(tu_path_in(sc.dir, "m.json"), NULL);
+    assert_non_null(m);
+    cJSON *doc = cJSON_Parse(m);
+    free(m);
+    const cJSON *c = tu_get(tu_get(tu_get(doc, "protocol"), "spec"), "correctness");
+    assert_string_equal(tu_get(c, "groundTruth")->valuestring, "float32-reference");
+    assert_int_equal(tu_get(c, "rounds")->valueint, 2);
+    assert_non_null(strstr(tu_get(c, "yardstick")->valuestring, "float64"));
+    cJSON_Delete(doc);
+    TU_EXPECT_OK(rg("verify m.json"), err_text);
+    TU_EXPECT_ONE_LINE_ERROR(rg("bench " FEW " --ground-truth float16"), err_text, "--ground-truth: unknown 'float16'");
+    TU_EXPECT_ONE_LINE_ERROR(rg("check --backend cpu --rounds 0"), err_text, "--rounds: '0' is not an integer");
+    TU_EXPECT_ONE_LINE_ERROR(rg("check --backend cpu --ground-truth float32-reference --suite %s/suites/sol-execbench-011",
+                                RG_SOURCE_DIR), err_text, "not available for op 011");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_honest_plugin_passes_every_round, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cache_by_pointer_caught, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_nothing_on_second_call_caught, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_output_in_input_caught, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stops_after_correctness_caught, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ground_truth_float32, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
