@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render.h"
+#include "html.h"
 #include "ticks.h"
 
 #define CHAR_W 7.0          /* at most one character's width at the axis font (11 px) */

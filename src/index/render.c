@@ -34,34 +34,6 @@ void rg_render_ctx_init(rg_render_ctx *ctx, int static_site)
 
 /* ---- escaping ------------------------------------------------------------------------- */
 
-/* s escaped for HTML, after it was made visible (e, a malloc'd copy from
- * rg_term: controls, bidi and invisible characters as \n, \u202e, ...). */
-static void html_esc_visible(rg_buf *b, char *e)
-{
-    if (!e) {
-        b->oom = 1;
-        return;
-    }
-    const char *s = e;
-    for (;;) {
-        size_t plain = strcspn(s, "&<>\"'");   /* copied in one piece (a manifest is kilobytes) */
-        rg_buf_put(b, s, plain);
-        s += plain;
-        if (!*s) break;
-        switch (*s++) {
-        case '&': rg_buf_put(b, "&amp;", 5); break;
-        case '<': rg_buf_put(b, "&lt;", 4); break;
-        case '>': rg_buf_put(b, "&gt;", 4); break;
-        case '"': rg_buf_put(b, "&quot;", 6); break;
-        default: rg_buf_put(b, "&#39;", 5); break;
-        }
-    }
-    free(e);
-}
-
-void rg_html_esc(rg_buf *b, const char *s) { html_esc_visible(b, rg_term_escape(s)); }
-
-void rg_html_esc_block(rg_buf *b, const char *s) { html_esc_visible(b, rg_term_escape_block(s)); }
 
 /* pre, then text escaped, then post (pre and post are markup). */
 static void put_esc(rg_buf *b, const char *pre, const char *text, const char *post)

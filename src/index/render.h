@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "chart.h"   /* the charts of the pages */
+#include "html.h"    /* rg_html_esc, rg_html_esc_block */
 #include "model.h"
 #include "rg_util.h"
 #include "ticks.h"   /* rg_fmt_si */
@@ -33,13 +34,6 @@ typedef struct rg_render_ctx {
 /* Fills ctx for a server (static_site 0) or a static site (1). */
 void rg_render_ctx_init(rg_render_ctx *ctx, int static_site);
 
-/* s escaped for HTML element text and attribute values (& < > " '), after
- * what would not show or would mislead is made visible as rg_term_escape
- * writes it: newlines and tabs (\n, \t), controls, bidi controls and
- * invisible characters (\u202e, \u200b), bytes that are not UTF-8 (\xff). */
-void rg_html_esc(rg_buf *b, const char *s);
-/* The same for a block of text (a <pre>): its newlines and tabs kept. */
-void rg_html_esc_block(rg_buf *b, const char *s);
 /* s as one URL path segment: everything outside A-Z a-z 0-9 - . _ ~ %-escaped. */
 void rg_url_esc(rg_buf *b, const char *s);
 /* A problem's file name in a static site, one-to-one (two names never share

@@ -16,7 +16,6 @@
 
 #include <sqlite3.h>
 
-#include "rank.h"
 #include "record.h"
 #include "rg_util.h"
 
@@ -268,36 +267,6 @@ int reg_query_i64(rg_registry *g, const char *sql, const char *key, double x, in
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : 2;
 }
 
-/* Counts on the (comparison_key, status, primary_ns) index, so a run page
- * costs O(log n) whatever the size of its group (the index's load benchmark
- * has 10,000 runs in one group). Same order as before: the primary statistic ascending,
- * ties by id. */
-int rg_registry_rank_of(rg_registry *g, int64_t id, int *rank, int *group_size, int64_t *first, char *err,
-                        size_t errlen)
-{
-    *rank = 0;
-    *group_size = 0;
-    *first = 0;
-    rg_run_row row;
-    int rc = rg_registry_get(g, id, &row, NULL, err, errlen);
-    if (rc) return rc;
-    int64_t size = 0, before = 0;
-    /* Ranked: passed with a primary figure (a `check` run times nothing). */
-    int ranked = !strcmp(row.status, "passed") && isfinite(row.primary_ns);
-    if (reg_query_i64(g,
-                  "SELECT COUNT(*) FROM runs WHERE comparison_key = ? AND status = 'passed' "
-                  "AND primary_ns IS NOT NULL",
-                  row.comparison_key, 0, 0, &size) ||
-        (ranked &&
-         reg_query_i64(g,
-                   "SELECT COUNT(*) FROM runs WHERE comparison_key = ?1 AND status = 'passed' "
-                   "AND (primary_ns < ?2 OR (primary_ns = ?2 AND id < ?3))",
-                   row.comparison_key, row.primary_ns, id, &before)))
-        return reg_fail(g, err, errlen, "cannot rank runs");
-    *group_size = (int)size;
-    if (ranked) *rank = (int)before + 1;
-    return rg_registry_first(g, row.comparison_key, first, err, errlen);   /* the one #1 (rank.h) */
-}
 
 
 int rg_registry_manifest_bytes(rg_registry *g, int64_t id, char **out, size_t *n, char *err, size_t errlen)
@@ -411,19 +380,6 @@ int rg_registry_problem_groups(rg_registry *g, const char *definition, rg_proble
     return 0;
 }
 
-int rg_registry_problems(rg_registry *g, const char *definition, rg_problem_row **out, size_t *n, char *err,
-                         size_t errlen)
-{
-    if (rg_registry_problem_groups(g, definition, out, n, err, errlen)) return 2;
-    for (size_t i = 0; i < *n; i++)   /* each group's #1: the one definition (rank.h) */
-        if (rg_registry_first(g, (*out)[i].comparison_key, &(*out)[i].best_id, err, errlen)) {
-            free(*out);
-            *out = NULL;
-            *n = 0;
-            return 2;
-        }
-    return 0;
-}
 
 int rg_registry_generation(rg_registry *g, int64_t *gen, char *err, size_t errlen)
 {
