@@ -31,7 +31,7 @@ typedef struct tally {
     int robust_slow, robust_caught;  /* the median/MAD rule */
 } tally;
 
-static rg_verdict gated(rg_verdict v, int busy) { return v == RG_VERDICT_SLOW && busy ? RG_VERDICT_UNCLEAR : v; }
+static rg_verdict gated(rg_verdict v, int busy) { return busy ? RG_VERDICT_UNCLEAR : v; }
 
 static const char *figure(char *buf, size_t n, double v)
 {

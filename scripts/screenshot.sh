@@ -42,5 +42,16 @@ shot /problems/014_rotary_embedding_with_attention_scaling_backward 900 docs/ind
 shot /runs/2 2600 docs/index-run-page.png
 shot /compare/1/2 1400 docs/index-compare-page.png
 shot /history/2 1000 docs/index-history-page.png
+# The field of 014 on the H200 (issue 25): the registry the device call's peers step made
+# (bench/results/peers/runs.db: ropegrad, the plugins, the reference eager and torch.compile'd),
+# served from a copy.
+kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true
+cp bench/results/peers/runs.db "$tmp/field.db"
+"$B/ropegrad" serve --db "$tmp/field.db" --listen 127.0.0.1:0 > "$tmp/serve-field.txt" 2>&1 &
+pid=$!
+for _ in $(seq 50); do grep -q "http://" "$tmp/serve-field.txt" && break; sleep 0.1; done
+url=$(grep -o "http://[0-9.:]*/" "$tmp/serve-field.txt" | head -1)
+[ -n "$url" ] || { cat "$tmp/serve-field.txt" >&2; exit 1; }
+shot /problems/014_rotary_embedding_with_attention_scaling_backward 1500 docs/field-014-h200.png
 bash scripts/page_sources.sh > docs/screenshots.sha256
 echo "screenshot: docs/screenshots.sha256 $(cat docs/screenshots.sha256)"

@@ -264,8 +264,13 @@ static void test_history_rule(void **state)
     assert_int_equal(rg_gate_history_check(g, after, RG_GATE_Z, 0.05, &h, err, sizeof err), 0);
     assert_int_equal(h.skipped, 4);   /* the four busy runs, by load average, other processes and steal */
     assert_int_equal(h.n, 8);
+    int64_t same_busy = store(g, cpu_manifest_share(1.0, 23, 0.2, 2.2, 0.01));   /* the same figure, busy */
     rg_registry_close(g);
     (void)busy_hist;
+    /* A busy run says nothing either way: UNCLEAR even at the history's own figure. */
+    assert_int_equal(rg("runs check %lld --db g.db", (long long)same_busy), 0);
+    assert_non_null(strstr(out_text, ": UNCLEAR"));
+    assert_null(strstr(out_text, ": SAME"));
 
     assert_int_equal(rg("runs check %lld --db g.db", (long long)same), 0);
     assert_non_null(strstr(out_text, "against the history of its line: 6 earlier credible runs"));

@@ -187,14 +187,14 @@ static int check_history(rg_registry *g, int64_t id, double z_threshold, double 
     }
     int busy = rg_manifest_busy(&m, busy_why, sizeof busy_why);
     rg_manifest_free(&m);
-    rg_verdict v = h.verdict == RG_VERDICT_SLOW && busy ? RG_VERDICT_UNCLEAR : h.verdict;
+    rg_verdict v = busy ? RG_VERDICT_UNCLEAR : h.verdict;   /* gate.h: a busy CPU run says nothing either way */
     tprintf("check: run #%lld against the history of its line: %zu earlier credible runs (#%lld to #%lld)", (long long)id,
             h.n, (long long)h.first_id, (long long)h.last_id);
     if (h.skipped) tprintf(", %zu left out (failed, suspect or busy)", h.skipped);
     tprintf("\nmethod: %s\nz threshold %.3g, threshold %.3g%%\n\n", RG_GATE_HISTORY_METHOD, z_threshold, 100 * threshold);
     tprintf("  primary: run %.3f us, history mean %.3f us, sd %.3f us, ratio %.4f, z %.2f: %s\n", h.x / 1e3,
             h.mean / 1e3, h.sd / 1e3, h.x / h.mean, h.z, rg_verdict_name(v));
-    if (busy) tprintf("  recorded on a busy machine (%s): UNCLEAR, never SLOW\n", busy_why);
+    if (busy) tprintf("  recorded on a busy machine (%s): UNCLEAR, never SLOW (or SAME, or FAST)\n", busy_why);
     tprintf("\n%s\n", v == RG_VERDICT_SLOW ? "regression" : "no regression");
     return v == RG_VERDICT_SLOW ? 1 : 0;
 }

@@ -460,7 +460,7 @@ int rg_check_runs(const rg_manifest *base, const rg_manifest *run, double alpha,
         }
         o->have = 1;
         o->verdict = rg_shift_verdict(&o->shift, alpha, threshold);
-        if (o->verdict == RG_VERDICT_SLOW && busy) {   /* gate.h: a busy CPU run is never SLOW */
+        if (busy) {   /* gate.h: a busy CPU run is UNCLEAR (never SLOW, nor SAME or FAST) */
             o->verdict = RG_VERDICT_UNCLEAR;
             snprintf(o->why, sizeof o->why, "busy machine: %s", busy_why);
         }
