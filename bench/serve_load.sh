@@ -9,6 +9,7 @@
 #
 #   bash bench/serve_load.sh [SECONDS per page, default 15]
 #
+# SERVE_THREADS=N passes --threads N to the server (default: the server's own).
 # OUT=FILE writes the results there instead of bench/results/serve_load.md (a
 # development measurement on a shared machine is not the figure).
 # The table ends with the CPU time of an uncached run page and of the problem
@@ -58,7 +59,7 @@ fill_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b - a}')
 # 2. The server, on a free loopback port (every load client is 127.0.0.1: wrk's
 # 64 connections and the pushes, above the default 64 per client address).
 "$RG" serve --db "$work/runs.db" --listen 127.0.0.1:0 --write-token-file "$work/token" --max-per-client 256 \
-  > "$work/serve.out" &
+  ${SERVE_THREADS:+--threads "$SERVE_THREADS"} > "$work/serve.out" &
 server=$!
 for _ in $(seq 100); do grep -q http "$work/serve.out" && break; sleep 0.1; done
 base=$(grep -o 'http://127.0.0.1:[0-9]*' "$work/serve.out")
@@ -144,7 +145,7 @@ mkdir -p "$(dirname "$out")"
   echo "Made by \`bash bench/serve_load.sh $DUR\` on $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores"
   echo "($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), shared with other work), commit $(git rev-parse --short HEAD)."
   echo "Registry: $RUNS runs in one comparison group (stored in ${fill_s%.*} s with their $PUSHES push files),"
-  echo "server: \`ropegrad serve\` defaults (4 worker threads, writes on a writer thread), loopback. Load: \`wrk -t2 -c64 -d${DUR}s --latency\`,"
+  echo "server: \`ropegrad serve\` defaults (${SERVE_THREADS:-one per online CPU: $(nproc)} worker threads, writes on a writer thread), loopback. Load: \`wrk -t2 -c64 -d${DUR}s --latency\`,"
   echo "one page after the other, while \`ropegrad runs push\` sends new runs one after another. The server caches"
   echo "each answer until the registry changes (every push changes it), so the first two rows mostly measure the"
   echo "cache and its refresh; the third asks for a different run each time."

@@ -65,6 +65,15 @@ static void serve_and_get(const char *listen, const char *host)
     rg_serve_destroy(s);
 }
 
+/* The default worker count follows the machine: one per online CPU, 2 to 64. */
+static void test_default_threads(void **state)
+{
+    (void)state;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned want = n < 2 ? 2u : n > 64 ? 64u : (unsigned)n;
+    assert_int_equal(rg_serve_default_threads(), want);
+}
+
 static void test_localhost(void **state) { serve_and_get("localhost:0", "127.0.0.1"); }
 
 /* Whether this machine can bind the IPv6 loopback address. */
@@ -176,7 +185,7 @@ int main(void)
     curl_global_init(CURL_GLOBAL_DEFAULT);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_localhost),   cmocka_unit_test(test_ipv6_loopback), cmocka_unit_test(test_refused),
-        cmocka_unit_test(test_name_rule),   cmocka_unit_test(test_literals),
+        cmocka_unit_test(test_name_rule),   cmocka_unit_test(test_literals), cmocka_unit_test(test_default_threads),
     };
     int rc = cmocka_run_group_tests(tests, setup, teardown);
     curl_global_cleanup();

@@ -65,7 +65,8 @@ static void serve_usage(void)
            "unless --write-token-file names a file holding the write token (16+ printable\n"
            "characters): then POST /api/runs (as `ropegrad runs push`) and the pages' note and\n"
            "issue forms take writes.\n"
-           "Defaults: 4 threads, request bodies up to %d bytes (413 above), 10 s idle timeout,\n"
+           "Defaults: a worker thread per online CPU (2 to 64), request bodies up to %d bytes (413\n"
+           "above), 10 s idle timeout,\n"
            "a page cache of %u bytes (keyed by path), %d connections per client address, %d s\n"
            "for a request body to arrive. Writes to a registry that is read-only, busy, deleted\n"
            "or replaced since the start are answered 503.\n",

@@ -37,6 +37,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <microhttpd.h>
 #include <openssl/crypto.h>
@@ -156,6 +157,12 @@ static int read_token(const char *path, char *tok, size_t n, char *err, size_t e
     return 0;
 }
 
+unsigned rg_serve_default_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 2 ? 2u : n > 64 ? 64u : (unsigned)n;
+}
+
 int rg_serve_create(const rg_serve_options *o, rg_server **out, char *err, size_t errlen)
 {
     if (out) *out = NULL;
@@ -170,7 +177,7 @@ int rg_serve_create(const rg_serve_options *o, rg_server **out, char *err, size_
     }
     snprintf(s->db_path, sizeof s->db_path, "%s", o->db_path);
     s->max_body = o->max_body ? o->max_body : RG_SERVE_MAX_BODY;
-    s->threads = o->threads ? o->threads : 4;
+    s->threads = o->threads ? o->threads : rg_serve_default_threads();
     s->timeout_s = o->timeout_s ? o->timeout_s : 10;
     s->cache_bytes = o->cache_bytes ? o->cache_bytes : RG_SERVE_CACHE_BYTES;
     s->max_per_client = o->max_per_client ? o->max_per_client : RG_SERVE_MAX_PER_CLIENT;

@@ -41,7 +41,7 @@ typedef struct rg_serve_options {
     const char *listen;             /* "ADDR:PORT", "[ADDR6]:PORT" or "NAME:PORT" (listen.h), default
                                        127.0.0.1:8080; port 0: any free port */
     const char *write_token_file;   /* NULL: read-only */
-    unsigned threads;               /* worker threads, 0: 4 */
+    unsigned threads;               /* worker threads, 0: rg_serve_default_threads() */
     size_t max_body;                /* 0: RG_SERVE_MAX_BODY */
     unsigned timeout_s;             /* idle connection timeout, 0: 10 s */
     size_t cache_bytes;             /* page cache cap, 0: RG_SERVE_CACHE_BYTES */
@@ -69,6 +69,12 @@ typedef struct rg_response {
     char location[256];             /* for 201/303, else "" */
     const char *allow;              /* for 405: the Allow header (static string), else NULL */
 } rg_response;
+
+/* The worker threads when none are asked for: one per online CPU, 2 to 64.
+ * More workers than cores made the tail of uncached pages longer under load
+ * (bench/results/serve_load.md: p99 23 ms with 4 workers, 11.7 ms with 2, on
+ * 2 cores). */
+unsigned rg_serve_default_threads(void);
 
 /* A server object without a listening socket (tests); rg_serve_start binds. */
 int rg_serve_create(const rg_serve_options *o, rg_server **out, char *err, size_t errlen);
