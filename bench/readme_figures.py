@@ -630,6 +630,21 @@ def block_serve_load():
             f"{probe.group(4)} ms ({probe.group(1)} of {probe.group(2)}). Goals: {met}.")
 
 
+def block_apply_table():
+    """The apply ops' performance tables (bench/apply_table.py over bench/results/ops)."""
+    import contextlib
+    import importlib.util
+    import io
+    here = os.path.dirname(os.path.abspath(__file__))
+    spec = importlib.util.spec_from_file_location("apply_table", os.path.join(here, "apply_table.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        mod.main(["apply_table.py", os.path.join(here, "results", "ops")])
+    return buf.getvalue().rstrip("\n")
+
+
 BLOCKS = {
     "ops-table": block_ops_table,
     "cuda-014": block_cuda_014,
@@ -646,6 +661,7 @@ BLOCKS = {
     "positions-max": block_positions_max,
     "notes-ops-stand": block_notes_ops_stand,
     "serve-load": block_serve_load,
+    "apply-table": block_apply_table,
 }
 
 # blocks inside a sentence: no line breaks around them, no wrapping

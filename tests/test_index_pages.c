@@ -209,7 +209,7 @@ static void test_cpu_runs(void **state)
     has(p, "<tr><th>revision</th><td>git ");   /* the revision label, as in the header */
     free(p);
     p = page(s, (rg_request){.path = "/problems/" DEF}, 200);
-    has(p, "none of these runs has a speed-of-light figure");
+    has(p, "none of these runs has a SOL score, which needs a speed-of-light time and a baseline time");
     free(p);
     rg_serve_destroy(s);
 }

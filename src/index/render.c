@@ -742,8 +742,9 @@ static void problem_group(rg_buf *b, const rg_render_ctx *ctx, const rg_group_vi
     rg_buf_puts(b, " · ranked by ");
     rg_html_esc(b, g->primary_stat);
     if ((int64_t)g->n < g->runs) rg_buf_printf(b, " · the first %zu shown", g->n);
-    if (!sol) rg_buf_puts(b, " · no SOL, reference or cases-faster column: none of these runs has a speed-of-light "
-                             "figure (" RG_NO_SOL_ON_CPU ")");
+    if (!sol) rg_buf_puts(b, " · no SOL, reference or cases-faster column: none of these runs has a SOL score, "
+                             "which needs a speed-of-light time and a baseline time (" RG_NO_SOL_ON_CPU "; a GPU run "
+                             "has one when it was recorded with a baseline)");
     rg_buf_puts(b, "<br>");
     rank_method(b, g->interval_ranked);
     reference_note(b, ctx, g);
