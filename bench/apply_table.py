@@ -39,19 +39,39 @@ def peer_summary(op):
     return med, faster, len(ws), liger_ok, slower
 
 
+def real_tables_column(op):
+    """Liger beside ropegrad on real RoPE tables (bench/vs_torch_apply.py --tables rope), where Liger's
+    reading of half of each cos/sin row is valid: geomeans, passes, and Liger / ropegrad."""
+    if not op:
+        return "not measured"
+    ws = op["workloads"]
+    if not all("liger" in w and "error" not in w["liger"] for w in ws):
+        return "Liger not run"
+    rg, lg = geomean([w["ropegrad"]["median_us"] for w in ws]), geomean([w["liger"]["median_us"] for w in ws])
+    rg_ok = sum(bool(w["ropegrad"].get("passed")) for w in ws)
+    lg_ok = sum(bool(w["liger"].get("passed")) for w in ws)
+    faster = sum(w["ropegrad"]["median_us"] < w["liger"]["median_us"] for w in ws)
+    return "%.2f us (%d/%d pass) vs %.2f us (%d/%d pass): Liger %.2fx ropegrad's time, ropegrad faster on %d of %d" % (
+        rg, rg_ok, len(ws), lg, lg_ok, len(ws), lg / rg, faster, len(ws))
+
+
 def main(argv):
     d = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "ops")
     peers = json.load(open(os.path.join(d, "h200-vs-torch-apply.json")))
     hf = json.load(open(os.path.join(d, "h200-hf-step.json")))
-    print("| op | ropegrad / floor (geomean) | ropegrad | torch eager | torch.compile | Liger | faster than torch.compile |")
-    print("|---|---|---|---|---|---|---|")
+    rope_path = os.path.join(d, "h200-vs-torch-apply-rope.json")
+    rope = json.load(open(rope_path)) if os.path.exists(rope_path) else None
+    print("| op | ropegrad / floor (geomean) | ropegrad | torch eager | torch.compile | Liger | faster than torch.compile |"
+          " Liger on real tables: ropegrad vs Liger |")
+    print("|---|---|---|---|---|---|---|---|")
     for op in ("088", "068"):
         fl = floor_geomean(os.path.join(d, "apply-floor-%s.txt" % op))
         med, faster, n, liger_ok, slower = peer_summary(peers["ops"][op])
         liger = "%.2f us (%d/%d pass)" % (med["liger"], liger_ok, n) if "liger" in med else "not run"
+        real = real_tables_column(rope["ops"].get(op)) if rope else "not measured"
         note = "" if not slower else " (%s)" % ", ".join("workload %d: compile %.3fx ropegrad's time" % s for s in slower)
-        print("| %s | %.3fx | %.2f us | %.2f us | %.2f us | %s | %d of %d%s |" % (
-            op, fl, med["ropegrad"], med["eager"], med["compile"], liger, faster, n, note))
+        print("| %s | %.3fx | %.2f us | %.2f us | %.2f us | %s | %d of %d%s | %s |" % (
+            op, fl, med["ropegrad"], med["eager"], med["compile"], liger, faster, n, note, real))
     print()
     print("| model | RoPE work: stock | ropegrad | speedup | training step: stock | ropegrad | step change |")
     print("|---|---|---|---|---|---|---|")

@@ -12,11 +12,17 @@ float64 under the workload's tolerance. The sibling of bench/vs_torch_ops.py
 Eager and compile run the definitions' formulas, written out below: 088
 x*cos + rotate_half(x)*sin with one [S,D] table; 068 grad_x =
 g*cos - rotate_half(g)*sin, grad_cos / grad_sin = the heads' sums of g*x and
-g*rotate_half(x), tables [B,S,D]. Inputs are standard normal (the suites'
-"random"). Liger (liger_kernel.ops.rope: rope_forward, rope_backward) is a peer
-where it imports (a wheel carried to the device: scripts/device-ops.sh); its
-backward computes grad_q and grad_k only (no grad_cos, grad_sin), so its 068
-row is marked partial. Without CUDA (--smoke) the times are perf_counter
+g*rotate_half(x), tables [B,S,D]. q/k (and gradients) are standard normal;
+the tables are the suites' standard normal ones (`--tables random`, the
+default) or real RoPE tables (`--tables rope`: cos/sin of position x
+inv_freq, base 10000, the frequency half repeated as Hugging Face builds it,
+positions to ~3e5 with a different start per batch for 068's [B,S,D] tables).
+Liger (liger_kernel.ops.rope: rope_forward, rope_backward) is a peer where it
+imports (a wheel carried to the device: scripts/device-ops.sh). It reads only
+the first half of each cos/sin row (it assumes the repeated halves of real
+tables), so on random tables it is wrong by construction and is measured
+honestly only with `--tables rope`; its backward computes grad_q and grad_k
+only (no grad_cos, grad_sin), so its 068 row is marked partial. Without CUDA (--smoke) the times are perf_counter
 wall-clock medians: a check that the script runs, not a measurement."""
 
 import argparse
@@ -62,16 +68,39 @@ def load_liger():
         return None, "%s: %s" % (type(e).__name__, e)
 
 
-def inputs(op, axes, device, gen):
+ROPE_POS_MAX = 300000   # positions of long contexts reach ~3e5
+
+
+def rope_tables(starts, S, D):
+    """Real RoPE tables [len(starts), S, D] in float32: cos/sin of (start + s)
+    x inv_freq (base 10000), each row's frequency half repeated."""
+    import torch
+    inv_freq = 1.0 / (10000.0 ** (torch.arange(0, D, 2, dtype=torch.float64) / D))
+    pos = torch.tensor(starts, dtype=torch.float64)[:, None] + torch.arange(S, dtype=torch.float64)[None]
+    ang = pos[..., None] * inv_freq
+    ang = torch.cat((ang, ang), dim=-1)
+    return ang.cos().float(), ang.sin().float()
+
+
+def inputs(op, axes, device, gen, tables="random"):
     import torch
     B, H, Hkv, S, D = axes["batch_size"], axes["num_heads"], axes["num_kv_heads"], axes["seq_len"], 128
 
     def r(*shape):
         return torch.randn(*shape, generator=gen).to(device)
+
+    def starts(n):   # packed sequences: each table row set starts elsewhere, up to ~3e5
+        return torch.randint(0, ROPE_POS_MAX - S, (n,), generator=gen).tolist()
+
+    n_tables = 1 if op == "088" else B
+    if tables == "rope":
+        cos, sin = (t.to(device) for t in rope_tables(starts(n_tables), S, D))
+    else:
+        cos, sin = r(n_tables, S, D), r(n_tables, S, D)
     if op == "088":
-        return dict(query=r(B, H, S, D), key=r(B, Hkv, S, D), cos=r(S, D), sin=r(S, D))
+        return dict(query=r(B, H, S, D), key=r(B, Hkv, S, D), cos=cos[0], sin=sin[0])
     return dict(grad_q_embed=r(B, H, S, D), grad_k_embed=r(B, Hkv, S, D), q=r(B, H, S, D), k=r(B, Hkv, S, D),
-                cos=r(B, S, D), sin=r(B, S, D))
+                cos=cos, sin=sin)
 
 
 def implementations(op, x, compiled, liger):
@@ -139,7 +168,7 @@ def run_op(op, args, device, liger):
     gen = torch.Generator().manual_seed(2026)
     rows = []
     for i, w in enumerate(workloads):
-        x = inputs(op, w["axes"], device, gen)
+        x = inputs(op, w["axes"], device, gen, args.tables)
         ref64 = formula(**{n: t.double() for n, t in x.items()})
         atol, rtol = w["tolerance"]["max_atol"], w["tolerance"]["max_rtol"]
         row = dict(index=i, **{a: w["axes"][a] for a in ("batch_size", "num_heads", "num_kv_heads", "seq_len")})
@@ -190,6 +219,8 @@ def main(argv=None):
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--iters", type=int, default=50)
     ap.add_argument("--no-compile", action="store_true")
+    ap.add_argument("--tables", choices=("random", "rope"), default="random",
+                    help="cos/sin tables: the suites' standard normal ones, or real RoPE tables (positions to ~3e5)")
     ap.add_argument("--smoke", action="store_true", help="two tiny workloads per op, few iterations (CPU is fine)")
     args = ap.parse_args(argv)
     if args.smoke:
@@ -204,7 +235,7 @@ def main(argv=None):
         print("liger: not run (%s)" % why)
     result = dict(device=torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu",
                   timer="cupti spans, cold L2" if device.type == "cuda" else "perf_counter",
-                  torch=torch.__version__, liger=getattr(liger, "__name__", None), liger_not_run=why, ops={})
+                  tables=args.tables, torch=torch.__version__, liger=getattr(liger, "__name__", None), liger_not_run=why, ops={})
     for op in args.ops.split(","):
         result["ops"][op] = run_op(op, args, device, liger)
     ok = all(r["ropegrad"].get("passed") for o in result["ops"].values() for r in o["workloads"])

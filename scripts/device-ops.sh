@@ -173,6 +173,11 @@ if [[ " $STEPS " == *" applypeers "* ]]; then
     --out "$W/h200-vs-torch-apply.json" > "$W/vs_torch_apply.txt" 2>&1
   status[vs_torch_apply]="exit $?: $(grep -E '^\| geomean|^liger' "$W/vs_torch_apply.txt" | tr '\n' ' ')"
   grep -E "^op|^\| [0-9g]|^liger" "$W/vs_torch_apply.txt"
+  # Real RoPE tables (positions to ~3e5, packed): where Liger's reading of half of each row is valid.
+  PYTHONPATH="$ROOT/python${liger_path:+:$liger_path}" timeout 300 python3 bench/vs_torch_apply.py --tables rope \
+    --no-compile --out "$W/h200-vs-torch-apply-rope.json" > "$W/vs_torch_apply_rope.txt" 2>&1
+  status[vs_torch_apply_rope]="exit $?: $(grep -E '^\| geomean|^liger' "$W/vs_torch_apply_rope.txt" | tr '\n' ' ')"
+  grep -E "^op|^\| [0-9g]|^liger" "$W/vs_torch_apply_rope.txt"
 fi
 
 if [[ " $STEPS " == *" hf "* ]]; then
@@ -239,7 +244,7 @@ fi
 (cd "$W" && tar -czf "$OUT/results.tar.gz" h200-*.json probe-ops.txt vs_torch_ops.txt vs_torch.txt test_gpu_forward.txt \
   test_forward_torch.txt ctest.txt bench-*.txt positions-*.txt rank.txt sanitizer-*.txt dev-*.txt test_ddp*.txt \
   test_solution_export*.txt sincos-bound.txt apply-floor-*.txt test_gpu_rope_apply.txt test_plugin_gpu.txt \
-  vs_torch_apply.txt test_hf_real_client.txt hf_step.txt liger-install.txt 2>/dev/null)
+  vs_torch_apply.txt vs_torch_apply_rope.txt test_hf_real_client.txt hf_step.txt liger-install.txt 2>/dev/null)
 tar -C "$W" -czf "$OUT/logs.tar.gz" .
 echo
 echo "| step | result |"
