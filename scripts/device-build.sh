@@ -4,6 +4,7 @@
 # runs on the GPU machine: build-device/, with the Debian libraries the GPU
 # machine lacks copied into build-device/lib. Carry it with the device call:
 #   run(command="bash scripts/device-run.sh", carry=["build-device"])
+# Then scripts/device-slim.sh shrinks it under the 64 MiB a call carries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Shrinks build-device/ (scripts/device-build.sh) to fit the device call's
+# 64 MiB carry limit: object files and static libraries go, ELF files are
+# stripped of symbols (their CUDA fat binaries are allocated sections and
+# stay), and the development tools a call does not need move aside to
+# build-device-dev/ (DEV_TOOLS, default: the bench/ tools other than
+# apply_floor). Prints the size left.
+#   bash scripts/device-slim.sh            # then carry ["build-device", ...]
+#   DEV_TOOLS="" bash scripts/device-slim.sh   # keep every development tool
+set -euo pipefail
+cd "$(dirname "$0")/.."
+B=${BUILD:-build-device}
+[ -d "$B" ] || { echo "device-slim: no $B (run scripts/device-build.sh)"; exit 2; }
+find "$B" \( -name '*.o' -o -name '*.a' \) -type f -delete
+mkdir -p "$B-dev/bench"
+for t in ${DEV_TOOLS-dev_kernels dev_forward dev_latency probe}; do
+  for f in "$B"/bench/"$t" "$B"/bench/"$t"-*; do [ -f "$f" ] && mv -f "$f" "$B-dev/bench/"; done
+done
+find "$B" -type f \( -perm -u+x -o -name '*.so*' \) -print0 |
+  while IFS= read -r -d '' f; do
+    head -c 4 "$f" | grep -q $'\x7fELF' && strip --strip-unneeded "$f" 2>/dev/null || true
+  done
+du -sh "$B" | sed 's/^/device-slim: /'
