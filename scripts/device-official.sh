@@ -146,6 +146,10 @@ BG_GROUPS=()
 left() { echo $((DEADLINE - $(date +%s))); }
 log() { echo "== official [+$(($(date +%s) - T0))s, $(left)s left] $*"; }
 has_step() { [[ " $STEPS " == *" $1 "* ]]; }
+# Background work runs in a process group of its own (setsid: its id is the process's, $!), so that
+# the end can stop it and whatever it started by that group's id; without setsid, as it is.
+SETSID=()
+command -v setsid > /dev/null && SETSID=(setsid -w)
 : > "$W/skipped.txt"
 skipped() { echo "official: SKIPPED: $*" | tee -a "$W/skipped.txt"; FAILED=1; }
 
@@ -164,7 +168,7 @@ pack() {
 finish() {
   : > "$W/go" 2>/dev/null   # phase 2 never waits for a caller that is gone
   local g
-  for g in "${BG_GROUPS[@]}"; do kill -- "-$g" 2>/dev/null; done
+  for g in "${BG_GROUPS[@]}"; do kill -- "-$g" 2>/dev/null || kill "$g" 2>/dev/null; done
   pack
   exec 1>&3 2>&4
   sleep 1
@@ -252,7 +256,11 @@ chmod +x "$W/ropegrad"
 RG=$W/ropegrad
 export ROPEGRAD_LIB=$B/libropegrad.so ROPEGRAD_CLI_LIB=$B/libropegrad_cli.so
 export ROPEGRAD_SOLUTION_CACHE=$W/rg-solutions ROPEGRAD_VERBOSE=1
-[ -n "$CAP" ] && export ROPEGRAD_CUDA_ARCH=sm_${CAP/./}
+# ropegrad's own builds (not the official ones, whose environment stays the CLI's): the local
+# architecture named, so neither ropegrad's -gencode nor torch (TORCH_CUDA_ARCH_LIST: an older torch
+# asks the GPU even when a flag names the arch) needs the GPU to build.
+RG_ARCH_ENV=()
+[ -n "$CAP" ] && export ROPEGRAD_CUDA_ARCH=sm_${CAP/./} && RG_ARCH_ENV=(TORCH_CUDA_ARCH_LIST="$CAP")
 RG_VERSION=$("$RG" --version 2>&1 | head -n 1)
 echo "ropegrad: $RG_VERSION ($B)"
 if [ -d "$CARRY/keep" ]; then
@@ -346,7 +354,7 @@ fi
 TWO_PID=""
 if has_step agreement && [ ${#ITEMS[@]} -gt 0 ]; then
   log "phase 1 in the background: the official compiles (bench/official/two_phase.py)"
-  PYTHONPATH=$OFFICIAL_PP setsid "$PYABS" bench/official/two_phase.py --out "$W/official" --jobs "$(nproc)" \
+  PYTHONPATH=$OFFICIAL_PP "${SETSID[@]}" "$PYABS" bench/official/two_phase.py --out "$W/official" --jobs "$(nproc)" \
     --compile-timeout "$COMPILE_TIMEOUT" --timeout "$EVAL_TIMEOUT" --deadline $((DEADLINE - POST_S)) \
     --go-file "$W/go" --hide-gpu-in-compile "${ITEMS[@]}" > "$W/two_phase.txt" 2>&1 &
   TWO_PID=$!
@@ -356,7 +364,7 @@ PREBUILD_PIDS=()
 if has_step agreement; then
   for w in "${CPP_WHO[@]}"; do
     p=${w%%:*} who=${w#*:}
-    CUDA_VISIBLE_DEVICES="" PYTHONPATH="$ROOT/python" setsid "$PYABS" -m ropegrad bench \
+    env "${RG_ARCH_ENV[@]}" CUDA_VISIBLE_DEVICES="" PYTHONPATH="$ROOT/python" "${SETSID[@]}" "$PYABS" -m ropegrad bench \
       --solution "$W/sol/$p-$who.json" --suite "suites/sol-execbench-$p" --backend cuda --build-only \
       > "$RES/prebuild-$p-$who.txt" 2>&1 &
     PREBUILD_PIDS+=($!)
@@ -377,8 +385,8 @@ fi
 peers() {  # PASS_NAME PEERS_DIR ONLY SKIP [EST_SOLUTION]
   local name=$1 dir=$2 only=$3 skip=$4 est=${5:-${EST_SOLUTION:-120}}
   log "ropegrad on the GPU: $name"
-  ONLY="$only" SKIP="$skip" OPS="$PROBLEMS" BACKEND=${BACKEND:-cuda} BUILD="$B" RESULTS="$RES" RG="$RG" PEERS="$dir" \
-    KEEP=1 EXPORTS=0 PYTHON="$PYABS" BENCH_ARGS="--progress ${RG_BENCH_ARGS:-}" PYTHONPATH="" EST_SOLUTION="$est" \
+  env "${RG_ARCH_ENV[@]}" ONLY="$only" SKIP="$skip" OPS="$PROBLEMS" BACKEND="${BACKEND:-cuda}" BUILD="$B" RESULTS="$RES" \
+    RG="$RG" PEERS="$dir" KEEP=1 EXPORTS=0 PYTHON="$PYABS" BENCH_ARGS="--progress ${RG_BENCH_ARGS:-}" PYTHONPATH="" EST_SOLUTION="$est" \
     EST_NATIVE="$EST_NATIVE_S" DEADLINE=$((DEADLINE - POST_S - RESERVE)) bash scripts/peers.sh || FAILED=1
 }
 MEASURED=()
@@ -412,7 +420,7 @@ if [ -n "$TWO_PID" ]; then
   while kill -0 "$TWO_PID" 2>/dev/null; do
     if [ "$(left)" -lt $((POST_S - 15)) ]; then
       echo "official: two_phase.py still running $((POST_S - 15))s before the end: stopped"
-      kill -- "-$TWO_PID" 2>/dev/null
+      kill -- "-$TWO_PID" 2>/dev/null || kill "$TWO_PID" 2>/dev/null
       FAILED=1
       break
     fi
