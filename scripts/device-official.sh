@@ -49,6 +49,8 @@
 # field), RG_BENCH_ARGS (extra options for every ropegrad bench run, e.g. a
 # protocol option the harness has), OVERLAP (1: ropegrad measures while the
 # official compiles run; 0: the compiles first, then the GPU work),
+# HIDE_GPU_IN_COMPILE (1: the official compiles run with CUDA_VISIBLE_DEVICES="", which checks
+# that they touch no GPU, two_phase.py's header; 0: exactly the CLI's environment),
 # BUILD (build-device), PY (python3), COMPILE_TIMEOUT (600) and EVAL_TIMEOUT
 # (540) (the CLI's), the estimates that decide which pairs (a problem and a
 # solution: both sides or neither) fit the budget, admitted in order:
@@ -352,11 +354,13 @@ fi
 
 # ---- 3. in the background: the official compiles and ropegrad's builds ------------------------------
 TWO_PID=""
+HIDE=(--hide-gpu-in-compile)
+[ "${HIDE_GPU_IN_COMPILE:-1}" = 1 ] || HIDE=()
 if has_step agreement && [ ${#ITEMS[@]} -gt 0 ]; then
   log "phase 1 in the background: the official compiles (bench/official/two_phase.py)"
   PYTHONPATH=$OFFICIAL_PP "${SETSID[@]}" "$PYABS" bench/official/two_phase.py --out "$W/official" --jobs "$(nproc)" \
     --compile-timeout "$COMPILE_TIMEOUT" --timeout "$EVAL_TIMEOUT" --deadline $((DEADLINE - POST_S)) \
-    --go-file "$W/go" --hide-gpu-in-compile "${ITEMS[@]}" > "$W/two_phase.txt" 2>&1 &
+    --go-file "$W/go" "${HIDE[@]}" "${ITEMS[@]}" > "$W/two_phase.txt" 2>&1 &
   TWO_PID=$!
   BG_GROUPS+=("$TWO_PID")
 fi
