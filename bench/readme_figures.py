@@ -13,7 +13,8 @@ Each generated block sits in the Markdown file between two marker comments,
 Reads bench/results/ops/ (scripts/device-ops.sh: h200-cuda-0NN.json, probe-ops.txt,
 h200-vs-torch*.json), bench/results/h200-cuda.json with bench/anchors/ (through
 bench/compare_anchors.py), bench/results/cpu-floor-0NN.md (bench/cpu_floor.sh),
-bench/results/serve_load.md (bench/serve_load.sh) and the older files the README cites. Standard library only.
+bench/results/serve_load.md (bench/serve_load.sh), bench/results/official/agreement.md
+(scripts/device-official.sh; "not measured yet" without it) and the older files the README cites. Standard library only.
 Exit codes: 0 ok, 1 --check found a difference, 2 bad input (one line on stderr).
 """
 import argparse
@@ -645,6 +646,23 @@ def block_apply_table():
     return buf.getvalue().rstrip("\n")
 
 
+AGREEMENT = f"{RES}/official/agreement.md"
+
+
+def block_agreement():
+    """Issue 26's agreement table, as scripts/device-official.sh wrote it (bench/agreement_table.py), or
+    "not measured yet" while no call's results are committed: never a figure typed here."""
+    if not os.path.exists(path(AGREEMENT)):
+        return (f"Not measured yet: there is no `{AGREEMENT}`. `scripts/device-official.sh` writes it on the GPU "
+                "machine (`agreement.md` in its results); the table appears here once a call's results are committed "
+                "under `bench/results/official/`.")
+    text = "\n".join(load_lines(AGREEMENT)).strip()
+    if "| problem | solution |" not in text:
+        raise InputError(f"{AGREEMENT}: not a table of bench/agreement_table.py")
+    return text + (f"\n\nFrom `{AGREEMENT}` (`bench/agreement_table.py` over the call's official traces and "
+                   "ropegrad's results, both committed beside it).")
+
+
 BLOCKS = {
     "ops-table": block_ops_table,
     "cuda-014": block_cuda_014,
@@ -662,6 +680,7 @@ BLOCKS = {
     "notes-ops-stand": block_notes_ops_stand,
     "serve-load": block_serve_load,
     "apply-table": block_apply_table,
+    "agreement": block_agreement,
 }
 
 # blocks inside a sentence: no line breaks around them, no wrapping

@@ -23,8 +23,22 @@
 # BENCH_ARGS (extra bench options for every run), RG (the ropegrad command,
 # default $BUILD/ropegrad), KEEP=1 (add to the registry of an earlier call). Exit 0 when every step ran (a failed workload is a
 # result, not an error), 1 when a step could not run at all.
+#
+# For a caller that splits the field over passes (scripts/device-official.sh):
+# ONLY="OP:WHO ..." measures only those runs, SKIP="OP:WHO ..." leaves those out
+# (measured elsewhere in the same call; said in the log), WHO being ropegrad,
+# plain014, ropegrad-as-plugin, reference, reference-compile or a solution
+# file's name without "OP-" (peer, peer-runs12, ropegrad-solution; one named
+# like a run above gets "-solution": OP-reference.json is reference-solution).
+# DEADLINE (epoch seconds) starts no run that would not end before it, by the
+# estimates EST_NATIVE (20 s: ropegrad and the plugins), EST_REFERENCE (40),
+# EST_COMPILE (180: torch.compile, one graph per shape) and EST_SOLUTION (120),
+# and stops a run at it: a skipped or stopped run is a row of the table
+# ("skipped: ..."), never left out silently. EXPORTS=0 leaves the exports (runs
+# list, rank, site, field.md) to the caller. Each run's start and end are
+# printed with the seconds since the script began.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
 B=${BUILD:-build}
 case $B in /*) ;; *) B=$ROOT/$B ;; esac
@@ -46,23 +60,71 @@ failed=0
 # ops measured in several calls, on one machine), else both start empty.
 if [ "${KEEP:-0}" != 1 ]; then rm -f "$DB"; : > "$R/runs.tsv"; fi
 
+T_START=$(date +%s)
+since() { echo "+$(( $(date +%s) - T_START ))s"; }
+listed() { [[ " $1 " == *" $2 "* ]]; }
+
+# estimate WHO COMMAND: the seconds a run is given before DEADLINE.
+estimate() {
+  case $1 in
+    reference) echo "${EST_REFERENCE:-40}" ;;
+    reference-compile) echo "${EST_COMPILE:-180}" ;;
+    ropegrad|plain014|ropegrad-as-plugin) echo "${EST_NATIVE:-20}" ;;
+    *) echo "${EST_SOLUTION:-120}" ;;
+  esac
+}
+
+# wanted OP WHO: 0 when this pass measures it (ONLY, SKIP), else 1 (SKIP said so).
+wanted() {
+  if [ -n "${ONLY:-}" ] && ! listed "$ONLY" "$1:$2"; then return 1; fi
+  if [ -n "${SKIP:-}" ] && listed "$SKIP" "$1:$2"; then
+    echo "peers: [$(since)] $1 $2: not here (SKIP: measured elsewhere in this call)"
+    return 1
+  fi
+  return 0
+}
+
 # measure OP WHO NOTE "COMMAND" OPTIONS...: one run of `COMMAND bench`,
 # recorded, its manifest and JSON kept as $R/OP-WHO.*, its log as $R/OP-WHO.txt.
 measure() {
   local op=$1 who=$2 note=$3 cmd=$4
   shift 4
-  local base="$R/$op-$who"
+  wanted "$op" "$who" || return 0
+  local base="$R/$op-$who" lim=0 need
+  if [ -n "${DEADLINE:-}" ]; then
+    lim=$(( DEADLINE - $(date +%s) ))
+    need=$(estimate "$who")
+    if [ "$lim" -lt "$need" ]; then
+      echo "peers: [$(since)] $op $who: skipped: ${lim}s left before the deadline, a run is given ${need}s"
+      printf '%s\t%s\t-\tskipped\t%s\t%s\n' "$op" "$who" "$note" \
+        "skipped: ${lim}s left before the call's deadline (needs about ${need}s)" >> "$R/runs.tsv"
+      return 0
+    fi
+  fi
+  echo "peers: [$(since)] $op $who: started"
+  local t0=$SECONDS
   # shellcheck disable=SC2086 # cmd is a command and its leading words
-  $cmd bench --suite "suites/sol-execbench-$op" --backend "$BACKEND" "${EXTRA[@]}" "$@" --record --db "$DB" \
-    --manifest "$base.manifest.json" --json "$base.json" > "$base.txt" 2>&1
+  if [ "$lim" -gt 0 ]; then
+    timeout -k 5 "$lim" $cmd bench --suite "suites/sol-execbench-$op" --backend "$BACKEND" "${EXTRA[@]}" "$@" \
+      --record --db "$DB" --manifest "$base.manifest.json" --json "$base.json" > "$base.txt" 2>&1
+  else
+    $cmd bench --suite "suites/sol-execbench-$op" --backend "$BACKEND" "${EXTRA[@]}" "$@" --record --db "$DB" \
+      --manifest "$base.manifest.json" --json "$base.json" > "$base.txt" 2>&1
+  fi
   local rc=$?
   local id
   id=$(sed -n 's/^recorded as run \([0-9]*\)$/\1/p' "$base.txt" | tail -n 1)
   if [ -n "$id" ] && [ -n "$note" ]; then $RG runs note "$id" "$note" --db "$DB" >/dev/null 2>&1; fi
   local line
   line=$(grep -E "^python3 -m ropegrad|^ropegrad bench" "$base.txt" | head -n 1)
+  if [ "$lim" -gt 0 ] && { [ "$rc" = 124 ] || [ "$rc" = 137 ]; }; then
+    line="stopped at the call's deadline after $(( SECONDS - t0 ))s"
+  fi
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$op" "$who" "${id:--}" "$rc" "$note" "$line" >> "$R/runs.tsv"
-  echo "peers: $op $who: exit $rc${id:+, run $id}$( [ -z "$id" ] && [ -n "$line" ] && echo ": $line")"
+  echo "peers: [$(since)] $op $who: exit $rc${id:+, run $id}, $(( SECONDS - t0 ))s$( [ -z "$id" ] && [ -n "$line" ] && echo ": $line")"
+  # where the time went (python3 -m ropegrad's progress lines, ROPEGRAD_VERBOSE=1)
+  grep -E "ropegrad \[\+[0-9.]+s\]: (torch .* imported|cuda_cpp build and load|.* imported in|the C harness finished)" \
+    "$base.txt" | sed 's/^/    /'
 }
 
 for op in $OPS; do
@@ -75,7 +137,7 @@ for op in $OPS; do
   fi
   measure "$op" reference "" "$PY -m ropegrad" --impl reference
   measure "$op" reference-compile "" "$PY -m ropegrad" --impl reference-compile
-  ls "$PEERS/$op"-*.json > /dev/null 2>&1 || { echo "peers: no $op solution files under $PEERS"; failed=1; }
+  ls "$PEERS/$op"-*.json > /dev/null 2>&1 || [ -n "${ONLY:-}" ] || { echo "peers: no $op solution files under $PEERS"; failed=1; }
   for sol in "$PEERS/$op"-*.json; do
     [ -f "$sol" ] || continue
     who=$(basename "$sol" .json)
@@ -84,11 +146,16 @@ for op in $OPS; do
     # correct only when every batch holds the same positions (as the dataset's
     # inputs do), wrong on packed sequences (`check --inputs positions`).
     [ "$who" = 011-peer ] && note="returns a view of batch 0 (batch stride 0): right only when every batch holds the same positions"
-    measure "$op" "${who#"$op"-}" "$note" "$PY -m ropegrad" --solution "$sol"
+    who=${who#"$op"-}
+    # A solution file named like a run above (OP-reference.json: the definition's
+    # reference as a solution) gets its own result files.
+    case $who in ropegrad|plain014|ropegrad-as-plugin|reference|reference-compile) who=$who-solution ;; esac
+    measure "$op" "$who" "$note" "$PY -m ropegrad" --solution "$sol"
   done
 done
 
 # The exports: the registry, its list and ranking, the pages.
+[ "${EXPORTS:-1}" = 0 ] && exit $failed
 $RG runs list --json --db "$DB" > "$R/runs-list.json" 2> "$R/runs-list.err" || failed=1
 $RG runs rank --db "$DB" > "$R/rank.txt" 2>&1 || failed=1
 $RG site --out "$R/site" --db "$DB" > "$R/site.txt" 2>&1 || failed=1

@@ -15,6 +15,11 @@ if(Python3_Interpreter_FOUND AND NOT ROPEGRAD_SANITIZE)
     COMMAND /usr/bin/env python3 ${PROJECT_SOURCE_DIR}/python/tests/test_ctypes_cpu.py)
   set_tests_properties(python_ctypes_cpu PROPERTIES TIMEOUT 300
     ENVIRONMENT "ROPEGRAD_LIB=$<TARGET_FILE:libropegrad>")
+  # How python3 -m ropegrad builds a cuda_cpp solution (its cache folder, the
+  # local GPU's -gencode as the official packager adds it) and its --verbose
+  # progress lines: standard library only, no torch, no GPU.
+  add_test(NAME python_impl_load COMMAND /usr/bin/env python3 ${PROJECT_SOURCE_DIR}/python/tests/test_impl_load.py)
+  set_tests_properties(python_impl_load PROPERTIES TIMEOUT 60)
   # `pip install ./python` into a temporary --target, then the installed
   # package finding the library (skipped, with the reason, without pip).
   add_test(NAME python_pip_install

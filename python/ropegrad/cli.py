@@ -10,11 +10,19 @@ Every other option is `ropegrad bench|check`'s own (--suite, --backend,
 --workloads, --iterations, --record, --db, --manifest, ...), passed to the
 same C harness (impl.py). --impl PATH.so (a C plugin) and no --impl at all
 (ropegrad's own kernels) run as the CLI does, in this process.
+
+--verbose (or ROPEGRAD_VERBOSE=1) prints where the time goes on stderr, with
+elapsed seconds (progress.py), and a line per workload from the harness
+(its --progress). --build-only loads the implementation (builds a cuda_cpp
+solution into its cache folder) and stops before the harness.
 """
 
 import json
 import os
 import sys
+import time
+
+from . import progress
 
 USAGE = """usage: python3 -m ropegrad bench|check [--impl WHAT | --solution FILE.json] [ropegrad bench options]
 
@@ -28,6 +36,12 @@ USAGE = """usage: python3 -m ropegrad bench|check [--impl WHAT | --solution FILE
   --reference FILE            where the reference code is: a definition.json with "reference", or a .py
                               (default: the suite's definition.json or reference.json)
   --impl PATH.so              a C plugin (include/ropegrad_impl.h), as `ropegrad bench --impl`
+  --verbose                   where the time goes, with elapsed seconds, on stderr (also ROPEGRAD_VERBOSE=1):
+                              importing torch, building or importing the solution, each shape's first call
+                              (JIT compiles and autotuning inside the callable), time in the callable and in
+                              the harness; adds the harness's --progress
+  --build-only                load the implementation (build a cuda_cpp solution into $ROPEGRAD_SOLUTION_CACHE,
+                              default ~/.cache/ropegrad/solutions) and exit 0 without measuring
 
 The C harness's options follow ("ropegrad bench --help").
 """
@@ -50,8 +64,8 @@ def _split(argv):
             if key in ours:
                 raise ValueError("%s given twice" % key)
             ours[key] = val
-        elif a == "--dps":
-            ours["--dps"] = True
+        elif a in ("--dps", "--verbose", "--build-only"):
+            ours[a] = True
         else:
             rest.append(a)
         i += 1
@@ -107,10 +121,12 @@ def _callable(ours, suite, rest):
         return None
     if impl and impl.endswith(".so"):
         return None
+    t0 = time.monotonic()
     try:
         import torch
     except ImportError as e:
         raise ValueError("a Python implementation needs torch, which this Python cannot import (%s)" % e) from None
+    progress.log("torch %s imported in %.1f s", torch.__version__, time.monotonic() - t0)
     from . import impl_load
     op = _op_of(suite)
     if solution:
@@ -121,6 +137,7 @@ def _callable(ours, suite, rest):
 
 
 def main(argv=None):
+    started = time.monotonic()
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help", "help"):
         sys.stdout.write(USAGE)
@@ -132,12 +149,21 @@ def main(argv=None):
     from . import impl
     try:
         ours, rest = _split(argv[1:])
+        if ours.get("--verbose"):
+            progress.enable(True, started)
+        if progress.enabled() and "--quiet" not in rest and "--progress" not in rest:
+            rest.append("--progress")
         if "--help" in rest:
             sys.stdout.write(USAGE + "\n")
             sys.stdout.flush()
             return impl.run([cmd, "--help"])
         suite = _suite_dir(rest)
         c = _callable(ours, suite, rest)
+        if ours.get("--build-only"):
+            if c is None:
+                raise ValueError("--build-only applies to --solution or --impl with a Python implementation")
+            sys.stdout.write("python3 -m ropegrad: %s loaded (%s), not measured (--build-only)\n" % (c.name, c.path))
+            return 0
         if c is None and ours.get("--impl"):
             rest = ["--impl", ours["--impl"]] + rest
         sys.stdout.flush()

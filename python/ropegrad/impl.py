@@ -17,13 +17,22 @@ entry points are ctypes callbacks into the callable:
                buffers (shape, dtype and device checked first).
 
 An exception in the callable fails its workload with the error's one line.
+
+The tensors are made anew for every call, on purpose: a solution may cache
+results by the identity of its input tensors (the public 011 peer does), and
+the official evaluator hands it fresh tensors every iteration; reusing the
+objects would let such a cache skip the work being timed. Making them costs
+a few microseconds of host time per call, outside the timed kernel spans
+(`--verbose` reports it per shape: progress.py).
 """
 
 import ctypes
 import os
+import time
 
 from . import _lib
 from . import impl_ops
+from . import progress
 
 ABI_VERSION = 1
 MAX_NAME = 31
@@ -80,6 +89,7 @@ class _Runner:
         self.error = ctypes.create_string_buffer(512)
         self.streams = {}
         self.threads_set = None
+        self.clock = progress.ShapeClock() if progress.enabled() else None
 
     def _fail(self, e):
         line = one_line(e).encode("ascii", "replace")[:511]
@@ -93,13 +103,22 @@ class _Runner:
         return s
 
     def _invoke(self, addr, device):
+        t0 = time.monotonic() if self.clock else 0.0
         ins, outs = impl_ops.tensors(self.torch, self.c.op, addr, device)
+        if self.clock:
+            shape = tuple(ins[0].shape)
+            started = self.clock.begin(shape, "x".join(str(d) for d in shape))
+            wrap_s = started - t0
         self.pending = None
-        with self.torch.no_grad():
-            if self.c.dps:
-                self.c.fn(*ins, *outs)
-            else:
-                self.pending = self.c.fn(*ins)
+        try:
+            with self.torch.no_grad():
+                if self.c.dps:
+                    self.c.fn(*ins, *outs)
+                else:
+                    self.pending = self.c.fn(*ins)
+        finally:
+            if self.clock:
+                self.clock.end(started, wrap_s)
         return 0
 
     def call_cuda(self, addr, stream):
@@ -187,6 +206,12 @@ def run(argv, c=None, torch=None):
         keep += [runner, desc, emb]
         emb_p = ctypes.pointer(emb)
     args = (ctypes.c_char_p * (len(argv) + 1))(*[os.fsencode(a) for a in argv], None)
+    progress.log("the C harness starts: ropegrad %s", " ".join(argv))
     code = lib.ropegrad_cli_run(len(argv), args, emb_p)
+    if c is not None and runner.clock:
+        shapes, inside = runner.clock.close()
+        progress.log("the C harness finished (exit %d): %d shapes, %.3f s inside the callable", code, shapes, inside)
+    else:
+        progress.log("the C harness finished (exit %d)", code)
     del keep
     return code

@@ -11,6 +11,20 @@ file as a module); cuda_cpp sources (.cu .cpp .cc .cxx .c) are built with
 torch.utils.cpp_extension.load, the folder on the include path, and the
 entry point's function is taken from the built module. destination_passing_style
 defaults to true, as in the evaluator's Solution model.
+
+A cuda_cpp build is kept: it is made in $ROPEGRAD_SOLUTION_CACHE (default
+~/.cache/ropegrad/solutions), one folder per solution content and GPU
+architecture, and the sources are written there only when their bytes
+changed, so a later run of the same solution finds ninja's work done (torch's
+cpp_extension lock makes concurrent builds of one folder wait for each
+other). `python3 -m ropegrad bench --solution F --build-only` builds and
+stops, which lets a device script build while the GPU times something else.
+As the official packager does (ProblemPackager._inject_gencode_flags), a
+solution whose target_hardware holds LOCAL and whose cuda_cflags name no
+-arch/-gencode is built for the local GPU's architecture, read from
+$ROPEGRAD_CUDA_ARCH (e.g. sm_90) or nvidia-smi, never from the CUDA runtime:
+building touches no GPU. (The official build adds sm_100a for a B200 target;
+that code never runs on another GPU, so it is left out here.)
 """
 
 import hashlib
@@ -18,9 +32,12 @@ import importlib
 import importlib.util
 import json
 import os
+import subprocess
 import sys
 import tempfile
+import time
 
+from . import progress
 from .impl import Callable
 
 PY_LANGUAGES = {"pytorch", "triton", "python"}
@@ -79,6 +96,22 @@ def _read_json(path, what):
         raise ValueError("%s %s: %s" % (what, path, e)) from None
 
 
+def write_if_changed(path, text):
+    """Writes text to path unless the file already holds exactly it (its
+    modification time then stays, and ninja sees nothing to rebuild).
+    Returns True when it wrote."""
+    data = text.encode("utf-8")
+    try:
+        with open(path, "rb") as f:
+            if f.read() == data:
+                return False
+    except OSError:
+        pass
+    with open(path, "wb") as f:
+        f.write(data)
+    return True
+
+
 def _write_sources(sol, folder):
     for s in sol.get("sources") or []:
         rel = s.get("path", "")
@@ -86,20 +119,67 @@ def _write_sources(sol, folder):
             raise ValueError("a source path %r is not a plain relative path" % rel)
         dst = os.path.join(folder, rel)
         os.makedirs(os.path.dirname(dst), exist_ok=True)
-        with open(dst, "w", encoding="utf-8") as f:
-            f.write(s.get("content", ""))
+        write_if_changed(dst, s.get("content", ""))
 
 
-def _build_cpp(torch, sol, folder, fname):
+def local_sm():
+    """The local GPU's architecture as sm_NN: $ROPEGRAD_CUDA_ARCH, else the
+    first GPU's compute capability from nvidia-smi (as the official packager
+    reads it), else None. Never initializes CUDA."""
+    env = os.environ.get("ROPEGRAD_CUDA_ARCH", "").strip()
+    if env:
+        return env if env.startswith("sm_") else "sm_" + env.replace(".", "")
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    first = out.stdout.strip().splitlines()[0].strip() if out.returncode == 0 and out.stdout.strip() else ""
+    return "sm_" + first.replace(".", "") if first.replace(".", "").isdigit() else None
+
+
+def arch_flags(spec, cuda_cflags, sm):
+    """The -gencode flag to add for the local GPU (a list of zero or one):
+    none when the solution names -arch/-gencode itself, when its
+    target_hardware lacks LOCAL, or when the architecture is unknown (sm None:
+    torch then picks, from the GPU)."""
+    if any("-gencode" in f or "-arch" in f for f in cuda_cflags):
+        return []
+    targets = {str(h).upper() for h in spec.get("target_hardware") or []}
+    if "LOCAL" not in targets or not sm:
+        return []
+    arch = sm[len("sm_"):] if sm.startswith("sm_") else sm
+    return ["-gencode=arch=compute_%s,code=%s" % (arch, sm)]
+
+
+def solution_cache_dir():
+    return os.environ.get("ROPEGRAD_SOLUTION_CACHE") or os.path.join(
+        os.path.expanduser("~"), ".cache", "ropegrad", "solutions")
+
+
+def _build_cpp(torch, sol, fname):
     from torch.utils import cpp_extension
-    opts = sol["spec"].get("compile_options") or {}
+    spec = sol["spec"]
+    opts = spec.get("compile_options") or {}
+    cuda_cflags = list(opts.get("cuda_cflags") or [])
+    sm = local_sm()
+    cuda_cflags = arch_flags(spec, cuda_cflags, sm) + cuda_cflags
+    digest = hashlib.sha256(json.dumps(sol, sort_keys=True).encode()).hexdigest()[:12]
+    name = "rg_solution_%s_%s" % (digest, sm or "auto")
+    folder = os.path.join(solution_cache_dir(), name)
+    os.makedirs(folder, exist_ok=True)
+    _write_sources(sol, folder)
     sources = [os.path.join(folder, p) for p in sorted(os.listdir(folder)) if p.endswith(CPP_SUFFIXES)]
     if not sources:
         raise ValueError("no CUDA/C++ source file in the solution")
-    name = "rg_solution_" + hashlib.sha256(json.dumps(sol, sort_keys=True).encode()).hexdigest()[:12]
-    mod = cpp_extension.load(name=name, sources=sources, extra_cuda_cflags=opts.get("cuda_cflags") or [],
+    had = any(p.endswith(".so") for p in os.listdir(folder))
+    progress.log("cuda_cpp build in %s (%s, %s)", folder, " ".join(cuda_cflags) or "no cuda flags",
+                 "a build is there: ninja checks it" if had else "first build here")
+    t0 = time.monotonic()
+    mod = cpp_extension.load(name=name, sources=sources, extra_cuda_cflags=cuda_cflags,
                              extra_cflags=opts.get("cflags") or [], extra_ldflags=opts.get("ld_flags") or [],
                              extra_include_paths=[folder], build_directory=folder, verbose=False)
+    progress.log("cuda_cpp build and load: %.1f s", time.monotonic() - t0)
     return _function(mod, fname, "the built extension")
 
 
@@ -116,18 +196,20 @@ def from_solution(torch, path, op, backend):
         raise ValueError("--solution %s: languages %s run on a GPU only (--backend cuda)" % (path, sorted(langs)))
     entry = spec.get("entry_point", "")
     file_part, _, fname = entry.rpartition("::") if "::" in entry else (entry, "", "run")
-    folder = tempfile.mkdtemp(prefix="rg-solution-")
-    _write_sources(sol, folder)
+    t0 = time.monotonic()
     try:
         if langs & CPP_LANGUAGES:
-            fn = _build_cpp(torch, sol, folder, fname)
+            fn = _build_cpp(torch, sol, fname)
             backends = ("cuda",)
         elif langs & PY_LANGUAGES:
+            folder = tempfile.mkdtemp(prefix="rg-solution-")
+            _write_sources(sol, folder)
             sys.path.insert(0, folder)
             mod = importlib.import_module(file_part[:-3].replace("/", ".") if file_part.endswith(".py")
                                           else file_part.replace("/", "."))
             fn = _function(mod, fname, file_part)
             backends = ("cuda",) if "triton" in langs else ("cpu", "cuda")
+            progress.log("%s imported in %.1f s (%s)", file_part, time.monotonic() - t0, ", ".join(sorted(langs)))
         else:
             raise ValueError("languages %s: this driver runs pytorch, triton and cuda_cpp" % sorted(langs))
     except ValueError as e:
@@ -192,6 +274,7 @@ def from_reference(torch, suite, reference, op, compiled):
             if hasattr(dyn, knob):
                 setattr(dyn, knob, max(getattr(dyn, knob), 256))
         fn = torch.compile(fn, dynamic=False)
+        progress.log("torch.compile(dynamic=False): each shape compiles in its first call (the 'first call' lines)")
         meta["compile"] = {"dynamic": False}
         return Callable(fn, op, "reference (torch.compile)", "torch " + torch.__version__, source, False, meta)
     return Callable(fn, op, "reference (torch eager)", "torch " + torch.__version__, source, False, meta)

@@ -8,7 +8,8 @@ the CPU backend (the C harness through build/libropegrad_cli.so):
   fails with one line, exit 1); the reference as a recorded run named
   "reference (torch eager)" (and "reference (torch.compile)" where torch >= 2);
   the implementation digest changing with one byte of the source; refusals
-  (another op's solution, a GPU-only solution on the CPU) as one line, exit 2.
+  (another op's solution, a GPU-only solution on the CPU) as one line, exit 2;
+  --verbose's progress lines (stderr only) and --build-only (nothing measured).
 
 Run with a Python that has torch; ROPEGRAD_LIB points at the build's
 libropegrad.so (libropegrad_cli.so is found beside it). ROPEGRAD_IMPL_BACKEND=cuda
@@ -123,6 +124,13 @@ def main():
         rc, out, err = harness(["check", "--impl", mod + ":run"], tmp)
         expect("module function, return style: passes", rc == 0 and "passed 2/2" in out, err + out)
         expect("module function: named mine.run", "mine.run py-" in out, out)
+        rc, out, err = harness(["check", "--impl", mod + ":run", "--verbose"], tmp)
+        expect("--verbose: progress lines with elapsed seconds on stderr, the table unchanged on stdout",
+               rc == 0 and "passed 2/2" in out and "ropegrad [+" in err and "first call" in err and
+               "the C harness finished (exit 0): 2 shapes" in err and "ropegrad [+" not in out, err + out)
+        rc, out, err = harness(["bench", "--impl", mod + ":run", "--build-only"], tmp)
+        expect("--build-only: loaded, nothing measured, exit 0",
+               rc == 0 and "not measured (--build-only)" in out and "passed" not in out, err + out)
         rc, out, err = harness(["check", "--impl", mod + ":run_dps", "--dps"], tmp)
         expect("module function, --dps: passes", rc == 0 and "passed 2/2" in out, err + out)
         rc, out, err = harness(["check", "--impl", mod + ":run_dps"], tmp)
