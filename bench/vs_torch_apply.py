@@ -27,15 +27,15 @@ wall-clock medians: a check that the script runs, not a measurement."""
 
 import argparse
 import json
-import math
 import os
 import statistics
 import sys
 import time
-import traceback
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "python"))
+sys.path.insert(0, os.path.join(REPO, "bench"))
+from peer_table import add_speedups, geomeans, median_cell, print_op_table, record_failure  # noqa: E402
 
 
 def rotate_half(x):
@@ -150,9 +150,22 @@ def check(op, out, ref64, atol, rtol):
                 outputs_checked=len(verdicts))
 
 
-def geomean(xs):
-    xs = [x for x in xs if x and x > 0]
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+NAMES = ("ropegrad", "eager", "compile", "liger")
+AXES = ("batch_size", "num_heads", "num_kv_heads", "seq_len")
+HEADER = ["#", "B", "H", "Hkv", "S", "ropegrad us", "eager", "compile", "liger", "vs eager", "vs compile",
+          "vs liger", "pass"]
+
+
+def print_table(op, rows, gm):
+    """The op's Markdown table: a line per workload, the geomeans last."""
+    def speedup(r, n):
+        return "%.2fx" % r["speedup_vs_" + n] if "speedup_vs_" + n in r else "-"
+
+    def cells(r):
+        return (["%d" % r["index"]] + ["%d" % r[a] for a in AXES] + [median_cell(r, n) for n in NAMES] +
+                [speedup(r, n) for n in NAMES[1:]] + ["yes" if r["ropegrad"].get("passed") else "NO"])
+    footer = ["geomean"] + [""] * len(AXES) + ["%.2f" % gm[n] for n in NAMES]
+    print_op_table(op, HEADER, [cells(r) for r in rows], footer)
 
 
 def run_op(op, args, device, liger):
@@ -171,7 +184,7 @@ def run_op(op, args, device, liger):
         x = inputs(op, w["axes"], device, gen, args.tables)
         ref64 = formula(**{n: t.double() for n, t in x.items()})
         atol, rtol = w["tolerance"]["max_atol"], w["tolerance"]["max_rtol"]
-        row = dict(index=i, **{a: w["axes"][a] for a in ("batch_size", "num_heads", "num_kv_heads", "seq_len")})
+        row = dict(index=i, **{a: w["axes"][a] for a in AXES})
         for name, (fn, note) in implementations(op, x, compiled, liger).items():
             try:
                 out = fn()
@@ -182,31 +195,12 @@ def run_op(op, args, device, liger):
                     t = time_cpu(fn, args.warmup, args.iters)
                 row[name] = dict(median_us=t["median_us"], gpu_activities=len(t["kernels"]), note=note, **chk)
             except Exception as e:
-                row[name] = dict(error="%s: %s" % (type(e).__name__, e))
-                print("op %s workload %d %s: %s" % (op, i, name, row[name]["error"][:300]))
-                traceback.print_exc()
-        rg = row["ropegrad"]
-        for other in ("eager", "compile", "liger"):
-            if other in row and "error" not in row[other] and "error" not in rg:
-                row["speedup_vs_" + other] = row[other]["median_us"] / rg["median_us"]
+                record_failure(row, op, i, name, e)
+        add_speedups(row, NAMES[1:])
         rows.append(row)
         del x, ref64
-    names = ("ropegrad", "eager", "compile", "liger")
-    gm = {n: geomean([r[n]["median_us"] for r in rows if n in r and "error" not in r[n]]) for n in names}
-    print("op %s" % op)
-    print("| # | B | H | Hkv | S | ropegrad us | eager | compile | liger | vs eager | vs compile | vs liger | pass |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        def c(n):
-            return "%.2f" % r[n]["median_us"] if n in r and "error" not in r[n] else "-"
-
-        def sp(n):
-            return "%.2fx" % r["speedup_vs_" + n] if "speedup_vs_" + n in r else "-"
-        print("| %d | %d | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            r["index"], r["batch_size"], r["num_heads"], r["num_kv_heads"], r["seq_len"], c("ropegrad"), c("eager"),
-            c("compile"), c("liger"), sp("eager"), sp("compile"), sp("liger"),
-            "yes" if r["ropegrad"].get("passed") else "NO"))
-    print("| geomean | | | | | %s |" % " | ".join("%.2f" % gm[n] for n in names))
+    gm = geomeans(rows, NAMES)
+    print_table(op, rows, gm)
     return dict(workloads=rows, geomean_us=gm,
                 ropegrad_faster_than_compile_on_every_workload=all(
                     r.get("speedup_vs_compile", 0) > 1 for r in rows) if compiled else None)

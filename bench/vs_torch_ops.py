@@ -16,10 +16,11 @@ import json
 import math
 import os
 import sys
-import traceback
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "python"))
+sys.path.insert(0, os.path.join(REPO, "bench"))
+from peer_table import add_speedups, geomeans, median_cell, print_op_table, record_failure  # noqa: E402
 
 
 class _Reference011:
@@ -62,9 +63,19 @@ def load_reference(op):
     return {"011": _Reference011, "012": _Reference012}[op]
 
 
-def geomean(xs):
-    xs = [x for x in xs if x and x > 0]
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+NAMES = ("ropegrad", "eager", "compile")
+
+
+def print_table(op, rows, gm):
+    """The op's Markdown table: a line per workload, the geomeans and their ratios last."""
+    def cells(r):
+        return (["%d" % r[a] for a in ("index", "batch_size", "seq_len")] + [median_cell(r, n) for n in NAMES] +
+                ["%.1fx" % r.get("speedup_vs_" + n, float("nan")) for n in NAMES[1:]] +
+                ["yes" if r["ropegrad"].get("passed") else "NO"])
+    footer = (["geomean", "", ""] + ["%.2f" % gm[n] for n in NAMES] +
+              ["%.1fx" % (gm[n] / gm["ropegrad"]) for n in NAMES[1:]] + [""])
+    print_op_table(op, ["#", "B", "S", "ropegrad", "eager", "compile", "vs eager", "vs compile", "pass"],
+                   [cells(r) for r in rows], footer)
 
 
 def main(argv=None):
@@ -132,17 +143,12 @@ def main(argv=None):
                     row[name] = dict(median_us=t["median_us"], passed=chk["passed"], max_abs_err=chk["max_abs_err"],
                                      gpu_activities=len(t["kernels"]))
                 except Exception as e:
-                    row[name] = dict(error="%s: %s" % (type(e).__name__, e))
-                    print("op %s workload %d %s: %s" % (op, i, name, row[name]["error"][:300]))
-                    traceback.print_exc()
+                    record_failure(row, op, i, name, e)
             rg = row["ropegrad"]
             all_pass &= "error" not in rg and rg["passed"]
-            for other in ("eager", "compile"):
-                if other in row and "error" not in row[other] and "error" not in rg:
-                    row["speedup_vs_" + other] = row[other]["median_us"] / rg["median_us"]
+            add_speedups(row, NAMES[1:])
             rows.append(row)
-        gm = {n: geomean([r[n]["median_us"] for r in rows if n in r and "error" not in r[n]])
-              for n in ("ropegrad", "eager", "compile")}
+        gm = geomeans(rows, NAMES)
         result["ops"][op] = dict(workloads=rows, geomean_us=gm)
         if args.baseline_dir:
             # T_b for the SOL score and speedups of `ropegrad bench --suite ... --baseline`:
@@ -155,18 +161,7 @@ def main(argv=None):
                 json.dump(base, f, indent=2)
                 f.write("\n")
             os.replace(path + ".tmp", path)
-        print("op %s" % op)
-        print("| # | B | S | ropegrad | eager | compile | vs eager | vs compile | pass |")
-        print("|---|---|---|---|---|---|---|---|---|")
-        for r in rows:
-            def c(n):
-                return "%.2f" % r[n]["median_us"] if n in r and "error" not in r[n] else "-"
-            print("| %d | %d | %d | %s | %s | %s | %.1fx | %.1fx | %s |" % (
-                r["index"], r["batch_size"], r["seq_len"], c("ropegrad"), c("eager"), c("compile"),
-                r.get("speedup_vs_eager", float("nan")), r.get("speedup_vs_compile", float("nan")),
-                "yes" if r["ropegrad"].get("passed") else "NO"))
-        print("| geomean | | | %.2f | %.2f | %.2f | %.1fx | %.1fx | |" % (
-            gm["ropegrad"], gm["eager"], gm["compile"], gm["eager"] / gm["ropegrad"], gm["compile"] / gm["ropegrad"]))
+        print_table(op, rows, gm)
     tmp = args.out + ".tmp"
     with open(tmp, "w") as f:
         json.dump(result, f, indent=1)

@@ -9,8 +9,10 @@ install(TARGETS libropegrad EXPORT ropegradTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   PUBLIC_HEADER DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-# The plugin ABI (`ropegrad bench --impl`): a header only, beside ropegrad.h.
-install(FILES ${PROJECT_SOURCE_DIR}/include/ropegrad_impl.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# The plugin ABI (`ropegrad bench --impl`) and the bf16/fp16 widening a plugin
+# may use (ropegrad_dtype.h, static inline): headers only, beside ropegrad.h.
+install(FILES ${PROJECT_SOURCE_DIR}/include/ropegrad_impl.h ${PROJECT_SOURCE_DIR}/include/ropegrad_dtype.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 set(RG_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/ropegrad)
 install(EXPORT ropegradTargets NAMESPACE ropegrad:: DESTINATION ${RG_CMAKE_DIR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/ropegradConfig.cmake.in

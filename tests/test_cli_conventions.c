@@ -126,6 +126,59 @@ static void test_parse_ranges(void **state)
     }
 }
 
+/* ---- commands whose options all take a value (rg_cli_value_options) ---------------- */
+
+static void test_value_options(void **state)
+{
+    const char *db = NULL, *out = NULL;
+    const rg_cli_value_option opts[] = {{"db", &db}, {"out", &out}};
+    char a0[] = "site", a1[] = "--out", a2[] = "one", a3[] = "ARG", a4[] = "--db=x.db", a5[] = "--out", a6[] = "two";
+    char *argv[] = {a0, a1, a2, a3, a4, a5, a6, NULL};
+    assert_int_equal(rg_cli_value_options(7, argv, "site", opts, 2, "help\n"), -1);
+    assert_string_equal(out, "two");   /* the last one given wins */
+    assert_string_equal(db, "x.db");
+    assert_int_equal(optind, 6);       /* operands permuted after the options */
+    assert_string_equal(argv[optind], "ARG");
+
+    char b1[] = "--db", b2[] = "--bogus", b3[] = "-x";
+    char *missing[] = {a0, b1, NULL}, *unknown[] = {a0, b2, NULL}, *short_unknown[] = {a0, b3, NULL};
+    assert_int_equal(rg_cli_value_options(2, missing, "site", opts, 2, "help\n"), 2);
+    assert_int_equal(rg_cli_value_options(2, unknown, "site", opts, 2, "help\n"), 2);
+    assert_int_equal(rg_cli_value_options(2, short_unknown, "site", opts, 2, "help\n"), 2);
+
+    /* A bad table is refused, not followed. */
+    const rg_cli_value_option nameless[] = {{NULL, &db}}, nowhere[] = {{"db", NULL}};
+    char *none[] = {a0, NULL};
+    assert_int_equal(rg_cli_value_options(1, none, "site", nameless, 1, "help\n"), 2);
+    assert_int_equal(rg_cli_value_options(1, none, "site", nowhere, 1, "help\n"), 2);
+    assert_int_equal(rg_cli_value_options(1, none, "site", NULL, 1, "help\n"), 2);
+    assert_int_equal(rg_cli_value_options(1, none, "site", opts, RG_CLI_MAX_VALUE_OPTIONS + 1, "help\n"), 2);
+    assert_int_equal(rg_cli_value_options(1, NULL, "site", opts, 2, "help\n"), 2);
+    assert_int_equal(rg_cli_value_options(1, none, "site", opts, 2, NULL), 2);
+    assert_int_equal(rg_cli_value_options(1, none, "site", opts, 2, "help\n"), -1);   /* no options: go on */
+}
+
+/* The commands parsed by rg_cli_value_options, through the binary: --help on
+ * stdout, one line on stderr for a missing value or an unknown option. */
+static void test_value_option_commands(void **state)
+{
+    static const struct {
+        const char *cmd, *opt, *usage;
+    } c[] = {{"report", "--html", "usage: ropegrad report ID --html FILE"},
+             {"site", "--out", "usage: ropegrad site --out DIR"},
+             {"verify", "--trusted-keys", "usage: ropegrad verify FILE"},
+             {"runs push", "--token-file", "usage: ropegrad runs push URL FILE"}};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        EXPECT_OK(rg("%s --help", c[i].cmd));
+        assert_non_null(strstr(out_text, c[i].usage));
+        char want[200];
+        snprintf(want, sizeof want, "ropegrad %s: %s needs a value", c[i].cmd, c[i].opt);
+        EXPECT_ONE_LINE_ERROR(rg("%s %s", c[i].cmd, c[i].opt), want);
+        snprintf(want, sizeof want, "ropegrad %s: unknown option '--bogus' (try --help)", c[i].cmd);
+        EXPECT_ONE_LINE_ERROR(rg("%s --bogus", c[i].cmd), want);
+    }
+}
+
 static void test_ranges_and_list(void **state)
 {
     EXPECT_OK(rg("check --backend cpu --workloads 0-2,5 --format csv"));
@@ -289,6 +342,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_dash_is_stdout, setup, teardown),
         cmocka_unit_test(test_parse_ranges),
+        cmocka_unit_test(test_value_options),
+        cmocka_unit_test_setup_teardown(test_value_option_commands, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ranges_and_list, setup, teardown),
         cmocka_unit_test_setup_teardown(test_progress_and_quiet, setup, teardown),
         cmocka_unit_test_setup_teardown(test_formats, setup, teardown),

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "harness.h"
-#include "internal.h"   /* src/op: rg_bf16_to_f32 / rg_f16_to_f32, to widen generated grads */
+#include "ropegrad_dtype.h"   /* ropegrad_bf16_to_float / ropegrad_f16_to_float, to widen generated grads */
 
 static rg_workload make_w(int index, int64_t B, int64_t S)
 {
@@ -121,7 +121,7 @@ static void test_dtype_rounding(void **state)
     const float *x = f.grad_cos;
     const uint16_t *xh = h.grad_cos, *xb = b.grad_cos;
     for (int i = 0; i < 64 * 128; i++) {
-        float vh = rg_f16_to_f32(xh[i]), vb = rg_bf16_to_f32(xb[i]);
+        float vh = ropegrad_f16_to_float(xh[i]), vb = ropegrad_bf16_to_float(xb[i]);
         float ax = fabsf(x[i]);
         assert_true(fabsf(vb - x[i]) <= ax * 0x1p-8f + 1e-30f);     /* bf16: 8 bits of precision */
         assert_true(fabsf(vh - x[i]) <= ax * 0x1p-11f + 0x1p-25f);   /* f16: 11 bits, subnormals below 2^-14 */

@@ -43,7 +43,7 @@ static char *capture(const char *tool, const char *file)
 /* The consumer: the op on a tiny problem on the CPU, against the float64
  * reference, through nothing but the installed header and library. */
 static const char consumer_c[] =
-    "#include <math.h>\n#include <stdio.h>\n#include <ropegrad.h>\n"
+    "#include <math.h>\n#include <stdio.h>\n#include <ropegrad.h>\n#include <ropegrad_dtype.h>\n"
     "int main(void) {\n"
     "  enum { B = 2, S = 3, D = 8 };\n"
     "  static float gc[B*S*D], gs[B*S*D], emb[B*S*D], inv[D/2], out[B*S]; double ref[B*S];\n"
@@ -58,6 +58,7 @@ static const char consumer_c[] =
     "  if ((rc = ropegrad_backward_reference(&p, ref))) { fprintf(stderr, \"ref: %s\\n\", ropegrad_strerror(rc));"
     " return 1; }\n"
     "  for (int i = 0; i < B*S; i++) if (fabs(out[i] - ref[i]) > 1e-4 * (1 + fabs(ref[i]))) return 3;\n"
+    "  if (ropegrad_bf16_to_float(0x3fc0) != 1.5f || ropegrad_f16_to_float(0xbe00) != -1.5f) return 4;\n"
     "  printf(\"consumer ok: ropegrad %s\\n\", ropegrad_version());\n"
     "  return 0;\n}\n";
 
@@ -122,6 +123,8 @@ static void test_layout(void **state)
     char inst[96];
     snprintf(inst, sizeof inst, "%s/inst", prefix);
     assert_true(file_exists(inst, "include/ropegrad.h"));
+    assert_true(file_exists(inst, "include/ropegrad_impl.h"));
+    assert_true(file_exists(inst, "include/ropegrad_dtype.h"));
     assert_true(file_exists(inst, "bin/ropegrad"));
     assert_true(file_exists(inst, "share/ropegrad/suites/sol-execbench-014/definition.json"));
     assert_true(file_exists(inst, "share/ropegrad/suites/sol-execbench-014/workload.jsonl"));

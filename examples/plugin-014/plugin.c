@@ -9,39 +9,13 @@
  */
 #include <math.h>
 #include <stdint.h>
-#include <string.h>
 
+#include "ropegrad_dtype.h"   /* header only: bf16 and fp16 elements as float */
 #include "ropegrad_impl.h"
 
 #ifdef PLUGIN_HAVE_CUDA
 int plain014_cuda(const void *problem, void *cuda_stream);   /* kernel.cu */
 #endif
-
-static float bf16_to_float(uint16_t h)
-{
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-static float f16_to_float(uint16_t h)
-{
-    const int sign = h >> 15, exp = (h >> 10) & 31, man = h & 1023;
-    float v;
-    if (exp == 0) v = ldexpf((float)man, -24);
-    else if (exp == 31) v = man ? NAN : INFINITY;
-    else v = ldexpf((float)(man | 1024), exp - 25);
-    return sign ? -v : v;
-}
-
-/* Element i of a gradient tensor, as float. */
-static float grad_at(const void *g, ropegrad_dtype dt, int64_t i)
-{
-    if (dt == ROPEGRAD_F32) return ((const float *)g)[i];
-    const uint16_t h = ((const uint16_t *)g)[i];
-    return dt == ROPEGRAD_BF16 ? bf16_to_float(h) : f16_to_float(h);
-}
 
 static int plain014_cpu(const void *problem, int num_threads)
 {
@@ -58,10 +32,10 @@ static int plain014_cpu(const void *problem, int num_threads)
             const int64_t row = (b * S + s) * D;
             float acc = 0.0f;
             for (int64_t d = 0; d < H; d++) {
-                const float gc = grad_at(p->grad_cos, p->grad_dtype, row + d) +
-                                 grad_at(p->grad_cos, p->grad_dtype, row + d + H);
-                const float gs = grad_at(p->grad_sin, p->grad_dtype, row + d) +
-                                 grad_at(p->grad_sin, p->grad_dtype, row + d + H);
+                const float gc = ropegrad_element_to_float(p->grad_cos, p->grad_dtype, row + d) +
+                                 ropegrad_element_to_float(p->grad_cos, p->grad_dtype, row + d + H);
+                const float gs = ropegrad_element_to_float(p->grad_sin, p->grad_dtype, row + d) +
+                                 ropegrad_element_to_float(p->grad_sin, p->grad_dtype, row + d + H);
                 const float e = p->emb[row + d];
                 acc += inv[d] * (gs * cosf(e) - gc * sinf(e));
             }

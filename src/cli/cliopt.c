@@ -190,19 +190,51 @@ int rg_cli_parse_run_id(const char *cmd, const char *s, int64_t *id)
     return 0;
 }
 
-int rg_cli_help_only(int argc, char **argv, const char *cmd, const char *help)
+/* getopt_long's table for opts: --NAME gives 1000 + its index, --help 'h'. */
+static void value_option_table(const rg_cli_value_option *opts, size_t n, struct option *table)
 {
-    static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    for (size_t i = 0; i < n; i++)
+        table[i] = (struct option){opts[i].name, required_argument, NULL, 1000 + (int)i};
+    table[n] = (struct option){"help", no_argument, NULL, 'h'};
+    table[n + 1] = (struct option){NULL, 0, NULL, 0};
+}
+
+int rg_cli_value_options(int argc, char **argv, const char *cmd, const rg_cli_value_option *opts, size_t n,
+                         const char *help)
+{
+    if (!argv || !cmd || !help || (n && !opts) || n > RG_CLI_MAX_VALUE_OPTIONS) {
+        rg_term_printf(stderr, "ropegrad %s: bad option parser call (argv, cmd, help and a table of at most %d "
+                       "options needed)\n", cmd ? cmd : "?", RG_CLI_MAX_VALUE_OPTIONS);
+        return 2;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!opts[i].name || !opts[i].value) {
+            rg_term_printf(stderr, "ropegrad %s: bad option table (option %zu has no name or no value)\n", cmd, i);
+            return 2;
+        }
+    struct option table[RG_CLI_MAX_VALUE_OPTIONS + 2];
+    value_option_table(opts, n, table);
     optind = 0;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (c == 'h') {
+    while ((c = getopt_long(argc, argv, ":h", table, NULL)) != -1) {
+        if (c >= 1000 && c < 1000 + (int)n) {
+            *opts[c - 1000].value = optarg;
+        } else if (c == 'h') {
             fputs(help, stdout);
             return 0;
+        } else if (c == ':') {
+            rg_term_printf(stderr, "ropegrad %s: %s needs a value\n", cmd, argv[optind - 1]);
+            return 2;
+        } else {
+            rg_term_printf(stderr, "ropegrad %s: unknown option '%s' (try --help)\n", cmd, argv[optind - 1]);
+            return 2;
         }
-        rg_term_printf(stderr, "ropegrad %s: unknown option '%s' (try --help)\n", cmd, argv[optind - 1]);
-        return 2;
     }
     return -1;
+}
+
+int rg_cli_help_only(int argc, char **argv, const char *cmd, const char *help)
+{
+    return rg_cli_value_options(argc, argv, cmd, NULL, 0, help);
 }

@@ -48,6 +48,25 @@ int rg_cli_load(double *load1, int *cpus, int *busy);
 /* A run id ("3" or "#3") into *id; 2 with one line on stderr ("ropegrad CMD: ...") when it is not one. */
 int rg_cli_parse_run_id(const char *cmd, const char *s, int64_t *id);
 
+/* An option that takes a value: --NAME VALUE (or --NAME=VALUE) sets *value. */
+typedef struct rg_cli_value_option {
+    const char *name;
+    const char **value;
+} rg_cli_value_option;
+
+/* Most options rg_cli_value_options() takes. */
+#define RG_CLI_MAX_VALUE_OPTIONS 8
+
+/* The options of command cmd ("report", "runs push") when each takes a value,
+ * besides --help (-h): every --NAME VALUE of opts[0..n) sets its *value (the
+ * last one given wins), --help prints help to stdout. Returns -1 to go on
+ * (optind is the first operand; getopt puts operands after options), 0 after
+ * printing help, 2 with one line on stderr ("ropegrad CMD: ...") for an
+ * unknown option, an option without its value, or bad arguments (n over
+ * RG_CLI_MAX_VALUE_OPTIONS, a NULL pointer). */
+int rg_cli_value_options(int argc, char **argv, const char *cmd, const rg_cli_value_option *opts, size_t n,
+                         const char *help);
+
 /* A command whose only option is --help: -1 to go on, else the exit code
  * (0 after printing help, 2 for an unknown option). */
 int rg_cli_help_only(int argc, char **argv, const char *cmd, const char *help);

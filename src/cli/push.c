@@ -9,34 +9,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cliopt.h"
 #include "commands.h"
 #include "rg_term.h"
 #include "push.h"
 #include "strict_json.h"
 
+static const char push_help[] =
+    "usage: ropegrad runs push URL FILE [--token-file FILE]\n\n"
+    "Sends a manifest to the index at URL (POST URL/api/runs), which verifies it as\n"
+    "`runs import` does and stores it as 'imported'. The write token comes from\n"
+    "--token-file, else $ROPEGRAD_TOKEN.\n";
+
 int rg_cmd_runs_push(int argc, char **argv)
 {
-    enum { OPT_TOKEN = 1000 };
-    static const struct option longopts[] = {{"token-file", required_argument, NULL, OPT_TOKEN},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
     const char *token_file = NULL;
-    optind = 0;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case OPT_TOKEN: token_file = optarg; break;
-        case 'h':
-            printf("usage: ropegrad runs push URL FILE [--token-file FILE]\n\n"
-                   "Sends a manifest to the index at URL (POST URL/api/runs), which verifies it as\n"
-                   "`runs import` does and stores it as 'imported'. The write token comes from\n"
-                   "--token-file, else $ROPEGRAD_TOKEN.\n");
-            return 0;
-        case ':': rg_term_printf(stderr, "ropegrad runs push: %s needs a value\n", argv[optind - 1]); return 2;
-        default: rg_term_printf(stderr, "ropegrad runs push: unknown option '%s' (try --help)\n", argv[optind - 1]); return 2;
-        }
-    }
+    const rg_cli_value_option opts[] = {{"token-file", &token_file}};
+    int h = rg_cli_value_options(argc, argv, "runs push", opts, sizeof opts / sizeof opts[0], push_help);
+    if (h >= 0) return h;
     if (argc - optind != 2) {
         rg_term_printf(stderr, "ropegrad runs push: expected URL FILE (usage: ropegrad runs push URL FILE)\n");
         return 2;

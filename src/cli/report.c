@@ -15,33 +15,18 @@
 #include "runs_format.h"
 #include "site.h"
 
+static const char report_help[] =
+    "usage: ropegrad report ID --html FILE [--base-url URL] [--db FILE]\n\n"
+    "One self-contained HTML page (inline SVG and CSS, no network, no script) for a recorded run.\n"
+    "It links to no other page, unless --base-url names a served index (http://host:port):\n"
+    "then its links go to that index's pages.\n";
+
 int rg_cmd_report(int argc, char **argv)
 {
-    enum { OPT_DB = 1000, OPT_HTML, OPT_BASE };
-    static const struct option longopts[] = {{"db", required_argument, NULL, OPT_DB},
-                                             {"html", required_argument, NULL, OPT_HTML},
-                                             {"base-url", required_argument, NULL, OPT_BASE},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
     const char *db = NULL, *html = NULL, *base_url = NULL;
-    optind = 0;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case OPT_DB: db = optarg; break;
-        case OPT_HTML: html = optarg; break;
-        case OPT_BASE: base_url = optarg; break;
-        case 'h':
-            tprintf("usage: ropegrad report ID --html FILE [--base-url URL] [--db FILE]\n\n"
-                   "One self-contained HTML page (inline SVG and CSS, no network, no script) for a recorded run.\n"
-                   "It links to no other page, unless --base-url names a served index (http://host:port):\n"
-                   "then its links go to that index's pages.\n");
-            return 0;
-        case ':': rg_term_printf(stderr, "ropegrad report: %s needs a value\n", argv[optind - 1]); return 2;
-        default: rg_term_printf(stderr, "ropegrad report: unknown option '%s' (try --help)\n", argv[optind - 1]); return 2;
-        }
-    }
+    const rg_cli_value_option opts[] = {{"db", &db}, {"html", &html}, {"base-url", &base_url}};
+    int h = rg_cli_value_options(argc, argv, "report", opts, sizeof opts / sizeof opts[0], report_help);
+    if (h >= 0) return h;
     if (optind != argc - 1 || !html) {
         rg_term_printf(stderr, "ropegrad report: expected one run id and --html FILE (usage: ropegrad report ID --html FILE)\n");
         return 2;

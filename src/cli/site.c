@@ -8,36 +8,24 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cliopt.h"
 #include "commands.h"
 #include "rg_term.h"
 #include "record.h"
 #include "site.h"
 
+static const char site_help[] =
+    "usage: ropegrad site --out DIR [--db FILE]\n\n"
+    "Writes the index as static files any web server can host: index.html,\n"
+    "problems/*.html, runs/ID.html, runs/ID.json (the stored manifest bytes) and\n"
+    "compare/FIRST/ID.html, rendered as `ropegrad serve` renders them.\n";
+
 int rg_cmd_site(int argc, char **argv)
 {
-    enum { OPT_DB = 1000, OPT_OUT };
-    static const struct option longopts[] = {{"db", required_argument, NULL, OPT_DB},
-                                             {"out", required_argument, NULL, OPT_OUT},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
     const char *db = NULL, *out = NULL;
-    optind = 0;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case OPT_DB: db = optarg; break;
-        case OPT_OUT: out = optarg; break;
-        case 'h':
-            printf("usage: ropegrad site --out DIR [--db FILE]\n\n"
-                   "Writes the index as static files any web server can host: index.html,\n"
-                   "problems/*.html, runs/ID.html, runs/ID.json (the stored manifest bytes) and\n"
-                   "compare/FIRST/ID.html, rendered as `ropegrad serve` renders them.\n");
-            return 0;
-        case ':': rg_term_printf(stderr, "ropegrad site: %s needs a value\n", argv[optind - 1]); return 2;
-        default: rg_term_printf(stderr, "ropegrad site: unknown option '%s' (try --help)\n", argv[optind - 1]); return 2;
-        }
-    }
+    const rg_cli_value_option opts[] = {{"db", &db}, {"out", &out}};
+    int h = rg_cli_value_options(argc, argv, "site", opts, sizeof opts / sizeof opts[0], site_help);
+    if (h >= 0) return h;
     if (optind != argc || !out || !*out) {
         rg_term_printf(stderr, "ropegrad site: expected --out DIR (usage: ropegrad site --out DIR [--db FILE])\n");
         return 2;

@@ -9,38 +9,26 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cliopt.h"
 #include "commands.h"
 #include "record.h"
 #include "runs_format.h"
 
+static const char verify_help[] =
+    "usage: ropegrad verify FILE [--run-digest sha256:...] [--trusted-keys DIR|FILE]\n\n"
+    "Recomputes every digest of a manifest whose object the file carries (sha256 of the RFC 8785\n"
+    "form of the object without metadata), lists a digest whose object is absent as not\n"
+    "recomputable, checks the comparison key and the figures that follow from others, and\n"
+    "any signatures over the run digest (--trusted-keys: which public keys are trusted).\n"
+    "--run-digest: also require this run digest (e.g. from the record's page).\n"
+    "exit status: 0 all match, 1 a mismatch (named), 2 unreadable or not a manifest\n";
+
 int rg_cmd_verify(int argc, char **argv)
 {
-    enum { OPT_RUN_DIGEST = 1000, OPT_TRUSTED };
-    static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
-                                             {"run-digest", required_argument, NULL, OPT_RUN_DIGEST},
-                                             {"trusted-keys", required_argument, NULL, OPT_TRUSTED},
-                                             {NULL, 0, NULL, 0}};
     const char *expect = NULL, *trusted = NULL;
-    optind = 0;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'h':
-            tprintf("usage: ropegrad verify FILE [--run-digest sha256:...] [--trusted-keys DIR|FILE]\n\n"
-                   "Recomputes every digest of a manifest whose object the file carries (sha256 of the RFC 8785\n"
-                   "form of the object without metadata), lists a digest whose object is absent as not\n"
-                   "recomputable, checks the comparison key and the figures that follow from others, and\n"
-                   "any signatures over the run digest (--trusted-keys: which public keys are trusted).\n"
-                   "--run-digest: also require this run digest (e.g. from the record's page).\n"
-                   "exit status: 0 all match, 1 a mismatch (named), 2 unreadable or not a manifest\n");
-            return 0;
-        case OPT_RUN_DIGEST: expect = optarg; break;
-        case OPT_TRUSTED: trusted = optarg; break;
-        case ':': rg_term_printf(stderr, "ropegrad verify: %s needs a value\n", argv[optind - 1]); return 2;
-        default: rg_term_printf(stderr, "ropegrad verify: unknown option '%s' (try --help)\n", argv[optind - 1]); return 2;
-        }
-    }
+    const rg_cli_value_option opts[] = {{"run-digest", &expect}, {"trusted-keys", &trusted}};
+    int h = rg_cli_value_options(argc, argv, "verify", opts, sizeof opts / sizeof opts[0], verify_help);
+    if (h >= 0) return h;
     if (optind != argc - 1) {
         rg_term_printf(stderr, "ropegrad verify: expected one manifest file (usage: ropegrad verify FILE)\n");
         return 2;

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "ropegrad_dtype.h"   /* grad.float(): bf16, f16 or f32 elements */
 
 const char *rg_ground_truth_name(rg_ground_truth g)
 {
@@ -35,14 +36,6 @@ int rg_ground_truth_parse(const char *s, rg_ground_truth *g)
     return 0;
 }
 
-static float bf16_bits_to_float(uint16_t h)
-{
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
 /* torch's float -> bfloat16 cast: round to nearest, ties to even (NaN kept NaN). */
 static float round_to_bf16(float x)
 {
@@ -50,25 +43,7 @@ static float round_to_bf16(float x)
     uint32_t u;
     memcpy(&u, &x, sizeof u);
     u += 0x7fffu + ((u >> 16) & 1u);
-    return bf16_bits_to_float((uint16_t)(u >> 16));
-}
-
-static float f16_bits_to_float(uint16_t h)
-{
-    const int sign = h >> 15, exp = (h >> 10) & 31, man = h & 1023;
-    float v;
-    if (exp == 0) v = ldexpf((float)man, -24);
-    else if (exp == 31) v = man ? NAN : INFINITY;
-    else v = ldexpf((float)(man | 1024), exp - 25);
-    return sign ? -v : v;
-}
-
-/* grad.float(): element i of a bf16, f16 or f32 tensor. */
-static float grad_float(const void *g, ropegrad_dtype dt, int64_t i)
-{
-    if (dt == ROPEGRAD_F32) return ((const float *)g)[i];
-    const uint16_t h = ((const uint16_t *)g)[i];
-    return dt == ROPEGRAD_BF16 ? bf16_bits_to_float(h) : f16_bits_to_float(h);
+    return ropegrad_bf16_to_float((uint16_t)(u >> 16));
 }
 
 /* 014's reference in float32: grad_emb = gc_freqs * (-sin(emb)) * s + gs_freqs * cos(emb) * s,
@@ -84,8 +59,10 @@ static int reference_f32_014(const rg_tensors *t, double *ref)
         const int64_t row = r * D;
         float acc = 0.0f;
         for (int64_t d = 0; d < H; d++) {
-            const float gc = grad_float(t->in[0], t->dtype, row + d) + grad_float(t->in[0], t->dtype, row + d + H);
-            const float gs = grad_float(t->in[1], t->dtype, row + d) + grad_float(t->in[1], t->dtype, row + d + H);
+            const float gc = ropegrad_element_to_float(t->in[0], t->dtype, row + d) +
+                             ropegrad_element_to_float(t->in[0], t->dtype, row + d + H);
+            const float gs = ropegrad_element_to_float(t->in[1], t->dtype, row + d) +
+                             ropegrad_element_to_float(t->in[1], t->dtype, row + d + H);
             const float e = emb[row + d];
             const float a = (gc * -sinf(e)) * s, b = (gs * cosf(e)) * s;
             acc += iv[d] * (a + b);

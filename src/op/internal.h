@@ -7,52 +7,11 @@
 #include <string.h>
 
 #include "ropegrad.h"
+#include "ropegrad_dtype.h"
 
-/* bfloat16 is the top half of a float32: widening is a shift. */
-static inline float rg_bf16_to_f32(uint16_t h)
-{
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-/* IEEE binary16 -> float32, exact for every input (subnormals, Inf, NaN). */
-static inline float rg_f16_to_f32(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-    uint32_t exp = (h >> 10) & 0x1fu;
-    uint32_t man = h & 0x3ffu;
-    uint32_t u;
-    if (exp == 0x1f) {                 /* Inf / NaN */
-        u = sign | 0x7f800000u | (man << 13);
-    } else if (exp != 0) {             /* normal */
-        u = sign | ((exp + 112u) << 23) | (man << 13);
-    } else if (man == 0) {             /* +-0 */
-        u = sign;
-    } else {                           /* subnormal: renormalize */
-        exp = 113;
-        while (!(man & 0x400u)) {
-            man <<= 1;
-            exp--;
-        }
-        man &= 0x3ffu;
-        u = sign | (exp << 23) | (man << 13);
-    }
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-/* Element i of a grad tensor of dtype dt, widened to float. */
-static inline float rg_load_grad(const void *base, ropegrad_dtype dt, int64_t i)
-{
-    switch (dt) {
-    case ROPEGRAD_BF16: return rg_bf16_to_f32(((const uint16_t *)base)[i]);
-    case ROPEGRAD_F16:  return rg_f16_to_f32(((const uint16_t *)base)[i]);
-    default:            return ((const float *)base)[i];
-    }
-}
+/* Widening bf16 and fp16 (ropegrad_bf16_to_float, ropegrad_f16_to_float,
+ * ropegrad_element_to_float for a grad tensor's element) is public, header
+ * only: include/ropegrad_dtype.h, which plugins use too. */
 
 /* Validation minus the output pointer check (the reference writes elsewhere). */
 int rg_validate_inputs(const ropegrad_problem *p);

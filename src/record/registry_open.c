@@ -49,21 +49,27 @@
 #define RG_APPLICATION_ID 0x52475244
 #define RG_SCHEMA_VERSION 4
 
+/* The runs table's columns from id to backend: the same in the first schema
+ * (0 -> 1) and in the table that migration 1 -> 2 rebuilds it as. Part of
+ * both migrations' SQL, which never changes once released: a later schema
+ * change is a new migration, not an edit here. */
+#define RUNS_LEADING_COLUMNS \
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT," \
+    "  created_at TEXT NOT NULL," \
+    "  observed_at TEXT NOT NULL," \
+    "  evidence TEXT NOT NULL CHECK (evidence IN ('measured','imported','replicated'))," \
+    "  replicates_of INTEGER REFERENCES runs(id)," \
+    "  definition TEXT NOT NULL," \
+    "  comparison_key TEXT NOT NULL," \
+    "  implementation_digest TEXT NOT NULL," \
+    "  run_digest TEXT NOT NULL UNIQUE," \
+    "  device TEXT NOT NULL," \
+    "  backend TEXT NOT NULL,"
+
 /* Migration i brings the schema from version i to version i + 1. */
 static const char *const migrations[RG_SCHEMA_VERSION] = {
     /* 0 -> 1: the first schema. */
-    "CREATE TABLE runs ("
-    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
-    "  created_at TEXT NOT NULL,"
-    "  observed_at TEXT NOT NULL,"
-    "  evidence TEXT NOT NULL CHECK (evidence IN ('measured','imported','replicated')),"
-    "  replicates_of INTEGER REFERENCES runs(id),"
-    "  definition TEXT NOT NULL,"
-    "  comparison_key TEXT NOT NULL,"
-    "  implementation_digest TEXT NOT NULL,"
-    "  run_digest TEXT NOT NULL UNIQUE,"
-    "  device TEXT NOT NULL,"
-    "  backend TEXT NOT NULL,"
+    "CREATE TABLE runs (" RUNS_LEADING_COLUMNS
     "  kernel INTEGER NOT NULL,"
     "  kernel_name TEXT NOT NULL,"
     "  status TEXT NOT NULL,"
@@ -100,18 +106,7 @@ static const char *const migrations[RG_SCHEMA_VERSION] = {
      * an imported run has no kernel, correctness counts or geomean, so
      * those columns take NULL; it ranks by its own primary statistic. The
      * stored manifests are converted by reg_convert_stored_manifests(). */
-    "CREATE TABLE runs2 ("
-    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
-    "  created_at TEXT NOT NULL,"
-    "  observed_at TEXT NOT NULL,"
-    "  evidence TEXT NOT NULL CHECK (evidence IN ('measured','imported','replicated')),"
-    "  replicates_of INTEGER REFERENCES runs(id),"
-    "  definition TEXT NOT NULL,"
-    "  comparison_key TEXT NOT NULL,"
-    "  implementation_digest TEXT NOT NULL,"
-    "  run_digest TEXT NOT NULL UNIQUE,"
-    "  device TEXT NOT NULL,"
-    "  backend TEXT NOT NULL,"
+    "CREATE TABLE runs2 (" RUNS_LEADING_COLUMNS
     "  kernel INTEGER,"
     "  kernel_name TEXT NOT NULL,"
     "  status TEXT NOT NULL,"

@@ -15,7 +15,7 @@ typedef struct ref_tensor {
 
 static void load_row(const void *base, ropegrad_dtype dt, int64_t off, int64_t n, double *dst)
 {
-    for (int64_t i = 0; i < n; i++) dst[i] = (double)rg_load_grad(base, dt, off + i);
+    for (int64_t i = 0; i < n; i++) dst[i] = (double)ropegrad_element_to_float(base, dt, off + i);
 }
 
 /* o = x*c + sign*rotate_half(x)*n: sign +1 is 088's out, -1 068's grad_x. */

@@ -119,9 +119,9 @@ static inline void rg_apply_widen(const void *base, ropegrad_dtype dt, int64_t o
     }
     const uint16_t *h = (const uint16_t *)base + off;
     if (dt == ROPEGRAD_BF16)
-        for (int64_t i = 0; i < n; i++) dst[i] = rg_bf16_to_f32(h[i]);
+        for (int64_t i = 0; i < n; i++) dst[i] = ropegrad_bf16_to_float(h[i]);
     else
-        for (int64_t i = 0; i < n; i++) dst[i] = rg_f16_to_f32(h[i]);
+        for (int64_t i = 0; i < n; i++) dst[i] = ropegrad_f16_to_float(h[i]);
 }
 
 /* n floats of src rounded to dtype dt, to base from element off. */

@@ -127,7 +127,7 @@ static inline int64_t ra_count_bad(const char *what, const void *out, ropegrad_d
 {
     int64_t bad = 0;
     for (int64_t i = 0; i < n; i++) {
-        const double v = (double)rg_load_grad(out, dt, i), err = fabs(v - ref[i]);
+        const double v = (double)ropegrad_element_to_float(out, dt, i), err = fabs(v - ref[i]);
         if (!(err <= ra_unit(dt) * fabs(ref[i]) + terms * 1e-6)) {
             if (!bad) printf("%s: element %lld is %.9g, reference %.9g\n", what, (long long)i, v, ref[i]);
             bad++;

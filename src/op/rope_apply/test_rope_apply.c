@@ -119,7 +119,7 @@ static void test_f16_rounding(void **state)
 {
     (void)state;
     for (uint32_t h = 0; h < 0x7c00u; h++) {
-        const float f = rg_f16_to_f32((uint16_t)h), next = rg_f16_to_f32((uint16_t)(h + 1));
+        const float f = ropegrad_f16_to_float((uint16_t)h), next = ropegrad_f16_to_float((uint16_t)(h + 1));
         assert_int_equal(rg_f16_rn(f), h);
         assert_int_equal(rg_f16_rn(-f), h | 0x8000u);
         if (h == 0x7bffu) break;                 /* next is Inf: its midpoint below */

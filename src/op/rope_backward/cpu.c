@@ -20,8 +20,8 @@ static void kernel_portable(const ropegrad_problem *p, int64_t r0, int64_t r1)
         for (int64_t d = 0; d < H; d++) {
             Sleef_float2 sc; /* x = sin, y = cos */
             rg_sincos1(p->emb[base + d], &sc.x, &sc.y);
-            float gc = rg_load_grad(p->grad_cos, dt, base + d) + rg_load_grad(p->grad_cos, dt, base + d + H);
-            float gs = rg_load_grad(p->grad_sin, dt, base + d) + rg_load_grad(p->grad_sin, dt, base + d + H);
+            float gc = ropegrad_element_to_float(p->grad_cos, dt, base + d) + ropegrad_element_to_float(p->grad_cos, dt, base + d + H);
+            float gs = ropegrad_element_to_float(p->grad_sin, dt, base + d) + ropegrad_element_to_float(p->grad_sin, dt, base + d + H);
             acc += (double)(inv[d] * (gs * sc.y - gc * sc.x));
         }
         p->grad_position_ids[r] = (float)((double)p->attention_scaling * acc);

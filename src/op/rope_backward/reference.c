@@ -25,10 +25,10 @@ int ropegrad_backward_reference(const ropegrad_problem *p, double *out)
             const int64_t base = row * D;
             double acc = 0.0;
             for (int64_t d = 0; d < H; d++) {
-                double gc = (double)rg_load_grad(p->grad_cos, p->grad_dtype, base + d) +
-                            (double)rg_load_grad(p->grad_cos, p->grad_dtype, base + d + H);
-                double gs = (double)rg_load_grad(p->grad_sin, p->grad_dtype, base + d) +
-                            (double)rg_load_grad(p->grad_sin, p->grad_dtype, base + d + H);
+                double gc = (double)ropegrad_element_to_float(p->grad_cos, p->grad_dtype, base + d) +
+                            (double)ropegrad_element_to_float(p->grad_cos, p->grad_dtype, base + d + H);
+                double gs = (double)ropegrad_element_to_float(p->grad_sin, p->grad_dtype, base + d) +
+                            (double)ropegrad_element_to_float(p->grad_sin, p->grad_dtype, base + d + H);
                 double e = (double)p->emb[base + d];
                 acc += (double)inv[d] * (gs * cos(e) - gc * sin(e));
             }
