@@ -2,10 +2,13 @@
 // dev_forward.cu -- kernel developer's loop for the forward ops (011, 012),
 // llm.c dev/cuda style: check every version of bench/dev/forward_dev_kernels.cuh
 // against the shipped kernel bit for bit (each writes the correctly rounded
-// bf16, so they must agree exactly; versions 4, 6 and 7 are timing-only and are not
-// checked) on the suite's inputs, real long-context positions and hostile
-// arguments, then time each version and values-per-thread choice on the
-// suite's 16 shapes beside a floor kernel that only moves the op's bytes.
+// bf16, so they must agree exactly; versions 4, 6 and 7 are timing-only and 27
+// and 28 fast modes, none of them checked) on the suite's inputs, real
+// long-context positions and hostile arguments; for 012, measure the fast modes
+// (and the correctly rounded kernels beside them) on real long-context inputs
+// in bf16 ulps against float64 (fd12_accuracy_report); then time each version
+// and values-per-thread choice on the suite's 16 shapes beside a floor kernel
+// that only moves the op's bytes.
 // Timing as the protocol: CUPTI kernel spans, 2x-L2 memset before each launch,
 // median of 50 after 10 warmup. Needs nvcc only:
 //
@@ -43,6 +46,15 @@ static __global__ void fd_icache(const int64_t *pos, const uint4 *inv, uint4 *ou
     const uint4 v = make_uint4(p, p + 1, p + 2, (uint32_t)k);
     out[r * 32 + k] = v;
     out[r * 32 + k + 16] = v;
+}
+
+// Versions whose output must equal the shipped kernel's bit for bit (the
+// correctly rounded ones): not the floor (0) or the shipped kernel itself (1),
+// not the timing-only or fast-mode ones (4, 6, 7, 20-28), 29 (the library's
+// kernel at another geometry) yes.
+static bool fd_bitwise_checked(int version)
+{
+    return version >= 2 && version != 4 && version != 6 && version != 7 && (version < 20 || version == 29);
 }
 
 static char *g_flush;
@@ -87,6 +99,101 @@ static std::vector<std::pair<int64_t, int64_t>> suite_shapes(const char *op)
     }
     fclose(f);
     return v;
+}
+
+// ---- 012: error in bf16 ulps on real inputs ----------------------------------------------
+// The spacing of bf16 at |e| (normal binades; 2^-133 below), and e rounded to
+// the nearest bf16, ties to even (exact: scaling by a power of two).
+static double fd_bf16_ulp(double e)
+{
+    return std::ldexp(1.0, (e == 0.0 ? -126 : std::max(std::ilogb(e), -126)) - 7);
+}
+static double fd_bf16_nearest(double e)
+{
+    const double u = fd_bf16_ulp(e);
+    return std::nearbyint(e / u) * u;
+}
+static double fd_bf16_value(uint16_t b)
+{
+    const uint32_t w = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &w, 4);
+    return f;
+}
+
+struct fd_accuracy {
+    double max_ulp = 0, got = 0, exact = 0;
+    int64_t at = -1, wrong = 0, beyond1 = 0, halves = 0;
+    bool at_sin = false;
+};
+
+// One output (cos or sin, [rows][128] bf16, the value at j and j+64) against
+// scale * the exact values ex ([rows][64]).
+static void fd_accuracy_add(fd_accuracy &a, const uint16_t *o, const std::vector<double> &ex, double scale, int64_t rows,
+                            bool is_sin)
+{
+    for (int64_t r = 0; r < rows; r++)
+        for (int d = 0; d < 64; d++) {
+            const uint16_t b = o[r * 128 + d];
+            a.halves += b != o[r * 128 + 64 + d];
+            const double e = scale * ex[(size_t)(r * 64 + d)], v = fd_bf16_value(b);
+            const double ulps = std::fabs(v - e) / fd_bf16_ulp(e);
+            a.wrong += v != fd_bf16_nearest(e);
+            a.beyond1 += ulps > 1.0;
+            if (ulps > a.max_ulp) a.max_ulp = ulps, a.at = r * 64 + d, a.got = v, a.exact = e, a.at_sin = is_sin;
+        }
+}
+
+// Positions 0..262144 (every row one position) times the dataset's llama3
+// inv_freq, each x = float(p * inv[d]) as Hugging Face's float32 product
+// makes it (|x| up to 262144 rad): each variant's cos/sin against float64
+// sin/cos times the scale (1, 1/sqrt(2), and YaRN's 0.1 ln 8 + 1), in bf16
+// ulps of the exact value. "nearest" counts outputs other than the correctly
+// rounded bf16; "> 1 ulp" those further than one ulp; "halves" outputs whose
+// j and j+64 copies differ. The fast mode's promise is "> 1 ulp" = 0.
+static void fd12_accuracy_report(const std::vector<variant> &vs, float *&freqs, uint16_t *&out)
+{
+    const int64_t rows = 262145;
+    std::vector<float> inv(64), hf((size_t)rows * 64);
+    llama3_inv(inv.data());
+    std::vector<double> ec(hf.size()), es(hf.size());
+    for (int64_t p = 0; p < rows; p++)
+        for (int d = 0; d < 64; d++) {
+            const float x = (float)p * inv[d];
+            hf[(size_t)(p * 64 + d)] = x;
+            ec[(size_t)(p * 64 + d)] = std::cos((double)x);
+            es[(size_t)(p * 64 + d)] = std::sin((double)x);
+        }
+    float *const small_freqs = freqs;
+    uint16_t *const small_out = out;
+    CK(cudaMalloc(&freqs, (size_t)rows * 256));
+    CK(cudaMalloc(&out, (size_t)rows * 512));
+    CK(cudaMemcpy(freqs, hf.data(), (size_t)rows * 256, cudaMemcpyHostToDevice));
+    std::vector<uint16_t> ho((size_t)rows * 256);
+    const float scales[] = {1.0f, 0.70710678f, 1.20794415f};
+    printf("\n012 accuracy, real long-context inputs: positions 0..262144 x llama3 inv_freq (x up to 262144 rad), "
+           "%lld values of cos and of sin, in bf16 ulps of the exact value (float64)\n", (long long)(rows * 64));
+    printf("| variant | scale | max ulps | at (p, d, x, output) | got | exact | not nearest | > 1 ulp | halves differ |\n"
+           "|---|---|---|---|---|---|---|---|---|\n");
+    for (const variant &v : vs)
+        for (float sc : scales) {
+            CK(cudaMemset(out, 0xff, (size_t)rows * 512));
+            v.go(1, rows, sc);
+            CK(cudaDeviceSynchronize());
+            CK(cudaMemcpy(ho.data(), out, (size_t)rows * 512, cudaMemcpyDeviceToHost));
+            fd_accuracy a;
+            fd_accuracy_add(a, ho.data(), ec, (double)sc, rows, false);
+            fd_accuracy_add(a, ho.data() + rows * 128, es, (double)sc, rows, true);
+            if (a.at < 0) a.at = 0;   // every output exact: no largest error to point at
+            printf("| %s | %.6g | %.4f | %lld, %d, %.9g, %s | %.9g | %.9g | %lld | %lld | %lld |\n", v.name, sc, a.max_ulp,
+                   (long long)(a.at / 64), (int)(a.at % 64), hf[(size_t)a.at], a.at_sin ? "sin" : "cos", a.got, a.exact,
+                   (long long)a.wrong, (long long)a.beyond1, (long long)a.halves);
+            fflush(stdout);
+        }
+    CK(cudaFree(freqs));
+    CK(cudaFree(out));
+    freqs = small_freqs;
+    out = small_out;
 }
 
 int main(int argc, char **argv)
@@ -235,6 +342,19 @@ int main(int argc, char **argv)
         V12R(4, 2, "15-fix/2");
         V12R(4, 4, "15-fix/4");
         V12R(5, 2, "16-tight/2");
+        // The fast modes and the peer's geometry (forward_dev_kernels.cuh, 27-29 and 6-plain/2).
+        V12B(1, 2, "6-plain/2");
+#define V12F(M, V, N, NAME) vs.push_back({NAME, V, [&](int64_t B_, int64_t S_, float sc) { fd12_v5_go<M, N>(freqs, sc, out, c16(B_ * S_), B_ * S_, 0); }})
+        V12F(11, 27, 2, "27-mufu/2");
+        V12F(11, 27, 4, "27-mufu/4");
+        V12F(12, 28, 2, "28-mufu-guard/2");
+        V12F(12, 28, 4, "28-mufu-guard/4");
+        vs.push_back({"29-lib/2", 29, [&](int64_t B_, int64_t S_, float sc) {
+                          const int64_t rows = B_ * S_;
+                          const ropegrad_cos_sin_problem p = {B_, S_, 128, freqs, sc, out, c16(rows)};
+                          rg_cos_sin_go<2>(&p, (int)rows, 0);
+                          CK(cudaGetLastError());
+                      }});
     }
 
     // DEV_FORWARD_ONLY=name,name,...: time only those (the floor and the shipped kernel always).
@@ -295,7 +415,7 @@ int main(int argc, char **argv)
         CK(cudaMemcpy(hr.data(), ref, crows * 512, cudaMemcpyDeviceToHost));
         printf("check (%s): ", sets[si].name);
         for (auto &v : vs) {
-            if (v.version < 2 || v.version == 4 || v.version == 6 || v.version == 7 || v.version >= 20) continue;
+            if (!fd_bitwise_checked(v.version)) continue;
             CK(cudaMemset(out, 0xff, crows * 512));
             v.go(16, crows / 16, sc);
             CK(cudaDeviceSynchronize());
@@ -314,6 +434,17 @@ int main(int argc, char **argv)
             }
         }
         printf("\n");
+    }
+
+    if (!is11) {
+        // The fast modes' accuracy on real long-context inputs, against float64:
+        // one geometry each (the others share the code of version 5's kernel,
+        // checked bit for bit above), 28 at both, and the correctly rounded two.
+        const std::string names = ",1-shipped,29-lib/2,6-plain/2,27-mufu/2,28-mufu-guard/2,28-mufu-guard/4,";
+        std::vector<variant> acc;
+        for (auto &v : vs)
+            if (names.find(std::string(",") + v.name + ",") != std::string::npos) acc.push_back(v);
+        fd12_accuracy_report(acc, freqs, out);
     }
 
     // ---- timing on the suite's shapes (suite inputs) -----------------------------------------

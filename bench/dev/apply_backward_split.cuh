@@ -115,11 +115,10 @@ static uint32_t dev_split_groups(const ropegrad_rope_apply_shape &s, uint32_t L,
     return most;
 }
 
-// The variants timed by bench/apply_floor.cu: bit 0 even groups, bit 1
+// The variants timed by bench/apply_floor.cu (0-7; their names with the later
+// candidates' in apply_backward_staged.cuh): bit 0 even groups, bit 1
 // streamed loads/stores, bit 2 two rows a block. fp32 only (the suite's
 // dtype); the 16-byte path's alignment is assumed (cudaMalloc'd buffers).
-static const char *const dev_split_names[] = {"split", "even", "stream", "even+stream", "split/2rows", "even/2rows",
-                                              "stream/2rows", "even+stream/2rows"};
 
 static cudaError_t dev_apply_backward_split(const ropegrad_rope_apply_backward_problem *p, cudaStream_t st, int variant = 0)
 {

@@ -124,6 +124,31 @@
 //              instead of two stores of 8 or 4 B: slower than the shipped kernel
 //              at both (1.24x the floor at its best against 14-side's 1.18x,
 //              bench/results/dev/forward-2026-12-01-run27.txt, ops/dev-forward.txt).
+// 27 mufu     (012) the fast mode without a bound: 6 (no rounding test) with
+//              rg_sincos_mufu (Cody-Waite modulo 2 pi in two FMA parts: the first
+//              step exact, the dropped part below |q| * 2^-47 < 3e-10 for |x| <=
+//              262144, then sin.approx/cos.approx on the reduced argument): the
+//              public CUDA peer's approach (~7 instructions a value against ~20
+//              for rg_sincos_core). Its error is absolute (at most 7.6e-7 up to
+//              4e6 rad, bench/NOTES.md "Accuracy"), so values near a zero of sin
+//              or cos (|v| below ~2^-12) can miss 1 bf16 ulp: dev_forward's accuracy
+//              section counts them.
+// 28 mufu-guard (012) 27 with any value whose sin or cos comes out below
+//              FD_MUFU_NEAR0 in magnitude redone by rg_sincos_core (relative
+//              error <= 3 float ulps): above it an absolute error of 7.6e-7 is at
+//              most 0.4 of a bf16 ulp of |v| >= 2^-11 at any scale (the scaled
+//              value's ulp is at least scale * 2^-19), so every output should be
+//              within 0.9 ulp; rare (|v| < 5e-4 for sin or cos: about 6 in 10^4
+//              uniformly spread arguments, ~4% of 64-value warps take the branch). The accuracy section measures it.
+// 29 lib/2    (012) the library's own kernel (rg_cos_sin_go, correctly rounded)
+//              at 2 values a thread on every shape: the public peer's geometry
+//              (32 threads a row, 256-thread blocks, one 8-byte load and four
+//              4-byte stores a thread), which the library already uses below
+//              RG_CS_VPT4_ROWS rows; above it the library takes 4 values a
+//              thread (16 a row, 8-byte stores). Checked bit for bit.
+// 6-plain/2   (012) 6 at the peer's geometry: rg_sincos_core without the
+//              rounding test: every output within 0.5 + 3*2^-16 bf16 ulp at
+//              scale 1 (not always the nearest), the 1-ulp fast mode with a proof.
 //  shipped since 2026-12-01: 5, for both ops (10 and 11: not shipped, see
 //              bench/results/dev/forward-2026-12-01-run{4,5}.txt, where their
 //              column is "1-shipped" -- each was the library's kernel then).
@@ -446,7 +471,11 @@ static __device__ __forceinline__ uint32_t fd_sincos_bf16_refine_fix(float x, fl
 // (the inline refinement), in src/op/rope_math.cuh (so 5 takes up the
 // library's test in ulps; 16 keeps the float bound it was measured with).
 
-// MODE 0: correctly rounded (5); 1: no test (6); 2: no arithmetic (7); 10: 25;
+// Version 28's threshold: below it (2^-11 plus rg_sincos_mufu's error, rounded
+// up) a value is redone by the polynomial core.
+#define FD_MUFU_NEAR0 5.0e-4f
+
+// MODE 0: correctly rounded (5); 1: no test (6); 2: no arithmetic (7); 10: 25; 11: 27; 12: 28;
 // 3, 4: 5 with the refinement's rounding decided against the midpoints (14:
 // rg_sincos_bf16_refine_side, from the float values; 15: fd_sincos_bf16_refine_fix,
 // from the rounded pair).
@@ -471,6 +500,14 @@ static __device__ __forceinline__ bool fd5_value(float x, float scale, float *vs
     if (MODE == 10) {   // 25: the special-function unit, unreduced (timing only)
         *vs = S1 ? __sinf(x) : __sinf(x) * scale;
         *vc = S1 ? __cosf(x) : __cosf(x) * scale;
+        return false;
+    }
+    if (MODE == 11 || MODE == 12) {   // 27 mufu, 28 mufu-guard (012)
+        float s, c;
+        rg_sincos_mufu(x, &s, &c);
+        if (MODE == 12 && !(fabsf(s) >= FD_MUFU_NEAR0 && fabsf(c) >= FD_MUFU_NEAR0)) rg_sincos_core(x, &s, &c);
+        *vs = S1 ? s : s * scale;
+        *vc = S1 ? c : c * scale;
         return false;
     }
     if (MODE == 0 || MODE >= 3) return rg_sincos_scaled<S1>(x, scale, vs, vc);
