@@ -62,7 +62,7 @@ static void usage(FILE *f, const char *cmd, int timed)
     }
     fprintf(f, "  --seed N              input generator seed (default 200)\n");
     fprintf(f, "  --rounds N            correctness rounds of fresh seeded inputs per workload, 1..1000 (default 10;\n"
-               "                        cpu backend, with the reward-hack checks; cuda checks one round)\n");
+               "                        each with the reward-hack checks, on both backends)\n");
     fprintf(f, "  --ground-truth G      float64 (default: ropegrad's accuracy yardstick) or float32-reference (the\n"
                "                        definition's reference in float32, as the official evaluator; 014, 012)\n");
     fprintf(f, "  --threads N           CPU backend threads, 0 = all cores (default 0)\n");

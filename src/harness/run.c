@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* run.c -- one run of the protocol over a suite.
  *
- * For each selected workload: generate inputs (inputs.c), compute the float64
- * reference (in parallel, over row blocks), run the backend once into an
- * output poisoned with NaN and check it (check.c), then -- when timing and
- * the output was correct -- warm up and time it:
+ * For each selected workload: generate inputs (inputs.c), compute the
+ * ground truth (in parallel, over row blocks), check the backend over the
+ * correctness rounds (rounds.c: fresh inputs, an output poisoned with NaN,
+ * the reward-hack guards; check.c), then -- when timing and the output was
+ * correct -- warm up and time it, and check one more call after it:
  *
  *   CPU   before each call, write through a buffer of 2x the last-level
  *         cache (so inputs start in DRAM, as the GPU protocol's cold L2);
@@ -387,13 +388,11 @@ static void result_header(const rg_suite *s, const rg_run_options *o, int use_cu
     out->warmup = o->timed ? o->warmup : 0;
     out->iterations = o->timed ? o->iterations : 0;
     out->seed = o->seed;
-    out->rounds = use_cuda ? 1 : o->rounds;   /* the CUDA runner checks one round (rounds.c is the CPU path's) */
+    out->rounds = o->rounds;
     out->ground_truth = o->ground_truth;
     out->restage = o->restage;
     out->span = o->span;
     out->sync = o->sync;
-    if (use_cuda && o->rounds > 1 && o->verbose >= 0)
-        fprintf(stderr, "ropegrad: the cuda backend checks one correctness round (--rounds applies to cpu)\n");
     time_t now = time(NULL);
     struct tm tm;
     if (gmtime_r(&now, &tm)) strftime(out->started_at, sizeof out->started_at, "%Y-%m-%dT%H:%M:%SZ", &tm);

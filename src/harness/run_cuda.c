@@ -2,9 +2,12 @@
 /* run_cuda.c -- the protocol on a GPU, as the official SOL-ExecBench
  * evaluator runs it.
  *
- * Per workload: copy the inputs to the device, poison the output with 0xFF
- * bytes (NaN), run the kernel once and check it; then, when timing and the
- * output was correct, run warmup + iterations, each iteration being
+ * Per workload: copy the inputs to the device, then the correctness rounds
+ * (rounds.c, shared with the CPU path): o->rounds rounds of fresh seeded
+ * inputs copied into the SAME device buffers, the output poisoned with 0xFF
+ * bytes (NaN) before every call, the output and the inputs copied back after
+ * it for the reward-hack guards and the check. Then, when timing and every
+ * round passed, warmup + iterations, each iteration being
  *
  *     re-stage the inputs         --restage on: a device-to-device copy from a pristine copy to a
  *                                 pool at +256 B per iteration (restage_cuda.c): fresh pointers
@@ -21,7 +24,8 @@
  * kernels), and every timed iteration must launch the same kernels as the
  * first (else REWARD_HACK). If CUPTI cannot be used, CUDA events around each
  * call on the harness's stream are the timer and the run says "cuda-events"
- * (the same-kernels check then does not run).
+ * (the same-kernels check then does not run). After the timed iterations one
+ * more call on round 0's inputs must pass the check (rounds.c).
  *
  * Setting ROPEGRAD_TIMER=cuda-events in the environment skips CUPTI (to
  * compare the two timers, or where a profiler already holds CUPTI).
@@ -230,9 +234,10 @@ const char *rg_cuda_lost(const rg_cuda_session *s)
     return s && s->lost[0] ? s->lost : NULL;
 }
 
-/* ---- one workload's buffers and its checked call ------------------------------------ */
+/* ---- one workload's buffers, and its correctness calls (rounds.c) ------------------------------------ */
 
-/* A workload's device tensors and the host copies the check reads back. */
+/* A workload's device tensors (the same buffers every round) and the host
+ * copies the rounds read back. */
 typedef struct cuda_bufs {
     rg_cuda_session *s;
     rg_tensors dev;      /* in[] on the device */
@@ -272,6 +277,17 @@ fail:
     return 1;
 }
 
+/* rg_round_io.stage: a round's inputs into the same device buffers. */
+static int cuda_stage(void *ctx, const rg_tensors *in, char *err, size_t errlen)
+{
+    cuda_bufs *b = ctx;
+    b->dev.attention_scaling = in->attention_scaling;
+    for (int k = 0; k < in->n_in; k++) CK(cudaMemcpy(b->dev.in[k], in->in[k], in->in_bytes[k], cudaMemcpyHostToDevice));
+    return 0;
+fail:
+    return 1;
+}
+
 /* The output and the inputs back to the host after a call. */
 static int copy_back(cuda_bufs *b, char *err, size_t errlen)
 {
@@ -283,11 +299,11 @@ fail:
     return 1;
 }
 
-/* The checked call into a poisoned output, waited for, copied back and
- * checked into wr: 0 (checked, or the workload failed), 1 a harness error. */
-static int checked_call(cuda_bufs *b, const double *ref, const rg_workload *w, rg_workload_result *wr, char *err,
-                        size_t errlen)
+/* rg_round_io.call: one call into a poisoned output, waited for, copied back. */
+static int cuda_call(void *ctx, int r, const void **out, const rg_tensors **after, rg_workload_result *wr, char *err,
+                     size_t errlen)
 {
+    cuda_bufs *b = ctx;
     rg_cuda_session *s = b->s;
     cudaError_t ce = cudaMemsetAsync(b->d_out, 0xFF, b->dev.out_bytes, s->stream);
     int krc = ce == cudaSuccess ? s->op->cuda(&b->dev, b->d_out, s->kernel, s->stream) : 0;
@@ -295,17 +311,16 @@ static int checked_call(cuda_bufs *b, const double *ref, const rg_workload *w, r
     if (ce == cudaSuccess) ce = device_wait(s->stream, s->timeout_s);
     if (ce != cudaSuccess) {
         gpu_lost(s, wr, ce, s->timeout_s);
-        return 0;
+        return RG_CALL_LOST;
     }
     if (krc) {
-        memset(&wr->check, 0, sizeof wr->check);
-        snprintf(wr->check.reason, sizeof wr->check.reason, "op %s cuda: %s", s->op->id, rg_op_error_text(s->op, krc));
-        return 0;
+        rg_call_failed(s->op, "cuda", krc, r, wr);
+        return RG_CALL_FAILED;
     }
-    if (copy_back(b, err, errlen)) return 1;
-    if (!rg_check_op_output(s->op, b->h_out, b->dev.n_out, ref, w, &wr->check)) return 0;
-    snprintf(err, errlen, "workload %d: out of memory", w->index);
-    return 1;
+    if (copy_back(b, err, errlen)) return RG_CALL_SYSTEM;
+    *out = b->h_out;
+    *after = &b->after;
+    return RG_CALL_OK;
 }
 
 /* ---- timing ------------------------------------------------------------------------------------ */
@@ -374,14 +389,6 @@ static int timed_loop(const rg_timing *t, uint64_t *t0, uint64_t *t1, rg_workloa
     return TIME_CUDA_ERROR;
 }
 
-/* wr fails as a reward hack found in the timed iterations. */
-static void span_hack(rg_workload_result *wr, const char *why)
-{
-    wr->check.pass = 0;
-    wr->reward_hack = 1;
-    snprintf(wr->check.reason, sizeof wr->check.reason, "REWARD_HACK: %.110s", why);
-}
-
 /* CUPTI timing: TIME_OK (samples, wr's span counts), TIME_FALLBACK (time
  * with events), TIME_FAILED (wr says why: a reward hack, the op's error),
  * TIME_CUDA_ERROR (err). */
@@ -400,7 +407,7 @@ static int time_cupti(const rg_timing *t, double *samples, rg_workload_result *w
         if (rc == TIME_OK) {
             rg_span_counts c;
             int a = rg_span_attribute(t0, t1, iters, t->o->span, samples, &c, why, sizeof why);
-            if (a == RG_SPAN_HACK) span_hack(wr, why);
+            if (a == RG_SPAN_HACK) rg_reward_hack(wr, why);
             rc = a == RG_SPAN_OK ? TIME_OK : a == RG_SPAN_HACK ? TIME_FAILED : TIME_FALLBACK;
             if (a == RG_SPAN_OK) wr->span_kernels = c.kernels, wr->span_memcpy = c.memcpy, wr->span_memset = c.memset;
         } else if (rc == TIME_FALLBACK) {
@@ -503,14 +510,16 @@ out:
 
 /* ---- one workload ---------------------------------------------------------------------------------- */
 
-int rg_cuda_workload(rg_cuda_session *s, const rg_tensors *in, const double *ref, const rg_workload *w,
+int rg_cuda_workload(rg_cuda_session *s, rg_tensors *in, const double *ref, const rg_workload *w,
                      const rg_run_options *o, rg_workload_result *wr, char *err, size_t errlen)
 {
     cuda_bufs b;
     s->timeout_s = o->timeout_s;
     if (bufs_open(s, in, &b, err, errlen)) return 1;
-    int rc = checked_call(&b, ref, w, wr, err, errlen);
+    const rg_round_io io = {cuda_stage, cuda_call, &b};
+    int rc = rg_correctness_rounds(s->op, w, o, in, ref, &io, wr, err, errlen);
     if (!rc && !s->lost[0] && o->timed && wr->check.pass) rc = timed_part(s, &b, o, wr, err, errlen);
+    if (!rc && !s->lost[0] && wr->timed) rc = rg_after_timing(s->op, w, in, ref, &io, wr, err, errlen);
     bufs_free(&b);
     return rc;
 }
