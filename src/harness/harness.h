@@ -152,6 +152,12 @@ const char *rg_sync_name(rg_sync v);
 int rg_restage_parse(const char *s, rg_restage *v);
 int rg_span_parse(const char *s, rg_span *v);
 int rg_sync_parse(const char *s, rg_sync *v);
+/* What a switch's recorded word means, one line (the record, the run page).
+ * An empty or NULL word is a record made before the switch existed: the
+ * line says so and what the harness did then. */
+const char *rg_restage_text(const char *word);
+const char *rg_span_text(const char *word);
+const char *rg_sync_text(const char *word);
 
 /* ---- runs -------------------------------------------------------------------- */
 

@@ -57,6 +57,13 @@ static int parse_word(const rg_switch *sw, const char *s)
     return -1;
 }
 
+static const char *text_of(const rg_switch *sw, const char *word)
+{
+    if (!word || !*word) return sw->text[2];
+    int i = parse_word(sw, word);
+    return i < 0 ? "unknown (a word this harness does not know)" : sw->text[i];
+}
+
 const char *rg_restage_name(rg_restage v) { return restage_switch.word[v == RG_RESTAGE_OFF]; }
 const char *rg_span_name(rg_span v) { return span_switch.word[v == RG_SPAN_KERNELS]; }
 const char *rg_sync_name(rg_sync v) { return sync_switch.word[v == RG_SYNC_END]; }
@@ -84,3 +91,7 @@ int rg_sync_parse(const char *s, rg_sync *v)
     *v = i ? RG_SYNC_END : RG_SYNC_ITERATION;
     return 0;
 }
+
+const char *rg_restage_text(const char *word) { return text_of(&restage_switch, word); }
+const char *rg_span_text(const char *word) { return text_of(&span_switch, word); }
+const char *rg_sync_text(const char *word) { return text_of(&sync_switch, word); }
