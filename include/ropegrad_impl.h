@@ -61,8 +61,12 @@ extern "C" {
  * pointers) on cuda_stream (a cudaStream_t; never NULL from ropegrad: the
  * harness's own non-blocking stream). Asynchronous, like
  * ropegrad_backward_cuda: enqueue the work and return; no allocation, no
- * synchronization, no other stream. Everything enqueued on cuda_stream is
- * what gets timed (CUPTI kernel spans). */
+ * synchronization. What gets timed is every GPU activity the call issues,
+ * on cuda_stream or on a stream of its own: kernels, memcpy and memset
+ * (`--span all`, the default, as the official evaluator; `--span kernels`:
+ * its kernels only), and every timed call must launch the same kernels.
+ * The input pointers change from call to call (`--restage on`, the
+ * default): nothing may be kept by pointer. */
 typedef int (*ropegrad_impl_cuda_fn)(const void *problem, void *cuda_stream);
 
 /* CPU entry: computes the op over problem (host pointers) before returning,

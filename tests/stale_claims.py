@@ -71,7 +71,7 @@ else:
 
 # run_cuda.c: the iteration drawn in its header comment is the call it makes.
 r = text["src/harness/run_cuda.c"]
-call = re.search(r"return s->op->(\w+)\(", r)
+call = re.search(r"s->op->(\w+)\(call\b", r)   # call_timed: the timed call on the re-staged tensors
 head = re.search(r"/\*\n \* run_cuda.c.*?\*/|/\* run_cuda.c.*?\*/", r, re.S)
 head = head.group(0) if head else ""
 if not call or ("op->" + call.group(1) + "(") not in head:

@@ -10,7 +10,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <unistd.h>
 
-#include "test_util.h"
+#include "reward_hack_util.h"
 
 #define PLAIN RG_BINARY_DIR "/examples/plugin-014/libplain014.so"
 #define CHEAT(v) RG_BINARY_DIR "/tests/plugins/libcheat_" v ".so"
@@ -33,35 +33,12 @@ static int teardown(void **state)
     return tu_rm_rf(sc.dir);
 }
 
-/* bench's JSON of the last run. */
-static cJSON *result(void)
-{
-    char *text = tu_slurp(tu_path_in(sc.dir, "r.json"), NULL);
-    assert_non_null(text);
-    cJSON *j = cJSON_Parse(text);
-    free(text);
-    assert_non_null(j);
-    return j;
-}
+static cJSON *result(void) { return rh_result(sc.dir); }
 
-/* Every workload failed as a reward hack; the first one's reason holds needle
- * (a plugin's call count is per process: later workloads may trip earlier). */
 static void expect_caught(const char *plugin, const char *rounds, const char *needle)
 {
     int rc = rg("bench " FEW " --impl %s --rounds %s --json r.json", plugin, rounds);
-    if (rc != 1) fail_msg("exit %d (expected 1): %s", rc, err_text);
-    cJSON *j = result();
-    const cJSON *w;
-    cJSON_ArrayForEach(w, tu_get(j, "workloads"))
-    {
-        assert_true(cJSON_IsFalse(tu_get(w, "pass")));
-        assert_true(cJSON_IsTrue(tu_get(w, "reward_hack")));
-        const char *reason = tu_get(w, "reason")->valuestring;
-        if (strncmp(reason, "REWARD_HACK: ", 13) || (w == tu_get(j, "workloads")->child && !strstr(reason, needle)))
-            fail_msg("reason '%s', expected REWARD_HACK and '%s'", reason, needle);
-        assert_true(cJSON_IsNull(tu_get(tu_get(w, "time_ns"), "median")));   /* a failed workload is not timed */
-    }
-    cJSON_Delete(j);
+    rh_expect_all_caught(sc.dir, rc, err_text, needle);
 }
 
 static void expect_passes(const char *plugin, const char *rounds)

@@ -2,8 +2,8 @@
 """A Python callable measured by ropegrad's C harness (`ropegrad bench|check`).
 
 The harness stays in C (build/libropegrad_cli.so, src/cli/embed.h): it makes
-the inputs, flushes the caches, times (CUPTI kernel spans on a GPU, the wall
-clock on the CPU), checks, and writes the manifest and the registry exactly
+the inputs, flushes the caches, times (the CUPTI span of the call's GPU work
+on a GPU, the wall clock on the CPU), checks, and writes the manifest and the registry exactly
 as `ropegrad bench --impl PATH.so` does. This module hands it an
 implementation descriptor (include/ropegrad_impl.h) built in memory whose
 entry points are ctypes callbacks into the callable:
@@ -12,9 +12,11 @@ entry points are ctypes callbacks into the callable:
                harness's stream torch's current stream, and call the function:
                fn(*inputs, *outputs) in destination-passing style, else
                result = fn(*inputs) (kept, not copied: this call is timed);
-  finish       called by the harness once after the checked call and outside
+  finish       called by the harness after every checked call and outside
                every timed span: copies a returned result into the output
-               buffers (shape, dtype and device checked first).
+               buffers (shape, dtype and device checked first); a result
+               that shares memory with an input (the input, or a view of it)
+               fails the workload as REWARD_HACK.
 
 An exception in the callable fails its workload with the error's one line.
 
@@ -92,7 +94,9 @@ class _Runner:
         self.clock = progress.ShapeClock() if progress.enabled() else None
 
     def _fail(self, e):
-        line = one_line(e).encode("ascii", "replace")[:511]
+        # A reward hack is said as such: the C harness fails the workload as REWARD_HACK (rounds.c).
+        text = "REWARD_HACK: %s" % e if isinstance(e, impl_ops.RewardHack) else one_line(e)
+        line = text.encode("ascii", "replace")[:511]
         self.error = ctypes.create_string_buffer(line)
         return 1
 
@@ -140,9 +144,9 @@ class _Runner:
     def _finish(self, addr, device):
         if self.c.dps:
             return 0
-        _, outs = impl_ops.tensors(self.torch, self.c.op, addr, device)
+        ins, outs = impl_ops.tensors(self.torch, self.c.op, addr, device)
         result, self.pending = self.pending, None
-        impl_ops.copy_outputs(self.torch, self.c.op, result, outs)
+        impl_ops.copy_outputs(self.torch, self.c.op, result, outs, ins)
         return 0
 
     def finish_cuda(self, addr, stream):

@@ -91,7 +91,13 @@ def _tensors_012(torch, addr, device):
 
 # definition name -> (inputs, outputs) over a problem struct's address
 TENSORS = {OP_014: _tensors_014, OP_011: _tensors_011, OP_012: _tensors_012}
+INPUT_NAMES = {OP_014: ["grad_cos", "grad_sin", "emb", "inv_freq_expanded", "attention_scaling"],
+               OP_011: ["position_ids", "inv_freq", "attention_scaling"], OP_012: ["freqs", "attention_scaling"]}
 OUTPUT_NAMES = {OP_014: ["grad_position_ids"], OP_011: ["cos_sin"], OP_012: ["cos", "sin"]}
+
+
+class RewardHack(Exception):
+    """A call the harness fails as REWARD_HACK (impl.py reports it so)."""
 
 
 def tensors(torch, op, addr, device):
@@ -121,10 +127,32 @@ def returned_outputs(torch, op, result):
     return list(result)
 
 
-def copy_outputs(torch, op, result, outs):
+def _byte_range(torch, t):
+    """[first, end) of the bytes a tensor view can reach, None when empty."""
+    if not isinstance(t, torch.Tensor) or t.numel() == 0:
+        return None
+    span = 1 + sum((n - 1) * abs(st) for n, st in zip(t.shape, t.stride()))
+    return t.data_ptr(), t.data_ptr() + span * t.element_size()
+
+
+def check_not_inputs(torch, op, outputs, ins):
+    """Raises RewardHack when a returned output shares memory with an input
+    (the input itself, or a view of it): its result would live in memory the
+    harness handed in as an input, not in an output of its own."""
+    for name, out in zip(OUTPUT_NAMES[op], outputs):
+        o = _byte_range(torch, out)
+        for in_name, inp in zip(INPUT_NAMES[op], ins):
+            i = _byte_range(torch, inp)
+            if o and i and o[0] < i[1] and i[0] < o[1]:
+                raise RewardHack("output %s is its input %s or a view of it" % (name, in_name))
+
+
+def copy_outputs(torch, op, result, outs, ins=()):
     """Copies a return-style call's outputs into the harness's buffers, after
-    checking each one's shape, dtype and device kind against them."""
+    checking that none is (a view of) an input and each one's shape, dtype
+    and device kind against them."""
     got = returned_outputs(torch, op, result)
+    check_not_inputs(torch, op, got, ins)
     for name, src, dst in zip(OUTPUT_NAMES[op], got, outs):
         if not isinstance(src, torch.Tensor):
             raise TypeError("output %s is a %s, not a tensor" % (name, type(src).__name__))

@@ -7,7 +7,8 @@ the CPU backend (the C harness through build/libropegrad_cli.so):
   an exception in the callable and a wrong shape returned (each: the workload
   fails with one line, exit 1); the reference as a recorded run named
   "reference (torch eager)" (and "reference (torch.compile)" where torch >= 2);
-  the implementation digest changing with one byte of the source; refusals
+  the implementation digest changing with one byte of the source; a returned
+  output that is an input or a view of it (REWARD_HACK, exit 1); refusals
   (another op's solution, a GPU-only solution on the CPU) as one line, exit 2;
   --verbose's progress lines (stderr only) and --build-only (nothing measured).
 
@@ -58,6 +59,15 @@ def boom(*args):
 
 def wrong_shape(grad_cos, *args):
     return torch.zeros(grad_cos.shape[0], grad_cos.shape[1] + 1)
+
+
+def view_of_input(grad_cos, grad_sin, emb, inv_freq_expanded, attention_scaling):
+    return emb[..., 0]
+
+
+def answer_in_input(grad_cos, grad_sin, emb, inv_freq_expanded, attention_scaling):
+    emb[..., 0].copy_(grad(grad_cos, grad_sin, emb, inv_freq_expanded, attention_scaling))
+    return emb[..., 0]
 '''
 
 failures = []
@@ -145,6 +155,11 @@ def main():
         expect("a wrong shape returned fails the workload with one line",
                rc == 1 and "output grad_position_ids has shape [32, 257], the definition's is [32, 256]" in out,
                err + out)
+        for fn in ("view_of_input", "answer_in_input"):
+            rc, out, err = harness(["check", "--impl", mod + ":" + fn], tmp)
+            expect("%s: REWARD_HACK, the output is (a view of) an input" % fn,
+                   rc == 1 and "REWARD_HACK: round 0: output grad_position_ids is its input emb or a view of it" in out
+                   and "passed 0/2" in out, err + out)
         for dps, entry in ((False, "kernel.py::run"), (True, "kernel.py::run_dps")):
             sol = solution(tmp, "sol_dps_%d" % dps, entry, dps)
             rc, out, err = harness(["check", "--solution", sol], tmp)

@@ -28,7 +28,7 @@
 #define RG_MAX_SEED 9007199254740992ull   /* 2^53: seeds are stored as JSON numbers */
 
 enum {
-    OPT_ROUNDS = 900, OPT_GROUND_TRUTH,
+    OPT_ROUNDS = 900, OPT_GROUND_TRUTH, OPT_RESTAGE, OPT_SPAN, OPT_SYNC,
     OPT_SUITE = 1000, OPT_BACKEND, OPT_KERNEL, OPT_WORKLOADS, OPT_ITERATIONS, OPT_WARMUP, OPT_SEED,
     OPT_THREADS, OPT_INPUTS, OPT_JSON, OPT_RECORD, OPT_DB, OPT_MANIFEST, OPT_BASELINE, OPT_SIGN, OPT_HELP,
     OPT_LIST, OPT_PROGRESS, OPT_QUIET, OPT_FORMAT,
@@ -38,9 +38,11 @@ enum {
 static void usage(FILE *f, const char *cmd, int timed)
 {
     fprintf(f, "usage: ropegrad %s [options]\n\n", cmd);
-    fprintf(f, "%s", timed ? "Checks every workload against the float64 reference, then times it under the\n"
-                             "SOL-ExecBench protocol (cold L2 before every iteration).\n\n"
-                           : "Checks every workload against the float64 reference (no timing).\n\n");
+    fprintf(f, "%s", timed ? "Checks every workload over --rounds rounds of fresh inputs against its ground truth,\n"
+                             "then times it under the SOL-ExecBench protocol (cold L2 before every iteration; on\n"
+                             "cuda also --restage, --span and --sync, each as the official evaluator by default).\n\n"
+                           : "Checks every workload over --rounds rounds of fresh inputs against its ground truth\n"
+                             "(no timing).\n\n");
     fprintf(f, "  --suite DIR           suite folder (default: the bundled %s)\n", RG_DEFAULT_SUITE);
     fprintf(f, "  --backend B           auto (CUDA when a GPU is usable, else CPU), cpu or cuda (default auto)\n");
     fprintf(f, "  --kernel N            CUDA kernel version: 0 = default (014: also 14, its number)\n");
@@ -49,10 +51,18 @@ static void usage(FILE *f, const char *cmd, int timed)
     if (timed) {
         fprintf(f, "  --iterations N        timed iterations per workload (default 50)\n");
         fprintf(f, "  --warmup N            warmup iterations per workload (default 10)\n");
+        fprintf(f, "  --restage on|off      cuda: copy the inputs to an address 256 B further before every iteration,\n"
+                   "                        outside the timed span (default on, as the official evaluator; off: the\n"
+                   "                        same buffers every iteration)\n");
+        fprintf(f, "  --span all|kernels    cuda: a sample spans every GPU activity the call issued, kernels, memcpy\n"
+                   "                        and memset on any stream (default all, as the official evaluator), or its\n"
+                   "                        kernels only\n");
+        fprintf(f, "  --sync iteration|end  cuda: the host synchronizes after every timed iteration (default iteration,\n"
+                   "                        as the official evaluator), or once after all of them\n");
     }
     fprintf(f, "  --seed N              input generator seed (default 200)\n");
     fprintf(f, "  --rounds N            correctness rounds of fresh seeded inputs per workload, 1..1000 (default 10;\n"
-               "                        cpu backend, with the reward-hack checks; cuda checks one round)\n");
+               "                        each with the reward-hack checks, on both backends)\n");
     fprintf(f, "  --ground-truth G      float64 (default: ropegrad's accuracy yardstick) or float32-reference (the\n"
                "                        definition's reference in float32, as the official evaluator; 014, 012)\n");
     fprintf(f, "  --threads N           CPU backend threads, 0 = all cores (default 0)\n");
@@ -177,11 +187,14 @@ static const struct option longopts_all[] = {
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"rounds", required_argument, NULL, OPT_ROUNDS},
     {"ground-truth", required_argument, NULL, OPT_GROUND_TRUTH},
-    {"iterations", required_argument, NULL, OPT_ITERATIONS},   /* bench only: these two last */
+    {"iterations", required_argument, NULL, OPT_ITERATIONS},   /* bench only: these last (N_TIMING_OPTS) */
     {"warmup", required_argument, NULL, OPT_WARMUP},
+    {"restage", required_argument, NULL, OPT_RESTAGE},
+    {"span", required_argument, NULL, OPT_SPAN},
+    {"sync", required_argument, NULL, OPT_SYNC},
     {NULL, 0, NULL, 0},
 };
-enum { N_OPTS = sizeof longopts_all / sizeof longopts_all[0] };
+enum { N_OPTS = sizeof longopts_all / sizeof longopts_all[0], N_TIMING_OPTS = 5 };
 
 /* --kernel, --iterations, --warmup, --seed, --rounds, --threads: an integer in range.
  * 0, or 2 with one line on stderr. */
@@ -236,6 +249,19 @@ static int set_number(bench_args *a, int c, const char *arg)
     return 0;
 }
 
+/* --restage, --span, --sync: the CUDA timing switches. 0, or 2 with one line on stderr. */
+static int set_switch(bench_args *a, int c, const char *arg)
+{
+    int bad = c == OPT_RESTAGE ? rg_restage_parse(arg, &a->o.restage)
+              : c == OPT_SPAN  ? rg_span_parse(arg, &a->o.span)
+                               : rg_sync_parse(arg, &a->o.sync);
+    if (!bad) return 0;
+    fprintf(stderr, "ropegrad %s: --%s: unknown '%s' (expected %s)\n", a->cmd,
+            c == OPT_RESTAGE ? "restage" : c == OPT_SPAN ? "span" : "sync", arg,
+            c == OPT_RESTAGE ? "on or off" : c == OPT_SPAN ? "all or kernels" : "iteration or end");
+    return 2;
+}
+
 /* --backend, --inputs, --ground-truth, --format: one of a few words. 0, or 2 with one line on stderr. */
 static int set_choice(bench_args *a, int c, const char *arg)
 {
@@ -284,6 +310,11 @@ static int set_option(bench_args *a, int c, const char *name)
     case OPT_GROUND_TRUTH:
     case OPT_FORMAT:
         if (set_choice(a, c, optarg)) return 2;
+        break;
+    case OPT_RESTAGE:
+    case OPT_SPAN:
+    case OPT_SYNC:
+        if (set_switch(a, c, optarg)) return 2;
         break;
     case OPT_KERNEL:
     case OPT_ITERATIONS:
@@ -336,7 +367,7 @@ static int parse_args(int argc, char **argv, bench_args *a)
     /* check has no timing options: cut the table before them. */
     struct option longopts[N_OPTS];
     memcpy(longopts, longopts_all, sizeof longopts);
-    if (!a->timed) memset(&longopts[N_OPTS - 3], 0, sizeof longopts[0]);
+    if (!a->timed) memset(&longopts[N_OPTS - 1 - N_TIMING_OPTS], 0, sizeof longopts[0]);
     int c, rc;
     opterr = 0;   /* our own one-line messages */
     optind = 1;

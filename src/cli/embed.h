@@ -6,7 +6,7 @@
  *
  * build/libropegrad_cli.so exports the functions below and nothing else. The
  * harness stays the one place where inputs, the cold-cache flush, timing
- * (CUPTI kernel spans on a GPU), checks, manifest and registry are made:
+ * (the CUPTI span of the call's GPU work on a GPU), checks, manifest and registry are made:
  * ropegrad_cli_run runs exactly what `ropegrad bench|check --impl PATH.so`
  * runs, with the implementation's descriptor given in memory instead of
  * read from a library (rg_impl_embedded, src/harness/impl.h: the descriptor

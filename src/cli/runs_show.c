@@ -132,6 +132,15 @@ static void show_protocol_environment(const rg_manifest *m)
     if (m->warmup >= 0)
         tprintf("  measured    warmup %d, iterations %d, seed %s, inputs %s\n", m->warmup, m->iterations, m->seed, m->inputs);
     if (m->cold_l2[0]) tprintf("  cold L2     %s\n", m->cold_l2);
+    if (!strcmp(m->harness_name, "ropegrad") && !strcmp(m->backend, "cuda") && m->iterations > 0) {   /* protocol.c */
+        tprintf("  restage     %s\n", rg_restage_text(m->restage));
+        tprintf("  span        %s\n", rg_span_text(m->span));
+        tprintf("  sync        %s\n", rg_sync_text(m->sync));
+        tprintf("  kernel set  %s\n", m->same_kernels[0] ? m->same_kernels : "not recorded (a run made before the check)");
+    }
+    if (m->rounds >= 0)
+        tprintf("  rounds      %d of fresh inputs against the %s ground truth\n", m->rounds,
+                m->ground_truth[0] ? m->ground_truth : "float64");
     tprintf("  correctness %s%s%s\n", m->correctness_reference, m->correctness_comparator[0] ? "; comparator " : "",
            m->correctness_comparator);
     tprintf("  family      %s\n", m->family);

@@ -125,6 +125,40 @@ int rg_ground_truth_available(const rg_op *op, rg_ground_truth g);
  * (ROPEGRAD_ERR_UNSUPPORTED where the op has no such reference). */
 int rg_ground_truth_reference(const rg_op *op, const rg_tensors *t, rg_ground_truth g, double *ref);
 
+/* ---- the GPU timing protocol's switches (protocol.c) ------------------------------ */
+
+/* How the CUDA backend times a call, point by point against the official
+ * evaluator (README, "Correctness and timing, as the official evaluator").
+ * 0 is the official behaviour and the default in each; the other value is
+ * ropegrad's protocol before issue 26, kept to measure what each point moves. */
+typedef enum {
+    RG_RESTAGE_ON = 0,      /* inputs re-copied before every warmup and timed iteration at a shifted address */
+    RG_RESTAGE_OFF = 1      /* the same device buffers every iteration */
+} rg_restage;
+typedef enum {
+    RG_SPAN_ALL = 0,        /* the sample spans every GPU activity the call issued (kernels, memcpy, memset) */
+    RG_SPAN_KERNELS = 1     /* kernels only */
+} rg_span;
+typedef enum {
+    RG_SYNC_ITERATION = 0,  /* the host synchronizes after every timed iteration */
+    RG_SYNC_END = 1         /* iterations enqueued back to back, one synchronization at the end */
+} rg_sync;
+
+/* The switch's word ("on"/"off", "all"/"kernels", "iteration"/"end"). */
+const char *rg_restage_name(rg_restage v);
+const char *rg_span_name(rg_span v);
+const char *rg_sync_name(rg_sync v);
+/* The word into *v: 0, or 1 for anything else (v untouched). */
+int rg_restage_parse(const char *s, rg_restage *v);
+int rg_span_parse(const char *s, rg_span *v);
+int rg_sync_parse(const char *s, rg_sync *v);
+/* What a switch's recorded word means, one line (the record, the run page).
+ * An empty or NULL word is a record made before the switch existed: the
+ * line says so and what the harness did then. */
+const char *rg_restage_text(const char *word);
+const char *rg_span_text(const char *word);
+const char *rg_sync_text(const char *word);
+
 /* ---- runs -------------------------------------------------------------------- */
 
 /* A workload's sizes as text: B, S and D, then each named axis of op as
@@ -156,6 +190,10 @@ typedef struct rg_workload_result {
     double gbps;                   /* bytes / median time */
     double sol_ms, baseline_ms;    /* copied from the workload (NAN when absent) */
     char timer[16];                /* how this workload was timed ("cupti", "cuda-events", "wall-clock", "" untimed) */
+    /* CUPTI: the GPU activities inside the first timed iteration's span, by
+     * kind (with --span kernels, memcpy and memset are not counted); -1 when
+     * not timed with CUPTI. */
+    int span_kernels, span_memcpy, span_memset;
 } rg_workload_result;
 
 /* What a run measured on, sampled at its start and its end. */
@@ -195,6 +233,9 @@ typedef struct rg_run_options {
                                       and the run stops (0 = no limit) */
     int rounds;                    /* correctness rounds of fresh seeded inputs (default 10; rounds.c) */
     rg_ground_truth ground_truth;  /* default float64 */
+    rg_restage restage;            /* CUDA timing (above): default on, all, iteration */
+    rg_span span;
+    rg_sync sync;
 } rg_run_options;
 
 void rg_run_options_default(rg_run_options *o);
@@ -216,6 +257,11 @@ typedef struct rg_run_result {
     uint64_t seed;
     int rounds;                    /* correctness rounds asked for (rg_run_options.rounds) */
     rg_ground_truth ground_truth;
+    rg_restage restage;            /* CUDA: the timing switches as run (rg_run_options); the CPU ignores them */
+    rg_span span;
+    rg_sync sync;
+    char same_kernels[128];        /* CUDA: the same-kernels check, in words ("checked ...", "did not run ...");
+                                      "" on the CPU */
     char started_at[32];           /* ISO 8601 UTC */
     rg_env env;
     rg_workload_result *workloads;

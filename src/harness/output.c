@@ -84,9 +84,8 @@ void rg_run_print_table(const rg_run_result *r, void *file)
             break;
         }
     fprintf(f, "passed %d/%d\n", r->passed, r->total);
-    fprintf(f, "correctness: %d round%s of fresh seeded inputs per workload against the %s reference%s\n", r->rounds,
-            r->rounds == 1 ? "" : "s", rg_ground_truth_name(r->ground_truth),
-            !strcmp(r->backend, "cpu") ? ", reward-hack checks on" : "");
+    fprintf(f, "correctness: %d round%s of fresh seeded inputs per workload against the %s reference, reward-hack "
+               "checks on\n", r->rounds, r->rounds == 1 ? "" : "s", rg_ground_truth_name(r->ground_truth));
     fprintf(f, "backend %s (kernel %d: %s), device %s\n", r->backend, r->kernel, r->kernel_name, r->device);
     if (timed) {
         char m[32], gm[32];
@@ -95,6 +94,9 @@ void rg_run_print_table(const rg_run_result *r, void *file)
         fprintf(f, "mean of per-workload medians: %s us   geometric mean: %s us\n", m, gm);
         fprintf(f, "timer %s, cold cache: %s, inputs %s, seed %llu, warmup %d, iterations %d\n", r->timer, r->cold_l2,
                 r->inputs, (unsigned long long)r->seed, r->warmup, r->iterations);
+        if (!strcmp(r->backend, "cuda"))
+            fprintf(f, "restage %s, span %s, sync %s; same kernels every iteration: %s\n", rg_restage_name(r->restage),
+                    rg_span_name(r->span), rg_sync_name(r->sync), r->same_kernels);
     } else {
         fprintf(f, "inputs %s, seed %llu (correctness only, not timed)\n", r->inputs, (unsigned long long)r->seed);
     }
@@ -236,6 +238,15 @@ static cJSON *workload_json(jb *b, const rg_run_result *r, const rg_workload_res
         add(b, o, "float64_yardstick", y);
     }
     add_str(b, o, "timer", w->timer);
+    if (w->span_kernels >= 0) {   /* CUPTI: what the first timed iteration's span held */
+        cJSON *sp = cJSON_CreateObject();
+        if (sp) {
+            add_num(b, sp, "kernels", w->span_kernels);
+            add_num(b, sp, "memcpy", w->span_memcpy);
+            add_num(b, sp, "memset", w->span_memset);
+        }
+        add(b, o, "span_activities", sp);
+    }
     cJSON *t = cJSON_CreateObject();
     if (t) {
         add_num(b, t, "mean", w->timed ? w->time_ns.mean : NAN);
@@ -281,6 +292,12 @@ static cJSON *result_json(const rg_run_result *r, int *oom)
     add_num(&b, root, "seed", (double)r->seed);
     add_num(&b, root, "rounds", r->rounds);
     add_str(&b, root, "ground_truth", rg_ground_truth_name(r->ground_truth));
+    if (!strcmp(r->backend, "cuda") && is_timed(r)) {   /* the CUDA timing switches (harness.h); the CPU has none */
+        add_str(&b, root, "restage", rg_restage_name(r->restage));
+        add_str(&b, root, "span", rg_span_name(r->span));
+        add_str(&b, root, "sync", rg_sync_name(r->sync));
+        add_str(&b, root, "same_kernels_check", r->same_kernels);
+    }
     add_str(&b, root, "started_at", r->started_at);
     add(&b, root, "environment", env_json(&b, &r->env));
     cJSON *ws = cJSON_CreateArray();

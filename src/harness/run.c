@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* run.c -- one run of the protocol over a suite.
  *
- * For each selected workload: generate inputs (inputs.c), compute the float64
- * reference (in parallel, over row blocks), run the backend once into an
- * output poisoned with NaN and check it (check.c), then -- when timing and
- * the output was correct -- warm up and time it:
+ * For each selected workload: generate inputs (inputs.c), compute the
+ * ground truth (in parallel, over row blocks), check the backend over the
+ * correctness rounds (rounds.c: fresh inputs, an output poisoned with NaN,
+ * the reward-hack guards; check.c), then -- when timing and the output was
+ * correct -- warm up and time it, and check one more call after it:
  *
  *   CPU   before each call, write through a buffer of 2x the last-level
  *         cache (so inputs start in DRAM, as the GPU protocol's cold L2);
  *         each call timed with clock_gettime(CLOCK_MONOTONIC).
- *   CUDA  run_cuda.c: 2x-L2 memset before every iteration, CUPTI kernel spans.
+ *   CUDA  run_cuda.c: the inputs re-staged at a shifted address, a 2x-L2
+ *         memset, the call timed by the CUPTI span of all the GPU work it
+ *         issued, a host synchronization (each switchable: harness.h).
  *
  * As in SOL-ExecBench, an incorrect workload is not timed. */
 #define _POSIX_C_SOURCE 200809L
@@ -324,6 +327,12 @@ static int validate_options(const rg_suite *s, const int *indices, size_t n_indi
         snprintf(err, errlen, "rounds must be 1..1000, got %d", o->rounds);
         return 1;
     }
+    if ((o->restage != RG_RESTAGE_ON && o->restage != RG_RESTAGE_OFF) ||
+        (o->span != RG_SPAN_ALL && o->span != RG_SPAN_KERNELS) || (o->sync != RG_SYNC_ITERATION && o->sync != RG_SYNC_END)) {
+        snprintf(err, errlen, "unknown restage, span or sync value (%d, %d, %d)", (int)o->restage, (int)o->span,
+                 (int)o->sync);
+        return 1;
+    }
     if (!rg_ground_truth_available(s->op, o->ground_truth)) {
         snprintf(err, errlen, "--ground-truth %s is not available for op %s (it has float64%s)",
                  rg_ground_truth_name(o->ground_truth), s->op->id, "; float32-reference: 014 and 012");
@@ -379,10 +388,11 @@ static void result_header(const rg_suite *s, const rg_run_options *o, int use_cu
     out->warmup = o->timed ? o->warmup : 0;
     out->iterations = o->timed ? o->iterations : 0;
     out->seed = o->seed;
-    out->rounds = use_cuda ? 1 : o->rounds;   /* the CUDA runner checks one round (rounds.c is the CPU path's) */
+    out->rounds = o->rounds;
     out->ground_truth = o->ground_truth;
-    if (use_cuda && o->rounds > 1 && o->verbose >= 0)
-        fprintf(stderr, "ropegrad: the cuda backend checks one correctness round (--rounds applies to cpu)\n");
+    out->restage = o->restage;
+    out->span = o->span;
+    out->sync = o->sync;
     time_t now = time(NULL);
     struct tm tm;
     if (gmtime_r(&now, &tm)) strftime(out->started_at, sizeof out->started_at, "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -419,6 +429,7 @@ static void workload_header(const rg_suite *s, const rg_workload *w, rg_workload
     wr->baseline_ms = w->baseline_ms;
     wr->time_ns.mean = wr->time_ns.median = wr->time_ns.min = wr->time_ns.max = wr->time_ns.stddev = NAN;
     wr->gbps = NAN;
+    wr->span_kernels = wr->span_memcpy = wr->span_memset = -1;
 }
 
 /* The backends a run holds open. */

@@ -1,212 +1,51 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* run_cuda.c -- the protocol on a GPU, timed as SOL-ExecBench times it.
+/* run_cuda.c -- the protocol on a GPU, as the official SOL-ExecBench
+ * evaluator runs it.
  *
- * Per workload: copy the inputs to the device, poison the output with 0xFF
- * bytes (NaN), run the kernel once and check it; then, when timing and the
- * output was correct, run warmup + iterations, each iteration being
+ * Per workload: copy the inputs to the device, then the correctness rounds
+ * (rounds.c, shared with the CPU path): o->rounds rounds of fresh seeded
+ * inputs copied into the SAME device buffers, the output poisoned with 0xFF
+ * bytes (NaN) before every call, the output and the inputs copied back after
+ * it for the reward-hack guards and the check. Then, when timing and every
+ * round passed, warmup + iterations, each iteration being
  *
- *     cudaMemsetAsync(cold, 0, 2 x L2)     evicts the previous iteration's data from L2
- *     op->cuda(...)                        the op row's call into the public API (014:
- *                                          ropegrad_backward_cuda_kernel), one or more launches
+ *     re-stage the inputs         --restage on: a device-to-device copy from a pristine copy to a
+ *                                 pool at +256 B per iteration (restage_cuda.c): fresh pointers
+ *     cudaMemsetAsync(cold, 0, 2 x L2)   evicts the previous iteration's data from L2
+ *     t0 = cuptiGetTimestamp()
+ *     op->cuda(...)               the op row's call into the public API (014:
+ *                                 ropegrad_backward_cuda_kernel), or a plugin's
+ *     t1 = cuptiGetTimestamp()
+ *     synchronize                 --sync iteration: the host waits for the device
  *
- * all on one stream, with no host synchronization in between. An
- * iteration's time is (last kernel end - first kernel start) over the
- * kernels it launched, from CUPTI activity records (CONCURRENT_KERNEL, which
- * does not serialize kernels). The cold-L2 memset is itself recorded as a
- * MEMSET activity: it is how iterations are told apart -- the kernels
- * between one cold memset and the next (in correlation-id order, which is
- * launch order on this thread) are one iteration. If that fails, kernels are
- * grouped by launch order (an equal count per iteration); if CUPTI cannot be
- * used at all, CUDA events around each iteration are the timer and the run
- * says "cuda-events".
+ * all enqueued on the harness's stream. One sample is the span of the GPU
+ * work the call issued between t0 and t1 (cupti_span_cuda.c: --span all
+ * counts kernels, memcpy and memset on any stream; --span kernels only
+ * kernels), and every timed iteration must launch the same kernels as the
+ * first (else REWARD_HACK). If CUPTI cannot be used, CUDA events around each
+ * call on the harness's stream are the timer and the run says "cuda-events"
+ * (the same-kernels check then does not run). After the timed iterations one
+ * more call on round 0's inputs must pass the check (rounds.c).
  *
  * Setting ROPEGRAD_TIMER=cuda-events in the environment skips CUPTI (to
  * compare the two timers, or where a profiler already holds CUPTI).
  *
- * GPU clocks are read at the start and the end of the run through NVML,
- * loaded with dlopen() so that a machine without the driver's NVML library
- * still runs (clocks then -1). */
+ * GPU clocks are read at the start and the end of the run through NVML
+ * (nvml_cuda.c). */
 #define _POSIX_C_SOURCE 200809L
 
-#include <dlfcn.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include <cuda_runtime_api.h>
-#include <cupti.h>
 
 #include "harness.h"
 #include "run_cuda.h"
+#include "run_cuda_parts.h"
 #include "run_internal.h"
-
-/* The newest kernel record this cupti_activity.h describes (CUPTI hands out
- * records of the version it was built with; start/end/correlationId sit at
- * the same offsets in every version). */
-#if defined(CUPTI_API_VERSION) && CUPTI_API_VERSION >= 130000
-typedef CUpti_ActivityKernel10 rg_kernel_record;
-#else
-typedef CUpti_ActivityKernel9 rg_kernel_record;
-#endif
-typedef CUpti_ActivityMemset4 rg_memset_record;
-
-#define RG_CUPTI_BUFFER (8u << 20)
-
-/* ---- CUPTI activity collection ---------------------------------------------------------- */
-
-typedef struct rg_act {
-    uint32_t corr;
-    int is_memset;
-    uint64_t start, end, bytes;
-} rg_act;
-
-/* CUPTI delivers buffers on its own thread (and inside cuptiActivityFlushAll). */
-static pthread_mutex_t g_act_mu = PTHREAD_MUTEX_INITIALIZER;
-static rg_act *g_act;
-static size_t g_act_n, g_act_cap;
-static int g_act_oom;
-static size_t g_act_dropped;
-static int g_cupti_registered;   /* cuptiActivityRegisterCallbacks may be called once per process */
-
-static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
-{
-    *buffer = aligned_alloc(8, RG_CUPTI_BUFFER);
-    *size = *buffer ? RG_CUPTI_BUFFER : 0;
-    *max_records = 0;
-}
-
-static void act_push(uint32_t corr, int is_memset, uint64_t start, uint64_t end, uint64_t bytes)
-{
-    if (g_act_n == g_act_cap) {
-        size_t nc = g_act_cap ? g_act_cap * 2 : 1024;
-        rg_act *na = realloc(g_act, nc * sizeof *na);
-        if (!na) {
-            g_act_oom = 1;
-            return;
-        }
-        g_act = na;
-        g_act_cap = nc;
-    }
-    g_act[g_act_n++] = (rg_act){corr, is_memset, start, end, bytes};
-}
-
-static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t *buffer, size_t size,
-                                     size_t valid)
-{
-    CUpti_Activity *rec = NULL;
-    pthread_mutex_lock(&g_act_mu);
-    if (buffer && valid > 0) {
-        while (cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) {
-            if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || rec->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
-                const rg_kernel_record *k = (const rg_kernel_record *)rec;
-                act_push(k->correlationId, 0, k->start, k->end, 0);
-            } else if (rec->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
-                const rg_memset_record *m = (const rg_memset_record *)rec;
-                act_push(m->correlationId, 1, m->start, m->end, m->bytes);
-            }
-        }
-        size_t dropped = 0;
-        if (cuptiActivityGetNumDroppedRecords(ctx, stream_id, &dropped) == CUPTI_SUCCESS) g_act_dropped += dropped;
-    }
-    pthread_mutex_unlock(&g_act_mu);
-    free(buffer);
-}
-
-static void act_reset(void)
-{
-    pthread_mutex_lock(&g_act_mu);
-    g_act_n = 0;
-    g_act_oom = 0;
-    g_act_dropped = 0;
-    pthread_mutex_unlock(&g_act_mu);
-}
-
-static const char *cupti_str(CUptiResult r)
-{
-    const char *s = NULL;
-    if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s) return "unknown CUPTI error";
-    return s;
-}
-
-static int cmp_act(const void *a, const void *b)
-{
-    const rg_act *x = a, *y = b;
-    return (x->corr > y->corr) - (x->corr < y->corr);
-}
-
-/* ---- NVML through dlopen ------------------------------------------------------------------ */
-
-/* The few NVML declarations used (nvml.h): a device handle is an opaque
- * pointer, results and clock types are ints. */
-typedef void *rg_nvml_device;
-enum { RG_NVML_SUCCESS = 0, RG_NVML_CLOCK_SM = 1, RG_NVML_CLOCK_MEM = 2 };
-
-typedef struct rg_nvml {
-    void *lib;
-    int (*init)(void);
-    int (*shutdown)(void);
-    int (*by_index)(unsigned, rg_nvml_device *);
-    int (*by_pci)(const char *, rg_nvml_device *);
-    int (*clock)(rg_nvml_device, int, unsigned *);
-    int (*driver)(char *, unsigned);
-    rg_nvml_device dev;
-    int ok;
-} rg_nvml;
-
-/* dlsym returns void *; ISO C has no conversion to a function pointer, a
- * byte copy of the same-size pointer is the portable spelling. */
-static int sym(void *lib, const char *name, void *fnptr, size_t fnsize)
-{
-    void *p = dlsym(lib, name);
-    if (!p || fnsize != sizeof p) return 1;
-    memcpy(fnptr, &p, fnsize);
-    return 0;
-}
-
-static void nvml_open(rg_nvml *n, int cuda_device)
-{
-    memset(n, 0, sizeof *n);
-    n->lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!n->lib) return;
-    if (sym(n->lib, "nvmlInit_v2", &n->init, sizeof n->init) ||
-        sym(n->lib, "nvmlShutdown", &n->shutdown, sizeof n->shutdown) ||
-        sym(n->lib, "nvmlDeviceGetHandleByIndex_v2", &n->by_index, sizeof n->by_index) ||
-        sym(n->lib, "nvmlDeviceGetClockInfo", &n->clock, sizeof n->clock) || n->init() != RG_NVML_SUCCESS) {
-        dlclose(n->lib);
-        n->lib = NULL;
-        return;
-    }
-    if (sym(n->lib, "nvmlDeviceGetHandleByPciBusId_v2", &n->by_pci, sizeof n->by_pci)) n->by_pci = NULL;
-    if (sym(n->lib, "nvmlSystemGetDriverVersion", &n->driver, sizeof n->driver)) n->driver = NULL;
-    /* NVML numbers devices differently from CUDA when CUDA_VISIBLE_DEVICES is
-     * set: match by PCI bus id first. */
-    char bus[64];
-    if (n->by_pci && cudaDeviceGetPCIBusId(bus, (int)sizeof bus, cuda_device) == cudaSuccess &&
-        n->by_pci(bus, &n->dev) == RG_NVML_SUCCESS)
-        n->ok = 1;
-    else if (n->by_index((unsigned)cuda_device, &n->dev) == RG_NVML_SUCCESS)
-        n->ok = 1;
-}
-
-static void nvml_clocks(rg_nvml *n, int *sm, int *mem)
-{
-    unsigned v;
-    *sm = *mem = -1;
-    if (!n->ok) return;
-    if (n->clock(n->dev, RG_NVML_CLOCK_SM, &v) == RG_NVML_SUCCESS) *sm = (int)v;
-    if (n->clock(n->dev, RG_NVML_CLOCK_MEM, &v) == RG_NVML_SUCCESS) *mem = (int)v;
-}
-
-static void nvml_close(rg_nvml *n)
-{
-    if (!n->lib) return;
-    n->shutdown();
-    dlclose(n->lib);
-    n->lib = NULL;
-}
 
 /* ---- session --------------------------------------------------------------------------------- */
 
@@ -218,7 +57,7 @@ struct rg_cuda_session {
     size_t cold_bytes;
     int use_cupti;
     int n_cupti, n_events;   /* workloads timed each way */
-    rg_nvml nvml;
+    rg_nvml *nvml;
     double timeout_s;        /* rg_run_options.timeout_s: how long one launch may run, 0 = no limit */
     char lost[128];          /* why the GPU is unusable (a sticky CUDA error, a kernel still running), "" when it is not */
 };
@@ -237,34 +76,20 @@ static void version_str(char *dst, size_t n, int v)
     snprintf(dst, n, "%d.%d", v / 1000, (v % 1000) / 10);
 }
 
-/* Sets up CUPTI (once per process) and says why not when it cannot. */
-static int cupti_setup(void)
+/* Sets up CUPTI (once per process): 1 usable, 0 not (said on stderr). */
+static int cupti_usable(void)
 {
-    if (g_cupti_registered) return 1;
-    CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
-    if (r != CUPTI_SUCCESS) {
-        fprintf(stderr, "ropegrad: CUPTI unavailable (%s); timing with CUDA events instead\n", cupti_str(r));
-        return 0;
-    }
-    g_cupti_registered = 1;
-    return 1;
+    char why[160];
+    if (!rg_span_setup(why, sizeof why)) return 1;
+    fprintf(stderr, "ropegrad: CUPTI unavailable (%s); timing with CUDA events instead\n", why);
+    return 0;
 }
 
-int rg_cuda_open(const rg_op *op, int kernel, int timed, rg_run_result *r, rg_cuda_session **out, char *err, size_t errlen)
+/* The device's part of r->env. */
+static int describe_device(rg_cuda_session *s, rg_env *e, char *err, size_t errlen)
 {
-    *out = NULL;
-    rg_cuda_session *s = calloc(1, sizeof *s);
-    if (!s) {
-        snprintf(err, errlen, "out of memory");
-        return 1;
-    }
-    s->op = op;
-    s->kernel = kernel;
-    s->timed = timed;
-    rg_env *e = &r->env;
     struct cudaDeviceProp prop;
     int v = 0, clock_khz = 0, bus_bits = 0;
-
     CK(cudaGetDevice(&s->device));
     CK(cudaFree(0));   /* create the context now, not inside the first timed call */
     CK(cudaGetDeviceProperties(&prop, s->device));
@@ -280,22 +105,34 @@ int rg_cuda_open(const rg_op *op, int kernel, int timed, rg_run_result *r, rg_cu
     version_str(e->cuda_runtime_version, sizeof e->cuda_runtime_version, v);
     CK(cudaDriverGetVersion(&v));
     version_str(e->driver_version, sizeof e->driver_version, v);   /* CUDA API level; NVML's below is better */
-
-    nvml_open(&s->nvml, s->device);
-    if (s->nvml.ok && s->nvml.driver) {
-        char dv[80];
-        if (s->nvml.driver(dv, sizeof dv) == RG_NVML_SUCCESS)
-            snprintf(e->driver_version, sizeof e->driver_version, "%.31s", dv);
-    }
-    nvml_clocks(&s->nvml, &e->sm_clock_mhz_start, &e->mem_clock_mhz_start);
+    s->nvml = rg_nvml_open(s->device);
+    rg_nvml_driver(s->nvml, e->driver_version, sizeof e->driver_version);
+    rg_nvml_clocks(s->nvml, &e->sm_clock_mhz_start, &e->mem_clock_mhz_start);
     e->sm_clock_mhz_end = e->mem_clock_mhz_end = -1;
+    return 0;
+fail:
+    return 1;
+}
 
+int rg_cuda_open(const rg_op *op, int kernel, int timed, rg_run_result *r, rg_cuda_session **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    rg_cuda_session *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return 1;
+    }
+    s->op = op;
+    s->kernel = kernel;
+    s->timed = timed;
+    rg_env *e = &r->env;
+    if (describe_device(s, e, err, errlen)) goto fail;
     CK(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
     if (timed) {
         s->cold_bytes = e->gpu_l2_bytes > 0 ? 2 * (size_t)e->gpu_l2_bytes : (size_t)128 << 20;
         CK(cudaMalloc(&s->cold, s->cold_bytes));
         const char *force = getenv("ROPEGRAD_TIMER");
-        s->use_cupti = force && !strcmp(force, "cuda-events") ? 0 : cupti_setup();
+        s->use_cupti = force && !strcmp(force, "cuda-events") ? 0 : cupti_usable();
         snprintf(r->cold_l2, sizeof r->cold_l2, "%zu MiB zeroed (cudaMemsetAsync) before every iteration (2x the %lld KiB L2)",
                  s->cold_bytes >> 20, (long long)(e->gpu_l2_bytes >> 10));
         snprintf(r->timer, sizeof r->timer, "%s", s->use_cupti ? "cupti" : "cuda-events");
@@ -311,25 +148,37 @@ int rg_cuda_open(const rg_op *op, int kernel, int timed, rg_run_result *r, rg_cu
 fail:
     if (s->stream) cudaStreamDestroy(s->stream);
     if (s->cold) cudaFree(s->cold);
-    nvml_close(&s->nvml);
+    rg_nvml_close(s->nvml);
     free(s);
     return 1;
+}
+
+/* The run's timer and same-kernels check, from how its workloads were timed. */
+static void describe_timing(const rg_cuda_session *s, rg_run_result *r)
+{
+    const int cupti = s->n_cupti || (!s->n_events && s->use_cupti);
+    snprintf(r->timer, sizeof r->timer, "%s",
+             s->n_cupti && s->n_events ? "mixed (cupti, cuda-events)" : cupti ? "cupti" : "cuda-events");
+    if (s->n_cupti && s->n_events)
+        snprintf(r->same_kernels, sizeof r->same_kernels,
+                 "checked on the %d workloads timed with CUPTI; did not run on the %d timed with CUDA events",
+                 s->n_cupti, s->n_events);
+    else if (cupti)
+        snprintf(r->same_kernels, sizeof r->same_kernels,
+                 "checked: every timed iteration launched the same kernels as the first, and something (CUPTI)");
+    else
+        snprintf(r->same_kernels, sizeof r->same_kernels, "did not run: timed with CUDA events (it needs CUPTI)");
 }
 
 void rg_cuda_close(rg_cuda_session *s, rg_run_result *r)
 {
     if (!s) return;
     if (r) {
-        nvml_clocks(&s->nvml, &r->env.sm_clock_mhz_end, &r->env.mem_clock_mhz_end);
-        if (s->timed) {
-            const char *t = s->n_cupti && s->n_events ? "mixed (cupti, cuda-events)"
-                            : s->n_events             ? "cuda-events"
-                            : s->n_cupti              ? "cupti"
-                                                      : (s->use_cupti ? "cupti" : "cuda-events");
-            snprintf(r->timer, sizeof r->timer, "%s", t);
-        }
+        rg_nvml_clocks(s->nvml, &r->env.sm_clock_mhz_end, &r->env.mem_clock_mhz_end);
+        if (s->timed) describe_timing(s, r);
+        else snprintf(r->same_kernels, sizeof r->same_kernels, "did not run: not timed");
     }
-    nvml_close(&s->nvml);
+    rg_nvml_close(s->nvml);
     if (!s->lost[0]) {   /* a lost GPU: leave it to the process's end (cudaFree would wait on a hung kernel) */
         if (s->cold) cudaFree(s->cold);
         if (s->stream) cudaStreamDestroy(s->stream);
@@ -346,21 +195,25 @@ static double mono_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Waits for everything enqueued on the stream: cudaSuccess, the CUDA error
- * (a fault: sticky, the context is unusable from then on) or, when
- * timeout_s > 0 and the work is still running after it, cudaErrorNotReady (a
+/* Waits for everything enqueued on the stream, then for the whole device
+ * (work a call put on a stream of its own): cudaSuccess, the CUDA error (a
+ * fault: sticky, the context is unusable from then on) or, when timeout_s >
+ * 0 and the harness's stream is still busy after it, cudaErrorNotReady (a
  * kernel that hangs cannot be stopped; the process must end). */
-static cudaError_t stream_wait(cudaStream_t st, double timeout_s)
+static cudaError_t device_wait(cudaStream_t st, double timeout_s)
 {
-    if (timeout_s <= 0) return cudaStreamSynchronize(st);
-    const double t0 = mono_s();
-    const struct timespec nap = {0, 200 * 1000};
-    for (;;) {
-        cudaError_t e = cudaStreamQuery(st);
-        if (e != cudaErrorNotReady) return e;
-        if (mono_s() - t0 > timeout_s) return cudaErrorNotReady;
-        nanosleep(&nap, NULL);
+    cudaError_t e = cudaSuccess;
+    if (timeout_s <= 0) {
+        e = cudaStreamSynchronize(st);
+    } else {
+        const double t0 = mono_s();
+        const struct timespec nap = {0, 200 * 1000};
+        while ((e = cudaStreamQuery(st)) == cudaErrorNotReady) {
+            if (mono_s() - t0 > timeout_s) return cudaErrorNotReady;
+            nanosleep(&nap, NULL);
+        }
     }
+    return e == cudaSuccess ? cudaDeviceSynchronize() : e;
 }
 
 /* The workload fails with what happened to the GPU, and the session is lost:
@@ -381,259 +234,292 @@ const char *rg_cuda_lost(const rg_cuda_session *s)
     return s && s->lost[0] ? s->lost : NULL;
 }
 
-/* ---- timing ------------------------------------------------------------------------------------ */
+/* ---- one workload's buffers, and its correctness calls (rounds.c) ------------------------------------ */
 
-/* What one launch needs: the device tensors and the device output. */
-typedef struct rg_launch {
-    const rg_tensors *dev;
-    void *out;
-} rg_launch;
+/* A workload's device tensors (the same buffers every round) and the host
+ * copies the rounds read back. */
+typedef struct cuda_bufs {
+    rg_cuda_session *s;
+    rg_tensors dev;      /* in[] on the device */
+    void *d_out, *h_out;
+    rg_tensors after;    /* in[] on the host: the device inputs as a call left them */
+} cuda_bufs;
 
-static int launch(rg_cuda_session *s, const rg_launch *p)
+static void bufs_free(cuda_bufs *b)
 {
-    return s->op->cuda(p->dev, p->out, s->kernel, s->stream);
+    for (int k = 0; k < b->after.n_in; k++) free(b->after.in[k]);
+    free(b->h_out);
+    if (!b->s->lost[0]) {
+        cudaFree(b->d_out);
+        for (int k = 0; k < b->dev.n_in; k++) cudaFree(b->dev.in[k]);
+    }
 }
 
-/* One protocol iteration: cold L2, then the kernel. */
-static int iteration(rg_cuda_session *s, const rg_launch *p, char *err, size_t errlen)
+/* Allocates the buffers and copies in (round 0) to the device. 0, or 1 with a message. */
+static int bufs_open(rg_cuda_session *s, const rg_tensors *in, cuda_bufs *b, char *err, size_t errlen)
 {
-    cudaError_t ce = cudaMemsetAsync(s->cold, 0, s->cold_bytes, s->stream);
+    memset(b, 0, sizeof *b);
+    b->s = s;
+    b->dev = b->after = *in;
+    for (int k = 0; k < in->n_in; k++) b->dev.in[k] = b->after.in[k] = NULL;
+    b->h_out = malloc(in->out_bytes);
+    int oom = !b->h_out;
+    for (int k = 0; k < in->n_in; k++) {
+        CK(cudaMalloc(&b->dev.in[k], in->in_bytes[k]));
+        CK(cudaMemcpy(b->dev.in[k], in->in[k], in->in_bytes[k], cudaMemcpyHostToDevice));
+        if (!(b->after.in[k] = malloc(in->in_bytes[k]))) oom = 1;
+    }
+    CK(cudaMalloc(&b->d_out, in->out_bytes));
+    if (!oom) return 0;
+    snprintf(err, errlen, "out of memory for the host copies of a workload");
+fail:
+    bufs_free(b);
+    return 1;
+}
+
+/* rg_round_io.stage: a round's inputs into the same device buffers. */
+static int cuda_stage(void *ctx, const rg_tensors *in, char *err, size_t errlen)
+{
+    cuda_bufs *b = ctx;
+    b->dev.attention_scaling = in->attention_scaling;
+    for (int k = 0; k < in->n_in; k++) CK(cudaMemcpy(b->dev.in[k], in->in[k], in->in_bytes[k], cudaMemcpyHostToDevice));
+    return 0;
+fail:
+    return 1;
+}
+
+/* The output and the inputs back to the host after a call. */
+static int copy_back(cuda_bufs *b, char *err, size_t errlen)
+{
+    CK(cudaMemcpy(b->h_out, b->d_out, b->dev.out_bytes, cudaMemcpyDeviceToHost));
+    for (int k = 0; k < b->dev.n_in; k++)
+        CK(cudaMemcpy(b->after.in[k], b->dev.in[k], b->dev.in_bytes[k], cudaMemcpyDeviceToHost));
+    return 0;
+fail:
+    return 1;
+}
+
+/* rg_round_io.call: one call into a poisoned output, waited for, copied back. */
+static int cuda_call(void *ctx, int r, const void **out, const rg_tensors **after, rg_workload_result *wr, char *err,
+                     size_t errlen)
+{
+    cuda_bufs *b = ctx;
+    rg_cuda_session *s = b->s;
+    cudaError_t ce = cudaMemsetAsync(b->d_out, 0xFF, b->dev.out_bytes, s->stream);
+    int krc = ce == cudaSuccess ? s->op->cuda(&b->dev, b->d_out, s->kernel, s->stream) : 0;
+    if (!krc && ce == cudaSuccess && s->op->finish) krc = s->op->finish(&b->dev, b->d_out, s->stream);   /* untimed */
+    if (ce == cudaSuccess) ce = device_wait(s->stream, s->timeout_s);
+    if (ce != cudaSuccess) {
+        gpu_lost(s, wr, ce, s->timeout_s);
+        return RG_CALL_LOST;
+    }
+    if (krc) {
+        rg_call_failed(s->op, "cuda", krc, r, wr);
+        return RG_CALL_FAILED;
+    }
+    if (copy_back(b, err, errlen)) return RG_CALL_SYSTEM;
+    *out = b->h_out;
+    *after = &b->after;
+    return RG_CALL_OK;
+}
+
+/* ---- timing ------------------------------------------------------------------------------------ */
+
+/* What the timed loops need: the session, the workload's buffers, the re-staging pool (NULL: off). */
+typedef struct rg_timing {
+    rg_cuda_session *s;
+    const cuda_bufs *b;
+    const rg_restage_pool *pool;
+    const rg_run_options *o;
+} rg_timing;
+
+enum { TIME_OK = 0, TIME_FALLBACK = 1, TIME_FAILED = 2, TIME_CUDA_ERROR = -1 };
+
+/* Before iteration it: re-stage the inputs (when on) into *call, then flush L2. 0, or 1 with a message. */
+static int prepare(const rg_timing *t, int it, rg_tensors *call, char *err, size_t errlen)
+{
+    *call = t->b->dev;
+    if (t->pool && rg_restage_next(t->pool, it, call, t->s->stream, err, errlen)) return 1;
+    cudaError_t ce = cudaMemsetAsync(t->s->cold, 0, t->s->cold_bytes, t->s->stream);
     if (ce != cudaSuccess) {
         snprintf(err, errlen, "cudaMemsetAsync (cold L2): %s", cudaGetErrorString(ce));
         return 1;
     }
-    int rc = launch(s, p);
-    if (rc) {
-        snprintf(err, errlen, "op %s cuda: %s", s->op->id, rg_op_error_text(s->op, rc));
-        return 1;
-    }
     return 0;
 }
 
-/* Splits the collected activities into iterations; 0 and samples filled on
- * success, 1 (with a reason in why) when they cannot be attributed. */
-static int cupti_spans(size_t cold_bytes, int total, int warmup, double *samples, char *why, size_t whylen)
+/* The call itself: TIME_OK, or TIME_FAILED with the workload's reason (the op returned an error). */
+static int call_timed(const rg_timing *t, const rg_tensors *call, rg_workload_result *wr)
 {
-    pthread_mutex_lock(&g_act_mu);
-    int rc = 1;
-    if (g_act_oom || g_act_dropped) {
-        snprintf(why, whylen, "%s", g_act_oom ? "out of memory collecting records" : "CUPTI dropped records");
-        goto out;
-    }
-    qsort(g_act, g_act_n, sizeof *g_act, cmp_act);   /* correlation ids grow in launch order */
-    size_t markers = 0, kernels = 0;
-    for (size_t i = 0; i < g_act_n; i++) {
-        if (g_act[i].is_memset && g_act[i].bytes == cold_bytes) markers++;
-        else if (!g_act[i].is_memset) kernels++;
-    }
+    int rc = t->s->op->cuda(call, t->b->d_out, t->s->kernel, t->s->stream);
+    if (!rc) return TIME_OK;
+    wr->check.pass = 0;
+    snprintf(wr->check.reason, sizeof wr->check.reason, "op %s cuda (timed): %s", t->s->op->id,
+             rg_op_error_text(t->s->op, rc));
+    return TIME_FAILED;
+}
+
+/* --sync iteration: the host waits after the last warmup and after every timed iteration. */
+static int sync_after(const rg_timing *t, int it, char *err, size_t errlen)
+{
+    if (t->o->sync != RG_SYNC_ITERATION || it < t->o->warmup - 1) return 0;
+    cudaError_t ce = device_wait(t->s->stream, t->s->timeout_s);
+    if (ce == cudaSuccess) return 0;
+    snprintf(err, errlen, "synchronizing after iteration %d: %s", it, cudaGetErrorString(ce));
+    return 1;
+}
+
+/* Every iteration, timestamps around the timed calls into t0/t1 (NULL: none). */
+static int timed_loop(const rg_timing *t, uint64_t *t0, uint64_t *t1, rg_workload_result *wr, char *err, size_t errlen)
+{
+    const int warmup = t->o->warmup, total = warmup + t->o->iterations;
     for (int it = 0; it < total; it++) {
-        uint64_t lo = UINT64_MAX, hi = 0;
-        int nk = 0;
-        if (markers == (size_t)total) {
-            /* By marker: kernels after the it-th cold memset, before the next. */
-            size_t seen = 0;
-            for (size_t i = 0; i < g_act_n; i++) {
-                const rg_act *a = &g_act[i];
-                if (a->is_memset && a->bytes == cold_bytes) {
-                    seen++;
-                    continue;
-                }
-                if (a->is_memset || seen != (size_t)it + 1) continue;
-                if (a->start < lo) lo = a->start;
-                if (a->end > hi) hi = a->end;
-                nk++;
-            }
-        } else if (kernels && kernels % (size_t)total == 0) {
-            /* By launch order: every iteration launches the same number of kernels. */
-            size_t per = kernels / (size_t)total, k = 0;
-            for (size_t i = 0; i < g_act_n; i++) {
-                const rg_act *a = &g_act[i];
-                if (a->is_memset) continue;
-                if (k / per == (size_t)it) {
-                    if (a->start < lo) lo = a->start;
-                    if (a->end > hi) hi = a->end;
-                    nk++;
-                }
-                k++;
-            }
-        }
-        if (!nk || hi <= lo || lo == 0) {
-            snprintf(why, whylen, "no kernel records for iteration %d (%zu kernels, %zu markers, %d iterations)", it,
-                     kernels, markers, total);
-            goto out;
-        }
-        if (it >= warmup) samples[it - warmup] = (double)(hi - lo);
+        rg_tensors call;
+        if (prepare(t, it, &call, err, errlen)) return TIME_CUDA_ERROR;
+        const int i = it - warmup;
+        if (i >= 0 && t0 && rg_span_now(&t0[i])) return TIME_FALLBACK;
+        int rc = call_timed(t, &call, wr);
+        if (i >= 0 && t1 && rg_span_now(&t1[i])) return TIME_FALLBACK;
+        if (rc) return rc;
+        if (sync_after(t, it, err, errlen)) return TIME_CUDA_ERROR;
     }
-    rc = 0;
-out:
-    pthread_mutex_unlock(&g_act_mu);
+    cudaError_t ce = device_wait(t->s->stream, t->s->timeout_s * total);
+    if (ce == cudaSuccess) return TIME_OK;
+    snprintf(err, errlen, "waiting for the device: %s", cudaGetErrorString(ce));
+    return TIME_CUDA_ERROR;
+}
+
+/* CUPTI timing: TIME_OK (samples, wr's span counts), TIME_FALLBACK (time
+ * with events), TIME_FAILED (wr says why: a reward hack, the op's error),
+ * TIME_CUDA_ERROR (err). */
+static int time_cupti(const rg_timing *t, double *samples, rg_workload_result *wr, char *err, size_t errlen)
+{
+    const int iters = t->o->iterations;
+    char why[160];
+    uint64_t *t0 = malloc((size_t)iters * sizeof *t0), *t1 = malloc((size_t)iters * sizeof *t1);
+    int rc = TIME_FALLBACK;
+    if (!t0 || !t1) snprintf(why, sizeof why, "out of memory");
+    else if (!rg_span_begin(why, sizeof why)) {
+        rc = timed_loop(t, t0, t1, wr, err, errlen);
+        /* A fault or a hang: no flush (it could wait on the GPU); the caller asks the stream what happened. */
+        int flushed = rg_span_end(rc == TIME_OK, why, sizeof why);
+        if (rc == TIME_OK && flushed) rc = TIME_FALLBACK;
+        if (rc == TIME_OK) {
+            rg_span_counts c;
+            int a = rg_span_attribute(t0, t1, iters, t->o->span, samples, &c, why, sizeof why);
+            if (a == RG_SPAN_HACK) rg_reward_hack(wr, why);
+            rc = a == RG_SPAN_OK ? TIME_OK : a == RG_SPAN_HACK ? TIME_FAILED : TIME_FALLBACK;
+            if (a == RG_SPAN_OK) wr->span_kernels = c.kernels, wr->span_memcpy = c.memcpy, wr->span_memset = c.memset;
+        } else if (rc == TIME_FALLBACK) {
+            snprintf(why, sizeof why, "cuptiGetTimestamp failed");
+        }
+    }
+    if (rc == TIME_FALLBACK) fprintf(stderr, "ropegrad: CUPTI records unusable (%s); timing with CUDA events\n", why);
+    free(t0);
+    free(t1);
     return rc;
 }
 
-/* CUPTI timing: 0 ok, 1 CUPTI failed (caller falls back), -1 CUDA error. */
-static int time_cupti(rg_cuda_session *s, const rg_launch *p, int warmup, int iters, double *samples,
-                      char *err, size_t errlen)
+/* CUDA events around each timed call on the harness's stream (the re-staging and the memset stay outside). */
+static int time_events(const rg_timing *t, double *samples, rg_workload_result *wr, char *err, size_t errlen)
 {
-    const int total = warmup + iters;
-    CUptiResult cr;
-    char why[160];
-    act_reset();
-    if ((cr = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) != CUPTI_SUCCESS) {
-        fprintf(stderr, "ropegrad: cuptiActivityEnable(CONCURRENT_KERNEL): %s; timing with CUDA events\n", cupti_str(cr));
-        return 1;
-    }
-    if ((cr = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET)) != CUPTI_SUCCESS) {
-        cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-        fprintf(stderr, "ropegrad: cuptiActivityEnable(MEMSET): %s; timing with CUDA events\n", cupti_str(cr));
-        return 1;
-    }
-    int rc = 0;
-    for (int it = 0; it < total && !rc; it++)
-        if (iteration(s, p, err, errlen)) rc = -1;
-    cudaError_t ce = stream_wait(s->stream, s->timeout_s * total);
-    if (ce != cudaSuccess) {
-        /* A fault or a hang: no flush (it could wait on the GPU); the caller asks the stream what happened. */
-        if (!rc) snprintf(err, errlen, "waiting for the stream: %s", cudaGetErrorString(ce));
-        cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMSET);
-        cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-        return -1;
-    }
-    cr = cuptiActivityFlushAll(0);
-    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMSET);
-    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    if (rc) return rc;
-    if (cr != CUPTI_SUCCESS) {
-        fprintf(stderr, "ropegrad: cuptiActivityFlushAll: %s; timing with CUDA events\n", cupti_str(cr));
-        return 1;
-    }
-    if (cupti_spans(s->cold_bytes, total, warmup, samples, why, sizeof why)) {
-        fprintf(stderr, "ropegrad: CUPTI records unusable (%s); timing with CUDA events\n", why);
-        return 1;
-    }
-    return 0;
-}
-
-/* CUDA events around each iteration's kernel (the memset stays outside). */
-static int time_events(rg_cuda_session *s, const rg_launch *p, int warmup, int iters, double *samples,
-                       char *err, size_t errlen)
-{
+    const int warmup = t->o->warmup, iters = t->o->iterations;
     cudaEvent_t *ev = calloc(2 * (size_t)iters, sizeof *ev);
-    int made = 0, rc = 1;
+    int made = 0, rc = TIME_CUDA_ERROR;
     if (!ev) {
         snprintf(err, errlen, "out of memory");
-        return 1;
+        return TIME_CUDA_ERROR;
     }
     for (; made < 2 * iters; made++) CK(cudaEventCreate(&ev[made]));
     for (int it = 0; it < warmup + iters; it++) {
-        const int t = it - warmup;
-        CK(cudaMemsetAsync(s->cold, 0, s->cold_bytes, s->stream));
-        if (t >= 0) CK(cudaEventRecord(ev[2 * t], s->stream));
-        int krc = launch(s, p);
-        if (krc) {
-            snprintf(err, errlen, "op %s cuda: %s", s->op->id, rg_op_error_text(s->op, krc));
-            goto fail;
-        }
-        if (t >= 0) CK(cudaEventRecord(ev[2 * t + 1], s->stream));
+        const int i = it - warmup;
+        rg_tensors call;
+        if (prepare(t, it, &call, err, errlen)) goto fail;
+        if (i >= 0) CK(cudaEventRecord(ev[2 * i], t->s->stream));
+        if ((rc = call_timed(t, &call, wr)) != TIME_OK) goto fail;
+        rc = TIME_CUDA_ERROR;
+        if (i >= 0) CK(cudaEventRecord(ev[2 * i + 1], t->s->stream));
+        if (sync_after(t, it, err, errlen)) goto fail;
     }
-    CK(stream_wait(s->stream, s->timeout_s * (warmup + iters)));
-    for (int t = 0; t < iters; t++) {
+    CK(device_wait(t->s->stream, t->s->timeout_s * (warmup + iters)));
+    for (int i = 0; i < iters; i++) {
         float ms = 0;
-        CK(cudaEventElapsedTime(&ms, ev[2 * t], ev[2 * t + 1]));
-        samples[t] = (double)ms * 1e6;
+        CK(cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
+        samples[i] = (double)ms * 1e6;
     }
-    rc = 0;
+    rc = TIME_OK;
 fail:
     for (int i = 0; i < made; i++) cudaEventDestroy(ev[i]);
     free(ev);
     return rc;
 }
 
-/* ---- one workload ---------------------------------------------------------------------------------- */
-
-int rg_cuda_workload(rg_cuda_session *s, const rg_tensors *in, const double *ref, const rg_workload *w,
-                     const rg_run_options *o, rg_workload_result *wr, char *err, size_t errlen)
+/* CUPTI, else CUDA events: a TIME_* status; wr->timer says which timed it. */
+static int time_workload(rg_cuda_session *s, const rg_timing *t, double *samples, rg_workload_result *wr, char *err,
+                         size_t errlen)
 {
-    rg_tensors dev = *in;
-    void *d_out = NULL, *h_out = NULL;
-    double *samples = NULL;
-    int rc = 1;
-    cudaError_t ce;
+    int rc = s->use_cupti ? time_cupti(t, samples, wr, err, errlen) : TIME_FALLBACK;
+    if (s->use_cupti && rc != TIME_FALLBACK && rc != TIME_CUDA_ERROR) {
+        s->n_cupti++;
+        snprintf(wr->timer, sizeof wr->timer, "cupti");
+    }
+    if (rc != TIME_FALLBACK) return rc;
+    rc = time_events(t, samples, wr, err, errlen);
+    if (rc == TIME_OK || rc == TIME_FAILED) {
+        s->n_events++;
+        snprintf(wr->timer, sizeof wr->timer, "cuda-events");
+    }
+    return rc;
+}
 
-    s->timeout_s = o->timeout_s;
-    for (int i = 0; i < in->n_in; i++) dev.in[i] = NULL;
-    for (int i = 0; i < in->n_in; i++) {
-        CK(cudaMalloc(&dev.in[i], in->in_bytes[i]));
-        CK(cudaMemcpy(dev.in[i], in->in[i], in->in_bytes[i], cudaMemcpyHostToDevice));
+/* The timed part of a workload whose rounds passed: 0 (timed, or failed
+ * with a reason in wr), 1 a harness error (err). */
+static int timed_part(rg_cuda_session *s, const cuda_bufs *b, const rg_run_options *o, rg_workload_result *wr,
+                      char *err, size_t errlen)
+{
+    double *samples = malloc((size_t)o->iterations * sizeof *samples);
+    rg_restage_pool pool;
+    int have_pool = 0, rc = 1;
+    if (!samples) {
+        snprintf(err, errlen, "out of memory");
+        return 1;
     }
-    CK(cudaMalloc(&d_out, in->out_bytes));
-    const rg_launch p = {&dev, d_out};
-
-    /* The checked run, into an all-NaN output. */
-    h_out = malloc(in->out_bytes);
-    if (!h_out) {
-        snprintf(err, errlen, "workload %d: out of memory", w->index);
-        goto fail;
+    if (o->restage == RG_RESTAGE_ON) {
+        if (rg_restage_open(&pool, &b->dev, o->warmup + o->iterations, s->stream, err, errlen)) goto out;
+        have_pool = 1;
     }
-    CK(cudaMemsetAsync(d_out, 0xFF, in->out_bytes, s->stream));
-    int krc = launch(s, &p);
-    if (!krc && s->op->finish) krc = s->op->finish(p.dev, p.out, s->stream);   /* outside any timing */
-    ce = stream_wait(s->stream, s->timeout_s);
-    if (ce != cudaSuccess) {
-        gpu_lost(s, wr, ce, s->timeout_s);
-        rc = 0;
-        goto fail;
-    }
-    if (krc) {
-        memset(&wr->check, 0, sizeof wr->check);
-        snprintf(wr->check.reason, sizeof wr->check.reason, "op %s cuda: %s", s->op->id,
-                 rg_op_error_text(s->op, krc));
-        rc = 0;
-        goto fail;
-    }
-    CK(cudaMemcpy(h_out, d_out, in->out_bytes, cudaMemcpyDeviceToHost));
-    if (rg_check_op_output(s->op, h_out, in->n_out, ref, w, &wr->check)) {
-        snprintf(err, errlen, "workload %d: out of memory", w->index);
-        goto fail;
-    }
-
-    if (o->timed && wr->check.pass) {
-        samples = malloc((size_t)o->iterations * sizeof *samples);
-        if (!samples) {
-            snprintf(err, errlen, "workload %d: out of memory", w->index);
-            goto fail;
-        }
-        int t = 1;
-        if (s->use_cupti) {
-            t = time_cupti(s, &p, o->warmup, o->iterations, samples, err, errlen);
-            if (t < 0) goto timing_failed;
-        }
-        if (t == 0) {
-            s->n_cupti++;
-            snprintf(wr->timer, sizeof wr->timer, "cupti");
-        } else {
-            if (time_events(s, &p, o->warmup, o->iterations, samples, err, errlen)) goto timing_failed;
-            s->n_events++;
-            snprintf(wr->timer, sizeof wr->timer, "cuda-events");
-        }
+    const rg_timing t = {s, b, have_pool ? &pool : NULL, o};
+    int tr = time_workload(s, &t, samples, wr, err, errlen);
+    if (tr == TIME_OK) {
         rg_result_set_samples(wr, samples, o->iterations);
         samples = NULL;
     }
     rc = 0;
-    goto fail;
-timing_failed:
-    /* A kernel that faulted or hung while timed fails the workload (never a
-     * half-measured pass); any other error is the harness's own. */
-    ce = cudaStreamQuery(s->stream);
-    if (ce != cudaSuccess) {
-        gpu_lost(s, wr, ce, s->timeout_s * (o->warmup + o->iterations));
-        rc = 0;
+    if (tr == TIME_CUDA_ERROR) {
+        /* A kernel that faulted or hung while timed fails the workload (never
+         * a half-measured pass); any other error is the harness's own. */
+        cudaError_t ce = cudaStreamQuery(s->stream);
+        if (ce != cudaSuccess) gpu_lost(s, wr, ce, s->timeout_s * (o->warmup + o->iterations));
+        else rc = 1;
     }
-fail:
+out:
+    if (have_pool && !s->lost[0]) rg_restage_close(&pool);
     free(samples);
-    free(h_out);
-    if (!s->lost[0]) {
-        cudaFree(d_out);
-        for (int i = 0; i < in->n_in; i++) cudaFree(dev.in[i]);
-    }
+    return rc;
+}
+
+/* ---- one workload ---------------------------------------------------------------------------------- */
+
+int rg_cuda_workload(rg_cuda_session *s, rg_tensors *in, const double *ref, const rg_workload *w,
+                     const rg_run_options *o, rg_workload_result *wr, char *err, size_t errlen)
+{
+    cuda_bufs b;
+    s->timeout_s = o->timeout_s;
+    if (bufs_open(s, in, &b, err, errlen)) return 1;
+    const rg_round_io io = {cuda_stage, cuda_call, &b};
+    int rc = rg_correctness_rounds(s->op, w, o, in, ref, &io, wr, err, errlen);
+    if (!rc && !s->lost[0] && o->timed && wr->check.pass) rc = timed_part(s, &b, o, wr, err, errlen);
+    if (!rc && !s->lost[0] && wr->timed) rc = rg_after_timing(s->op, w, in, ref, &io, wr, err, errlen);
+    bufs_free(&b);
     return rc;
 }

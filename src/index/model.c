@@ -224,6 +224,23 @@ static void identity_rows(const rg_manifest *m, const rg_run_row *row, rg_run_vi
     kv_str(&v->identity, "implementation digest", m->implementation_digest);
 }
 
+/* The correctness rounds and ground truth, and a timed ropegrad GPU run's
+ * timing switches (an imported record's protocol is its own; a CPU run and
+ * an untimed check have none):
+ * each in words, and for a run recorded before a switch existed, what the
+ * harness did then. */
+static void parity_rows(const rg_manifest *m, rg_run_view *v)
+{
+    if (m->rounds >= 0) kv_num(&v->protocol, "correctness rounds", m->rounds);
+    kv_str(&v->protocol, "ground truth", m->ground_truth);
+    if (v->cpu || strcmp(m->harness_name, "ropegrad") || strcmp(m->backend, "cuda") || m->iterations < 1) return;
+    rg_kv_add(&v->protocol, "input restage", rg_restage_text(m->restage));
+    rg_kv_add(&v->protocol, "timed span", rg_span_text(m->span));
+    rg_kv_add(&v->protocol, "host sync", rg_sync_text(m->sync));
+    rg_kv_add(&v->protocol, "same-kernels check",
+              m->same_kernels[0] ? m->same_kernels : "not recorded (a run made before the check): none ran");
+}
+
 /* The Workload and Protocol sections. */
 static void workload_protocol_rows(const rg_manifest *m, rg_run_view *v)
 {
@@ -242,6 +259,7 @@ static void workload_protocol_rows(const rg_manifest *m, rg_run_view *v)
     if (m->warmup >= 0) kv_num(&v->protocol, "warmup", m->warmup);
     if (m->iterations >= 0) kv_num(&v->protocol, "iterations", m->iterations);
     kv_str(&v->protocol, "cold L2", m->cold_l2);
+    parity_rows(m, v);
     kv_str(&v->protocol, "inputs", m->inputs);
     kv_str(&v->protocol, "seed", m->seed);
     kv_str(&v->protocol, "correctness reference", m->correctness_reference);

@@ -312,6 +312,10 @@ static void read_protocol(rd *x, rg_manifest *m, const cJSON *p)
     rd_str(x, ms, "seed", m->seed, sizeof m->seed, "measurement");
     rd_str(x, ms, "inputs", m->inputs, sizeof m->inputs, "measurement");
     rd_str(x, ms, "coldL2", m->cold_l2, sizeof m->cold_l2, "measurement");
+    rd_str(x, ms, "restage", m->restage, sizeof m->restage, "measurement");
+    rd_str(x, ms, "span", m->span, sizeof m->span, "measurement");
+    rd_str(x, ms, "sync", m->sync, sizeof m->sync, "measurement");
+    rd_str(x, ms, "sameKernelsCheck", m->same_kernels, sizeof m->same_kernels, "measurement");
     const cJSON *cm = rd_obj(x, p, "comparability", "protocol.spec");
     rd_str(x, cm, "family", m->family, sizeof m->family, "comparability");
     rd_str(x, cm, "notes", m->family_notes, sizeof m->family_notes, "comparability");
@@ -705,6 +709,24 @@ void rg_recorded_protocol_free(rg_recorded_protocol *p)
     p->n_indices = 0;
 }
 
+/* The CUDA timing switches a run was measured with, into o: as recorded,
+ * or, absent, what the harness did before they existed (the same buffers,
+ * kernels only, one sync at the end). 0, or 2 with a message on a word this
+ * harness does not know. */
+static int recorded_switches(const rg_manifest *m, rg_run_options *o, char *err, size_t errlen)
+{
+    o->restage = RG_RESTAGE_OFF;
+    o->span = RG_SPAN_KERNELS;
+    o->sync = RG_SYNC_END;
+    if ((m->restage[0] && rg_restage_parse(m->restage, &o->restage)) || (m->span[0] && rg_span_parse(m->span, &o->span)) ||
+        (m->sync[0] && rg_sync_parse(m->sync, &o->sync))) {
+        snprintf(err, errlen, "manifest: restage \"%.15s\", span \"%.15s\" or sync \"%.15s\" is not a word this harness "
+                              "knows", m->restage, m->span, m->sync);
+        return 2;
+    }
+    return 0;
+}
+
 int rg_protocol_from_manifest(const rg_manifest *m, rg_recorded_protocol *p, char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
@@ -734,6 +756,7 @@ int rg_protocol_from_manifest(const rg_manifest *m, rg_recorded_protocol *p, cha
         snprintf(err, errlen, "manifest: ground truth \"%.31s\" is not float64 or float32-reference", m->ground_truth);
         return 2;
     }
+    if (recorded_switches(m, &p->opts, err, errlen)) return 2;
     if (!strcmp(m->inputs, "normal")) p->opts.inputs = RG_INPUTS_NORMAL;
     else if (!strcmp(m->inputs, "positions")) p->opts.inputs = RG_INPUTS_POSITIONS;
     else {

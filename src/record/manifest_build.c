@@ -91,10 +91,15 @@ static cJSON *protocol_spec(const rg_run_result *r)
     cJSON_AddNumberToObject(c, "rounds", r->rounds);
     add_str(c, "roundInputs", "round r: the generator with seed + r * 0x9E3779B97F4A7C15 (mod 2^64), written into "
                               "the same buffers");
-    if (!strcmp(r->backend, "cpu"))
-        add_str(c, "rewardHackChecks", "output poisoned before every call; fails a call that writes no output, "
-                                       "writes into an input, or repeats the previous round's output bit for bit "
-                                       "on different inputs; one call after the timed iterations must pass again");
+    add_str(c, "rewardHackChecks",
+            strcmp(r->backend, "cuda")
+                ? "output poisoned before every call; fails a call that writes no output, writes into an input, or "
+                  "repeats the previous round's output bit for bit on different inputs; one call after the timed "
+                  "iterations must pass again"
+                : "output poisoned before every call (the same device buffers every round; output and inputs copied "
+                  "back); fails a call that writes no output, writes into an input, or repeats the previous round's "
+                  "output bit for bit on different inputs; one call after the timed iterations must pass again; "
+                  "every timed iteration must launch the same kernels (measurement.sameKernelsCheck)");
     add_str(c, "comparator", "ropegrad tolerance check (SOL-ExecBench rules)");
     add_str(c, "element", "ok when |out - ref| <= max_atol + max_rtol * |ref|");
     add_str(c, "workload", "correct when matched ratio >= required_matched_ratio and, if max_error_cap is set, "
@@ -110,6 +115,12 @@ static cJSON *protocol_spec(const rg_run_result *r)
     cJSON_AddNumberToObject(m, "warmup", r->warmup);
     cJSON_AddNumberToObject(m, "iterations", r->iterations);
     add_str(m, "coldL2", r->cold_l2);
+    if (!strcmp(r->backend, "cuda") && r->iterations > 0) {   /* the timing switches (protocol.c); absent: before them */
+        add_str(m, "restage", rg_restage_name(r->restage));
+        add_str(m, "span", rg_span_name(r->span));
+        add_str(m, "sync", rg_sync_name(r->sync));
+        add_str(m, "sameKernelsCheck", r->same_kernels);
+    }
     char seed[32];
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)r->seed);   /* text: seeds beyond 2^53 survive */
     add_str(m, "seed", seed);
@@ -118,7 +129,7 @@ static cJSON *protocol_spec(const rg_run_result *r)
     add_str(cm, "family", RG_FAMILY);
     add_str(cm, "notes", "geomean of per-workload medians under ropegrad's SOL-ExecBench protocol. Comparable within one "
                          "definition and workload set, timer, statistic and device product (the comparison key). "
-                         "Wall-clock CPU times and CUPTI GPU kernel spans are not comparable.");
+                         "Wall-clock CPU times and CUPTI GPU spans are not comparable.");
     return p;
 }
 
