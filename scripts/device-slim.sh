@@ -13,6 +13,7 @@ cd "$(dirname "$0")/.."
 B=${BUILD:-build-device}
 [ -d "$B" ] || { echo "device-slim: no $B (run scripts/device-build.sh)"; exit 2; }
 find "$B" \( -name '*.o' -o -name '*.a' \) -type f -delete
+rm -rf "$B"/CMakeFiles/[0-9]*   # the compiler-identification programs of CMake's configure step
 mkdir -p "$B-dev/bench"
 for t in ${DEV_TOOLS-dev_kernels dev_forward dev_latency probe}; do
   for f in "$B"/bench/"$t" "$B"/bench/"$t"-*; do [ -f "$f" ] && mv -f "$f" "$B-dev/bench/"; done

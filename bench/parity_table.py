@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""What the official protocol's points move (issue 26): ropegrad's own
+kernels measured in one device call (scripts/device-parity.sh) under the
+harness's default protocol (the official one: correctness rounds, re-staged
+inputs, the span of all GPU work, per-iteration sync, the same-kernels check)
+and with points switched back to the old behaviour, one JSON result
+(`ropegrad bench --json`) per op and protocol, named bench-OP-PROTO.json.
+Prints markdown: per op, each protocol's geomean of the per-workload medians,
+its ratio to the default, passes, and the worst workload ratio. Nothing is
+typed by hand.
+
+    python3 bench/parity_table.py DIR
+"""
+import json
+import math
+import os
+import re
+import sys
+
+PROTOCOLS = {   # file tag -> what was switched (scripts/device-parity.sh's names)
+    "parity": "default (official protocol)",
+    "restage-off": "--restage off",
+    "span-kernels": "--span kernels",
+    "sync-end": "--sync end",
+    "old": "--restage off --span kernels --sync end --rounds 1 (the old protocol)",
+}
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def medians(result):
+    return {w["index"]: w["time_ns"]["median"] for w in result["workloads"]
+            if w.get("pass") and isinstance(w.get("time_ns"), dict) and w["time_ns"].get("median")}
+
+
+def geomean(xs):
+    xs = [x for x in xs if x and x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def op_rows(d, op):
+    base_path = os.path.join(d, "bench-%s-parity.json" % op)
+    if not os.path.exists(base_path):
+        return ["| %s | default | not measured (no %s) | | | | |" % (op, os.path.basename(base_path))]
+    base = load(base_path)
+    bm = medians(base)
+    rows = []
+    for tag, what in PROTOCOLS.items():
+        p = os.path.join(d, "bench-%s-%s.json" % (op, tag))
+        if not os.path.exists(p):
+            continue
+        r = load(p)
+        m = medians(r)
+        common = sorted(set(m) & set(bm))
+        gm = geomean([m[i] for i in common]) / 1e3
+        ratio = geomean([m[i] / bm[i] for i in common]) if common else float("nan")
+        worst = max(common, key=lambda i: abs(math.log(m[i] / bm[i])), default=None)
+        worst_s = "W%d %.3f" % (worst, m[worst] / bm[worst]) if worst is not None else "-"
+        s = r.get("summary", {})
+        rows.append("| %s | %s | %.3f | %.4f | %s | %d/%d | %s |" % (
+            op, what, gm, ratio, worst_s, s.get("passed", 0), s.get("total", 0), r.get("timer", "")))
+    return rows
+
+
+def main(argv):
+    if len(argv) != 2:
+        print(__doc__.strip().splitlines()[-1].strip(), file=sys.stderr)
+        return 2
+    d = argv[1]
+    ops = sorted({m.group(1) for f in os.listdir(d) for m in [re.match(r"bench-(\d+)-parity\.json$", f)] if m})
+    if not ops:
+        print("parity_table: no bench-OP-parity.json in %s" % d, file=sys.stderr)
+        return 1
+    print("| op | protocol | geomean us | / default (same workloads) | farthest workload | passed | timer |")
+    print("|---|---|---|---|---|---|---|")
+    for op in ops:
+        for row in op_rows(d, op):
+            print(row)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

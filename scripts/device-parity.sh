@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Issue 26's protocol points on the H200, one call (build-device/ from
+# scripts/device-build.sh then scripts/device-slim.sh, carried):
+#   run(command="bash scripts/device-parity.sh", carry=["build-device"])
+# Steps (STEPS, default "tests bench dev python"), each under its own time limit:
+#   tests   the GPU tests of the parity points and the reward-hack checks
+#           (test_gpu_reward_hack: every cheating plugin caught, the side-stream
+#           span), the plugin fault/hang tests and each op's GPU tests;
+#   bench   ropegrad bench of each op in OPS under the default protocol (the
+#           official one) and with points switched back (POINTS: restage-off,
+#           span-kernels, sync-end, old = all of them and one round), one JSON
+#           each (bench-OP-PROTO.json); 088/068 with APPLY_ROUNDS rounds and only
+#           the old protocol beside (their float64 references of ~1 GB tensors are
+#           computed on the host per round);
+#   dev     the development kernels' timings (bench/apply_floor 068, bench/dev_forward 012);
+#   python  python/tests/test_impl_cpu.py on CUDA (the Python path, each case a process).
+# $OUT: parity-results.tar.gz (every JSON and log), parity-table.md; the table is printed last.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+OUT=${OUT:-/tmp/device-parity}
+W=$(mktemp -d /tmp/rg-parity.XXXXXX)
+mkdir -p "$OUT"
+B=${BUILD:-build-device}
+STEPS=${STEPS:-"tests bench dev python"}
+OPS=${OPS:-"014 011 012 088 068"}
+POINTS=${POINTS:-"restage-off span-kernels sync-end old"}
+APPLY_ROUNDS=${APPLY_ROUNDS:-3}
+[ -x "$B/ropegrad" ] || { echo "device-parity: $B/ropegrad missing (scripts/device-build.sh, carried)"; exit 2; }
+SRC=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$B/CMakeCache.txt")
+if [ -n "$SRC" ] && [ "$PWD" != "$SRC" ] && [ ! -e "$SRC" ]; then mkdir -p "$(dirname "$SRC")" && ln -s "$PWD" "$SRC"; fi
+RGL="$PWD/$B/lib"
+log() { echo "== [$(date -u +%H:%M:%S)] $*"; }
+has() { [[ " $STEPS " == *" $1 "* ]]; }
+point_args() {
+  case $1 in
+    parity) echo "" ;;
+    restage-off) echo "--restage off" ;;
+    span-kernels) echo "--span kernels" ;;
+    sync-end) echo "--sync end" ;;
+    old) echo "--restage off --span kernels --sync end --rounds 1" ;;
+  esac
+}
+if has tests; then
+  log "tests: parity, reward hacks, plugins, each op's GPU tests"
+  LD_LIBRARY_PATH="$RGL" timeout 240 ctest --test-dir "$B" --timeout 120 --output-on-failure \
+    -R 'test_gpu_reward_hack|test_plugin_gpu|test_gpu_kernel|test_gpu_forward|test_gpu_rope_apply|reward_hack|protocol_parity' \
+    > "$W/ctest-parity.txt" 2>&1
+  echo "ctest exit $?"; grep -E "tests passed|Failed|\*\*\*|Passed|Skipped" "$W/ctest-parity.txt" | tail -14
+  grep -E "span|µs|us " "$W/ctest-parity.txt" | grep -i "span" | head -6
+fi
+if has bench; then
+  for op in $OPS; do
+    rounds="" points=$POINTS
+    case $op in 088|068) rounds="--rounds $APPLY_ROUNDS" points=old ;; esac   # their host references are slow
+    for p in parity $points; do
+      a=$(point_args "$p"); [ "$p" = old ] || a="$a $rounds"
+      log "bench $op $p: ropegrad bench --backend cuda $a"
+      timeout 150 bash -c "LD_LIBRARY_PATH='$RGL' '$B/ropegrad' bench --suite suites/sol-execbench-$op --backend cuda $a --json '$W/bench-$op-$p.json'" \
+        > "$W/bench-$op-$p.txt" 2>&1
+      echo "exit $?: $(grep -E '^passed|geometric' "$W/bench-$op-$p.txt" | tr '\n' ' ')"
+    done
+  done
+fi
+if has dev; then
+  log "dev: bench/apply_floor 068"
+  [ -x "$B/bench/apply_floor" ] && timeout 120 "$B/bench/apply_floor" 068 > "$W/apply-floor-068.txt" 2>&1
+  grep -E "^geomean|^best|oracle" "$W/apply-floor-068.txt" 2>/dev/null
+  log "dev: bench/dev_forward 012"
+  [ -x "$B/bench/dev_forward" ] && DEV_FORWARD_ONLY=${DEV_FORWARD_ONLY:-6-plain/2,27-mufu/2,27-mufu/4,28-mufu-guard/2,28-mufu-guard/4,29-lib/2,5-ref/4} \
+    timeout 120 "$B/bench/dev_forward" 012 > "$W/dev-forward-012.txt" 2>&1
+  grep -E "^\| (geomean|/ floor)|^geomean|ulp|same" "$W/dev-forward-012.txt" 2>/dev/null | head -30
+fi
+if has python; then
+  log "python: test_impl_cpu.py on CUDA"
+  ROPEGRAD_IMPL_BACKEND=cuda ROPEGRAD_LIB="$PWD/$B/libropegrad.so" PYTHONPATH="$PWD/python" PYTHONUNBUFFERED=1 \
+    timeout 200 python3 python/tests/test_impl_cpu.py > "$W/test_impl_cuda.txt" 2>&1
+  echo "exit $?"; tail -5 "$W/test_impl_cuda.txt"
+fi
+python3 bench/parity_table.py "$W" > "$W/parity-table.md" 2>&1
+cp "$W/parity-table.md" "$OUT/"
+tar -C "$W" -czf "$OUT/parity-results.tar.gz" .
+echo; cat "$W/parity-table.md"
