@@ -56,6 +56,9 @@ P_TRUTH = ("ground truth: the official compares with the definition's float32 re
 P_ROUNDS = ("correctness rounds: the official checks 10 rounds of fresh inputs, ropegrad's CUDA backend "
             "one round")
 P_HACK = "reward-hack checks: the official's (monkey-patching, threads, lazy outputs, views of inputs)"
+P_PATH = ("measurement path: the same kernel through `ropegrad bench` (the C path) is within 3%% of the "
+          "official (official / that %.4f); the difference is in how ropegrad's harness runs the solution file "
+          "(python3 -m ropegrad --solution: torch binding, Python callable)")
 P_CPU = ("CPU load: ropegrad's runs shared the CPU with the official compiles (phase 1), which can stretch "
          "the host's launch gaps inside a multi-kernel call")
 SWITCHES = ("measure with the point switched: ropegrad's --ground-truth, and its --sync/--span/--restage "
@@ -86,6 +89,29 @@ def read_traces(path):
         hw.add(((ev.get("environment") or {}).get("hardware")) or "")
         out[uuid] = (n, ev.get("status", "NO_EVALUATION"), float(lat) if isinstance(lat, (int, float)) else None)
     return out, sorted(h for h in hw if h)
+
+
+def read_protocol(path):
+    """The protocol points ropegrad's --json result recorded ({} for a result from before they were)."""
+    try:
+        with open(path) as f:
+            d = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    return {k: d[k] for k in ("restage", "span", "sync", "rounds") if k in d}
+
+
+# A point both sides follow is no explanation: PROTOCOL.md's text of each point, and the value of
+# ropegrad's recorded protocol that makes it the official behaviour.
+SAME_AS_OFFICIAL = ((P_SPAN, "span", "all"), (P_SYNC, "sync", "iteration"), (P_RESTAGE, "restage", "on"))
+
+
+def drop_shared_points(pts, proto):
+    """pts without the points ropegrad's run followed as the official evaluator does (its recorded protocol)."""
+    same = [text for text, key, value in SAME_AS_OFFICIAL if proto.get(key) == value]
+    if isinstance(proto.get("rounds"), int) and proto["rounds"] >= 10:
+        same.append(P_ROUNDS)
+    return [p for p in pts if not any(p.endswith(t) for t in same)]
 
 
 def read_result(path):
@@ -181,7 +207,8 @@ def compare(problem, label, traces_path, result_path, overlap):
         row["unmatched_uuids"] = only
     if not per:
         row.update(verdict="not compared", why="no workload timed by both",
-                   points=explain([], passed_same, "REWARD_HACK" in statuses, overlap))
+                   points=drop_shared_points(explain([], passed_same, "REWARD_HACK" in statuses, overlap),
+                                             read_protocol(result_path)))
         return row
     g_off, g_rg = geomean([r["official_us"] for r in per]), geomean([r["ropegrad_us"] for r in per])
     worst = max(per, key=lambda r: abs(math.log(r["ratio"])))
@@ -200,8 +227,8 @@ def compare(problem, label, traces_path, result_path, overlap):
             "" if within_geo else "geomean ratio %.3f is outside 3%%" % ratio,
             "" if not outside else "%d workload(s) outside 10%% (%s)" % (
                 len(outside), ", ".join("W%d" % i for i in outside))) if x)
-        row["points"] = explain(per if (not within_geo or outside) else [], passed_same,
-                                "REWARD_HACK" in statuses, overlap)
+        row["points"] = drop_shared_points(explain(per if (not within_geo or outside) else [], passed_same,
+                                                   "REWARD_HACK" in statuses, overlap), read_protocol(result_path))
     return row
 
 
@@ -214,6 +241,8 @@ def add_native(row, native_path):
         g_nat = geomean([meds[r["uuid"]] / 1e3 for r in per])
         row["native"] = {"result": native_path, "kernel_name": kernel, "geomean_us": g_nat,
                          "official_over_native": g_off / g_nat, "compared": len(per)}
+        if row.get("verdict") == "differs" and abs(g_off / g_nat - 1) <= GEOMEAN_TOL:
+            row.setdefault("points", []).insert(0, P_PATH % (g_off / g_nat))
 
 
 def status_note(status, problem, label):

@@ -53,5 +53,19 @@ for _ in $(seq 50); do grep -q "http://" "$tmp/serve-field.txt" && break; sleep 
 url=$(grep -o "http://[0-9.:]*/" "$tmp/serve-field.txt" | head -1)
 [ -n "$url" ] || { cat "$tmp/serve-field.txt" >&2; exit 1; }
 shot /problems/014_rotary_embedding_with_attention_scaling_backward 1500 docs/field-014-h200.png
+# The official evaluator beside ropegrad's harness on the same solutions (issue 26): the registry of
+# scripts/device-official.sh's calls (bench/results/official/runs.db: ropegrad's runs and the
+# official traces imported with `ropegrad runs import`), served from a copy.
+serve_copy() {   # serve_copy DB: (re)start the server on a copy of DB, url= its address
+  kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true
+  cp "$1" "$tmp/copy.db"
+  "$B/ropegrad" serve --db "$tmp/copy.db" --listen 127.0.0.1:0 > "$tmp/serve-copy.txt" 2>&1 &
+  pid=$!
+  for _ in $(seq 50); do grep -q "http://" "$tmp/serve-copy.txt" && break; sleep 0.1; done
+  url=$(grep -o "http://[0-9.:]*/" "$tmp/serve-copy.txt" | head -1)
+  [ -n "$url" ] || { cat "$tmp/serve-copy.txt" >&2; exit 1; }
+}
+serve_copy bench/results/official/runs.db
+shot /problems/014_rotary_embedding_with_attention_scaling_backward 1700 docs/official-014-h200.png
 bash scripts/page_sources.sh > docs/screenshots.sha256
 echo "screenshot: docs/screenshots.sha256 $(cat docs/screenshots.sha256)"

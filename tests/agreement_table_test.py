@@ -45,7 +45,7 @@ def write_traces(path, rows):
             f.write(json.dumps(t) + "\n")
 
 
-def result(path, scale=1.0, shift_us=0.0, one=None, fail=None):
+def result(path, scale=1.0, shift_us=0.0, one=None, fail=None, protocol=None):
     """A ropegrad --json result over the official traces' workloads: median = latency*scale + shift
     (one=(index, factor) scales one workload more; fail=index fails that one)."""
     ws = []
@@ -57,8 +57,8 @@ def result(path, scale=1.0, shift_us=0.0, one=None, fail=None):
         ws.append({"index": i, "uuid": t["workload"]["uuid"], "pass": ok,
                    "time_ns": {"median": ns if ok else None}})
     with open(path, "w") as f:
-        json.dump({"device": "NVIDIA H200 (sm_90, 132 SMs)", "kernel_name": "test solution", "workloads": ws,
-                   "summary": {"passed": sum(w["pass"] for w in ws), "total": len(ws)}}, f)
+        json.dump(dict({"device": "NVIDIA H200 (sm_90, 132 SMs)", "kernel_name": "test solution", "workloads": ws,
+                        "summary": {"passed": sum(w["pass"] for w in ws), "total": len(ws)}}, **(protocol or {})), f)
     return path
 
 
@@ -180,6 +180,19 @@ def main():
         expect("both sides skipped: the row says skipped, with the official status and ropegrad's runs.tsv line",
                rc == 0 and r["verdict"] == "skipped" and "evaluation skipped-budget" in r["why"]
                and "ropegrad run: skipped: 12s left" in r["why"], r)
+
+        # A fixed cost per call on the official side: with the old protocol recorded (or none), the span and
+        # sync points are named; a run that recorded the official span/sync/restage does not name them, and
+        # when the C path agrees with the official the measurement path is named instead.
+        for proto, named in ((None, True), ({"span": "all", "sync": "iteration", "restage": "on", "rounds": 10}, False)):
+            rf = result(os.path.join(tmp, "fixed.json"), shift_us=-0.2, protocol=proto)
+            nat = result(os.path.join(tmp, "native.json"))
+            j = os.path.join(tmp, "fixed-out.json")
+            rc, out, err = run("--pair", "014", "ropegrad", official, rf, "--native", "014", nat, "--out-json", j)
+            pts = " ".join(row_of(j, "ropegrad").get("points", []))
+            expect("protocol %s: span/sync named %s" % (proto and "official" or "unrecorded", named),
+                   rc == 0 and (("ropegrad times kernel spans" in pts) == named)
+                   and (("enqueues all 60" in pts) == named) and "measurement path" in pts, pts)
 
         readme_block(tmp)
 

@@ -20,3 +20,4 @@ add_test(NAME device_official_script COMMAND sh -c
    shellcheck scripts/device-official.sh scripts/peers.sh"
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(device_official_script PROPERTIES TIMEOUT 60 SKIP_RETURN_CODE 77)
+rg_python_test(parity_table tests/parity_table_test.py ${PROJECT_SOURCE_DIR})

@@ -27,10 +27,13 @@ const char *rg_cli_short_digest(const char *d)
     return buf;
 }
 
-/* "cuda 12 (12-vec-2d)" for a ropegrad run, "sol-execbench #6579" for an imported one. */
+/* "cuda 12 (12-vec-2d)" for a ropegrad run, "sol-execbench #6579" for an imported
+ * one, "sol-execbench: ropegrad_cuda" for an official trace file imported (no id). */
 const char *rg_cli_impl_label(char *buf, size_t n, const rg_run_row *r)
 {
     if (r->backend[0]) snprintf(buf, n, "%.15s %d %.40s", r->backend, r->kernel, r->kernel_name);
+    else if (!r->external_id[0] && r->kernel_name[0])   /* an imported official trace: the solution it ran */
+        snprintf(buf, n, "%.30s: %.40s", r->source, r->kernel_name);
     else snprintf(buf, n, "%.30s #%.40s", r->source, r->external_id);
     return buf;
 }

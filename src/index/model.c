@@ -85,6 +85,8 @@ static void implementation_name(const rg_manifest *m, char *out, size_t n)
     const char *title = m->obj[RG_ROLE_RUN].title, *dot = strstr(title, " · ");
     if (m->impl_name[0]) snprintf(out, n, "%.60s %.60s %.60s", m->impl_name, m->backend, m->kernel_name);
     else if (dot && dot > title) snprintf(out, n, "%.*s", (int)(dot - title < 150 ? dot - title : 150), title);
+    else if (!m->external_id[0] && m->kernel_name[0])   /* an imported official trace: the solution it ran */
+        snprintf(out, n, "%.60s: %.60s", rg_source_display(m->source), m->kernel_name);
     else snprintf(out, n, "%.60s #%.100s", rg_source_display(m->source), m->external_id);
 }
 
@@ -461,6 +463,8 @@ static void fill_entry(const rg_run_row *r, rg_rank_entry *e)
     copy(e->observed_at, sizeof e->observed_at, r->observed_at);
     copy(e->status, sizeof e->status, r->status);
     if (r->backend[0]) snprintf(e->kernel, sizeof e->kernel, "%.15s %.70s", r->backend, r->kernel_name);
+    else if (!r->external_id[0] && r->kernel_name[0])   /* an imported official trace: the solution it ran */
+        snprintf(e->kernel, sizeof e->kernel, "%.30s: %.70s", rg_source_display(r->source), r->kernel_name);
     else {
         char ext[160];
         rg_source_external_id(r->source, r->external_id, ext, sizeof ext);
