@@ -4,7 +4,7 @@
 # runs on the GPU machine: build-device/, with the Debian libraries the GPU
 # machine lacks copied into build-device/lib. Carry it with the device call:
 #   run(command="bash scripts/device-run.sh", carry=["build-device"])
-# Then scripts/device-slim.sh shrinks it under the 64 MiB a call carries.
+# It ends with scripts/device-slim.sh (under the 64 MiB a call carries; SLIM=0 skips it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -43,3 +43,5 @@ find build-device -maxdepth 2 -type f \( -perm -u+x -o -name '*.so*' \) ! -path 
   grep -vE '/(libc|libm|libpthread|libdl|librt|libresolv|libutil|libnsl|libanl|libcrypt|ld-linux[^/]*|libgcc_s|libstdc\+\+|libgomp|libcuda|libcudart|libcupti|libnvidia[^/]*|libropegrad)\.so' |
   while read -r so; do cp -Ln "$so" build-device/lib/ 2>/dev/null || true; done
 du -sh build-device | sed 's/^/device-build: /'
+# Under the 64 MiB a device call carries (SLIM=0 keeps everything; DEV_TOOLS as scripts/device-slim.sh).
+[ "${SLIM:-1}" = 0 ] || bash scripts/device-slim.sh
