@@ -245,6 +245,36 @@ def add_native(row, native_path):
             row.setdefault("points", []).insert(0, P_PATH % (g_off / g_nat))
 
 
+def add_also(row, side, path, what):
+    """Another measurement of the row's solution (SIDE official: traces of another official run;
+    ropegrad: a ropegrad result with a protocol point switched), over the row's compared workloads:
+    its geomean, and official / ropegrad with it standing in for its side."""
+    if side == "official":
+        off, _ = read_traces(path)
+        times = {u: v[2] * 1e3 for u, v in off.items() if v[1] == "PASSED" and v[2]}
+    else:
+        rg, _, _ = read_result(path)
+        times = {u: v[2] / 1e3 for u, v in rg.items() if v[1] and v[2]}
+    per = [r for r in row.get("workloads", []) if r["uuid"] in times]
+    if not per:
+        raise InputError("--also %s %s %s: no workload in common with the row" % (row["problem"], row["solution"], path))
+    g = geomean([times[r["uuid"]] for r in per])
+    if side == "official":
+        ratios = [times[r["uuid"]] / r["ropegrad_us"] for r in per]
+        ratio = g / geomean([r["ropegrad_us"] for r in per])
+        itself = g / geomean([r["official_us"] for r in per])
+    else:
+        ratios = [r["official_us"] / times[r["uuid"]] for r in per]
+        ratio = geomean([r["official_us"] for r in per]) / g
+        itself = g / geomean([r["ropegrad_us"] for r in per])
+    outside = [r["index"] for r, q in zip(per, ratios) if abs(q - 1) > WORKLOAD_TOL]
+    agrees = abs(ratio - 1) <= GEOMEAN_TOL and not outside
+    row.setdefault("also", []).append({
+        "side": side, "path": path, "what": what, "compared": len(per), "geomean_us": g,
+        "official_over_ropegrad": ratio, "over_the_row_s_own_side": itself, "workloads_outside_10pct": outside,
+        "verdict": "agrees" if agrees else "differs"})
+
+
 def status_note(status, problem, label):
     """The official run's compile/evaluation status for this row (two_phase's status.json)."""
     for s in (status or {}).get("solutions", []):
@@ -317,6 +347,14 @@ def markdown(rows, meta):
         if r.get("points"):
             notes.append("- %s differs; protocol points that could explain it: %s. (%s.)" % (
                 head, "; ".join(r["points"]), SWITCHES))
+        for x in r.get("also", []):
+            notes.append("- %s, %s (%s `%s`): geomean %.3f us over %d workloads, %.4f x the row's %s figure; "
+                         "official / ropegrad with it: %.4f, %s%s." % (
+                             head, x["what"], "official traces" if x["side"] == "official" else "ropegrad result",
+                             x["path"], x["geomean_us"], x["compared"], x["over_the_row_s_own_side"], x["side"],
+                             x["official_over_ropegrad"], x["verdict"],
+                             "" if not x["workloads_outside_10pct"] else " (outside 10%%: %s)" % ", ".join(
+                                 "W%d" % i for i in x["workloads_outside_10pct"])))
         if r.get("official_statuses") and set(r["official_statuses"]) != {"PASSED"}:
             notes.append("- %s: official statuses %s." % (head, ", ".join("%s %d" % kv for kv in
                                                                           r["official_statuses"].items())))
@@ -341,6 +379,9 @@ def parse(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pair", nargs=4, action="append", default=[], metavar=("PROBLEM", "LABEL", "TRACES", "RESULT"))
     ap.add_argument("--skipped", nargs=3, action="append", default=[], metavar=("PROBLEM", "LABEL", "WHY"))
+    ap.add_argument("--also", nargs=5, action="append", default=[], metavar=("PROBLEM", "LABEL", "SIDE", "PATH", "WHAT"),
+                    help="another measurement of a pair's solution: SIDE official (traces of another official run) or "
+                         "ropegrad (a result with a protocol point switched); WHAT says what differs")
     ap.add_argument("--native", nargs=2, action="append", default=[], metavar=("PROBLEM", "RESULT"))
     ap.add_argument("--status", action="append", default=[],
                     help="bench/official/two_phase.py's status.json (repeatable: the latest given last)")
@@ -381,6 +422,15 @@ def main(argv):
                     if any("skipped" in w or "deadline" in w for w in why):
                         row["verdict"] = "skipped"
             rows.append(row)
+        for problem, label, side, path, what in a.also:
+            if side not in ("official", "ropegrad"):
+                raise InputError("--also %s %s %s: SIDE is official or ropegrad" % (problem, label, side))
+            row = next((r for r in rows if r["problem"] == problem and r["solution"] == label), None)
+            if row is None or not row.get("workloads") or not os.path.exists(path):
+                sys.stderr.write("agreement_table: --also %s %s %s: left out (no compared pair, or no such file)\n"
+                                 % (problem, label, path))
+                continue
+            add_also(row, side, path, what)
         for problem, label, why in a.skipped:
             row = next((r for r in rows if r["problem"] == problem and r["solution"] == label), None)
             if row is None:

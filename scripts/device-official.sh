@@ -51,6 +51,12 @@
 # official compiles run; 0: the compiles first, then the GPU work),
 # HIDE_GPU_IN_COMPILE (1: the official compiles run with CUDA_VISIBLE_DEVICES="", which checks
 # that they touch no GPU, two_phase.py's header; 0: exactly the CLI's environment),
+# PAIRS ("P:S ...": only these problem:solution pairs of PROBLEMS x SOLUTIONS), FIELD_SKIP ("P:WHO
+# ...": field runs left out, e.g. measured by an earlier call kept with KEEP_FROM), SHARE_AUTOTUNE=1
+# (Triton's autotune results kept on disk, TRITON_CACHE_AUTOTUNING=1 in one fresh TRITON_CACHE_DIR, and
+# printed, TRITON_PRINT_AUTOTUNING=1: both sides then time the configs the first one chose),
+# SWITCHED ("P:WHO ...": ropegrad's side of those agreement pairs measured again with SWITCH_ARGS
+# added, as P-WHO-switched.*, and shown beside its row: a protocol point measured switched),
 # BUILD (build-device), PY (python3), COMPILE_TIMEOUT (600) and EVAL_TIMEOUT
 # (540) (the CLI's), the estimates that decide which pairs (a problem and a
 # solution: both sides or neither) fit the budget, admitted in order:
@@ -272,14 +278,21 @@ if [ -d "$CARRY/keep" ]; then
   echo "official: the results folder starts from $CARRY/keep (${#kept[@]} official trace files)"
 fi
 touch "$RES/runs.tsv"
+if [ "${SHARE_AUTOTUNE:-0}" = 1 ]; then
+  export TRITON_CACHE_AUTOTUNING=1 TRITON_PRINT_AUTOTUNING=1 TRITON_CACHE_DIR=$W/triton-cache
+  mkdir -p "$TRITON_CACHE_DIR"
+  echo "official: SHARE_AUTOTUNE=1: Triton's autotune choices kept in $TRITON_CACHE_DIR for both sides"
+fi
 
 # ---- 2. the solutions, and which pairs fit the budget -----------------------------------------------
 log "solutions (ropegrad export-solution, LOCAL only; the public peers), validated with the official models"
 CAND=()         # problem, label, file, who, kind (cpp|py): five words a pair
+in_pairs() { [ -z "${PAIRS:-}" ] || [[ " $PAIRS " == *" $1:$2 "* ]]; }
 languages() { "$PYABS" -c "import json,sys; print(' '.join(json.load(open(sys.argv[1]))['spec']['languages']))" "$1"; }
 for p in $PROBLEMS; do
   [ -f "$EV/problems/$p/definition.json" ] || { skipped "problem $p: not in $EV/problems"; continue; }
   for s in $SOLUTIONS; do
+    in_pairs "$p" "$s" || continue
     case $s in
       ropegrad)
         f=$W/sol/$p-ropegrad-solution.json who=ropegrad-solution
@@ -413,8 +426,27 @@ if has_step agreement; then
     MEASURED+=("${CPP_WHO[@]}")
   fi
 fi
+SWITCHED_DONE=()
+if has_step agreement && [ -n "${SWITCHED:-}" ]; then
+  read -r -a SW_ARGS <<< "${SWITCH_ARGS:-}"
+  read -r -a RG_EXTRA <<< "${RG_BENCH_ARGS:-}"
+  for w in $SWITCHED; do
+    p=${w%%:*} who=${w#*:}
+    f=$W/sol/$p-$who.json
+    [ "$who" = ropegrad-solution ] && f=$W/sol/$p-ropegrad-solution.json
+    if [ ! -f "$f" ]; then skipped "switched $w: no solution file of this call"; continue; fi
+    if [ "$(left)" -lt $((RESERVE + POST_S + EST_CPP_RG_S)) ]; then skipped "switched $w: no time left"; continue; fi
+    log "ropegrad on the GPU: $p $who again with ${SWITCH_ARGS:-nothing} (SWITCHED)"
+    base=$RES/$p-$who-switched
+    env "${RG_ARCH_ENV[@]}" PYTHONPATH="$ROOT/python" "$PYABS" -m ropegrad bench --solution "$f" \
+      --suite "suites/sol-execbench-$p" --backend cuda --progress "${RG_EXTRA[@]}" "${SW_ARGS[@]}" --record \
+      --db "$RES/runs.db" --manifest "$base.manifest.json" --json "$base.json" > "$base.txt" 2>&1 || FAILED=1
+    tail -n 3 "$base.txt"
+    SWITCHED_DONE+=("$p" "$who" "$base.json")
+  done
+fi
 if has_step field; then
-  peers "the rest of the field" "$EV/peers" "" "${MEASURED[*]}"
+  peers "the rest of the field" "$EV/peers" "" "${MEASURED[*]} ${FIELD_SKIP:-}"
 fi
 
 # ---- 5. phase 2: the official evaluations, alone on the GPU --------------------------------------------
@@ -483,11 +515,16 @@ for ((i = 0; i < ${#AGREE[@]}; i += 2)); do
 done
 for st in "$RES/official/"status-*.json; do [ -f "$st" ] && ARGS+=(--status "$st"); done
 ARGS+=("${NOT_ADMITTED[@]}")
+for ((i = 0; i < ${#SWITCHED_DONE[@]}; i += 3)); do
+  p=${SWITCHED_DONE[i]} who=${SWITCHED_DONE[i + 1]} f=${SWITCHED_DONE[i + 2]}
+  [ -f "$f" ] && ARGS+=(--also "$p" "${who%-solution}" ropegrad "$f" "ropegrad with ${SWITCH_ARGS:-nothing} (SWITCHED)")
+done
 [ "$OVERLAP" = 1 ] && ARGS+=(--overlap)
 if [ ${#AGREE[@]} -gt 0 ]; then
   "$PYABS" bench/agreement_table.py "${ARGS[@]}" --runs-tsv "$RES/runs.tsv" \
     --meta "gpu=${GPU:-unknown}" --meta "torch=$TORCH_V" --meta "official timer=$METHOD" \
     --meta "stand-ins=${SHIMS[*]:-none}" --meta "ropegrad=$RG_VERSION" --meta "RG_BENCH_ARGS=${RG_BENCH_ARGS:-none}" \
+    --meta "Triton autotune=$( [ "${SHARE_AUTOTUNE:-0}" = 1 ] && echo "shared by both sides (SHARE_AUTOTUNE=1)" || echo "each process its own")" \
     --meta "made=$STAMP by scripts/device-official.sh" \
     --out-md "$RES/agreement.md" --out-json "$RES/agreement.json" || FAILED=1
 fi

@@ -116,6 +116,9 @@ def main():
         args += ["--skipped", "011", "peer", "skipped: 40 s left before the deadline",
                  "--skipped", "014", "missing", "evaluation skipped: 20 s left",
                  "--native", "014", os.path.join(tmp, "r1.json"), "--meta", "methodology=cupti",
+                 "--also", "014", "prop", "ropegrad", result(os.path.join(tmp, "r6.json"), 1 / 1.005), "switched x",
+                 "--also", "014", "prop", "official", official, "the official again",
+                 "--also", "014", "nosuch", "ropegrad", os.path.join(tmp, "r1.json"), "left out",
                  "--out-md", md, "--out-json", j]
         rc, out, err = run(*args)
         expect("the table is written (exit 0)", rc == 0 and os.path.exists(md) and os.path.exists(j), err)
@@ -130,6 +133,20 @@ def main():
         expect("+1 us everywhere: differs, a fixed cost per call on the official side, host sync named",
                r["verdict"] == "differs" and any("fixed cost per call on the official side" in p for p in r["points"])
                and any(p.startswith("host sync") for p in r["points"]), r.get("points"))
+        also = {x["what"]: x for x in row_of(j, "prop").get("also", [])}
+        x = also.get("switched x", {})
+        expect("--also ropegrad: a switched result measured x1.005 of the official: agrees, 1.005/1.05 of the row's",
+               x.get("verdict") == "agrees" and abs(x["official_over_ropegrad"] - 1.005) < 1e-9
+               and abs(x["over_the_row_s_own_side"] - 1.05 / 1.005) < 1e-9 and x["compared"] == 16, also)
+        x = also.get("the official again", {})
+        expect("--also official: the same traces again: 1.0 x the row's official, official / ropegrad as the row's",
+               abs(x.get("over_the_row_s_own_side", 0) - 1) < 1e-12 and abs(x["official_over_ropegrad"] - 1.05) < 1e-9
+               and x["verdict"] == "differs", also)
+        expect("--also of a pair not in the table: left out with a line on stderr, the table still written",
+               "--also 014 nosuch" in err and "left out" in err, err)
+        with open(md) as f:
+            text = f.read()
+        expect("--also in the markdown notes", "014 prop, switched x (ropegrad result" in text, text[-600:])
         r = row_of(j, "onewl")
         expect("one workload 20% off: differs on W5 only, geomean within 3%",
                r["verdict"] == "differs" and r["workloads_outside_10pct"] == [5] and abs(r["ratio"] - 1) < 0.03

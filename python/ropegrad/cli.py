@@ -40,13 +40,16 @@ USAGE = """usage: python3 -m ropegrad bench|check [--impl WHAT | --solution FILE
                               importing torch, building or importing the solution, each shape's first call
                               (JIT compiles and autotuning inside the callable), time in the callable and in
                               the harness; adds the harness's --progress
+  --tensors WHEN              when a timed CUDA call's tensors are made: before-flush (default: before the
+                              cold-L2 flush, outside the timed span, as the official evaluator) or in-call
+                              (inside the call: the GPU then idles for that host time after the flush)
   --build-only                load the implementation (build a cuda_cpp solution into $ROPEGRAD_SOLUTION_CACHE,
                               default ~/.cache/ropegrad/solutions) and exit 0 without measuring
 
 The C harness's options follow ("ropegrad bench --help").
 """
 
-_OURS_WITH_VALUE = ("--impl", "--solution", "--reference")
+_OURS_WITH_VALUE = ("--impl", "--solution", "--reference", "--tensors")
 
 
 def _split(argv):
@@ -117,6 +120,9 @@ def _callable(ours, suite, rest):
         raise ValueError("--dps applies to --impl module.py:function (a solution file says its own style)")
     if ours.get("--reference") and impl not in ("reference", "reference-compile"):
         raise ValueError("--reference applies to --impl reference|reference-compile")
+    if ours.get("--tensors") and not (solution or impl and not impl.endswith(".so")):
+        raise ValueError("--tensors applies to a Python implementation (--impl module.py:function, --solution, "
+                         "--impl reference|reference-compile)")
     if not impl and not solution:
         return None
     if impl and impl.endswith(".so"):
@@ -159,6 +165,12 @@ def main(argv=None):
             return impl.run([cmd, "--help"])
         suite = _suite_dir(rest)
         c = _callable(ours, suite, rest)
+        if c is not None and ours.get("--tensors"):
+            if ours["--tensors"] not in impl.TENSORS:
+                raise ValueError("--tensors %s: one of %s" % (ours["--tensors"], ", ".join(impl.TENSORS)))
+            c.tensors = ours["--tensors"]
+        if c is not None and _backend(rest, sys.modules["torch"]) != "cuda":
+            c.tensors = "in-call"   # only timed CUDA calls are staged (the CPU's timed call makes its tensors)
         if ours.get("--build-only"):
             if c is None:
                 raise ValueError("--build-only applies to --solution or --impl with a Python implementation")

@@ -141,6 +141,19 @@ def main():
         rc, out, err = harness(["bench", "--impl", mod + ":run", "--build-only"], tmp)
         expect("--build-only: loaded, nothing measured, exit 0",
                rc == 0 and "not measured (--build-only)" in out and "passed" not in out, err + out)
+        # When a timed CUDA call's tensors are made (impl.py, stage_cuda): recorded in the manifest.
+        for when in ("before-flush", "in-call"):
+            man = os.path.join(tmp, "tensors-%s.json" % when)
+            args = ["check", "--impl", mod + ":run", "--manifest", man] + (["--tensors", when] if when == "in-call" else [])
+            rc, out, err = harness(args, tmp)
+            with open(man) as f:
+                got = _find(json.load(f), "tensors") if rc == 0 else None
+            want = when if BACKEND == "cuda" else "in-call"   # only timed CUDA calls are staged
+            expect("--tensors %s: passes, recorded in the manifest as %s" % (when, want), rc == 0 and got == want,
+                   "%r %s" % (got, err + out))
+        rc, out, err = harness(["check", "--impl", mod + ":run", "--tensors", "sometimes"], tmp)
+        expect("--tensors sometimes: one line, exit 2", rc == 2 and "--tensors sometimes: one of before-flush, in-call"
+               in err and len(err.strip().splitlines()) == 1, err)
         rc, out, err = harness(["check", "--impl", mod + ":run_dps", "--dps"], tmp)
         expect("module function, --dps: passes", rc == 0 and "passed 2/2" in out, err + out)
         rc, out, err = harness(["check", "--impl", mod + ":run_dps"], tmp)

@@ -115,6 +115,13 @@ typedef struct rg_op {
      * error_text: the one line a failed call (status rc) is reported with. */
     int (*finish)(const rg_tensors *t, void *out, void *stream);
     const char *(*error_text)(int rc);
+    /* Set only on an in-process implementation that stages its calls (the
+     * Python driver), NULL otherwise: called before every timed CUDA call
+     * with that call's buffers, after their re-staging and before the cold-L2
+     * flush, outside the timed span; the call that follows uses what it made
+     * (the driver's tensors: made here, as the official evaluator makes them
+     * before its flush, they add no host time between the flush and the call). */
+    int (*stage)(const rg_tensors *t, void *out, void *stream);
 } rg_op;
 
 /* What a failed call of op's with status rc is reported as: op->error_text's

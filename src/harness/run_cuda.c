@@ -335,17 +335,28 @@ typedef struct rg_timing {
 
 enum { TIME_OK = 0, TIME_FALLBACK = 1, TIME_FAILED = 2, TIME_CUDA_ERROR = -1 };
 
-/* Before iteration it: re-stage the inputs (when on) into *call, then flush L2. 0, or 1 with a message. */
-static int prepare(const rg_timing *t, int it, rg_tensors *call, char *err, size_t errlen)
+/* Before iteration it, outside the timed span: re-stage the inputs (when on) into *call, let an
+ * in-process implementation stage its call (rg_op.stage: the Python driver makes its tensors here,
+ * as the official evaluator makes them before its flush), then flush L2. TIME_OK, TIME_FAILED (the
+ * stage failed: wr says why) or TIME_CUDA_ERROR (err). */
+static int prepare(const rg_timing *t, int it, rg_tensors *call, rg_workload_result *wr, char *err, size_t errlen)
 {
     *call = t->b->dev;
-    if (t->pool && rg_restage_next(t->pool, it, call, t->s->stream, err, errlen)) return 1;
+    if (t->pool && rg_restage_next(t->pool, it, call, t->s->stream, err, errlen)) return TIME_CUDA_ERROR;
+    const rg_op *op = t->s->op;
+    int rc = op->stage ? op->stage(call, t->b->d_out, t->s->stream) : 0;
+    if (rc) {
+        wr->check.pass = 0;
+        snprintf(wr->check.reason, sizeof wr->check.reason, "op %s cuda (staging a timed call): %s", op->id,
+                 rg_op_error_text(op, rc));
+        return TIME_FAILED;
+    }
     cudaError_t ce = cudaMemsetAsync(t->s->cold, 0, t->s->cold_bytes, t->s->stream);
     if (ce != cudaSuccess) {
         snprintf(err, errlen, "cudaMemsetAsync (cold L2): %s", cudaGetErrorString(ce));
-        return 1;
+        return TIME_CUDA_ERROR;
     }
-    return 0;
+    return TIME_OK;
 }
 
 /* The call itself: TIME_OK, or TIME_FAILED with the workload's reason (the op returned an error). */
@@ -375,7 +386,8 @@ static int timed_loop(const rg_timing *t, uint64_t *t0, uint64_t *t1, rg_workloa
     const int warmup = t->o->warmup, total = warmup + t->o->iterations;
     for (int it = 0; it < total; it++) {
         rg_tensors call;
-        if (prepare(t, it, &call, err, errlen)) return TIME_CUDA_ERROR;
+        int prc = prepare(t, it, &call, wr, err, errlen);
+        if (prc) return prc;
         const int i = it - warmup;
         if (i >= 0 && t0 && rg_span_now(&t0[i])) return TIME_FALLBACK;
         int rc = call_timed(t, &call, wr);
@@ -434,7 +446,11 @@ static int time_events(const rg_timing *t, double *samples, rg_workload_result *
     for (int it = 0; it < warmup + iters; it++) {
         const int i = it - warmup;
         rg_tensors call;
-        if (prepare(t, it, &call, err, errlen)) goto fail;
+        int prc = prepare(t, it, &call, wr, err, errlen);
+        if (prc != TIME_OK) {
+            rc = prc;
+            goto fail;
+        }
         if (i >= 0) CK(cudaEventRecord(ev[2 * i], t->s->stream));
         if ((rc = call_timed(t, &call, wr)) != TIME_OK) goto fail;
         rc = TIME_CUDA_ERROR;
