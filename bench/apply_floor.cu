@@ -12,7 +12,8 @@
 // op's development kernels are timed beside the shipped one and checked
 // against it (its outputs, run again, against the variant's in fresh buffers:
 // the largest |a-b|/(1+|b|) and the largest distance in ulps, on the device):
-// 068's from bench/dev/apply_backward_split.cuh (variants 0-7) and
+// 088's from bench/dev/apply_forward_variants.cuh, 068's from
+// bench/dev/apply_backward_split.cuh (variants 0-7) and
 // bench/dev/apply_backward_staged.cuh (8 on). Per workload a line a variant,
 // then the table row; at the end a geomean line a variant, and the geomean of
 // each workload's best of them and the shipped kernel (an oracle, not a
@@ -35,6 +36,7 @@
 #include "dev_common.h"
 #include "rope_apply/kernels.cuh"
 #include "dev/apply_backward_staged.cuh"
+#include "dev/apply_forward_variants.cuh"
 
 static __device__ __forceinline__ uint4 af_xor(uint4 a, uint4 b)
 {
@@ -249,8 +251,23 @@ static af_diff check_dev(const ropegrad_rope_apply_backward_problem &p, int64_t 
     return m;
 }
 
+// 088's: the same, q_out and k_out.
+static af_diff check_fwd(const ropegrad_rope_apply_problem &p, int64_t nq, int64_t nk, int variant)
+{
+    CK(rg_rope_apply_launch(&p, 0));
+    float *oq = dev_zeros(nq), *ok = dev_zeros(nk);
+    ropegrad_rope_apply_problem d = p;
+    d.q_out = oq;
+    d.k_out = ok;
+    CK(dev88_forward_variant(&d, 0, variant));
+    CK(cudaDeviceSynchronize());
+    const af_diff m = af_worse(max_diff(oq, (const float *)p.q_out, nq), max_diff(ok, (const float *)p.k_out, nk));
+    for (float *x : {oq, ok}) CK(cudaFree(x));
+    return m;
+}
+
 // Times each of an op's `count` variants and checks it against the shipped
-// kernel. L2 lines a variant marked evict_last are made
+// kernel. L2 lines a variant marked evict_last (088's ef+cs-last) are made
 // normal again after it, so that they cannot favour what is timed next (its
 // own launches keep them, as the harness would).
 static void time_variants(af_times *t, int count, const std::function<cudaError_t(int)> &launch,
@@ -287,6 +304,10 @@ static void run(bool is88, const af_shape &w, af_times *t)
                                                               w.S, d4);
         });
         t->rg_us = time_it([&] { CK(rg_rope_apply_launch(&p, 0)); });
+        CK(cudaDeviceSynchronize());
+        time_variants(
+            t, dev88_variant_count, [&](int v) { return dev88_forward_variant(&p, 0, v); },
+            [&](int v) { return check_fwd(p, nq, nk, v); });
     } else {
         const ropegrad_rope_apply_backward_problem p = {sh, gq, gk, q, k, c, s, oq, ok, ogc, ogs};
         t->floor_us = time_it([&] {
@@ -369,7 +390,8 @@ int main(int argc, char **argv)
            "dev / floor | dev vs shipped |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
            argv[1]);
     double log_sum = 0, log_dev = 0;
-    af_variant_summary variants(dev_apply_variant_names, is88 ? 0 : dev_apply_variant_count);
+    af_variant_summary variants(is88 ? dev88_variant_names : dev_apply_variant_names,
+                                is88 ? dev88_variant_count : dev_apply_variant_count);
     for (size_t i = 0; i < shapes.size(); i++) {
         af_times t;
         run(is88, shapes[i], &t);
