@@ -8,17 +8,22 @@
 // 068 has two floors: "flat" spreads the chunks over every thread the bytes
 // allow (the fastest any kernel can move them: the one ratios are taken
 // against); "by row" keeps the shipped kernel's shape (one thread a cos/sin
-// chunk, looping over the heads) to show what that shape alone costs. The
-// development kernels of bench/dev/apply_backward_split.cuh (variants 0-7) and
-// bench/dev/apply_backward_staged.cuh (8 on) are timed beside the shipped one
-// and checked against it; the last line is the geomean of each workload's best
-// of them and the shipped kernel (an oracle, not a kernel: what a perfect
-// per-shape choice among them would give, the timer's noise included).
-// Timed as the protocol: CUPTI kernel spans, 2x-L2 memset before each launch,
-// median of 50 after 10 warmup. Needs nvcc only, from the repository root:
+// chunk, looping over the heads) to show what that shape alone costs. Each
+// op's development kernels are timed beside the shipped one and checked
+// against it (its outputs, run again, against the variant's in fresh buffers:
+// the largest |a-b|/(1+|b|) and the largest distance in ulps, on the device):
+// 088's from bench/dev/apply_forward_variants.cuh, 068's from
+// bench/dev/apply_backward_split.cuh (variants 0-7) and
+// bench/dev/apply_backward_staged.cuh (8 on). Per workload a line a variant,
+// then the table row; at the end a geomean line a variant, and the geomean of
+// each workload's best of them and the shipped kernel (an oracle, not a
+// kernel: what a perfect per-shape choice among them would give, the timer's
+// noise included). Timed as the protocol: CUPTI kernel spans, 2x-L2 memset
+// before each launch, median of 50 after 10 warmup. Needs nvcc only, from the
+// repository root (scripts/device-build.sh builds it as build-device/bench/apply_floor):
 //
-//   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc/op bench/apply_floor.cu \
-//        -lcupti -o /tmp/apply_floor && /tmp/apply_floor 088 && /tmp/apply_floor 068
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc/op bench/apply_floor.cu -lcupti -o /tmp/apply_floor
+//   /tmp/apply_floor 088 && /tmp/apply_floor 068
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -31,6 +36,7 @@
 #include "dev_common.h"
 #include "rope_apply/kernels.cuh"
 #include "dev/apply_backward_staged.cuh"
+#include "dev/apply_forward_variants.cuh"
 
 static __device__ __forceinline__ uint4 af_xor(uint4 a, uint4 b)
 {
@@ -151,21 +157,69 @@ static float *dev_random(int64_t n, uint32_t seed)
     return p;
 }
 
-// One workload: the floor's and ropegrad's median times, in microseconds.
-struct af_times {
-    double floor_us, row_floor_us, rg_us, dev_us, dev_err;
-    double var_us[dev_apply_variant_count], var_err[dev_apply_variant_count];
+// How far a variant's outputs are from the shipped kernel's: the largest
+// |a-b| / (1 + |b|), and the largest distance in ulps (floats as ordered
+// integers; a NaN on either side counts as the largest).
+struct af_diff {
+    double rel;
+    uint32_t ulps;
 };
 
-// The largest |a-b| / (1 + |b|) over n floats of two device buffers.
-static double max_diff(const float *a, const float *b, int64_t n)
+static af_diff af_worse(af_diff a, af_diff b) { return {std::fmax(a.rel, b.rel), std::max(a.ulps, b.ulps)}; }
+
+// One workload: the floor's and ropegrad's median times, in microseconds, and
+// each development variant's time and difference from the shipped kernel.
+struct af_times {
+    double floor_us, row_floor_us, rg_us, dev_us, dev_err;
+    std::vector<double> var_us;
+    std::vector<af_diff> var_err;
+};
+
+static __device__ __forceinline__ int64_t af_ordered(float x)
 {
-    std::vector<float> x((size_t)n), y((size_t)n);
-    CK(cudaMemcpy(x.data(), a, (size_t)n * 4, cudaMemcpyDeviceToHost));
-    CK(cudaMemcpy(y.data(), b, (size_t)n * 4, cudaMemcpyDeviceToHost));
-    double m = 0;
-    for (int64_t i = 0; i < n; i++) m = std::fmax(m, std::fabs((double)x[(size_t)i] - y[(size_t)i]) / (1.0 + std::fabs((double)y[(size_t)i])));
-    return m;
+    const int32_t i = __float_as_int(x);
+    return i < 0 ? -(int64_t)(i & 0x7fffffff) : (int64_t)i;
+}
+
+// diff[0]: the largest relative difference as the bits of a non-negative
+// double (they order as the values; a NaN's above every number), diff[1] the
+// largest ulp distance. Folded across each warp, then one atomic a warp.
+static __global__ void af_diff_kernel(const float *a, const float *b, int64_t n, unsigned long long *diff)
+{
+    double rel = 0;
+    unsigned long long ulps = 0;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+        const float x = a[i], y = b[i];
+        const double r = fabs((double)x - (double)y) / (1.0 + fabs((double)y));
+        rel = r > rel || r != r ? r : rel;
+        const int64_t d = af_ordered(x) - af_ordered(y);
+        const unsigned long long u = (x != x || y != y) ? 0xffffffffull : (unsigned long long)(d < 0 ? -d : d);
+        ulps = u > ulps ? u : ulps;
+    }
+    unsigned long long rel_bits = (unsigned long long)__double_as_longlong(rel != rel ? (double)NAN : rel);
+    for (int o = 16; o > 0; o /= 2) {
+        rel_bits = max(rel_bits, __shfl_xor_sync(0xffffffffu, rel_bits, o));
+        ulps = max(ulps, __shfl_xor_sync(0xffffffffu, ulps, o));
+    }
+    if (threadIdx.x % 32 == 0) {
+        atomicMax(&diff[0], rel_bits);
+        atomicMax(&diff[1], ulps);
+    }
+}
+
+// The difference between n floats of two device buffers, worked out on the device.
+static af_diff max_diff(const float *a, const float *b, int64_t n)
+{
+    unsigned long long *d, h[2];
+    CK(cudaMalloc(&d, sizeof h));
+    CK(cudaMemset(d, 0, sizeof h));
+    af_diff_kernel<<<std::min(rg_apply_grid(n), 4096u), 256>>>(a, b, n, d);
+    CK(cudaGetLastError());
+    CK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+    CK(cudaFree(d));
+    double rel;
+    memcpy(&rel, &h[0], sizeof rel);
+    return {rel, (uint32_t)std::min(h[1], 0xffffffffull)};
 }
 
 static float *dev_zeros(int64_t n)
@@ -178,7 +232,7 @@ static float *dev_zeros(int64_t n)
 
 // A dev variant's outputs against the shipped kernel's (run again here into
 // p's outputs, which the timed launches before overwrote).
-static double check_dev(const ropegrad_rope_apply_backward_problem &p, int64_t nq, int64_t nk, int64_t ncs, int variant)
+static af_diff check_dev(const ropegrad_rope_apply_backward_problem &p, int64_t nq, int64_t nk, int64_t ncs, int variant)
 {
     CK(rg_rope_apply_backward_launch(&p, 0));
     float *oq = dev_zeros(nq), *ok = dev_zeros(nk), *gc = dev_zeros(ncs), *gs = dev_zeros(ncs);
@@ -189,12 +243,41 @@ static double check_dev(const ropegrad_rope_apply_backward_problem &p, int64_t n
     d.grad_sin = gs;
     CK(dev_apply_backward_variant(&d, 0, variant));
     CK(cudaDeviceSynchronize());
-    double m = max_diff(oq, (const float *)p.grad_q, nq);
-    m = std::fmax(m, max_diff(ok, (const float *)p.grad_k, nk));
-    m = std::fmax(m, max_diff(gc, (const float *)p.grad_cos, ncs));
-    m = std::fmax(m, max_diff(gs, (const float *)p.grad_sin, ncs));
+    af_diff m = max_diff(oq, (const float *)p.grad_q, nq);
+    m = af_worse(m, max_diff(ok, (const float *)p.grad_k, nk));
+    m = af_worse(m, max_diff(gc, (const float *)p.grad_cos, ncs));
+    m = af_worse(m, max_diff(gs, (const float *)p.grad_sin, ncs));
     for (float *x : {oq, ok, gc, gs}) CK(cudaFree(x));
     return m;
+}
+
+// 088's: the same, q_out and k_out.
+static af_diff check_fwd(const ropegrad_rope_apply_problem &p, int64_t nq, int64_t nk, int variant)
+{
+    CK(rg_rope_apply_launch(&p, 0));
+    float *oq = dev_zeros(nq), *ok = dev_zeros(nk);
+    ropegrad_rope_apply_problem d = p;
+    d.q_out = oq;
+    d.k_out = ok;
+    CK(dev88_forward_variant(&d, 0, variant));
+    CK(cudaDeviceSynchronize());
+    const af_diff m = af_worse(max_diff(oq, (const float *)p.q_out, nq), max_diff(ok, (const float *)p.k_out, nk));
+    for (float *x : {oq, ok}) CK(cudaFree(x));
+    return m;
+}
+
+// Times each of an op's `count` variants and checks it against the shipped
+// kernel. L2 lines a variant marked evict_last (088's ef+cs-last) are made
+// normal again after it, so that they cannot favour what is timed next (its
+// own launches keep them, as the harness would).
+static void time_variants(af_times *t, int count, const std::function<cudaError_t(int)> &launch,
+                          const std::function<af_diff(int)> &check)
+{
+    for (int v = 0; v < count; v++) {
+        t->var_us.push_back(time_it([&] { CK(launch(v)); }));
+        t->var_err.push_back(check(v));
+        CK(cudaCtxResetPersistingL2Cache());
+    }
 }
 
 static void run(bool is88, const af_shape &w, af_times *t)
@@ -221,6 +304,10 @@ static void run(bool is88, const af_shape &w, af_times *t)
                                                               w.S, d4);
         });
         t->rg_us = time_it([&] { CK(rg_rope_apply_launch(&p, 0)); });
+        CK(cudaDeviceSynchronize());
+        time_variants(
+            t, dev88_variant_count, [&](int v) { return dev88_forward_variant(&p, 0, v); },
+            [&](int v) { return check_fwd(p, nq, nk, v); });
     } else {
         const ropegrad_rope_apply_backward_problem p = {sh, gq, gk, q, k, c, s, oq, ok, ogc, ogs};
         t->floor_us = time_it([&] {
@@ -236,15 +323,56 @@ static void run(bool is88, const af_shape &w, af_times *t)
         t->dev_us = time_it([&] { CK(dev_apply_backward_split(&p, 0)); });
         t->rg_us = time_it([&] { CK(rg_rope_apply_backward_launch(&p, 0)); });
         CK(cudaDeviceSynchronize());
-        t->dev_err = check_dev(p, nq, nk, ncs, 0);
-        for (int v = 0; v < dev_apply_variant_count; v++) {
-            t->var_us[v] = time_it([&] { CK(dev_apply_backward_variant(&p, 0, v)); });
-            t->var_err[v] = check_dev(p, nq, nk, ncs, v);
-        }
+        t->dev_err = check_dev(p, nq, nk, ncs, 0).rel;
+        time_variants(
+            t, dev_apply_variant_count, [&](int v) { return dev_apply_backward_variant(&p, 0, v); },
+            [&](int v) { return check_dev(p, nq, nk, ncs, v); });
     }
     for (float *x : {q, k, c, s, gq, gk, oq, ok, ogc, ogs})
         if (x) CK(cudaFree(x));
 }
+
+// An op's development variants over the workloads: a line a variant for each
+// workload (printed before the workload's table row), then a geomean line a
+// variant with its largest difference from the shipped kernel, and the
+// oracle line (each workload's best of the shipped kernel and the variants).
+struct af_variant_summary {
+    const char *const *names;
+    int count;
+    std::vector<double> log_ratio;
+    std::vector<af_diff> worst;
+    double log_best = 0;
+    size_t workloads = 0;
+
+    af_variant_summary(const char *const *n, int c)
+        : names(n), count(c), log_ratio((size_t)c, 0.0), worst((size_t)c, af_diff{0, 0})
+    {
+    }
+
+    void add(const af_times &t)
+    {
+        double best_us = t.rg_us;
+        for (int v = 0; v < count; v++) {
+            best_us = std::min(best_us, t.var_us[(size_t)v]);
+            log_ratio[(size_t)v] += std::log(t.var_us[(size_t)v] / t.floor_us);
+            worst[(size_t)v] = af_worse(worst[(size_t)v], t.var_err[(size_t)v]);
+            printf("    variant %-18s %.3f us  %.3f x floor\n", names[v], t.var_us[(size_t)v], t.var_us[(size_t)v] / t.floor_us);
+        }
+        log_best += std::log(best_us / t.floor_us);
+        workloads++;
+    }
+
+    void print() const
+    {
+        if (!workloads) return;
+        const double n = (double)workloads;
+        for (int v = 0; v < count; v++)
+            printf("geomean variant %-18s / floor: %.3f  (largest difference from shipped %.1e, %u ulp)\n", names[v],
+                   std::exp(log_ratio[(size_t)v] / n), worst[(size_t)v].rel, worst[(size_t)v].ulps);
+        printf("geomean of each workload's best of shipped and the variants (oracle, not a kernel) / floor: %.3f\n",
+               std::exp(log_best / n));
+    }
+};
 
 int main(int argc, char **argv)
 {
@@ -261,21 +389,15 @@ int main(int argc, char **argv)
     printf("| %s | B | heads | kv heads | S | floor us | ropegrad us | ropegrad / floor | by-row floor us | dev split us | "
            "dev / floor | dev vs shipped |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
            argv[1]);
-    double log_sum = 0, log_dev = 0, log_best = 0, log_var[dev_apply_variant_count] = {}, err_var[dev_apply_variant_count] = {};
+    double log_sum = 0, log_dev = 0;
+    af_variant_summary variants(is88 ? dev88_variant_names : dev_apply_variant_names,
+                                is88 ? dev88_variant_count : dev_apply_variant_count);
     for (size_t i = 0; i < shapes.size(); i++) {
         af_times t;
         run(is88, shapes[i], &t);
         log_sum += std::log(t.rg_us / t.floor_us);
         log_dev += std::log(t.dev_us / t.floor_us);
-        double best_us = t.rg_us;
-        if (!is88)
-            for (int v = 0; v < dev_apply_variant_count; v++) {
-                best_us = std::min(best_us, t.var_us[v]);
-                log_var[v] += std::log(t.var_us[v] / t.floor_us);
-                err_var[v] = std::fmax(err_var[v], t.var_err[v]);
-                printf("    variant %-18s %.3f us  %.3f x floor\n", dev_apply_variant_names[v], t.var_us[v], t.var_us[v] / t.floor_us);
-            }
-        log_best += std::log(best_us / t.floor_us);
+        variants.add(t);
         printf("| %zu | %lld | %lld | %lld | %lld | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.1e |\n", i,
                (long long)shapes[i].B, (long long)shapes[i].hq, (long long)shapes[i].hk, (long long)shapes[i].S,
                t.floor_us, t.rg_us, t.rg_us / t.floor_us, t.row_floor_us, t.dev_us, t.dev_us / t.floor_us, t.dev_err);
@@ -283,13 +405,7 @@ int main(int argc, char **argv)
     if (!shapes.empty()) {
         printf("geomean ropegrad / floor: %.3f\n", std::exp(log_sum / (double)shapes.size()));
         if (!is88) printf("geomean dev split / floor: %.3f\n", std::exp(log_dev / (double)shapes.size()));
-        if (!is88)
-            for (int v = 0; v < dev_apply_variant_count; v++)
-                printf("geomean variant %-18s / floor: %.3f  (largest difference from shipped %.1e)\n",
-                       dev_apply_variant_names[v], std::exp(log_var[v] / (double)shapes.size()), err_var[v]);
-        if (!is88)
-            printf("geomean of each workload's best of shipped and the variants (oracle, not a kernel) / floor: %.3f\n",
-                   std::exp(log_best / (double)shapes.size()));
+        variants.print();
     }
     return 0;
 }

@@ -37,7 +37,7 @@
 
 // splitmix64: uniform in (0, 1); reseed by assigning g_rng.
 static uint64_t g_rng = 1;
-static double urand()
+[[maybe_unused]] static double urand()
 {
     uint64_t z = (g_rng += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
