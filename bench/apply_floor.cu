@@ -14,12 +14,14 @@
 // the largest |a-b|/(1+|b|) and the largest distance in ulps, on the device):
 // 088's from bench/dev/apply_forward_variants.cuh, 068's from
 // bench/dev/apply_backward_split.cuh (variants 0-7) and
-// bench/dev/apply_backward_staged.cuh (8 on). Per workload a line a variant,
-// then the table row; at the end a geomean line a variant, and the geomean of
-// each workload's best of them and the shipped kernel (an oracle, not a
-// kernel: what a perfect per-shape choice among them would give, the timer's
-// noise included). Timed as the protocol: CUPTI kernel spans, 2x-L2 memset
-// before each launch, median of 50 after 10 warmup. Needs nvcc only, from the
+// bench/dev/apply_backward_staged.cuh (8 on); 068's shipped kernel is the
+// staged one (rg_apply_columns_staged) or its fallbacks where the launcher
+// picks them. Per workload a line a variant, then the table row; at the end a
+// geomean line a variant, and the geomean of each workload's best of them
+// and the shipped kernel (an oracle, not a kernel: what a perfect per-shape
+// choice among them would give, the timer's noise included). Timed as the
+// protocol: CUPTI kernel spans, 2x-L2 memset before each launch, median of 50
+// after 10 warmup. Needs nvcc only, from the
 // repository root (scripts/device-build.sh builds it as build-device/bench/apply_floor):
 //
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc/op bench/apply_floor.cu -lcupti -o /tmp/apply_floor

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 // apply_backward_split.cuh -- development version of 068's kernel with
-// grad_cos/grad_sin (not shipped; bench/apply_floor.cu times it beside the
-// shipped kernel and the floors).
+// grad_cos/grad_sin (its "even" variant shipped as rg_apply_columns_split,
+// now the fallback of the staged kernel; bench/apply_floor.cu times these
+// beside the shipped kernel and the floors).
 //
 // The former shipped kernel (rg_apply_columns_vec) gave one thread a VEC-wide column of one
 // cos/sin row and loops over every head of q and k (40 in the suite): a

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 // apply_backward_staged.cuh -- development candidates for 068's kernel with
 // grad_cos/grad_sin, after the split variants of apply_backward_split.cuh
-// (not shipped; bench/apply_floor.cu times each beside the shipped kernel and
-// the flat floor and checks it against the shipped kernel).
+// (bench/apply_floor.cu times each beside the shipped kernel and the flat
+// floor and checks it against the shipped kernel). Variant 9 ships,
+// generalized to every dtype and head_dim, as rg_apply_columns_staged
+// (src/op/rope_apply/kernels.cuh; bench/NOTES.md "068: the staged kernel
+// ships"); this fp32, head_dim 128 copy stays to compare against it.
 //
-// What the split kernel (shipped: rg_apply_columns_split, "even" groups) pays
+// What the split kernel (shipped before it: rg_apply_columns_split, "even"
+// groups, now the staged kernel's fallback) pays
 // beyond the flat floor, from the H200 runs of 2026-12-02
 // (bench/results/ops/apply-floor-068.txt):
 //  - serial rounds: a group loops over its heads (4 of 40 with 10 groups), and
@@ -40,7 +44,7 @@
 //              (B=2/S=128 and B=1/S=256: 1.14x and 1.12x against the shipped
 //              1.25x, 1.21x); rows that fit one wave of the plain split kernel
 //              -> "split" (B=1/S=293: 1.13x against 1.15x); anything larger ->
-//              the shipped kernel. Waves from the occupancy API, so registers
+//              the shipped kernel (then the split one; now the staged one). Waves from the occupancy API, so registers
 //              and shared memory are the compiler's, not assumed. From the
 //              2026-12-02 figures it would have given about 1.10x on the
 //              geomean (variants 9/10 are not in it: revise it once timed).
@@ -99,36 +103,21 @@ static __device__ __forceinline__ void dev_rotate_head(const dev_head_data<VEC> 
                                                        float (&acc)[4][VEC])
 {
     float o0[VEC], o1[VEC];
-#pragma unroll
-    for (int e = 0; e < VEC; e++) {
-        rg_apply_rotate(d.g0[e], d.g1[e], c0[e], c1[e], n0[e], n1[e], -1.0f, o0[e], o1[e]);
-        acc[0][e] += d.g0[e] * d.x0[e];
-        acc[1][e] += d.g1[e] * d.x1[e];
-        acc[2][e] -= d.g0[e] * d.x1[e];
-        acc[3][e] += d.g1[e] * d.x0[e];
-    }
+    rg_apply_grad_vec<VEC>(d.g0, d.g1, d.x0, d.x1, c0, c1, n0, n1, o0, o1, acc);
     rg_apply_stv<float, VEC>(gx, off, o0);
     rg_apply_stv<float, VEC>(gx, off + H, o1);
 }
 
 // The block's per-group sums ([4][VEC] a thread) added across its G groups in
-// shared memory, in group order, and the row's grad_cos/grad_sin written.
+// shared memory, in group order, and the row's grad_cos/grad_sin written (the
+// shipped kernels' rg_apply_sum_groups; D = 2H).
 template <int VEC>
 static __device__ __forceinline__ void dev_sums_by_group(float *red, const float (&acc)[4][VEC], uint32_t G, uint32_t g,
                                                          uint32_t j, uint32_t H, uint32_t D, uint32_t r, float *gcos,
                                                          float *gsin)
 {
-#pragma unroll
-    for (int kk = 0; kk < 4; kk++)
-#pragma unroll
-        for (int e = 0; e < VEC; e++) red[(kk * G + g) * H + j + e] = acc[kk][e];
-    __syncthreads();
-    for (uint32_t o = threadIdx.x; o < 4 * H; o += blockDim.x) {
-        const uint32_t kk = o / H, w = o - kk * H;
-        float sum = 0.0f;
-        for (uint32_t gg = 0; gg < G; gg++) sum += red[(kk * G + gg) * H + w];
-        (kk < 2 ? gcos : gsin)[(size_t)r * D + (kk & 1) * H + w] = sum;
-    }
+    (void)D;
+    rg_apply_sum_groups<float, VEC>(red, acc, G, g, j, H, r, gcos, gsin);
 }
 
 template <int VEC>
@@ -196,23 +185,9 @@ static __device__ __forceinline__ void dev_cp16(void *smem, const void *gmem, ui
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(sa), "l"(gmem) : "memory");
 }
 
-static __device__ __forceinline__ void dev_cp_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-
-// Waits until at most `pending` commit groups are in flight (the instruction
-// takes an immediate: pending above 7 waits for 7, which is stricter, so safe).
-static __device__ __forceinline__ void dev_cp_wait(uint32_t pending)
-{
-    switch (pending) {
-    case 0: asm volatile("cp.async.wait_group 0;" ::: "memory"); break;
-    case 1: asm volatile("cp.async.wait_group 1;" ::: "memory"); break;
-    case 2: asm volatile("cp.async.wait_group 2;" ::: "memory"); break;
-    case 3: asm volatile("cp.async.wait_group 3;" ::: "memory"); break;
-    case 4: asm volatile("cp.async.wait_group 4;" ::: "memory"); break;
-    case 5: asm volatile("cp.async.wait_group 5;" ::: "memory"); break;
-    case 6: asm volatile("cp.async.wait_group 6;" ::: "memory"); break;
-    default: asm volatile("cp.async.wait_group 7;" ::: "memory"); break;
-    }
-}
+// The shipped kernel's commit and wait (src/op/rope_apply/kernels.cuh).
+static __device__ __forceinline__ void dev_cp_commit() { rg_apply_cp_commit(); }
+static __device__ __forceinline__ void dev_cp_wait(uint32_t pending) { rg_apply_cp_wait(pending); }
 
 // Where a batch's head rows start for cos/sin row si, and the step between
 // heads (q's heads, then k's): element offsets.

@@ -2,9 +2,11 @@
 /* test_gpu_rope_apply.c -- the apply ops' CUDA paths (L1/088 forward, L1/068
  * backward) against their float64 references, on the cases of the CPU test
  * (rope_apply_common.h: both layouts, every dtype pair, GQA, shared and
- * per-batch cos/sin, odd head_dims) plus one of the suites' shapes; outputs
- * poisoned with NaN first; in place and 068 without grad_cos/grad_sin equal
- * to the plain call; host pointers refused. Skips (exit 77) without a GPU. */
+ * per-batch cos/sin, odd head_dims) plus one of the suites' shapes, then
+ * 068's staged kernel on every dtype pair, layout and sharing at head_dim
+ * 128, 64 and 80, and each of its fallbacks; outputs poisoned with NaN first;
+ * in place and 068 without grad_cos/grad_sin equal to the plain call; host
+ * pointers refused. Skips (exit 77) without a GPU. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -119,16 +121,29 @@ static void backward_case(const ra_data *d, void *const din[RA_N], const char *n
     free(hs);
 }
 
-static void run_case(const ra_case *c, uint64_t seed, const char *name)
+/* One case, its device inputs each `shift` bytes past a cudaMalloc'd base:
+ * 0 leaves them 16-byte aligned; 4 (one element or two, of any dtype) leaves
+ * them element-aligned only, so the 16-byte kernels give way to the
+ * one-pair and one-column ones. */
+static void run_case_at(const ra_case *c, uint64_t seed, const char *name, size_t shift)
 {
     ra_data d;
     assert_int_equal(ra_make(&d, c, seed), 0);
-    void *din[RA_N];
-    for (int i = 0; i < RA_N; i++) din[i] = dev_copy(d.in[i], d.bytes[i]);
+    void *base[RA_N], *din[RA_N];
+    for (int i = 0; i < RA_N; i++) {
+        CK(cudaMalloc(&base[i], d.bytes[i] + shift));
+        din[i] = (char *)base[i] + shift;
+        CK(cudaMemcpy(din[i], d.in[i], d.bytes[i], cudaMemcpyHostToDevice));
+    }
     forward_case(&d, din, name);
     backward_case(&d, din, name);
-    for (int i = 0; i < RA_N; i++) cudaFree(din[i]);
+    for (int i = 0; i < RA_N; i++) cudaFree(base[i]);
     ra_free(&d);
+}
+
+static void run_case(const ra_case *c, uint64_t seed, const char *name)
+{
+    run_case_at(c, seed, name, 0);
 }
 
 static void test_cases(void **state)
@@ -144,6 +159,62 @@ static void test_cases(void **state)
     const ra_case suite068 = {1, 293, 128, 32, 8, ROPEGRAD_LAYOUT_BHSD, ROPEGRAD_F32, ROPEGRAD_F32, 1};
     run_case(&suite088, 7, "cuda 088 shape");
     run_case(&suite068, 8, "cuda 068 shape");
+}
+
+/* 068's staged kernel (kernels.cuh rg_apply_columns_staged) on every dtype
+ * pair, layout and cos/sin sharing, at head_dim 128, 64 and 80: 16-byte rows
+ * and cudaMalloc'd pointers, 40+8 heads (GQA) in 2-3 stages (at most 256/(D/8)
+ * groups a stage: 16, 32, 25), B=2 so that shared cos/sin sum two batches,
+ * 5 or 10 rows (within one wave on any GPU, so never handed to the split kernel).
+ * Every output element against the float64 reference (backward_case), in
+ * place against the out-of-place result bit for bit. */
+static void test_staged_dtypes(void **state)
+{
+    (void)state;
+    static const ropegrad_dtype dts[] = {ROPEGRAD_F32, ROPEGRAD_BF16, ROPEGRAD_F16};
+    static const int64_t dims[] = {128, 64, 80};
+    char name[96];
+    uint64_t seed = 1000;
+    for (int t = 0; t < 3; t++)
+        for (int c = 0; c < 3; c++)
+            for (int layout = 0; layout < 2; layout++)
+                for (int per_batch = 0; per_batch < 2; per_batch++)
+                    for (int di = 0; di < 3; di++) {
+                        const ra_case rc = {2, 5, dims[di], 40, 8, (ropegrad_layout)layout, dts[t], dts[c], per_batch};
+                        snprintf(name, sizeof name, "staged dt %d cs %d layout %d per_batch %d D %lld", (int)dts[t],
+                                 (int)dts[c], layout, per_batch, (long long)dims[di]);
+                        run_case(&rc, seed++, name);
+                    }
+}
+
+/* The other sides of 068's launcher, each checked the same way:
+ *  - staged with 9 stages (144 heads at D=128: more commit groups in flight
+ *    than cp.async.wait_group's immediate names, so the wait is the clamped one)
+ *    and head_dim 72 (H/4 lanes a group, 9; the split kernel cannot take it);
+ *  - the split kernel where the staged one's rows exceed shared memory (240
+ *    heads of fp32 at D=128: 246,784 bytes, above every GPU's opt-in limit);
+ *  - the split kernel where one wave of it holds the rows and the staged
+ *    kernel's does not (the suite's workload 6, B=1, 64+8 heads, S=512, on the
+ *    H200: kernels.cuh rg_apply_split_one_wave);
+ *  - the one-column kernel: inputs 4 bytes off 16-byte alignment, and head_dim 36
+ *    (H not a multiple of 4). */
+static void test_staged_stages_and_fallbacks(void **state)
+{
+    (void)state;
+    const ra_case many_f32 = {1, 3, 128, 136, 8, ROPEGRAD_LAYOUT_BSHD, ROPEGRAD_F32, ROPEGRAD_F32, 0};
+    const ra_case many_bf16 = {2, 3, 128, 136, 8, ROPEGRAD_LAYOUT_BHSD, ROPEGRAD_BF16, ROPEGRAD_F32, 0};
+    const ra_case d72 = {2, 5, 72, 6, 2, ROPEGRAD_LAYOUT_BHSD, ROPEGRAD_BF16, ROPEGRAD_F16, 1};
+    const ra_case too_big = {1, 3, 128, 224, 16, ROPEGRAD_LAYOUT_BHSD, ROPEGRAD_F32, ROPEGRAD_F32, 1};
+    const ra_case wave = {1, 512, 128, 64, 8, ROPEGRAD_LAYOUT_BHSD, ROPEGRAD_F32, ROPEGRAD_F32, 1};
+    const ra_case shifted = {2, 7, 128, 8, 2, ROPEGRAD_LAYOUT_BSHD, ROPEGRAD_F32, ROPEGRAD_BF16, 0};
+    const ra_case d36 = {2, 5, 36, 4, 2, ROPEGRAD_LAYOUT_BSHD, ROPEGRAD_F16, ROPEGRAD_F32, 1};
+    run_case(&many_f32, 11, "staged 9 stages f32");
+    run_case(&many_bf16, 12, "staged 9 stages bf16, shared cos/sin");
+    run_case(&d72, 13, "staged head_dim 72");
+    run_case(&too_big, 14, "split: rows beyond shared memory");
+    run_case(&wave, 15, "split: one wave (suite workload 6)");
+    run_case_at(&shifted, 16, "columns: inputs off 16-byte alignment", 4);
+    run_case(&d36, 17, "columns: head_dim 36");
 }
 
 static void test_host_pointers_refused(void **state)
@@ -166,6 +237,8 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cases),
+        cmocka_unit_test(test_staged_dtypes),
+        cmocka_unit_test(test_staged_stages_and_fallbacks),
         cmocka_unit_test(test_host_pointers_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
