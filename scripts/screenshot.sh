@@ -42,20 +42,6 @@ shot /problems/014_rotary_embedding_with_attention_scaling_backward 900 docs/ind
 shot /runs/2 2600 docs/index-run-page.png
 shot /compare/1/2 1400 docs/index-compare-page.png
 shot /history/2 1000 docs/index-history-page.png
-# The field of 014 on the H200 (issue 25): the registry the device call's peers step made
-# (bench/results/peers/runs.db: ropegrad, the plugins, the reference eager and torch.compile'd),
-# served from a copy.
-kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true
-cp bench/results/peers/runs.db "$tmp/field.db"
-"$B/ropegrad" serve --db "$tmp/field.db" --listen 127.0.0.1:0 > "$tmp/serve-field.txt" 2>&1 &
-pid=$!
-for _ in $(seq 50); do grep -q "http://" "$tmp/serve-field.txt" && break; sleep 0.1; done
-url=$(grep -o "http://[0-9.:]*/" "$tmp/serve-field.txt" | head -1)
-[ -n "$url" ] || { cat "$tmp/serve-field.txt" >&2; exit 1; }
-shot /problems/014_rotary_embedding_with_attention_scaling_backward 1500 docs/field-014-h200.png
-# The official evaluator beside ropegrad's harness on the same solutions (issue 26): the registry of
-# scripts/device-official.sh's calls (bench/results/official/runs.db: ropegrad's runs and the
-# official traces imported with `ropegrad runs import`), served from a copy.
 serve_copy() {   # serve_copy DB: (re)start the server on a copy of DB, url= its address
   kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true
   cp "$1" "$tmp/copy.db"
@@ -65,7 +51,18 @@ serve_copy() {   # serve_copy DB: (re)start the server on a copy of DB, url= its
   url=$(grep -o "http://[0-9.:]*/" "$tmp/serve-copy.txt" | head -1)
   [ -n "$url" ] || { cat "$tmp/serve-copy.txt" >&2; exit 1; }
 }
+# The field of 014 on the H200 (issue 25): the registry the device call's peers step made
+# (bench/results/peers/runs.db: ropegrad, the plugins, the reference eager and torch.compile'd),
+# served from a copy.
+serve_copy bench/results/peers/runs.db
+shot /problems/014_rotary_embedding_with_attention_scaling_backward 1500 docs/field-014-h200.png
+# The official evaluator beside ropegrad's harness on the same solutions (issue 26) and the field of
+# 011 and 012 (issue 25): the registry of scripts/device-official.sh's calls
+# (bench/results/official/runs.db: ropegrad's runs, the public peers, the reference eager and
+# torch.compile'd, and the official traces imported with `ropegrad runs import`), served from a copy.
 serve_copy bench/results/official/runs.db
 shot /problems/014_rotary_embedding_with_attention_scaling_backward 1700 docs/official-014-h200.png
+shot /problems/011_rotary_position_embedding 1900 docs/official-011-h200.png
+shot /problems/012_fused_cos_sin_embedding_generation 1900 docs/official-012-h200.png
 bash scripts/page_sources.sh > docs/screenshots.sha256
 echo "screenshot: docs/screenshots.sha256 $(cat docs/screenshots.sha256)"
