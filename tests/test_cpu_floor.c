@@ -225,9 +225,46 @@ static void cpu_timer(void **state)
     assert_int_not_equal(rg_cpu_timer_open(NULL, err, sizeof err), 0);
 }
 
+/* The staged loop: stage runs before every call (warmup included), untimed, and a failing stage
+ * stops the loop with its status before its call runs. */
+static int staged, stage_order_ok;
+static int count_stage(void *ctx)
+{
+    stage_order_ok += staged == calls;   /* one stage per call, each before its call */
+    staged++;
+    return staged == *(const int *)ctx + 100 ? 9 : 0;   /* fails on stage number *ctx + 100 */
+}
+
+static void cpu_timer_staged(void **state)
+{
+    (void)state;
+    rg_cpu_timer t;
+    char err[RG_ERRLEN];
+    assert_int_equal(rg_cpu_timer_open(&t, err, sizeof err), 0);
+    double samples[5];
+    int fail_at = 0;
+    calls = staged = stage_order_ok = 0;
+    assert_int_equal(rg_cpu_timer_run_staged(&t, 2, 5, count_stage, count_call, &fail_at, samples), 0);
+    assert_int_equal(staged, 7);
+    assert_int_equal(calls, 7);
+    assert_int_equal(stage_order_ok, 7);
+    fail_at = -96;   /* stage number 4 fails: 3 calls ran */
+    calls = staged = stage_order_ok = 0;
+    assert_int_equal(rg_cpu_timer_run_staged(&t, 2, 5, count_stage, count_call, &fail_at, samples), 9);
+    assert_int_equal(staged, 4);
+    assert_int_equal(calls, 3);
+    fail_at = 0;
+    calls = 0;
+    assert_int_equal(rg_cpu_timer_run_staged(&t, 1, 2, NULL, count_call, &fail_at, samples), 0);   /* no stage */
+    assert_int_equal(calls, 3);
+    rg_cpu_timer_close(&t);
+    assert_int_equal(rg_cpu_timer_run_staged(&t, 0, 1, count_stage, count_call, &fail_at, samples), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(cpu_timer_staged),
         cmocka_unit_test(forward_011),
         cmocka_unit_test(forward_012),
         cmocka_unit_test(backward_014),

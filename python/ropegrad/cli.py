@@ -40,9 +40,9 @@ USAGE = """usage: python3 -m ropegrad bench|check [--impl WHAT | --solution FILE
                               importing torch, building or importing the solution, each shape's first call
                               (JIT compiles and autotuning inside the callable), time in the callable and in
                               the harness; adds the harness's --progress
-  --tensors WHEN              when a timed CUDA call's tensors are made: before-flush (default: before the
-                              cold-L2 flush, outside the timed span, as the official evaluator) or in-call
-                              (inside the call: the GPU then idles for that host time after the flush)
+  --tensors WHEN              when a timed call's tensors are made: before-flush (default: before the cache
+                              flush, outside the timed span, as the official evaluator) or in-call (inside
+                              the timed call: on the CPU its wall clock then counts them)
   --build-only                load the implementation (build a cuda_cpp solution into $ROPEGRAD_SOLUTION_CACHE,
                               default ~/.cache/ropegrad/solutions) and exit 0 without measuring
 
@@ -169,8 +169,6 @@ def main(argv=None):
             if ours["--tensors"] not in impl.TENSORS:
                 raise ValueError("--tensors %s: one of %s" % (ours["--tensors"], ", ".join(impl.TENSORS)))
             c.tensors = ours["--tensors"]
-        if c is not None and _backend(rest, sys.modules["torch"]) != "cuda":
-            c.tensors = "in-call"   # only timed CUDA calls are staged (the CPU's timed call makes its tensors)
         if ours.get("--build-only"):
             if c is None:
                 raise ValueError("--build-only applies to --solution or --impl with a Python implementation")

@@ -12,16 +12,14 @@ entry points are ctypes callbacks into the callable:
                harness's stream torch's current stream, and call the function:
                fn(*inputs, *outputs) in destination-passing style, else
                result = fn(*inputs) (kept, not copied: this call is timed);
-  stage_cuda   called by the harness before every timed CUDA call, after the
-               inputs are re-staged and before the cold-L2 flush (outside the
+  stage_cuda / stage_cpu
+               called by the harness before every timed call, after the
+               inputs are re-staged and before the cache flush (outside the
                timed span): makes the call's tensors, which the call then
-               uses, so that the GPU goes from the flush to the call with no
-               more host time between them than the official evaluator's
-               (it makes its tensors before its flush too). With tensors
-               made inside the call instead (--tensors in-call) the GPU idles
-               for that host time after the flush, and a kernel that writes
-               much (011) then measured about 5% faster on the H200
-               (bench/results/official/);
+               uses, so that the call carries no more host work than the
+               official evaluator's (it makes its tensors before its flush
+               too); on the CPU the wall clock then no longer counts them.
+               --tensors in-call makes them inside the call instead;
   finish       called by the harness after every checked call and outside
                every timed span: copies a returned result into the output
                buffers (shape, dtype and device checked first); a result
@@ -68,7 +66,7 @@ class Embedded(ctypes.Structure):
     """struct rg_impl_embedded (src/harness/impl.h)."""
     _fields_ = [("desc", ctypes.POINTER(ImplDescriptor)), ("path", ctypes.c_char_p), ("meta_json", ctypes.c_char_p),
                 ("finish_cuda", _CUDA_FN), ("finish_cpu", _CPU_FN), ("error_text", _TEXT_FN),
-                ("stage_cuda", _CUDA_FN)]
+                ("stage_cuda", _CUDA_FN), ("stage_cpu", _CPU_FN)]
 
 
 def one_line(e):
@@ -155,6 +153,15 @@ class _Runner:
             self.staged = None
             return self._fail(e)
 
+    def stage_cpu(self, addr, threads):
+        """The next timed CPU call's tensors, made before the cache flush."""
+        try:
+            self.staged = impl_ops.tensors(self.torch, self.c.op, addr, "cpu")
+            return 0
+        except BaseException as e:  # noqa: B902
+            self.staged = None
+            return self._fail(e)
+
     def call_cuda(self, addr, stream):
         try:
             with self.torch.cuda.stream(self._stream(stream)):
@@ -236,9 +243,11 @@ def run(argv, c=None, torch=None):
                               _CUDA_FN(runner.call_cuda) if "cuda" in c.backends else none_cuda,
                               _CPU_FN(runner.call_cpu) if "cpu" in c.backends else none_cpu)
         meta = dict(c.meta, tensors=c.tensors)
-        stage = _CUDA_FN(runner.stage_cuda) if c.tensors == "before-flush" else none_cuda
+        staged = c.tensors == "before-flush"
         emb = Embedded(ctypes.pointer(desc), os.fsencode(c.path), json.dumps(meta, sort_keys=True).encode(),
-                       _CUDA_FN(runner.finish_cuda), _CPU_FN(runner.finish_cpu), _TEXT_FN(runner.error_text), stage)
+                       _CUDA_FN(runner.finish_cuda), _CPU_FN(runner.finish_cpu), _TEXT_FN(runner.error_text),
+                       _CUDA_FN(runner.stage_cuda) if staged else none_cuda,
+                       _CPU_FN(runner.stage_cpu) if staged else none_cpu)
         keep += [runner, desc, emb]
         emb_p = ctypes.pointer(emb)
     args = (ctypes.c_char_p * (len(argv) + 1))(*[os.fsencode(a) for a in argv], None)

@@ -148,7 +148,7 @@ def main():
             rc, out, err = harness(args, tmp)
             with open(man) as f:
                 got = _find(json.load(f), "tensors") if rc == 0 else None
-            want = when if BACKEND == "cuda" else "in-call"   # only timed CUDA calls are staged
+            want = when
             expect("--tensors %s: passes, recorded in the manifest as %s" % (when, want), rc == 0 and got == want,
                    "%r %s" % (got, err + out))
         rc, out, err = harness(["check", "--impl", mod + ":run", "--tensors", "sometimes"], tmp)

@@ -296,6 +296,12 @@ void rg_cpu_timer_close(rg_cpu_timer *t);
  * (samples_ns then incomplete); -1 on bad arguments. */
 typedef int (*rg_cpu_timed_fn)(void *ctx);
 int rg_cpu_timer_run(rg_cpu_timer *t, int warmup, int iterations, rg_cpu_timed_fn fn, void *ctx, double *samples_ns);
+/* rg_cpu_timer_run with stage(ctx) (NULL: none) called before each flush,
+ * untimed: what the call needs made beforehand (an in-process
+ * implementation's arguments, rg_op.stage); a non-zero status stops the loop
+ * as fn's does. */
+int rg_cpu_timer_run_staged(rg_cpu_timer *t, int warmup, int iterations, rg_cpu_timed_fn stage, rg_cpu_timed_fn fn,
+                            void *ctx, double *samples_ns);
 /* The same loop with no flush between calls: not the protocol, a diagnosis of
  * what the flush costs (bench/cpu_floor.c's "no flush" column). */
 int rg_cpu_timer_run_warm(int warmup, int iterations, rg_cpu_timed_fn fn, void *ctx, double *samples_ns);
@@ -308,6 +314,8 @@ typedef struct rg_cpu_call {
     int threads;
 } rg_cpu_call;
 int rg_cpu_call_run(void *ctx);
+/* The op's stage for that call (rg_op.stage with no stream), as an rg_cpu_timed_fn; 0 when it has none. */
+int rg_cpu_call_stage(void *ctx);
 
 /* Runs the workloads whose indices are listed (all when n_indices == 0).
  * Returns 0 when the run completed (whether or not workloads passed), non-zero

@@ -124,12 +124,13 @@ static int plugin_finish(const rg_tensors *t, void *out, void *stream)
     return e->finish_cpu ? remember_failure(g_open->op.impl_cpu(e->finish_cpu, t, out, 0)) : 0;
 }
 
-/* rg_op.stage of an embedded implementation that stages its timed CUDA calls. */
+/* rg_op.stage of an embedded implementation that stages its timed calls (stream NULL: the CPU backend). */
 static int plugin_stage(const rg_tensors *t, void *out, void *stream)
 {
     const rg_impl_embedded *e = g_open ? g_open->embedded : NULL;
-    if (!e || !e->stage_cuda || !stream) return ROPEGRAD_ERR_NULL_PROBLEM;
-    return remember_failure(g_open->op.impl_cuda(e->stage_cuda, t, out, stream));
+    if (!e) return ROPEGRAD_ERR_NULL_PROBLEM;
+    if (stream) return e->stage_cuda ? remember_failure(g_open->op.impl_cuda(e->stage_cuda, t, out, stream)) : 0;
+    return e->stage_cpu ? remember_failure(g_open->op.impl_cpu(e->stage_cpu, t, out, 0)) : 0;
 }
 
 static const char *plugin_error_text(int rc)
@@ -320,7 +321,7 @@ static int finish_open(const rg_op *op, rg_impl *out, char *err, size_t errlen)
     out->op.solution = NULL;
     out->op.finish = out->embedded ? plugin_finish : NULL;
     out->op.error_text = out->embedded ? plugin_error_text : NULL;
-    out->op.stage = out->embedded && out->embedded->stage_cuda ? plugin_stage : NULL;
+    out->op.stage = out->embedded && (out->embedded->stage_cuda || out->embedded->stage_cpu) ? plugin_stage : NULL;
     if (!strcmp(out->backend, "cpu") && out->timeout_s > 0 && watchdog_start(out, err, errlen)) return 1;
     g_open = out;
     return 0;

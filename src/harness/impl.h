@@ -46,10 +46,11 @@ typedef struct rg_impl_embedded {
     ropegrad_impl_cpu_fn finish_cpu;
     /* The last failed call's one line (NULL, or NULL returned: the status's name). */
     const char *(*error_text)(void);
-    /* NULL, or called before every timed CUDA call with its buffers, outside
-     * the timed span and before the cold-L2 flush (rg_op.stage): the next
-     * cuda call uses what it prepared. */
+    /* NULL, or called before every timed call with its buffers, outside the
+     * timed span and before the cache flush (rg_op.stage): the next call on
+     * that backend uses what it prepared. */
     ropegrad_impl_cuda_fn stage_cuda;
+    ropegrad_impl_cpu_fn stage_cpu;
 } rg_impl_embedded;
 
 typedef struct rg_impl {

@@ -116,11 +116,12 @@ typedef struct rg_op {
     int (*finish)(const rg_tensors *t, void *out, void *stream);
     const char *(*error_text)(int rc);
     /* Set only on an in-process implementation that stages its calls (the
-     * Python driver), NULL otherwise: called before every timed CUDA call
-     * with that call's buffers, after their re-staging and before the cold-L2
-     * flush, outside the timed span; the call that follows uses what it made
-     * (the driver's tensors: made here, as the official evaluator makes them
-     * before its flush, they add no host time between the flush and the call). */
+     * Python driver), NULL otherwise: called before every timed call with
+     * that call's buffers (stream: the harness's CUDA stream, NULL on the
+     * CPU), after their re-staging and before the cache flush, outside the
+     * timed span; the call that follows uses what it made (the driver's
+     * tensors: made here, as the official evaluator makes them before its
+     * flush, they add no host time between the flush and the call). */
     int (*stage)(const rg_tensors *t, void *out, void *stream);
 } rg_op;
 

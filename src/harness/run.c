@@ -192,12 +192,14 @@ static double now_ns(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-/* The timed loop of both entry points below; t NULL: no flush. */
-static int timed_loop(rg_cpu_timer *t, int warmup, int iterations, rg_cpu_timed_fn fn, void *ctx, double *samples_ns)
+/* The timed loop of the entry points below; t NULL: no flush; stage NULL: nothing before the flush. */
+static int timed_loop(rg_cpu_timer *t, int warmup, int iterations, rg_cpu_timed_fn stage, rg_cpu_timed_fn fn,
+                      void *ctx, double *samples_ns)
 {
     if (!fn || !samples_ns || warmup < 0 || iterations < 1) return -1;
     int rc = 0;
     for (int it = 0; it < warmup + iterations && !rc; it++) {
+        if (stage && (rc = stage(ctx)) != 0) break;
         if (t) cold_flush(t, it);
         double t0 = now_ns();
         rc = fn(ctx);
@@ -207,21 +209,33 @@ static int timed_loop(rg_cpu_timer *t, int warmup, int iterations, rg_cpu_timed_
     return rc;
 }
 
-int rg_cpu_timer_run(rg_cpu_timer *t, int warmup, int iterations, rg_cpu_timed_fn fn, void *ctx, double *samples_ns)
+int rg_cpu_timer_run_staged(rg_cpu_timer *t, int warmup, int iterations, rg_cpu_timed_fn stage, rg_cpu_timed_fn fn,
+                            void *ctx, double *samples_ns)
 {
     if (!t || !t->buf) return -1;
-    return timed_loop(t, warmup, iterations, fn, ctx, samples_ns);
+    return timed_loop(t, warmup, iterations, stage, fn, ctx, samples_ns);
+}
+
+int rg_cpu_timer_run(rg_cpu_timer *t, int warmup, int iterations, rg_cpu_timed_fn fn, void *ctx, double *samples_ns)
+{
+    return rg_cpu_timer_run_staged(t, warmup, iterations, NULL, fn, ctx, samples_ns);
 }
 
 int rg_cpu_timer_run_warm(int warmup, int iterations, rg_cpu_timed_fn fn, void *ctx, double *samples_ns)
 {
-    return timed_loop(NULL, warmup, iterations, fn, ctx, samples_ns);
+    return timed_loop(NULL, warmup, iterations, NULL, fn, ctx, samples_ns);
 }
 
 int rg_cpu_call_run(void *ctx)
 {
     const rg_cpu_call *c = ctx;
     return c->op->cpu(c->in, c->out, c->threads);
+}
+
+int rg_cpu_call_stage(void *ctx)
+{
+    const rg_cpu_call *c = ctx;
+    return c->op->stage ? c->op->stage(c->in, c->out, NULL) : 0;
 }
 
 static int cpu_workload(const rg_op *op, rg_tensors *in, const double *ref, const rg_workload *w,
@@ -248,7 +262,8 @@ static int cpu_workload(const rg_op *op, rg_tensors *in, const double *ref, cons
         return 1;
     }
     rg_cpu_call call = {op, in, out, o->threads};
-    int rc = rg_cpu_timer_run(cold, o->warmup, o->iterations, rg_cpu_call_run, &call, samples);
+    int rc = rg_cpu_timer_run_staged(cold, o->warmup, o->iterations, op->stage ? rg_cpu_call_stage : NULL,
+                                     rg_cpu_call_run, &call, samples);
     if (rc) {
         free(out);
         free(samples);
