@@ -24,6 +24,10 @@ PROTOCOLS = {   # file tag -> what was switched (scripts/device-parity.sh's name
     "span-kernels": "--span kernels",
     "sync-end": "--sync end",
     "old": "--restage off --span kernels --sync end --rounds 1 (the old protocol)",
+    # scripts/device-parity.sh's probe step (bench/official/output_probe.py): the same kernel
+    # through the Python driver, its output from torch's allocator or the harness's buffer.
+    "probe-returning": "python3 -m ropegrad --impl output_probe.py:returning (the output from torch's allocator)",
+    "probe-into": "python3 -m ropegrad --impl output_probe.py:into --dps (the harness's output buffer)",
 }
 
 

@@ -14,7 +14,10 @@
 #           the old protocol beside (their float64 references of ~1 GB tensors are
 #           computed on the host per round);
 #   dev     the development kernels' timings (bench/apply_floor 068, bench/dev_forward 012);
-#   python  python/tests/test_impl_cpu.py on CUDA (the Python path, each case a process).
+#   python  python/tests/test_impl_cpu.py on CUDA (the Python path, each case a process);
+#   probe   011 through the Python driver with libropegrad's kernel writing a new torch tensor or the
+#           harness's own output buffer (bench/official/output_probe.py), beside `ropegrad bench`:
+#           where 011's Python-path difference from the official evaluator comes from (issue 26).
 # $OUT: parity-results.tar.gz (every JSON and log), parity-table.md; the table is printed last.
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -76,6 +79,17 @@ if has python; then
   ROPEGRAD_IMPL_BACKEND=cuda ROPEGRAD_LIB="$PWD/$B/libropegrad.so" PYTHONPATH="$PWD/python" PYTHONUNBUFFERED=1 \
     timeout 200 python3 python/tests/test_impl_cpu.py > "$W/test_impl_cuda.txt" 2>&1
   echo "exit $?"; tail -5 "$W/test_impl_cuda.txt"
+fi
+if has probe; then
+  log "probe: 011's output placement through the Python driver (bench/official/output_probe.py)"
+  [ -f "$W/bench-011-parity.json" ] || timeout 150 bash -c "LD_LIBRARY_PATH='$RGL' '$B/ropegrad' bench --suite suites/sol-execbench-011 --backend cuda --json '$W/bench-011-parity.json'" > "$W/bench-011-parity.txt" 2>&1
+  for f in returning into; do
+    dps=""; [ "$f" = into ] && dps=--dps
+    ROPEGRAD_LIB="$PWD/$B/libropegrad.so" ROPEGRAD_CLI_LIB="$PWD/$B/libropegrad_cli.so" PYTHONPATH="$PWD/python" \
+      timeout 150 python3 -m ropegrad bench --impl bench/official/output_probe.py:$f $dps --suite suites/sol-execbench-011 \
+      --backend cuda --json "$W/bench-011-probe-$f.json" > "$W/bench-011-probe-$f.txt" 2>&1
+    echo "probe $f exit $?: $(grep -E '^passed|geometric' "$W/bench-011-probe-$f.txt" | tr '\n' ' ')"
+  done
 fi
 python3 bench/parity_table.py "$W" > "$W/parity-table.md" 2>&1
 cp "$W/parity-table.md" "$OUT/"
