@@ -13,10 +13,15 @@
 // against it (its outputs, run again, against the variant's in fresh buffers:
 // the largest |a-b|/(1+|b|) and the largest distance in ulps, on the device):
 // 088's from bench/dev/apply_forward_variants.cuh, 068's from
-// bench/dev/apply_backward_split.cuh (variants 0-7) and
-// bench/dev/apply_backward_staged.cuh (8 on); 068's shipped kernel is the
-// staged one (rg_apply_columns_staged) or its fallbacks where the launcher
-// picks them. Per workload a line a variant, then the table row; at the end a
+// bench/dev/apply_backward_split.cuh (variants 0-7),
+// bench/dev/apply_backward_staged.cuh (8-11) and apply_backward_knobs.cuh
+// (12-17: the shipped staged kernel launched directly, and its launch and
+// code knobs); 068's shipped kernel is the staged one (rg_apply_columns_staged)
+// or its fallbacks where the launcher picks them: per workload 068 prints the
+// launcher's choice worked out again with its own functions ("launcher:") and
+// what CUPTI says the shipped launcher and the dev staged kernel ran
+// ("launched:": kernel, grid, block, shared memory, registers, the carveout).
+// Per workload a line a variant, then the table row; at the end a
 // geomean line a variant, and the geomean of each workload's best of them
 // and the shipped kernel (an oracle, not a kernel: what a perfect per-shape
 // choice among them would give, the timer's noise included). Timed as the
@@ -282,6 +287,47 @@ static void time_variants(af_times *t, int count, const std::function<cudaError_
     }
 }
 
+// What a launch ran, as CUPTI recorded it: a line a kernel.
+static void af_print_launched(const char *who, const std::function<void()> &launch)
+{
+    const std::vector<dc_kernel_rec> recs = dc_launched(launch);
+    if (recs.empty()) printf("    %s launched: (CUPTI gave no record)\n", who);
+    for (const dc_kernel_rec &r : recs)
+        printf("    %s launched: %s grid %d block %d dyn smem %d regs %d smem config %u carveout %d\n", who, r.name.c_str(),
+               r.grid, r.block, r.dyn_smem, r.regs, r.smem_executed, r.carveout);
+}
+
+// 068's launcher's choice for p, worked out again with its own functions
+// (kernels.cuh rg_apply_backward_go: rg_apply_staged_applies, then
+// rg_apply_split_one_wave), after its timed launches set the kernels'
+// attributes as it leaves them.
+static void af_print_pick068(const ropegrad_rope_apply_backward_problem &p)
+{
+    int dev = 0, sms = 0, smem_max = 0;
+    CK(cudaGetDevice(&dev));
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    CK(cudaDeviceGetAttribute(&smem_max, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    const uint32_t split_threads = rg_apply_split_threads<float, float>(&p);
+    const int64_t rows = rg_apply_cs_rows_of(p.shape), H = p.shape.head_dim / 2;
+    const int64_t split_wave = split_threads ? rg_apply_wave(rg_apply_columns_split<float, float, 4>, split_threads,
+                                                             rg_apply_split_smem<float>(H, split_threads), sms)
+                                             : 0;
+    rg_apply_staged_block blk;
+    if (!rg_apply_staged_applies<float, float>(&p, smem_max, &blk)) {
+        printf("    launcher: staged does not apply; split %u threads -> %s\n", split_threads, split_threads ? "split" : "columns");
+        return;
+    }
+    const bool small = blk.G * blk.L <= 224;
+    const int64_t staged_wave = small ? rg_apply_wave(rg_apply_columns_staged<float, float, 224, 5>, blk.G * blk.L, blk.smem, sms)
+                                      : rg_apply_wave(rg_apply_columns_staged<float, float, 256, 3>, blk.G * blk.L, blk.smem, sms);
+    const bool split = small ? rg_apply_split_one_wave<float, float, 224, 5>(rows, blk, split_threads, sms)
+                             : rg_apply_split_one_wave<float, float, 256, 3>(rows, blk, split_threads, sms);
+    printf("    launcher: rows %lld; staged G %u L %u threads %u smem %zu <%d>, wave %lld blocks; split threads %u, wave %lld "
+           "blocks -> %s\n",
+           (long long)rows, blk.G, blk.L, blk.G * blk.L, blk.smem, small ? 224 : 256, (long long)staged_wave, split_threads,
+           (long long)split_wave, split ? "split" : "staged");
+}
+
 static void run(bool is88, const af_shape &w, af_times *t)
 {
     const int64_t D = 128, d4 = D / 4, nq = w.B * w.hq * w.S * D, nk = w.B * w.hk * w.S * D;
@@ -326,6 +372,9 @@ static void run(bool is88, const af_shape &w, af_times *t)
         t->rg_us = time_it([&] { CK(rg_rope_apply_backward_launch(&p, 0)); });
         CK(cudaDeviceSynchronize());
         t->dev_err = check_dev(p, nq, nk, ncs, 0).rel;
+        af_print_pick068(p);
+        af_print_launched("ropegrad", [&] { CK(rg_rope_apply_backward_launch(&p, 0)); });
+        af_print_launched("staged (dev 9)", [&] { CK(dev_apply_backward_variant(&p, 0, 9)); });
         time_variants(
             t, dev_apply_variant_count, [&](int v) { return dev_apply_backward_variant(&p, 0, v); },
             [&](int v) { return check_dev(p, nq, nk, ncs, v); });
