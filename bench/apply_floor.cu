@@ -4,7 +4,14 @@
 // a floor kernel moves exactly the bytes any correct kernel must move (088:
 // q and k read and written, cos/sin [S,D] read; 068: the two gradients and q,
 // k read, grad_q and grad_k written, cos/sin [B,S,D] read and grad_cos,
-// grad_sin written), computing nothing but folding every load into a store.
+// grad_sin written), each byte once, computing nothing but folding every load
+// into a store. 088 has two: "floor" (its first, kept with its meaning: the
+// figures quoted as "ropegrad / floor") reads cos/sin's chunk again for every
+// head row, from L2 after the first time: DRAM bytes as the definition, but
+// twice q/k's bytes again from L2 to the SMs, which a kernel that loads the
+// table once for several heads does not pay (dev variant heads2 measured below
+// it); "flat floor" reads every byte once, cos/sin's too, and is the floor in
+// the definition's sense (bench/NOTES.md "088: heads2 and what the floor moves").
 // 068 has two floors: "flat" spreads the chunks over every thread the bytes
 // allow (the fastest any kernel can move them: the one ratios are taken
 // against); "by row" keeps the shipped kernel's shape (one thread a cos/sin
@@ -60,6 +67,28 @@ static __global__ void af_floor088(const uint4 *q, const uint4 *k, const uint4 *
         const int64_t e = is_q ? i : i - n_q4, row = e / d4, c = (row % S) * d4 + e % d4;
         const uint4 v = af_xor(af_xor(is_q ? q[e] : k[e], __ldg(cos + c)), __ldg(sin + c));
         (is_q ? qo : ko)[e] = v;
+    }
+}
+
+// 088, flat: one 16-byte chunk per thread over q's, then k's, then cos/sin's
+// chunks: q and k copied to their outputs, each cos/sin chunk read once and
+// kept by a store that its values make impossible (every word of cos ^ sin
+// all ones: the inputs are in [-1, 1), whose bit 30 is clear) but the compiler
+// cannot rule out, so the loads stay.
+static __global__ void af_floor088_flat(const uint4 *q, const uint4 *k, const uint4 *cos, const uint4 *sin, uint4 *qo,
+                                        uint4 *ko, uint4 *sink, int64_t n_q4, int64_t n_k4, int64_t n_cs4)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n_q4 + n_k4 + n_cs4;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        if (i < n_q4) {
+            qo[i] = q[i];
+        } else if (i < n_q4 + n_k4) {
+            ko[i - n_q4] = k[i - n_q4];
+        } else {
+            const int64_t e = i - n_q4 - n_k4;
+            const uint4 v = af_xor(cos[e], sin[e]);
+            if ((v.x & v.y & v.z & v.w) == 0xffffffffu) *sink = v;
+        }
     }
 }
 
@@ -177,7 +206,7 @@ static af_diff af_worse(af_diff a, af_diff b) { return {std::fmax(a.rel, b.rel),
 // One workload: the floor's and ropegrad's median times, in microseconds, and
 // each development variant's time and difference from the shipped kernel.
 struct af_times {
-    double floor_us, row_floor_us, rg_us, dev_us, dev_err;
+    double floor_us, row_floor_us, flat_floor_us, rg_us, dev_us, dev_err;   // flat_floor_us: 088's (NaN for 068)
     std::vector<double> var_us;
     std::vector<af_diff> var_err;
 };
@@ -346,6 +375,14 @@ static void run(bool is88, const af_shape &w, af_times *t)
     if (is88) {
         const ropegrad_rope_apply_problem p = {sh, q, k, c, s, oq, ok};
         t->row_floor_us = t->dev_us = t->dev_err = NAN;
+        uint4 *sink;
+        CK(cudaMalloc(&sink, sizeof *sink));
+        t->flat_floor_us = time_it([&] {
+            af_floor088_flat<<<rg_apply_grid((nq + nk + ncs) / 4), 256>>>((const uint4 *)q, (const uint4 *)k,
+                                                                       (const uint4 *)c, (const uint4 *)s, (uint4 *)oq,
+                                                                       (uint4 *)ok, sink, nq / 4, nk / 4, ncs / 4);
+        });
+        CK(cudaFree(sink));
         t->floor_us = time_it([&] {
             af_floor088<<<rg_apply_grid((nq + nk) / 4), 256>>>((const uint4 *)q, (const uint4 *)k, (const uint4 *)c,
                                                               (const uint4 *)s, (uint4 *)oq, (uint4 *)ok, nq / 4, nk / 4,
@@ -353,11 +390,13 @@ static void run(bool is88, const af_shape &w, af_times *t)
         });
         t->rg_us = time_it([&] { CK(rg_rope_apply_launch(&p, 0)); });
         CK(cudaDeviceSynchronize());
+        af_print_launched("ropegrad", [&] { CK(rg_rope_apply_launch(&p, 0)); });
         time_variants(
             t, dev88_variant_count, [&](int v) { return dev88_forward_variant(&p, 0, v); },
             [&](int v) { return check_fwd(p, nq, nk, v); });
     } else {
         const ropegrad_rope_apply_backward_problem p = {sh, gq, gk, q, k, c, s, oq, ok, ogc, ogs};
+        t->flat_floor_us = NAN;
         t->floor_us = time_it([&] {
             af_floor068_flat<<<rg_apply_grid((nq + nk + ncs) / 4), 256>>>(
                 (const uint4 *)gq, (const uint4 *)gk, (const uint4 *)q, (const uint4 *)k, (const uint4 *)c,
@@ -387,16 +426,17 @@ static void run(bool is88, const af_shape &w, af_times *t)
 // workload (printed before the workload's table row), then a geomean line a
 // variant with its largest difference from the shipped kernel, and the
 // oracle line (each workload's best of the shipped kernel and the variants).
+// Where the op has a flat floor beside its floor (088), each ratio to it too.
 struct af_variant_summary {
     const char *const *names;
     int count;
-    std::vector<double> log_ratio;
+    std::vector<double> log_ratio, log_flat;
     std::vector<af_diff> worst;
     double log_best = 0;
     size_t workloads = 0;
 
     af_variant_summary(const char *const *n, int c)
-        : names(n), count(c), log_ratio((size_t)c, 0.0), worst((size_t)c, af_diff{0, 0})
+        : names(n), count(c), log_ratio((size_t)c, 0.0), log_flat((size_t)c, 0.0), worst((size_t)c, af_diff{0, 0})
     {
     }
 
@@ -405,9 +445,13 @@ struct af_variant_summary {
         double best_us = t.rg_us;
         for (int v = 0; v < count; v++) {
             best_us = std::min(best_us, t.var_us[(size_t)v]);
-            log_ratio[(size_t)v] += std::log(t.var_us[(size_t)v] / t.floor_us);
+            const double us = t.var_us[(size_t)v];
+            log_ratio[(size_t)v] += std::log(us / t.floor_us);
+            log_flat[(size_t)v] += std::log(us / t.flat_floor_us);
             worst[(size_t)v] = af_worse(worst[(size_t)v], t.var_err[(size_t)v]);
-            printf("    variant %-18s %.3f us  %.3f x floor\n", names[v], t.var_us[(size_t)v], t.var_us[(size_t)v] / t.floor_us);
+            printf("    variant %-18s %.3f us  %.3f x floor", names[v], us, us / t.floor_us);
+            if (std::isfinite(t.flat_floor_us)) printf("  %.3f x flat floor", us / t.flat_floor_us);
+            printf("\n");
         }
         log_best += std::log(best_us / t.floor_us);
         workloads++;
@@ -420,6 +464,9 @@ struct af_variant_summary {
         for (int v = 0; v < count; v++)
             printf("geomean variant %-18s / floor: %.3f  (largest difference from shipped %.1e, %u ulp)\n", names[v],
                    std::exp(log_ratio[(size_t)v] / n), worst[(size_t)v].rel, worst[(size_t)v].ulps);
+        for (int v = 0; v < count; v++)
+            if (std::isfinite(log_flat[(size_t)v]))
+                printf("geomean variant %-18s / flat floor: %.3f\n", names[v], std::exp(log_flat[(size_t)v] / n));
         printf("geomean of each workload's best of shipped and the variants (oracle, not a kernel) / floor: %.3f\n",
                std::exp(log_best / n));
     }
@@ -438,9 +485,10 @@ int main(int argc, char **argv)
     CK(cudaMalloc(&g_flush, g_flush_bytes));
     const std::vector<af_shape> shapes = suite_shapes(argv[1]);
     printf("| %s | B | heads | kv heads | S | floor us | ropegrad us | ropegrad / floor | by-row floor us | dev split us | "
-           "dev / floor | dev vs shipped |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+           "dev / floor | dev vs shipped | flat floor us (088) | ropegrad / flat floor |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
            argv[1]);
-    double log_sum = 0, log_dev = 0;
+    double log_sum = 0, log_dev = 0, log_flat = 0;
     af_variant_summary variants(is88 ? dev88_variant_names : dev_apply_variant_names,
                                 is88 ? dev88_variant_count : dev_apply_variant_count);
     for (size_t i = 0; i < shapes.size(); i++) {
@@ -448,13 +496,16 @@ int main(int argc, char **argv)
         run(is88, shapes[i], &t);
         log_sum += std::log(t.rg_us / t.floor_us);
         log_dev += std::log(t.dev_us / t.floor_us);
+        log_flat += std::log(t.rg_us / t.flat_floor_us);
         variants.add(t);
-        printf("| %zu | %lld | %lld | %lld | %lld | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.1e |\n", i,
+        printf("| %zu | %lld | %lld | %lld | %lld | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.1e | %.3f | %.3f |\n", i,
                (long long)shapes[i].B, (long long)shapes[i].hq, (long long)shapes[i].hk, (long long)shapes[i].S,
-               t.floor_us, t.rg_us, t.rg_us / t.floor_us, t.row_floor_us, t.dev_us, t.dev_us / t.floor_us, t.dev_err);
+               t.floor_us, t.rg_us, t.rg_us / t.floor_us, t.row_floor_us, t.dev_us, t.dev_us / t.floor_us, t.dev_err,
+               t.flat_floor_us, t.rg_us / t.flat_floor_us);
     }
     if (!shapes.empty()) {
         printf("geomean ropegrad / floor: %.3f\n", std::exp(log_sum / (double)shapes.size()));
+        if (is88) printf("geomean ropegrad / flat floor: %.3f\n", std::exp(log_flat / (double)shapes.size()));
         if (!is88) printf("geomean dev split / floor: %.3f\n", std::exp(log_dev / (double)shapes.size()));
         variants.print();
     }
