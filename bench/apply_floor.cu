@@ -28,6 +28,8 @@
 // launcher's choice worked out again with its own functions ("launcher:") and
 // what CUPTI says the shipped launcher and the dev staged kernel ran
 // ("launched:": kernel, grid, block, shared memory, registers, the carveout).
+// 088 ends with a bf16 table (bf16 q/k and cos/sin on the same shapes): the
+// 16-byte kernel of one head a thread against the candidate of two.
 // Per workload a line a variant, then the table row; at the end a
 // geomean line a variant, and the geomean of each workload's best of them
 // and the shipped kernel (an oracle, not a kernel: what a perfect per-shape
@@ -141,14 +143,19 @@ static __global__ void af_floor068_flat(const uint4 *gq, const uint4 *gk, const 
     }
 }
 
-static __global__ void af_fill(float *x, int64_t n, uint32_t seed)
+// Seeded values in [-1, 1), as X (float or bf16).
+static __device__ __forceinline__ void af_set(float *x, int64_t i, float v) { x[i] = v; }
+static __device__ __forceinline__ void af_set(__nv_bfloat16 *x, int64_t i, float v) { x[i] = __float2bfloat16(v); }
+
+template <typename X>
+static __global__ void af_fill(X *x, int64_t n, uint32_t seed)
 {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
         uint32_t h = (uint32_t)i * 2654435761u ^ seed;
         h ^= h >> 15;
         h *= 2246822519u;
         h ^= h >> 13;
-        x[i] = (float)(h & 0xffffff) / 8388608.0f - 1.0f;
+        af_set(x, i, (float)(h & 0xffffff) / 8388608.0f - 1.0f);
     }
 }
 
@@ -184,11 +191,12 @@ static std::vector<af_shape> suite_shapes(const char *op)
     return v;
 }
 
-static float *dev_random(int64_t n, uint32_t seed)
+template <typename X = float>
+static X *dev_random(int64_t n, uint32_t seed)
 {
-    float *p;
-    CK(cudaMalloc(&p, (size_t)n * 4));
-    af_fill<<<rg_apply_grid(n), 256>>>(p, n, seed);
+    X *p;
+    CK(cudaMalloc(&p, (size_t)n * sizeof(X)));
+    af_fill<X><<<rg_apply_grid(n), 256>>>(p, n, seed);
     CK(cudaGetLastError());
     return p;
 }
@@ -422,6 +430,55 @@ static void run(bool is88, const af_shape &w, af_times *t)
         if (x) CK(cudaFree(x));
 }
 
+// 088 with bf16 q/k and cos/sin on a suite shape (not the suite's dtype: the
+// 16-byte path's 8-pair instances, whose registers differ): the 16-byte
+// kernel of one head a thread (rg_apply_pairs_vec) and of two
+// (rg_apply_pairs_heads2) launched directly, and whether their outputs have
+// the same bits (they should).
+struct af_bf16_times {
+    double vec_us, heads2_us;
+    bool same;
+};
+
+static af_bf16_times run88_bf16(const af_shape &w)
+{
+    const int64_t D = 128, nq = w.B * w.hq * w.S * D, nk = w.B * w.hk * w.S * D, ncs = w.S * D;
+    using bf16 = __nv_bfloat16;
+    bf16 *q = dev_random<bf16>(nq, 1), *k = dev_random<bf16>(nk, 2), *c = dev_random<bf16>(ncs, 3),
+         *s = dev_random<bf16>(ncs, 4), *o[4];
+    for (int i = 0; i < 4; i++) CK(cudaMalloc(&o[i], (size_t)(i % 2 ? nk : nq) * 2));
+    const ropegrad_rope_apply_shape sh = {w.B, w.S, D, w.hq, w.hk, ROPEGRAD_LAYOUT_BHSD, ROPEGRAD_BF16, ROPEGRAD_BF16, 0};
+    const int64_t units = (nq + nk) / 16;   // 8 pairs (16 elements) a unit
+    af_bf16_times t;
+    t.vec_us = time_it([&] {
+        rg_apply_pairs_vec<__nv_bfloat16, __nv_bfloat16, 8><<<rg_apply_grid(units), 256>>>(sh, 1.0f, q, k, c, s, o[0], o[1]);
+        CK(cudaGetLastError());
+    });
+    t.heads2_us = time_it([&] { CK((rg_apply_heads2_launch<__nv_bfloat16, __nv_bfloat16>(sh, 1.0f, q, k, c, s, o[2], o[3], 0))); });
+    CK(cudaDeviceSynchronize());
+    // the same bits: two bf16 a float, compared as floats (0 ulps <=> equal bits)
+    t.same = max_diff((const float *)o[2], (const float *)o[0], nq / 2).ulps == 0 &&
+             max_diff((const float *)o[3], (const float *)o[1], nk / 2).ulps == 0;
+    for (__nv_bfloat16 *x : {q, k, c, s, o[0], o[1], o[2], o[3]}) CK(cudaFree(x));
+    return t;
+}
+
+// The bf16 table after 088's: a row a workload, the geomean of heads2 / vec.
+static void print88_bf16(const std::vector<af_shape> &shapes)
+{
+    printf("\n| 088 bf16 | B | heads | kv heads | S | pairs-vec us | rg-heads2 us | heads2 / vec | same bits |\n"
+           "|---|---|---|---|---|---|---|---|---|\n");
+    double log_ratio = 0;
+    for (size_t i = 0; i < shapes.size(); i++) {
+        const af_shape &w = shapes[i];
+        const af_bf16_times t = run88_bf16(w);
+        log_ratio += std::log(t.heads2_us / t.vec_us);
+        printf("| %zu | %lld | %lld | %lld | %lld | %.3f | %.3f | %.3f | %s |\n", i, (long long)w.B, (long long)w.hq,
+               (long long)w.hk, (long long)w.S, t.vec_us, t.heads2_us, t.heads2_us / t.vec_us, t.same ? "yes" : "NO");
+    }
+    if (!shapes.empty()) printf("geomean bf16 rg-heads2 / pairs-vec: %.3f\n", std::exp(log_ratio / (double)shapes.size()));
+}
+
 // An op's development variants over the workloads: a line a variant for each
 // workload (printed before the workload's table row), then a geomean line a
 // variant with its largest difference from the shipped kernel, and the
@@ -508,6 +565,7 @@ int main(int argc, char **argv)
         if (is88) printf("geomean ropegrad / flat floor: %.3f\n", std::exp(log_flat / (double)shapes.size()));
         if (!is88) printf("geomean dev split / floor: %.3f\n", std::exp(log_dev / (double)shapes.size()));
         variants.print();
+        if (is88) print88_bf16(shapes);
     }
     return 0;
 }

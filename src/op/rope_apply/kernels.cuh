@@ -178,29 +178,27 @@ __global__ void rg_apply_pairs_vec(ropegrad_rope_apply_shape s, float sign, cons
 
 static inline bool rg_apply_aligned(const void *p, size_t bytes) { return ((uintptr_t)p % bytes) == 0; }
 
-// The cos/sin column at co: both halves of each.
-template <typename C, int VEC>
-static __device__ __forceinline__ void rg_apply_ld_table(const C *__restrict__ cos, const C *__restrict__ sin, uint32_t co,
-                                                         uint32_t H, float (&c0)[VEC], float (&c1)[VEC], float (&n0)[VEC],
-                                                         float (&n1)[VEC])
+// VEC consecutive elements as one aligned load, kept packed (converted to
+// float where used: 2-byte types then hold half the registers).
+template <typename X, int VEC>
+static __device__ __forceinline__ rg_apply_pack<X, VEC> rg_apply_ldp(const X *p, uint32_t i)
 {
-    rg_apply_ldv<C, VEC>(cos, co, c0);
-    rg_apply_ldv<C, VEC>(cos, co + H, c1);
-    rg_apply_ldv<C, VEC>(sin, co, n0);
-    rg_apply_ldv<C, VEC>(sin, co + H, n1);
+    return *reinterpret_cast<const rg_apply_pack<X, VEC> *>(p + i);
 }
 
-// One head row's VEC pairs at xo (x's two halves loaded by the caller)
-// rotated by the cos/sin column and stored to o.
-template <typename T, int VEC>
-static __device__ __forceinline__ void rg_apply_rotate_store(T *o, uint32_t xo, uint32_t H, const float (&x0)[VEC],
-                                                             const float (&x1)[VEC], const float (&c0)[VEC],
-                                                             const float (&c1)[VEC], const float (&n0)[VEC],
-                                                             const float (&n1)[VEC], float sign)
+// One head row's VEC pairs at xo (its two halves x0, x1, packed) rotated by
+// the cos/sin column (c0, c1, n0, n1, packed) and stored to o.
+template <typename T, typename C, int VEC>
+static __device__ __forceinline__ void rg_apply_rotate_store(T *o, uint32_t xo, uint32_t H, const rg_apply_pack<T, VEC> &x0,
+                                                             const rg_apply_pack<T, VEC> &x1, const rg_apply_pack<C, VEC> &c0,
+                                                             const rg_apply_pack<C, VEC> &c1, const rg_apply_pack<C, VEC> &n0,
+                                                             const rg_apply_pack<C, VEC> &n1, float sign)
 {
     float o0[VEC], o1[VEC];
 #pragma unroll
-    for (int e = 0; e < VEC; e++) rg_apply_rotate(x0[e], x1[e], c0[e], c1[e], n0[e], n1[e], sign, o0[e], o1[e]);
+    for (int e = 0; e < VEC; e++)
+        rg_apply_rotate(rg_apply_ld(x0.v, e), rg_apply_ld(x1.v, e), rg_apply_ld(c0.v, e), rg_apply_ld(c1.v, e),
+                        rg_apply_ld(n0.v, e), rg_apply_ld(n1.v, e), sign, o0[e], o1[e]);
     rg_apply_stv<T, VEC>(o, xo, o0);
     rg_apply_stv<T, VEC>(o, xo + H, o1);
 }
@@ -240,17 +238,14 @@ __global__ void rg_apply_pairs_heads2(ropegrad_rope_apply_shape s, float sign, c
         const uint32_t xo = (bshd ? (b * S + si) * heads + h : (b * heads + h) * S + si) * D + j;
         const uint32_t co = b * cs_stride + si * D + j;
         const T *x = is_q ? q : k;
-        float c0[VEC], c1[VEC], n0[VEC], n1[VEC], a0[VEC], a1[VEC], b0[VEC], b1[VEC];
-        rg_apply_ld_table<C, VEC>(cos, sin, co, H, c0, c1, n0, n1);
-        rg_apply_ldv<T, VEC>(x, xo, a0);
-        rg_apply_ldv<T, VEC>(x, xo + H, a1);
-        if (two) {
-            rg_apply_ldv<T, VEC>(x, xo + step, b0);
-            rg_apply_ldv<T, VEC>(x, xo + step + H, b1);
-        }
+        const rg_apply_pack<C, VEC> c0 = rg_apply_ldp<C, VEC>(cos, co), c1 = rg_apply_ldp<C, VEC>(cos, co + H);
+        const rg_apply_pack<C, VEC> n0 = rg_apply_ldp<C, VEC>(sin, co), n1 = rg_apply_ldp<C, VEC>(sin, co + H);
+        const rg_apply_pack<T, VEC> a0 = rg_apply_ldp<T, VEC>(x, xo), a1 = rg_apply_ldp<T, VEC>(x, xo + H);
+        rg_apply_pack<T, VEC> b0 = a0, b1 = a1;
+        if (two) b0 = rg_apply_ldp<T, VEC>(x, xo + step), b1 = rg_apply_ldp<T, VEC>(x, xo + step + H);
         T *o = is_q ? qo : ko;
-        rg_apply_rotate_store<T, VEC>(o, xo, H, a0, a1, c0, c1, n0, n1, sign);
-        if (two) rg_apply_rotate_store<T, VEC>(o, xo + step, H, b0, b1, c0, c1, n0, n1, sign);
+        rg_apply_rotate_store<T, C, VEC>(o, xo, H, a0, a1, c0, c1, n0, n1, sign);
+        if (two) rg_apply_rotate_store<T, C, VEC>(o, xo + step, H, b0, b1, c0, c1, n0, n1, sign);
     }
 }
 
