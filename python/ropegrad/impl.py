@@ -143,24 +143,25 @@ class _Runner:
                 self.clock.end(started, wrap_s)
         return 0
 
-    def stage_cuda(self, addr, stream):
-        """The next timed call's tensors, made before the flush: fresh objects every time."""
+    def _stage(self, addr, device, stream=None):
+        """The next timed call's tensors, made before the cache flush: fresh objects every time."""
+        self.staged = None
         try:
-            with self.torch.cuda.stream(self._stream(stream)):
-                self.staged = impl_ops.tensors(self.torch, self.c.op, addr, "cuda")
+            if stream is None:
+                self.staged = impl_ops.tensors(self.torch, self.c.op, addr, device)
+            else:
+                with self.torch.cuda.stream(self._stream(stream)):
+                    self.staged = impl_ops.tensors(self.torch, self.c.op, addr, device)
             return 0
-        except BaseException as e:  # noqa: B902
+        except BaseException as e:  # noqa: B902 -- nothing may escape into C
             self.staged = None
             return self._fail(e)
 
+    def stage_cuda(self, addr, stream):
+        return self._stage(addr, "cuda", stream)
+
     def stage_cpu(self, addr, threads):
-        """The next timed CPU call's tensors, made before the cache flush."""
-        try:
-            self.staged = impl_ops.tensors(self.torch, self.c.op, addr, "cpu")
-            return 0
-        except BaseException as e:  # noqa: B902
-            self.staged = None
-            return self._fail(e)
+        return self._stage(addr, "cpu")
 
     def call_cuda(self, addr, stream):
         try:
