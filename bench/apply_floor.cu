@@ -4,7 +4,14 @@
 // a floor kernel moves exactly the bytes any correct kernel must move (088:
 // q and k read and written, cos/sin [S,D] read; 068: the two gradients and q,
 // k read, grad_q and grad_k written, cos/sin [B,S,D] read and grad_cos,
-// grad_sin written), computing nothing but folding every load into a store.
+// grad_sin written), each byte once, computing nothing but folding every load
+// into a store. 088 has two: "floor" (its first, kept with its meaning: the
+// figures quoted as "ropegrad / floor") reads cos/sin's chunk again for every
+// head row, from L2 after the first time: DRAM bytes as the definition, but
+// twice q/k's bytes again from L2 to the SMs, which a kernel that loads the
+// table once for several heads does not pay (dev variant heads2 measured below
+// it); "flat floor" reads every byte once, cos/sin's too, and is the floor in
+// the definition's sense (bench/NOTES.md "088: heads2 and what the floor moves").
 // 068 has two floors: "flat" spreads the chunks over every thread the bytes
 // allow (the fastest any kernel can move them: the one ratios are taken
 // against); "by row" keeps the shipped kernel's shape (one thread a cos/sin
@@ -13,10 +20,17 @@
 // against it (its outputs, run again, against the variant's in fresh buffers:
 // the largest |a-b|/(1+|b|) and the largest distance in ulps, on the device):
 // 088's from bench/dev/apply_forward_variants.cuh, 068's from
-// bench/dev/apply_backward_split.cuh (variants 0-7) and
-// bench/dev/apply_backward_staged.cuh (8 on); 068's shipped kernel is the
-// staged one (rg_apply_columns_staged) or its fallbacks where the launcher
-// picks them. Per workload a line a variant, then the table row; at the end a
+// bench/dev/apply_backward_split.cuh (variants 0-7),
+// bench/dev/apply_backward_staged.cuh (8-11) and apply_backward_knobs.cuh
+// (12-17: the shipped staged kernel launched directly, and its launch and
+// code knobs); 068's shipped kernel is the staged one (rg_apply_columns_staged)
+// or its fallbacks where the launcher picks them: per workload 068 prints the
+// launcher's choice worked out again with its own functions ("launcher:") and
+// what CUPTI says the shipped launcher and the dev staged kernel ran
+// ("launched:": kernel, grid, block, shared memory, registers, the carveout).
+// 088 ends with a bf16 table (bf16 q/k and cos/sin on the same shapes): the
+// 16-byte kernel of one head a thread against the candidate of two.
+// Per workload a line a variant, then the table row; at the end a
 // geomean line a variant, and the geomean of each workload's best of them
 // and the shipped kernel (an oracle, not a kernel: what a perfect per-shape
 // choice among them would give, the timer's noise included). Timed as the
@@ -55,6 +69,28 @@ static __global__ void af_floor088(const uint4 *q, const uint4 *k, const uint4 *
         const int64_t e = is_q ? i : i - n_q4, row = e / d4, c = (row % S) * d4 + e % d4;
         const uint4 v = af_xor(af_xor(is_q ? q[e] : k[e], __ldg(cos + c)), __ldg(sin + c));
         (is_q ? qo : ko)[e] = v;
+    }
+}
+
+// 088, flat: one 16-byte chunk per thread over q's, then k's, then cos/sin's
+// chunks: q and k copied to their outputs, each cos/sin chunk read once and
+// kept by a store that its values make impossible (every word of cos ^ sin
+// all ones: the inputs are in [-1, 1), whose bit 30 is clear) but the compiler
+// cannot rule out, so the loads stay.
+static __global__ void af_floor088_flat(const uint4 *q, const uint4 *k, const uint4 *cos, const uint4 *sin, uint4 *qo,
+                                        uint4 *ko, uint4 *sink, int64_t n_q4, int64_t n_k4, int64_t n_cs4)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n_q4 + n_k4 + n_cs4;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        if (i < n_q4) {
+            qo[i] = q[i];
+        } else if (i < n_q4 + n_k4) {
+            ko[i - n_q4] = k[i - n_q4];
+        } else {
+            const int64_t e = i - n_q4 - n_k4;
+            const uint4 v = af_xor(cos[e], sin[e]);
+            if ((v.x & v.y & v.z & v.w) == 0xffffffffu) *sink = v;
+        }
     }
 }
 
@@ -107,14 +143,19 @@ static __global__ void af_floor068_flat(const uint4 *gq, const uint4 *gk, const 
     }
 }
 
-static __global__ void af_fill(float *x, int64_t n, uint32_t seed)
+// Seeded values in [-1, 1), as X (float or bf16).
+static __device__ __forceinline__ void af_set(float *x, int64_t i, float v) { x[i] = v; }
+static __device__ __forceinline__ void af_set(__nv_bfloat16 *x, int64_t i, float v) { x[i] = __float2bfloat16(v); }
+
+template <typename X>
+static __global__ void af_fill(X *x, int64_t n, uint32_t seed)
 {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
         uint32_t h = (uint32_t)i * 2654435761u ^ seed;
         h ^= h >> 15;
         h *= 2246822519u;
         h ^= h >> 13;
-        x[i] = (float)(h & 0xffffff) / 8388608.0f - 1.0f;
+        af_set(x, i, (float)(h & 0xffffff) / 8388608.0f - 1.0f);
     }
 }
 
@@ -150,11 +191,12 @@ static std::vector<af_shape> suite_shapes(const char *op)
     return v;
 }
 
-static float *dev_random(int64_t n, uint32_t seed)
+template <typename X = float>
+static X *dev_random(int64_t n, uint32_t seed)
 {
-    float *p;
-    CK(cudaMalloc(&p, (size_t)n * 4));
-    af_fill<<<rg_apply_grid(n), 256>>>(p, n, seed);
+    X *p;
+    CK(cudaMalloc(&p, (size_t)n * sizeof(X)));
+    af_fill<X><<<rg_apply_grid(n), 256>>>(p, n, seed);
     CK(cudaGetLastError());
     return p;
 }
@@ -172,7 +214,7 @@ static af_diff af_worse(af_diff a, af_diff b) { return {std::fmax(a.rel, b.rel),
 // One workload: the floor's and ropegrad's median times, in microseconds, and
 // each development variant's time and difference from the shipped kernel.
 struct af_times {
-    double floor_us, row_floor_us, rg_us, dev_us, dev_err;
+    double floor_us, row_floor_us, flat_floor_us, rg_us, dev_us, dev_err;   // flat_floor_us: 088's (NaN for 068)
     std::vector<double> var_us;
     std::vector<af_diff> var_err;
 };
@@ -282,6 +324,47 @@ static void time_variants(af_times *t, int count, const std::function<cudaError_
     }
 }
 
+// What a launch ran, as CUPTI recorded it: a line a kernel.
+static void af_print_launched(const char *who, const std::function<void()> &launch)
+{
+    const std::vector<dc_kernel_rec> recs = dc_launched(launch);
+    if (recs.empty()) printf("    %s launched: (CUPTI gave no record)\n", who);
+    for (const dc_kernel_rec &r : recs)
+        printf("    %s launched: %s grid %d block %d dyn smem %d regs %d smem config %u carveout %d\n", who, r.name.c_str(),
+               r.grid, r.block, r.dyn_smem, r.regs, r.smem_executed, r.carveout);
+}
+
+// 068's launcher's choice for p, worked out again with its own functions
+// (kernels.cuh rg_apply_backward_go: rg_apply_staged_applies, then
+// rg_apply_split_one_wave), after its timed launches set the kernels'
+// attributes as it leaves them.
+static void af_print_pick068(const ropegrad_rope_apply_backward_problem &p)
+{
+    int dev = 0, sms = 0, smem_max = 0;
+    CK(cudaGetDevice(&dev));
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    CK(cudaDeviceGetAttribute(&smem_max, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    const uint32_t split_threads = rg_apply_split_threads<float, float>(&p);
+    const int64_t rows = rg_apply_cs_rows_of(p.shape), H = p.shape.head_dim / 2;
+    const int64_t split_wave = split_threads ? rg_apply_wave(rg_apply_columns_split<float, float, 4>, split_threads,
+                                                             rg_apply_split_smem<float>(H, split_threads), sms)
+                                             : 0;
+    rg_apply_staged_block blk;
+    if (!rg_apply_staged_applies<float, float>(&p, smem_max, &blk)) {
+        printf("    launcher: staged does not apply; split %u threads -> %s\n", split_threads, split_threads ? "split" : "columns");
+        return;
+    }
+    const bool small = blk.G * blk.L <= 224;
+    const int64_t staged_wave = small ? rg_apply_wave(rg_apply_columns_staged<float, float, 224, 5>, blk.G * blk.L, blk.smem, sms)
+                                      : rg_apply_wave(rg_apply_columns_staged<float, float, 256, 3>, blk.G * blk.L, blk.smem, sms);
+    const bool split = small ? rg_apply_split_one_wave<float, float, 224, 5>(rows, blk, split_threads, sms)
+                             : rg_apply_split_one_wave<float, float, 256, 3>(rows, blk, split_threads, sms);
+    printf("    launcher: rows %lld; staged G %u L %u threads %u smem %zu <%d>, wave %lld blocks; split threads %u, wave %lld "
+           "blocks -> %s\n",
+           (long long)rows, blk.G, blk.L, blk.G * blk.L, blk.smem, small ? 224 : 256, (long long)staged_wave, split_threads,
+           (long long)split_wave, split ? "split" : "staged");
+}
+
 static void run(bool is88, const af_shape &w, af_times *t)
 {
     const int64_t D = 128, d4 = D / 4, nq = w.B * w.hq * w.S * D, nk = w.B * w.hk * w.S * D;
@@ -300,6 +383,14 @@ static void run(bool is88, const af_shape &w, af_times *t)
     if (is88) {
         const ropegrad_rope_apply_problem p = {sh, q, k, c, s, oq, ok};
         t->row_floor_us = t->dev_us = t->dev_err = NAN;
+        uint4 *sink;
+        CK(cudaMalloc(&sink, sizeof *sink));
+        t->flat_floor_us = time_it([&] {
+            af_floor088_flat<<<rg_apply_grid((nq + nk + ncs) / 4), 256>>>((const uint4 *)q, (const uint4 *)k,
+                                                                       (const uint4 *)c, (const uint4 *)s, (uint4 *)oq,
+                                                                       (uint4 *)ok, sink, nq / 4, nk / 4, ncs / 4);
+        });
+        CK(cudaFree(sink));
         t->floor_us = time_it([&] {
             af_floor088<<<rg_apply_grid((nq + nk) / 4), 256>>>((const uint4 *)q, (const uint4 *)k, (const uint4 *)c,
                                                               (const uint4 *)s, (uint4 *)oq, (uint4 *)ok, nq / 4, nk / 4,
@@ -307,11 +398,13 @@ static void run(bool is88, const af_shape &w, af_times *t)
         });
         t->rg_us = time_it([&] { CK(rg_rope_apply_launch(&p, 0)); });
         CK(cudaDeviceSynchronize());
+        af_print_launched("ropegrad", [&] { CK(rg_rope_apply_launch(&p, 0)); });
         time_variants(
             t, dev88_variant_count, [&](int v) { return dev88_forward_variant(&p, 0, v); },
             [&](int v) { return check_fwd(p, nq, nk, v); });
     } else {
         const ropegrad_rope_apply_backward_problem p = {sh, gq, gk, q, k, c, s, oq, ok, ogc, ogs};
+        t->flat_floor_us = NAN;
         t->floor_us = time_it([&] {
             af_floor068_flat<<<rg_apply_grid((nq + nk + ncs) / 4), 256>>>(
                 (const uint4 *)gq, (const uint4 *)gk, (const uint4 *)q, (const uint4 *)k, (const uint4 *)c,
@@ -326,6 +419,9 @@ static void run(bool is88, const af_shape &w, af_times *t)
         t->rg_us = time_it([&] { CK(rg_rope_apply_backward_launch(&p, 0)); });
         CK(cudaDeviceSynchronize());
         t->dev_err = check_dev(p, nq, nk, ncs, 0).rel;
+        af_print_pick068(p);
+        af_print_launched("ropegrad", [&] { CK(rg_rope_apply_backward_launch(&p, 0)); });
+        af_print_launched("staged (dev 9)", [&] { CK(dev_apply_backward_variant(&p, 0, 9)); });
         time_variants(
             t, dev_apply_variant_count, [&](int v) { return dev_apply_backward_variant(&p, 0, v); },
             [&](int v) { return check_dev(p, nq, nk, ncs, v); });
@@ -334,20 +430,70 @@ static void run(bool is88, const af_shape &w, af_times *t)
         if (x) CK(cudaFree(x));
 }
 
+// 088 with bf16 q/k and cos/sin on a suite shape (not the suite's dtype: the
+// 16-byte path's 8-pair instances, whose registers differ): the 16-byte
+// kernel of one head a thread (rg_apply_pairs_vec) and of two
+// (rg_apply_pairs_heads2) launched directly, and whether their outputs have
+// the same bits (they should).
+struct af_bf16_times {
+    double vec_us, heads2_us;
+    bool same;
+};
+
+static af_bf16_times run88_bf16(const af_shape &w)
+{
+    const int64_t D = 128, nq = w.B * w.hq * w.S * D, nk = w.B * w.hk * w.S * D, ncs = w.S * D;
+    using bf16 = __nv_bfloat16;
+    bf16 *q = dev_random<bf16>(nq, 1), *k = dev_random<bf16>(nk, 2), *c = dev_random<bf16>(ncs, 3),
+         *s = dev_random<bf16>(ncs, 4), *o[4];
+    for (int i = 0; i < 4; i++) CK(cudaMalloc(&o[i], (size_t)(i % 2 ? nk : nq) * 2));
+    const ropegrad_rope_apply_shape sh = {w.B, w.S, D, w.hq, w.hk, ROPEGRAD_LAYOUT_BHSD, ROPEGRAD_BF16, ROPEGRAD_BF16, 0};
+    const int64_t units = (nq + nk) / 16;   // 8 pairs (16 elements) a unit
+    af_bf16_times t;
+    t.vec_us = time_it([&] {
+        rg_apply_pairs_vec<__nv_bfloat16, __nv_bfloat16, 8><<<rg_apply_grid(units), 256>>>(sh, 1.0f, q, k, c, s, o[0], o[1]);
+        CK(cudaGetLastError());
+    });
+    t.heads2_us = time_it([&] { CK((rg_apply_heads2_launch<__nv_bfloat16, __nv_bfloat16>(sh, 1.0f, q, k, c, s, o[2], o[3], 0))); });
+    CK(cudaDeviceSynchronize());
+    // the same bits: two bf16 a float, compared as floats (0 ulps <=> equal bits)
+    t.same = max_diff((const float *)o[2], (const float *)o[0], nq / 2).ulps == 0 &&
+             max_diff((const float *)o[3], (const float *)o[1], nk / 2).ulps == 0;
+    for (__nv_bfloat16 *x : {q, k, c, s, o[0], o[1], o[2], o[3]}) CK(cudaFree(x));
+    return t;
+}
+
+// The bf16 table after 088's: a row a workload, the geomean of heads2 / vec.
+static void print88_bf16(const std::vector<af_shape> &shapes)
+{
+    printf("\n| 088 bf16 | B | heads | kv heads | S | pairs-vec us | rg-heads2 us | heads2 / vec | same bits |\n"
+           "|---|---|---|---|---|---|---|---|---|\n");
+    double log_ratio = 0;
+    for (size_t i = 0; i < shapes.size(); i++) {
+        const af_shape &w = shapes[i];
+        const af_bf16_times t = run88_bf16(w);
+        log_ratio += std::log(t.heads2_us / t.vec_us);
+        printf("| %zu | %lld | %lld | %lld | %lld | %.3f | %.3f | %.3f | %s |\n", i, (long long)w.B, (long long)w.hq,
+               (long long)w.hk, (long long)w.S, t.vec_us, t.heads2_us, t.heads2_us / t.vec_us, t.same ? "yes" : "NO");
+    }
+    if (!shapes.empty()) printf("geomean bf16 rg-heads2 / pairs-vec: %.3f\n", std::exp(log_ratio / (double)shapes.size()));
+}
+
 // An op's development variants over the workloads: a line a variant for each
 // workload (printed before the workload's table row), then a geomean line a
 // variant with its largest difference from the shipped kernel, and the
 // oracle line (each workload's best of the shipped kernel and the variants).
+// Where the op has a flat floor beside its floor (088), each ratio to it too.
 struct af_variant_summary {
     const char *const *names;
     int count;
-    std::vector<double> log_ratio;
+    std::vector<double> log_ratio, log_flat;
     std::vector<af_diff> worst;
     double log_best = 0;
     size_t workloads = 0;
 
     af_variant_summary(const char *const *n, int c)
-        : names(n), count(c), log_ratio((size_t)c, 0.0), worst((size_t)c, af_diff{0, 0})
+        : names(n), count(c), log_ratio((size_t)c, 0.0), log_flat((size_t)c, 0.0), worst((size_t)c, af_diff{0, 0})
     {
     }
 
@@ -356,9 +502,13 @@ struct af_variant_summary {
         double best_us = t.rg_us;
         for (int v = 0; v < count; v++) {
             best_us = std::min(best_us, t.var_us[(size_t)v]);
-            log_ratio[(size_t)v] += std::log(t.var_us[(size_t)v] / t.floor_us);
+            const double us = t.var_us[(size_t)v];
+            log_ratio[(size_t)v] += std::log(us / t.floor_us);
+            log_flat[(size_t)v] += std::log(us / t.flat_floor_us);
             worst[(size_t)v] = af_worse(worst[(size_t)v], t.var_err[(size_t)v]);
-            printf("    variant %-18s %.3f us  %.3f x floor\n", names[v], t.var_us[(size_t)v], t.var_us[(size_t)v] / t.floor_us);
+            printf("    variant %-18s %.3f us  %.3f x floor", names[v], us, us / t.floor_us);
+            if (std::isfinite(t.flat_floor_us)) printf("  %.3f x flat floor", us / t.flat_floor_us);
+            printf("\n");
         }
         log_best += std::log(best_us / t.floor_us);
         workloads++;
@@ -371,6 +521,9 @@ struct af_variant_summary {
         for (int v = 0; v < count; v++)
             printf("geomean variant %-18s / floor: %.3f  (largest difference from shipped %.1e, %u ulp)\n", names[v],
                    std::exp(log_ratio[(size_t)v] / n), worst[(size_t)v].rel, worst[(size_t)v].ulps);
+        for (int v = 0; v < count; v++)
+            if (std::isfinite(log_flat[(size_t)v]))
+                printf("geomean variant %-18s / flat floor: %.3f\n", names[v], std::exp(log_flat[(size_t)v] / n));
         printf("geomean of each workload's best of shipped and the variants (oracle, not a kernel) / floor: %.3f\n",
                std::exp(log_best / n));
     }
@@ -389,9 +542,10 @@ int main(int argc, char **argv)
     CK(cudaMalloc(&g_flush, g_flush_bytes));
     const std::vector<af_shape> shapes = suite_shapes(argv[1]);
     printf("| %s | B | heads | kv heads | S | floor us | ropegrad us | ropegrad / floor | by-row floor us | dev split us | "
-           "dev / floor | dev vs shipped |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+           "dev / floor | dev vs shipped | flat floor us (088) | ropegrad / flat floor |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
            argv[1]);
-    double log_sum = 0, log_dev = 0;
+    double log_sum = 0, log_dev = 0, log_flat = 0;
     af_variant_summary variants(is88 ? dev88_variant_names : dev_apply_variant_names,
                                 is88 ? dev88_variant_count : dev_apply_variant_count);
     for (size_t i = 0; i < shapes.size(); i++) {
@@ -399,15 +553,19 @@ int main(int argc, char **argv)
         run(is88, shapes[i], &t);
         log_sum += std::log(t.rg_us / t.floor_us);
         log_dev += std::log(t.dev_us / t.floor_us);
+        log_flat += std::log(t.rg_us / t.flat_floor_us);
         variants.add(t);
-        printf("| %zu | %lld | %lld | %lld | %lld | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.1e |\n", i,
+        printf("| %zu | %lld | %lld | %lld | %lld | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.1e | %.3f | %.3f |\n", i,
                (long long)shapes[i].B, (long long)shapes[i].hq, (long long)shapes[i].hk, (long long)shapes[i].S,
-               t.floor_us, t.rg_us, t.rg_us / t.floor_us, t.row_floor_us, t.dev_us, t.dev_us / t.floor_us, t.dev_err);
+               t.floor_us, t.rg_us, t.rg_us / t.floor_us, t.row_floor_us, t.dev_us, t.dev_us / t.floor_us, t.dev_err,
+               t.flat_floor_us, t.rg_us / t.flat_floor_us);
     }
     if (!shapes.empty()) {
         printf("geomean ropegrad / floor: %.3f\n", std::exp(log_sum / (double)shapes.size()));
+        if (is88) printf("geomean ropegrad / flat floor: %.3f\n", std::exp(log_flat / (double)shapes.size()));
         if (!is88) printf("geomean dev split / floor: %.3f\n", std::exp(log_dev / (double)shapes.size()));
         variants.print();
+        if (is88) print88_bf16(shapes);
     }
     return 0;
 }

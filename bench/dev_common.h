@@ -17,12 +17,15 @@
 #include <cuda_runtime.h>
 #include <cupti.h>
 
+#include <cxxabi.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -50,6 +53,27 @@ static std::mutex dc_mu;
 static std::vector<std::pair<uint64_t, uint64_t>> dc_spans;  // (start, end) ns
 static bool dc_ok = true;
 
+// What CUPTI says a kernel ran as (dc_launched): its name, demangled, its grid
+// and block, dynamic shared memory, registers a thread, the shared memory the
+// SM was configured with (the carveout executed) and the carveout requested (%).
+struct dc_kernel_rec {
+    std::string name;
+    int grid, block, dyn_smem, regs;
+    unsigned smem_executed;
+    int carveout;   // -1: none requested
+};
+static std::vector<dc_kernel_rec> dc_recs;
+
+static std::string dc_demangle(const char *name)
+{
+    if (!name) return "?";
+    int status = 0;
+    char *d = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+    std::string out = status == 0 && d ? d : name;
+    free(d);
+    return out;
+}
+
 static void CUPTIAPI dc_buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
     *size = 8 << 20;
@@ -66,6 +90,8 @@ static void CUPTIAPI dc_buffer_completed(CUcontext, uint32_t, uint8_t *buffer, s
         if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
             const CUpti_ActivityKernel9 *k = (const CUpti_ActivityKernel9 *)rec;
             dc_spans.emplace_back(k->start, k->end);
+            dc_recs.push_back({dc_demangle(k->name), k->gridX, k->blockX, k->dynamicSharedMemory, k->registersPerThread,
+                               k->sharedMemoryExecuted, k->isSharedMemoryCarveoutRequested ? k->sharedMemoryCarveoutRequested : -1});
         }
     free(buffer);
 }
@@ -79,6 +105,7 @@ static void dc_begin()
     }
     std::lock_guard<std::mutex> g(dc_mu);
     dc_spans.clear();
+    dc_recs.clear();
     if (dc_ok) dc_ok = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == CUPTI_SUCCESS;
 }
 
@@ -93,6 +120,19 @@ static std::vector<double> dc_end()
     std::sort(dc_spans.begin(), dc_spans.end());
     for (auto &s : dc_spans) us.push_back((s.second - s.first) * 1e-3);
     return us;
+}
+
+// The kernels one call of launch ran, as CUPTI recorded them (launch order);
+// empty if CUPTI failed. For a tool to print what a launcher picked.
+[[maybe_unused]] static std::vector<dc_kernel_rec> dc_launched(const std::function<void()> &launch)
+{
+    dc_begin();
+    launch();
+    std::vector<dc_kernel_rec> out;
+    if (dc_end().empty()) return out;
+    std::lock_guard<std::mutex> g(dc_mu);
+    out = dc_recs;
+    return out;
 }
 
 static double dc_median(std::vector<double> v)

@@ -74,6 +74,12 @@
 //               cos/sin loaded once for both (half the L2 -> SM traffic of the
 //               table), four 16-byte loads of x in flight, a warp on two head
 //               streams at a time.
+//  6 rg-heads2  5 as the library has it (kernels.cuh rg_apply_pairs_heads2:
+//               every dtype pair and layout, odd head counts), launched
+//               directly: the candidate to ship.
+//  7 pairs-vec  the 16-byte kernel shipped before it (rg_apply_pairs_vec),
+//               launched directly: what "ropegrad" measured until heads2 ships,
+//               kept as a variant so that one table has both either way.
 #pragma once
 
 #include <algorithm>
@@ -248,7 +254,8 @@ __global__ void dev88_heads(dev88_dims d, const float *q, const float *k, const 
 }
 
 // ---- the launcher --------------------------------------------------------------------------
-static const char *const dev88_variant_names[] = {"occ8", "2units", "waves", "ef", "ef+cs-last", "heads2"};
+static const char *const dev88_variant_names[] = {"occ8",   "2units",    "waves",    "ef",
+                                                   "ef+cs-last", "heads2", "rg-heads2", "pairs-vec"};
 constexpr int dev88_variant_count = (int)(sizeof dev88_variant_names / sizeof dev88_variant_names[0]);
 constexpr int dev88_heads_per_thread = 2;
 
@@ -319,6 +326,13 @@ static cudaError_t dev88_forward_variant(const ropegrad_rope_apply_problem *p, c
     }
     case 3: dev88_flat<1, 1><<<dev88_blocks(d.units, 1), 256, 0, st>>>(d, q, k, c, n, qo, ko); break;
     case 4: dev88_flat<1, 2><<<dev88_blocks(d.units, 1), 256, 0, st>>>(d, q, k, c, n, qo, ko); break;
+    case 6: return rg_apply_heads2_launch<float, float>(p->shape, 1.0f, q, k, c, n, qo, ko, st);
+    case 7: {
+        const ropegrad_rope_apply_shape &s = p->shape;
+        const uint32_t units = (uint32_t)(s.batch_size * (s.num_heads + s.num_kv_heads) * s.seq_len) * d.lanes;
+        rg_apply_pairs_vec<float, float, 4><<<rg_apply_grid(units), 256, 0, st>>>(s, 1.0f, q, k, c, n, qo, ko);
+        break;
+    }
     default:
         dev88_heads<dev88_heads_per_thread><<<dev88_blocks(d.head_units, 1), 256, 0, st>>>(d, q, k, c, n, qo, ko);
         break;

@@ -13,6 +13,9 @@
 //                     068 without grad_cos/grad_sin), 32-bit indices, when the
 //                     shape and pointers allow; else rg_apply_pairs: one pair
 //                     of one head's row per thread, a grid-stride loop.
+//   rg_apply_pairs_heads2: rg_apply_pairs_vec with two heads a thread, the
+//                     cos/sin column loaded once for both: a candidate beside
+//                     it (bench/apply_floor 088 times it), not launched yet.
 //   rg_apply_columns_staged: 068 with grad_cos/grad_sin: one block a cos/sin
 //                     row, the row's head rows (gradient and input, every
 //                     head of q and k) and its cos/sin rows copied to shared
@@ -175,6 +178,105 @@ __global__ void rg_apply_pairs_vec(ropegrad_rope_apply_shape s, float sign, cons
 
 static inline bool rg_apply_aligned(const void *p, size_t bytes) { return ((uintptr_t)p % bytes) == 0; }
 
+// VEC consecutive elements as one aligned load, kept packed (converted to
+// float where used: 2-byte types then hold half the registers).
+template <typename X, int VEC>
+static __device__ __forceinline__ rg_apply_pack<X, VEC> rg_apply_ldp(const X *p, uint32_t i)
+{
+    return *reinterpret_cast<const rg_apply_pack<X, VEC> *>(p + i);
+}
+
+// One head row's VEC pairs at xo (its two halves x0, x1, packed) rotated by
+// the cos/sin column (c0, c1, n0, n1, packed) and stored to o.
+template <typename T, typename C, int VEC>
+static __device__ __forceinline__ void rg_apply_rotate_store(T *o, uint32_t xo, uint32_t H, const rg_apply_pack<T, VEC> &x0,
+                                                             const rg_apply_pack<T, VEC> &x1, const rg_apply_pack<C, VEC> &c0,
+                                                             const rg_apply_pack<C, VEC> &c1, const rg_apply_pack<C, VEC> &n0,
+                                                             const rg_apply_pack<C, VEC> &n1, float sign)
+{
+    float o0[VEC], o1[VEC];
+#pragma unroll
+    for (int e = 0; e < VEC; e++)
+        rg_apply_rotate(rg_apply_ld(x0.v, e), rg_apply_ld(x1.v, e), rg_apply_ld(c0.v, e), rg_apply_ld(c1.v, e),
+                        rg_apply_ld(n0.v, e), rg_apply_ld(n1.v, e), sign, o0[e], o1[e]);
+    rg_apply_stv<T, VEC>(o, xo, o0);
+    rg_apply_stv<T, VEC>(o, xo + H, o1);
+}
+
+// rg_apply_pairs_vec with two heads a thread (candidate, not launched by the
+// library yet: bench/NOTES.md "088: heads2"): a unit is one 16-byte column of
+// one cos/sin row for heads 2i and 2i+1 of the same batch and position (the
+// last alone when the count is odd), so the column's cos and sin are loaded
+// once for both, and both heads' loads go out before either's stores (each
+// thread reads exactly the elements it writes: in place is safe). Units run
+// q's then k's; within a tensor they follow memory: (b, pair, s, lane) in
+// BHSD, (b, s, pair, lane) in BSHD. Same conditions and arithmetic as
+// rg_apply_pairs_vec, same bits.
+template <typename T, typename C, int VEC>
+__global__ void rg_apply_pairs_heads2(ropegrad_rope_apply_shape s, float sign, const T *q, const T *k,
+                                      const C *__restrict__ cos, const C *__restrict__ sin, T *qo, T *ko)
+{
+    const uint32_t D = (uint32_t)s.head_dim, H = D / 2, lanes = H / VEC, S = (uint32_t)s.seq_len, B = (uint32_t)s.batch_size;
+    const uint32_t hq = (uint32_t)s.num_heads, hk = (uint32_t)s.num_kv_heads, pq = (hq + 1) / 2, pk = (hk + 1) / 2;
+    const uint32_t q_units = B * pq * S * lanes, units = q_units + B * pk * S * lanes;
+    const uint32_t cs_stride = (uint32_t)s.cos_sin_batch_stride;
+    const bool bshd = s.layout == ROPEGRAD_LAYOUT_BSHD;
+    for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < units; t += gridDim.x * blockDim.x) {
+        const bool is_q = t < q_units;
+        const uint32_t u = is_q ? t : t - q_units, row = u / lanes, j = (u - row * lanes) * VEC;
+        const uint32_t heads = is_q ? hq : hk, pairs = is_q ? pq : pk;
+        uint32_t b, si, pi;
+        if (bshd) {
+            const uint32_t bs = row / pairs;
+            pi = row - bs * pairs, b = bs / S, si = bs - b * S;
+        } else {
+            const uint32_t bp = row / S;
+            si = row - bp * S, b = bp / pairs, pi = bp - b * pairs;
+        }
+        const uint32_t h = 2 * pi, step = bshd ? D : S * D;
+        const bool two = h + 1 < heads;
+        const uint32_t xo = (bshd ? (b * S + si) * heads + h : (b * heads + h) * S + si) * D + j;
+        const uint32_t co = b * cs_stride + si * D + j;
+        const T *x = is_q ? q : k;
+        const rg_apply_pack<C, VEC> c0 = rg_apply_ldp<C, VEC>(cos, co), c1 = rg_apply_ldp<C, VEC>(cos, co + H);
+        const rg_apply_pack<C, VEC> n0 = rg_apply_ldp<C, VEC>(sin, co), n1 = rg_apply_ldp<C, VEC>(sin, co + H);
+        const rg_apply_pack<T, VEC> a0 = rg_apply_ldp<T, VEC>(x, xo), a1 = rg_apply_ldp<T, VEC>(x, xo + H);
+        rg_apply_pack<T, VEC> b0 = a0, b1 = a1;
+        if (two) b0 = rg_apply_ldp<T, VEC>(x, xo + step), b1 = rg_apply_ldp<T, VEC>(x, xo + step + H);
+        T *o = is_q ? qo : ko;
+        rg_apply_rotate_store<T, C, VEC>(o, xo, H, a0, a1, c0, c1, n0, n1, sign);
+        if (two) rg_apply_rotate_store<T, C, VEC>(o, xo + step, H, b0, b1, c0, c1, n0, n1, sign);
+    }
+}
+
+// The 16-byte kernels (rg_apply_pairs_vec, rg_apply_pairs_heads2) apply:
+// every element index in 32 bits, H a multiple of VEC, the pointers aligned.
+template <typename T, typename C>
+static bool rg_apply_vec_ok(const ropegrad_rope_apply_shape &s, const T *x, const T *y, const C *cos, const C *sin,
+                            const T *xo, const T *yo)
+{
+    constexpr int VEC = 16 / sizeof(T);
+    const int64_t rows = s.batch_size * (s.num_heads + s.num_kv_heads) * s.seq_len;
+    const int64_t cs_rows = s.cos_sin_batch_stride ? s.batch_size * s.seq_len : s.seq_len;
+    const bool fits = rows * s.head_dim < ((int64_t)1 << 31) && cs_rows * s.head_dim < ((int64_t)1 << 31);
+    const bool aligned = rg_apply_aligned(x, 16) && rg_apply_aligned(y, 16) && rg_apply_aligned(xo, 16) &&
+                         rg_apply_aligned(yo, 16) && rg_apply_aligned(cos, VEC * sizeof(C)) &&
+                         rg_apply_aligned(sin, VEC * sizeof(C));
+    return fits && aligned && (s.head_dim / 2) % VEC == 0;
+}
+
+// rg_apply_pairs_heads2 on a problem rg_apply_vec_ok accepts.
+template <typename T, typename C>
+static cudaError_t rg_apply_heads2_launch(const ropegrad_rope_apply_shape &s, float sign, const T *x, const T *y,
+                                          const C *cos, const C *sin, T *xo, T *yo, cudaStream_t st)
+{
+    constexpr int VEC = 16 / sizeof(T);
+    const int64_t pairs = s.batch_size * ((s.num_heads + 1) / 2 + (s.num_kv_heads + 1) / 2) * s.seq_len;
+    rg_apply_pairs_heads2<T, C, VEC><<<rg_apply_grid(pairs * (s.head_dim / 2 / VEC)), 256, 0, st>>>(s, sign, x, y, cos, sin,
+                                                                                                 xo, yo);
+    return cudaGetLastError();
+}
+
 // Launches rg_apply_pairs_vec when the shape and pointers allow it, else the
 // one-pair-a-thread rg_apply_pairs.
 template <typename T, typename C>
@@ -184,12 +286,7 @@ static cudaError_t rg_apply_pairs_go(const ropegrad_rope_apply_shape &s, float s
     constexpr int VEC = 16 / sizeof(T);
     const int64_t H = s.head_dim / 2;
     const int64_t rows = s.batch_size * (s.num_heads + s.num_kv_heads) * s.seq_len;
-    const int64_t cs_rows = s.cos_sin_batch_stride ? s.batch_size * s.seq_len : s.seq_len;
-    const bool fits = rows * s.head_dim < ((int64_t)1 << 31) && cs_rows * s.head_dim < ((int64_t)1 << 31);
-    const bool aligned = rg_apply_aligned(x, 16) && rg_apply_aligned(y, 16) && rg_apply_aligned(xo, 16) &&
-                         rg_apply_aligned(yo, 16) && rg_apply_aligned(cos, VEC * sizeof(C)) &&
-                         rg_apply_aligned(sin, VEC * sizeof(C));
-    if (fits && aligned && H % VEC == 0) {
+    if (rg_apply_vec_ok<T, C>(s, x, y, cos, sin, xo, yo)) {
         rg_apply_pairs_vec<T, C, VEC><<<rg_apply_grid(rows * (H / VEC)), 256, 0, st>>>(s, sign, x, y, cos, sin, xo, yo);
         return cudaGetLastError();
     }
