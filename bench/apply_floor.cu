@@ -22,7 +22,7 @@
 // 088's from bench/dev/apply_forward_variants.cuh, 068's from
 // bench/dev/apply_backward_split.cuh (variants 0-7),
 // bench/dev/apply_backward_staged.cuh (8-11) and apply_backward_knobs.cuh
-// (12-17: the shipped staged kernel launched directly, and its launch and
+// (12-19: the shipped staged kernel launched directly, and its launch and
 // code knobs); 068's shipped kernel is the staged one (rg_apply_columns_staged)
 // or its fallbacks where the launcher picks them: per workload 068 prints the
 // launcher's choice worked out again with its own functions ("launcher:") and
@@ -354,11 +354,16 @@ static void af_print_pick068(const ropegrad_rope_apply_backward_problem &p)
         printf("    launcher: staged does not apply; split %u threads -> %s\n", split_threads, split_threads ? "split" : "columns");
         return;
     }
+    // The suite's head_dim is 128: the launcher's HD = 128 instances (rg_apply_staged_pick).
+    if (p.shape.head_dim != 128) {
+        printf("    launcher: head_dim %lld, not the suite's 128: pick not re-derived\n", (long long)p.shape.head_dim);
+        return;
+    }
     const bool small = blk.G * blk.L <= 224;
-    const int64_t staged_wave = small ? rg_apply_wave(rg_apply_columns_staged<float, float, 224, 5>, blk.G * blk.L, blk.smem, sms)
-                                      : rg_apply_wave(rg_apply_columns_staged<float, float, 256, 3>, blk.G * blk.L, blk.smem, sms);
-    const bool split = small ? rg_apply_split_one_wave<float, float, 224, 5>(rows, blk, split_threads, sms)
-                             : rg_apply_split_one_wave<float, float, 256, 3>(rows, blk, split_threads, sms);
+    const int64_t staged_wave = small ? rg_apply_wave(rg_apply_columns_staged<float, float, 224, 5, 128>, blk.G * blk.L, blk.smem, sms)
+                                      : rg_apply_wave(rg_apply_columns_staged<float, float, 256, 3, 128>, blk.G * blk.L, blk.smem, sms);
+    const bool split = small ? rg_apply_split_one_wave<float, float, 224, 5, 128>(rows, blk, split_threads, sms)
+                             : rg_apply_split_one_wave<float, float, 256, 3, 128>(rows, blk, split_threads, sms);
     printf("    launcher: rows %lld; staged G %u L %u threads %u smem %zu <%d>, wave %lld blocks; split threads %u, wave %lld "
            "blocks -> %s\n",
            (long long)rows, blk.G, blk.L, blk.G * blk.L, blk.smem, small ? 224 : 256, (long long)staged_wave, split_threads,

@@ -15,8 +15,8 @@ export LD_LIBRARY_PATH=$PWD/build-device/lib
   echo "== test_rope_apply_torch (cuda)"; ROPEGRAD_LIB=$PWD/build-device/libropegrad.so PYTHONPATH=$PWD/python timeout 90 python3 python/tests/test_rope_apply_torch.py 2>&1 | tail -6 ) > $OUT/gpu-tests.txt 2>&1
 unset LD_LIBRARY_PATH
 run_step() { local s=$1 t=$2; mkdir -p $OUT/$s /tmp/rgw-$s; W=/tmp/rgw-$s OUT=$OUT/$s timeout -k 5 $t env STEPS=$s bash scripts/device-ops.sh > /tmp/rgw-$s/ops-stdout.txt 2>&1; echo "exit $?" >> /tmp/rgw-$s/ops-stdout.txt; [ -f $OUT/$s/results.tar.gz ] || tar -czf $OUT/$s/results.tar.gz -C /tmp/rgw-$s .; tail -30 /tmp/rgw-$s/ops-stdout.txt; }
-run_step apply 110
+run_step apply 240
 run_step hf 220
-run_step applypeers 190
+run_step applypeers 250
 rm -f $OUT/*/logs.tar.gz
 cat $OUT/gpu-tests.txt

@@ -148,7 +148,9 @@ if [[ " $STEPS " == *" apply "* ]]; then
   # (bench/apply_floor.cu, same call).
   for op in 088 068; do
     log "ropegrad bench --suite suites/sol-execbench-$op --backend cuda"
-    rgx bench --suite "suites/sol-execbench-$op" --backend cuda --json "$W/h200-cuda-$op.json" \
+    # APPLY_ROUNDS (default 3) correctness rounds, not the protocol's 10: each round's float64
+    # reference of these ~1 GB tensors is computed on the host (as scripts/device-parity.sh).
+    rgx bench --suite "suites/sol-execbench-$op" --backend cuda --rounds "${APPLY_ROUNDS:-3}" --json "$W/h200-cuda-$op.json" \
       --record --db "$W/runs.db" --manifest "$W/h200-cuda-$op.manifest.json" > "$W/bench-$op.txt" 2>&1
     status[bench-$op]="exit $?: $(grep -E '^passed|geometric' "$W/bench-$op.txt" | tr '\n' ' ')"
     tail -n 22 "$W/bench-$op.txt"

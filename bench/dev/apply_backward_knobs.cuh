@@ -31,7 +31,12 @@
 //                         a row), the shipped sums;
 //  16 knob warpsum        the shipped copies, the dev kernel's sums;
 //  17 knob warpcopy+sum   both: the dev kernel's work in the shipped kernel's
-//                         generic form (should time as variant 9).
+//                         generic form (should time as variant 9; measured
+//                         1.107x the floor against 9's 1.085x, 2026-12-02);
+//  18 rg-staged/hd128     12 with head_dim a compile-time constant (the dev
+//                         copy's D = 128: its divisions by L, strides and
+//                         loops then constants);
+//  19 knob hd128          17 with head_dim 128 at compile time.
 // Any dtype pair and head_dim a multiple of 8 with H/4 lanes dividing 32 where
 // the warp sums are asked for (else cudaErrorInvalidValue); the apply_floor
 // suite is fp32, head_dim 128.
@@ -118,8 +123,8 @@ static __device__ __forceinline__ void dev_knob_sums(float *red, float (&acc)[4]
     }
 }
 
-// rg_apply_columns_staged with the two knobs; the rest is its code.
-template <typename T, typename C, int MAXT, int MINB, bool WARP_COPY, bool WARP_SUM>
+// rg_apply_columns_staged with the two knobs (and its HD); the rest is its code.
+template <typename T, typename C, int MAXT, int MINB, bool WARP_COPY, bool WARP_SUM, int HD = 0>
 __global__ void __launch_bounds__(MAXT, MINB)
     dev_knob_staged(ropegrad_rope_apply_shape s, const T *gq, const T *gk, const T *q, const T *k,
                     const C *__restrict__ cos, const C *__restrict__ sin, T *gqo, T *gko, C *__restrict__ gcos,
@@ -127,7 +132,7 @@ __global__ void __launch_bounds__(MAXT, MINB)
 {
     constexpr int VEC = 4;
     extern __shared__ uint4 dev_knob_buf[];
-    const uint32_t D = (uint32_t)s.head_dim, H = D / 2, L = H / VEC, G = blockDim.x / L, S = (uint32_t)s.seq_len;
+    const uint32_t D = HD ? (uint32_t)HD : (uint32_t)s.head_dim, H = D / 2, L = H / VEC, G = blockDim.x / L, S = (uint32_t)s.seq_len;
     const uint32_t lane = threadIdx.x % L, g = threadIdx.x / L, j = lane * VEC, r = blockIdx.x;
     const uint32_t cs_stride = (uint32_t)s.cos_sin_batch_stride, nh = (uint32_t)s.num_heads;
     const uint32_t heads = nh + (uint32_t)s.num_kv_heads, si = r % S, stages = (heads + G - 1) / G;
@@ -207,29 +212,31 @@ static cudaError_t dev_knob_launch(K kern, const ropegrad_rope_apply_backward_pr
     return cudaGetLastError();
 }
 
-// Variants 12-14: the shipped kernel (launch bounds as its launcher picks them).
-template <typename T, typename C>
+// Variants 12-14 and 18: the shipped kernel (launch bounds as its launcher
+// picks them; HD 128: head_dim a compile-time constant, the dev copy's).
+template <typename T, typename C, int HD = 0>
 static cudaError_t dev_shipped_staged_go(const ropegrad_rope_apply_backward_problem *p, bool exact_smem, bool even,
                                          cudaStream_t st)
 {
     rg_apply_staged_block blk;
-    if (!dev_knob_block<T, C>(p, even, &blk)) return cudaErrorInvalidValue;
+    if (!dev_knob_block<T, C>(p, even, &blk) || (HD && p->shape.head_dim != HD)) return cudaErrorInvalidValue;
     if (blk.G * blk.L <= 224)
-        return dev_knob_launch<T, C>(rg_apply_columns_staged<T, C, 224, 5>, p, blk, exact_smem, st);
-    return dev_knob_launch<T, C>(rg_apply_columns_staged<T, C, 256, 3>, p, blk, exact_smem, st);
+        return dev_knob_launch<T, C>(rg_apply_columns_staged<T, C, 224, 5, HD>, p, blk, exact_smem, st);
+    return dev_knob_launch<T, C>(rg_apply_columns_staged<T, C, 256, 3, HD>, p, blk, exact_smem, st);
 }
 
-// Variants 15-17: dev_knob_staged, G even (so whole warps: a warp's copies
-// and shuffles need all 32 lanes), the shipped launch attributes.
-template <typename T, typename C, bool WARP_COPY, bool WARP_SUM>
+// Variants 15-17 and 19: dev_knob_staged, G even (so whole warps: a warp's
+// copies and shuffles need all 32 lanes), the shipped launch attributes.
+template <typename T, typename C, bool WARP_COPY, bool WARP_SUM, int HD = 0>
 static cudaError_t dev_knob_staged_go(const ropegrad_rope_apply_backward_problem *p, cudaStream_t st)
 {
     rg_apply_staged_block blk;
-    if (!dev_knob_block<T, C>(p, true, &blk) || (blk.G * blk.L) % 32 || (WARP_SUM && 32 % blk.L))
+    if (!dev_knob_block<T, C>(p, true, &blk) || (blk.G * blk.L) % 32 || (WARP_SUM && 32 % blk.L) ||
+        (HD && p->shape.head_dim != HD))
         return cudaErrorInvalidValue;
     if (blk.G * blk.L <= 224)
-        return dev_knob_launch<T, C>(dev_knob_staged<T, C, 224, 5, WARP_COPY, WARP_SUM>, p, blk, false, st);
-    return dev_knob_launch<T, C>(dev_knob_staged<T, C, 256, 3, WARP_COPY, WARP_SUM>, p, blk, false, st);
+        return dev_knob_launch<T, C>(dev_knob_staged<T, C, 224, 5, WARP_COPY, WARP_SUM, HD>, p, blk, false, st);
+    return dev_knob_launch<T, C>(dev_knob_staged<T, C, 256, 3, WARP_COPY, WARP_SUM, HD>, p, blk, false, st);
 }
 
 // Variant v (12-17) on fp32 problems (apply_floor's suite).
@@ -242,6 +249,8 @@ static cudaError_t dev_knob_variant(const ropegrad_rope_apply_backward_problem *
     case 15: return dev_knob_staged_go<float, float, true, false>(p, st);
     case 16: return dev_knob_staged_go<float, float, false, true>(p, st);
     case 17: return dev_knob_staged_go<float, float, true, true>(p, st);
+    case 18: return dev_shipped_staged_go<float, float, 128>(p, false, false, st);
+    case 19: return dev_knob_staged_go<float, float, true, true, 128>(p, st);
     default: return cudaErrorInvalidValue;
     }
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 // apply_forward_variants.cuh -- development variants of 088's kernel (q and k
 // rotated: out = x*cos + rotate_half(x)*sin), not shipped: bench/apply_floor.cu
-// times each beside the shipped rg_apply_pairs_vec and the floor (af_floor088)
+// times each beside the shipped kernel, the one-head-a-thread rg_apply_pairs_vec (below) and the floor (af_floor088)
 // and checks its outputs against the shipped kernel's (issue 27: faster than
 // torch.compile on every workload; B=32, S=4096 is the one where it is not:
 // README "figures:apply-table", bench/results/ops/apply-floor-088.txt).
@@ -85,6 +85,50 @@
 #include <algorithm>
 
 #include "rope_apply/kernels.cuh"
+
+// 7 pairs-vec: the kernel 088 shipped before rg_apply_pairs_heads2 (kept as
+// the one-head-a-thread baseline apply_floor times): rg_apply_pairs with VEC pairs a thread, each half of a head row read and
+// written 16 bytes at a time, and 32-bit index arithmetic (the launcher picks
+// it when every element index fits in 32 bits, H is a multiple of VEC and the
+// pointers are aligned): H / VEC threads a head row, one division by the lane
+// count and two for the cos/sin row per VEC pairs. Same arithmetic, same bits.
+template <typename T, typename C, int VEC>
+__global__ void rg_apply_pairs_vec(ropegrad_rope_apply_shape s, float sign, const T *q, const T *k,
+                                   const C *__restrict__ cos, const C *__restrict__ sin, T *qo, T *ko)
+{
+    const uint32_t D = (uint32_t)s.head_dim, H = D / 2, lanes = H / VEC, S = (uint32_t)s.seq_len;
+    const uint32_t q_rows = (uint32_t)(s.batch_size * s.num_heads * s.seq_len);
+    const uint32_t rows = q_rows + (uint32_t)(s.batch_size * s.num_kv_heads * s.seq_len);
+    const uint32_t cs_stride = (uint32_t)s.cos_sin_batch_stride;
+    const bool bshd = s.layout == ROPEGRAD_LAYOUT_BSHD;
+    for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < rows * lanes; t += gridDim.x * blockDim.x) {
+        const uint32_t row = t / lanes, j = (t - row * lanes) * VEC;
+        const bool is_q = row < q_rows;
+        const uint32_t ri = is_q ? row : row - q_rows, heads = (uint32_t)(is_q ? s.num_heads : s.num_kv_heads);
+        uint32_t b, si;
+        if (bshd) {
+            const uint32_t bs = ri / heads;
+            b = bs / S, si = bs - b * S;
+        } else {
+            const uint32_t bh = ri / S;
+            si = ri - bh * S, b = bh / heads;
+        }
+        const uint32_t xo = ri * D + j, co = b * cs_stride + si * D + j;
+        const T *x = is_q ? q : k;
+        float x0[VEC], x1[VEC], c0[VEC], c1[VEC], n0[VEC], n1[VEC], o0[VEC], o1[VEC];
+        rg_apply_ldv<T, VEC>(x, xo, x0);
+        rg_apply_ldv<T, VEC>(x, xo + H, x1);
+        rg_apply_ldv<C, VEC>(cos, co, c0);
+        rg_apply_ldv<C, VEC>(cos, co + H, c1);
+        rg_apply_ldv<C, VEC>(sin, co, n0);
+        rg_apply_ldv<C, VEC>(sin, co + H, n1);
+#pragma unroll
+        for (int e = 0; e < VEC; e++) rg_apply_rotate(x0[e], x1[e], c0[e], c1[e], n0[e], n1[e], sign, o0[e], o1[e]);
+        T *o = is_q ? qo : ko;
+        rg_apply_stv<T, VEC>(o, xo, o0);
+        rg_apply_stv<T, VEC>(o, xo + H, o1);
+    }
+}
 
 // The shape as the kernels use it, worked out on the host. A unit is a
 // 16-byte column (4 pairs) of one head row; `lanes` of them a row.

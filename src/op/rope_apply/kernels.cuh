@@ -9,19 +9,20 @@
 // layouts (a head's row is contiguous in BHSD and BSHD alike), and in place is
 // safe (a thread reads exactly the elements it writes; the staged kernel
 // writes a row only after the block's copies of it have landed).
-//   rg_apply_pairs_vec: 16 bytes of each half of a head row per thread (088;
-//                     068 without grad_cos/grad_sin), 32-bit indices, when the
-//                     shape and pointers allow; else rg_apply_pairs: one pair
-//                     of one head's row per thread, a grid-stride loop.
-//   rg_apply_pairs_heads2: rg_apply_pairs_vec with two heads a thread, the
-//                     cos/sin column loaded once for both: a candidate beside
-//                     it (bench/apply_floor 088 times it), not launched yet.
+//   rg_apply_pairs_heads2: 16 bytes of each half of a head row per thread,
+//                     two heads of the same batch and position a thread, the
+//                     cos/sin column loaded once for both (088; 068 without
+//                     grad_cos/grad_sin), 32-bit indices, when the shape and
+//                     pointers allow; else rg_apply_pairs: one pair of one
+//                     head's row per thread, a grid-stride loop. (One head a
+//                     thread, rg_apply_pairs_vec, is in bench/dev/.)
 //   rg_apply_columns_staged: 068 with grad_cos/grad_sin: one block a cos/sin
 //                     row, the row's head rows (gradient and input, every
 //                     head of q and k) and its cos/sin rows copied to shared
 //                     memory by cp.async in stages, all in flight at once,
 //                     each stage computed as it lands (16-byte rows and
-//                     pointers, the rows within shared memory); else
+//                     pointers, the rows within shared memory; head_dim 128
+//                     compiled in as a constant, others read at run time); else
 //   rg_apply_columns_split: one block a cos/sin row, the heads split over its
 //                     groups, 16 bytes a load (also where it measured faster:
 //                     rg_apply_split_one_wave); else
@@ -133,49 +134,6 @@ static __device__ __forceinline__ void rg_apply_stv(X *p, uint32_t i, const floa
     *reinterpret_cast<rg_apply_pack<X, VEC> *>(p + i) = pk;
 }
 
-// rg_apply_pairs with VEC pairs a thread, each half of a head row read and
-// written 16 bytes at a time, and 32-bit index arithmetic (the launcher picks
-// it when every element index fits in 32 bits, H is a multiple of VEC and the
-// pointers are aligned): H / VEC threads a head row, one division by the lane
-// count and two for the cos/sin row per VEC pairs. Same arithmetic, same bits.
-template <typename T, typename C, int VEC>
-__global__ void rg_apply_pairs_vec(ropegrad_rope_apply_shape s, float sign, const T *q, const T *k,
-                                   const C *__restrict__ cos, const C *__restrict__ sin, T *qo, T *ko)
-{
-    const uint32_t D = (uint32_t)s.head_dim, H = D / 2, lanes = H / VEC, S = (uint32_t)s.seq_len;
-    const uint32_t q_rows = (uint32_t)(s.batch_size * s.num_heads * s.seq_len);
-    const uint32_t rows = q_rows + (uint32_t)(s.batch_size * s.num_kv_heads * s.seq_len);
-    const uint32_t cs_stride = (uint32_t)s.cos_sin_batch_stride;
-    const bool bshd = s.layout == ROPEGRAD_LAYOUT_BSHD;
-    for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < rows * lanes; t += gridDim.x * blockDim.x) {
-        const uint32_t row = t / lanes, j = (t - row * lanes) * VEC;
-        const bool is_q = row < q_rows;
-        const uint32_t ri = is_q ? row : row - q_rows, heads = (uint32_t)(is_q ? s.num_heads : s.num_kv_heads);
-        uint32_t b, si;
-        if (bshd) {
-            const uint32_t bs = ri / heads;
-            b = bs / S, si = bs - b * S;
-        } else {
-            const uint32_t bh = ri / S;
-            si = ri - bh * S, b = bh / heads;
-        }
-        const uint32_t xo = ri * D + j, co = b * cs_stride + si * D + j;
-        const T *x = is_q ? q : k;
-        float x0[VEC], x1[VEC], c0[VEC], c1[VEC], n0[VEC], n1[VEC], o0[VEC], o1[VEC];
-        rg_apply_ldv<T, VEC>(x, xo, x0);
-        rg_apply_ldv<T, VEC>(x, xo + H, x1);
-        rg_apply_ldv<C, VEC>(cos, co, c0);
-        rg_apply_ldv<C, VEC>(cos, co + H, c1);
-        rg_apply_ldv<C, VEC>(sin, co, n0);
-        rg_apply_ldv<C, VEC>(sin, co + H, n1);
-#pragma unroll
-        for (int e = 0; e < VEC; e++) rg_apply_rotate(x0[e], x1[e], c0[e], c1[e], n0[e], n1[e], sign, o0[e], o1[e]);
-        T *o = is_q ? qo : ko;
-        rg_apply_stv<T, VEC>(o, xo, o0);
-        rg_apply_stv<T, VEC>(o, xo + H, o1);
-    }
-}
-
 static inline bool rg_apply_aligned(const void *p, size_t bytes) { return ((uintptr_t)p % bytes) == 0; }
 
 // VEC consecutive elements as one aligned load, kept packed (converted to
@@ -203,15 +161,16 @@ static __device__ __forceinline__ void rg_apply_rotate_store(T *o, uint32_t xo, 
     rg_apply_stv<T, VEC>(o, xo + H, o1);
 }
 
-// rg_apply_pairs_vec with two heads a thread (candidate, not launched by the
-// library yet: bench/NOTES.md "088: heads2"): a unit is one 16-byte column of
+// 088's 16-byte kernel, two heads a thread (bench/NOTES.md "088: heads2";
+// one head a thread, rg_apply_pairs_vec, is in
+// bench/dev/apply_forward_variants.cuh): a unit is one 16-byte column of
 // one cos/sin row for heads 2i and 2i+1 of the same batch and position (the
 // last alone when the count is odd), so the column's cos and sin are loaded
 // once for both, and both heads' loads go out before either's stores (each
 // thread reads exactly the elements it writes: in place is safe). Units run
 // q's then k's; within a tensor they follow memory: (b, pair, s, lane) in
-// BHSD, (b, s, pair, lane) in BSHD. Same conditions and arithmetic as
-// rg_apply_pairs_vec, same bits.
+// BHSD, (b, s, pair, lane) in BSHD. 32-bit indices (rg_apply_vec_ok); the
+// arithmetic of rg_apply_pairs, the same bits.
 template <typename T, typename C, int VEC>
 __global__ void rg_apply_pairs_heads2(ropegrad_rope_apply_shape s, float sign, const T *q, const T *k,
                                       const C *__restrict__ cos, const C *__restrict__ sin, T *qo, T *ko)
@@ -249,7 +208,7 @@ __global__ void rg_apply_pairs_heads2(ropegrad_rope_apply_shape s, float sign, c
     }
 }
 
-// The 16-byte kernels (rg_apply_pairs_vec, rg_apply_pairs_heads2) apply:
+// The 16-byte kernel (rg_apply_pairs_heads2) applies:
 // every element index in 32 bits, H a multiple of VEC, the pointers aligned.
 template <typename T, typename C>
 static bool rg_apply_vec_ok(const ropegrad_rope_apply_shape &s, const T *x, const T *y, const C *cos, const C *sin,
@@ -277,19 +236,15 @@ static cudaError_t rg_apply_heads2_launch(const ropegrad_rope_apply_shape &s, fl
     return cudaGetLastError();
 }
 
-// Launches rg_apply_pairs_vec when the shape and pointers allow it, else the
+// Launches rg_apply_pairs_heads2 when the shape and pointers allow it, else the
 // one-pair-a-thread rg_apply_pairs.
 template <typename T, typename C>
 static cudaError_t rg_apply_pairs_go(const ropegrad_rope_apply_shape &s, float sign, const T *x, const T *y, const C *cos,
                                      const C *sin, T *xo, T *yo, cudaStream_t st)
 {
-    constexpr int VEC = 16 / sizeof(T);
     const int64_t H = s.head_dim / 2;
     const int64_t rows = s.batch_size * (s.num_heads + s.num_kv_heads) * s.seq_len;
-    if (rg_apply_vec_ok<T, C>(s, x, y, cos, sin, xo, yo)) {
-        rg_apply_pairs_vec<T, C, VEC><<<rg_apply_grid(rows * (H / VEC)), 256, 0, st>>>(s, sign, x, y, cos, sin, xo, yo);
-        return cudaGetLastError();
-    }
+    if (rg_apply_vec_ok<T, C>(s, x, y, cos, sin, xo, yo)) return rg_apply_heads2_launch<T, C>(s, sign, x, y, cos, sin, xo, yo, st);
     rg_apply_pairs<T, C><<<rg_apply_grid(rows * H), 256, 0, st>>>(s, sign, x, y, cos, sin, xo, yo);
     return cudaGetLastError();
 }
@@ -382,7 +337,7 @@ static __device__ __forceinline__ void rg_apply_sum_groups(float *red, const flo
 
 // 068 with grad_cos/grad_sin, 16 bytes a load: one block a cos/sin row r. Its
 // L = H/VEC lanes cover the row's pairs 16 bytes at a time (32-bit indices,
-// the launcher's conditions as rg_apply_pairs_vec's) and its G groups split
+// the launcher's conditions as rg_apply_pairs_heads2's) and its G groups split
 // the heads of q and k between them (head g, g+G, ...): a B=1, S=293 row set
 // runs 40x more threads than one thread a column would, enough loads in
 // flight to stream. The fallback of rg_apply_columns_staged (below) where
@@ -542,8 +497,9 @@ static __device__ __forceinline__ void rg_apply_stage_issue(uint4 *buf, const rg
 // copy reads that row. The sums are added across groups as the split
 // kernel's. (bench/dev/apply_backward_staged.cuh variant 9, bench/NOTES.md.)
 // MAXT, MINB: the launch bounds, so that registers do not cap the blocks an
-// SM below what shared memory allows.
-template <typename T, typename C, int MAXT, int MINB>
+// SM below what shared memory allows. HD: head_dim when known at compile
+// time (its divisions and strides then constants), 0 for any.
+template <typename T, typename C, int MAXT, int MINB, int HD = 0>
 __global__ void __launch_bounds__(MAXT, MINB)
     rg_apply_columns_staged(ropegrad_rope_apply_shape s, const T *gq, const T *gk, const T *q, const T *k,
                             const C *__restrict__ cos, const C *__restrict__ sin, T *gqo, T *gko, C *__restrict__ gcos,
@@ -551,7 +507,7 @@ __global__ void __launch_bounds__(MAXT, MINB)
 {
     constexpr int VEC = 4;
     extern __shared__ uint4 rg_staged_buf[];
-    const uint32_t D = (uint32_t)s.head_dim, H = D / 2, L = H / VEC, G = blockDim.x / L, S = (uint32_t)s.seq_len;
+    const uint32_t D = HD ? (uint32_t)HD : (uint32_t)s.head_dim, H = D / 2, L = H / VEC, G = blockDim.x / L, S = (uint32_t)s.seq_len;
     const uint32_t lane = threadIdx.x % L, g = threadIdx.x / L, j = lane * VEC, r = blockIdx.x;
     const uint32_t cs_stride = (uint32_t)s.cos_sin_batch_stride, nh = (uint32_t)s.num_heads;
     const uint32_t heads = nh + (uint32_t)s.num_kv_heads, si = r % S, stages = (heads + G - 1) / G;
@@ -686,14 +642,14 @@ static int64_t rg_apply_wave(K kernel, uint32_t threads, size_t smem, int sms)
 // blocks an SM, its shared memory), which would run a second, mostly empty
 // wave. The same heads on 1024 and 2048 rows (workloads 2, 4, 13), in more
 // than a wave of either, measured faster staged.
-template <typename T, typename C, int MAXT, int MINB>
+template <typename T, typename C, int MAXT, int MINB, int HD>
 static bool rg_apply_split_one_wave(int64_t rows, const rg_apply_staged_block &blk, uint32_t split_threads, int sms)
 {
     if (!split_threads || rows > (int64_t)sms * 32) return false;   // 32: the most blocks any SM holds
     constexpr int VEC = 16 / sizeof(T);
     const size_t split_smem = rg_apply_split_smem<T>(blk.L * 4, split_threads);
     if (rows > rg_apply_wave(rg_apply_columns_split<T, C, VEC>, split_threads, split_smem, sms)) return false;
-    return rows > rg_apply_wave(rg_apply_columns_staged<T, C, MAXT, MINB>, blk.G * blk.L, blk.smem, sms);
+    return rows > rg_apply_wave(rg_apply_columns_staged<T, C, MAXT, MINB, HD>, blk.G * blk.L, blk.smem, sms);
 }
 
 template <typename T, typename C>
@@ -708,27 +664,44 @@ static cudaError_t rg_apply_split_launch(const ropegrad_rope_apply_backward_prob
     return cudaGetLastError();
 }
 
-// The staged kernel with launch bounds MAXT, MINB, unless the split kernel
-// takes the shape (rg_apply_split_one_wave; *launched false then). Its shared
+// The staged kernel with launch bounds MAXT, MINB and head_dim HD (0: any),
+// unless the split kernel takes the shape (rg_apply_split_one_wave; *launched
+// false then). Its shared
 // memory attributes are set to the device's opt-in maximum and the largest
 // carveout on every call: the same values for every shape, so a launch on
 // another host thread never meets a smaller limit.
-template <typename T, typename C, int MAXT, int MINB>
+template <typename T, typename C, int MAXT, int MINB, int HD>
 static cudaError_t rg_apply_staged_launch(const ropegrad_rope_apply_backward_problem *p, const rg_apply_staged_block &blk,
                                           uint32_t split_threads, int sms, int smem_max, cudaStream_t st, bool *launched)
 {
     const ropegrad_rope_apply_shape &s = p->shape;
     const int64_t rows = rg_apply_cs_rows_of(s);
-    auto kern = rg_apply_columns_staged<T, C, MAXT, MINB>;
+    auto kern = rg_apply_columns_staged<T, C, MAXT, MINB, HD>;
     cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_max);
     if (e == cudaSuccess) e = cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout, 100);
     *launched = false;
-    if (e != cudaSuccess || rg_apply_split_one_wave<T, C, MAXT, MINB>(rows, blk, split_threads, sms)) return e;
+    if (e != cudaSuccess || rg_apply_split_one_wave<T, C, MAXT, MINB, HD>(rows, blk, split_threads, sms)) return e;
     *launched = true;
     kern<<<(unsigned)rows, blk.G * blk.L, blk.smem, st>>>(
         s, (const T *)p->grad_q_out, (const T *)p->grad_k_out, (const T *)p->q, (const T *)p->k, (const C *)p->cos,
         (const C *)p->sin, (T *)p->grad_q, (T *)p->grad_k, (C *)p->grad_cos, (C *)p->grad_sin);
     return cudaGetLastError();
+}
+
+// The staged launch for blk: launch bounds by block size, and head_dim 128
+// (Llama's, Qwen's) compiled in as a constant, which measured 1.094x the flat
+// floor against 1.126x with it read at run time (apply_floor 068 variants 18
+// and 12, bench/results/dev/13-heads2-shipped-068-hd128/).
+template <typename T, typename C>
+static cudaError_t rg_apply_staged_pick(const ropegrad_rope_apply_backward_problem *p, const rg_apply_staged_block &blk,
+                                        uint32_t split_threads, int sms, int smem_max, cudaStream_t st, bool *launched)
+{
+    const bool small = blk.G * blk.L <= 224;
+    if (p->shape.head_dim == 128)
+        return small ? rg_apply_staged_launch<T, C, 224, 5, 128>(p, blk, split_threads, sms, smem_max, st, launched)
+                     : rg_apply_staged_launch<T, C, 256, 3, 128>(p, blk, split_threads, sms, smem_max, st, launched);
+    return small ? rg_apply_staged_launch<T, C, 224, 5, 0>(p, blk, split_threads, sms, smem_max, st, launched)
+                 : rg_apply_staged_launch<T, C, 256, 3, 0>(p, blk, split_threads, sms, smem_max, st, launched);
 }
 
 template <typename T, typename C>
@@ -758,8 +731,7 @@ static cudaError_t rg_apply_backward_go(const ropegrad_rope_apply_backward_probl
     rg_apply_staged_block blk;
     if (rg_apply_staged_applies<T, C>(p, smem_max, &blk)) {
         bool launched = false;
-        e = blk.G * blk.L <= 224 ? rg_apply_staged_launch<T, C, 224, 5>(p, blk, split_threads, sms, smem_max, st, &launched)
-                                 : rg_apply_staged_launch<T, C, 256, 3>(p, blk, split_threads, sms, smem_max, st, &launched);
+        e = rg_apply_staged_pick<T, C>(p, blk, split_threads, sms, smem_max, st, &launched);
         if (e != cudaSuccess || launched) return e;
     }
     if (split_threads) return rg_apply_split_launch<T, C>(p, split_threads, st);
