@@ -239,7 +239,6 @@ static void parity_rows(const rg_manifest *m, rg_run_view *v)
     rg_kv_add(&v->protocol, "input restage", rg_restage_text(m->restage));
     rg_kv_add(&v->protocol, "timed span", rg_span_text(m->span));
     rg_kv_add(&v->protocol, "host sync", rg_sync_text(m->sync));
-    rg_kv_add(&v->protocol, "flush settle", rg_settle_text(m->settle));
     rg_kv_add(&v->protocol, "same-kernels check",
               m->same_kernels[0] ? m->same_kernels : "not recorded (a run made before the check): none ran");
 }
