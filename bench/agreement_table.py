@@ -46,6 +46,10 @@ P_SYNC = "host sync: the official synchronizes the host after every timed iterat
 P_RESTAGE = ("input buffers: the official re-copies the inputs to a shifted address before every "
              "iteration, ropegrad reuses one set (a solution that caches by pointer or identity sees the "
              "difference)")
+P_SETTLE = ("flush settle: the official issues the timed call right after its cold-L2 flush (the call can "
+            "start the instant the flush ends, its dirty lines still being written back); ropegrad with "
+            "--settle on waits for the flush first, so the call starts on an idle GPU (flush_gap_us in its "
+            "result: the GPU idle time between the flush and the call)")
 P_CLOCKS = "clocks: neither locks them; each run's SM clock is in ropegrad's result (environment)"
 P_FLUSH = ("cold L2: the official zero-fills 2x L2 with a torch kernel on the call's stream, ropegrad "
            "cudaMemsetAsync's 2x L2 on its own stream")
@@ -61,7 +65,7 @@ P_PATH = ("measurement path: the same kernel through `ropegrad bench` (the C pat
           "(python3 -m ropegrad --solution: torch binding, Python callable)")
 P_CPU = ("CPU load: ropegrad's runs shared the CPU with the official compiles (phase 1), which can stretch "
          "the host's launch gaps inside a multi-kernel call")
-SWITCHES = ("measure with the point switched: ropegrad's --ground-truth, and its --sync/--span/--restage "
+SWITCHES = ("measure with the point switched: ropegrad's --ground-truth, and its --sync/--span/--restage/--settle "
             "where this build has them (RG_BENCH_ARGS of scripts/device-official.sh)")
 
 
@@ -98,17 +102,19 @@ def read_protocol(path):
             d = json.load(f)
     except (OSError, ValueError):
         return {}
-    return {k: d[k] for k in ("restage", "span", "sync", "rounds") if k in d}
+    return {k: d[k] for k in ("restage", "span", "sync", "settle", "rounds") if k in d}
 
 
-# A point both sides follow is no explanation: PROTOCOL.md's text of each point, and the value of
-# ropegrad's recorded protocol that makes it the official behaviour.
-SAME_AS_OFFICIAL = ((P_SPAN, "span", "all"), (P_SYNC, "sync", "iteration"), (P_RESTAGE, "restage", "on"))
+# A point both sides follow is no explanation: PROTOCOL.md's text of each point, the value of
+# ropegrad's recorded protocol that makes it the official behaviour, and the value a result without
+# the field had (None: unknown; settle: off, the harness never settled before the switch).
+SAME_AS_OFFICIAL = ((P_SPAN, "span", "all", None), (P_SYNC, "sync", "iteration", None),
+                    (P_RESTAGE, "restage", "on", None), (P_SETTLE, "settle", "off", "off"))
 
 
 def drop_shared_points(pts, proto):
     """pts without the points ropegrad's run followed as the official evaluator does (its recorded protocol)."""
-    same = [text for text, key, value in SAME_AS_OFFICIAL if proto.get(key) == value]
+    same = [text for text, key, value, before in SAME_AS_OFFICIAL if proto.get(key, before) == value]
     if isinstance(proto.get("rounds"), int) and proto["rounds"] >= 10:
         same.append(P_ROUNDS)
     return [p for p in pts if not any(p.endswith(t) for t in same)]
@@ -154,10 +160,10 @@ def explain(rows, passed_same, hack, overlap):
     big = [r for r in rows if r not in small]
     if mean_d > 0 and spread_d <= 0.5 * abs(mean_d) and spread_log > 0.01:
         pts += ["a fixed cost per call on the official side (official - ropegrad = %.2f us on average, spread "
-                "%.2f): " % (mean_d, spread_d) + P_SPAN, P_SYNC]
+                "%.2f): " % (mean_d, spread_d) + P_SPAN, P_SYNC, P_SETTLE]
     elif mean_d < 0 and spread_d <= 0.5 * abs(mean_d) and spread_log > 0.01:
         pts += ["a fixed cost per call on ropegrad's side (ropegrad - official = %.2f us on average, spread "
-                "%.2f): " % (-mean_d, spread_d) + P_SPAN, P_FLUSH]
+                "%.2f): " % (-mean_d, spread_d) + P_SPAN, P_FLUSH, P_SETTLE]
     elif spread_log <= 0.03:
         pts += ["a proportional difference (ratios %.3f-%.3f): " % (min(r["ratio"] for r in rows),
                                                                     max(r["ratio"] for r in rows)) + P_CLOCKS,
@@ -168,7 +174,7 @@ def explain(rows, passed_same, hack, overlap):
         if small and big and statistics.fmean(math.log(r["ratio"]) for r in small) > \
                 statistics.fmean(math.log(r["ratio"]) for r in big):
             pts += [P_SPAN, P_SYNC]
-        pts += [P_RESTAGE, P_FLUSH]
+        pts += [P_RESTAGE, P_FLUSH, P_SETTLE]
     if overlap and mean_d < 0:
         pts.append(P_CPU)
     return pts

@@ -17,7 +17,10 @@
 #   python  python/tests/test_impl_cpu.py on CUDA (the Python path, each case a process);
 #   probe   011 through the Python driver with libropegrad's kernel writing a new torch tensor or the
 #           harness's own output buffer (bench/official/output_probe.py), beside `ropegrad bench`:
-#           where 011's Python-path difference from the official evaluator comes from (issue 26).
+#           where 011's Python-path difference from the official evaluator comes from (issue 26); then
+#           both again with --settle on (the host waits for the cold-L2 flush before every call:
+#           bench-011-settle.json, bench-011-probe-into-settle.json) and the flush gaps of every run
+#           (flush_gap_us, the GPU idle time between the flush and the call; parity_table.py --gaps).
 # $OUT: parity-results.tar.gz (every JSON and log), parity-table.md; the table is printed last.
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -80,16 +83,31 @@ if has python; then
     timeout 200 python3 python/tests/test_impl_cpu.py > "$W/test_impl_cuda.txt" 2>&1
   echo "exit $?"; tail -5 "$W/test_impl_cuda.txt"
 fi
+# 011 through the C path: TAG (bench-011-TAG.json), then harness options.
+c_011() {
+  local tag=$1; shift
+  timeout 150 bash -c "LD_LIBRARY_PATH='$RGL' '$B/ropegrad' bench --suite suites/sol-execbench-011 --backend cuda $* --json '$W/bench-011-$tag.json'" \
+    > "$W/bench-011-$tag.txt" 2>&1
+}
+# 011 through the Python driver with output_probe.py's function F: TAG, F, then options.
+probe_011() {
+  local tag=$1 f=$2; shift 2
+  ROPEGRAD_LIB="$PWD/$B/libropegrad.so" ROPEGRAD_CLI_LIB="$PWD/$B/libropegrad_cli.so" PYTHONPATH="$PWD/python" \
+    timeout 150 python3 -m ropegrad bench --impl bench/official/output_probe.py:$f "$@" --suite suites/sol-execbench-011 \
+    --backend cuda --json "$W/bench-011-$tag.json" > "$W/bench-011-$tag.txt" 2>&1
+}
+said() { echo "$1 exit $2: $(grep -E '^passed|geometric|^flush gap' "$W/bench-011-$3.txt" | tr '\n' ' ')"; }
 if has probe; then
   log "probe: 011's output placement through the Python driver (bench/official/output_probe.py)"
-  [ -f "$W/bench-011-parity.json" ] || timeout 150 bash -c "LD_LIBRARY_PATH='$RGL' '$B/ropegrad' bench --suite suites/sol-execbench-011 --backend cuda --json '$W/bench-011-parity.json'" > "$W/bench-011-parity.txt" 2>&1
+  [ -f "$W/bench-011-parity.json" ] || c_011 parity
   for f in returning into; do
     dps=""; [ "$f" = into ] && dps=--dps
-    ROPEGRAD_LIB="$PWD/$B/libropegrad.so" ROPEGRAD_CLI_LIB="$PWD/$B/libropegrad_cli.so" PYTHONPATH="$PWD/python" \
-      timeout 150 python3 -m ropegrad bench --impl bench/official/output_probe.py:$f $dps --suite suites/sol-execbench-011 \
-      --backend cuda --json "$W/bench-011-probe-$f.json" > "$W/bench-011-probe-$f.txt" 2>&1
-    echo "probe $f exit $?: $(grep -E '^passed|geometric' "$W/bench-011-probe-$f.txt" | tr '\n' ' ')"
+    probe_011 "probe-$f" $f $dps; said "probe $f" $? "probe-$f"
   done
+  log "probe: --settle on (the host waits for the flush before every call), the C path and the into probe"
+  c_011 settle --settle on; said "C path --settle on" $? settle
+  probe_011 probe-into-settle into --dps --settle on; said "probe into --settle on" $? probe-into-settle
+  python3 bench/parity_table.py --gaps "$W"
 fi
 python3 bench/parity_table.py "$W" > "$W/parity-table.md" 2>&1
 cp "$W/parity-table.md" "$OUT/"

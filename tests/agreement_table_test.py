@@ -210,6 +210,17 @@ def main():
             expect("protocol %s: span/sync named %s" % (proto and "official" or "unrecorded", named),
                    rc == 0 and (("ropegrad times kernel spans" in pts) == named)
                    and (("enqueues all 60" in pts) == named) and "measurement path" in pts, pts)
+            expect("protocol %s: settle (unrecorded: off, as the official) not named" % (proto and "official"
+                                                                                          or "unrecorded"),
+                   "flush settle" not in pts, pts)
+        # A run made with --settle on names the settle point; one with --settle off does not.
+        for settle, named in (("on", True), ("off", False)):
+            rf = result(os.path.join(tmp, "fixed.json"), shift_us=-0.2, protocol={"settle": settle})
+            j = os.path.join(tmp, "fixed-out.json")
+            rc, out, err = run("--pair", "014", "ropegrad", official, rf, "--native", "014", nat, "--out-json", j)
+            pts = " ".join(row_of(j, "ropegrad").get("points", []))
+            expect("--settle %s: the settle point named %s" % (settle, named),
+                   rc == 0 and ("flush settle" in pts) == named, pts)
 
         readme_block(tmp)
 

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """bench/parity_table.py on synthetic `ropegrad bench --json` results: the ratio
 of each switched protocol to the default over the same workloads, the farthest
-workload, passes; a folder without a default result is refused."""
+workload, passes; the flush-gap table (median, min, max of flush_gap_us over
+workloads; --gaps: that table only); a folder without a default result is
+refused."""
 import json
 import os
 import subprocess
@@ -20,15 +22,19 @@ def expect(name, cond, detail=""):
         failures.append(name)
 
 
-def result(path, medians, fail=()):
+def result(path, medians, fail=(), gaps=None, settle=None):
     ws = [{"index": i, "pass": i not in fail, "time_ns": {"median": m}} for i, m in enumerate(medians)]
+    for w, g in zip(ws, gaps or []):
+        w["flush_gap_us"] = g
+    doc = {"timer": "cupti", "workloads": ws, "summary": {"passed": len(ws) - len(fail), "total": len(ws)}}
+    if settle:
+        doc["settle"] = settle
     with open(path, "w") as f:
-        json.dump({"timer": "cupti", "workloads": ws,
-                   "summary": {"passed": len(ws) - len(fail), "total": len(ws)}}, f)
+        json.dump(doc, f)
 
 
-def run(d):
-    p = subprocess.run([sys.executable, tool, d], capture_output=True, text=True)
+def run(d, *opts):
+    p = subprocess.run([sys.executable, tool] + list(opts) + [d], capture_output=True, text=True)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -44,4 +50,26 @@ with tempfile.TemporaryDirectory() as d:
            and "| 2/3 |" in old[0], out)
     default = [l for l in out.splitlines() if "default (official protocol)" in l]
     expect("the default's row is 1.0000 of itself", len(default) == 1 and "| 1.0000 |" in default[0], out)
+    expect("no flush gaps recorded: no gap table", "flush gap" not in out, out)
+    # The probe step's --settle runs, with flush gaps (null: a workload without one).
+    result(os.path.join(d, "bench-011-parity.json"), [2000.0, 2000.0], gaps=[0.5, 0.25], settle="off")
+    result(os.path.join(d, "bench-011-settle.json"), [2100.0, 2200.0], gaps=[6.0, None], settle="on")
+    result(os.path.join(d, "bench-011-probe-into-settle.json"), [2100.0, 2100.0], gaps=[5.0, 7.0],
+           settle="on")
+    rc, out, err = run(d)
+    lines = out.splitlines()
+    c_settle = [l for l in lines if l.startswith("| 011 | C path --settle on | 2.149 |")]
+    expect("the C path --settle on row: geomean 2.149 us, ratio 1.0747", len(c_settle) == 1
+           and "| 1.0747 |" in c_settle[0], out)
+    gap_c = [l for l in lines if l.startswith("| 011 | C path --settle on | on |")]
+    expect("its gap row: one workload with a gap (6.000 us)", gap_c == ["| 011 | C path --settle on | on | 6.000 | "
+                                                                       "6.000 | 6.000 | 1 |"], out)
+    gap_p = [l for l in lines if l.startswith("| 011 | probe into --settle on | on |")]
+    expect("the probe's gap row: median 6.000 of 5 and 7", gap_p == ["| 011 | probe into --settle on | on | 6.000 | "
+                                                                     "5.000 | 7.000 | 2 |"], out)
+    gap_d = [l for l in lines if l.startswith("| 011 | default (official protocol) | off |")]
+    expect("the default's gap row: median 0.375", len(gap_d) == 1 and "| 0.375 | 0.250 | 0.500 | 2 |" in gap_d[0], out)
+    rc, out, err = run(d, "--gaps")
+    expect("--gaps: the gap table only", rc == 0 and "geomean us" not in out and "| 011 | probe into --settle on | on |"
+           in out and "| 014 |" not in out, (rc, out, err))
 sys.exit(1 if failures else 0)

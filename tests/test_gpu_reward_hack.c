@@ -15,7 +15,10 @@
  *     protocol; the JSON and the manifest say which;
  *   - a plugin with a memset and a memcpy on a stream of its own: inside its
  *     span with --span all (counted, and the span is longer), outside with
- *     --span kernels.
+ *     --span kernels;
+ *   - --settle on (the host waits for the flush before every call) recorded
+ *     in the JSON and the manifest, and every CUPTI-timed workload's flush
+ *     gap (flush_gap_us) a number >= 0; none under CUDA events.
  *
  * Skips (77, with the reason) without CUDA or a GPU. */
 #define _POSIX_C_SOURCE 200809L
@@ -55,6 +58,9 @@ static void expect_caught(const char *plugin, const char *options, const char *n
     rh_expect_all_caught(sc.dir, rc, err_text, needle);
 }
 
+/* The --settle word options ask for ("off" when they do not). */
+static const char *settle_of(const char *options) { return strstr(options, "--settle on") ? "on" : "off"; }
+
 /* The run passed every workload over `rounds` rounds, timed with CUPTI
  * under the switches named; returns its JSON (the caller deletes it). */
 static cJSON *expect_passes(const char *impl, const char *options, int rounds, const char *restage, const char *span,
@@ -70,6 +76,7 @@ static cJSON *expect_passes(const char *impl, const char *options, int rounds, c
     assert_string_equal(tu_get(j, "restage")->valuestring, restage);
     assert_string_equal(tu_get(j, "span")->valuestring, span);
     assert_string_equal(tu_get(j, "sync")->valuestring, sync);
+    assert_string_equal(tu_get(j, "settle")->valuestring, settle_of(options));
     assert_int_equal(tu_get(j, "rounds")->valueint, rounds);
     assert_non_null(strstr(tu_get(j, "same_kernels_check")->valuestring, "checked"));
     const cJSON *w;
@@ -79,6 +86,7 @@ static cJSON *expect_passes(const char *impl, const char *options, int rounds, c
         assert_int_equal(tu_get(w, "rounds_run")->valueint, rounds);
         assert_true(tu_get(tu_get(w, "time_ns"), "median")->valuedouble > 0);
         assert_true(tu_get(tu_get(w, "span_activities"), "kernels")->valueint >= 1);
+        assert_true(tu_get(w, "flush_gap_us")->valuedouble >= 0);   /* the flush memset ends before every call */
     }
     /* The manifest's protocol says the same, and verifies. */
     char *m = tu_slurp(tu_path_in(sc.dir, "m.json"), NULL);
@@ -89,6 +97,7 @@ static cJSON *expect_passes(const char *impl, const char *options, int rounds, c
     assert_string_equal(tu_get(ms, "restage")->valuestring, restage);
     assert_string_equal(tu_get(ms, "span")->valuestring, span);
     assert_string_equal(tu_get(ms, "sync")->valuestring, sync);
+    assert_string_equal(tu_get(ms, "settle")->valuestring, settle_of(options));
     assert_non_null(strstr(tu_get(ms, "sameKernelsCheck")->valuestring, "checked"));
     assert_int_equal(tu_get(tu_get(tu_get(tu_get(doc, "protocol"), "spec"), "correctness"), "rounds")->valueint, rounds);
     cJSON_Delete(doc);
@@ -143,7 +152,30 @@ static void test_other_kernels_caught(void **state)
     cJSON *j = result();
     assert_string_equal(tu_get(j, "timer")->valuestring, "cuda-events");
     assert_non_null(strstr(tu_get(j, "same_kernels_check")->valuestring, "did not run"));
+    assert_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(tu_get(j, "workloads"), 0), "flush_gap_us"));
     cJSON_Delete(j);
+}
+
+/* The first workload's flush gap, in us. */
+static double first_gap_us(const cJSON *j)
+{
+    return tu_get(cJSON_GetArrayItem(tu_get(j, "workloads"), 0), "flush_gap_us")->valuedouble;
+}
+
+/* --settle on: recorded (JSON, manifest, the table's line), the run passes;
+ * both gaps printed (which is larger is what the device measures). */
+static void test_settle_on(void **state)
+{
+    (void)state;
+    cJSON *off = expect_passes(PLAIN, "", 1, "on", "all", "iteration");
+    cJSON *on = expect_passes(PLAIN, "--settle on", 1, "on", "all", "iteration");
+    TU_EXPECT_OK(rg("bench " FEW " --impl " PLAIN " --rounds 1 --settle on"), err_text);
+    assert_non_null(strstr(out_text, "settle on;"));
+    assert_non_null(strstr(out_text, "flush gap (GPU idle between the flush and the call"));
+    print_message("    flush gap, first workload: settle off %.3f us, on %.3f us\n", first_gap_us(off), first_gap_us(on));
+    cJSON_Delete(off);
+    cJSON_Delete(on);
+    cJSON_Delete(expect_passes(NULL, "--settle on --sync end", 2, "on", "all", "end"));
 }
 
 /* The first workload's median and its span's memset and memcpy count. */
@@ -196,6 +228,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_output_in_input_caught, setup, teardown),
         cmocka_unit_test_setup_teardown(test_other_kernels_caught, setup, teardown),
         cmocka_unit_test_setup_teardown(test_other_stream_work_in_span, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_settle_on, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,6 +18,7 @@ runs the same cases on a GPU (the device script's peers step). Exit 0 when
 every case passes, 1 otherwise.
 """
 
+import io
 import json
 import os
 import shutil
@@ -160,6 +161,18 @@ def main():
         for fn, extra in (("returning", []), ("into", ["--dps"])):
             rc, out, err = harness(["check", "--impl", probe + ":" + fn, "--suite", suite011] + extra, tmp)
             expect("output_probe.%s on 011: passes" % fn, rc == 0 and "passed 2/2" in out, err + out)
+        # --settle, a harness option, passes through the driver (the probe step's --settle on run): on CUDA
+        # recorded, on the CPU accepted and ignored (no GPU flush to wait for); a bad word: the harness's line.
+        settled = os.path.join(tmp, "settle.json")
+        rc, out, err = harness(["bench", "--impl", probe + ":into", "--dps", "--suite", suite011, "--iterations", "2",
+                                "--warmup", "0", "--rounds", "1", "--settle", "on", "--json", settled], tmp)
+        with open(settled) if rc == 0 else io.StringIO("{}") as f:
+            rec = json.load(f).get("settle")
+        expect("output_probe.into --dps --settle on: passes (%s: settle %s)" % (BACKEND, rec),
+               rc == 0 and "passed 2/2" in out and rec == ("on" if BACKEND == "cuda" else None), err + out)
+        rc, out, err = harness(["bench", "--impl", probe + ":into", "--dps", "--suite", suite011, "--settle", "maybe"],
+                               tmp)
+        expect("--settle maybe: the harness's one line, exit 2", rc == 2 and "--settle: unknown 'maybe'" in err, err)
         rc, out, err = harness(["check", "--impl", mod + ":run_dps", "--dps"], tmp)
         expect("module function, --dps: passes", rc == 0 and "passed 2/2" in out, err + out)
         rc, out, err = harness(["check", "--impl", mod + ":run_dps"], tmp)

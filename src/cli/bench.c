@@ -28,7 +28,7 @@
 #define RG_MAX_SEED 9007199254740992ull   /* 2^53: seeds are stored as JSON numbers */
 
 enum {
-    OPT_ROUNDS = 900, OPT_GROUND_TRUTH, OPT_RESTAGE, OPT_SPAN, OPT_SYNC,
+    OPT_ROUNDS = 900, OPT_GROUND_TRUTH, OPT_RESTAGE, OPT_SPAN, OPT_SYNC, OPT_SETTLE,
     OPT_SUITE = 1000, OPT_BACKEND, OPT_KERNEL, OPT_WORKLOADS, OPT_ITERATIONS, OPT_WARMUP, OPT_SEED,
     OPT_THREADS, OPT_INPUTS, OPT_JSON, OPT_RECORD, OPT_DB, OPT_MANIFEST, OPT_BASELINE, OPT_SIGN, OPT_HELP,
     OPT_LIST, OPT_PROGRESS, OPT_QUIET, OPT_FORMAT,
@@ -40,7 +40,8 @@ static void usage(FILE *f, const char *cmd, int timed)
     fprintf(f, "usage: ropegrad %s [options]\n\n", cmd);
     fprintf(f, "%s", timed ? "Checks every workload over --rounds rounds of fresh inputs against its ground truth,\n"
                              "then times it under the SOL-ExecBench protocol (cold L2 before every iteration; on\n"
-                             "cuda also --restage, --span and --sync, each as the official evaluator by default).\n\n"
+                             "cuda also --restage, --span, --sync and --settle, each as the official evaluator by\n"
+                             "default).\n\n"
                            : "Checks every workload over --rounds rounds of fresh inputs against its ground truth\n"
                              "(no timing).\n\n");
     fprintf(f, "  --suite DIR           suite folder (default: the bundled %s)\n", RG_DEFAULT_SUITE);
@@ -59,6 +60,9 @@ static void usage(FILE *f, const char *cmd, int timed)
                    "                        kernels only\n");
         fprintf(f, "  --sync iteration|end  cuda: the host synchronizes after every timed iteration (default iteration,\n"
                    "                        as the official evaluator), or once after all of them\n");
+        fprintf(f, "  --settle off|on       cuda: off issues the timed call right after the cold-L2 flush is enqueued\n"
+                   "                        (default, as the official evaluator); on waits for the flush first, so\n"
+                   "                        every call starts on an idle GPU (a diagnosis; cpu: no meaning, ignored)\n");
     }
     fprintf(f, "  --seed N              input generator seed (default 200)\n");
     fprintf(f, "  --rounds N            correctness rounds of fresh seeded inputs per workload, 1..1000 (default 10;\n"
@@ -192,9 +196,10 @@ static const struct option longopts_all[] = {
     {"restage", required_argument, NULL, OPT_RESTAGE},
     {"span", required_argument, NULL, OPT_SPAN},
     {"sync", required_argument, NULL, OPT_SYNC},
+    {"settle", required_argument, NULL, OPT_SETTLE},
     {NULL, 0, NULL, 0},
 };
-enum { N_OPTS = sizeof longopts_all / sizeof longopts_all[0], N_TIMING_OPTS = 5 };
+enum { N_OPTS = sizeof longopts_all / sizeof longopts_all[0], N_TIMING_OPTS = 6 };
 
 /* --kernel, --iterations, --warmup, --seed, --rounds, --threads: an integer in range.
  * 0, or 2 with one line on stderr. */
@@ -249,16 +254,24 @@ static int set_number(bench_args *a, int c, const char *arg)
     return 0;
 }
 
-/* --restage, --span, --sync: the CUDA timing switches. 0, or 2 with one line on stderr. */
+/* --restage, --span, --sync, --settle: the CUDA timing switches. 0, or 2 with one line on stderr. */
 static int set_switch(bench_args *a, int c, const char *arg)
 {
+    static const struct {
+        int opt;
+        const char *name, *expected;
+    } sw[] = {{OPT_RESTAGE, "restage", "on or off"},
+              {OPT_SPAN, "span", "all or kernels"},
+              {OPT_SYNC, "sync", "iteration or end"},
+              {OPT_SETTLE, "settle", "off or on"}};
     int bad = c == OPT_RESTAGE ? rg_restage_parse(arg, &a->o.restage)
               : c == OPT_SPAN  ? rg_span_parse(arg, &a->o.span)
-                               : rg_sync_parse(arg, &a->o.sync);
+              : c == OPT_SYNC  ? rg_sync_parse(arg, &a->o.sync)
+                               : rg_settle_parse(arg, &a->o.settle);
     if (!bad) return 0;
-    fprintf(stderr, "ropegrad %s: --%s: unknown '%s' (expected %s)\n", a->cmd,
-            c == OPT_RESTAGE ? "restage" : c == OPT_SPAN ? "span" : "sync", arg,
-            c == OPT_RESTAGE ? "on or off" : c == OPT_SPAN ? "all or kernels" : "iteration or end");
+    size_t k = 0;
+    while (sw[k].opt != c && k + 1 < sizeof sw / sizeof sw[0]) k++;
+    fprintf(stderr, "ropegrad %s: --%s: unknown '%s' (expected %s)\n", a->cmd, sw[k].name, arg, sw[k].expected);
     return 2;
 }
 
@@ -314,6 +327,7 @@ static int set_option(bench_args *a, int c, const char *name)
     case OPT_RESTAGE:
     case OPT_SPAN:
     case OPT_SYNC:
+    case OPT_SETTLE:
         if (set_switch(a, c, optarg)) return 2;
         break;
     case OPT_KERNEL:

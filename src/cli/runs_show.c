@@ -136,6 +136,7 @@ static void show_protocol_environment(const rg_manifest *m)
         tprintf("  restage     %s\n", rg_restage_text(m->restage));
         tprintf("  span        %s\n", rg_span_text(m->span));
         tprintf("  sync        %s\n", rg_sync_text(m->sync));
+        tprintf("  settle      %s\n", rg_settle_text(m->settle));
         tprintf("  kernel set  %s\n", m->same_kernels[0] ? m->same_kernels : "not recorded (a run made before the check)");
     }
     if (m->rounds >= 0)

@@ -21,9 +21,15 @@
  * --span all also the same memcpy and memset operations, by kind and size)
  * as iteration 0, and something: else the workload fails as a reward hack.
  * Kernel names are copied out of CUPTI's records (interned once each).
+ *
+ * The records also give each iteration's flush gap: the GPU idle time from
+ * the end of the latest activity that ended before the iteration's first
+ * attributed activity (in practice the cold-L2 flush memset) to that
+ * activity's start (flush_gap.h).
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +37,7 @@
 
 #include <cupti.h>
 
+#include "flush_gap.h"
 #include "run_cuda_parts.h"
 
 /* The newest records this cupti_activity.h describes (CUPTI hands out
@@ -238,6 +245,12 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
 static int cmp_int(const void *a, const void *b)
 {
     const int x = *(const int *)a, y = *(const int *)b;
@@ -307,29 +320,65 @@ static int other_labels(const iter_span *a, const iter_span *b, int index, char 
     return 1;
 }
 
+/* The attribution's scratch: correlation ids, iteration 0's and the
+ * current iteration's activities, every activity's end (ascending; NULL when
+ * no gaps are asked for). */
+typedef struct attr_bufs {
+    uint32_t *corr;
+    iter_span it0, cur;
+    uint64_t *ends;
+} attr_bufs;
+
+static int attr_bufs_open(attr_bufs *b, int want_ends)
+{
+    const size_t n_act = g_n_act ? g_n_act : 1;
+    memset(b, 0, sizeof *b);
+    b->corr = malloc((g_n_api ? g_n_api : 1) * sizeof *b->corr);
+    b->it0.labels = malloc(n_act * sizeof *b->it0.labels);
+    b->cur.labels = malloc(n_act * sizeof *b->cur.labels);
+    if (want_ends) b->ends = malloc(n_act * sizeof *b->ends);
+    return !b->corr || !b->it0.labels || !b->cur.labels || (want_ends && !b->ends);
+}
+
+static void attr_bufs_close(attr_bufs *b)
+{
+    free(b->corr);
+    free(b->it0.labels);
+    free(b->cur.labels);
+    free(b->ends);
+}
+
+/* Every activity's end into ends, ascending. */
+static void sorted_ends(uint64_t *ends)
+{
+    for (size_t i = 0; i < g_n_act; i++) ends[i] = g_act[i].end;
+    qsort(ends, g_n_act, sizeof *ends, cmp_u64);
+}
+
 /* The attribution itself, under g_mu with every buffer allocated. */
 static int attribute_locked(const uint64_t *t0, const uint64_t *t1, int n, rg_span mode, double *samples,
-                            rg_span_counts *first, uint32_t *corr, iter_span *it0, iter_span *cur, char *why,
-                            size_t whylen)
+                            double *gaps, rg_span_counts *first, attr_bufs *b, char *why, size_t whylen)
 {
     qsort(g_api, g_n_api, sizeof *g_api, cmp_api_start);
     qsort(g_act, g_n_act, sizeof *g_act, cmp_act_corr);
+    if (gaps) sorted_ends(b->ends);
     for (int i = 0; i < n; i++) {
-        iter_span *it = i ? cur : it0;
-        collect(t0[i], t1[i], mode, corr, it);
+        iter_span *it = i ? &b->cur : &b->it0;
+        collect(t0[i], t1[i], mode, b->corr, it);
         if (!it->n_labels) {
             snprintf(why, whylen, "iteration %d launched nothing (no %s inside the call)", i,
                      mode == RG_SPAN_KERNELS ? "kernel" : "kernel, memcpy or memset");
             return RG_SPAN_HACK;
         }
-        if (i && other_labels(it0, it, i, why, whylen)) return RG_SPAN_HACK;
+        if (i && other_labels(&b->it0, it, i, why, whylen)) return RG_SPAN_HACK;
         samples[i] = (double)(it->hi - it->lo);
+        if (gaps && rg_gap_before(b->ends, g_n_act, it->lo, &gaps[i])) gaps[i] = NAN;
     }
-    *first = it0->counts;
+    *first = b->it0.counts;
     return RG_SPAN_OK;
 }
 
-int rg_span_attribute(const uint64_t *t0, const uint64_t *t1, int n, rg_span mode, double *samples,
+int rg_span_attribute(const uint64_t *t0, const uint64_t *t1, int n, rg_span mode, double *samples, double *gaps,
                       rg_span_counts *first, char *why, size_t whylen)
 {
     if (!t0 || !t1 || n < 1 || !samples || !first) {
@@ -338,21 +387,17 @@ int rg_span_attribute(const uint64_t *t0, const uint64_t *t1, int n, rg_span mod
     }
     pthread_mutex_lock(&g_mu);
     int rc = RG_SPAN_UNUSABLE;
-    uint32_t *corr = malloc((g_n_api ? g_n_api : 1) * sizeof *corr);
-    iter_span it0 = {0}, cur = {0};
-    it0.labels = malloc((g_n_act ? g_n_act : 1) * sizeof *it0.labels);
-    cur.labels = malloc((g_n_act ? g_n_act : 1) * sizeof *cur.labels);
-    if (g_oom || !corr || !it0.labels || !cur.labels)
+    attr_bufs b;
+    const int no_room = attr_bufs_open(&b, gaps != NULL);
+    if (g_oom || no_room)
         snprintf(why, whylen, "out of memory collecting CUPTI records");
     else if (g_dropped)
         snprintf(why, whylen, "CUPTI dropped %zu records", g_dropped);
     else if (!g_n_api || !g_n_act)   /* even the harness's own memsets left none: CUPTI is not recording */
         snprintf(why, whylen, "no %s records", g_n_api ? "GPU activity" : "runtime or driver API");
     else
-        rc = attribute_locked(t0, t1, n, mode, samples, first, corr, &it0, &cur, why, whylen);
+        rc = attribute_locked(t0, t1, n, mode, samples, gaps, first, &b, why, whylen);
     pthread_mutex_unlock(&g_mu);
-    free(corr);
-    free(it0.labels);
-    free(cur.labels);
+    attr_bufs_close(&b);
     return rc;
 }

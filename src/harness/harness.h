@@ -130,7 +130,8 @@ int rg_ground_truth_reference(const rg_op *op, const rg_tensors *t, rg_ground_tr
 /* How the CUDA backend times a call, point by point against the official
  * evaluator (README, "Correctness and timing, as the official evaluator").
  * 0 is the official behaviour and the default in each; the other value is
- * ropegrad's protocol before issue 26, kept to measure what each point moves. */
+ * ropegrad's protocol before issue 26, kept to measure what each point moves
+ * (rg_settle's: a diagnosis, the GPU idle before every timed call). */
 typedef enum {
     RG_RESTAGE_ON = 0,      /* inputs re-copied before every warmup and timed iteration at a shifted address */
     RG_RESTAGE_OFF = 1      /* the same device buffers every iteration */
@@ -143,21 +144,28 @@ typedef enum {
     RG_SYNC_ITERATION = 0,  /* the host synchronizes after every timed iteration */
     RG_SYNC_END = 1         /* iterations enqueued back to back, one synchronization at the end */
 } rg_sync;
+typedef enum {
+    RG_SETTLE_OFF = 0,      /* the timed call issued right after the cold-L2 flush is enqueued */
+    RG_SETTLE_ON = 1        /* the host waits for the flush (the stream) before issuing the timed call */
+} rg_settle;
 
 /* The switch's word ("on"/"off", "all"/"kernels", "iteration"/"end"). */
 const char *rg_restage_name(rg_restage v);
 const char *rg_span_name(rg_span v);
 const char *rg_sync_name(rg_sync v);
+const char *rg_settle_name(rg_settle v);   /* "off"/"on" */
 /* The word into *v: 0, or 1 for anything else (v untouched). */
 int rg_restage_parse(const char *s, rg_restage *v);
 int rg_span_parse(const char *s, rg_span *v);
 int rg_sync_parse(const char *s, rg_sync *v);
+int rg_settle_parse(const char *s, rg_settle *v);
 /* What a switch's recorded word means, one line (the record, the run page).
  * An empty or NULL word is a record made before the switch existed: the
  * line says so and what the harness did then. */
 const char *rg_restage_text(const char *word);
 const char *rg_span_text(const char *word);
 const char *rg_sync_text(const char *word);
+const char *rg_settle_text(const char *word);
 
 /* ---- runs -------------------------------------------------------------------- */
 
@@ -194,6 +202,13 @@ typedef struct rg_workload_result {
      * kind (with --span kernels, memcpy and memset are not counted); -1 when
      * not timed with CUPTI. */
     int span_kernels, span_memcpy, span_memset;
+    /* CUPTI: the median over timed iterations of the GPU idle time between
+     * the end of the latest GPU activity that ended before the iteration's
+     * first activity (in practice the harness's cold-L2 flush memset) and that
+     * first activity's start (under the run's --span), in microseconds
+     * (flush_gap.h); NAN when not computed (CUDA events, the CPU, no activity
+     * before any iteration's first). */
+    double flush_gap_us;
 } rg_workload_result;
 
 /* What a run measured on, sampled at its start and its end. */
@@ -233,9 +248,10 @@ typedef struct rg_run_options {
                                       and the run stops (0 = no limit) */
     int rounds;                    /* correctness rounds of fresh seeded inputs (default 10; rounds.c) */
     rg_ground_truth ground_truth;  /* default float64 */
-    rg_restage restage;            /* CUDA timing (above): default on, all, iteration */
+    rg_restage restage;            /* CUDA timing (above): default on, all, iteration, off */
     rg_span span;
     rg_sync sync;
+    rg_settle settle;
 } rg_run_options;
 
 void rg_run_options_default(rg_run_options *o);
@@ -260,6 +276,7 @@ typedef struct rg_run_result {
     rg_restage restage;            /* CUDA: the timing switches as run (rg_run_options); the CPU ignores them */
     rg_span span;
     rg_sync sync;
+    rg_settle settle;
     char same_kernels[128];        /* CUDA: the same-kernels check, in words ("checked ...", "did not run ...");
                                       "" on the CPU */
     char started_at[32];           /* ISO 8601 UTC */

@@ -51,6 +51,22 @@ static void row_format(const rg_workload_result *w, row_text *x)
     fmt_num(x->mr, sizeof x->mr, 'f', 5, w->check.matched_ratio);
 }
 
+/* The flush gaps of the workloads that have one: their median, min and max
+ * (one line; nothing when none has one: CUDA events, the CPU). */
+static void print_flush_gap(const rg_run_result *r, FILE *f)
+{
+    double *v = malloc((r->n_workloads ? r->n_workloads : 1) * sizeof *v);
+    int n = 0;
+    for (size_t i = 0; v && i < r->n_workloads; i++)
+        if (isfinite(r->workloads[i].flush_gap_us)) v[n++] = r->workloads[i].flush_gap_us;
+    rg_time_stats st;
+    rg_time_stats_compute(v, n, &st);
+    free(v);
+    if (n)
+        fprintf(f, "flush gap (GPU idle between the flush and the call, median per workload): median %.3f us, "
+                   "min %.3f, max %.3f over %d workloads\n", st.median, st.min, st.max, n);
+}
+
 void rg_run_print_table(const rg_run_result *r, void *file)
 {
     FILE *f = file ? (FILE *)file : stdout;
@@ -94,9 +110,12 @@ void rg_run_print_table(const rg_run_result *r, void *file)
         fprintf(f, "mean of per-workload medians: %s us   geometric mean: %s us\n", m, gm);
         fprintf(f, "timer %s, cold cache: %s, inputs %s, seed %llu, warmup %d, iterations %d\n", r->timer, r->cold_l2,
                 r->inputs, (unsigned long long)r->seed, r->warmup, r->iterations);
-        if (!strcmp(r->backend, "cuda"))
-            fprintf(f, "restage %s, span %s, sync %s; same kernels every iteration: %s\n", rg_restage_name(r->restage),
-                    rg_span_name(r->span), rg_sync_name(r->sync), r->same_kernels);
+        if (!strcmp(r->backend, "cuda")) {
+            fprintf(f, "restage %s, span %s, sync %s, settle %s; same kernels every iteration: %s\n",
+                    rg_restage_name(r->restage), rg_span_name(r->span), rg_sync_name(r->sync),
+                    rg_settle_name(r->settle), r->same_kernels);
+            print_flush_gap(r, f);
+        }
     } else {
         fprintf(f, "inputs %s, seed %llu (correctness only, not timed)\n", r->inputs, (unsigned long long)r->seed);
     }
@@ -246,6 +265,7 @@ static cJSON *workload_json(jb *b, const rg_run_result *r, const rg_workload_res
             add_num(b, sp, "memset", w->span_memset);
         }
         add(b, o, "span_activities", sp);
+        add_num(b, o, "flush_gap_us", w->flush_gap_us);   /* null: no activity ended before any call */
     }
     cJSON *t = cJSON_CreateObject();
     if (t) {
@@ -296,6 +316,7 @@ static cJSON *result_json(const rg_run_result *r, int *oom)
         add_str(&b, root, "restage", rg_restage_name(r->restage));
         add_str(&b, root, "span", rg_span_name(r->span));
         add_str(&b, root, "sync", rg_sync_name(r->sync));
+        add_str(&b, root, "settle", rg_settle_name(r->settle));
         add_str(&b, root, "same_kernels_check", r->same_kernels);
     }
     add_str(&b, root, "started_at", r->started_at);

@@ -343,9 +343,10 @@ static int validate_options(const rg_suite *s, const int *indices, size_t n_indi
         return 1;
     }
     if ((o->restage != RG_RESTAGE_ON && o->restage != RG_RESTAGE_OFF) ||
-        (o->span != RG_SPAN_ALL && o->span != RG_SPAN_KERNELS) || (o->sync != RG_SYNC_ITERATION && o->sync != RG_SYNC_END)) {
-        snprintf(err, errlen, "unknown restage, span or sync value (%d, %d, %d)", (int)o->restage, (int)o->span,
-                 (int)o->sync);
+        (o->span != RG_SPAN_ALL && o->span != RG_SPAN_KERNELS) || (o->sync != RG_SYNC_ITERATION && o->sync != RG_SYNC_END) ||
+        (o->settle != RG_SETTLE_OFF && o->settle != RG_SETTLE_ON)) {
+        snprintf(err, errlen, "unknown restage, span, sync or settle value (%d, %d, %d, %d)", (int)o->restage,
+                 (int)o->span, (int)o->sync, (int)o->settle);
         return 1;
     }
     if (!rg_ground_truth_available(s->op, o->ground_truth)) {
@@ -408,6 +409,7 @@ static void result_header(const rg_suite *s, const rg_run_options *o, int use_cu
     out->restage = o->restage;
     out->span = o->span;
     out->sync = o->sync;
+    out->settle = o->settle;
     time_t now = time(NULL);
     struct tm tm;
     if (gmtime_r(&now, &tm)) strftime(out->started_at, sizeof out->started_at, "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -445,6 +447,7 @@ static void workload_header(const rg_suite *s, const rg_workload *w, rg_workload
     wr->time_ns.mean = wr->time_ns.median = wr->time_ns.min = wr->time_ns.max = wr->time_ns.stddev = NAN;
     wr->gbps = NAN;
     wr->span_kernels = wr->span_memcpy = wr->span_memset = -1;
+    wr->flush_gap_us = NAN;
 }
 
 /* The backends a run holds open. */

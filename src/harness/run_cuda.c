@@ -12,6 +12,8 @@
  *     re-stage the inputs         --restage on: a device-to-device copy from a pristine copy to a
  *                                 pool at +256 B per iteration (restage_cuda.c): fresh pointers
  *     cudaMemsetAsync(cold, 0, 2 x L2)   evicts the previous iteration's data from L2
+ *     settle                      --settle on: the host waits for the flush (off, the default: the
+ *                                 call is issued at once, as the official evaluator issues it)
  *     t0 = cuptiGetTimestamp()
  *     op->cuda(...)               the op row's call into the public API (014:
  *                                 ropegrad_backward_cuda_kernel), or a plugin's
@@ -24,7 +26,9 @@
  * kernels), and every timed iteration must launch the same kernels as the
  * first (else REWARD_HACK). If CUPTI cannot be used, CUDA events around each
  * call on the harness's stream are the timer and the run says "cuda-events"
- * (the same-kernels check then does not run). After the timed iterations one
+ * (the same-kernels check then does not run). CUPTI's records also give the
+ * workload's flush gap (flush_gap.h: the GPU idle time before each call's
+ * first activity; the median over iterations). After the timed iterations one
  * more call on round 0's inputs must pass the check (rounds.c).
  *
  * Setting ROPEGRAD_TIMER=cuda-events in the environment skips CUPTI (to
@@ -43,6 +47,7 @@
 #include <cuda_runtime_api.h>
 
 #include "harness.h"
+#include "flush_gap.h"
 #include "run_cuda.h"
 #include "run_cuda_parts.h"
 #include "run_internal.h"
@@ -335,10 +340,21 @@ typedef struct rg_timing {
 
 enum { TIME_OK = 0, TIME_FALLBACK = 1, TIME_FAILED = 2, TIME_CUDA_ERROR = -1 };
 
+/* --settle on: the host waits for the flush (and everything before it) to finish, so the timed
+ * call starts on an idle GPU. TIME_OK, or TIME_CUDA_ERROR (err). */
+static int settle(const rg_timing *t, int it, char *err, size_t errlen)
+{
+    if (t->o->settle != RG_SETTLE_ON) return TIME_OK;
+    cudaError_t ce = device_wait(t->s->stream, t->s->timeout_s);
+    if (ce == cudaSuccess) return TIME_OK;
+    snprintf(err, errlen, "settling after the flush of iteration %d: %s", it, cudaGetErrorString(ce));
+    return TIME_CUDA_ERROR;
+}
+
 /* Before iteration it, outside the timed span: re-stage the inputs (when on) into *call, let an
  * in-process implementation stage its call (rg_op.stage: the Python driver makes its tensors here,
- * as the official evaluator makes them before its flush), then flush L2. TIME_OK, TIME_FAILED (the
- * stage failed: wr says why) or TIME_CUDA_ERROR (err). */
+ * as the official evaluator makes them before its flush), then flush L2 (and with --settle on wait
+ * for it). TIME_OK, TIME_FAILED (the stage failed: wr says why) or TIME_CUDA_ERROR (err). */
 static int prepare(const rg_timing *t, int it, rg_tensors *call, rg_workload_result *wr, char *err, size_t errlen)
 {
     *call = t->b->dev;
@@ -356,7 +372,7 @@ static int prepare(const rg_timing *t, int it, rg_tensors *call, rg_workload_res
         snprintf(err, errlen, "cudaMemsetAsync (cold L2): %s", cudaGetErrorString(ce));
         return TIME_CUDA_ERROR;
     }
-    return TIME_OK;
+    return settle(t, it, err, errlen);
 }
 
 /* The call itself: TIME_OK, or TIME_FAILED with the workload's reason (the op returned an error). */
@@ -401,34 +417,45 @@ static int timed_loop(const rg_timing *t, uint64_t *t0, uint64_t *t1, rg_workloa
     return TIME_CUDA_ERROR;
 }
 
-/* CUPTI timing: TIME_OK (samples, wr's span counts), TIME_FALLBACK (time
- * with events), TIME_FAILED (wr says why: a reward hack, the op's error),
- * TIME_CUDA_ERROR (err). */
-static int time_cupti(const rg_timing *t, double *samples, rg_workload_result *wr, char *err, size_t errlen)
+/* The records of a timed loop into samples, wr's span counts and its flush
+ * gap (gaps: scratch for one per iteration): TIME_OK, TIME_FAILED (a reward
+ * hack, wr says why) or TIME_FALLBACK (why). */
+static int attribute(const rg_timing *t, const uint64_t *t0, const uint64_t *t1, double *samples, double *gaps,
+                     rg_workload_result *wr, char *why, size_t whylen)
 {
     const int iters = t->o->iterations;
+    rg_span_counts c;
+    int a = rg_span_attribute(t0, t1, iters, t->o->span, samples, gaps, &c, why, whylen);
+    if (a == RG_SPAN_HACK) rg_reward_hack(wr, why);
+    if (a != RG_SPAN_OK) return a == RG_SPAN_HACK ? TIME_FAILED : TIME_FALLBACK;
+    wr->span_kernels = c.kernels, wr->span_memcpy = c.memcpy, wr->span_memset = c.memset;
+    wr->flush_gap_us = rg_gap_median_us(gaps, iters);
+    return TIME_OK;
+}
+
+/* CUPTI timing: TIME_OK (samples, wr's span counts and flush gap),
+ * TIME_FALLBACK (time with events), TIME_FAILED (wr says why: a reward hack,
+ * the op's error), TIME_CUDA_ERROR (err). */
+static int time_cupti(const rg_timing *t, double *samples, rg_workload_result *wr, char *err, size_t errlen)
+{
+    const size_t iters = (size_t)t->o->iterations;
     char why[160];
-    uint64_t *t0 = malloc((size_t)iters * sizeof *t0), *t1 = malloc((size_t)iters * sizeof *t1);
+    uint64_t *t0 = malloc(iters * sizeof *t0), *t1 = malloc(iters * sizeof *t1);
+    double *gaps = malloc(iters * sizeof *gaps);
     int rc = TIME_FALLBACK;
-    if (!t0 || !t1) snprintf(why, sizeof why, "out of memory");
+    if (!t0 || !t1 || !gaps) snprintf(why, sizeof why, "out of memory");
     else if (!rg_span_begin(why, sizeof why)) {
         rc = timed_loop(t, t0, t1, wr, err, errlen);
         /* A fault or a hang: no flush (it could wait on the GPU); the caller asks the stream what happened. */
         int flushed = rg_span_end(rc == TIME_OK, why, sizeof why);
         if (rc == TIME_OK && flushed) rc = TIME_FALLBACK;
-        if (rc == TIME_OK) {
-            rg_span_counts c;
-            int a = rg_span_attribute(t0, t1, iters, t->o->span, samples, &c, why, sizeof why);
-            if (a == RG_SPAN_HACK) rg_reward_hack(wr, why);
-            rc = a == RG_SPAN_OK ? TIME_OK : a == RG_SPAN_HACK ? TIME_FAILED : TIME_FALLBACK;
-            if (a == RG_SPAN_OK) wr->span_kernels = c.kernels, wr->span_memcpy = c.memcpy, wr->span_memset = c.memset;
-        } else if (rc == TIME_FALLBACK) {
-            snprintf(why, sizeof why, "cuptiGetTimestamp failed");
-        }
+        if (rc == TIME_OK) rc = attribute(t, t0, t1, samples, gaps, wr, why, sizeof why);
+        else if (rc == TIME_FALLBACK) snprintf(why, sizeof why, "cuptiGetTimestamp failed");
     }
     if (rc == TIME_FALLBACK) fprintf(stderr, "ropegrad: CUPTI records unusable (%s); timing with CUDA events\n", why);
     free(t0);
     free(t1);
+    free(gaps);
     return rc;
 }
 

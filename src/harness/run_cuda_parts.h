@@ -48,11 +48,14 @@ enum { RG_SPAN_OK = 0, RG_SPAN_UNUSABLE = 1, RG_SPAN_HACK = 2 };
 /* Attributes the collected records to n iterations: iteration i owns every
  * GPU activity whose runtime or driver API record (same correlation id)
  * started inside [t0[i], t1[i]]; with RG_SPAN_KERNELS only its kernels
- * count. samples[i] = max(end) - min(start) over them, in ns; *first: what
- * iteration 0 owned. RG_SPAN_OK; RG_SPAN_UNUSABLE with why (records lost or
- * missing: time another way); RG_SPAN_HACK with why (an iteration launched
- * nothing, or other kernels than iteration 0: the workload fails). */
-int rg_span_attribute(const uint64_t *t0, const uint64_t *t1, int n, rg_span mode, double *samples,
+ * count. samples[i] = max(end) - min(start) over them, in ns; gaps (NULL:
+ * not wanted): gaps[i] = the GPU idle time before min(start), in ns, from
+ * the latest end of any recorded activity at or before it (rg_gap_before;
+ * NAN where none ended before); *first: what iteration 0 owned. RG_SPAN_OK;
+ * RG_SPAN_UNUSABLE with why (records lost or missing: time another way);
+ * RG_SPAN_HACK with why (an iteration launched nothing, or other kernels
+ * than iteration 0: the workload fails). */
+int rg_span_attribute(const uint64_t *t0, const uint64_t *t1, int n, rg_span mode, double *samples, double *gaps,
                       rg_span_counts *first, char *why, size_t whylen);
 
 /* ---- restage_cuda.c ------------------------------------------------------------------- */

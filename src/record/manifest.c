@@ -315,6 +315,7 @@ static void read_protocol(rd *x, rg_manifest *m, const cJSON *p)
     rd_str(x, ms, "restage", m->restage, sizeof m->restage, "measurement");
     rd_str(x, ms, "span", m->span, sizeof m->span, "measurement");
     rd_str(x, ms, "sync", m->sync, sizeof m->sync, "measurement");
+    rd_str(x, ms, "settle", m->settle, sizeof m->settle, "measurement");
     rd_str(x, ms, "sameKernelsCheck", m->same_kernels, sizeof m->same_kernels, "measurement");
     const cJSON *cm = rd_obj(x, p, "comparability", "protocol.spec");
     rd_str(x, cm, "family", m->family, sizeof m->family, "comparability");
@@ -711,17 +712,18 @@ void rg_recorded_protocol_free(rg_recorded_protocol *p)
 
 /* The CUDA timing switches a run was measured with, into o: as recorded,
  * or, absent, what the harness did before they existed (the same buffers,
- * kernels only, one sync at the end). 0, or 2 with a message on a word this
- * harness does not know. */
+ * kernels only, one sync at the end, no settling). 0, or 2 with a message on
+ * a word this harness does not know. */
 static int recorded_switches(const rg_manifest *m, rg_run_options *o, char *err, size_t errlen)
 {
     o->restage = RG_RESTAGE_OFF;
     o->span = RG_SPAN_KERNELS;
     o->sync = RG_SYNC_END;
+    o->settle = RG_SETTLE_OFF;
     if ((m->restage[0] && rg_restage_parse(m->restage, &o->restage)) || (m->span[0] && rg_span_parse(m->span, &o->span)) ||
-        (m->sync[0] && rg_sync_parse(m->sync, &o->sync))) {
-        snprintf(err, errlen, "manifest: restage \"%.15s\", span \"%.15s\" or sync \"%.15s\" is not a word this harness "
-                              "knows", m->restage, m->span, m->sync);
+        (m->sync[0] && rg_sync_parse(m->sync, &o->sync)) || (m->settle[0] && rg_settle_parse(m->settle, &o->settle))) {
+        snprintf(err, errlen, "manifest: restage \"%.15s\", span \"%.15s\", sync \"%.15s\" or settle \"%.15s\" is not "
+                              "a word this harness knows", m->restage, m->span, m->sync, m->settle);
         return 2;
     }
     return 0;

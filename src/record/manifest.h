@@ -106,10 +106,11 @@ typedef struct rg_manifest {
     int rounds;                         /* correctness.rounds, -1 when unknown (older records: one round) */
     char ground_truth[32];              /* correctness.groundTruth, "" when unknown (older records: float64) */
     char seed[32], inputs[32], cold_l2[256];
-    /* measurement.restage, span, sync, sameKernelsCheck (CUDA runs); "" when
-     * absent: a CPU run, or a CUDA run recorded before them (then: the same
-     * buffers, kernels only, one sync at the end, no check; rg_*_text). */
-    char restage[16], span[16], sync[16], same_kernels[128];
+    /* measurement.restage, span, sync, settle, sameKernelsCheck (CUDA runs);
+     * "" when absent: a CPU run, or a CUDA run recorded before them (then:
+     * the same buffers, kernels only, one sync at the end, no settling, no
+     * check; rg_*_text). */
+    char restage[16], span[16], sync[16], settle[16], same_kernels[128];
 
     /* environment.spec */
     char vendor[64], product[256], architecture[64];

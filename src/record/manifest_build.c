@@ -119,6 +119,7 @@ static cJSON *protocol_spec(const rg_run_result *r)
         add_str(m, "restage", rg_restage_name(r->restage));
         add_str(m, "span", rg_span_name(r->span));
         add_str(m, "sync", rg_sync_name(r->sync));
+        add_str(m, "settle", rg_settle_name(r->settle));
         add_str(m, "sameKernelsCheck", r->same_kernels);
     }
     char seed[32];
