@@ -7,6 +7,8 @@
 #           SWITCH_ARGS="--tensors in-call"): 011 ropegrad (the Python driver's timed calls staged,
 #           and again with --tensors in-call), 014 peer (both sides timing the Triton configs the
 #           first one's autotuning chose);
+#   the settle call (bench/results/parity/settle/, scripts/device-parity.sh STEPS=probe): 011's C
+#           path with --settle off and on and the Python driver's probe beside the 011 ropegrad row;
 #   call-a and call-c (014 peer, each process its own autotuning: call-a while the official
 #           compiles ran, call-c alone on the machine) beside the 014 peer row (--also).
 # runs.db: the registry of these calls (call-b's plus call-a's 014 peer runs, then call-c, call-d
@@ -19,6 +21,9 @@ python3 ../../agreement_table.py \
   --native 011 $D/011-ropegrad.json --pair 011 ropegrad $D/official/011-ropegrad.traces.jsonl $D/011-ropegrad-solution.json \
   --also 011 ropegrad ropegrad $D/011-ropegrad-solution-switched.json "ropegrad with --tensors in-call (tensors made inside the timed call)" \
   --also 011 ropegrad ropegrad $B/011-ropegrad-solution.json "call-b: ropegrad before the staged calls (tensors made inside the call)" \
+  --also 011 ropegrad ropegrad ../parity/settle/bench-011-parity.json "settle call: ropegrad bench, the C path, --settle off (its call queued behind the flush)" \
+  --also 011 ropegrad ropegrad ../parity/settle/bench-011-settle.json "settle call: ropegrad bench, the C path, --settle on (its call after the flush has finished)" \
+  --also 011 ropegrad ropegrad ../parity/settle/bench-011-probe-into.json "settle call: the same library kernel through the Python driver, --settle off" \
   --pair 011 peer $B/official/011-peer.traces.jsonl $B/011-peer.json \
   --native 012 $B/012-ropegrad.json --pair 012 ropegrad $B/official/012-ropegrad.traces.jsonl $B/012-ropegrad-solution.json \
   --pair 012 peer $B/official/012-peer.traces.jsonl $B/012-peer.json \
