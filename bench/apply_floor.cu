@@ -29,7 +29,7 @@
 // what CUPTI says the shipped launcher and the dev staged kernel ran
 // ("launched:": kernel, grid, block, shared memory, registers, the carveout).
 // 088 ends with a bf16 table (bf16 q/k and cos/sin on the same shapes): the
-// 16-byte kernel of one head a thread against the candidate of two.
+// 16-byte kernel of one head a thread (the baseline) against the shipped one of two.
 // Per workload a line a variant, then the table row; at the end a
 // geomean line a variant, and the geomean of each workload's best of them
 // and the shipped kernel (an oracle, not a kernel: what a perfect per-shape

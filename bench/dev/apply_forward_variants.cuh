@@ -76,10 +76,10 @@
 //               streams at a time.
 //  6 rg-heads2  5 as the library has it (kernels.cuh rg_apply_pairs_heads2:
 //               every dtype pair and layout, odd head counts), launched
-//               directly: the candidate to ship.
-//  7 pairs-vec  the 16-byte kernel shipped before it (rg_apply_pairs_vec),
-//               launched directly: what "ropegrad" measured until heads2 ships,
-//               kept as a variant so that one table has both either way.
+//               directly: what the library launches (shipped 2026-12-02).
+//  7 pairs-vec  the 16-byte kernel shipped before it (rg_apply_pairs_vec,
+//               defined in this file now), launched directly: the one-head-a-
+//               thread baseline.
 #pragma once
 
 #include <algorithm>
