@@ -22,9 +22,8 @@
 // 088's from bench/dev/apply_forward_variants.cuh, 068's from
 // bench/dev/apply_backward_split.cuh (variants 0-7),
 // bench/dev/apply_backward_staged.cuh (8-11) and apply_backward_knobs.cuh
-// (12-20: the shipped staged kernel launched directly, its launch and code
-// knobs, and the staged kernel shipped before h-068warp); 068's shipped
-// kernel is the staged one (rg_apply_columns_staged: warp copies, warp sums)
+// (12-19: the shipped staged kernel launched directly, and its launch and
+// code knobs); 068's shipped kernel is the staged one (rg_apply_columns_staged)
 // or its fallbacks where the launcher picks them: per workload 068 prints the
 // launcher's choice worked out again with its own functions ("launcher:") and
 // what CUPTI says the shipped launcher and the dev staged kernel ran
@@ -336,9 +335,9 @@ static void af_print_launched(const char *who, const std::function<void()> &laun
 }
 
 // 068's launcher's choice for p, worked out again with its own functions
-// (kernels.cuh rg_apply_backward_go: rg_apply_staged_applies, whose block
-// rounds G to whole warps, then rg_apply_split_one_wave), after its timed
-// launches set the kernels' attributes as it leaves them.
+// (kernels.cuh rg_apply_backward_go: rg_apply_staged_applies, then
+// rg_apply_split_one_wave), after its timed launches set the kernels'
+// attributes as it leaves them.
 static void af_print_pick068(const ropegrad_rope_apply_backward_problem &p)
 {
     int dev = 0, sms = 0, smem_max = 0;

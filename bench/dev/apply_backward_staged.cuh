@@ -5,9 +5,7 @@
 // floor and checks it against the shipped kernel). Variant 9 ships,
 // generalized to every dtype and head_dim, as rg_apply_columns_staged
 // (src/op/rope_apply/kernels.cuh; bench/NOTES.md "068: the staged kernel
-// ships"; its warp copies and sums since h-068warp, head_dim 8..256 a power
-// of two: "068: variant 19 as the shipped kernel"); this fp32, head_dim 128
-// copy stays to compare against it.
+// ships"); this fp32, head_dim 128 copy stays to compare against it.
 //
 // What the split kernel (shipped before it: rg_apply_columns_split, "even"
 // groups, now the staged kernel's fallback) pays
@@ -22,7 +20,7 @@
 //    264 a wave, and B=1, S=293 (293 rows) then takes 1.36x the floor against
 //    1.13x for the same kernel at 74 registers: the shape of the grid matters
 //    as much as the loop.
-// The candidates here (variants 8-11 of apply_floor's list; 12-20, the shipped
+// The candidates here (variants 8-11 of apply_floor's list; 12-19, the shipped
 // staged kernel's launch and knobs, are apply_backward_knobs.cuh's):
 //  8 prefetch  the shipped kernel with head h+G's four loads issued before
 //              head h's arithmetic and stores (registers double-buffered): two
@@ -375,12 +373,12 @@ static cudaError_t dev_pick_go(const ropegrad_rope_apply_backward_problem *p, cu
     return rg_rope_apply_backward_launch(p, st);
 }
 
-// ---- every variant apply_floor times: 0-7 the split ones, 8-11 these, 12-20 the shipped
-// staged kernel's launch and knobs, and the one shipped before (apply_backward_knobs.cuh) -----
+// ---- every variant apply_floor times: 0-7 the split ones, 8-11 these, 12-19 the shipped
+// staged kernel's launch and knobs (apply_backward_knobs.cuh) --------------------------------
 static const char *const dev_apply_variant_names[] = {
     "split",        "even",       "stream", "even+stream", "split/2rows", "even/2rows", "stream/2rows", "even+stream/2rows",
     "prefetch",     "staged",     "staged+ef", "pick", "rg-staged", "rg-staged/smem=", "rg-staged/G-even",
-    "knob warpcopy", "knob warpsum", "knob warpcopy+sum", "rg-staged/hd128", "knob hd128", "old staged/hd128"};
+    "knob warpcopy", "knob warpsum", "knob warpcopy+sum", "rg-staged/hd128", "knob hd128"};
 constexpr int dev_apply_variant_count = (int)(sizeof dev_apply_variant_names / sizeof dev_apply_variant_names[0]);
 
 static cudaError_t dev_apply_backward_variant(const ropegrad_rope_apply_backward_problem *p, cudaStream_t st, int variant)

@@ -19,25 +19,17 @@
 //   rg_apply_columns_staged: 068 with grad_cos/grad_sin: one block a cos/sin
 //                     row, the row's head rows (gradient and input, every
 //                     head of q and k) and its cos/sin rows copied to shared
-//                     memory by cp.async in stages, a warp a row, all in
-//                     flight at once, each stage computed as it lands; the
-//                     head sums folded within each warp by shuffles, then
-//                     across the warps in shared memory (16-byte rows and
-//                     pointers, the rows within shared memory, head_dim a
-//                     power of two from 8 to 256; 128 compiled in as a
-//                     constant, others read at run time). apply_floor 068's
-//                     variant 19, shipped for its geomean against the group
-//                     copies and sums it replaces (bench/results/ops/
-//                     apply-floor-068.txt; bench/NOTES.md "068: variant 19 as
-//                     the shipped kernel"); else
+//                     memory by cp.async in stages, all in flight at once,
+//                     each stage computed as it lands (16-byte rows and
+//                     pointers, the rows within shared memory; head_dim 128
+//                     compiled in as a constant, others read at run time); else
 //   rg_apply_columns_split: one block a cos/sin row, the heads split over its
 //                     groups, 16 bytes a load (also where it measured faster:
 //                     rg_apply_split_one_wave); else
 //   rg_apply_columns: one pair of one cos/sin row per thread, looping over
 //                     the row's batches and every head of q and k.
-// Both block kernels add the head sums in shared memory, the split kernel
-// across its groups, the staged one across its warps (no atomics; each
-// grad_cos/grad_sin element written once).
+// Both block kernels add the head sums across their groups in shared memory
+// (no atomics; each grad_cos/grad_sin element written once).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -321,26 +313,10 @@ static __device__ __forceinline__ void rg_apply_grad_vec(const float (&g0)[VEC],
     }
 }
 
-// The last step of a block's sums: red holds [4][N][H] floats (N partial sums
-// of each of the row's 4*H outputs), stored by every thread before the
-// barrier here; they are added in order and the row's grad_cos/grad_sin
-// written once, contiguously (no atomics).
-template <typename C>
-static __device__ __forceinline__ void rg_apply_add_sums(const float *red, uint32_t N, uint32_t H, uint32_t r,
-                                                         C *__restrict__ gcos, C *__restrict__ gsin)
-{
-    __syncthreads();
-    for (uint32_t o = threadIdx.x; o < 4 * H; o += blockDim.x) {
-        const uint32_t kk = o / H, w = o - kk * H;
-        float sum = 0.0f;
-        for (uint32_t n = 0; n < N; n++) sum += red[(kk * N + n) * H + w];
-        rg_apply_st(kk < 2 ? gcos : gsin, (int64_t)r * (2 * H) + (kk & 1) * H + w, sum);
-    }
-}
-
 // The end of a block that owns cos/sin row r: each group's sums (group g,
 // pairs j..j+VEC) put in red, [4][G][H] floats of shared memory the caller
-// has made free, added across the G groups in group order (rg_apply_add_sums).
+// has made free, added across the G groups in group order, and the row's
+// grad_cos/grad_sin written once, contiguously (no atomics).
 template <typename C, int VEC>
 static __device__ __forceinline__ void rg_apply_sum_groups(float *red, const float (&acc)[4][VEC], uint32_t G, uint32_t g,
                                                            uint32_t j, uint32_t H, uint32_t r, C *__restrict__ gcos,
@@ -350,7 +326,13 @@ static __device__ __forceinline__ void rg_apply_sum_groups(float *red, const flo
     for (int kk = 0; kk < 4; kk++)
 #pragma unroll
         for (int e = 0; e < VEC; e++) red[(kk * G + g) * H + j + e] = acc[kk][e];
-    rg_apply_add_sums<C>(red, G, H, r, gcos, gsin);
+    __syncthreads();
+    for (uint32_t o = threadIdx.x; o < 4 * H; o += blockDim.x) {
+        const uint32_t kk = o / H, w = o - kk * H;
+        float sum = 0.0f;
+        for (uint32_t gg = 0; gg < G; gg++) sum += red[(kk * G + gg) * H + w];
+        rg_apply_st(kk < 2 ? gcos : gsin, (int64_t)r * (2 * H) + (kk & 1) * H + w, sum);
+    }
 }
 
 // 068 with grad_cos/grad_sin, 16 bytes a load: one block a cos/sin row r. Its
@@ -474,82 +456,46 @@ static __device__ __forceinline__ rg_apply_head_rows rg_apply_rows_at(const rope
     return {(b * nh * S + si) * D, S * D, (b * nkv * S + si) * D, S * D, nh};
 }
 
-// Issues this thread's share of the copies of the stage whose heads start at
-// h0 (G heads at most), as one commit group: the stage's rows (row 2u the
-// gradient row of its head u, 2u+1 that head's input row; the first stage
-// adds the cos and the sin row) spread over the block's warps, a warp a row
-// (row w, w+W, ...), its 32 lanes over the row's 16-byte chunks, so that a
-// warp's copies of a row are contiguous. Whole warps (the launcher's block).
-// buf holds head hd's two rows at chunk 2*hd*RC, then cos, then sin.
+// Issues group g's share of the copies of the stage whose heads start at h0
+// (G heads at most), as one commit group: the stage's rows g, g+G, ... (row
+// 2u the gradient row of its head u, 2u+1 that head's input row; the first
+// stage adds the cos and the sin row), its L lanes over a row's 16-byte
+// chunks. buf holds head hd's two rows at chunk 2*hd*RC, then cos, then sin.
 template <typename T, typename C>
-static __device__ __forceinline__ void rg_apply_stage_copy(uint4 *buf, const rg_apply_head_rows &hr, const T *gq, const T *gk,
-                                                           const T *q, const T *k, const C *cos_row, const C *sin_row,
-                                                           uint32_t D, uint32_t heads, uint32_t h0, uint32_t G)
+static __device__ __forceinline__ void rg_apply_stage_issue(uint4 *buf, const rg_apply_head_rows &hr, const T *gq,
+                                                            const T *gk, const T *q, const T *k, const C *cos_row,
+                                                            const C *sin_row, uint32_t D, uint32_t heads, uint32_t h0,
+                                                            uint32_t G, uint32_t g, uint32_t lane, uint32_t L)
 {
     const uint32_t RC = D * (uint32_t)sizeof(T) / 16, CC = D * (uint32_t)sizeof(C) / 16;
     const uint32_t head_rows = 2 * (min(heads, h0 + G) - h0), rows = head_rows + (h0 == 0 ? 2 : 0);
-    const uint32_t warp = threadIdx.x / 32, W = (blockDim.x + 31) / 32, wl = threadIdx.x % 32;
-    for (uint32_t row = warp; row < rows; row += W) {
-        const bool table = row >= head_rows;
-        const uint32_t hd = h0 + row / 2, chunks = table ? CC : RC;
+    for (uint32_t row = g; row < rows; row += G) {
+        if (row >= head_rows) {
+            const uint4 *src = reinterpret_cast<const uint4 *>(row == head_rows ? cos_row : sin_row);
+            uint4 *dst = buf + 2 * heads * RC + (row - head_rows) * CC;
+            for (uint32_t c = lane; c < CC; c += L) rg_apply_cp16(dst + c, src + c);
+            continue;
+        }
+        const uint32_t hd = h0 + row / 2;
         const T *x = (row & 1) ? (hd < hr.nh ? q : k) : (hd < hr.nh ? gq : gk);
-        const uint4 *src = table ? reinterpret_cast<const uint4 *>(row == head_rows ? cos_row : sin_row)
-                                 : reinterpret_cast<const uint4 *>(x + hr.of(hd));
-        uint4 *dst = table ? buf + 2 * heads * RC + (row - head_rows) * CC : buf + (2 * hd + (row & 1)) * RC;
-        for (uint32_t c = wl; c < chunks; c += 32) rg_apply_cp16(dst + c, src + c);
+        const uint4 *src = reinterpret_cast<const uint4 *>(x + hr.of(hd));
+        uint4 *dst = buf + (2 * hd + (row & 1)) * RC;
+        for (uint32_t c = lane; c < RC; c += L) rg_apply_cp16(dst + c, src + c);
     }
     rg_apply_cp_commit();
 }
 
-// The end of a staged block that owns cos/sin row r: the 32/L groups of each
-// warp (lanes L apart hold the same pairs j..j+VEC) folded by shuffles, then
-// the W warps' sums put in red, [4][W][H] floats of shared memory the caller
-// has made free, added across the warps in warp order (rg_apply_add_sums).
-// Needs 32 % L == 0 and whole warps (rg_apply_staged_applies,
-// rg_apply_staged_block_of).
-template <typename C, int VEC>
-static __device__ __forceinline__ void rg_apply_sum_warps(float *red, float (&acc)[4][VEC], uint32_t j, uint32_t H, uint32_t L,
-                                                          uint32_t r, C *__restrict__ gcos, C *__restrict__ gsin)
-{
-    for (uint32_t o = L; o < 32; o *= 2)
-#pragma unroll
-        for (int kk = 0; kk < 4; kk++)
-#pragma unroll
-            for (int e = 0; e < VEC; e++) acc[kk][e] += __shfl_xor_sync(0xffffffffu, acc[kk][e], o);
-    const uint32_t warp = threadIdx.x / 32, W = blockDim.x / 32;
-    if (threadIdx.x % 32 < L)
-#pragma unroll
-        for (int kk = 0; kk < 4; kk++)
-#pragma unroll
-            for (int e = 0; e < VEC; e++) red[(kk * W + warp) * H + j + e] = acc[kk][e];
-    rg_apply_add_sums<C>(red, W, H, r, gcos, gsin);
-}
-
 // 068 with grad_cos/grad_sin, the fast path: one block a cos/sin row r, G
-// groups of L = H/4 lanes, 4 pairs a lane, G*L whole warps. For each batch
-// the row covers, every head row it needs (gradient and input, q's and k's
-// heads) and its cos and sin rows are copied to shared memory by cp.async, all
-// issued at once in stages of G heads, one commit group a stage, a warp a row
-// (rg_apply_stage_copy); stage st is computed (head st*G+g by group g) as soon
-// as it has landed while the later stages still fly, so stores interleave with
-// loads and every byte of the row is in flight without holding a register. In
-// place is safe: head hd's gradient is written only after its rows have
-// landed (the wait and the barrier), and no other copy reads that row. The
-// sums: a warp's 32/L groups folded by shuffles, then the warps' sums added in
-// shared memory (rg_apply_sum_warps). This is apply_floor 068's variant 19
-// ("knob hd128": bench/dev/apply_backward_knobs.cuh, which keeps the group
-// copies and group sums this kernel had before as dev code), which measured
-// below the kernel it replaces on the H200 suite's geomean (not on every
-// workload; the old kernel: group copies, a group's L lanes a row; group sums
-// [4][G][H] in shared memory; G not rounded to whole warps: "ropegrad" and
-// variant 18 in bench/results/ops/apply-floor-068.txt and
-// bench/results/dev/13-heads2-shipped-068-hd128/call2-apply-floor-068.txt;
-// bench/NOTES.md "068: variant 19 as the shipped kernel"). Not yet measured
-// as the shipped kernel itself. (Its first form, fp32 and head_dim 128 only:
-// bench/dev/apply_backward_staged.cuh variant 9.) The warp copies and sums
-// need 32 % L == 0 (head_dim 8..256, a power of two); the launcher leaves
-// other head dims to the split kernel or the one-column kernel
-// (rg_apply_staged_applies).
+// groups of L = H/4 lanes, 4 pairs a lane. For each batch the row covers,
+// every head row it needs (gradient and input, q's and k's heads) and its cos
+// and sin rows are copied to shared memory by cp.async, all issued at once in
+// stages of G heads, one commit group a stage; stage st is computed (head
+// st*G+g by group g) as soon as it has landed while the later stages still
+// fly, so stores interleave with loads and every byte of the row is in flight
+// without holding a register. In place is safe: head hd's gradient is written
+// only after its rows have landed (the wait and the barrier), and no other
+// copy reads that row. The sums are added across groups as the split
+// kernel's. (bench/dev/apply_backward_staged.cuh variant 9, bench/NOTES.md.)
 // MAXT, MINB: the launch bounds, so that registers do not cap the blocks an
 // SM below what shared memory allows. HD: head_dim when known at compile
 // time (its divisions and strides then constants), 0 for any.
@@ -573,7 +519,7 @@ __global__ void __launch_bounds__(MAXT, MINB)
         const rg_apply_head_rows hr = rg_apply_rows_at(s, b, si);
         const uint32_t co = b * cs_stride + si * D;
         for (uint32_t st = 0; st < stages; st++)
-            rg_apply_stage_copy<T, C>(rg_staged_buf, hr, gq, gk, q, k, cos + co, sin + co, D, heads, st * G, G);
+            rg_apply_stage_issue<T, C>(rg_staged_buf, hr, gq, gk, q, k, cos + co, sin + co, D, heads, st * G, G, g, lane, L);
         for (uint32_t st = 0; st < stages; st++) {
             rg_apply_cp_wait(stages - 1 - st);
             __syncthreads();   // every thread's copies of stages 0..st have landed
@@ -597,16 +543,13 @@ __global__ void __launch_bounds__(MAXT, MINB)
         }
         __syncthreads();   // the buffer is free again: the next batch's copies, or the sums
     }
-    rg_apply_sum_warps<C, VEC>(reinterpret_cast<float *>(rg_staged_buf), acc, j, H, L, r, gcos, gsin);
+    rg_apply_sum_groups<C, VEC>(reinterpret_cast<float *>(rg_staged_buf), acc, G, g, j, H, r, gcos, gsin);
 }
 
-// The staged kernel's block for a shape whose L = H/4 divides 32
-// (rg_apply_staged_applies): L lanes a group; as many stages as groups of at
-// most 256 threads need, the heads spread evenly over them, that group count
-// rounded up to whole warps (G*L a multiple of 32: the warp copies and the
-// warps' shuffles need all 32 lanes; at head_dim 128, G even); shared memory
-// for a batch's head rows (both tensors) with the cos and sin rows, or for the
-// warps' sums [4][W][H] (W = G*L/32) where that is more.
+// The staged kernel's block for a shape: L = H/4 lanes a group; as many
+// stages as groups of at most 256 threads need, the heads spread evenly over
+// them (G groups); shared memory for a batch's head rows (both tensors) with
+// the cos and sin rows, or for the sums [4][G][H] where that is more.
 struct rg_apply_staged_block {
     uint32_t L, G;
     size_t smem;
@@ -615,12 +558,11 @@ struct rg_apply_staged_block {
 template <typename T, typename C>
 static rg_apply_staged_block rg_apply_staged_block_of(const ropegrad_rope_apply_shape &s)
 {
-    const uint32_t H = (uint32_t)(s.head_dim / 2), L = H / 4, most = 256 / L, per_warp = 32 / L;
+    const uint32_t H = (uint32_t)(s.head_dim / 2), L = H / 4, most = 256 / L;
     const int64_t heads = s.num_heads + s.num_kv_heads, stages = (heads + most - 1) / most;
-    const uint32_t spread = (uint32_t)((heads + stages - 1) / stages);
-    const uint32_t G = (spread + per_warp - 1) / per_warp * per_warp;   // at most `most`, a multiple of per_warp
+    const uint32_t G = (uint32_t)((heads + stages - 1) / stages);
     const size_t rows = (size_t)heads * 2 * (size_t)s.head_dim * sizeof(T) + 2 * (size_t)s.head_dim * sizeof(C);
-    const size_t sums = (size_t)4 * (G * L / 32) * H * sizeof(float);
+    const size_t sums = (size_t)4 * G * H * sizeof(float);
     return {L, G, rows > sums ? rows : sums};
 }
 
@@ -639,11 +581,9 @@ static inline bool rg_apply_fits32(const ropegrad_rope_apply_shape &s)
 
 // The staged kernel applies: 32-bit indices; q, k, their gradients in and
 // out, cos and sin 16-byte aligned with rows of whole 16-byte chunks; H a
-// multiple of 4 with L = H/4 dividing 32, for the warp sums' shuffles
-// (together: head_dim 8, 16, 32, 64, 128 or 256, any dtypes); shared memory
-// within the device's opt-in limit. Else the split kernel or the one-column
-// kernel (which cover every shape; other head dims go there, as every shape
-// did where the staged kernel did not apply).
+// multiple of 4 (together: head_dim a multiple of 8, any dtypes); shared
+// memory within the device's opt-in limit. Else the split kernel or the
+// one-column kernel (which cover every shape).
 template <typename T, typename C>
 static bool rg_apply_staged_applies(const ropegrad_rope_apply_backward_problem *p, int smem_max, rg_apply_staged_block *blk)
 {
@@ -652,10 +592,7 @@ static bool rg_apply_staged_applies(const ropegrad_rope_apply_backward_problem *
     const bool aligned = rg_apply_aligned(p->grad_q_out, 16) && rg_apply_aligned(p->grad_k_out, 16) &&
                          rg_apply_aligned(p->q, 16) && rg_apply_aligned(p->k, 16) && rg_apply_aligned(p->grad_q, 16) &&
                          rg_apply_aligned(p->grad_k, 16) && rg_apply_aligned(p->cos, 16) && rg_apply_aligned(p->sin, 16);
-    const int64_t L = D / 8;
-    if (!rg_apply_fits32(s) || !aligned || D % 8 || L < 1 || L > 32 || 32 % L || (D * sizeof(T)) % 16 ||
-        (D * sizeof(C)) % 16)
-        return false;
+    if (!rg_apply_fits32(s) || !aligned || (D / 2) % 4 || (D * sizeof(T)) % 16 || (D * sizeof(C)) % 16) return false;
     *blk = rg_apply_staged_block_of<T, C>(s);
     return blk->smem <= (size_t)smem_max;
 }
@@ -704,9 +641,7 @@ static int64_t rg_apply_wave(K kernel, uint32_t threads, size_t smem, int sms)
 // (4 blocks of 192 threads an SM there) and the staged kernel's does not (3
 // blocks an SM, its shared memory), which would run a second, mostly empty
 // wave. The same heads on 1024 and 2048 rows (workloads 2, 4, 13), in more
-// than a wave of either, measured faster staged. (Measured with the staged
-// kernel of then, the dev copy; the waves here are the occupancy API's for
-// the kernel and block now shipped.)
+// than a wave of either, measured faster staged.
 template <typename T, typename C, int MAXT, int MINB, int HD>
 static bool rg_apply_split_one_wave(int64_t rows, const rg_apply_staged_block &blk, uint32_t split_threads, int sms)
 {
@@ -754,11 +689,9 @@ static cudaError_t rg_apply_staged_launch(const ropegrad_rope_apply_backward_pro
 }
 
 // The staged launch for blk: launch bounds by block size, and head_dim 128
-// (Llama's, Qwen's) compiled in as a constant, which measured faster than
-// with it read at run time both for the group-copy kernel shipped before
-// (apply_floor 068 variants 18 and 12) and for this kernel's dev form
-// (variants 19 and 17; bench/results/dev/13-heads2-shipped-068-hd128/
-// call2-apply-floor-068.txt).
+// (Llama's, Qwen's) compiled in as a constant, which measured 1.094x the flat
+// floor against 1.126x with it read at run time (apply_floor 068 variants 18
+// and 12, bench/results/dev/13-heads2-shipped-068-hd128/).
 template <typename T, typename C>
 static cudaError_t rg_apply_staged_pick(const ropegrad_rope_apply_backward_problem *p, const rg_apply_staged_block &blk,
                                         uint32_t split_threads, int sms, int smem_max, cudaStream_t st, bool *launched)

@@ -4,8 +4,7 @@
  * (rope_apply_common.h: both layouts, every dtype pair, GQA, shared and
  * per-batch cos/sin, odd head_dims) plus one of the suites' shapes, then
  * 068's staged kernel on every dtype pair, layout and sharing at head_dim
- * 128, 64, 256 and 32, at 16 and 8, and each of its fallbacks (among them
- * head dims it no longer takes: 512, 96, 72); outputs poisoned with NaN first;
+ * 128, 64 and 80, and each of its fallbacks; outputs poisoned with NaN first;
  * in place and 068 without grad_cos/grad_sin equal to the plain call; host
  * pointers refused. Skips (exit 77) without a GPU. */
 #include <setjmp.h>
@@ -163,28 +162,25 @@ static void test_cases(void **state)
 }
 
 /* 068's staged kernel (kernels.cuh rg_apply_columns_staged) on every dtype
- * pair, layout and cos/sin sharing, at head_dim 128, 64, 256 and 32 (L = 16,
- * 8, 32 and 4 lanes a group: 2, 4, 1 and 8 groups a warp folded by shuffles):
- * 16-byte rows and cudaMalloc'd pointers, 27+6 heads (GQA) in 1-5 stages (at
- * most 256/L groups a stage, rounded up to whole warps: 11 -> 12 groups at
- * 128, 17 -> 20 at 64, 7 at 256, 33 -> 40 at 32, so the last stage has idle
- * groups), B=2 so that shared cos/sin sum two batches, 5 or 10 rows (within
- * one wave on any GPU, so never handed to the split kernel; the rows fit the
- * H200's shared memory). Every output element against the float64 reference
- * (backward_case), in place against the out-of-place result bit for bit. */
+ * pair, layout and cos/sin sharing, at head_dim 128, 64 and 80: 16-byte rows
+ * and cudaMalloc'd pointers, 40+8 heads (GQA) in 2-3 stages (at most 256/(D/8)
+ * groups a stage: 16, 32, 25), B=2 so that shared cos/sin sum two batches,
+ * 5 or 10 rows (within one wave on any GPU, so never handed to the split kernel).
+ * Every output element against the float64 reference (backward_case), in
+ * place against the out-of-place result bit for bit. */
 static void test_staged_dtypes(void **state)
 {
     (void)state;
     static const ropegrad_dtype dts[] = {ROPEGRAD_F32, ROPEGRAD_BF16, ROPEGRAD_F16};
-    static const int64_t dims[] = {128, 64, 256, 32};
+    static const int64_t dims[] = {128, 64, 80};
     char name[96];
     uint64_t seed = 1000;
     for (int t = 0; t < 3; t++)
         for (int c = 0; c < 3; c++)
             for (int layout = 0; layout < 2; layout++)
                 for (int per_batch = 0; per_batch < 2; per_batch++)
-                    for (int di = 0; di < 4; di++) {
-                        const ra_case rc = {2, 5, dims[di], 27, 6, (ropegrad_layout)layout, dts[t], dts[c], per_batch};
+                    for (int di = 0; di < 3; di++) {
+                        const ra_case rc = {2, 5, dims[di], 40, 8, (ropegrad_layout)layout, dts[t], dts[c], per_batch};
                         snprintf(name, sizeof name, "staged dt %d cs %d layout %d per_batch %d D %lld", (int)dts[t],
                                  (int)dts[c], layout, per_batch, (long long)dims[di]);
                         run_case(&rc, seed++, name);
@@ -193,45 +189,32 @@ static void test_staged_dtypes(void **state)
 
 /* The other sides of 068's launcher, each checked the same way:
  *  - staged with 9 stages (144 heads at D=128: more commit groups in flight
- *    than cp.async.wait_group's immediate names, so the wait is the clamped one);
- *  - staged at head_dim 16 and 8 (L = 2 and 1: 16 and 32 groups a warp, a
- *    row of one or two 16-byte chunks copied by a warp), 40 heads (G 48, 64);
+ *    than cp.async.wait_group's immediate names, so the wait is the clamped one)
+ *    and head_dim 72 (H/4 lanes a group, 9; the split kernel cannot take it);
  *  - the split kernel where the staged one's rows exceed shared memory (240
  *    heads of fp32 at D=128: 246,784 bytes, above every GPU's opt-in limit);
  *  - the split kernel where one wave of it holds the rows and the staged
  *    kernel's does not (the suite's workload 6, B=1, 64+8 heads, S=512, on the
  *    H200: kernels.cuh rg_apply_split_one_wave);
- *  - the split kernel at head_dim 512 (L = 64 lanes a group, above a warp: the
- *    staged kernel's warp sums cannot take it);
- *  - the one-column kernel: inputs 4 bytes off 16-byte alignment, head_dim 36
- *    (H not a multiple of 4), and head_dim 96 and 72 (L = 12 and 9: neither
- *    the staged kernel, L not dividing 32, nor the split kernel, L not
- *    dividing 256, takes them). */
+ *  - the one-column kernel: inputs 4 bytes off 16-byte alignment, and head_dim 36
+ *    (H not a multiple of 4). */
 static void test_staged_stages_and_fallbacks(void **state)
 {
     (void)state;
     const ra_case many_f32 = {1, 3, 128, 136, 8, ROPEGRAD_LAYOUT_BSHD, ROPEGRAD_F32, ROPEGRAD_F32, 0};
     const ra_case many_bf16 = {2, 3, 128, 136, 8, ROPEGRAD_LAYOUT_BHSD, ROPEGRAD_BF16, ROPEGRAD_F32, 0};
-    const ra_case d16 = {2, 5, 16, 32, 8, ROPEGRAD_LAYOUT_BSHD, ROPEGRAD_F32, ROPEGRAD_BF16, 1};
-    const ra_case d8 = {2, 5, 8, 32, 8, ROPEGRAD_LAYOUT_BHSD, ROPEGRAD_BF16, ROPEGRAD_BF16, 0};
+    const ra_case d72 = {2, 5, 72, 6, 2, ROPEGRAD_LAYOUT_BHSD, ROPEGRAD_BF16, ROPEGRAD_F16, 1};
     const ra_case too_big = {1, 3, 128, 224, 16, ROPEGRAD_LAYOUT_BHSD, ROPEGRAD_F32, ROPEGRAD_F32, 1};
     const ra_case wave = {1, 512, 128, 64, 8, ROPEGRAD_LAYOUT_BHSD, ROPEGRAD_F32, ROPEGRAD_F32, 1};
-    const ra_case d512 = {2, 3, 512, 6, 2, ROPEGRAD_LAYOUT_BSHD, ROPEGRAD_F32, ROPEGRAD_F32, 0};
     const ra_case shifted = {2, 7, 128, 8, 2, ROPEGRAD_LAYOUT_BSHD, ROPEGRAD_F32, ROPEGRAD_BF16, 0};
     const ra_case d36 = {2, 5, 36, 4, 2, ROPEGRAD_LAYOUT_BSHD, ROPEGRAD_F16, ROPEGRAD_F32, 1};
-    const ra_case d96 = {2, 5, 96, 12, 4, ROPEGRAD_LAYOUT_BHSD, ROPEGRAD_F32, ROPEGRAD_F32, 1};
-    const ra_case d72 = {2, 5, 72, 6, 2, ROPEGRAD_LAYOUT_BHSD, ROPEGRAD_BF16, ROPEGRAD_F16, 1};
     run_case(&many_f32, 11, "staged 9 stages f32");
     run_case(&many_bf16, 12, "staged 9 stages bf16, shared cos/sin");
-    run_case(&d16, 18, "staged head_dim 16");
-    run_case(&d8, 19, "staged head_dim 8, shared cos/sin");
+    run_case(&d72, 13, "staged head_dim 72");
     run_case(&too_big, 14, "split: rows beyond shared memory");
     run_case(&wave, 15, "split: one wave (suite workload 6)");
-    run_case(&d512, 20, "split: head_dim 512");
     run_case_at(&shifted, 16, "columns: inputs off 16-byte alignment", 4);
     run_case(&d36, 17, "columns: head_dim 36");
-    run_case(&d96, 21, "columns: head_dim 96");
-    run_case(&d72, 13, "columns: head_dim 72");
 }
 
 static void test_host_pointers_refused(void **state)
