@@ -20,7 +20,7 @@
 #           where 011's Python-path difference from the official evaluator comes from (issue 26); then
 #           both again with --settle on (the host waits for the cold-L2 flush before every call:
 #           bench-011-settle.json, bench-011-probe-into-settle.json) and the flush gaps of every run
-#           (flush_gap_us, the GPU idle time between the flush and the call; parity_table.py --gaps).
+#           (flush_gap_us, the GPU idle time between the flush and the call) at the end of parity-table.md.
 # $OUT: parity-results.tar.gz (every JSON and log), parity-table.md; the table is printed last.
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -107,7 +107,6 @@ if has probe; then
   log "probe: --settle on (the host waits for the flush before every call), the C path and the into probe"
   c_011 settle --settle on; said "C path --settle on" $? settle
   probe_011 probe-into-settle into --dps --settle on; said "probe into --settle on" $? probe-into-settle
-  python3 bench/parity_table.py --gaps "$W"
 fi
 python3 bench/parity_table.py "$W" > "$W/parity-table.md" 2>&1
 cp "$W/parity-table.md" "$OUT/"

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* flush_gap.c -- the GPU idle gap before a timed call (flush_gap.h). */
 #include <math.h>
-#include <stdlib.h>
 
 #include "flush_gap.h"
 #include "harness.h"
@@ -21,12 +20,6 @@ int rg_gap_before(const uint64_t *ends_sorted, size_t n, uint64_t first_start, d
 
 double rg_gap_median_us(const double *gaps_ns, int n)
 {
-    double *v = n > 0 ? malloc((size_t)n * sizeof *v) : NULL;
-    int k = 0;
-    for (int i = 0; v && i < n; i++)
-        if (isfinite(gaps_ns[i])) v[k++] = gaps_ns[i];
     rg_time_stats st;
-    rg_time_stats_compute(v, k, &st);
-    free(v);
-    return k ? st.median / 1e3 : NAN;
+    return rg_time_stats_finite(gaps_ns, n, &st) ? st.median / 1e3 : NAN;
 }

@@ -178,6 +178,9 @@ typedef struct rg_time_stats {
 } rg_time_stats;
 
 void rg_time_stats_compute(const double *samples, int n, rg_time_stats *st);
+/* rg_time_stats_compute over the finite values of values[n] (NAN marks "none"); returns how many
+ * there were (0: *st all zero). */
+int rg_time_stats_finite(const double *values, int n, rg_time_stats *st);
 
 typedef struct rg_workload_result {
     int index;

@@ -56,11 +56,10 @@ static void row_format(const rg_workload_result *w, row_text *x)
 static void print_flush_gap(const rg_run_result *r, FILE *f)
 {
     double *v = malloc((r->n_workloads ? r->n_workloads : 1) * sizeof *v);
-    int n = 0;
-    for (size_t i = 0; v && i < r->n_workloads; i++)
-        if (isfinite(r->workloads[i].flush_gap_us)) v[n++] = r->workloads[i].flush_gap_us;
+    if (!v) return;
+    for (size_t i = 0; i < r->n_workloads; i++) v[i] = r->workloads[i].flush_gap_us;
     rg_time_stats st;
-    rg_time_stats_compute(v, n, &st);
+    const int n = rg_time_stats_finite(v, (int)r->n_workloads, &st);
     free(v);
     if (n)
         fprintf(f, "flush gap (GPU idle between the flush and the call, median per workload): median %.3f us, "

@@ -33,6 +33,17 @@ void rg_time_stats_compute(const double *samples, int n, rg_time_stats *st)
     free(v);
 }
 
+int rg_time_stats_finite(const double *values, int n, rg_time_stats *st)
+{
+    double *v = n > 0 && values ? malloc((size_t)n * sizeof *v) : NULL;
+    int k = 0;
+    for (int i = 0; v && i < n; i++)
+        if (isfinite(values[i])) v[k++] = values[i];
+    rg_time_stats_compute(v, k, st);
+    free(v);
+    return k;
+}
+
 void rg_result_set_samples(rg_workload_result *wr, double *samples_ns, int n)
 {
     wr->samples_ns = samples_ns;
