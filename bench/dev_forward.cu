@@ -51,10 +51,11 @@ static __global__ void fd_icache(const int64_t *pos, const uint4 *inv, uint4 *ou
 // Versions whose output must equal the shipped kernel's bit for bit (the
 // correctly rounded ones): not the floor (0) or the shipped kernel itself (1),
 // not the timing-only or fast-mode ones (4, 6, 7, 20-28), 29 (the library's
-// kernel at another geometry) yes.
+// kernel at another geometry), 30 (correctly rounded from the
+// special-function unit) and 32 (late refinement) yes.
 static bool fd_bitwise_checked(int version)
 {
-    return version >= 2 && version != 4 && version != 6 && version != 7 && (version < 20 || version == 29);
+    return version >= 2 && version != 4 && version != 6 && version != 7 && (version < 20 || version == 29 || version == 30 || version == 32);
 }
 
 static char *g_flush;
@@ -349,6 +350,16 @@ int main(int argc, char **argv)
         V12F(11, 27, 4, "27-mufu/4");
         V12F(12, 28, 2, "28-mufu-guard/2");
         V12F(12, 28, 4, "28-mufu-guard/4");
+        V12F(13, 30, 2, "30-mufu-cr/2");
+        V12F(13, 30, 4, "30-mufu-cr/4");
+        V12F(13, 30, 8, "30-mufu-cr/8");
+        V12F(14, 31, 2, "31-quad/2");
+        V12F(14, 31, 4, "31-quad/4");
+        V12F(14, 31, 8, "31-quad/8");
+        V12F(15, 32, 2, "32-late/2");
+        V12F(15, 32, 4, "32-late/4");
+        V12F(16, 33, 2, "33-no-refine/2");
+        V12F(16, 33, 4, "33-no-refine/4");
         vs.push_back({"29-lib/2", 29, [&](int64_t B_, int64_t S_, float sc) {
                           const int64_t rows = B_ * S_;
                           const ropegrad_cos_sin_problem p = {B_, S_, 128, freqs, sc, out, c16(rows)};
@@ -440,7 +451,7 @@ int main(int argc, char **argv)
         // The fast modes' accuracy on real long-context inputs, against float64:
         // one geometry each (the others share the code of version 5's kernel,
         // checked bit for bit above), 28 at both, and the correctly rounded two.
-        const std::string names = ",1-shipped,29-lib/2,6-plain/2,27-mufu/2,28-mufu-guard/2,28-mufu-guard/4,";
+        const std::string names = ",1-shipped,29-lib/2,6-plain/2,27-mufu/2,28-mufu-guard/2,28-mufu-guard/4,30-mufu-cr/4,31-quad/2,31-quad/4,";
         std::vector<variant> acc;
         for (auto &v : vs)
             if (names.find(std::string(",") + v.name + ",") != std::string::npos) acc.push_back(v);

@@ -140,6 +140,29 @@
 //              value's ulp is at least scale * 2^-19), so every output should be
 //              within 0.9 ulp; rare (|v| < 5e-4 for sin or cos: about 6 in 10^4
 //              uniformly spread arguments, ~4% of 64-value warps take the branch). The accuracy section measures it.
+// 30 mufu-cr  (012) correctly rounded from the special-function unit: 27's
+//              arithmetic (rg_sincos_mufu) with an absolute rounding test
+//              (fd_sincos_scaled_mufu below: the midpoint next to
+//              v more than t = |scale| * 1.07e-6 away and |v| > 1024 t, else the
+//              value is redone in double by rg_sincos_bf16_scratch), so the
+//              shipped kernel's bits (checked bit for bit) at about the peer's
+//              arithmetic cost; the bound the test assumes was checked over every
+//              float argument (bench/results/dev/14-012-mufu-cr/sincos-bound.txt).
+//              Slower than the shipped kernel (1.20x the floor at /2): dropped.
+// 31 quad     (012) the fast mode: rg_sincos_quad_mufu (src/op/rope_math.cuh:
+//              rg_sincos_core's reduction by pi/2, then sin.approx/cos.approx on
+//              |r| <= 0.9 and the quadrant's swap), no rounding test: the
+//              special-function unit's short chain with an error relative to the
+//              value (bench/sincos_bound.cu bounds it over every float argument),
+//              so every output within 1 bf16 ulp, near the zeros of sin and cos too
+//              (where 27 is wrong).
+// 32 late     (012) 5 (correctly rounded, the scratch refinement) with the
+//              float path's words stored before any refinement, and a flagged
+//              thread's words redone and stored again after: whether 5/4's time
+//              above 6-plain/4 (bench/results/dev/15-012-quad-plain4) is the
+//              refinement's latency on the stores' path. Bit for bit the shipped.
+// 33 no-refine (012) 5 with the test kept and the refinement dropped (a flag
+//              flips a bit): timing only, the test's own cost.
 // 29 lib/2    (012) the library's own kernel (rg_cos_sin_go, correctly rounded)
 //              at 2 values a thread on every shape: the public peer's geometry
 //              (32 threads a row, 256-thread blocks, one 8-byte load and four
@@ -471,11 +494,58 @@ static __device__ __forceinline__ uint32_t fd_sincos_bf16_refine_fix(float x, fl
 // (the inline refinement), in src/op/rope_math.cuh (so 5 takes up the
 // library's test in ulps; 16 keeps the float bound it was measured with).
 
+// ---------------------------------------------------------------------------
+// Version 30 (mufu-cr): rg_sincos_scaled's correct rounding from the special-
+// function unit's sin/cos. Measured and dropped (bench/NOTES.md, 2026-12-02
+// eighth session): its absolute bound flags ~1e-3 of the suite's pairs, and the
+// refinements cost more than the shorter arithmetic saves.
+//
+// rg_sincos_mufu's error is absolute, not relative: at most FD_SINCOS_MUFU_ABS
+// for every float |x| <= RG_SINCOS_FAST_MAX (bench/sincos_bound.cu checked every
+// one of them against double on the H200, bench/results/dev/14-012-mufu-cr/; the documented bound of
+// sin.approx/cos.approx on [-pi, pi] is 2^-21.41 = 3.6e-7, and the reduced
+// argument's float rounding adds at most 2^-23 = 1.2e-7). Times a scale the
+// product's rounding adds at most 2^-24 |scale| (1 + FD_SINCOS_MUFU_ABS), so
+// |v - exact| <= |scale| * FD_SINCOS_MUFU_T, the threshold t below (the
+// constant rounded up, and up again for the float product that makes t).
+// The rounding test in absolute terms: the midpoint m nearest v (v's top 16
+// bits | 0x8000, the same sign and exponent, so v - m is exact) must be more
+// than t away, and |v| more than 1024 t: then the other midpoints are at least
+// a quarter of v's bf16 spacing (2^(e-9) > t for |v| < 2^(e+1)) away and the
+// exact value is on v's side of every one of them. Values near a zero of sin
+// or cos (|v| <= 1024 t, about 1e-3 at scale 1) are therefore always redone,
+// and so is every value at scale 0.
+// ---------------------------------------------------------------------------
+#define FD_SINCOS_MUFU_ABS 1.0e-6f
+#define FD_SINCOS_MUFU_T 1.07e-6f
+
+// Whether bf16_rn(v) might differ from the bf16 nearest a value within t of v.
+static __device__ __forceinline__ bool fd_bf16_near_mid_abs(float v, float t)
+{
+    const float m = __uint_as_float((__float_as_uint(v) & 0xffff0000u) | 0x8000u);
+    return fabsf(v - m) <= t || fabsf(v) <= 1024.0f * t;
+}
+
+// rg_sincos_scaled's contract from rg_sincos_mufu: vs, vc = scale*sin(x),
+// scale*cos(x) in float; returns whether either might round to the wrong bf16.
+// t = |scale| * FD_SINCOS_MUFU_T (FD_SINCOS_MUFU_T itself when S1), once a
+// thread. |x| <= RG_SINCOS_FAST_MAX and |scale| <= 1e30 (callers check).
+template <bool S1>
+static __device__ __forceinline__ bool fd_sincos_scaled_mufu(float x, float scale, float t, float *vs, float *vc)
+{
+    float s, c;
+    rg_sincos_mufu(x, &s, &c);
+    *vs = S1 ? s : s * scale;
+    *vc = S1 ? c : c * scale;
+    return fd_bf16_near_mid_abs(*vs, t) | fd_bf16_near_mid_abs(*vc, t);
+}
+
 // Version 28's threshold: below it (2^-11 plus rg_sincos_mufu's error, rounded
 // up) a value is redone by the polynomial core.
 #define FD_MUFU_NEAR0 5.0e-4f
 
-// MODE 0: correctly rounded (5); 1: no test (6); 2: no arithmetic (7); 10: 25; 11: 27; 12: 28;
+// MODE 0: correctly rounded (5); 1: no test (6); 2: no arithmetic (7); 10: 25; 11: 27; 12: 28; 13: 30;
+// 14: 31; 15: 32; 16: 33;
 // 3, 4: 5 with the refinement's rounding decided against the midpoints (14:
 // rg_sincos_bf16_refine_side, from the float values; 15: fd_sincos_bf16_refine_fix,
 // from the rounded pair).
@@ -510,6 +580,15 @@ static __device__ __forceinline__ bool fd5_value(float x, float scale, float *vs
         *vc = S1 ? c : c * scale;
         return false;
     }
+    if (MODE == 14) {   // 31 quad (012)
+        float s, c;
+        rg_sincos_quad_mufu(x, &s, &c);
+        *vs = S1 ? s : s * scale;
+        *vc = S1 ? c : c * scale;
+        return false;
+    }
+    if (MODE == 13)   // 30 mufu-cr (012)
+        return fd_sincos_scaled_mufu<S1>(x, scale, S1 ? FD_SINCOS_MUFU_T : fabsf(scale) * FD_SINCOS_MUFU_T, vs, vc);
     if (MODE == 0 || MODE >= 3) return rg_sincos_scaled<S1>(x, scale, vs, vc);
     float s, c;
     rg_sincos_core(x, &s, &c);
@@ -610,13 +689,24 @@ static __global__ void __launch_bounds__(BS) fd12_v5(const float *__restrict__ f
         fd12_slow<VPT>(in, scale, ~0u, cw, sw, oc, os, H2);
         return;
     }
-    if (amb) {
+    if (MODE == 15) {   // 32 late: the float path's words stored first, the flagged ones redone and stored again
+        fd_store<VPT / 2>::go(oc, cw.w);
+        fd_store<VPT / 2>::go(oc + H2, cw.w);
+        fd_store<VPT / 2>::go(os, sw.w);
+        fd_store<VPT / 2>::go(os + H2, sw.w);
+        if (!amb) return;
+    }
+    if (MODE == 16) {   // 33 no-refine: the test kept (its flags flip a bit), nothing redone: timing only
+#pragma unroll
+        for (int i = 0; i < VPT; i++) cw.w[i / 2] ^= (amb >> i & 1u) << ((i & 1) * 16);
+    } else if (amb) {
 #pragma unroll
         for (int i = 0; i < VPT; i++)
             if (amb >> i & 1) {
                 const int sh = (i & 1) * 16;
                 const uint32_t wd =
-                    MODE == 3 || MODE == 5 ? rg_sincos_bf16_refine_side<S1>(f[i], scale, vc[i], vs[i])
+                    MODE == 13 || MODE == 15 ? rg_sincos_bf16_scratch<S1>(f[i], scale)
+                    : MODE == 3 || MODE == 5 ? rg_sincos_bf16_refine_side<S1>(f[i], scale, vc[i], vs[i])
                     : MODE == 4 ? fd_sincos_bf16_refine_fix<S1>(f[i], scale,
                                                             (cw.w[i / 2] >> sh & 0xffffu) | (sw.w[i / 2] >> sh) << 16)
                                 : rg_sincos_bf16_double(f[i], scale);
