@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -89,6 +90,7 @@ static void CUPTIAPI dc_buffer_completed(CUcontext, uint32_t, uint8_t *buffer, s
     while (buffer && cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS)
         if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
             const CUpti_ActivityKernel9 *k = (const CUpti_ActivityKernel9 *)rec;
+            if (k->name && strstr(k->name, "dc_fill_zero")) continue;   // DC_FLUSH=fill's flush, not a launch's
             dc_spans.emplace_back(k->start, k->end);
             dc_recs.push_back({dc_demangle(k->name), k->gridX, k->blockX, k->dynamicSharedMemory, k->registersPerThread,
                                k->sharedMemoryExecuted, k->isSharedMemoryCarveoutRequested ? k->sharedMemoryCarveoutRequested : -1});
@@ -143,16 +145,31 @@ static double dc_median(std::vector<double> v)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+// The official evaluator's flush, for DC_FLUSH=fill: zeros written by a kernel
+// (torch's cache.zero_() on a 2x-L2 int8 tensor is a fill kernel, 16 bytes a store).
+static __global__ void dc_fill_zero(uint4 *p, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        p[i] = make_uint4(0, 0, 0, 0);
+}
+
 // The protocol's loop for one launch: 10 warmup + 50 timed launches, each after
 // a memset of flush (twice the L2); the median CUPTI span of the timed ones, in
 // microseconds. Exits (naming tool) when CUPTI does not give one record a launch.
+// DC_FLUSH=fill flushes with a fill kernel instead of cudaMemsetAsync, and
+// DC_SYNC=1 waits for the GPU after each launch (the official loop's
+// conditions; CUPTI still times only the launch's own kernels).
 static double dc_time_median(const std::function<void()> &launch, char *flush, size_t flush_bytes, const char *tool)
 {
     const int warm = 10, iters = 50;
+    const char *fl = getenv("DC_FLUSH"), *sy = getenv("DC_SYNC");
+    const bool fill = fl && !strcmp(fl, "fill"), sync = sy && !strcmp(sy, "1");
     dc_begin();
     for (int it = 0; it < warm + iters; it++) {
-        CK(cudaMemsetAsync(flush, 0, flush_bytes));
+        if (fill) dc_fill_zero<<<132 * 8, 512>>>((uint4 *)flush, flush_bytes / 16);
+        else CK(cudaMemsetAsync(flush, 0, flush_bytes));
         launch();
+        if (sync) CK(cudaDeviceSynchronize());
     }
     CK(cudaGetLastError());
     std::vector<double> all = dc_end();

@@ -356,6 +356,14 @@ int main(int argc, char **argv)
         V12F(14, 31, 2, "31-quad/2");
         V12F(14, 31, 4, "31-quad/4");
         V12F(14, 31, 8, "31-quad/8");
+        // 6-plain's geometry: threads a block (the grid's block count against the 132 SMs).
+#define V12P(N, BS, NAME) vs.push_back({NAME, 6, [&](int64_t B_, int64_t S_, float sc) { fd12_v5_go<1, N, BS>(freqs, sc, out, c16(B_ * S_), B_ * S_, 0); }})
+        V12P(2, 128, "6-plain/2 b128");
+        V12P(2, 512, "6-plain/2 b512");
+        V12P(4, 128, "6-plain/4 b128");
+        V12P(4, 512, "6-plain/4 b512");
+        V12P(4, 1024, "6-plain/4 b1024");
+        V12P(8, 128, "6-plain/8 b128");
         V12F(15, 32, 2, "32-late/2");
         V12F(15, 32, 4, "32-late/4");
         V12F(16, 33, 2, "33-no-refine/2");

@@ -663,6 +663,22 @@ def block_agreement():
                    "ropegrad's results, both committed beside it).")
 
 
+PEER_012 = f"{RES}/official/012/table-012.md"
+
+
+def block_peer_012():
+    """012 against its public CUDA peer, as scripts/device-012.sh wrote it (bench/official/table_012.py),
+    or "not measured yet" while no call's table is committed."""
+    if not os.path.exists(path(PEER_012)):
+        return (f"Not measured yet: there is no `{PEER_012}` (`scripts/device-012.sh` writes it on the GPU "
+                "machine).")
+    lines = [ln for ln in load_lines(PEER_012) if not ln.startswith("# ")]
+    text = "\n".join(lines).strip()
+    if "| solution | official evaluator |" not in text:
+        raise InputError(f"{PEER_012}: not a table of bench/official/table_012.py")
+    return text + f"\n\nFrom `{PEER_012}` (one call of `scripts/device-012.sh`; its files in `device-012.tar.gz` beside it)."
+
+
 BLOCKS = {
     "ops-table": block_ops_table,
     "cuda-014": block_cuda_014,
@@ -681,6 +697,7 @@ BLOCKS = {
     "serve-load": block_serve_load,
     "apply-table": block_apply_table,
     "agreement": block_agreement,
+    "peer-012": block_peer_012,
 }
 
 # blocks inside a sentence: no line breaks around them, no wrapping

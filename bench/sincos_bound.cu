@@ -17,11 +17,6 @@
 //   - the flagged ones redone by both refinements the kernels use
 //     (rg_sincos_bf16_refine_side, rg_sincos_bf16_scratch) must give the bf16
 //     nearest the double value too;
-//   - rg_sincos_quad_mufu (the fast mode: the special-function unit on the
-//     quadrant-reduced argument, no rounding test): its values' error in ulps
-//     of the value must stay below RG_SINCOS_QUAD_ULPS (times a scale, twice
-//     that plus one half), and its bf16 outputs that are not the nearest are
-//     counted (each is then the other neighbour: within 1 bf16 ulp);
 // and once:
 //   - rg_bf16_rn_double_int (the scratch refinement's rounding, by integer
 //     operations) equals rg_bf16_rn_double on 2^30 doubles built to cover its
@@ -73,7 +68,7 @@ __device__ unsigned int g_nmiss;
 
 struct counts {
     unsigned long long n, flagged, wrong_certain, wrong_side, wrong_double, undecided;
-    unsigned int max_ulps_bits;   // largest error in ulps of the value, or absolute (MUFU) (a non-negative float's bits)
+    unsigned int max_ulps_bits;   // largest error in ulps of the value (a non-negative float's bits)
     unsigned int worst_x_bits;    // its argument
 };
 
@@ -99,10 +94,7 @@ static __device__ bool undecided(double d)
     return fabs(d - m) <= tol || fabs(d - m2) <= tol;
 }
 
-// MUFU false: rg_sincos_scaled (rg_sincos_core) and both refinements. MUFU
-// true: rg_sincos_quad_mufu times the scale, no test (nothing flagged; its
-// outputs not the nearest bf16 are counted in wrong_certain, not a failure).
-template <bool S1, bool MUFU>
+template <bool S1>
 static __global__ void check(uint32_t nbits, float scale, counts *out)
 {
     __shared__ counts blk;
@@ -119,15 +111,7 @@ static __global__ void check(uint32_t nbits, float scale, counts *out)
         sincos((double)x, &sd, &cd);
         if (!S1) sd *= (double)scale, cd *= (double)scale;
         float vs, vc;
-        bool amb = false;
-        if (MUFU) {
-            float s, c;
-            rg_sincos_quad_mufu(x, &s, &c);
-            vs = S1 ? s : s * scale;
-            vc = S1 ? c : c * scale;
-        } else {
-            amb = rg_sincos_scaled<S1>(x, scale, &vs, &vc);
-        }
+        const bool amb = rg_sincos_scaled<S1>(x, scale, &vs, &vc);
         const float us = (float)(fabs((double)vs - sd) / ulp_of(vs)), uc = (float)(fabs((double)vc - cd) / ulp_of(vc));
         if (us > max_ulps) max_ulps = us, worst = bits;
         if (uc > max_ulps) max_ulps = uc, worst = bits;
@@ -137,8 +121,8 @@ static __global__ void check(uint32_t nbits, float scale, counts *out)
         uint32_t side = got, dbl = got;
         if (amb) {
             flagged++;
+            side = rg_sincos_bf16_refine_side<S1>(x, scale, vc, vs);
             dbl = rg_sincos_bf16_scratch<S1>(x, scale);
-            side = MUFU ? dbl : rg_sincos_bf16_refine_side<S1>(x, scale, vc, vs);
         }
         const bool open = undecided(sd) || undecided(cd);
         und += open;
@@ -272,8 +256,7 @@ int main()
     printf("sincos_bound on %s: every float x with |x| <= %.0f, against libdevice's double sincos\n", pr.name,
            (double)fmax);
     bool ok = true;
-    for (int pass = 0; pass < 4; pass++) {   // scale 1, then SCALE; rg_sincos_core, then rg_sincos_mufu
-        const bool mufu = pass >= 2, s1 = pass % 2 == 0;
+    for (int pass = 0; pass < 2; pass++) {   // scale 1, then SCALE
         counts *d, h;
         CK(cudaMalloc(&d, sizeof *d));
         CK(cudaMemset(d, 0, sizeof *d));
@@ -283,10 +266,8 @@ int main()
         CK(cudaEventCreate(&e0));
         CK(cudaEventCreate(&e1));
         CK(cudaEventRecord(e0));
-        if (pass == 0) check<true, false><<<132 * 16, 256>>>(nbits, 1.0f, d);
-        else if (pass == 1) check<false, false><<<132 * 16, 256>>>(nbits, SCALE, d);
-        else if (pass == 2) check<true, true><<<132 * 16, 256>>>(nbits, 1.0f, d);
-        else check<false, true><<<132 * 16, 256>>>(nbits, SCALE, d);
+        if (pass == 0) check<true><<<132 * 16, 256>>>(nbits, 1.0f, d);
+        else check<false><<<132 * 16, 256>>>(nbits, SCALE, d);
         CK(cudaEventRecord(e1));
         CK(cudaGetLastError());
         CK(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
@@ -297,22 +278,15 @@ int main()
         CK(cudaEventDestroy(e1));
         memcpy(&ulps, &h.max_ulps_bits, 4);
         memcpy(&worst, &h.worst_x_bits, 4);
-        const int bound = s1 ? RG_SINCOS_ULPS : RG_SINCOS_ULPS_SCALED;
-        const int limit = mufu ? (s1 ? RG_SINCOS_QUAD_ULPS : 2 * RG_SINCOS_QUAD_ULPS + 1) : bound;
-        printf("%s, scale %.8g (%.0f ms)\n", mufu ? "rg_sincos_quad_mufu (the fast mode, no test)" : "rg_sincos_scaled",
-               s1 ? 1.0 : (double)SCALE, ms);
+        const int bound = pass == 0 ? RG_SINCOS_ULPS : RG_SINCOS_ULPS_SCALED;
+        printf("scale %.8g (%.0f ms)\n", pass == 0 ? 1.0 : (double)SCALE, ms);
         printf("  arguments checked:                      %llu\n", h.n);
-        printf("  error, ulps of the value:               max %.4f (at x = %.9g; %s < %d)\n", ulps, (double)worst,
-               mufu ? "must be" : "the test assumes", limit);
-        if (mufu) {
-            printf("  bf16 outputs not the nearest (allowed): %llu\n", h.wrong_certain);
-        } else {
-            printf("  flagged by the rounding test:           %llu (%.3g of the pairs)\n", h.flagged,
-                   (double)h.flagged / h.n);
-            printf("  certain but not the nearest bf16:       %llu\n", h.wrong_certain);
-            printf("  flagged, rg_sincos_bf16_refine_side off: %llu\n", h.wrong_side);
-            printf("  flagged, rg_sincos_bf16_scratch off:    %llu\n", h.wrong_double);
-        }
+        printf("  error, ulps of the value:               max %.4f (at x = %.9g; the test assumes < %d)\n", ulps,
+               (double)worst, bound);
+        printf("  flagged by the rounding test:           %llu (%.3g of the pairs)\n", h.flagged, (double)h.flagged / h.n);
+        printf("  certain but not the nearest bf16:       %llu\n", h.wrong_certain);
+        printf("  flagged, rg_sincos_bf16_refine_side off: %llu\n", h.wrong_side);
+        printf("  flagged, rg_sincos_bf16_scratch off:    %llu\n", h.wrong_double);
         printf("  reference undecided (within 4 double ulps of a bf16 midpoint; not counted above): %llu\n", h.undecided);
         printf("  values where the bf16 nearest libdevice's double differs from the kernel's (first %d, undecided ones "
                "included):\n", MAX_MISS);
@@ -327,7 +301,7 @@ int main()
                    "libdevice sin %.17g cos %.17g\n", (double)x, hm[k].x_bits, hm[k].want, hm[k].side, hm[k].dbl,
                    hm[k].sd, hm[k].cd);
         }
-        ok = ok && ulps < (float)limit && (mufu || h.wrong_certain == 0) && h.wrong_side == 0 && h.wrong_double == 0;
+        ok = ok && ulps < (float)bound && h.wrong_certain == 0 && h.wrong_side == 0 && h.wrong_double == 0;
     }
     const uint64_t nround = 1ull << 30;
     rounding_check<<<132 * 16, 256>>>(nround);

@@ -160,6 +160,18 @@ int ropegrad_cos_sin_reference(const ropegrad_cos_sin_problem *p, double *out);
 int ropegrad_cos_sin_cpu(const ropegrad_cos_sin_problem *p, int num_threads);
 int ropegrad_cos_sin_cuda(const ropegrad_cos_sin_problem *p, void *cuda_stream);
 
+/* 012's CUDA kernels (`ropegrad bench --suite suites/sol-execbench-012 --kernel N`).
+ * 0, the default (ropegrad_cos_sin_cuda): each bf16 the nearest to the exact
+ * value. 1, "fast" (ROPEGRAD_COS_SIN_KERNEL_FAST): the same float sin/cos
+ * without the test that makes that rounding exact, so each value is within
+ * 0.5 + 2^-12 of a bf16 ulp of the exact one (the nearest but for about 2 in
+ * 10^5 on real positions) and small problems run faster. The CPU path always
+ * rounds exactly, which meets that bound too. Any other number is
+ * ROPEGRAD_ERR_BAD_KERNEL. */
+#define ROPEGRAD_COS_SIN_KERNEL_FAST 1
+int ropegrad_cos_sin_cuda_kernel(const ropegrad_cos_sin_problem *p, int kernel, void *cuda_stream);
+const char *ropegrad_cos_sin_kernel_name(int kernel); /* "default", "fast"; NULL for an unknown number */
+
 /* ---- L1/088 and L1/068: applying the rotary embedding to q and k ----------
  *
  * With H = head_dim/2, rotate_half(x) = [-x[H:], x[:H]], and c = cos[b,s,:],

@@ -44,7 +44,8 @@
 # agreement.md, agreement.json, field.md.
 #
 # Environment: OUT (default /tmp/official-out), BUDGET_S (560), PROBLEMS
-# ("011 012 014"), SOLUTIONS ("ropegrad peer"), STEPS ("agreement field":
+# ("011 012 014"), SOLUTIONS ("ropegrad peer"; also ropegrad-fast: `export-solution --kernel 1`,
+# 012's fast kernel), STEPS ("agreement field":
 # agreement = both sides on the solution files, field = the rest of issue 25's
 # field), RG_BENCH_ARGS (extra options for every ropegrad bench run, e.g. a
 # protocol option the harness has), OVERLAP (1: ropegrad measures while the
@@ -55,6 +56,7 @@
 # ...": field runs left out, e.g. measured by an earlier call kept with KEEP_FROM), SHARE_AUTOTUNE=1
 # (Triton's autotune results kept on disk, TRITON_CACHE_AUTOTUNING=1 in one fresh TRITON_CACHE_DIR, and
 # printed, TRITON_PRINT_AUTOTUNING=1: both sides then time the configs the first one chose),
+# OFFICIAL_REPEAT (1; N: the official evaluations N times, round by round, LABEL@rK the later ones),
 # SWITCHED ("P:WHO ...": ropegrad's side of those agreement pairs measured again with SWITCH_ARGS
 # added, as P-WHO-switched.*, and shown beside its row: a protocol point measured switched),
 # BUILD (build-device), PY (python3), COMPILE_TIMEOUT (600) and EVAL_TIMEOUT
@@ -300,11 +302,17 @@ for p in $PROBLEMS; do
           cat "$W/export-$p.txt"; skipped "$p ropegrad: export-solution failed"; continue
         fi
         "$PYABS" -c "import json,sys; d=json.load(open(sys.argv[1])); d['spec']['target_hardware']=['LOCAL']; json.dump(d,open(sys.argv[1],'w'),indent=1)" "$f" ;;
+      ropegrad-fast)   # the op's fast kernel (export-solution --kernel 1; 012 only)
+        f=$W/sol/$p-ropegrad-fast.json who=ropegrad-fast
+        if ! "$RG" export-solution --suite "suites/sol-execbench-$p" --kernel 1 --out "$f" > "$W/export-$p-fast.txt" 2>&1; then
+          cat "$W/export-$p-fast.txt"; skipped "$p ropegrad-fast: export-solution --kernel 1 failed"; continue
+        fi
+        "$PYABS" -c "import json,sys; d=json.load(open(sys.argv[1])); d['spec']['target_hardware']=['LOCAL']; json.dump(d,open(sys.argv[1],'w'),indent=1)" "$f" ;;
       peer)
         f=$W/sol/$p-peer.json who=peer
         [ -f "$EV/peers/$p-peer.json" ] || { skipped "$p peer: no peers/$p-peer.json"; continue; }
         cp "$EV/peers/$p-peer.json" "$f" ;;
-      *) skipped "solution '$s': ropegrad or peer"; continue ;;
+      *) skipped "solution '$s': ropegrad, ropegrad-fast or peer"; continue ;;
     esac
     cp "$f" "$RES/solutions/"
     kind=py
@@ -349,6 +357,21 @@ if has_step agreement; then
     if [ "$kind" = cpp ]; then CPP_WHO+=("$p:$who"); else PY_WHO+=("$p:$who"); fi
     echo "pair $p-$s ($kind): admitted, about ${cost}s"
   done
+fi
+# OFFICIAL_REPEAT=N: the official evaluations N times, interleaved round by round (every admitted
+# solution once, then again as LABEL@r2, ...: each a compile and an evaluation of its own, as the CLI
+# would run them), so that one call gives each solution N official figures taken alternately.
+# The agreement table uses round 1; the later rounds' traces are kept and imported beside it.
+OFFICIAL_REPEAT=${OFFICIAL_REPEAT:-1}
+if [ "$OFFICIAL_REPEAT" -gt 1 ] && [ ${#ITEMS[@]} -gt 0 ]; then
+  ROUND1=("${ITEMS[@]}")
+  for ((r = 2; r <= OFFICIAL_REPEAT; r++)); do
+    for ((i = 0; i < ${#ROUND1[@]}; i += 4)); do
+      ITEMS+=(--item "${ROUND1[i + 1]}" "${ROUND1[i + 2]}" "${ROUND1[i + 3]}@r$r")
+      RESERVE=$((RESERVE + ${EST_REPEAT_S:-20}))
+    done
+  done
+  echo "official: OFFICIAL_REPEAT=$OFFICIAL_REPEAT: $(( ${#ITEMS[@]} / 4 )) evaluations, round by round"
 fi
 echo "kept for the official evaluations: ${RESERVE}s (+${POST_S}s for the imports and tables)"
 
@@ -498,6 +521,7 @@ AGREE=()
 for t in "$RES/official/"*.traces.jsonl; do
   [ -f "$t" ] || continue
   label=$(basename "$t" .traces.jsonl)
+  [[ "$label" == *@r* ]] && continue   # a later round (OFFICIAL_REPEAT): not a pair of its own
   AGREE+=("${label%%-*}" "${label#*-}")
 done
 if has_step agreement; then

@@ -203,6 +203,44 @@ static inline void fc_assert_case(const char *what, size_t k, size_t off, const 
     assert_true(r12->max_err <= r12->max_err_plain);
 }
 
+/* The error of out[n] (bf16 bits) against ref[n] in bf16 ulps of the exact
+ * value (the spacing of the bf16 values at |ref|; a zero must be exact):
+ * the largest, and how many are not the nearest bf16. */
+static inline double fc_bf16_ulps(uint16_t out, double ref)
+{
+    const double e = fabs(fc_bf16_value(out) - ref);
+    if (ref == 0.0) return e == 0.0 ? 0.0 : INFINITY;
+    int ex;
+    frexp(ref, &ex);                                    /* |ref| in [2^(ex-1), 2^ex) */
+    const double spacing = ldexp(1.0, (ex - 1 < -126 ? -126 : ex - 1) - 7);
+    return e / spacing;
+}
+
+typedef struct fc_ulps {
+    int64_t n, n_not_nearest;
+    double max_ulps;
+} fc_ulps;
+
+/* 012's output (cos then sin) against the reference, in ulps. */
+static inline void fc_ulps_012(const fc_case *c, const uint16_t *out, fc_ulps *res)
+{
+    const int64_t n = 2 * c->B * c->S * c->D;
+    double *ref = malloc((size_t)n * 8);
+    ropegrad_cos_sin_problem h = {c->B, c->S, c->D, c->freqs, c->scale, NULL, NULL};
+    memset(res, 0, sizeof *res);
+    res->max_ulps = INFINITY;   /* "not compared" unless all goes well */
+    if (ref && ropegrad_cos_sin_reference(&h, ref) == 0) {
+        res->n = n;
+        res->max_ulps = 0.0;
+        for (int64_t i = 0; i < n; i++) {
+            const double u = fc_bf16_ulps(out[i], ref[i]);
+            if (!(u <= res->max_ulps)) res->max_ulps = u;   /* NaN sticks */
+            if (out[i] != fc_bf16_nearest(ref[i])) res->n_not_nearest++;
+        }
+    }
+    free(ref);
+}
+
 /* Compares a path's 011 output (B*S*D*2 bf16) with the reference and the plain float32 values. */
 static inline void fc_check_011(const fc_case *c, const uint16_t *out, fc_result *res)
 {

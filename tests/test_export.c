@@ -63,6 +63,8 @@ static void assert_same_as_file(const char *content, const char *rel)
     free(want);
 }
 
+static void expect_usage_error(const char *args, const char *needle);
+
 static const char *const expect_strs[][2] = {
     {"target_hardware", "B200"},
     {"target_hardware", "LOCAL"},
@@ -89,12 +91,12 @@ static const expect_op ops[] = {
     {"suites/sol-execbench-011", "ropegrad_rope_forward_kernels.cuh", "src/op/rope_forward/kernels.cuh",
      "rg_rope_forward_launch(&p, at::cuda::getCurrentCUDAStream())"},
     {"suites/sol-execbench-012", "ropegrad_cos_sin_kernels.cuh", "src/op/cos_sin/kernels.cuh",
-     "rg_cos_sin_launch(&p, at::cuda::getCurrentCUDAStream())"},
+     "rg_cos_sin_launch_kernel(&p, rg_solution_kernel, at::cuda::getCurrentCUDAStream())"},
     {"suites/sol-execbench-014", "ropegrad_kernels.cuh", "src/op/rope_backward/kernels.cuh",
      "rg_cuda_launch(&p, 0, at::cuda::getCurrentCUDAStream())"},
 };
 #define N_OPS (sizeof ops / sizeof ops[0])
-static const char *const launchers[] = {"rg_rope_forward_launch(", "rg_cos_sin_launch(", "rg_cuda_launch("};
+static const char *const launchers[] = {"rg_rope_forward_launch(", "rg_cos_sin_launch_kernel(", "rg_cuda_launch("};
 
 /* The JSON file at path, parsed (the test fails when it is not). */
 static cJSON *parse_file(const char *path)
@@ -242,6 +244,55 @@ static void test_export_to_file(void **state)
     }
 }
 
+/* --kernel N: 012's solution runs the kernel version named (the constant its
+ * launcher takes), named after it by default; 0 is the default's text; other
+ * ops' solutions and unknown versions are refused with one line, no file. */
+static void test_export_kernel(void **state)
+{
+    char args[512];
+    snprintf(args, sizeof args, "export-solution --suite %s/suites/sol-execbench-012 --kernel 1", RG_SOURCE_DIR);
+    assert_int_equal(run(args), 0);
+    cJSON *root = parse_file(sc.out);
+    check_solution(root, &ops[1], "ropegrad_cuda_fast", "ropegrad");
+    const char *cu = source_content(root, "kernel.cu");
+    assert_non_null(strstr(cu, "static const int rg_solution_kernel = 1;"));
+    assert_null(strstr(cu, "rg_solution_kernel = 0"));
+    assert_non_null(strstr(tu_get(root, "description")->valuestring, "Kernel 1 (fast)."));
+    cJSON_Delete(root);
+
+    snprintf(args, sizeof args, "export-solution --suite %s/suites/sol-execbench-012 --kernel 1 --name mine", RG_SOURCE_DIR);
+    assert_int_equal(run(args), 0);
+    root = parse_file(sc.out);
+    check_solution(root, &ops[1], "mine", "ropegrad");
+    cJSON_Delete(root);
+
+    snprintf(args, sizeof args, "export-solution --suite %s/suites/sol-execbench-012 --kernel 0", RG_SOURCE_DIR);
+    assert_int_equal(run(args), 0);
+    root = parse_file(sc.out);
+    check_solution(root, &ops[1], "ropegrad_cuda", "ropegrad");
+    assert_non_null(strstr(source_content(root, "kernel.cu"), "static const int rg_solution_kernel = 0;"));
+    assert_null(strstr(tu_get(root, "description")->valuestring, "Kernel "));
+    cJSON_Delete(root);
+
+    char out_dir[160], out_file[200];
+    snprintf(out_dir, sizeof out_dir, "%s/kernel-out", sc.dir);
+    assert_int_equal(mkdir(out_dir, 0755), 0);
+    snprintf(out_file, sizeof out_file, "%s/solution.json", out_dir);
+    snprintf(args, sizeof args, "export-solution --suite %s/suites/sol-execbench-012 --kernel 2 --out %s", RG_SOURCE_DIR,
+             out_file);
+    expect_usage_error(args, "0 (default), 1 (fast)");
+    snprintf(args, sizeof args, "export-solution --suite %s/suites/sol-execbench-011 --kernel 1 --out %s", RG_SOURCE_DIR,
+             out_file);
+    expect_usage_error(args, "op 011's solution runs kernel 0 (default)");
+    snprintf(args, sizeof args, "export-solution --suite %s/suites/sol-execbench-014 --kernel 14 --out %s", RG_SOURCE_DIR,
+             out_file);
+    expect_usage_error(args, "op 014's solution runs kernel 0 (default)");
+    expect_usage_error("export-solution --kernel x", "--kernel");
+    expect_usage_error("export-solution --kernel -1", "--kernel");
+    expect_usage_error("export-solution --kernel", "--kernel");
+    assert_int_equal(tu_count_dir(out_dir), 0);   /* no file, no temporary */
+}
+
 /* Without --suite: the bundled 014, as before the forward ops had solutions. */
 static void test_export_stdout_name_author(void **state)
 {
@@ -316,6 +367,17 @@ static void test_export_compiles_with_nvcc(void **state)
             free(log);
         }
         assert_int_equal(code, 0);
+    }
+    {   /* 012's fast solution (--kernel 1) too */
+        char dir[200], file[240], args[600];
+        snprintf(dir, sizeof dir, "%s/nvcc-fast", sc.dir);
+        assert_int_equal(mkdir(dir, 0755), 0);
+        snprintf(file, sizeof file, "%s/solution.json", dir);
+        snprintf(args, sizeof args, "export-solution --suite %s/suites/sol-execbench-012 --kernel 1 --out %s",
+                 RG_SOURCE_DIR, file);
+        assert_int_equal(run(args), 0);
+        write_sources(file, dir);
+        assert_int_equal(nvcc_compile(dir), 0);
     }
     /* The negative control: 011's binding with its launcher renamed. */
     char dir[160];
@@ -401,6 +463,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_export_to_file),
         cmocka_unit_test(test_export_stdout_name_author),
+        cmocka_unit_test(test_export_kernel),
         cmocka_unit_test(test_export_relative_suite),
         cmocka_unit_test(test_export_compiles_with_nvcc),
         cmocka_unit_test(test_export_bad_input),

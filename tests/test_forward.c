@@ -187,6 +187,20 @@ static void test_validation(void **state)
     assert_int_equal(ropegrad_cos_sin_cuda(&c, NULL), ROPEGRAD_ERR_NO_CUDA);
 #endif
     assert_int_equal(ropegrad_cos_sin_cuda(&d, NULL), ROPEGRAD_ERR_MISALIGNED);   /* validated first */
+
+    /* 012's kernel versions: 0 and 1 named, others refused after validation,
+     * before any device work (so the same in every build, GPU or not). */
+    assert_string_equal(ropegrad_cos_sin_kernel_name(0), "default");
+    assert_string_equal(ropegrad_cos_sin_kernel_name(ROPEGRAD_COS_SIN_KERNEL_FAST), "fast");
+    assert_null(ropegrad_cos_sin_kernel_name(2));
+    assert_null(ropegrad_cos_sin_kernel_name(-1));
+    assert_int_equal(ropegrad_cos_sin_cuda_kernel(&c, 2, NULL), ROPEGRAD_ERR_BAD_KERNEL);
+    assert_int_equal(ropegrad_cos_sin_cuda_kernel(&c, -1, NULL), ROPEGRAD_ERR_BAD_KERNEL);
+    assert_int_equal(ropegrad_cos_sin_cuda_kernel(&d, 2, NULL), ROPEGRAD_ERR_MISALIGNED);
+    assert_int_equal(ropegrad_cos_sin_cuda_kernel(NULL, 1, NULL), ROPEGRAD_ERR_NULL_PROBLEM);
+#ifndef ROPEGRAD_HAVE_CUDA
+    assert_int_equal(ropegrad_cos_sin_cuda_kernel(&c, 1, NULL), ROPEGRAD_ERR_NO_CUDA);
+#endif
 }
 
 /* ---- the harness's rows ---- */

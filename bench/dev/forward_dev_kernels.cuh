@@ -149,13 +149,13 @@
 //              arithmetic cost; the bound the test assumes was checked over every
 //              float argument (bench/results/dev/14-012-mufu-cr/sincos-bound.txt).
 //              Slower than the shipped kernel (1.20x the floor at /2): dropped.
-// 31 quad     (012) the fast mode: rg_sincos_quad_mufu (src/op/rope_math.cuh:
+// 31 quad     (012) a fast mode: fd_sincos_quad_mufu (below:
 //              rg_sincos_core's reduction by pi/2, then sin.approx/cos.approx on
 //              |r| <= 0.9 and the quadrant's swap), no rounding test: the
 //              special-function unit's short chain with an error relative to the
-//              value (bench/sincos_bound.cu bounds it over every float argument),
-//              so every output within 1 bf16 ulp, near the zeros of sin and cos too
-//              (where 27 is wrong).
+//              value, it was hoped, so every output within 1 bf16 ulp near the zeros
+//              of sin and cos too; sin.approx's error is absolute there as well (an
+//              exhaustive pass, bench/results/dev/15-012-quad-plain4/): dropped.
 // 32 late     (012) 5 (correctly rounded, the scratch refinement) with the
 //              float path's words stored before any refinement, and a flagged
 //              thread's words redone and stored again after: whether 5/4's time
@@ -540,6 +540,32 @@ static __device__ __forceinline__ bool fd_sincos_scaled_mufu(float x, float scal
     return fd_bf16_near_mid_abs(*vs, t) | fd_bf16_near_mid_abs(*vc, t);
 }
 
+// Version 31's sin/cos: rg_sincos_core's reduction by pi/2 (the quadrant
+// from the magic-number step, three FMA parts, r within ~1 float ulp of the
+// exact reduced argument, relative to r), then the special-function unit on
+// |r| <= 0.9 instead of the polynomials, and the quadrant's swap and signs.
+// Near a zero of sin or cos the value comes from sin.approx on a small r,
+// never from cos.approx near pi/2 (whose absolute error is what makes
+// rg_sincos_mufu's small values wrong in every bit) -- the hope, which the
+// exhaustive check disproved: sin.approx's error is absolute near 0 too (it
+// returns 0 at r = 1.87e-7; bench/results/dev/15-012-quad-plain4/).
+static __device__ __forceinline__ void fd_sincos_quad_mufu(float x, float *s, float *c)
+{
+    const float big = fmaf(x, 0.636619746685028076f, 12582912.0f);  // 2/pi, 1.5*2^23
+    const float q = big - 12582912.0f;
+    const int qi = __float_as_int(big);
+    float r = fmaf(q, -1.5707962512969971f, x);
+    r = fmaf(q, -7.5497894158615964e-08f, r);
+    r = fmaf(q, -5.3903029534742384e-15f, r);
+    float sr, cr;
+    asm("sin.approx.f32 %0, %1;" : "=f"(sr) : "f"(r));
+    asm("cos.approx.f32 %0, %1;" : "=f"(cr) : "f"(r));
+    const float sv = (qi & 1) ? cr : sr;
+    const float cv = (qi & 1) ? sr : cr;
+    *s = __int_as_float(__float_as_int(sv) ^ ((qi & 2) << 30));
+    *c = __int_as_float(__float_as_int(cv) ^ (((qi + 1) & 2) << 30));
+}
+
 // Version 28's threshold: below it (2^-11 plus rg_sincos_mufu's error, rounded
 // up) a value is redone by the polynomial core.
 #define FD_MUFU_NEAR0 5.0e-4f
@@ -582,7 +608,7 @@ static __device__ __forceinline__ bool fd5_value(float x, float scale, float *vs
     }
     if (MODE == 14) {   // 31 quad (012)
         float s, c;
-        rg_sincos_quad_mufu(x, &s, &c);
+        fd_sincos_quad_mufu(x, &s, &c);
         *vs = S1 ? s : s * scale;
         *vc = S1 ? c : c * scale;
         return false;

@@ -54,7 +54,7 @@
 #define RG_DEFAULT_NAME "ropegrad_cuda"
 #define RG_DEFAULT_AUTHOR "ropegrad"
 
-enum { OPT_OUT = 1000, OPT_SUITE, OPT_NAME, OPT_AUTHOR, OPT_HELP };
+enum { OPT_OUT = 1000, OPT_SUITE, OPT_NAME, OPT_AUTHOR, OPT_KERNEL, OPT_HELP };
 
 static void usage(FILE *f)
 {
@@ -69,8 +69,12 @@ static void usage(FILE *f)
                "  --out FILE     write here (atomically; default, or -: standard output)\n"
                "  --name NAME    solution name (default %s)\n"
                "  --author A     author (default %s)\n"
+               "  --kernel N     the CUDA kernel version run() launches (default 0; `ropegrad bench --kernel`):\n"
+               "                 012 ships 0 (default: every value the nearest bf16) and 1 (fast: within\n"
+               "                 0.5 + 2^-12 of a bf16 ulp); the other ops' solutions run 0. The default\n"
+               "                 name is then %s_NAME (NAME the kernel's)\n"
                "  --help         this text\n",
-               RG_DEFAULT_NAME, RG_DEFAULT_AUTHOR);
+               RG_DEFAULT_NAME, RG_DEFAULT_AUTHOR, RG_DEFAULT_NAME);
 }
 
 static cJSON *string_array(const char *const *items, int n)
@@ -114,7 +118,7 @@ static int count_tensors(const rg_op_tensor *t)
 }
 
 /* kernel.cu for op (a malloc'd string), or NULL with err set. */
-static char *binding_text(const rg_op *op, char *err, size_t errlen)
+static char *binding_text(const rg_op *op, int kernel, char *err, size_t errlen)
 {
     const rg_op_export *x = op->solution;
     const int n_out = count_tensors(op->outputs);
@@ -140,6 +144,11 @@ static char *binding_text(const rg_op *op, char *err, size_t errlen)
                       "#include \"%s\"\n"
                       "\n",
                   x->sources[0].as);
+    if (x->kernel_arg)
+        rg_buf_printf(&b, "// The kernel version run() launches (`ropegrad export-solution --kernel`): %s.\n"
+                          "static const int rg_solution_kernel = %d;\n"
+                          "\n",
+                      op->kernel_name(kernel), kernel);
     if (n_out == 1) {
         rg_buf_puts(&b, "torch::Tensor");
     } else {
@@ -174,22 +183,24 @@ static void add_source(cJSON *sources, const char *path, const char *content)
 }
 
 /* The whole solution as a JSON text (malloc'd), or NULL with err set. */
-static char *build_solution(const rg_op *op, const char *name, const char *author, char *err, size_t errlen)
+static char *build_solution(const rg_op *op, int kernel, const char *name, const char *author, char *err,
+                            size_t errlen)
 {
     static const char *const languages[] = {"cuda_cpp"};
     static const char *const hardware[] = {"B200", "LOCAL"};
     static const char *const cflags[] = {"-O3"};
     static const char *const cuda_cflags[] = {"-O3"};  /* no --use_fast_math: see the top of this file */
     const rg_op_export *x = op->solution;
-    char *kernel_cu = binding_text(op, err, errlen);
+    char *kernel_cu = binding_text(op, kernel, err, errlen);
     if (!kernel_cu) return NULL;
 
     rg_buf d = {0};
     rg_buf_printf(&d,
                   "ropegrad %s: CUDA kernels from libropegrad (%s, embedded verbatim), sin/cos after an accurate "
-                  "argument reduction (the special-function unit sees only reduced arguments), no fast-math flags. "
-                  "Returns",
+                  "argument reduction (the special-function unit sees only reduced arguments), no fast-math flags.",
                   ropegrad_version(), x->sources[0].from);
+    if (kernel) rg_buf_printf(&d, " Kernel %d (%s).", kernel, op->kernel_name(kernel));
+    rg_buf_puts(&d, " Returns");
     for (const rg_op_tensor *t = op->outputs; t->name; t++)
         rg_buf_printf(&d, "%s%s", t == op->outputs ? " " : ", ", t->name);
     rg_buf_puts(&d, " (destination_passing_style false).");
@@ -281,10 +292,12 @@ int rg_cmd_export_solution(int argc, char **argv)
         {"out", required_argument, NULL, OPT_OUT},
         {"name", required_argument, NULL, OPT_NAME},
         {"author", required_argument, NULL, OPT_AUTHOR},
+        {"kernel", required_argument, NULL, OPT_KERNEL},
         {"help", no_argument, NULL, OPT_HELP},
         {NULL, 0, NULL, 0},
     };
-    const char *out = NULL, *suite_dir = NULL, *name = RG_DEFAULT_NAME, *author = RG_DEFAULT_AUTHOR;
+    const char *out = NULL, *suite_dir = NULL, *name = NULL, *author = RG_DEFAULT_AUTHOR;
+    long long kernel = 0;
     int c;
 
     opterr = 0;   /* our own one-line messages */
@@ -296,6 +309,13 @@ int rg_cmd_export_solution(int argc, char **argv)
         case OPT_OUT: out = optarg; break;
         case OPT_NAME: name = optarg; break;
         case OPT_AUTHOR: author = optarg; break;
+        case OPT_KERNEL:
+            if (rg_cli_parse_ll(optarg, 0, 1000, &kernel)) {
+                rg_term_printf(stderr, "ropegrad export-solution: --kernel: '%s' is not a kernel number (0..1000)\n",
+                               optarg);
+                return 2;
+            }
+            break;
         case OPT_HELP: usage(stdout); return 0;
         case ':':
             rg_term_printf(stderr, "ropegrad export-solution: %s needs a value\n", opt);
@@ -317,7 +337,7 @@ int rg_cmd_export_solution(int argc, char **argv)
         fprintf(stderr, "ropegrad export-solution: --suite: empty folder name\n");
         return 2;
     }
-    if (check_names(name, author)) return 2;
+    if (check_names(name ? name : RG_DEFAULT_NAME, author)) return 2;
 
     /* The op: the one the suite's definition names, as `ropegrad bench --suite` finds it. */
     char suite_buf[PATH_MAX + 64], err[1024];
@@ -342,7 +362,24 @@ int rg_cmd_export_solution(int argc, char **argv)
         return 2;
     }
 
-    char *text = build_solution(op, name, author, err, sizeof err);
+    /* --kernel: one the op ships and its solution can launch. */
+    const char *kname = op->kernel_name((int)kernel);
+    if (kernel && (!op->solution->kernel_arg || !kname)) {
+        char list[256] = "0 (default)";
+        for (int k = 1, used = (int)strlen(list); op->solution->kernel_arg && k < 64; k++)
+            if (op->kernel_name(k) && used < (int)sizeof list)
+                used += snprintf(list + used, sizeof list - (size_t)used, ", %d (%s)", k, op->kernel_name(k));
+        rg_term_printf(stderr, "ropegrad export-solution: --kernel %lld: op %s's solution runs kernel %s\n", kernel,
+                       op->id, list);
+        return 2;
+    }
+    char name_buf[128];
+    if (!name) {
+        if (kernel) snprintf(name_buf, sizeof name_buf, "%s_%s", RG_DEFAULT_NAME, kname);
+        else snprintf(name_buf, sizeof name_buf, "%s", RG_DEFAULT_NAME);
+        name = name_buf;
+    }
+    char *text = build_solution(op, (int)kernel, name, author, err, sizeof err);
     if (!text) {
         fprintf(stderr, "ropegrad export-solution: %s\n", err);
         return 2;

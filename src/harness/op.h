@@ -68,6 +68,11 @@ typedef struct rg_op_export {
     const char *launcher;            /* the launcher body calls, e.g. "rg_cuda_launch" */
     const char *about;               /* one line: what run() computes (the module's docstring) */
     const char *const *body;         /* run()'s body, one string per line, NULL-terminated */
+    /* 1 when body passes `rg_solution_kernel` (a constant the binding defines
+     * before run(): `export-solution --kernel N`, 0 by default) to a launcher
+     * taking the op's kernel version (op->kernel_name names them); 0 when the
+     * solution runs the default kernel only. */
+    int kernel_arg;
 } rg_op_export;
 
 /* The header files every op's solution ships beside its kernel header. */

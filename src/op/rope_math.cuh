@@ -104,36 +104,6 @@ static __device__ __forceinline__ void rg_sincos_mufu(float x, float *s, float *
     asm("cos.approx.f32 %0, %1;" : "=f"(*c) : "f"(r));
 }
 
-// The fast mode's sin/cos: rg_sincos_core's reduction by pi/2 (the quadrant
-// from the magic-number step, three FMA parts, r within ~1 float ulp of the
-// exact reduced argument, relative to r), then the special-function unit on
-// |r| <= 0.9 instead of the polynomials, and the quadrant's swap and signs.
-// Near a zero of sin or cos the value comes from sin.approx on a small r,
-// never from cos.approx near pi/2 (whose absolute error is what makes
-// rg_sincos_mufu's small values wrong in every bit). Its error relative to the
-// value, in float ulps, is proved by exhaustion over every float |x| <=
-// RG_SINCOS_FAST_MAX (bench/sincos_bound.cu): below RG_SINCOS_QUAD_ULPS, so a
-// bf16 output (one rounding of it) is within 0.5 + RG_SINCOS_QUAD_ULPS * 2^-16
-// of a bf16 ulp of the exact value (times a scale, twice that plus 2^-17).
-#define RG_SINCOS_QUAD_ULPS 64
-
-static __device__ __forceinline__ void rg_sincos_quad_mufu(float x, float *s, float *c)
-{
-    const float big = fmaf(x, 0.636619746685028076f, 12582912.0f);  // 2/pi, 1.5*2^23
-    const float q = big - 12582912.0f;
-    const int qi = __float_as_int(big);
-    float r = fmaf(q, -1.5707962512969971f, x);
-    r = fmaf(q, -7.5497894158615964e-08f, r);
-    r = fmaf(q, -5.3903029534742384e-15f, r);
-    float sr, cr;
-    asm("sin.approx.f32 %0, %1;" : "=f"(sr) : "f"(r));
-    asm("cos.approx.f32 %0, %1;" : "=f"(cr) : "f"(r));
-    const float sv = (qi & 1) ? cr : sr;
-    const float cv = (qi & 1) ? sr : cr;
-    *s = __int_as_float(__float_as_int(sv) ^ ((qi & 2) << 30));
-    *c = __int_as_float(__float_as_int(cv) ^ (((qi + 1) & 2) << 30));
-}
-
 // ---------------------------------------------------------------------------
 // bf16 outputs, rounded as if from the exact value.
 //

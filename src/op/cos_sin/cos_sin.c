@@ -33,6 +33,11 @@ int ropegrad_cos_sin_validate(const ropegrad_cos_sin_problem *p)
     return ROPEGRAD_OK;
 }
 
+const char *ropegrad_cos_sin_kernel_name(int kernel)
+{
+    return kernel == 0 ? "default" : kernel == ROPEGRAD_COS_SIN_KERNEL_FAST ? "fast" : NULL;
+}
+
 int ropegrad_cos_sin_reference(const ropegrad_cos_sin_problem *p, double *out)
 {
     int rc = validate_inputs(p);

@@ -26,6 +26,29 @@ static __device__ __noinline__ void rg_cos_sin_far(const float *x, float scale, 
     }
 }
 
+// VPT values of cos and of sin (float) packed into VPT/2 words of bf16 pairs each.
+template <int VPT>
+static __device__ __forceinline__ void rg_cos_sin_pack(const float *vc, const float *vs, rg_wordvec<VPT / 2> &cw,
+                                                       rg_wordvec<VPT / 2> &sw)
+{
+#pragma unroll
+    for (int i = 0; i < VPT / 2; i++) {
+        cw.w[i] = rg_pack_bf16x2(vc[2 * i], vc[2 * i + 1]);
+        sw.w[i] = rg_pack_bf16x2(vs[2 * i], vs[2 * i + 1]);
+    }
+}
+
+// A thread's words of cos and of sin, at j and at j+64 (32 words further).
+template <int VPT>
+static __device__ __forceinline__ void rg_cos_sin_store(uint32_t *oc, uint32_t *os, const rg_wordvec<VPT / 2> &cw,
+                                                        const rg_wordvec<VPT / 2> &sw)
+{
+    rg_store_words<VPT / 2>(oc, cw);
+    rg_store_words<VPT / 2>(oc + 32, cw);
+    rg_store_words<VPT / 2>(os, sw);
+    rg_store_words<VPT / 2>(os + 32, sw);
+}
+
 // 012, head_dim 128, aligned pointers: 64/VPT threads per row; thread k reads
 // freqs VPT*k .. +VPT-1 and writes 2*VPT bytes of cos and of sin at j and at
 // j+64. S1: scale == 1. rows*64/VPT < 2^31.
@@ -34,7 +57,7 @@ static __global__ void __launch_bounds__(256) rg_cos_sin_vec(const float *__rest
                                                              uint32_t *__restrict__ cos_out,
                                                              uint32_t *__restrict__ sin_out, int rows)
 {
-    constexpr int H = 64, TPR = H / VPT, H2 = H / 2;   // H2: words per half row
+    constexpr int H = 64, TPR = H / VPT;
     const int t = blockIdx.x * 256 + threadIdx.x;
     const int r = t / TPR, k = t % TPR;
     if (r >= rows) return;
@@ -51,11 +74,7 @@ static __global__ void __launch_bounds__(256) rg_cos_sin_vec(const float *__rest
         far |= !(fabsf(f[i]) <= RG_SINCOS_FAST_MAX);
     }
     rg_wordvec<VPT / 2> cw, sw;
-#pragma unroll
-    for (int i = 0; i < VPT / 2; i++) {
-        cw.w[i] = rg_pack_bf16x2(vc[2 * i], vc[2 * i + 1]);
-        sw.w[i] = rg_pack_bf16x2(vs[2 * i], vs[2 * i + 1]);
-    }
+    rg_cos_sin_pack<VPT>(vc, vs, cw, sw);
     if (far) {
         rg_cos_sin_far<VPT>(in, scale, oc, os, H);
         return;
@@ -71,10 +90,49 @@ static __global__ void __launch_bounds__(256) rg_cos_sin_vec(const float *__rest
                 sw.w[i / 2] = (sw.w[i / 2] & ~(0xffffu << sh)) | ((wd >> 16) << sh);
             }
     }
-    rg_store_words<VPT / 2>(oc, cw);
-    rg_store_words<VPT / 2>(oc + H2, cw);
-    rg_store_words<VPT / 2>(os, sw);
-    rg_store_words<VPT / 2>(os + H2, sw);
+    rg_cos_sin_store<VPT>(oc, os, cw, sw);
+}
+
+// 012's fast kernel (kernel 1, "fast"), head_dim 128, aligned pointers: VPT
+// values a thread (64/VPT threads a row, a 4*VPT-byte load, 2*VPT-byte stores),
+// rg_sincos_core times the scale and one rounding to bf16, without the
+// rounding test and its refinement. Each output is then within 0.5 +
+// 6 * 2^-16 of a bf16 ulp of the exact value at scale 1 (rg_sincos_core's
+// error is below RG_SINCOS_ULPS float ulps, 16 bits below a bf16 ulp, and
+// twice that where the value and the exact one straddle a power of two), 0.5 +
+// 14 * 2^-16 times a scale: the nearest bf16 but for the rare value within
+// that margin of a midpoint (about 2 in 10^5 on real positions). On a small
+// problem the correctly rounded kernel's few refined values (~460 cycles in
+// double) end its last warps late; this one has no such tail (bench/NOTES.md).
+// S1: scale == 1. rows*64/VPT < 2^31.
+template <int VPT, bool S1>
+static __global__ void __launch_bounds__(256) rg_cos_sin_fast(const float *__restrict__ freqs, float scale,
+                                                              uint32_t *__restrict__ cos_out,
+                                                              uint32_t *__restrict__ sin_out, int rows)
+{
+    constexpr int H = 64, TPR = H / VPT;
+    const int t = blockIdx.x * 256 + threadIdx.x;
+    const int r = t / TPR, k = t % TPR;
+    if (r >= rows) return;
+    const float *in = freqs + (size_t)r * H + VPT * k;
+    float f[VPT];
+    rg_load_floats<VPT>(in, f);
+    uint32_t *oc = cos_out + (size_t)r * H + (VPT / 2) * k, *os = sin_out + (size_t)r * H + (VPT / 2) * k;
+    bool far = !(fabsf(scale) <= 1.0e30f);
+    float vs[VPT], vc[VPT];
+#pragma unroll
+    for (int i = 0; i < VPT; i++) {
+        rg_sincos_core(f[i], &vs[i], &vc[i]);
+        if (!S1) vs[i] *= scale, vc[i] *= scale;
+        far |= !(fabsf(f[i]) <= RG_SINCOS_FAST_MAX);
+    }
+    if (far) {   // beyond the core's range (or a huge scale): the correctly rounded double path
+        rg_cos_sin_far<VPT>(in, scale, oc, os, H);
+        return;
+    }
+    rg_wordvec<VPT / 2> cw, sw;
+    rg_cos_sin_pack<VPT>(vc, vs, cw, sw);
+    rg_cos_sin_store<VPT>(oc, os, cw, sw);
 }
 
 // 012, any even head_dim.
@@ -116,14 +174,41 @@ static void rg_cos_sin_go(const ropegrad_cos_sin_problem *p, int rows, cudaStrea
 // pointers aligned to their widest access.
 #define RG_FWD_MAX_ROWS (INT32_MAX / 64)
 
-static cudaError_t rg_cos_sin_launch(const ropegrad_cos_sin_problem *p, cudaStream_t st)
+// The fast kernel's values per thread by size, from bench/dev_forward.cu on
+// the H200 (6-plain/2 against 6-plain/4, bench/results/dev/17-012-fast-geometry/):
+// 2 up to 1024 rows (the grid then fills the 132 SMs: 4 would leave half of
+// them idle), 4 above (half the blocks of 2: on 2048 rows ~10% faster).
+static inline int rg_cos_sin_fast_vpt(int64_t rows) { return rows <= 1024 ? 2 : 4; }
+
+template <int VPT>
+static void rg_cos_sin_fast_go(const ropegrad_cos_sin_problem *p, int rows, cudaStream_t st)
+{
+    const unsigned grid = (unsigned)(((int64_t)rows * (64 / VPT) + 255) / 256);
+    uint32_t *c = (uint32_t *)p->cos, *s = (uint32_t *)p->sin;
+    if (p->attention_scaling == 1.0f) rg_cos_sin_fast<VPT, true><<<grid, 256, 0, st>>>(p->freqs, 1.0f, c, s, rows);
+    else rg_cos_sin_fast<VPT, false><<<grid, 256, 0, st>>>(p->freqs, p->attention_scaling, c, s, rows);
+}
+
+// Kernel 0 (the default): every value the bf16 nearest the exact one. Kernel 1
+// ("fast", ROPEGRAD_COS_SIN_KERNEL_FAST): rg_cos_sin_fast where its conditions
+// hold (head_dim 128, 32-bit thread indices, freqs aligned to 4*VPT bytes and
+// cos/sin to 2*VPT), else kernel 0, which is within its bound too.
+static cudaError_t rg_cos_sin_launch_kernel(const ropegrad_cos_sin_problem *p, int kernel, cudaStream_t st)
 {
     const int64_t rows = p->batch_size * p->seq_len;
     const int H = (int)(p->head_dim / 2);
+    const bool vec = H == 64 && rows <= RG_FWD_MAX_ROWS;
+    const int fvpt = rg_cos_sin_fast_vpt(rows);
+    const unsigned fa = 4u * (unsigned)fvpt;
+    if (kernel == ROPEGRAD_COS_SIN_KERNEL_FAST && vec && rg_aligned(p->freqs, fa) && rg_aligned(p->cos, fa / 2) &&
+        rg_aligned(p->sin, fa / 2)) {
+        if (fvpt == 2) rg_cos_sin_fast_go<2>(p, (int)rows, st);
+        else rg_cos_sin_fast_go<4>(p, (int)rows, st);
+        return cudaGetLastError();
+    }
     const int vpt = rg_cos_sin_vpt(rows);
     const unsigned a = 4u * (unsigned)vpt;   // freqs: VPT floats; cos/sin: VPT/2 words
-    if (H == 64 && rows <= RG_FWD_MAX_ROWS && rg_aligned(p->freqs, a) && rg_aligned(p->cos, a / 2) &&
-        rg_aligned(p->sin, a / 2)) {
+    if (vec && rg_aligned(p->freqs, a) && rg_aligned(p->cos, a / 2) && rg_aligned(p->sin, a / 2)) {
         if (vpt == 2) rg_cos_sin_go<2>(p, (int)rows, st);
         else rg_cos_sin_go<4>(p, (int)rows, st);
     } else {
@@ -132,4 +217,10 @@ static cudaError_t rg_cos_sin_launch(const ropegrad_cos_sin_problem *p, cudaStre
                                                                    rows, H);
     }
     return cudaGetLastError();
+}
+
+// Kernel 0.
+static cudaError_t rg_cos_sin_launch(const ropegrad_cos_sin_problem *p, cudaStream_t st)
+{
+    return rg_cos_sin_launch_kernel(p, 0, st);
 }

@@ -102,9 +102,8 @@ static int cpu(const rg_tensors *t, void *out, int threads)
 
 static int cuda(const rg_tensors *t, void *out, int kernel, void *stream)
 {
-    if (kernel != 0) return ROPEGRAD_ERR_BAD_KERNEL;
     ropegrad_cos_sin_problem p = problem(t, out);
-    return ropegrad_cos_sin_cuda(&p, stream);
+    return ropegrad_cos_sin_cuda_kernel(&p, kernel, stream);
 }
 
 static double bytes(const rg_workload *w, ropegrad_dtype dt)
@@ -161,7 +160,7 @@ static const char *const binding_body[] = {
     "    p.attention_scaling = scale;\n",
     "    p.cos = reinterpret_cast<uint16_t *>(cos_out.data_ptr<at::BFloat16>());\n",
     "    p.sin = reinterpret_cast<uint16_t *>(sin_out.data_ptr<at::BFloat16>());\n",
-    "    const cudaError_t e = rg_cos_sin_launch(&p, at::cuda::getCurrentCUDAStream());\n",
+    "    const cudaError_t e = rg_cos_sin_launch_kernel(&p, rg_solution_kernel, at::cuda::getCurrentCUDAStream());\n",
     "    TORCH_CHECK(e == cudaSuccess, \"ropegrad: kernel launch failed: \", cudaGetErrorString(e));\n",
     "    return std::make_tuple(cos_out, sin_out);\n",
     NULL,
@@ -172,9 +171,10 @@ static const rg_op_source solution_sources[] = {{"ropegrad_cos_sin_kernels.cuh",
 
 static const rg_op_export solution = {
     .sources = solution_sources,
-    .launcher = "rg_cos_sin_launch",
+    .launcher = "rg_cos_sin_launch_kernel",
     .about = "ropegrad: RoPE cos and sin from frequencies, bf16 [B,S,D] each",
     .body = binding_body,
+    .kernel_arg = 1,
 };
 
 const rg_op rg_op_cos_sin = {
@@ -190,7 +190,7 @@ const rg_op rg_op_cos_sin = {
     .cpu = cpu,
     .cuda = cuda,
     .widen = rg_widen_bf16,
-    .kernel_name = rg_kernel_default_only,
+    .kernel_name = ropegrad_cos_sin_kernel_name,
     .solution = &solution,
     .impl_cpu = impl_cpu,
     .impl_cuda = impl_cuda,

@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: Apache-2.0
+"""012 against its public CUDA peer, from one `scripts/device-012.sh` call.
+
+    python3 bench/official/table_012.py --official RESULTS_DIR --runs RUNS_DIR
+
+RESULTS_DIR: scripts/device-official.sh's results (agreement.json; 012-WHO.json,
+ropegrad's harness on each solution file; 012-ropegrad.json, `ropegrad bench`;
+official/012-SOL[@rK].traces.jsonl, the official evaluator's rounds).
+RUNS_DIR: device-012.sh's step 2 (native-k1-normal, native-k0-positions,
+native-k1-positions, WHO-positions .json). Prints a markdown table: each
+solution's geomean under the official evaluator and under ropegrad's harness
+(the dataset's inputs, then real long-context positions), each with its ratio
+to the peer's figure in the same column (below 1: faster than the peer), and
+the C path's figures for ropegrad's two kernels. A missing file is a "-".
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+
+ROWS = (  # label, agreement.json's solution, the harness's result file stem
+    ("public CUDA peer (peers/012-peer.json)", "peer", "peer"),
+    ("ropegrad, kernel 0 (default: every value the nearest bf16)", "ropegrad", "ropegrad-solution"),
+    ("ropegrad, kernel 1 (fast: within 0.5 + 2^-12 bf16 ulp)", "ropegrad-fast", "ropegrad-fast"),
+)
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def summary(path):
+    """(geomean us, 'passed/total') of a ropegrad bench --json file, or (None, None)."""
+    d = load(path)
+    if not d or "summary" not in d:
+        return None, None
+    s = d["summary"]
+    g = s.get("geomean_ns")
+    return (g / 1000.0 if g else None), "%s/%s" % (s.get("passed"), s.get("total"))
+
+
+def official_rounds(folder, sol):
+    """The official evaluator's geomean (us) of each round of solution sol, from its traces:
+    official/012-SOL.traces.jsonl (round 1), official/012-SOL@rK.traces.jsonl (OFFICIAL_REPEAT);
+    a round with a workload untimed is left out."""
+    out, k = [], 1
+    while True:
+        name = "012-%s%s.traces.jsonl" % (sol, "" if k == 1 else "@r%d" % k)
+        path = os.path.join(folder, "official", name)
+        if not os.path.exists(path):
+            return out
+        lat = []
+        with open(path) as f:
+            for line in f:
+                perf = ((json.loads(line).get("evaluation") or {}).get("performance") or {})
+                lat.append(perf.get("latency_ms"))
+        if lat and all(x for x in lat):
+            out.append(1000.0 * math.exp(sum(math.log(x) for x in lat) / len(lat)))
+        k += 1
+
+
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return None if not n else xs[n // 2] if n % 2 else 0.5 * (xs[n // 2 - 1] + xs[n // 2])
+
+
+def fmt(v, digits=3):
+    return "-" if v is None else "%.*f" % (digits, v)
+
+
+def ratio(v, peer):
+    return "-" if v is None or not peer else "%.4f" % (v / peer)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--official", required=True)
+    ap.add_argument("--runs", required=True)
+    a = ap.parse_args(argv)
+    agree = load(os.path.join(a.official, "agreement.json")) or {}
+    by_solution = {r["solution"]: r for r in agree.get("rows", []) if r.get("problem") == "012"}
+
+    rounds = {sol: official_rounds(a.official, sol) for _, sol, _ in ROWS}
+    cols = []   # per row: official, official passed, harness normal, passed, harness positions, passed
+    for _, sol, stem in ROWS:
+        r = by_solution.get(sol, {})
+        off = median(rounds[sol]) if len(rounds[sol]) > 1 else r.get("geomean_official_us")
+        off_passed = "%s/%s" % (r["official_passed"], r["official_total"]) if "official_passed" in r else None
+        hn, hn_p = summary(os.path.join(a.official, "012-%s.json" % stem))
+        hp, hp_p = summary(os.path.join(a.runs, "%s-positions.json" % stem))
+        cols.append((off, off_passed, hn, hn_p, hp, hp_p))
+    peer = cols[0]
+
+    out = ["# 012 against its public CUDA peer (scripts/device-012.sh, one call)", "",
+           "Geomean over the 16 workloads, us; each ratio is to the peer's figure in the same column (below 1: "
+           "faster than the peer). Dataset inputs: the suite's. Positions: `--inputs positions` (positions to "
+           "262143, theta 1e6, different per batch: arguments to ~2.6e5 rad).", "",
+           "| solution | official evaluator | / peer | passed | ropegrad harness | / peer | passed "
+           "| ropegrad harness, positions | / peer | passed |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for (label, _, _), c in zip(ROWS, cols):
+        out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            label, fmt(c[0]), ratio(c[0], peer[0]), c[1] or "-", fmt(c[2]), ratio(c[2], peer[2]), c[3] or "-",
+            fmt(c[4]), ratio(c[4], peer[4]), c[5] or "-"))
+    n_rounds = min(len(v) for v in rounds.values())
+    if n_rounds > 1:
+        out += ["", "The official column is the median of %d rounds, the three files evaluated alternately "
+                "(OFFICIAL_REPEAT); each round's geomeans and ratios to the peer's of the same round:" % n_rounds, "",
+                "| solution | " + " | ".join("round %d" % (k + 1) for k in range(n_rounds)) + " | median ratio |",
+                "|---|" + "---|" * (n_rounds + 1)]
+        peer_r = rounds["peer"]
+        for label, sol, _ in ROWS:
+            rs = rounds[sol][:n_rounds]
+            ratios = [x / p for x, p in zip(rs, peer_r)]
+            out.append("| %s | %s | %s |" % (label, " | ".join("%.3f (%.4f)" % (x, q) for x, q in zip(rs, ratios)),
+                                             "%.4f" % median(ratios)))
+    out += ["", "ropegrad's C path (`ropegrad bench`, the library's kernels, no Python):", "",
+            "| kernel | dataset inputs | passed | positions | passed |", "|---|---|---|---|---|"]
+    for k, normal, pos in ((0, os.path.join(a.official, "012-ropegrad.json"),
+                            os.path.join(a.runs, "native-k0-positions.json")),
+                           (1, os.path.join(a.runs, "native-k1-normal.json"),
+                            os.path.join(a.runs, "native-k1-positions.json"))):
+        n, n_p = summary(normal)
+        p, p_p = summary(pos)
+        out.append("| %d | %s | %s | %s | %s |" % (k, fmt(n), n_p or "-", fmt(p), p_p or "-"))
+    meta = agree.get("meta", {})
+    if meta:
+        out += ["", "official run: " + "; ".join("%s: %s" % kv for kv in sorted(meta.items()))]
+    sys.stdout.write("\n".join(out) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

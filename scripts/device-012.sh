@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# 012 against its public CUDA peer (issue 27), in one device call. Here, before it:
+#   bash scripts/device-build.sh && bash scripts/device-official.sh --prepare
+#   run(command="bash scripts/device-012.sh", carry=["build-device", "bench/official-carry"])
+# 1. scripts/device-official.sh with PROBLEMS=012 SOLUTIONS="ropegrad ropegrad-fast peer"
+#    STEPS=agreement OFFICIAL_REPEAT=3: NVIDIA's official evaluator (three rounds, the three files
+#    alternately) and ropegrad's harness on the same three solution files (ropegrad's default
+#    kernel, its fast kernel: `export-solution --kernel 1`, and the public peer,
+#    peers/012-peer.json), and `ropegrad bench` (the C path, kernel 0), on the dataset's inputs.
+# 2. ropegrad's harness on real long-context inputs (`--inputs positions`: positions to 262143 with
+#    theta 1e6, different per batch, so arguments to ~2.6e5 rad) for the same three files (step 1's
+#    builds reused: the same files, the same solution cache) and the C path's kernels 0 and 1, and
+#    the C path's kernel 1 on the dataset's inputs.
+# 3. bench/official/table_012.py: each figure and its ratio to the peer's in the same column.
+# $OUT (default /tmp/device-012): table-012.md, and device-012.tar.gz with official/ (device-official.sh's
+# results: official-results.tar.gz, agreement.md, ...), official-stdout.txt and runs/ (step 2).
+set -u
+cd "$(dirname "$0")/.." || exit 2
+OUT=${OUT:-/tmp/device-012}
+mkdir -p "$OUT/official" "$OUT/runs"
+OUT=$OUT/official BUDGET_S=${BUDGET_S:-400} PROBLEMS=012 SOLUTIONS="ropegrad ropegrad-fast peer" STEPS=agreement \
+  OFFICIAL_REPEAT=${OFFICIAL_REPEAT:-3} bash scripts/device-official.sh > "$OUT/official-stdout.txt" 2>&1
+echo "device-official.sh: exit $?" | tee -a "$OUT/official-stdout.txt"
+tail -n 25 "$OUT/official-stdout.txt"
+RES=$(mktemp -d /tmp/device-012-results.XXXXXX)   # not under $OUT: the call returns a bounded number of files
+tar -xzf "$OUT/official/official-results.tar.gz" -C "$RES" 2>/dev/null || echo "device-012: no official-results.tar.gz"
+B=${BUILD:-build-device}
+RG=$PWD/$B/ropegrad
+export LD_LIBRARY_PATH=$PWD/$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# The solution cache's folder names the GPU architecture: the one step 1's builds used.
+CAP=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' ')
+[ -n "$CAP" ] && export ROPEGRAD_CUDA_ARCH=sm_${CAP/./} TORCH_CUDA_ARCH_LIST=$CAP
+run() {  # NAME, then the options after `bench`: ropegrad bench (RUN_PY unset) or python3 -m ropegrad bench
+  local name=$1 cmd=("$RG")
+  shift
+  # Python: torch must not see the bundled libraries (build-device/lib); the harness's libraries
+  # find theirs by their RUNPATH.
+  [ -n "${RUN_PY:-}" ] && cmd=(env -u LD_LIBRARY_PATH PYTHONPATH="$PWD/python" ROPEGRAD_LIB="$PWD/$B/libropegrad.so"
+                               ROPEGRAD_CLI_LIB="$PWD/$B/libropegrad_cli.so" python3 -m ropegrad)
+  timeout -k 5 "${RUN_TIMEOUT:-150}" "${cmd[@]}" bench --suite suites/sol-execbench-012 --backend cuda "$@" \
+    --json "$OUT/runs/$name.json" > "$OUT/runs/$name.txt" 2>&1
+  local rc=$?
+  echo "$name: exit $rc ($(grep -E 'geometric mean|passed' "$OUT/runs/$name.txt" | tail -n 1))"
+  [ "$rc" = 0 ] || [ "$rc" = 1 ] || tail -n 3 "$OUT/runs/$name.txt"
+}
+run native-k1-normal --kernel 1
+run native-k0-positions --inputs positions
+run native-k1-positions --kernel 1 --inputs positions
+for who in peer ropegrad-solution ropegrad-fast; do
+  f=$RES/solutions/012-$who.json
+  [ -f "$f" ] || { echo "$who: no solution file from step 1 ($f)"; continue; }
+  RUN_PY=1 run "$who-positions" --solution "$f" --inputs positions
+done
+python3 bench/official/table_012.py --official "$RES" --runs "$OUT/runs" > "$OUT/table-012.md"
+# A call returns at most 8 files: everything but the table goes into one tarball.
+tar -C "$OUT" -czf "$OUT/device-012.tar.gz" official official-stdout.txt runs && rm -rf "$OUT/official" "$OUT/runs" "$OUT/official-stdout.txt"
+cat "$OUT/table-012.md"
