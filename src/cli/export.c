@@ -366,9 +366,7 @@ int rg_cmd_export_solution(int argc, char **argv)
     const char *kname = op->kernel_name((int)kernel);
     if (kernel && (!op->solution->kernel_arg || !kname)) {
         char list[256] = "0 (default)";
-        for (int k = 1, used = (int)strlen(list); op->solution->kernel_arg && k < 64; k++)
-            if (op->kernel_name(k) && used < (int)sizeof list)
-                used += snprintf(list + used, sizeof list - (size_t)used, ", %d (%s)", k, op->kernel_name(k));
+        if (op->solution->kernel_arg) rg_op_kernels_text(op, list, sizeof list);
         rg_term_printf(stderr, "ropegrad export-solution: --kernel %lld: op %s's solution runs kernel %s\n", kernel,
                        op->id, list);
         return 2;

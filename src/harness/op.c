@@ -65,6 +65,19 @@ const char *rg_kernel_default_only(int k)
     return k == 0 ? "default" : NULL;
 }
 
+void rg_op_kernels_text(const rg_op *op, char *dst, size_t n)
+{
+    size_t used = 0;
+    dst[0] = '\0';
+    for (int k = 0; k < RG_OP_KERNEL_SCAN && used < n; k++) {
+        const char *name = op->kernel_name(k);
+        if (!name) continue;
+        int w = snprintf(dst + used, n - used, "%s%d (%s)", used ? ", " : "", k, name);
+        if (w < 0) return;
+        used += (size_t)w;
+    }
+}
+
 int rg_tensors_shape(const rg_workload *w, int64_t bytes_per_row_max, rg_tensors *t, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);

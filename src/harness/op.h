@@ -157,6 +157,10 @@ void *rg_alloc64(size_t bytes);
 void rg_widen_f32(const void *out, int64_t n, float *dst);
 void rg_widen_bf16(const void *out, int64_t n, float *dst);
 const char *rg_kernel_default_only(int k);
+/* The CUDA kernel versions op ships in this build, as "0 (default), 14 (14-2d-ept4)"
+ * (versions below RG_OP_KERNEL_SCAN; empty when none), into dst[n]. */
+#define RG_OP_KERNEL_SCAN 64
+void rg_op_kernels_text(const rg_op *op, char *dst, size_t n);
 int rg_tensors_shape(const struct rg_workload *w, int64_t elems_per_row_max, rg_tensors *t, char *err, size_t errlen);
 
 #endif

@@ -282,28 +282,13 @@ static int cpu_workload(const rg_op *op, rg_tensors *in, const double *ref, cons
 
 /* ---- the run ------------------------------------------------------------------------------- */
 
-/* The kernel versions an op ships, as "0 (default), 14 (14-2d-ept4)". */
-#define RG_KERNEL_SCAN 64
-static void shipped_kernels(const rg_op *op, char *dst, size_t n)
-{
-    size_t used = 0;
-    dst[0] = '\0';
-    for (int k = 0; k < RG_KERNEL_SCAN && used < n; k++) {
-        const char *name = op->kernel_name(k);
-        if (!name) continue;
-        int w = snprintf(dst + used, n - used, "%s%d (%s)", used ? ", " : "", k, name);
-        if (w < 0) return;
-        used += (size_t)w;
-    }
-}
-
 /* 0 when op ships CUDA kernel version `kernel` in this build (0, the
  * default, always), else 1 with err set. */
 static int check_kernel(const rg_op *op, int kernel, char *err, size_t errlen)
 {
     if (kernel == 0 || op->kernel_name(kernel)) return 0;
     char list[256];
-    shipped_kernels(op, list, sizeof list);
+    rg_op_kernels_text(op, list, sizeof list);
     snprintf(err, errlen, "unknown CUDA kernel %d: op %s ships %s; the development versions are built from bench/dev/",
              kernel, op->id, list[0] ? list : "no CUDA kernel in this build");
     return 1;
