@@ -364,6 +364,27 @@ int main(int argc, char **argv)
         V12P(4, 512, "6-plain/4 b512");
         V12P(4, 1024, "6-plain/4 b1024");
         V12P(8, 128, "6-plain/8 b128");
+        // Version 34 (fd_sincos_lean, bench/dev/sincos_lean.cuh) at the fast kernel's geometries.
+#define V12L(N, BS, NAME) vs.push_back({NAME, 34, [&](int64_t B_, int64_t S_, float sc) { fd12_v5_go<17, N, BS>(freqs, sc, out, c16(B_ * S_), B_ * S_, 0); }})
+        V12L(2, 256, "34-lean/2");
+        V12L(4, 256, "34-lean/4");
+        V12L(2, 512, "34-lean/2 b512");
+        V12L(4, 512, "34-lean/4 b512");
+        // Version 35: 6-plain with about one block an SM (fd12_adapt_go); "35-adapt" takes the fast kernel's values a thread.
+        static int nsm = 0;
+        if (!nsm) CK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, 0));
+        vs.push_back({"35-adapt/2", 35, [&](int64_t B_, int64_t S_, float sc) { fd12_adapt_go<2>(freqs, sc, out, c16(B_ * S_), B_ * S_, nsm); }});
+        vs.push_back({"35-adapt/4", 35, [&](int64_t B_, int64_t S_, float sc) { fd12_adapt_go<4>(freqs, sc, out, c16(B_ * S_), B_ * S_, nsm); }});
+        vs.push_back({"35-adapt", 35, [&](int64_t B_, int64_t S_, float sc) {
+                          const int64_t rows = B_ * S_;
+                          if (rows <= 1024) fd12_adapt_go<2>(freqs, sc, out, c16(rows), rows, nsm);
+                          else fd12_adapt_go<4>(freqs, sc, out, c16(rows), rows, nsm);
+                      }});
+        vs.push_back({"fast-rule", 6, [&](int64_t B_, int64_t S_, float sc) {   // the shipped fast kernel's rule, 256 a block
+                          const int64_t rows = B_ * S_;
+                          if (rows <= 1024) fd12_v5_go<1, 2>(freqs, sc, out, c16(rows), rows, 0);
+                          else fd12_v5_go<1, 4>(freqs, sc, out, c16(rows), rows, 0);
+                      }});
         V12F(15, 32, 2, "32-late/2");
         V12F(15, 32, 4, "32-late/4");
         V12F(16, 33, 2, "33-no-refine/2");
@@ -459,7 +480,7 @@ int main(int argc, char **argv)
         // The fast modes' accuracy on real long-context inputs, against float64:
         // one geometry each (the others share the code of version 5's kernel,
         // checked bit for bit above), 28 at both, and the correctly rounded two.
-        const std::string names = ",1-shipped,29-lib/2,6-plain/2,27-mufu/2,28-mufu-guard/2,28-mufu-guard/4,30-mufu-cr/4,31-quad/2,31-quad/4,";
+        const std::string names = ",1-shipped,29-lib/2,6-plain/2,27-mufu/2,28-mufu-guard/2,28-mufu-guard/4,30-mufu-cr/4,31-quad/2,31-quad/4,34-lean/2,35-adapt,";
         std::vector<variant> acc;
         for (auto &v : vs)
             if (names.find(std::string(",") + v.name + ",") != std::string::npos) acc.push_back(v);

@@ -664,6 +664,7 @@ def block_agreement():
 
 
 PEER_012 = f"{RES}/official/012/table-012.md"
+PEER_012_ROUNDS = f"{RES}/official/012-rounds/table-012.md"
 
 
 def block_peer_012():
@@ -677,6 +678,19 @@ def block_peer_012():
     if "| solution | official evaluator |" not in text:
         raise InputError(f"{PEER_012}: not a table of bench/official/table_012.py")
     return text + f"\n\nFrom `{PEER_012}` (one call of `scripts/device-012.sh`; its files in `device-012.tar.gz` beside it)."
+
+
+def block_peer_012_rounds():
+    """The fast kernel and the peer over many official rounds in one call (device-012.sh ROUNDS_ONLY=1),
+    the table bench/official/table_012.py made from that call's tarball: its rounds and per-workload parts."""
+    if not os.path.exists(path(PEER_012_ROUNDS)):
+        return f"Not measured yet: there is no `{PEER_012_ROUNDS}`."
+    text = "\n".join(load_lines(PEER_012_ROUNDS))
+    start, end = text.find("The official column is the median"), text.find("ropegrad's C path")
+    if start < 0 or end < start:
+        raise InputError(f"{PEER_012_ROUNDS}: no rounds table of bench/official/table_012.py")
+    return text[start:end].strip() + (f"\n\nFrom `{PEER_012_ROUNDS}` (its call's files in `device-012.tar.gz` "
+                                      "beside it).")
 
 
 BLOCKS = {
@@ -698,6 +712,7 @@ BLOCKS = {
     "apply-table": block_apply_table,
     "agreement": block_agreement,
     "peer-012": block_peer_012,
+    "peer-012-rounds": block_peer_012_rounds,
 }
 
 # blocks inside a sentence: no line breaks around them, no wrapping

@@ -17,6 +17,10 @@
 //   - the flagged ones redone by both refinements the kernels use
 //     (rg_sincos_bf16_refine_side, rg_sincos_bf16_scratch) must give the bf16
 //     nearest the double value too;
+//   - fd_sincos_lean (bench/dev/sincos_lean.cuh: version 34 of 012's fast
+//     core, not shipped) times the scale, rounded once to bf16: within
+//     FD_SINCOS_LEAN_BF16_ULPS of a bf16 ulp of the double value;
+//     its outputs that are not the nearest bf16 are counted (allowed);
 // and once:
 //   - rg_bf16_rn_double_int (the scratch refinement's rounding, by integer
 //     operations) equals rg_bf16_rn_double on 2^30 doubles built to cover its
@@ -40,6 +44,7 @@
 
 #include "cpu_core_scalar.h"   // the CPU path's form of rg_sincos_core: must give the same bits
 #include "rope_math.cuh"
+#include "dev/sincos_lean.cuh"   // version 34 (bench/results/dev/19-012-lean/)
 
 // The CPU path's copy of the core's range and bound must be the GPU's.
 static_assert(RG_CORE_FAST_MAX == RG_SINCOS_FAST_MAX && RG_CORE_ULPS == RG_SINCOS_ULPS &&
@@ -94,6 +99,19 @@ static __device__ bool undecided(double d)
     return fabs(d - m) <= tol || fabs(d - m2) <= tol;
 }
 
+// The i-th argument of an exhaustive pass (every float up to the top, each
+// followed by its negative; bits: its bits) and its double sin and cos times
+// the scale.
+template <bool S1>
+static __device__ float pass_arg(uint64_t i, float scale, uint32_t *bits, double *sd, double *cd)
+{
+    *bits = (uint32_t)(i >> 1) | ((uint32_t)(i & 1) << 31);
+    const float x = __uint_as_float(*bits);
+    sincos((double)x, sd, cd);
+    if (!S1) *sd *= (double)scale, *cd *= (double)scale;
+    return x;
+}
+
 template <bool S1>
 static __global__ void check(uint32_t nbits, float scale, counts *out)
 {
@@ -105,11 +123,9 @@ static __global__ void check(uint32_t nbits, float scale, counts *out)
     uint32_t worst = 0;
     const uint64_t total = 2ull * nbits;   // both signs
     for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < total; i += (uint64_t)gridDim.x * blockDim.x) {
-        const uint32_t bits = (uint32_t)(i >> 1) | ((uint32_t)(i & 1) << 31);
-        const float x = __uint_as_float(bits);
+        uint32_t bits;
         double sd, cd;
-        sincos((double)x, &sd, &cd);
-        if (!S1) sd *= (double)scale, cd *= (double)scale;
+        const float x = pass_arg<S1>(i, scale, &bits, &sd, &cd);
         float vs, vc;
         const bool amb = rg_sincos_scaled<S1>(x, scale, &vs, &vc);
         const float us = (float)(fabs((double)vs - sd) / ulp_of(vs)), uc = (float)(fabs((double)vc - cd) / ulp_of(vc));
@@ -157,6 +173,86 @@ static __global__ void check(uint32_t nbits, float scale, counts *out)
         atomicAdd(&out->undecided, blk.undecided);
         if (atomicMax(&out->max_ulps_bits, blk.max_ulps_bits) < blk.max_ulps_bits) out->worst_x_bits = blk.worst_x_bits;
     }
+}
+
+// Version 34's core (fd_sincos_lean) times the scale, rounded once to bf16
+// with no test: the largest error of its float values in ulps of the value, of
+// its bf16 outputs in bf16 ulps of the exact value (its bound,
+// FD_SINCOS_LEAN_BF16_ULPS), and how many outputs are not the nearest.
+struct lean_counts {
+    unsigned long long n, not_nearest, undecided;
+    unsigned int max_ulps_bits, worst_x_bits;   // float ulps of the value
+    unsigned int max_bf16_bits, worst_bf16_x;   // bf16 ulps of the exact value
+};
+
+static __device__ double bf16_ulp_of(double e)   // the bf16 spacing at |e| (normal range)
+{
+    return e == 0.0 ? 0x1p-133 : ldexp(1.0, max(ilogb(e), -126) - 7);
+}
+
+template <bool S1>
+static __global__ void check_lean(uint32_t nbits, float scale, lean_counts *out)
+{
+    unsigned long long n = 0, nn = 0, und = 0;
+    float max_ulps = 0.0f, max_b = 0.0f;
+    uint32_t worst = 0, worst_b = 0;
+    const uint64_t total = 2ull * nbits;
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < total; i += (uint64_t)gridDim.x * blockDim.x) {
+        uint32_t bits;
+        double sd, cd;
+        const float x = pass_arg<S1>(i, scale, &bits, &sd, &cd);
+        float vs, vc;
+        fd_sincos_lean(x, &vs, &vc);
+        if (!S1) vs *= scale, vc *= scale;
+        const float us = (float)(fabs((double)vs - sd) / ulp_of(vs)), uc = (float)(fabs((double)vc - cd) / ulp_of(vc));
+        if (us > max_ulps) max_ulps = us, worst = bits;
+        if (uc > max_ulps) max_ulps = uc, worst = bits;
+        const uint32_t got = rg_pack_bf16x2(vc, vs);
+        const double gc = (double)__uint_as_float(got << 16), gs = (double)__uint_as_float(got & 0xffff0000u);
+        const float bc = (float)(fabs(gc - cd) / bf16_ulp_of(cd)), bs = (float)(fabs(gs - sd) / bf16_ulp_of(sd));
+        if (bc > max_b) max_b = bc, worst_b = bits;
+        if (bs > max_b) max_b = bs, worst_b = bits;
+        n++;
+        const bool open = undecided(sd) || undecided(cd);
+        und += open;
+        if (!open) nn += (got & 0xffffu) != nearest(cd), nn += (got >> 16) != nearest(sd);
+    }
+    atomicAdd(&out->n, n);
+    atomicAdd(&out->not_nearest, nn);
+    atomicAdd(&out->undecided, und);
+    if (atomicMax(&out->max_ulps_bits, __float_as_uint(max_ulps)) < __float_as_uint(max_ulps)) out->worst_x_bits = worst;
+    if (atomicMax(&out->max_bf16_bits, __float_as_uint(max_b)) < __float_as_uint(max_b)) out->worst_bf16_x = worst_b;
+}
+
+// The lean pass at scale 1 and at SCALE: its bf16 outputs must be within
+// FD_SINCOS_LEAN_BF16_ULPS of a bf16 ulp of the exact value. Returns whether they are.
+static bool lean_pass(uint32_t nbits)
+{
+    bool ok = true;
+    for (int pass = 0; pass < 2; pass++) {
+        lean_counts *d, h;
+        CK(cudaMalloc(&d, sizeof *d));
+        CK(cudaMemset(d, 0, sizeof *d));
+        if (pass == 0) check_lean<true><<<132 * 16, 256>>>(nbits, 1.0f, d);
+        else check_lean<false><<<132 * 16, 256>>>(nbits, SCALE, d);
+        CK(cudaGetLastError());
+        CK(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
+        CK(cudaFree(d));
+        float ulps, worst, b, worst_b;
+        memcpy(&ulps, &h.max_ulps_bits, 4);
+        memcpy(&worst, &h.worst_x_bits, 4);
+        memcpy(&b, &h.max_bf16_bits, 4);
+        memcpy(&worst_b, &h.worst_bf16_x, 4);
+        printf("fd_sincos_lean (version 34, no test), scale %.8g\n", pass == 0 ? 1.0 : (double)SCALE);
+        printf("  arguments checked:                      %llu\n", h.n);
+        printf("  error, ulps of the float value:         max %.4f (at x = %.9g)\n", ulps, (double)worst);
+        printf("  error of the bf16 outputs, bf16 ulps:   max %.6f (at x = %.9g; must be < %.8f)\n", b,
+               (double)worst_b, FD_SINCOS_LEAN_BF16_ULPS);
+        printf("  bf16 outputs not the nearest:           %llu (%.3g of the outputs; undecided pairs %llu not counted)\n",
+               h.not_nearest, (double)h.not_nearest / (2.0 * h.n), h.undecided);
+        ok = ok && b < (float)FD_SINCOS_LEAN_BF16_ULPS;
+    }
+    return ok;
 }
 
 // rg_sincos_core on n sampled arguments: the k-th is the float with bits
@@ -303,6 +399,7 @@ int main()
         }
         ok = ok && ulps < (float)bound && h.wrong_certain == 0 && h.wrong_side == 0 && h.wrong_double == 0;
     }
+    ok = lean_pass(nbits) && ok;
     const uint64_t nround = 1ull << 30;
     rounding_check<<<132 * 16, 256>>>(nround);
     CK(cudaGetLastError());

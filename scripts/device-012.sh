@@ -13,13 +13,18 @@
 #    builds reused: the same files, the same solution cache) and the C path's kernels 0 and 1, and
 #    the C path's kernel 1 on the dataset's inputs.
 # 3. bench/official/table_012.py: each figure and its ratio to the peer's in the same column.
+# ROUNDS_ONLY=1: step 1 alone, for the fast kernel's solution file and the peer's (OFFICIAL_REPEAT
+#    rounds, default 3: about 9 s a file a round), then step 3: the official figures with more rounds
+#    in one call, nothing else.
 # $OUT (default /tmp/device-012): table-012.md, and device-012.tar.gz with official/ (device-official.sh's
 # results: official-results.tar.gz, agreement.md, ...), official-stdout.txt and runs/ (step 2).
 set -u
 cd "$(dirname "$0")/.." || exit 2
 OUT=${OUT:-/tmp/device-012}
 mkdir -p "$OUT/official" "$OUT/runs"
-OUT=$OUT/official BUDGET_S=${BUDGET_S:-400} PROBLEMS=012 SOLUTIONS="ropegrad ropegrad-fast peer" STEPS=agreement \
+SOLS="ropegrad ropegrad-fast peer"
+[ -n "${ROUNDS_ONLY:-}" ] && SOLS="ropegrad-fast peer"
+OUT=$OUT/official BUDGET_S=${BUDGET_S:-400} PROBLEMS=012 SOLUTIONS="$SOLS" STEPS=agreement \
   OFFICIAL_REPEAT=${OFFICIAL_REPEAT:-3} bash scripts/device-official.sh > "$OUT/official-stdout.txt" 2>&1
 echo "device-official.sh: exit $?" | tee -a "$OUT/official-stdout.txt"
 tail -n 25 "$OUT/official-stdout.txt"
@@ -44,6 +49,12 @@ run() {  # NAME, then the options after `bench`: ropegrad bench (RUN_PY unset) o
   echo "$name: exit $rc ($(grep -E 'geometric mean|passed' "$OUT/runs/$name.txt" | tail -n 1))"
   [ "$rc" = 0 ] || [ "$rc" = 1 ] || tail -n 3 "$OUT/runs/$name.txt"
 }
+if [ -n "${ROUNDS_ONLY:-}" ]; then   # step 3 on step 1's results alone
+  python3 bench/official/table_012.py --official "$RES" --runs "$OUT/runs" > "$OUT/table-012.md"
+  tar -C "$OUT" -czf "$OUT/device-012.tar.gz" official official-stdout.txt && rm -rf "$OUT/official" "$OUT/runs" "$OUT/official-stdout.txt"
+  cat "$OUT/table-012.md"
+  exit 0
+fi
 run native-k1-normal --kernel 1
 run native-k0-positions --inputs positions
 run native-k1-positions --kernel 1 --inputs positions

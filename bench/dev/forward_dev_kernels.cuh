@@ -163,6 +163,14 @@
 //              refinement's latency on the stores' path. Bit for bit the shipped.
 // 33 no-refine (012) 5 with the test kept and the refinement dropped (a flag
 //              flips a bit): timing only, the test's own cost.
+// 34 lean     (012) the fast kernel with fd_sincos_lean (sincos_lean.cuh: sin
+//              of degree 5, cos of degree 6, the quadrant's signs folded into
+//              r): 2 instructions a value fewer in SASS, every output within
+//              0.5 + 2^-8 bf16 ulp (exhaustive, bench/sincos_bound.cu); no
+//              faster (bench/results/dev/19-012-lean/). Not shipped.
+// 35 adapt    (012) the fast kernel's arithmetic with the block size chosen at
+//              launch for about one block an SM (fd12_adapt_go): no faster
+//              (bench/results/dev/20-012-adapt/). Not shipped.
 // 29 lib/2    (012) the library's own kernel (rg_cos_sin_go, correctly rounded)
 //              at 2 values a thread on every shape: the public peer's geometry
 //              (32 threads a row, 256-thread blocks, one 8-byte load and four
@@ -185,6 +193,7 @@
 
 #include "cos_sin/kernels.cuh"
 #include "rope_forward/kernels.cuh"
+#include "sincos_lean.cuh"   // version 34
 
 // VPT floats from 4*VPT-byte aligned memory, 8 included (the library's
 // rg_load_floats stops at 4: no shipped kernel takes 8).
@@ -571,7 +580,7 @@ static __device__ __forceinline__ void fd_sincos_quad_mufu(float x, float *s, fl
 #define FD_MUFU_NEAR0 5.0e-4f
 
 // MODE 0: correctly rounded (5); 1: no test (6); 2: no arithmetic (7); 10: 25; 11: 27; 12: 28; 13: 30;
-// 14: 31; 15: 32; 16: 33;
+// 14: 31; 15: 32; 16: 33; 17: 34 (fd_sincos_lean, sincos_lean.cuh);
 // 3, 4: 5 with the refinement's rounding decided against the midpoints (14:
 // rg_sincos_bf16_refine_side, from the float values; 15: fd_sincos_bf16_refine_fix,
 // from the rounded pair).
@@ -602,6 +611,13 @@ static __device__ __forceinline__ bool fd5_value(float x, float scale, float *vs
         float s, c;
         rg_sincos_mufu(x, &s, &c);
         if (MODE == 12 && !(fabsf(s) >= FD_MUFU_NEAR0 && fabsf(c) >= FD_MUFU_NEAR0)) rg_sincos_core(x, &s, &c);
+        *vs = S1 ? s : s * scale;
+        *vc = S1 ? c : c * scale;
+        return false;
+    }
+    if (MODE == 17) {   // 34 lean (012)
+        float s, c;
+        fd_sincos_lean(x, &s, &c);
         *vs = S1 ? s : s * scale;
         *vc = S1 ? c : c * scale;
         return false;
@@ -690,7 +706,7 @@ static __global__ void __launch_bounds__(BS) fd12_v5(const float *__restrict__ f
                                                      int rows)
 {
     constexpr int H = 64, TPR = H / VPT, H2 = H / 2;
-    const int t = blockIdx.x * BS + threadIdx.x;
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;   // blockDim.x <= BS (35: chosen at launch)
     const int r = t / TPR, k = t % TPR;
     if (r >= rows) return;
     const float *in = freqs + (size_t)r * H + VPT * k;
@@ -753,6 +769,28 @@ static void fd12_v5_go(const float *freqs, float scale, uint16_t *c, uint16_t *s
     const unsigned g = (unsigned)((n + BS - 1) / BS);
     if (scale == 1.0f) fd12_v5<VPT, true, MODE, BS><<<g, BS, 0, st>>>(freqs, scale, (uint32_t *)c, (uint32_t *)s, (int)rows);
     else fd12_v5<VPT, false, MODE, BS><<<g, BS, 0, st>>>(freqs, scale, (uint32_t *)c, (uint32_t *)s, (int)rows);
+}
+
+// Version 35: the fast kernel's arithmetic (MODE 1) with the block size chosen
+// at launch so that a one-wave problem has about one block an SM: the
+// smallest multiple of 32 threads with at most NSM blocks (64..1024), and 256
+// when even 1024 would need more (several waves). VPT 0: 2 values a thread up
+// to 1024 rows, 4 above (the fast kernel's rule).
+static int fd12_adapt_bs(int64_t threads, int nsm)
+{
+    const int64_t per = (threads + nsm - 1) / nsm;
+    if (per > 1024) return 256;
+    const int bs = (int)((per + 31) / 32 * 32);
+    return bs < 64 ? 64 : bs;
+}
+template <int VPT>
+static void fd12_adapt_go(const float *freqs, float scale, uint16_t *c, uint16_t *s, int64_t rows, int nsm)
+{
+    const int64_t n = rows * (64 / VPT);
+    const int bs = fd12_adapt_bs(n, nsm);
+    const unsigned g = (unsigned)((n + bs - 1) / bs);
+    if (scale == 1.0f) fd12_v5<VPT, true, 1, 1024><<<g, bs>>>(freqs, scale, (uint32_t *)c, (uint32_t *)s, (int)rows);
+    else fd12_v5<VPT, false, 1, 1024><<<g, bs>>>(freqs, scale, (uint32_t *)c, (uint32_t *)s, (int)rows);
 }
 
 // ---- version 24: the common path run twice, first on dummy values (011) ----------------

@@ -45,24 +45,58 @@ def summary(path):
     return (g / 1000.0 if g else None), "%s/%s" % (s.get("passed"), s.get("total"))
 
 
-def official_rounds(folder, sol):
-    """The official evaluator's geomean (us) of each round of solution sol, from its traces:
-    official/012-SOL.traces.jsonl (round 1), official/012-SOL@rK.traces.jsonl (OFFICIAL_REPEAT);
-    a round with a workload untimed is left out."""
+def official_traces(folder, sol):
+    """Each round of solution sol, from its traces: official/012-SOL.traces.jsonl (round 1),
+    official/012-SOL@rK.traces.jsonl (OFFICIAL_REPEAT): a list of (workload label, latency us or
+    None) in the file's order, one list a round."""
     out, k = [], 1
     while True:
         name = "012-%s%s.traces.jsonl" % (sol, "" if k == 1 else "@r%d" % k)
         path = os.path.join(folder, "official", name)
         if not os.path.exists(path):
             return out
-        lat = []
+        rnd = []
         with open(path) as f:
             for line in f:
-                perf = ((json.loads(line).get("evaluation") or {}).get("performance") or {})
-                lat.append(perf.get("latency_ms"))
-        if lat and all(x for x in lat):
-            out.append(1000.0 * math.exp(sum(math.log(x) for x in lat) / len(lat)))
+                t = json.loads(line)
+                axes = (t.get("workload") or {}).get("axes") or {}
+                perf = ((t.get("evaluation") or {}).get("performance") or {})
+                lat = perf.get("latency_ms")
+                rnd.append(("B=%s S=%s" % (axes.get("batch_size"), axes.get("seq_len")), 1000.0 * lat if lat else None))
+        out.append(rnd)
         k += 1
+
+
+def official_rounds(folder, sol):
+    """The official evaluator's geomean (us) of each round of solution sol; a round with a workload
+    untimed is left out."""
+    out = []
+    for rnd in official_traces(folder, sol):
+        lat = [x for _, x in rnd]
+        if lat and all(lat):
+            out.append(math.exp(sum(math.log(x) for x in lat) / len(lat)))
+    return out
+
+
+def per_workload(folder, sol, peer="peer"):
+    """Lines of a markdown table: for each workload (the traces' order), the median over the rounds
+    of sol's and the peer's latency, their ratio and in how many rounds sol was slower; [] unless
+    both have two rounds or more with the same workloads."""
+    a, b = official_traces(folder, sol), official_traces(folder, peer)
+    n = min(len(a), len(b))
+    if n < 2 or any([w for w, _ in a[k]] != [w for w, _ in b[0]] for k in range(n)) or \
+            any([w for w, _ in b[k]] != [w for w, _ in b[0]] for k in range(n)):
+        return []
+    lines = ["| # | workload | peer us | %s us | ratio | rounds %s slower |" % (sol, sol), "|---|---|---|---|---|---|"]
+    for i, (label, _) in enumerate(b[0]):
+        xs, ps = [a[k][i][1] for k in range(n)], [b[k][i][1] for k in range(n)]
+        if not all(xs) or not all(ps):
+            lines.append("| %d | %s | - | - | - | - |" % (i, label))
+            continue
+        mx, mp = median(xs), median(ps)
+        lines.append("| %d | %s | %.3f | %.3f | %.3f | %d of %d |" % (
+            i, label, mp, mx, mx / mp, sum(x > p for x, p in zip(xs, ps)), n))
+    return lines
 
 
 def median(xs):
@@ -109,18 +143,24 @@ def main(argv):
         out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             label, fmt(c[0]), ratio(c[0], peer[0]), c[1] or "-", fmt(c[2]), ratio(c[2], peer[2]), c[3] or "-",
             fmt(c[4]), ratio(c[4], peer[4]), c[5] or "-"))
-    n_rounds = min(len(v) for v in rounds.values())
-    if n_rounds > 1:
-        out += ["", "The official column is the median of %d rounds, the three files evaluated alternately "
+    timed = [(label, sol) for label, sol, _ in ROWS if rounds[sol]]   # ROUNDS_ONLY: not every file
+    n_rounds = min((len(rounds[sol]) for _, sol in timed), default=0)
+    if n_rounds > 1 and rounds["peer"]:
+        out += ["", "The official column is the median of %d rounds, the files evaluated alternately "
                 "(OFFICIAL_REPEAT); each round's geomeans and ratios to the peer's of the same round:" % n_rounds, "",
-                "| solution | " + " | ".join("round %d" % (k + 1) for k in range(n_rounds)) + " | median ratio |",
-                "|---|" + "---|" * (n_rounds + 1)]
+                "| solution | " + " | ".join("round %d" % (k + 1) for k in range(n_rounds)) + " | median ratio "
+                "| rounds below the peer |", "|---|" + "---|" * (n_rounds + 2)]
         peer_r = rounds["peer"]
-        for label, sol, _ in ROWS:
+        for label, sol in timed:
             rs = rounds[sol][:n_rounds]
             ratios = [x / p for x, p in zip(rs, peer_r)]
-            out.append("| %s | %s | %s |" % (label, " | ".join("%.3f (%.4f)" % (x, q) for x, q in zip(rs, ratios)),
-                                             "%.4f" % median(ratios)))
+            out.append("| %s | %s | %s | %d of %d |" % (
+                label, " | ".join("%.3f (%.4f)" % (x, q) for x, q in zip(rs, ratios)), "%.4f" % median(ratios),
+                sum(q < 1.0 for q in ratios), len(ratios)))
+        rows = per_workload(a.official, "ropegrad-fast")
+        if rows:
+            out += ["", "Per workload, the fast kernel against the peer under the official evaluator (medians over "
+                    "the rounds; a round's figure is the evaluator's for that workload):", ""] + rows
     out += ["", "ropegrad's C path (`ropegrad bench`, the library's kernels, no Python):", "",
             "| kernel | dataset inputs | passed | positions | passed |", "|---|---|---|---|---|"]
     for k, normal, pos in ((0, os.path.join(a.official, "012-ropegrad.json"),
