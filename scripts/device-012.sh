@@ -15,7 +15,8 @@
 # 3. bench/official/table_012.py: each figure and its ratio to the peer's in the same column.
 # ROUNDS_ONLY=1: step 1 alone, for the fast kernel's solution file and the peer's (OFFICIAL_REPEAT
 #    rounds, default 3: about 9 s a file a round), then step 3: the official figures with more rounds
-#    in one call, nothing else.
+#    in one call, nothing else. ROUNDS_SOLUTIONS: other files for it, e.g. "ropegrad-fast
+#    saved-NAME peer" (device-official.sh's saved-NAME: an A/B of a kernel change).
 # $OUT (default /tmp/device-012): table-012.md, and device-012.tar.gz with official/ (device-official.sh's
 # results: official-results.tar.gz, agreement.md, ...), official-stdout.txt and runs/ (step 2).
 set -u
@@ -23,7 +24,7 @@ cd "$(dirname "$0")/.." || exit 2
 OUT=${OUT:-/tmp/device-012}
 mkdir -p "$OUT/official" "$OUT/runs"
 SOLS="ropegrad ropegrad-fast peer"
-[ -n "${ROUNDS_ONLY:-}" ] && SOLS="ropegrad-fast peer"
+[ -n "${ROUNDS_ONLY:-}" ] && SOLS=${ROUNDS_SOLUTIONS:-"ropegrad-fast peer"}
 OUT=$OUT/official BUDGET_S=${BUDGET_S:-400} PROBLEMS=012 SOLUTIONS="$SOLS" STEPS=agreement \
   OFFICIAL_REPEAT=${OFFICIAL_REPEAT:-3} bash scripts/device-official.sh > "$OUT/official-stdout.txt" 2>&1
 echo "device-official.sh: exit $?" | tee -a "$OUT/official-stdout.txt"

@@ -45,7 +45,8 @@
 #
 # Environment: OUT (default /tmp/official-out), BUDGET_S (560), PROBLEMS
 # ("011 012 014"), SOLUTIONS ("ropegrad peer"; also ropegrad-fast: `export-solution --kernel 1`,
-# 012's fast kernel), STEPS ("agreement field":
+# 012's fast kernel; saved-NAME: a file saved here after --prepare as bench/official-carry/P-saved-NAME.json,
+# e.g. the export of the build before a kernel change, for an A/B in one call), STEPS ("agreement field":
 # agreement = both sides on the solution files, field = the rest of issue 25's
 # field), RG_BENCH_ARGS (extra options for every ropegrad bench run, e.g. a
 # protocol option the harness has), OVERLAP (1: ropegrad measures while the
@@ -312,7 +313,11 @@ for p in $PROBLEMS; do
         f=$W/sol/$p-peer.json who=peer
         [ -f "$EV/peers/$p-peer.json" ] || { skipped "$p peer: no peers/$p-peer.json"; continue; }
         cp "$EV/peers/$p-peer.json" "$f" ;;
-      *) skipped "solution '$s': ropegrad, ropegrad-fast or peer"; continue ;;
+      saved-*)   # a solution file saved beforehand as bench/official-carry/P-saved-NAME.json (an A/B of a change)
+        f=$W/sol/$p-$s.json who=$s
+        [ -f "$ROOT/$CARRY/$p-$s.json" ] || { skipped "$p $s: no $CARRY/$p-$s.json"; continue; }
+        cp "$ROOT/$CARRY/$p-$s.json" "$f" ;;
+      *) skipped "solution '$s': ropegrad, ropegrad-fast, peer or saved-NAME"; continue ;;
     esac
     cp "$f" "$RES/solutions/"
     kind=py

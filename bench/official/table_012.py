@@ -99,6 +99,15 @@ def per_workload(folder, sol, peer="peer"):
     return lines
 
 
+def saved_rows(folder):
+    """Rows for the saved-NAME solution files of the call (device-official.sh's A/B files), from their
+    first round's traces."""
+    d = os.path.join(folder, "official")
+    names = sorted(f[len("012-"):-len(".traces.jsonl")] for f in (os.listdir(d) if os.path.isdir(d) else [])
+                   if f.startswith("012-saved-") and f.endswith(".traces.jsonl") and "@r" not in f)
+    return tuple(("saved solution file %s (bench/official-carry/012-%s.json)" % (n, n), n, n) for n in names)
+
+
 def median(xs):
     xs = sorted(xs)
     n = len(xs)
@@ -121,9 +130,10 @@ def main(argv):
     agree = load(os.path.join(a.official, "agreement.json")) or {}
     by_solution = {r["solution"]: r for r in agree.get("rows", []) if r.get("problem") == "012"}
 
-    rounds = {sol: official_rounds(a.official, sol) for _, sol, _ in ROWS}
+    rows_all = ROWS + saved_rows(a.official)
+    rounds = {sol: official_rounds(a.official, sol) for _, sol, _ in rows_all}
     cols = []   # per row: official, official passed, harness normal, passed, harness positions, passed
-    for _, sol, stem in ROWS:
+    for _, sol, stem in rows_all:
         r = by_solution.get(sol, {})
         off = median(rounds[sol]) if len(rounds[sol]) > 1 else r.get("geomean_official_us")
         off_passed = "%s/%s" % (r["official_passed"], r["official_total"]) if "official_passed" in r else None
@@ -139,11 +149,11 @@ def main(argv):
            "| solution | official evaluator | / peer | passed | ropegrad harness | / peer | passed "
            "| ropegrad harness, positions | / peer | passed |",
            "|---|---|---|---|---|---|---|---|---|---|"]
-    for (label, _, _), c in zip(ROWS, cols):
+    for (label, _, _), c in zip(rows_all, cols):
         out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             label, fmt(c[0]), ratio(c[0], peer[0]), c[1] or "-", fmt(c[2]), ratio(c[2], peer[2]), c[3] or "-",
             fmt(c[4]), ratio(c[4], peer[4]), c[5] or "-"))
-    timed = [(label, sol) for label, sol, _ in ROWS if rounds[sol]]   # ROUNDS_ONLY: not every file
+    timed = [(label, sol) for label, sol, _ in rows_all if rounds[sol]]   # ROUNDS_ONLY: not every file
     n_rounds = min((len(rounds[sol]) for _, sol in timed), default=0)
     if n_rounds > 1 and rounds["peer"]:
         out += ["", "The official column is the median of %d rounds, the files evaluated alternately "
@@ -157,10 +167,11 @@ def main(argv):
             out.append("| %s | %s | %s | %d of %d |" % (
                 label, " | ".join("%.3f (%.4f)" % (x, q) for x, q in zip(rs, ratios)), "%.4f" % median(ratios),
                 sum(q < 1.0 for q in ratios), len(ratios)))
-        rows = per_workload(a.official, "ropegrad-fast")
-        if rows:
-            out += ["", "Per workload, the fast kernel against the peer under the official evaluator (medians over "
-                    "the rounds; a round's figure is the evaluator's for that workload):", ""] + rows
+        for label, sol in timed:
+            rows = per_workload(a.official, sol) if sol not in ("peer", "ropegrad") else []
+            if rows:
+                out += ["", "Per workload, %s against the peer under the official evaluator (medians over "
+                        "the rounds; a round's figure is the evaluator's for that workload):" % label, ""] + rows
     out += ["", "ropegrad's C path (`ropegrad bench`, the library's kernels, no Python):", "",
             "| kernel | dataset inputs | passed | positions | passed |", "|---|---|---|---|---|"]
     for k, normal, pos in ((0, os.path.join(a.official, "012-ropegrad.json"),
