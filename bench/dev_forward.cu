@@ -375,14 +375,15 @@ int main(int argc, char **argv)
         if (!nsm) CK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, 0));
         vs.push_back({"35-adapt/2", 35, [&](int64_t B_, int64_t S_, float sc) { fd12_adapt_go<2>(freqs, sc, out, c16(B_ * S_), B_ * S_, nsm); }});
         vs.push_back({"35-adapt/4", 35, [&](int64_t B_, int64_t S_, float sc) { fd12_adapt_go<4>(freqs, sc, out, c16(B_ * S_), B_ * S_, nsm); }});
+        // Both at the shipped fast kernel's values a thread (rg_cos_sin_fast_vpt), "fast-rule" at its 256 a block.
         vs.push_back({"35-adapt", 35, [&](int64_t B_, int64_t S_, float sc) {
                           const int64_t rows = B_ * S_;
-                          if (rows <= 1024) fd12_adapt_go<2>(freqs, sc, out, c16(rows), rows, nsm);
+                          if (rg_cos_sin_fast_vpt(rows) == 2) fd12_adapt_go<2>(freqs, sc, out, c16(rows), rows, nsm);
                           else fd12_adapt_go<4>(freqs, sc, out, c16(rows), rows, nsm);
                       }});
-        vs.push_back({"fast-rule", 6, [&](int64_t B_, int64_t S_, float sc) {   // the shipped fast kernel's rule, 256 a block
+        vs.push_back({"fast-rule", 6, [&](int64_t B_, int64_t S_, float sc) {
                           const int64_t rows = B_ * S_;
-                          if (rows <= 1024) fd12_v5_go<1, 2>(freqs, sc, out, c16(rows), rows, 0);
+                          if (rg_cos_sin_fast_vpt(rows) == 2) fd12_v5_go<1, 2>(freqs, sc, out, c16(rows), rows, 0);
                           else fd12_v5_go<1, 4>(freqs, sc, out, c16(rows), rows, 0);
                       }});
         V12F(15, 32, 2, "32-late/2");

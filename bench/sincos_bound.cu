@@ -84,6 +84,12 @@ static __device__ double ulp_of(float v)
     return __longlong_as_double((long long)((e ? e : 1) - 150 + 1023) << 52);
 }
 
+// The larger error of float values vs, vc against sd, cd, in ulps of each value.
+static __device__ float value_ulps(float vs, float vc, double sd, double cd)
+{
+    return (float)fmax(fabs((double)vs - sd) / ulp_of(vs), fabs((double)vc - cd) / ulp_of(vc));
+}
+
 // The bf16 nearest to a double (nearest even), as the library's own.
 static __device__ uint32_t nearest(double d) { return rg_bf16_rn_double(d); }
 
@@ -128,9 +134,8 @@ static __global__ void check(uint32_t nbits, float scale, counts *out)
         const float x = pass_arg<S1>(i, scale, &bits, &sd, &cd);
         float vs, vc;
         const bool amb = rg_sincos_scaled<S1>(x, scale, &vs, &vc);
-        const float us = (float)(fabs((double)vs - sd) / ulp_of(vs)), uc = (float)(fabs((double)vc - cd) / ulp_of(vc));
-        if (us > max_ulps) max_ulps = us, worst = bits;
-        if (uc > max_ulps) max_ulps = uc, worst = bits;
+        const float u = value_ulps(vs, vc, sd, cd);
+        if (u > max_ulps) max_ulps = u, worst = bits;
         const uint32_t want = nearest(cd) | (nearest(sd) << 16);
         const uint32_t got = rg_pack_bf16x2(vc, vs);
         n++;
@@ -204,9 +209,8 @@ static __global__ void check_lean(uint32_t nbits, float scale, lean_counts *out)
         float vs, vc;
         fd_sincos_lean(x, &vs, &vc);
         if (!S1) vs *= scale, vc *= scale;
-        const float us = (float)(fabs((double)vs - sd) / ulp_of(vs)), uc = (float)(fabs((double)vc - cd) / ulp_of(vc));
-        if (us > max_ulps) max_ulps = us, worst = bits;
-        if (uc > max_ulps) max_ulps = uc, worst = bits;
+        const float u = value_ulps(vs, vc, sd, cd);
+        if (u > max_ulps) max_ulps = u, worst = bits;
         const uint32_t got = rg_pack_bf16x2(vc, vs);
         const double gc = (double)__uint_as_float(got << 16), gs = (double)__uint_as_float(got & 0xffff0000u);
         const float bc = (float)(fabs(gc - cd) / bf16_ulp_of(cd)), bs = (float)(fabs(gs - sd) / bf16_ulp_of(sd));

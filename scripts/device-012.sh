@@ -50,20 +50,16 @@ run() {  # NAME, then the options after `bench`: ropegrad bench (RUN_PY unset) o
   echo "$name: exit $rc ($(grep -E 'geometric mean|passed' "$OUT/runs/$name.txt" | tail -n 1))"
   [ "$rc" = 0 ] || [ "$rc" = 1 ] || tail -n 3 "$OUT/runs/$name.txt"
 }
-if [ -n "${ROUNDS_ONLY:-}" ]; then   # step 3 on step 1's results alone
-  python3 bench/official/table_012.py --official "$RES" --runs "$OUT/runs" > "$OUT/table-012.md"
-  tar -C "$OUT" -czf "$OUT/device-012.tar.gz" official official-stdout.txt && rm -rf "$OUT/official" "$OUT/runs" "$OUT/official-stdout.txt"
-  cat "$OUT/table-012.md"
-  exit 0
+if [ -z "${ROUNDS_ONLY:-}" ]; then   # step 2 (ROUNDS_ONLY: step 3 on step 1's results alone)
+  run native-k1-normal --kernel 1
+  run native-k0-positions --inputs positions
+  run native-k1-positions --kernel 1 --inputs positions
+  for who in peer ropegrad-solution ropegrad-fast; do
+    f=$RES/solutions/012-$who.json
+    [ -f "$f" ] || { echo "$who: no solution file from step 1 ($f)"; continue; }
+    RUN_PY=1 run "$who-positions" --solution "$f" --inputs positions
+  done
 fi
-run native-k1-normal --kernel 1
-run native-k0-positions --inputs positions
-run native-k1-positions --kernel 1 --inputs positions
-for who in peer ropegrad-solution ropegrad-fast; do
-  f=$RES/solutions/012-$who.json
-  [ -f "$f" ] || { echo "$who: no solution file from step 1 ($f)"; continue; }
-  RUN_PY=1 run "$who-positions" --solution "$f" --inputs positions
-done
 python3 bench/official/table_012.py --official "$RES" --runs "$OUT/runs" > "$OUT/table-012.md"
 # A call returns at most 8 files: everything but the table goes into one tarball.
 tar -C "$OUT" -czf "$OUT/device-012.tar.gz" official official-stdout.txt runs && rm -rf "$OUT/official" "$OUT/runs" "$OUT/official-stdout.txt"

@@ -774,8 +774,7 @@ static void fd12_v5_go(const float *freqs, float scale, uint16_t *c, uint16_t *s
 // Version 35: the fast kernel's arithmetic (MODE 1) with the block size chosen
 // at launch so that a one-wave problem has about one block an SM: the
 // smallest multiple of 32 threads with at most NSM blocks (64..1024), and 256
-// when even 1024 would need more (several waves). VPT 0: 2 values a thread up
-// to 1024 rows, 4 above (the fast kernel's rule).
+// when even 1024 would need more (several waves).
 static int fd12_adapt_bs(int64_t threads, int nsm)
 {
     const int64_t per = (threads + nsm - 1) / nsm;

@@ -67,22 +67,21 @@ def official_traces(folder, sol):
         k += 1
 
 
-def official_rounds(folder, sol):
-    """The official evaluator's geomean (us) of each round of solution sol; a round with a workload
+def official_rounds(traces):
+    """The official evaluator's geomean (us) of each round (official_traces); a round with a workload
     untimed is left out."""
     out = []
-    for rnd in official_traces(folder, sol):
+    for rnd in traces:
         lat = [x for _, x in rnd]
         if lat and all(lat):
             out.append(math.exp(sum(math.log(x) for x in lat) / len(lat)))
     return out
 
 
-def per_workload(folder, sol, peer="peer"):
+def per_workload(sol, a, b):
     """Lines of a markdown table: for each workload (the traces' order), the median over the rounds
-    of sol's and the peer's latency, their ratio and in how many rounds sol was slower; [] unless
-    both have two rounds or more with the same workloads."""
-    a, b = official_traces(folder, sol), official_traces(folder, peer)
+    of sol's latency (traces a) and the peer's (traces b), their ratio and in how many rounds sol was
+    slower; [] unless both have two rounds or more with the same workloads."""
     n = min(len(a), len(b))
     if n < 2 or any([w for w, _ in a[k]] != [w for w, _ in b[0]] for k in range(n)) or \
             any([w for w, _ in b[k]] != [w for w, _ in b[0]] for k in range(n)):
@@ -131,7 +130,8 @@ def main(argv):
     by_solution = {r["solution"]: r for r in agree.get("rows", []) if r.get("problem") == "012"}
 
     rows_all = ROWS + saved_rows(a.official)
-    rounds = {sol: official_rounds(a.official, sol) for _, sol, _ in rows_all}
+    traces = {sol: official_traces(a.official, sol) for _, sol, _ in rows_all}
+    rounds = {sol: official_rounds(t) for sol, t in traces.items()}
     cols = []   # per row: official, official passed, harness normal, passed, harness positions, passed
     for _, sol, stem in rows_all:
         r = by_solution.get(sol, {})
@@ -168,7 +168,7 @@ def main(argv):
                 label, " | ".join("%.3f (%.4f)" % (x, q) for x, q in zip(rs, ratios)), "%.4f" % median(ratios),
                 sum(q < 1.0 for q in ratios), len(ratios)))
         for label, sol in timed:
-            rows = per_workload(a.official, sol) if sol not in ("peer", "ropegrad") else []
+            rows = per_workload(sol, traces[sol], traces["peer"]) if sol not in ("peer", "ropegrad") else []
             if rows:
                 out += ["", "Per workload, %s against the peer under the official evaluator (medians over "
                         "the rounds; a round's figure is the evaluator's for that workload):" % label, ""] + rows
