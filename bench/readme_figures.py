@@ -665,19 +665,29 @@ def block_agreement():
 
 PEER_012 = f"{RES}/official/012/table-012.md"
 PEER_012_ROUNDS = f"{RES}/official/012-rounds/table-012.md"
+PEER_012_FAR = f"{RES}/official/012-far/table-012.md"
+
+
+def peer_012_table(rel):
+    """A table of bench/official/table_012.py as scripts/device-012.sh wrote it (title line left out),
+    or "not measured yet" while no call's table is committed."""
+    if not os.path.exists(path(rel)):
+        return f"Not measured yet: there is no `{rel}` (`scripts/device-012.sh` writes it on the GPU machine)."
+    lines = [ln for ln in load_lines(rel) if not ln.startswith("# ")]
+    text = "\n".join(lines).strip()
+    if "| solution | official evaluator |" not in text:
+        raise InputError(f"{rel}: not a table of bench/official/table_012.py")
+    return text + f"\n\nFrom `{rel}` (one call of `scripts/device-012.sh`; its files in `device-012.tar.gz` beside it)."
 
 
 def block_peer_012():
-    """012 against its public CUDA peer, as scripts/device-012.sh wrote it (bench/official/table_012.py),
-    or "not measured yet" while no call's table is committed."""
-    if not os.path.exists(path(PEER_012)):
-        return (f"Not measured yet: there is no `{PEER_012}` (`scripts/device-012.sh` writes it on the GPU "
-                "machine).")
-    lines = [ln for ln in load_lines(PEER_012) if not ln.startswith("# ")]
-    text = "\n".join(lines).strip()
-    if "| solution | official evaluator |" not in text:
-        raise InputError(f"{PEER_012}: not a table of bench/official/table_012.py")
-    return text + f"\n\nFrom `{PEER_012}` (one call of `scripts/device-012.sh`; its files in `device-012.tar.gz` beside it)."
+    """012 against its public CUDA peer: the first full call of scripts/device-012.sh."""
+    return peer_012_table(PEER_012)
+
+
+def block_peer_012_far():
+    """012 against its public CUDA peer once the far path needs no stack frame (device-012.sh ROUNDS_ONLY=1)."""
+    return peer_012_table(PEER_012_FAR)
 
 
 def block_peer_012_rounds():
@@ -713,6 +723,7 @@ BLOCKS = {
     "agreement": block_agreement,
     "peer-012": block_peer_012,
     "peer-012-rounds": block_peer_012_rounds,
+    "peer-012-far": block_peer_012_far,
 }
 
 # blocks inside a sentence: no line breaks around them, no wrapping

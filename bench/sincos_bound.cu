@@ -22,6 +22,12 @@
 //     FD_SINCOS_LEAN_BF16_ULPS of a bf16 ulp of the double value;
 //     its outputs that are not the nearest bf16 are counted (allowed);
 // and once:
+//   - rg_sincos_double_far (the far path's Payne-Hanek reduction in registers)
+//     against libdevice's double sincos on every float beyond
+//     RG_SINCOS_FAST_MAX, both signs, and Inf and NaN: the largest difference
+//     in double ulps of the reference (at most FAR_ULPS), and the bf16 nearest
+//     each the same wherever the reference is decided; also the smallest
+//     |sin| or |cos| met (how close a float comes to a multiple of pi/2);
 //   - rg_bf16_rn_double_int (the scratch refinement's rounding, by integer
 //     operations) equals rg_bf16_rn_double on 2^30 doubles built to cover its
 //     cases (ties and their neighbours, every exponent near float's range);
@@ -338,6 +344,108 @@ __global__ void rounding_check(uint64_t n)
     }
 }
 
+// ---------------------------------------------------------------------------
+// The far path: rg_sincos_double_far against libdevice's sincos, every float
+// with RG_SINCOS_FAST_MAX < |x| (finite; then Inf and NaN).
+// ---------------------------------------------------------------------------
+#define FAR_ULPS 4.0   // the most double ulps of the reference the two may differ by
+struct far_counts {
+    unsigned long long n, bf16_differ, undecided, bad_nonfinite;
+    unsigned long long max_ulps_bits;   // largest difference, double ulps (a non-negative double's bits)
+    unsigned int worst_x_bits;
+    unsigned long long min_abs_bits;    // smallest |sin| or |cos| of libdevice (a non-negative double's bits)
+    unsigned int min_x_bits;
+};
+
+static __device__ double ulp_of_double(double d)
+{
+    const int e = (int)((__double_as_longlong(d) >> 52) & 0x7ff);
+    return __longlong_as_double((long long)((e ? e : 1) - 52) << 52);
+}
+
+// i-th far argument: bits lo + i/2, negated for odd i.
+static __global__ void far_check(uint32_t lo, uint64_t count, far_counts *out)
+{
+    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    unsigned long long n = 0, differ = 0, und = 0;
+    double worst = 0.0, least = 1.0;
+    uint32_t worst_x = 0, least_x = 0;
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
+        const uint32_t bits = (lo + (uint32_t)(i >> 1)) | (uint32_t)(i & 1) << 31;
+        const float x = __uint_as_float(bits);
+        double s, c, sd, cd;
+        rg_sincos_double_far(x, &s, &c);
+        sincos((double)x, &sd, &cd);
+        const double d = fmax(fabs(s - sd) / ulp_of_double(sd), fabs(c - cd) / ulp_of_double(cd));
+        if (d > worst) worst = d, worst_x = bits;
+        const double a = fmin(fabs(sd), fabs(cd));
+        if (a < least) least = a, least_x = bits;
+        const bool u = undecided(sd) || undecided(cd);
+        und += u;
+        differ += !u && (nearest(s) != nearest(sd) || nearest(c) != nearest(cd));
+        n++;
+    }
+    atomicAdd(&out->n, n);
+    atomicAdd(&out->bf16_differ, differ);
+    atomicAdd(&out->undecided, und);
+    const unsigned long long wb = (unsigned long long)__double_as_longlong(worst);
+    if (atomicMax(&out->max_ulps_bits, wb) < wb) out->worst_x_bits = worst_x;   // racy among equal maxima
+    const unsigned long long lb = (unsigned long long)__double_as_longlong(least);
+    if (atomicMin(&out->min_abs_bits, lb) > lb) out->min_x_bits = least_x;
+}
+
+// Inf, -Inf and NaN give NaN for both, as sincos does.
+static __global__ void far_nonfinite(far_counts *out)
+{
+    const uint32_t cases[] = {0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc00001u, 0x7f800001u};
+    for (uint32_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        double s, c;
+        rg_sincos_double_far(__uint_as_float(cases[k]), &s, &c);
+        if (!isnan(s) || !isnan(c)) out->bad_nonfinite++;
+    }
+}
+
+static bool far_pass(uint32_t fast_top_bits)
+{
+    const uint32_t lo = fast_top_bits + 1, hi = 0x7f7fffffu;   // 4e6's successor .. FLT_MAX
+    const uint64_t count = 2ull * (hi - lo + 1);
+    far_counts *d, h;
+    CK(cudaMalloc(&d, sizeof *d));
+    CK(cudaMemset(d, 0, sizeof *d));
+    const unsigned long long one = (unsigned long long)__builtin_bit_cast(long long, 1.0);
+    CK(cudaMemcpy(&d->min_abs_bits, &one, sizeof one, cudaMemcpyHostToDevice));
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    CK(cudaEventRecord(e0));
+    far_check<<<132 * 16, 256>>>(lo, count, d);
+    far_nonfinite<<<1, 1>>>(d);
+    CK(cudaEventRecord(e1));
+    CK(cudaGetLastError());
+    CK(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
+    CK(cudaFree(d));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    double ulps, least;
+    float wx, lx;
+    memcpy(&ulps, &h.max_ulps_bits, 8);
+    memcpy(&least, &h.min_abs_bits, 8);
+    memcpy(&wx, &h.worst_x_bits, 4);
+    memcpy(&lx, &h.min_x_bits, 4);
+    printf("far path (rg_sincos_double_far) against libdevice's sincos, every float with %.0f < |x| <= FLT_MAX "
+           "(%.0f ms)\n", (double)RG_SINCOS_FAST_MAX, ms);
+    printf("  arguments checked:                      %llu\n", h.n);
+    printf("  difference, double ulps of libdevice's: max %.3f (at x = %.9g; allowed %.0f)\n", ulps, (double)wx,
+           FAR_ULPS);
+    printf("  nearest bf16 differs (reference decided): %llu\n", h.bf16_differ);
+    printf("  reference undecided (not compared):     %llu\n", h.undecided);
+    printf("  smallest |sin| or |cos|:                %.6g (at x = %.9g)\n", least, (double)lx);
+    printf("  Inf and NaN not giving NaN:             %llu\n", h.bad_nonfinite);
+    return ulps <= FAR_ULPS && h.bf16_differ == 0 && h.bad_nonfinite == 0 && h.n == count;
+}
+
 int main()
 {
     // Also a CTest test (tests/gpu_sincos_bound.cmake): without a GPU it skips (77), saying why.
@@ -404,6 +512,7 @@ int main()
         ok = ok && ulps < (float)bound && h.wrong_certain == 0 && h.wrong_side == 0 && h.wrong_double == 0;
     }
     ok = lean_pass(nbits) && ok;
+    ok = far_pass(top) && ok;
     const uint64_t nround = 1ull << 30;
     rounding_check<<<132 * 16, 256>>>(nround);
     CK(cudaGetLastError());

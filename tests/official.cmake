@@ -21,3 +21,8 @@ add_test(NAME device_official_script COMMAND sh -c
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(device_official_script PROPERTIES TIMEOUT 60 SKIP_RETURN_CODE 77)
 rg_python_test(parity_table tests/parity_table_test.py ${PROJECT_SOURCE_DIR})
+# bench/official/variants_012.py (012's split files): its edits against the shipped kernels.cuh,
+# and against the public peer's file where ../shared has it.
+rg_python_test(variants_012 tests/variants_012_test.py ${PROJECT_SOURCE_DIR}
+               ${PROJECT_SOURCE_DIR}/../shared/official-evaluator/peers/012-peer.json)
+set_tests_properties(variants_012 PROPERTIES TIMEOUT 60)

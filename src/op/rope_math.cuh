@@ -20,8 +20,9 @@
 // most 2^-24 * |q| * 7.55e-8 (|r1| <= 0.9 + |q| C2), zero while q = 0; the other
 // steps round relative to r. That holds while q < 2^22 (|x| < ~6.5e6); we take
 // the fast path up to 4e6 and send anything larger (and Inf/NaN) to
-// double-precision sincos, which does a full Payne-Hanek reduction -- rare, and
-// kept out of line so its registers and stack don't burden the hot loop.
+// rg_sincos_double_far below (a Payne-Hanek reduction in registers, then
+// double precision) -- rare, and kept out of line so its registers don't burden
+// the hot loop.
 //
 // Because q comes from a float product it can be off by one near a quadrant
 // boundary, so |r| can slightly exceed pi/4 (up to ~0.9): the polynomials are
@@ -29,12 +30,7 @@
 // ---------------------------------------------------------------------------
 #define RG_SINCOS_FAST_MAX 4.0e6f
 
-static __device__ __noinline__ float2 rg_sincos_slow(float x)
-{
-    double sd, cd;
-    sincos((double)x, &sd, &cd);
-    return make_float2((float)sd, (float)cd);
-}
+static __device__ __noinline__ float2 rg_sincos_slow(float x);   // beyond it (below, with the double path)
 
 // The fast path alone: |x| <= RG_SINCOS_FAST_MAX (callers check).
 static __device__ __forceinline__ void rg_sincos_core(float x, float *s, float *c)
@@ -161,16 +157,12 @@ static __device__ __forceinline__ uint32_t rg_bf16_rn_double(double d)
 // near 1e-17) evaluated by Estrin's scheme: a dependent chain of ~8 double
 // operations instead of ~12. It runs in a warp's critical path whenever one of
 // its lanes needs it, which on a small problem is nearly always somewhere.
-// Beyond 4e6 (or not finite): libdevice's sincos with its full Payne-Hanek
-// reduction.
-static __device__ __forceinline__ void rg_sincos_double_core(float xf, double *s, double *c)
+// Beyond 4e6 (or not finite): rg_sincos_double_far, a full Payne-Hanek
+// reduction, then the same polynomials.
+//
+// sin(r + qi*pi/2) and cos(r + qi*pi/2) for |r| <= 0.9 (only qi's two low bits count).
+static __device__ __forceinline__ void rg_sincos_double_poly(double r, int qi, double *s, double *c)
 {
-    const double x = (double)xf;
-    const float big = fmaf(xf, 0.636619746685028076f, 12582912.0f);
-    const int qi = __float_as_int(big);
-    const double q = (double)(big - 12582912.0f);               // +0 when q = 0: keeps sin(-0) = -0
-    double r = fma(-q, 1.5707963267948965580e+00, x);            // pi/2 = P1 + P2 (P1 = double(pi/2))
-    r = fma(-q, 6.1232339957367658e-17, r);
     const double y = r * r, y2 = y * y, y4 = y2 * y2;
     // sin r = r (1 + y (S3 + S5 y + ... + S17 y^7))
     const double a0 = fma(8.3333333333333333333e-03, y, -1.6666666666666666667e-01);   // 1/5!, -1/3!
@@ -191,13 +183,109 @@ static __device__ __forceinline__ void rg_sincos_double_core(float xf, double *s
     *c = ((qi + 1) & 2) ? -cv : cv;
 }
 
+static __device__ __forceinline__ void rg_sincos_double_core(float xf, double *s, double *c)
+{
+    const double x = (double)xf;
+    const float big = fmaf(xf, 0.636619746685028076f, 12582912.0f);
+    const int qi = __float_as_int(big);
+    const double q = (double)(big - 12582912.0f);               // +0 when q = 0: keeps sin(-0) = -0
+    double r = fma(-q, 1.5707963267948965580e+00, x);            // pi/2 = P1 + P2 (P1 = double(pi/2))
+    r = fma(-q, 6.1232339957367658e-17, r);
+    rg_sincos_double_poly(r, qi, s, c);
+}
+
+// 2/pi = 0.b1 b2 b3 ... in binary: word k (k >= 1) holds bits 32(k-1)+1 ..
+// 32k, most significant first; word 0 is the integer part's zeros, so that a
+// window may start before b1.
+static __constant__ uint32_t rg_two_over_pi[9] = {0x00000000u, 0xa2f9836eu, 0x4e441529u, 0xfc2757d1u, 0xf534ddc0u,
+                                                  0xdb629599u, 0x3c439041u, 0xfe5163abu, 0xdebbc561u};
+
+// sin/cos in double of any float (finite or not), by a Payne-Hanek reduction
+// in registers: no local memory, so a kernel that may take this path needs no
+// stack frame (libdevice's sincos keeps its reduction in a local array: a
+// 40-byte frame in every kernel that could call it, which cost the fast 012
+// kernel ~4% of its time under the official evaluator, bench/NOTES.md).
+// |x| = m 2^e with m a 24-bit integer, e <= 104. x 2/pi modulo 4 is m times
+// the bits of 2/pi from b(e-1) on, scaled by 2^e (the earlier bits give
+// multiples of 4): a 128-bit window of them, times m, is 152 bits whose bits
+// 126-127 are the quadrant and whose lower 126 the fraction f. The bits after
+// the window add under m 2^-102 < 2^-78 quarter turns; a float's distance to a
+// multiple of pi/2 is over 2^-40 quarter turns (bench/sincos_bound.cu compares
+// every float beyond RG_SINCOS_FAST_MAX with libdevice's sincos), so f keeps
+// 64 significant bits at least. r = f pi/2, |f| <= 1/2, in double with one
+// rounding of its own, then rg_sincos_double_poly.
+static __device__ __forceinline__ void rg_sincos_double_far(float xf, double *s, double *c)
+{
+    if (!(fabsf(xf) <= 3.40282347e38f)) {   // Inf or NaN: NaN, as sincos gives
+        *s = *c = (double)(xf - xf);
+        return;
+    }
+    const uint32_t u = __float_as_uint(xf) & 0x7fffffffu;
+    const int be = (int)(u >> 23);
+    const uint64_t m = be ? (u & 0x7fffffu) | 0x800000u : u;   // |x| = m 2^e
+    const int e = (be ? be : 1) - 150;
+    if (e < -2) {   // |x| < 2^22: not a far argument, but give the right answer anyway
+        rg_sincos_double_core(xf, s, c);
+        return;
+    }
+    const int b = e + 30;   // the window's first bit, b(e-1), is bit b % 32 of word b / 32 (word 0 = b(-31)..b(0))
+    const int k = b >> 5, o = b & 31;
+    uint32_t w[4];
+#pragma unroll
+    for (int j = 0; j < 4; j++) w[j] = __funnelshift_l(rg_two_over_pi[k + j + 1], rg_two_over_pi[k + j], o);
+    const uint64_t chi = ((uint64_t)w[0] << 32) | w[1], clo = ((uint64_t)w[2] << 32) | w[3];
+    // m (chi:clo) = (m chi) 2^64 + (plh:pll), 24 x 128 bits; of m chi only its low 64 bits count
+    const uint64_t pll = m * clo, plh = __umul64hi(m, clo), phl = m * chi;
+    const uint64_t q0 = phl + plh;       // bits 64..127 of the product (those above are multiples of 4)
+    int qi = (int)(q0 >> 62);            // bits 126, 127: the quadrant
+    uint64_t fh = q0 & 0x3fffffffffffffffull, fl = pll;      // f = (fh:fl) / 2^126
+    bool neg = false;
+    if (fh >> 61) {   // f >= 1/2: f - 1, one quadrant on
+        fh = 0x3fffffffffffffffull - fh + (fl == 0);
+        fl = 0 - fl;
+        neg = true;
+        qi++;
+    }
+    // normalize (fh:fl) so that its top bit is bit 127
+    const int lz = fh ? __clzll((long long)fh) : 64 + (fl ? __clzll((long long)fl) : 64);
+    uint64_t top, nxt;
+    if (lz >= 128) {
+        top = 0, nxt = 0;
+    } else if (lz >= 64) {
+        top = fl << (lz - 64), nxt = 0;
+    } else {
+        top = lz ? (fh << lz) | (fl >> (64 - lz)) : fh;
+        nxt = lz ? fl << lz : fl;
+    }
+    // f = (top 2^64 + nxt) 2^(2 - lz - 128), top's 53 high bits exactly in vh
+    const double vh = (double)(top >> 11) * 0x1p-53;
+    const double vl = ((double)(top & 0x7ffu) + (double)nxt * 0x1p-64) * 0x1p-64;
+    const double sc = lz >= 128 ? 0.0 : __hiloint2double((1023 + 2 - lz) << 20, 0);
+    const double f1 = vh * sc, f2 = vl * sc;
+    double r = fma(f1, 1.5707963267948965580e+00, fma(f1, 6.1232339957367658e-17, f2 * 1.5707963267948965580e+00));
+    if (neg) r = -r;
+    double sv, cv;
+    rg_sincos_double_poly(r, qi, &sv, &cv);
+    *s = xf < 0.0f ? -sv : sv;   // sin(-x) = -sin x, cos(-x) = cos x
+    *c = cv;
+}
+
 static __device__ __forceinline__ void rg_sincos_double(float xf, double *s, double *c)
 {
     if (!(fabsf(xf) <= RG_SINCOS_FAST_MAX)) {
-        sincos((double)xf, s, c);
+        rg_sincos_double_far(xf, s, c);
         return;
     }
     rg_sincos_double_core(xf, s, c);
+}
+
+// Out of line (rare): float sin/cos of a far argument (or Inf/NaN) from
+// rg_sincos_double_far.
+static __device__ __noinline__ float2 rg_sincos_slow(float x)
+{
+    double sd, cd;
+    rg_sincos_double_far(x, &sd, &cd);
+    return make_float2((float)sd, (float)cd);
 }
 
 // One value's (cos | sin << 16) bf16 bits from double: the refinement.

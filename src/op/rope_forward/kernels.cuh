@@ -29,7 +29,7 @@
 #include "rope_math.cuh"
 
 // The out-of-line path of a thread with an argument beyond the fast range (or
-// a huge scale): every value in double (libdevice's sincos where needed). 011:
+// a huge scale): every value in double (rg_sincos_double_far where needed). 011:
 // VPT (cos | sin << 16) words at o and o + H words.
 template <int VPT>
 static __device__ __noinline__ void rg_rope_forward_far(const int64_t *pos, const float *inv, float scale, uint32_t *o,
