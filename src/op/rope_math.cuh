@@ -209,11 +209,12 @@ static __constant__ uint32_t rg_two_over_pi[9] = {0x00000000u, 0xa2f9836eu, 0x4e
 // the bits of 2/pi from b(e-1) on, scaled by 2^e (the earlier bits give
 // multiples of 4): a 128-bit window of them, times m, is 152 bits whose bits
 // 126-127 are the quadrant and whose lower 126 the fraction f. The bits after
-// the window add under m 2^-102 < 2^-78 quarter turns; a float's distance to a
-// multiple of pi/2 is over 2^-40 quarter turns (bench/sincos_bound.cu compares
-// every float beyond RG_SINCOS_FAST_MAX with libdevice's sincos), so f keeps
-// 64 significant bits at least. r = f pi/2, |f| <= 1/2, in double with one
-// rounding of its own, then rg_sincos_double_poly.
+// the window add under m 2^-126 < 2^-102 quarter turns, and no float beyond
+// RG_SINCOS_FAST_MAX comes closer to a multiple of pi/2 than 1.6e-9 rad, about
+// 2^-30 quarter turns (bench/sincos_bound.cu's far pass, which compares every
+// one with libdevice's sincos): f has over 90 significant bits, of which the
+// conversion keeps 64. r = f pi/2, |f| <= 1/2, in double with one rounding of
+// its own, then rg_sincos_double_poly.
 static __device__ __forceinline__ void rg_sincos_double_far(float xf, double *s, double *c)
 {
     if (!(fabsf(xf) <= 3.40282347e38f)) {   // Inf or NaN: NaN, as sincos gives
