@@ -68,6 +68,26 @@ static_assert(RG_CORE_FAST_MAX == RG_SINCOS_FAST_MAX && RG_CORE_ULPS == RG_SINCO
         }                                                                                       \
     } while (0)
 
+// The milliseconds the GPU takes for what launch() enqueues (CUDA events
+// around it), the launches checked.
+template <class F>
+static float gpu_ms(F launch)
+{
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    CK(cudaEventRecord(e0));
+    launch();
+    CK(cudaEventRecord(e1));
+    CK(cudaGetLastError());
+    CK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    return ms;
+}
+
 // The first few disagreements, for the report.
 struct miss {
     uint32_t x_bits, want, side, dbl;
@@ -414,20 +434,12 @@ static bool far_pass(uint32_t fast_top_bits)
     CK(cudaMemset(d, 0, sizeof *d));
     const unsigned long long one = (unsigned long long)__builtin_bit_cast(long long, 1.0);
     CK(cudaMemcpy(&d->min_abs_bits, &one, sizeof one, cudaMemcpyHostToDevice));
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    CK(cudaEventRecord(e0));
-    far_check<<<132 * 16, 256>>>(lo, count, d);
-    far_nonfinite<<<1, 1>>>(d);
-    CK(cudaEventRecord(e1));
-    CK(cudaGetLastError());
+    const float ms = gpu_ms([&] {
+        far_check<<<132 * 16, 256>>>(lo, count, d);
+        far_nonfinite<<<1, 1>>>(d);
+    });
     CK(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
     CK(cudaFree(d));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    CK(cudaEventDestroy(e0));
-    CK(cudaEventDestroy(e1));
     double ulps, least;
     float wx, lx;
     memcpy(&ulps, &h.max_ulps_bits, 8);
@@ -470,20 +482,13 @@ int main()
         CK(cudaMemset(d, 0, sizeof *d));
         const unsigned int zero = 0;
         CK(cudaMemcpyToSymbol(g_nmiss, &zero, sizeof zero));
-        cudaEvent_t e0, e1;
-        CK(cudaEventCreate(&e0));
-        CK(cudaEventCreate(&e1));
-        CK(cudaEventRecord(e0));
-        if (pass == 0) check<true><<<132 * 16, 256>>>(nbits, 1.0f, d);
-        else check<false><<<132 * 16, 256>>>(nbits, SCALE, d);
-        CK(cudaEventRecord(e1));
-        CK(cudaGetLastError());
+        const float ms = gpu_ms([&] {
+            if (pass == 0) check<true><<<132 * 16, 256>>>(nbits, 1.0f, d);
+            else check<false><<<132 * 16, 256>>>(nbits, SCALE, d);
+        });
         CK(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
         CK(cudaFree(d));
-        float ms = 0, ulps, worst;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        CK(cudaEventDestroy(e0));
-        CK(cudaEventDestroy(e1));
+        float ulps, worst;
         memcpy(&ulps, &h.max_ulps_bits, 4);
         memcpy(&worst, &h.worst_x_bits, 4);
         const int bound = pass == 0 ? RG_SINCOS_ULPS : RG_SINCOS_ULPS_SCALED;

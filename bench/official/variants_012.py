@@ -92,20 +92,28 @@ def peer_flags(peer, fast):
     return v
 
 
+def edited(base, name, description, path, edits):
+    """A variant of base whose source path has each (old, new) of edits replaced, each matching once."""
+    v = variant(base, name, description)
+    k = source(v, path)
+    for old, new in edits:
+        k["content"] = replace_once(k["content"], old, new, path)
+    return v
+
+
+KERNELS = "ropegrad_cos_sin_kernels.cuh"   # the fast solution's copy of src/op/cos_sin/kernels.cuh
+
+
 def peer_core(peer, fast):
-    v = variant(peer, "peercore", "The public peer's kernel and host code with ropegrad's rg_sincos_core arithmetic.")
-    k = source(v, "kernel.cu")
-    text = replace_once(k["content"], PEER_MATH, CORE_MATH, "peer kernel.cu")
-    k["content"] = replace_once(text, PEER_INCLUDE, PEER_INCLUDE + '#include "rope_math.cuh"\n', "peer kernel.cu")
+    v = edited(peer, "peercore", "The public peer's kernel and host code with ropegrad's rg_sincos_core arithmetic.",
+               "kernel.cu", [(PEER_MATH, CORE_MATH), (PEER_INCLUDE, PEER_INCLUDE + '#include "rope_math.cuh"\n')])
     v["sources"].append(copy.deepcopy(source(fast, "rope_math.cuh")))
     return v
 
 
 def fast_mufu(peer, fast):
-    v = variant(fast, "fastmufu", "ropegrad's fast kernel with the peer's arithmetic (rg_sincos_mufu).")
-    k = source(v, "ropegrad_cos_sin_kernels.cuh")
-    k["content"] = replace_once(k["content"], FAST_CALL, MUFU_CALL, "ropegrad_cos_sin_kernels.cuh")
-    return v
+    return edited(fast, "fastmufu", "ropegrad's fast kernel with the peer's arithmetic (rg_sincos_mufu).", KERNELS,
+                  [(FAST_CALL, MUFU_CALL)])
 
 
 def fast_flags(peer, fast):
@@ -116,11 +124,7 @@ def fast_flags(peer, fast):
 
 
 def fast_edit(fast, name, description, edits):
-    v = variant(fast, name, description)
-    k = source(v, "ropegrad_cos_sin_kernels.cuh")
-    for old, new in edits:
-        k["content"] = replace_once(k["content"], old, new, "ropegrad_cos_sin_kernels.cuh")
-    return v
+    return edited(fast, name, description, KERNELS, edits)
 
 
 def no_far(peer, fast):
