@@ -323,7 +323,10 @@ def block_ops_floors():
         per, _ = facts[op]
         gaps = [per[i][1] - per[i][0] for i in per]
         big = max(per, key=lambda i: per[i][0])
-        desc.append(f"{op}: {min(gaps):.2f}-{max(gaps):.2f} us above the floor, "
+        lo, hi = min(gaps), max(gaps)
+        span = (f"{lo:.2f}-{hi:.2f} us above the floor" if lo >= 0 else
+                f"from {-lo:.2f} us under the floor to {hi:.2f} us above it")
+        desc.append(f"{op}: {span}, "
                     f"{min(p[2] for p in per.values()):.3f}-{max(p[2] for p in per.values()):.3f}x; "
                     f"on its largest (W{big}) {per[big][2]:.3f}x")
     lines.append("Per workload, " + "; ".join(desc) + ".")
@@ -666,6 +669,7 @@ def block_agreement():
 PEER_012 = f"{RES}/official/012/table-012.md"
 PEER_012_ROUNDS = f"{RES}/official/012-rounds/table-012.md"
 PEER_012_FAR = f"{RES}/official/012-far/table-012.md"
+PEER_012_FULL = f"{RES}/official/012-full/table-012.md"
 
 
 def peer_012_table(rel):
@@ -688,6 +692,12 @@ def block_peer_012():
 def block_peer_012_far():
     """012 against its public CUDA peer once the far path needs no stack frame (device-012.sh ROUNDS_ONLY=1)."""
     return peer_012_table(PEER_012_FAR)
+
+
+def block_peer_012_full():
+    """012 against its public CUDA peer with the far path in registers: a full call of device-012.sh
+    (official rounds, ropegrad's harness, real positions)."""
+    return peer_012_table(PEER_012_FULL)
 
 
 def block_peer_012_rounds():
@@ -724,6 +734,7 @@ BLOCKS = {
     "peer-012": block_peer_012,
     "peer-012-rounds": block_peer_012_rounds,
     "peer-012-far": block_peer_012_far,
+    "peer-012-full": block_peer_012_full,
 }
 
 # blocks inside a sentence: no line breaks around them, no wrapping

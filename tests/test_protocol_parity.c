@@ -3,7 +3,8 @@
  * --sync, --settle; src/harness/protocol.c) where no GPU is needed: their words and
  * meanings, the CLI's refusals (one line, exit 2), the record a CPU run makes
  * (no switches: the CPU has none), and a CUDA manifest read back: one
- * recorded before the switches (bench/results/h200-cuda.manifest.json) says
+ * recorded before the switches (tests/data/old-format/h200-cuda-014-before-switches.manifest.json,
+ * the H200 record of 014 of 2026-12-01) says
  * on its run page and in `runs show` what the harness did then, and is
  * replicated with the old behaviour; the same manifest with the switches
  * recorded shows and replicates them (a manifest without "settle": off, as
@@ -19,7 +20,7 @@
 #include "record.h"
 #include "test_util.h"
 
-#define OLD_CUDA RG_SOURCE_DIR "/bench/results/h200-cuda.manifest.json"
+#define OLD_CUDA RG_SOURCE_DIR "/tests/data/old-format/h200-cuda-014-before-switches.manifest.json"
 #define FEW "--backend cpu --workloads 2 --warmup 0 --iterations 2 --rounds 2 --quiet"
 
 static tu_scratch sc;

@@ -5,7 +5,8 @@
 
 RESULTS_DIR: scripts/device-official.sh's results (agreement.json; 012-WHO.json,
 ropegrad's harness on each solution file; 012-ropegrad.json, `ropegrad bench`;
-official/012-SOL[@rK].traces.jsonl, the official evaluator's rounds).
+official/012-SOL[@rK].traces.jsonl, the official evaluator's rounds: their geomeans, and their
+passed counts where agreement.json has none).
 RUNS_DIR: device-012.sh's step 2 (native-k1-normal, native-k0-positions,
 native-k1-positions, WHO-positions .json). Prints a markdown table: each
 solution's geomean under the official evaluator and under ropegrad's harness
@@ -45,26 +46,38 @@ def summary(path):
     return (g / 1000.0 if g else None), "%s/%s" % (s.get("passed"), s.get("total"))
 
 
-def official_traces(folder, sol):
-    """Each round of solution sol, from its traces: official/012-SOL.traces.jsonl (round 1),
-    official/012-SOL@rK.traces.jsonl (OFFICIAL_REPEAT): a list of (workload label, latency us or
-    None) in the file's order, one list a round."""
+def trace_rounds(folder, sol):
+    """Each round's traces of solution sol, a list of dicts a round: official/012-SOL.traces.jsonl
+    (round 1), official/012-SOL@rK.traces.jsonl (OFFICIAL_REPEAT)."""
     out, k = [], 1
     while True:
         name = "012-%s%s.traces.jsonl" % (sol, "" if k == 1 else "@r%d" % k)
         path = os.path.join(folder, "official", name)
         if not os.path.exists(path):
             return out
-        rnd = []
         with open(path) as f:
-            for line in f:
-                t = json.loads(line)
-                axes = (t.get("workload") or {}).get("axes") or {}
-                perf = ((t.get("evaluation") or {}).get("performance") or {})
-                lat = perf.get("latency_ms")
-                rnd.append(("B=%s S=%s" % (axes.get("batch_size"), axes.get("seq_len")), 1000.0 * lat if lat else None))
-        out.append(rnd)
+            out.append([json.loads(line) for line in f])
         k += 1
+
+
+def official_traces(rounds):
+    """trace_rounds as a list of (workload label, latency us or None) in the file's order, one list a round."""
+    out = []
+    for rnd in rounds:
+        row = []
+        for t in rnd:
+            axes = (t.get("workload") or {}).get("axes") or {}
+            lat = ((t.get("evaluation") or {}).get("performance") or {}).get("latency_ms")
+            row.append(("B=%s S=%s" % (axes.get("batch_size"), axes.get("seq_len")), 1000.0 * lat if lat else None))
+        out.append(row)
+    return out
+
+
+def official_passed(rounds):
+    """'passed/total' of the round with the fewest traces PASSED (trace_rounds), or None without traces:
+    the official column's passed when agreement.json has no row for the solution."""
+    counts = [(sum((t.get("evaluation") or {}).get("status") == "PASSED" for t in rnd), len(rnd)) for rnd in rounds]
+    return "%d/%d" % min(counts) if counts else None
 
 
 def official_rounds(traces):
@@ -130,13 +143,15 @@ def main(argv):
     by_solution = {r["solution"]: r for r in agree.get("rows", []) if r.get("problem") == "012"}
 
     rows_all = ROWS + saved_rows(a.official)
-    traces = {sol: official_traces(a.official, sol) for _, sol, _ in rows_all}
+    raw = {sol: trace_rounds(a.official, sol) for _, sol, _ in rows_all}
+    traces = {sol: official_traces(r) for sol, r in raw.items()}
     rounds = {sol: official_rounds(t) for sol, t in traces.items()}
     cols = []   # per row: official, official passed, harness normal, passed, harness positions, passed
     for _, sol, stem in rows_all:
         r = by_solution.get(sol, {})
         off = median(rounds[sol]) if len(rounds[sol]) > 1 else r.get("geomean_official_us")
-        off_passed = "%s/%s" % (r["official_passed"], r["official_total"]) if "official_passed" in r else None
+        off_passed = ("%s/%s" % (r["official_passed"], r["official_total"]) if "official_passed" in r
+                      else official_passed(raw[sol]))
         hn, hn_p = summary(os.path.join(a.official, "012-%s.json" % stem))
         hp, hp_p = summary(os.path.join(a.runs, "%s-positions.json" % stem))
         cols.append((off, off_passed, hn, hn_p, hp, hp_p))
