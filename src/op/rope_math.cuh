@@ -225,7 +225,7 @@ static __device__ __forceinline__ void rg_sincos_double_far(float xf, double *s,
     const int be = (int)(u >> 23);
     const uint64_t m = be ? (u & 0x7fffffu) | 0x800000u : u;   // |x| = m 2^e
     const int e = (be ? be : 1) - 150;
-    if (e < -2) {   // |x| < 2^22: not a far argument, but give the right answer anyway
+    if (e < -2) {   // |x| < 2^21 (m < 2^24): under RG_SINCOS_FAST_MAX, never a far argument; the near path answers
         rg_sincos_double_core(xf, s, c);
         return;
     }
