@@ -666,10 +666,12 @@ def block_agreement():
                    "ropegrad's results, both committed beside it).")
 
 
-PEER_012 = f"{RES}/official/012/table-012.md"
 PEER_012_ROUNDS = f"{RES}/official/012-rounds/table-012.md"
-PEER_012_FAR = f"{RES}/official/012-far/table-012.md"
-PEER_012_FULL = f"{RES}/official/012-full/table-012.md"
+# The blocks that show a whole table of one scripts/device-012.sh call: the first full call (012/),
+# the rounds once the far path needed no stack frame (012-far/, ROUNDS_ONLY=1), and the full call
+# with that far path (012-full/).
+PEER_012_TABLES = {name: f"{RES}/official/{folder}/table-012.md"
+                   for name, folder in (("peer-012", "012"), ("peer-012-far", "012-far"), ("peer-012-full", "012-full"))}
 
 
 def peer_012_table(rel):
@@ -682,22 +684,6 @@ def peer_012_table(rel):
     if "| solution | official evaluator |" not in text:
         raise InputError(f"{rel}: not a table of bench/official/table_012.py")
     return text + f"\n\nFrom `{rel}` (one call of `scripts/device-012.sh`; its files in `device-012.tar.gz` beside it)."
-
-
-def block_peer_012():
-    """012 against its public CUDA peer: the first full call of scripts/device-012.sh."""
-    return peer_012_table(PEER_012)
-
-
-def block_peer_012_far():
-    """012 against its public CUDA peer once the far path needs no stack frame (device-012.sh ROUNDS_ONLY=1)."""
-    return peer_012_table(PEER_012_FAR)
-
-
-def block_peer_012_full():
-    """012 against its public CUDA peer with the far path in registers: a full call of device-012.sh
-    (official rounds, ropegrad's harness, real positions)."""
-    return peer_012_table(PEER_012_FULL)
 
 
 def block_peer_012_rounds():
@@ -731,11 +717,9 @@ BLOCKS = {
     "serve-load": block_serve_load,
     "apply-table": block_apply_table,
     "agreement": block_agreement,
-    "peer-012": block_peer_012,
     "peer-012-rounds": block_peer_012_rounds,
-    "peer-012-far": block_peer_012_far,
-    "peer-012-full": block_peer_012_full,
 }
+BLOCKS.update({name: (lambda rel=rel: peer_012_table(rel)) for name, rel in PEER_012_TABLES.items()})
 
 # blocks inside a sentence: no line breaks around them, no wrapping
 INLINE = {"solution-export", "sincos-max", "positions-max"}
