@@ -4,7 +4,7 @@ same timer: ropegrad (through python/ropegrad, ctypes, on torch tensors)
 against the dataset's reference formula in PyTorch eager and under
 torch.compile, for all 16 workloads of suites/sol-execbench-014.
 
-    python3 bench/vs_torch.py [--out bench/results/h200-vs-torch.json]
+    python3 bench/vs_torch.py [--out results/h200-vs-torch.json]
 
 Timer (ropegrad.timing): cold L2 -- a 2x-L2 buffer zeroed before every call
 -- then per call the span from the first to the last GPU activity of the
@@ -57,7 +57,7 @@ def geomean(xs):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", default=os.path.join(REPO, "bench", "results", "h200-vs-torch.json"))
+    ap.add_argument("--out", default=os.path.join(REPO, "results", "h200-vs-torch.json"))
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--iters", type=int, default=50)

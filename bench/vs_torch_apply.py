@@ -6,7 +6,7 @@ suites: same process, same inputs, same timer (ropegrad.timing: CUPTI spans,
 float64 under the workload's tolerance. The sibling of bench/vs_torch_ops.py
 (011, 012).
 
-    python3 bench/vs_torch_apply.py --out bench/results/h200-vs-torch-apply.json
+    python3 bench/vs_torch_apply.py --out results/h200-vs-torch-apply.json
     python3 bench/vs_torch_apply.py --smoke --out /tmp/apply.json     # tiny shapes, CPU is fine
 
 Eager and compile run the definitions' formulas, written out below: 088
@@ -34,7 +34,7 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "python"))
-sys.path.insert(0, os.path.join(REPO, "bench"))
+sys.path.insert(0, os.path.join(REPO, "scripts", "figures"))
 from peer_table import add_speedups, geomeans, median_cell, print_op_table, record_failure  # noqa: E402
 
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # 012 against its public CUDA peer (issue 27), in one device call. Here, before it:
 #   bash scripts/device-build.sh && bash scripts/device-official.sh --prepare
-#   run(command="bash scripts/device-012.sh", carry=["build-device", "bench/official-carry"])
+#   run(command="bash scripts/device-012.sh", carry=["build-device", "dev/official-carry"])
 # 1. scripts/device-official.sh with PROBLEMS=012 SOLUTIONS="ropegrad ropegrad-fast peer"
 #    STEPS=agreement OFFICIAL_REPEAT=3: NVIDIA's official evaluator (three rounds, the three files
 #    alternately) and ropegrad's harness on the same three solution files (ropegrad's default
@@ -12,7 +12,7 @@
 #    theta 1e6, different per batch, so arguments to ~2.6e5 rad) for the same three files (step 1's
 #    builds reused: the same files, the same solution cache) and the C path's kernels 0 and 1, and
 #    the C path's kernel 1 on the dataset's inputs.
-# 3. bench/official/table_012.py: each figure and its ratio to the peer's in the same column.
+# 3. dev/official/table_012.py: each figure and its ratio to the peer's in the same column.
 # ROUNDS_ONLY=1: step 1 alone, for the fast kernel's solution file and the peer's (OFFICIAL_REPEAT
 #    rounds, default 3: about 9 s a file a round), then step 3: the official figures with more rounds
 #    in one call, nothing else. ROUNDS_SOLUTIONS: other files for it, e.g. "ropegrad-fast
@@ -26,7 +26,7 @@ mkdir -p "$OUT/official" "$OUT/runs"
 SOLS="ropegrad ropegrad-fast peer"
 [ -n "${ROUNDS_ONLY:-}" ] && SOLS=${ROUNDS_SOLUTIONS:-"ropegrad-fast peer"}
 # The budget and estimates fit step 1 and its agreement runs (ropegrad's harness on the three files) into
-# a call: an official evaluation after its compile takes 6-9 s (bench/results/official/012-full/); with
+# a call: an official evaluation after its compile takes 6-9 s (results/official/012-full/); with
 # device-official.sh's own defaults (60 s an evaluation, 20 s a later round) it kept 300 s for them
 # and skipped the agreement runs.
 OUT=$OUT/official BUDGET_S=${BUDGET_S:-460} EST_CPP_OFFICIAL_S=${EST_CPP_OFFICIAL_S:-20} EST_REPEAT_S=${EST_REPEAT_S:-10} \
@@ -65,7 +65,7 @@ if [ -z "${ROUNDS_ONLY:-}" ]; then   # step 2 (ROUNDS_ONLY: step 3 on step 1's r
     RUN_PY=1 run "$who-positions" --solution "$f" --inputs positions
   done
 fi
-python3 bench/official/table_012.py --official "$RES" --runs "$OUT/runs" > "$OUT/table-012.md"
+python3 dev/official/table_012.py --official "$RES" --runs "$OUT/runs" > "$OUT/table-012.md"
 # A call returns at most 8 files: everything but the table goes into one tarball.
 tar -C "$OUT" -czf "$OUT/device-012.tar.gz" official official-stdout.txt runs && rm -rf "$OUT/official" "$OUT/runs" "$OUT/official-stdout.txt"
 cat "$OUT/table-012.md"

@@ -24,7 +24,7 @@ dev_tool() {
     -lcupti -Xlinker -rpath=/usr/local/cuda/lib64:/usr/local/cuda/lib -o "build-device/bench/$out"
 }
 mkdir -p build-device/bench
-# (bench/sincos_bound.cu is a CMake target, tests/gpu_sincos_bound.cmake: built above as build-device/tests/sincos_bound.)
+# (dev/common/sincos_bound.cu is a CMake target, tests/gpu_sincos_bound.cmake: built above as build-device/tests/sincos_bound.)
 for t in dev_kernels dev_forward dev_latency probe apply_floor; do dev_tool $t $t ${DEV_NVCC_FLAGS:-}; done
 # Knob variants of dev_kernels, e.g. DEV_VARIANTS="spread1:-DRG_K12_SPREAD=1 spread8:-DRG_K12_SPREAD=8":
 # each becomes build-device/bench/dev_kernels-NAME, run after dev_kernels by device-run.sh's dev step.

@@ -6,14 +6,14 @@
 # Here (the CPU machine), before the call:
 #   bash scripts/device-build.sh                 # build-device/ (sm_90, with its libraries)
 #   bash scripts/device-official.sh --prepare    # copies ../shared/official-evaluator into
-#                                                # bench/official-carry/ (ignored) and prints the call:
-#   run(command="bash scripts/device-official.sh", carry=["build-device", "bench/official-carry"])
+#                                                # dev/official-carry/ (ignored) and prints the call:
+#   run(command="bash scripts/device-official.sh", carry=["build-device", "dev/official-carry"])
 #
 # What the call does, against one time budget (BUDGET_S, default 560 s; every
 # step checks the time left and skips what would not finish, saying so in the
 # log and in the tables):
 #   1. the environment as the evaluator's run.sh makes it, with its own tools
-#      (bench/official-carry/official-evaluator/tools): probe_env.py, the
+#      (dev/official-carry/official-evaluator/tools): probe_env.py, the
 #      pydantic and cupti stand-ins where the machine lacks them (the cupti one
 #      built by tools/build_cupti_shim.sh), the CUPTI timing self-test
 #      (timing_selftest.py; if it fails, the evaluations time with CUDA events
@@ -21,9 +21,9 @@
 #   2. the solutions: ropegrad's (`ropegrad export-solution --suite
 #      suites/sol-execbench-P`, target_hardware ["LOCAL"] as run.sh's
 #      SOLX_LOCAL_ONLY=1) and the public peer (peers/P-peer.json), validated
-#      with the official data models (bench/official/two_phase.py --validate-only);
+#      with the official data models (dev/official/two_phase.py --validate-only);
 #   3. in the background from here on: the official compiles (phase 1 of
-#      bench/official/two_phase.py, all at once, the GPU hidden from them) and
+#      dev/official/two_phase.py, all at once, the GPU hidden from them) and
 #      ropegrad's own builds of the cuda_cpp solutions (`python3 -m ropegrad ...
 #      --build-only` into one cache folder);
 #   4. meanwhile, on the GPU (scripts/peers.sh, one registry): `ropegrad bench`
@@ -36,7 +36,7 @@
 #   5. phase 2: the official evaluations, one after another, the GPU otherwise idle;
 #   6. `ropegrad runs import` of every trace file into the same registry, its
 #      exports (runs list, rank, `ropegrad site` pages, field.md) and the
-#      agreement table (bench/agreement_table.py: agreement.md, agreement.json).
+#      agreement table (dev/official/agreement_table.py: agreement.md, agreement.json).
 #
 # $OUT gets: official-results.tar.gz (the registry, every run's result,
 # manifest and log, the official traces, logs and status, the solutions used,
@@ -45,7 +45,7 @@
 #
 # Environment: OUT (default /tmp/official-out), BUDGET_S (560), PROBLEMS
 # ("011 012 014"), SOLUTIONS ("ropegrad peer"; also ropegrad-fast: `export-solution --kernel 1`,
-# 012's fast kernel; saved-NAME: a file saved here after --prepare as bench/official-carry/P-saved-NAME.json,
+# 012's fast kernel; saved-NAME: a file saved here after --prepare as dev/official-carry/P-saved-NAME.json,
 # e.g. the export of the build before a kernel change, for an A/B in one call), STEPS ("agreement field":
 # agreement = both sides on the solution files, field = the rest of issue 25's
 # field), RG_BENCH_ARGS (extra options for every ropegrad bench run, e.g. a
@@ -69,7 +69,7 @@
 # and autotuning inside the call); the log has each step's real seconds to
 # set them from; POST_S (45: kept for the imports, exports and tables), DRY_RUN=1 (this
 # machine: set up, export, validate, print the plan; nothing measured).
-# bench/official-carry/keep/ (--prepare with KEEP_FROM=DIR, DIR an unpacked
+# dev/official-carry/keep/ (--prepare with KEEP_FROM=DIR, DIR an unpacked
 # official-results.tar.gz of an earlier call) starts the results folder from
 # that call's: one registry, one table over several calls.
 #
@@ -78,7 +78,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$PWD
-CARRY=bench/official-carry
+CARRY=dev/official-carry
 EV=$ROOT/$CARRY/official-evaluator
 
 # ---- --prepare (here) ---------------------------------------------------------------------------
@@ -313,7 +313,7 @@ for p in $PROBLEMS; do
         f=$W/sol/$p-peer.json who=peer
         [ -f "$EV/peers/$p-peer.json" ] || { skipped "$p peer: no peers/$p-peer.json"; continue; }
         cp "$EV/peers/$p-peer.json" "$f" ;;
-      saved-*)   # a solution file saved beforehand as bench/official-carry/P-saved-NAME.json (an A/B of a change)
+      saved-*)   # a solution file saved beforehand as dev/official-carry/P-saved-NAME.json (an A/B of a change)
         f=$W/sol/$p-$s.json who=$s
         [ -f "$ROOT/$CARRY/$p-$s.json" ] || { skipped "$p $s: no $CARRY/$p-$s.json"; continue; }
         cp "$ROOT/$CARRY/$p-$s.json" "$f" ;;
@@ -328,7 +328,7 @@ done
 VALIDATE=()
 for ((i = 0; i < ${#CAND[@]}; i += 5)); do VALIDATE+=(--item "$EV/problems/${CAND[i]}" "${CAND[i + 2]}" "${CAND[i]}-${CAND[i + 1]}"); done
 if [ ${#VALIDATE[@]} -gt 0 ]; then
-  PYTHONPATH=$OFFICIAL_PP "$PYABS" bench/official/two_phase.py --out "$W/official" --validate-only "${VALIDATE[@]}" ||
+  PYTHONPATH=$OFFICIAL_PP "$PYABS" dev/official/two_phase.py --out "$W/official" --validate-only "${VALIDATE[@]}" ||
     { echo "official: a solution is not valid for the official models"; FAILED=1; }
 fi
 # A pair is both sides or neither: admitted in order while its estimate (ropegrad's runs + the
@@ -383,7 +383,7 @@ echo "kept for the official evaluations: ${RESERVE}s (+${POST_S}s for the import
 # ---- the plan, on this machine -------------------------------------------------------------------
 if [ "$DRY_RUN" = 1 ]; then
   log "DRY_RUN=1: the plan (nothing below runs here)"
-  echo "background: PYTHONPATH=$OFFICIAL_PP python3 bench/official/two_phase.py --out W/official --jobs $(nproc)" \
+  echo "background: PYTHONPATH=$OFFICIAL_PP python3 dev/official/two_phase.py --out W/official --jobs $(nproc)" \
        "--hide-gpu-in-compile --go-file W/go --deadline T ${ITEMS[*]}"
   for w in "${CPP_WHO[@]}"; do echo "background: python3 -m ropegrad bench --solution W/sol/${w%%:*}-${w#*:}.json --suite suites/sol-execbench-${w%%:*} --backend cuda --build-only"; done
   echo "GPU, no build needed: scripts/peers.sh ONLY=\"${NATIVE[*]} ${PY_WHO[*]}\""
@@ -398,8 +398,8 @@ TWO_PID=""
 HIDE=(--hide-gpu-in-compile)
 [ "${HIDE_GPU_IN_COMPILE:-1}" = 1 ] || HIDE=()
 if has_step agreement && [ ${#ITEMS[@]} -gt 0 ]; then
-  log "phase 1 in the background: the official compiles (bench/official/two_phase.py)"
-  PYTHONPATH=$OFFICIAL_PP "${SETSID[@]}" "$PYABS" bench/official/two_phase.py --out "$W/official" --jobs "$(nproc)" \
+  log "phase 1 in the background: the official compiles (dev/official/two_phase.py)"
+  PYTHONPATH=$OFFICIAL_PP "${SETSID[@]}" "$PYABS" dev/official/two_phase.py --out "$W/official" --jobs "$(nproc)" \
     --compile-timeout "$COMPILE_TIMEOUT" --timeout "$EVAL_TIMEOUT" --deadline $((DEADLINE - POST_S)) \
     --go-file "$W/go" "${HIDE[@]}" "${ITEMS[@]}" > "$W/two_phase.txt" 2>&1 &
   TWO_PID=$!
@@ -520,7 +520,7 @@ done
 "$RG" runs list --json --db "$RES/runs.db" > "$RES/runs-list.json" 2> "$RES/runs-list.err" || FAILED=1
 "$RG" runs rank --db "$RES/runs.db" > "$RES/rank.txt" 2>&1 || FAILED=1
 "$RG" site --out "$RES/site" --db "$RES/runs.db" > "$RES/site.txt" 2>&1 || FAILED=1
-"$PYABS" scripts/peers_table.py "$RES" > "$RES/field.md" || FAILED=1
+"$PYABS" scripts/figures/peers_table.py "$RES" > "$RES/field.md" || FAILED=1
 cat "$RES/field.md"
 AGREE=()
 for t in "$RES/official/"*.traces.jsonl; do
@@ -550,7 +550,7 @@ for ((i = 0; i < ${#SWITCHED_DONE[@]}; i += 3)); do
 done
 [ "$OVERLAP" = 1 ] && ARGS+=(--overlap)
 if [ ${#AGREE[@]} -gt 0 ]; then
-  "$PYABS" bench/agreement_table.py "${ARGS[@]}" --runs-tsv "$RES/runs.tsv" \
+  "$PYABS" dev/official/agreement_table.py "${ARGS[@]}" --runs-tsv "$RES/runs.tsv" \
     --meta "gpu=${GPU:-unknown}" --meta "torch=$TORCH_V" --meta "official timer=$METHOD" \
     --meta "stand-ins=${SHIMS[*]:-none}" --meta "ropegrad=$RG_VERSION" --meta "RG_BENCH_ARGS=${RG_BENCH_ARGS:-none}" \
     --meta "Triton autotune=$( [ "${SHARE_AUTOTUNE:-0}" = 1 ] && echo "shared by both sides (SHARE_AUTOTUNE=1)" || echo "each process its own")" \

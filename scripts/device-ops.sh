@@ -3,7 +3,7 @@
 # One call on the H200 machine for the three ops (011 forward, 012 cos/sin,
 # 014 backward): every test (GPU tests of each op included), the three suites on
 # the CUDA backend (JSON + manifests + registry, real-position inputs for the
-# forward ops), the floors of each op beside ropegrad's kernel (bench/probe.cu
+# forward ops), the floors of each op beside ropegrad's kernel (dev/common/probe.cu
 # forward / backward, same run), torch eager and torch.compile side by side
 # (bench/vs_torch_ops.py, bench/vs_torch.py), the torch module's tests, the
 # exported SOL-ExecBench solutions of the three ops (python/tests/
@@ -18,7 +18,7 @@
 # pip install --no-deps --target into its work folder, put on PYTHONPATH.
 #
 # Results go to $OUT (the device tool's return folder); copy them into
-# bench/results/. STEPS="tests python bench apply applypeers hf probe bound dev ddp sanitize" selects steps
+# results/. STEPS="tests python bench apply applypeers hf probe bound dev ddp sanitize" selects steps
 # (python first: its torch eager times are the benches' baselines; `peers` is
 # not in the default list: STEPS=peers runs it alone, one call; ddp needs
 # the two-GPU kind, nvidia-h200-x2, and skips on one GPU; STEPS=solutions runs
@@ -135,7 +135,7 @@ if [[ " $STEPS " == *" peers "* ]]; then
 fi
 
 if [[ " $STEPS " == *" probe "* ]]; then
-  log "floors beside ropegrad (bench/probe.cu)"
+  log "floors beside ropegrad (dev/common/probe.cu)"
   { "$B/bench/probe" forward 011 $(shapes 011) && "$B/bench/probe" forward 012 $(shapes 012) &&
     "$B/bench/probe" backward $(shapes 014); } > "$W/probe-ops.txt" 2>&1
   status[probe]="exit $?"
@@ -145,7 +145,7 @@ fi
 if [[ " $STEPS " == *" apply "* ]]; then
   # The apply ops (088 forward, 068 backward): their suites on CUDA under the
   # protocol, then beside floor kernels that move exactly their bytes
-  # (bench/apply_floor.cu, same call).
+  # (dev/rope_apply/apply_floor.cu, same call).
   for op in 088 068; do
     log "ropegrad bench --suite suites/sol-execbench-$op --backend cuda"
     # APPLY_ROUNDS (default 3) correctness rounds, not the protocol's 10: each round's float64
@@ -196,10 +196,10 @@ if [[ " $STEPS " == *" hf "* ]]; then
 fi
 
 if [[ " $STEPS " == *" bound "* ]]; then
-  # Every float argument below 4e6 through the forward ops' device math (bench/sincos_bound.cu):
+  # Every float argument below 4e6 through the forward ops' device math (dev/common/sincos_bound.cu):
   # the float error bound the rounding test assumes, and every certified or refined bf16. The
   # same binary is the CTest test gpu_sincos_bound (the tests step runs it too); this step keeps its report.
-  log "sin/cos over every float argument (bench/sincos_bound.cu)"
+  log "sin/cos over every float argument (dev/common/sincos_bound.cu)"
   "$B/tests/sincos_bound" > "$W/sincos-bound.txt" 2>&1
   status[sincos_bound]="exit $?: $(tail -n 1 "$W/sincos-bound.txt")"
   head -n 10 "$W/sincos-bound.txt"
@@ -207,7 +207,7 @@ fi
 
 if [[ " $STEPS " == *" dev "* ]]; then
   # The kernel-development tools (llm.c dev/cuda style), same call: the forward
-  # ops' versions (bench/dev/forward_dev_kernels.cuh) checked bit for bit against
+  # ops' versions (dev/rope_forward/forward_dev_kernels.cuh) checked bit for bit against
   # the shipped kernels and timed beside a floor; 014's versions 12, 14, 15.
   log "dev tools: bench/dev_forward 011/012, bench/dev_kernels 12 14 15, bench/dev_latency"
   { "$B/bench/dev_forward" 011 && "$B/bench/dev_forward" 012; } > "$W/dev-forward.txt" 2>&1

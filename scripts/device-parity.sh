@@ -16,7 +16,7 @@
 #   dev     the development kernels' timings (bench/apply_floor 068, bench/dev_forward 012);
 #   python  python/tests/test_impl_cpu.py on CUDA (the Python path, each case a process);
 #   probe   011 through the Python driver with libropegrad's kernel writing a new torch tensor or the
-#           harness's own output buffer (bench/official/output_probe.py), beside `ropegrad bench`:
+#           harness's own output buffer (dev/official/output_probe.py), beside `ropegrad bench`:
 #           where 011's Python-path difference from the official evaluator comes from (issue 26); then
 #           both again with --settle on (the host waits for the cold-L2 flush before every call:
 #           bench-011-settle.json, bench-011-probe-into-settle.json) and the flush gaps of every run
@@ -93,12 +93,12 @@ c_011() {
 probe_011() {
   local tag=$1 f=$2; shift 2
   ROPEGRAD_LIB="$PWD/$B/libropegrad.so" ROPEGRAD_CLI_LIB="$PWD/$B/libropegrad_cli.so" PYTHONPATH="$PWD/python" \
-    timeout 150 python3 -m ropegrad bench --impl bench/official/output_probe.py:$f "$@" --suite suites/sol-execbench-011 \
+    timeout 150 python3 -m ropegrad bench --impl dev/official/output_probe.py:$f "$@" --suite suites/sol-execbench-011 \
     --backend cuda --json "$W/bench-011-$tag.json" > "$W/bench-011-$tag.txt" 2>&1
 }
 said() { echo "$1 exit $2: $(grep -E '^passed|geometric|^flush gap' "$W/bench-011-$3.txt" | tr '\n' ' ')"; }
 if has probe; then
-  log "probe: 011's output placement through the Python driver (bench/official/output_probe.py)"
+  log "probe: 011's output placement through the Python driver (dev/official/output_probe.py)"
   [ -f "$W/bench-011-parity.json" ] || c_011 parity
   for f in returning into; do
     dps=""; [ "$f" = into ] && dps=--dps
@@ -108,7 +108,7 @@ if has probe; then
   c_011 settle --settle on; said "C path --settle on" $? settle
   probe_011 probe-into-settle into --dps --settle on; said "probe into --settle on" $? probe-into-settle
 fi
-python3 bench/parity_table.py "$W" > "$W/parity-table.md" 2>&1
+python3 dev/official/parity_table.py "$W" > "$W/parity-table.md" 2>&1
 cp "$W/parity-table.md" "$OUT/"
 tar -C "$W" -czf "$OUT/parity-results.tar.gz" .
 echo; cat "$W/parity-table.md"

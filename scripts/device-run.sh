@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # One call on the H200 machine: GPU tests, the suite on the CUDA backend (JSON +
 # manifest + registry), the suite on real-position inputs, the Python/torch checks,
-# compute-sanitizer, the floor probe (bench/probe.cu); a short table last. Uses
+# compute-sanitizer, the floor probe (dev/common/probe.cu); a short table last. Uses
 # build-device/ made beforehand by scripts/device-build.sh (the GPU machine has no
 # Debian -dev libraries), carried with the call:
 #
@@ -11,7 +11,7 @@
 #   STEPS="gputest probe dev" DEV_KERNELS="3 10"         # kernel work: GPU test, floors, side by side
 #
 # Everything it writes goes to $OUT (the device tool's return folder), default
-# /tmp/ropegrad-device. Copy what you keep into bench/results/.
+# /tmp/ropegrad-device. Copy what you keep into results/.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -48,14 +48,14 @@ if [[ " $STEPS " == *" tests "* || " $STEPS " == *" gputest "* ]]; then
 fi
 
 if [[ " $STEPS " == *" probe "* ]]; then
-  log "bench/probe.cu: floors and sin/cos accuracy"
+  log "dev/common/probe.cu: floors and sin/cos accuracy"
   { "$B/bench/probe" floor && "$B/bench/probe" sincos; } > "$W/probe.txt" 2>&1
   status[probe]="exit $?"
   cat "$W/probe.txt"
 fi
 
 if [[ " $STEPS " == *" dev "* ]]; then
-  log "bench/dev_kernels.cu ${DEV_KERNELS:-3 6 10 11}"
+  log "dev/rope_backward/dev_kernels.cu ${DEV_KERNELS:-3 6 10 11}"
   "$B/bench/dev_kernels" ${DEV_KERNELS:-3 6 10 11} > "$W/dev_kernels.txt" 2>&1
   status[dev_kernels]="exit $?"
   cat "$W/dev_kernels.txt"

@@ -9,7 +9,7 @@
 #   bash scripts/device-slim.sh            # then carry ["build-device", ...]
 #   DEV_TOOLS="" bash scripts/device-slim.sh   # keep every development tool
 #   TESTS=0 bash scripts/device-slim.sh        # tests/ aside too (scripts/device-official.sh needs none;
-#                                              # with bench/official-carry and the tree a call is near 64 MiB)
+#                                              # with dev/official-carry and the tree a call is near 64 MiB)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${BUILD:-build-device}

@@ -132,8 +132,8 @@ for op in $OPS; do
   if [ "$op" = 014 ]; then
     measure "$op" plain014 "" "$RG" --impl "$B/examples/plugin-014/libplain014.so" \
       --impl-source examples/plugin-014/plugin.c --impl-source examples/plugin-014/kernel.cu
-    measure "$op" ropegrad-as-plugin "" "$RG" --impl "$B/bench/plugin-self/libropegrad_self014.so" \
-      --impl-source bench/plugin-self/plugin.c
+    measure "$op" ropegrad-as-plugin "" "$RG" --impl "$B/dev/plugin-self/libropegrad_self014.so" \
+      --impl-source dev/rope_backward/plugin-self/plugin.c
   fi
   measure "$op" reference "" "$PY -m ropegrad" --impl reference
   measure "$op" reference-compile "" "$PY -m ropegrad" --impl reference-compile
@@ -159,6 +159,6 @@ done
 $RG runs list --json --db "$DB" > "$R/runs-list.json" 2> "$R/runs-list.err" || failed=1
 $RG runs rank --db "$DB" > "$R/rank.txt" 2>&1 || failed=1
 $RG site --out "$R/site" --db "$DB" > "$R/site.txt" 2>&1 || failed=1
-"$PY" scripts/peers_table.py "$R" > "$R/field.md" || failed=1
+"$PY" scripts/figures/peers_table.py "$R" > "$R/field.md" || failed=1
 cat "$R/field.md"
 exit $failed

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # The agreement with NVIDIA's official evaluator (issue 26) on the CPU:
-# bench/agreement_table.py on synthetic files (agreement_table), and
-# bench/official/two_phase.py driving the evaluator's own code with stand-ins
+# dev/official/agreement_table.py on synthetic files (agreement_table), and
+# dev/official/two_phase.py driving the evaluator's own code with stand-ins
 # for the compile and evaluation commands (official_two_phase; skipped, saying
 # why, without ../shared/official-evaluator or pydantic 2). The device script
 # itself (scripts/device-official.sh) is checked for syntax, and by
@@ -21,7 +21,7 @@ add_test(NAME device_official_script COMMAND sh -c
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(device_official_script PROPERTIES TIMEOUT 60 SKIP_RETURN_CODE 77)
 rg_python_test(parity_table tests/parity_table_test.py ${PROJECT_SOURCE_DIR})
-# bench/official/variants_012.py (012's split files): its edits against the shipped kernels.cuh,
+# dev/official/variants_012.py (012's split files): its edits against the shipped kernels.cuh,
 # and against the public peer's file where ../shared has it.
 rg_python_test(variants_012 tests/variants_012_test.py ${PROJECT_SOURCE_DIR}
                ${PROJECT_SOURCE_DIR}/../shared/official-evaluator/peers/012-peer.json)

@@ -520,7 +520,7 @@ static void test_argument_errors(void **state)
     assert_null(ropegrad_cuda_kernel_name(ropegrad_cuda_kernel_count() + 1));
     /* The library ships the default (0) and its own number (14) only; the
      * development versions (12, its fallback, among them) live in
-     * bench/dev_kernels.cu. */
+     * dev/rope_backward/dev_kernels.cu. */
     assert_string_equal(ropegrad_cuda_kernel_name(ROPEGRAD_CUDA_KERNEL_DEFAULT), "14-2d-ept4");
     assert_int_equal(ropegrad_cuda_kernel_count(), ROPEGRAD_CUDA_KERNEL_DEFAULT);
     p.head_dim = 128;

@@ -10,7 +10,7 @@
 
 // The versions the library ships: 14 (the default, also asked for as 0) in
 // kernels.cuh, with its fallbacks 12, 10 and 2; every other version lives in
-// bench/dev/backward_kernels.cuh, built by bench/dev_kernels.cu.
+// dev/rope_backward/backward_kernels.cuh, built by dev/rope_backward/dev_kernels.cu.
 #define RG_KERNEL_COUNT 14    // highest version number shipped
 #define RG_KERNEL_DEFAULT 14  // ROPEGRAD_CUDA_KERNEL_DEFAULT (tests/test_gpu_kernel.c checks they agree)
 static inline bool rg_kernel_shipped(int kernel) { return kernel == 0 || kernel == RG_KERNEL_DEFAULT; }

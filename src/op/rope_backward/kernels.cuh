@@ -4,8 +4,8 @@
 // Self-contained: the library compiles it through cuda.cu, and `ropegrad
 // export-solution` embeds this very file in the SOL-ExecBench solution, so the
 // kernel measured there is the kernel built here. The other development versions
-// (1-13, llm.c dev/cuda style) are in bench/dev/backward_kernels.cuh, built and
-// compared by bench/dev_kernels.cu; bench/NOTES.md has each one's measurements.
+// (1-13, llm.c dev/cuda style) are in dev/rope_backward/backward_kernels.cuh, built and
+// compared by dev/rope_backward/dev_kernels.cu; bench/NOTES.md has each one's measurements.
 //
 // The op, with H = D/2, for every row r = b*S + s:
 //   out[r] = scale * sum_{d<H} inv[b,d] * ((gs[d]+gs[d+H])*cos(e[d]) - (gc[d]+gc[d+H])*sin(e[d]))
@@ -134,7 +134,7 @@ static __global__ void rg_k2_warp(ropegrad_problem p)
 // T: 2 for bf16/f16 grads, 4 for f32 (bytes per element).
 // ---------------------------------------------------------------------------
 #define RG_EPT 8
-// Tuning knobs, fixed here and overridden only by bench/dev_kernels.cu builds.
+// Tuning knobs, fixed here and overridden only by dev/rope_backward/dev_kernels.cu builds.
 #ifndef RG_K3_STREAM
 #define RG_K3_STREAM true  // kernel 3: L1 no-allocate + L2 256B hint loads (false: plain __ldg)
 #endif
@@ -312,7 +312,7 @@ static __device__ __noinline__ float rg_row_reload(const char *gc, const char *g
 // Kernel 13 (STAGED): 12 with the block's results gathered in shared memory and
 // written by its first threads as one contiguous run (32 rows x 4 B = one 128 B
 // line for 256 threads), instead of a 4-byte store per row from scattered lanes.
-// Why: bench/probe.cu's read-only kernel gets 1-2 us slower on the large
+// Why: dev/common/probe.cu's read-only kernel gets 1-2 us slower on the large
 // workloads when it adds a 4-byte store per row, so partial-sector writes were
 // suspected. Measured: within run-to-run spread on W8/W14, +0.1 us on every
 // smaller workload (the barrier); not the default (bench/NOTES.md).
@@ -378,7 +378,7 @@ static __global__ void __launch_bounds__(256) rg_k12_2d(ropegrad_problem p)
 // warps on the SMs; and not shrinking the blocks for small problems (as 12
 // does, to spread them over the SMs) removes the many one-warp blocks that cost
 // the mid-size ones (W9, W13, W15) more than the spread gains
-// (bench/results/dev/14-ept4-spread.txt). Loads: EPT * ESZ bytes per grad
+// (results/dev/14-ept4-spread.txt). Loads: EPT * ESZ bytes per grad
 // stream (8 B for bf16 at EPT 4), EPT floats of emb (16 B at EPT 4).
 // ---------------------------------------------------------------------------
 template <int NB>
