@@ -182,7 +182,7 @@ def main(argv=None):
     os.replace(tmp, args.out)
     if args.baseline_out:
         # T_b for the SOL score and the speedups: the PyTorch reference
-        # (eager) measured on this device, in this session.
+        # (eager) measured on this device, in this run.
         base = dict(name="torch eager on %s (bench/vs_torch.py, %s)" % (props.name, result["date"]),
                     per_workload=[dict(index=r["index"], time_ns=r["eager"]["median_us"] * 1e3)
                                   for r in rows if "eager" in r and "error" not in r["eager"]])

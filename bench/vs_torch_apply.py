@@ -18,7 +18,7 @@ default) or real RoPE tables (`--tables rope`: cos/sin of position x
 inv_freq, base 10000, the frequency half repeated as Hugging Face builds it,
 positions to ~3e5 with a different start per batch for 068's [B,S,D] tables).
 Liger (liger_kernel.ops.rope: rope_forward, rope_backward) is a peer where it
-imports (a wheel carried to the device: scripts/device-ops.sh). It reads only
+imports (a wheel carried to the device: scripts/gpu-ops.sh). It reads only
 the first half of each cos/sin row (it assumes the repeated halves of real
 tables), so on random tables it is wrong by construction and is measured
 honestly only with `--tables rope`; its backward computes grad_q and grad_k

@@ -152,7 +152,7 @@ def main(argv=None):
         result["ops"][op] = dict(workloads=rows, geomean_us=gm)
         if args.baseline_dir:
             # T_b for the SOL score and speedups of `ropegrad bench --suite ... --baseline`:
-            # the definition's PyTorch formula (eager), measured here, in this session.
+            # the definition's PyTorch formula (eager), measured here, in this run.
             base = dict(name="torch eager on %s (bench/vs_torch_ops.py)" % torch.cuda.get_device_name(dev),
                         per_workload=[dict(index=r["index"], time_ns=r["eager"]["median_us"] * 1e3)
                                       for r in rows if "eager" in r and "error" not in r["eager"]])

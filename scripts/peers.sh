@@ -9,7 +9,7 @@
 # `runs list --json` / `runs rank`, a markdown table (field.md), and the
 # problem pages rendered from the registry (site/, `ropegrad site`).
 #
-# The same script runs on the GPU (scripts/device-ops.sh, step peers: BACKEND=cuda)
+# The same script runs on the GPU (scripts/gpu-ops.sh, step peers: BACKEND=cuda)
 # and on this machine's CPU (BACKEND=cpu): only the backend differs. On the
 # CPU, GPU-only solutions (triton, cuda_cpp) are refused by the driver before
 # anything runs, and the table says so.
@@ -24,7 +24,7 @@
 # default $BUILD/ropegrad), KEEP=1 (add to the registry of an earlier call). Exit 0 when every step ran (a failed workload is a
 # result, not an error), 1 when a step could not run at all.
 #
-# For a caller that splits the field over passes (scripts/device-official.sh):
+# For a caller that splits the field over passes (scripts/gpu-official.sh):
 # ONLY="OP:WHO ..." measures only those runs, SKIP="OP:WHO ..." leaves those out
 # (measured elsewhere in the same call; said in the log), WHO being ropegrad,
 # plain014, ropegrad-as-plugin, reference, reference-compile or a solution

@@ -66,7 +66,7 @@ P_PATH = ("measurement path: the same kernel through `ropegrad bench` (the C pat
 P_CPU = ("CPU load: ropegrad's runs shared the CPU with the official compiles (phase 1), which can stretch "
          "the host's launch gaps inside a multi-kernel call")
 SWITCHES = ("measure with the point switched: ropegrad's --ground-truth, and its --sync/--span/--restage/--settle "
-            "where this build has them (RG_BENCH_ARGS of scripts/device-official.sh)")
+            "where this build has them (RG_BENCH_ARGS of scripts/gpu-official.sh)")
 
 
 class InputError(Exception):

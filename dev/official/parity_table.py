@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """What the official protocol's points move (issue 26): ropegrad's own
-kernels measured in one device call (scripts/device-parity.sh) under the
+kernels measured in one run of scripts/gpu-parity.sh under the
 harness's default protocol (the official one: correctness rounds, re-staged
 inputs, the span of all GPU work, per-iteration sync, the same-kernels check)
 and with points switched back to the old behaviour, one JSON result
@@ -22,13 +22,13 @@ import re
 import statistics
 import sys
 
-PROTOCOLS = {   # file tag -> what was switched (scripts/device-parity.sh's names)
+PROTOCOLS = {   # file tag -> what was switched (scripts/gpu-parity.sh's names)
     "parity": "default (official protocol)",
     "restage-off": "--restage off",
     "span-kernels": "--span kernels",
     "sync-end": "--sync end",
     "old": "--restage off --span kernels --sync end --rounds 1 (the old protocol)",
-    # scripts/device-parity.sh's probe step (dev/official/output_probe.py): the same kernel
+    # scripts/gpu-parity.sh's probe step (dev/official/output_probe.py): the same kernel
     # through the Python driver, its output from torch's allocator or the harness's buffer.
     "probe-returning": "python3 -m ropegrad --impl output_probe.py:returning (the output from torch's allocator)",
     "probe-into": "python3 -m ropegrad --impl output_probe.py:into --dps (the harness's output buffer)",

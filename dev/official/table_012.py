@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
-"""012 against its public CUDA peer, from one `scripts/device-012.sh` call.
+"""012 against its public CUDA peer, from one `scripts/gpu-012.sh` call.
 
     python3 dev/official/table_012.py --official RESULTS_DIR --runs RUNS_DIR
 
-RESULTS_DIR: scripts/device-official.sh's results (agreement.json; 012-WHO.json,
+RESULTS_DIR: scripts/gpu-official.sh's results (agreement.json; 012-WHO.json,
 ropegrad's harness on each solution file; 012-ropegrad.json, `ropegrad bench`;
 official/012-SOL[@rK].traces.jsonl, the official evaluator's rounds: their geomeans, and their
 passed counts where agreement.json has none).
-RUNS_DIR: device-012.sh's step 2 (native-k1-normal, native-k0-positions,
+RUNS_DIR: gpu-012.sh's step 2 (native-k1-normal, native-k0-positions,
 native-k1-positions, WHO-positions .json). Prints a markdown table: each
 solution's geomean under the official evaluator and under ropegrad's harness
 (the dataset's inputs, then real long-context positions), each with its ratio
@@ -112,12 +112,12 @@ def per_workload(sol, a, b):
 
 
 def saved_rows(folder):
-    """Rows for the saved-NAME solution files of the call (device-official.sh's A/B files), from their
+    """Rows for the saved-NAME solution files of the call (gpu-official.sh's A/B files), from their
     first round's traces."""
     d = os.path.join(folder, "official")
     names = sorted(f[len("012-"):-len(".traces.jsonl")] for f in (os.listdir(d) if os.path.isdir(d) else [])
                    if f.startswith("012-saved-") and f.endswith(".traces.jsonl") and "@r" not in f)
-    return tuple(("saved solution file %s (dev/official-carry/012-%s.json)" % (n, n), n, n) for n in names)
+    return tuple(("saved solution file %s (dev/official-work/012-%s.json)" % (n, n), n, n) for n in names)
 
 
 def median(xs):
@@ -157,7 +157,7 @@ def main(argv):
         cols.append((off, off_passed, hn, hn_p, hp, hp_p))
     peer = cols[0]
 
-    out = ["# 012 against its public CUDA peer (scripts/device-012.sh, one call)", "",
+    out = ["# 012 against its public CUDA peer (scripts/gpu-012.sh, one call)", "",
            "Geomean over the 16 workloads, us; each ratio is to the peer's figure in the same column (below 1: "
            "faster than the peer). Dataset inputs: the suite's. Positions: `--inputs positions` (positions to "
            "262143, theta 1e6, different per batch: arguments to ~2.6e5 rad).", "",

@@ -6,7 +6,7 @@
 PEER.json: the public peer (../shared/official-evaluator/peers/012-peer.json).
 FAST.json: ropegrad's fast kernel as a solution (`ropegrad export-solution
 --suite suites/sol-execbench-012 --kernel 1`). Writes DIR/012-saved-NAME.json
-for scripts/device-official.sh's SOLUTIONS entries saved-NAME:
+for scripts/gpu-official.sh's SOLUTIONS entries saved-NAME:
 
   peerflags  the peer's file with ropegrad's spec (compile options -O3 and no
              --use_fast_math, target LOCAL): the same kernel source, so against

@@ -184,7 +184,7 @@
 //              results/dev/forward-2026-12-01-run{4,5}.txt, where their
 //              column is "1-shipped" -- each was the library's kernel then).
 // VPT (values per thread) is a launch parameter: 1, 2, 4 (011) / 2, 4, 8 (012).
-// Since 2026-12-01 (fifth session) the library redoes flagged values with 2 or
+// The library now redoes flagged values with 2 or
 // more a thread by rg_sincos_bf16_scratch (integer rounding of the doubles);
 // versions 3 and 5 here keep rg_sincos_bf16_double (the same bits).
 #pragma once
@@ -505,8 +505,8 @@ static __device__ __forceinline__ uint32_t fd_sincos_bf16_refine_fix(float x, fl
 
 // ---------------------------------------------------------------------------
 // Version 30 (mufu-cr): rg_sincos_scaled's correct rounding from the special-
-// function unit's sin/cos. Measured and dropped (bench/NOTES.md, 2026-12-02
-// eighth session): its absolute bound flags ~1e-3 of the suite's pairs, and the
+// function unit's sin/cos. Measured and dropped (dev/cos_sin/NOTES.md): its
+// absolute bound flags ~1e-3 of the suite's pairs, and the
 // refinements cost more than the shorter arithmetic saves.
 //
 // rg_sincos_mufu's error is absolute, not relative: at most FD_SINCOS_MUFU_ABS

@@ -60,7 +60,7 @@ def main():
         clean = {k: v for k, v in os.environ.items() if k not in ("ROPEGRAD_LIB", "PYTHONPATH", "LD_LIBRARY_PATH")}
         clean["PYTHONPATH"] = site
         # A build made to run on another machine (ROPEGRAD_BUNDLE_RUNTIME, as
-        # scripts/device-build.sh does) keeps its non-system dependencies in lib/
+        # scripts/gpu-build.sh does) keeps its non-system dependencies in lib/
         # beside the library: the copies below need them on the loader's path.
         bundled = os.path.join(os.path.dirname(os.path.realpath(lib)), "lib")
         if os.path.isdir(bundled) and not os.path.exists(os.path.join(bundled, "libropegrad.so.0")):

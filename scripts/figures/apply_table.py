@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""The apply ops' performance table (issue 27) from one device call's files in
-results/ops/ (scripts/device-apply.sh): apply-floor-088.txt and
+"""The apply ops' performance table (issue 27) from one run's files in
+results/ops/ (scripts/gpu-ops.sh): apply-floor-088.txt and
 apply-floor-068.txt (bench/apply_floor), h200-vs-torch-apply.json
 (bench/vs_torch_apply.py) and h200-hf-step.json (bench/hf_step.py). Prints
 markdown; nothing is typed by hand.

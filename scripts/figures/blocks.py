@@ -180,7 +180,7 @@ def block_ops_table():
                      f"({d['summary']['passed']}/{d['summary']['total']} pass) | {sol} | "
                      f"{g['eager']:.1f} / {g['compile']:.1f} us against {g['ropegrad']:.2f} "
                      f"({g['eager'] / g['ropegrad']:.1f}x / {g['compile'] / g['ropegrad']:.1f}x) |")
-    lines += ["", f"Figures: `results/ops/` (`scripts/device-ops.sh`, on one H200, suites timed "
+    lines += ["", f"Figures: `results/ops/` (`scripts/gpu-ops.sh`, on one H200, suites timed "
                   f"{hhmm(min(stamps))}; its README lists the files and commands): the geomean is `ropegrad bench` "
                   "under the protocol (`h200-cuda-0NN.json`); SOL score (T_SOL from the H200 datasheet bandwidth), "
                   "mean speedup over torch eager and cases faster are the manifests' (`h200-cuda-0NN.manifest.json`, "
@@ -201,7 +201,7 @@ def block_cuda_014():
     above = sorted(i for i in per if per[i][2] > 1.0)
     under = sorted(i for i in per if per[i][2] <= 1.0)
     lines = [
-        f"`scripts/device-ops.sh` on the H200 machine ({hhmm(res['started_at'])}; `ropegrad bench --backend cuda "
+        f"`scripts/gpu-ops.sh` on the H200 machine ({hhmm(res['started_at'])}; `ropegrad bench --backend cuda "
         f"--baseline h200-torch-eager-014.baseline.json`: CUPTI kernel spans, {res['cold_l2']}, "
         f"{res['warmup']} warmup + {res['iterations']} timed, median), compared with the anchors measured on "
         f"another H200 on 2026-11-29 (`{ANCHORS}`; absolute times drift between machines and runs, so the peer "
@@ -258,7 +258,7 @@ def block_positions_014():
             f"the whole suite: {d['summary']['passed']}/{d['summary']['total']} pass, every element within tolerance, "
             f"max abs error {sci(min(errs))} to {sci(max(errs))} (W{worst['index']}) against float64 "
             f"(`ropegrad bench --backend cuda --inputs positions`, `{rel}`, {hhmm(d['started_at'])}, an "
-            "earlier call with the same kernel 12; device-ops.sh does not re-run it for 014).")
+            "earlier call with the same kernel 12; gpu-ops.sh does not re-run it for 014).")
 
 
 def ratio_table(caption, tab):
@@ -271,7 +271,7 @@ def block_ops_floors():
     runs = {op: bench_run(op) for op in ("011", "012", "014")}
     pos = {op: load_json(f"{OPS}/h200-cuda-{op}-positions.json") for op in ("011", "012")}
     lines = [
-        "`scripts/device-ops.sh` (`results/ops/`, its README lists the files). The suites pass "
+        "`scripts/gpu-ops.sh` (`results/ops/`, its README lists the files). The suites pass "
         + ", ".join(f"{runs[op]['summary']['passed']}/{runs[op]['summary']['total']} ({op})" for op in runs)
         + " on CUDA with the dataset's inputs (`h200-cuda-0NN.json`, "
         f"{hhmm(runs['011']['started_at'])}) and "
@@ -458,7 +458,7 @@ def block_vs_torch():
     head = ["| workload | B | S | ropegrad | eager | compile | speedup vs eager | vs compile | pass |",
             "|---|---|---|---|---|---|---|---|---|"]
     g = d["summary"]["geomean_median_us"]
-    lines = [f"`python3 bench/vs_torch.py` (run by `scripts/device-ops.sh`, {hhmm(d['date'])}; PyTorch profiler "
+    lines = [f"`python3 bench/vs_torch.py` (run by `scripts/gpu-ops.sh`, {hhmm(d['date'])}; PyTorch profiler "
              "CUPTI spans, cold L2; ropegrad called through `python/ropegrad` on torch tensors), "
              f"`{rel}`, median us:", ""] + head + torch_rows(d["workloads"]) + [
         f"| geomean | | | {g['ropegrad']:.2f} | {g['eager']:.2f} | {g['compile']:.2f} | "
@@ -526,7 +526,7 @@ def block_notes_anchors():
     per, (gfloor, _, _) = probe_facts(probe_tables()["014"])
     k12 = load_json(f"{RES}/kernels-2026-11-30/h200-cuda-k12.json")
     return "\n".join(
-        [f"`results/h200-cuda.json`, the `scripts/device-ops.sh` call of {hhmm(res['started_at'])} "
+        [f"`results/h200-cuda.json`, the `scripts/gpu-ops.sh` call of {hhmm(res['started_at'])} "
          f"(kernel {res['kernel_name']}, {f['passed']}/{f['n']} pass):", "", "```"] + table + ["```", "",
          issue3_paragraph(f, per, gfloor) + "The peer and floor columns are the anchors file's, measured in another "
          f"run on another H200. The same kernel (12) measured a geomean of {k12['summary']['geomean_ns'] / 1000:.3f} "
@@ -649,10 +649,10 @@ AGREEMENT = f"{RES}/official/agreement.md"
 
 
 def block_agreement():
-    """Issue 26's agreement table, as scripts/device-official.sh wrote it (dev/official/agreement_table.py), or
+    """Issue 26's agreement table, as scripts/gpu-official.sh wrote it (dev/official/agreement_table.py), or
     "not measured yet" while no call's results are committed: never a figure typed here."""
     if not os.path.exists(path(AGREEMENT)):
-        return (f"Not measured yet: there is no `{AGREEMENT}`. `scripts/device-official.sh` writes it on the GPU "
+        return (f"Not measured yet: there is no `{AGREEMENT}`. `scripts/gpu-official.sh` writes it on the GPU "
                 "machine (`agreement.md` in its results); the table appears here once a call's results are committed "
                 "under `results/official/`.")
     text = "\n".join(load_lines(AGREEMENT)).strip()
@@ -663,7 +663,7 @@ def block_agreement():
 
 
 PEER_012_ROUNDS = f"{RES}/official/012-rounds/table-012.md"
-# The blocks that show a whole table of one scripts/device-012.sh call: the first full call (012/),
+# The blocks that show a whole table of one scripts/gpu-012.sh call: the first full call (012/),
 # the rounds once the far path needed no stack frame (012-far/, ROUNDS_ONLY=1), and the full call
 # with that far path (012-full/).
 PEER_012_TABLES = {name: f"{RES}/official/{folder}/table-012.md"
@@ -671,19 +671,19 @@ PEER_012_TABLES = {name: f"{RES}/official/{folder}/table-012.md"
 
 
 def peer_012_table(rel):
-    """A table of dev/official/table_012.py as scripts/device-012.sh wrote it (title line left out),
+    """A table of dev/official/table_012.py as scripts/gpu-012.sh wrote it (title line left out),
     or "not measured yet" while no call's table is committed."""
     if not os.path.exists(path(rel)):
-        return f"Not measured yet: there is no `{rel}` (`scripts/device-012.sh` writes it on the GPU machine)."
+        return f"Not measured yet: there is no `{rel}` (`scripts/gpu-012.sh` writes it on the GPU machine)."
     lines = [ln for ln in load_lines(rel) if not ln.startswith("# ")]
     text = "\n".join(lines).strip()
     if "| solution | official evaluator |" not in text:
         raise InputError(f"{rel}: not a table of dev/official/table_012.py")
-    return text + f"\n\nFrom `{rel}` (one call of `scripts/device-012.sh`; its files in `device-012.tar.gz` beside it)."
+    return text + f"\n\nFrom `{rel}` (one call of `scripts/gpu-012.sh`; its files in `gpu-012.tar.gz` beside it)."
 
 
 def block_peer_012_rounds():
-    """The fast kernel and the peer over many official rounds in one call (device-012.sh ROUNDS_ONLY=1),
+    """The fast kernel and the peer over many official rounds in one call (gpu-012.sh ROUNDS_ONLY=1),
     the table dev/official/table_012.py made from that call's tarball: its rounds and per-workload parts."""
     if not os.path.exists(path(PEER_012_ROUNDS)):
         return f"Not measured yet: there is no `{PEER_012_ROUNDS}`."
@@ -691,7 +691,7 @@ def block_peer_012_rounds():
     start, end = text.find("The official column is the median"), text.find("ropegrad's C path")
     if start < 0 or end < start:
         raise InputError(f"{PEER_012_ROUNDS}: no rounds table of dev/official/table_012.py")
-    return text[start:end].strip() + (f"\n\nFrom `{PEER_012_ROUNDS}` (its call's files in `device-012.tar.gz` "
+    return text[start:end].strip() + (f"\n\nFrom `{PEER_012_ROUNDS}` (its call's files in `gpu-012.tar.gz` "
                                       "beside it).")
 
 

@@ -1,43 +1,39 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# One call on the H200 machine for the three ops (011 forward, 012 cos/sin,
-# 014 backward): every test (GPU tests of each op included), the three suites on
-# the CUDA backend (JSON + manifests + registry, real-position inputs for the
-# forward ops), the floors of each op beside ropegrad's kernel (dev/common/probe.cu
-# forward / backward, same run), torch eager and torch.compile side by side
-# (bench/vs_torch_ops.py, bench/vs_torch.py), the torch module's tests, the
-# exported SOL-ExecBench solutions of the three ops (python/tests/
-# test_solution_export.py: h200-solution-export{-011,-012,}.json); a short
-# table last. Uses build-device/ from scripts/device-build.sh, carried:
+# On a machine with a GPU: builds (scripts/gpu-build.sh, unless BUILD names a
+# finished build), tests and benchmarks every op in one go, and prints a short
+# table last: every test (the GPU tests of each op included), the suites on the
+# CUDA backend (JSON + manifests + registry, real-position inputs for the forward
+# ops), the floors of each op beside ropegrad's kernel (dev/common/probe.cu
+# forward / backward, dev/rope_apply/apply_floor.cu), torch eager and
+# torch.compile side by side (bench/vs_torch_ops.py, bench/vs_torch.py,
+# bench/vs_torch_apply.py), the Hugging Face step (bench/hf_step.py), the
+# exported SOL-ExecBench solutions (python/tests/test_solution_export.py),
+# the sin/cos bound, the development tools and compute-sanitizer.
 #
-#   run(command="bash scripts/device-ops.sh", carry=["build-device", "bench/wheels"])
+#   bash scripts/gpu-ops.sh
+#   STEPS="bench probe" bash scripts/gpu-ops.sh        # a subset
 #
-# bench/wheels/ (ignored) holds the Liger-Kernel wheel for the applypeers step,
-# fetched on a machine with PyPI: pip download --no-deps liger-kernel -d bench/wheels
-# (the device machine reaches no network); the step installs it with
-# pip install --no-deps --target into its work folder, put on PYTHONPATH.
-#
-# Results go to $OUT (the device tool's return folder); copy them into
-# results/. STEPS="tests python bench apply applypeers hf probe bound dev ddp sanitize" selects steps
-# (python first: its torch eager times are the benches' baselines; `peers` is
-# not in the default list: STEPS=peers runs it alone, one call; ddp needs
-# the two-GPU kind, nvidia-h200-x2, and skips on one GPU; STEPS=solutions runs
-# only the python step's solution export).
+# STEPS (default "tests python bench apply applypeers hf probe bound dev ddp sanitize";
+# python first: its torch eager times are the benches' baselines; `peers` is not in the
+# default list: STEPS=peers runs the field alone; ddp needs two GPUs and skips on one;
+# STEPS=solutions runs only the python step's solution export).
+# The result files go to $OUT (default results/ops/, the files the docs cite), every log to
+# $W (a fresh folder under /tmp; W=DIR reuses an earlier run's work, its baselines).
+# Liger-Kernel (applypeers) comes from bench/wheels/liger_kernel-*.whl when there is one
+# (pip download --no-deps liger-kernel -d bench/wheels), else from the python3 environment.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-OUT=${OUT:-/tmp/ropegrad-device}
-W=${W:-$(mktemp -d /tmp/rg-ops.XXXXXX)}   # W=DIR keeps the work of an earlier call (its baselines) on a warm machine
+OUT=${OUT:-results/ops}
+case $OUT in /*) ;; *) OUT=$ROOT/$OUT ;; esac
+W=${W:-$(mktemp -d /tmp/rg-ops.XXXXXX)}   # W=DIR keeps the work of an earlier run (its baselines)
 mkdir -p "$W"
 mkdir -p "$OUT"
 STEPS=${STEPS:-"tests python bench apply applypeers hf probe bound dev ddp sanitize"}
-B=${BUILD:-build-device}
-[ -x "$B/ropegrad" ] || { echo "device-ops: $B/ropegrad missing: run scripts/device-build.sh here and carry $B"; exit 2; }
-# The build was configured in the worktree it was made in; CTest names that path.
-SRC=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$B/CMakeCache.txt")
-if [ -n "$SRC" ] && [ "$ROOT" != "$SRC" ] && [ ! -e "$SRC" ]; then mkdir -p "$(dirname "$SRC")" && ln -s "$ROOT" "$SRC"; fi
-# The Debian libraries scripts/device-build.sh bundled (the image has none of
-# them), for ropegrad and the tests only: python keeps the image's own.
+B=${BUILD:-build-gpu}
+if [ -z "${BUILD:-}" ] || [ ! -x "$B/ropegrad" ]; then BUILD=$B bash scripts/gpu-build.sh || exit 2; fi
+# $B/lib: the libraries a bundled build carries (ROPEGRAD_BUNDLE_RUNTIME), for ropegrad and the tests only.
 RG_LIBS="$ROOT/$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 rgx() { LD_LIBRARY_PATH="$RG_LIBS" "$ROOT/$B/ropegrad" "$@"; }
 export PYTHONUNBUFFERED=1 ROPEGRAD_LIB="$ROOT/$B/libropegrad.so" PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}"
@@ -49,7 +45,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 
 if [[ " $STEPS " == *" tests "* ]]; then
   log "ctest (all tests; the GPU tests of every op run here)"
-  (cd "${SRC:-$ROOT}" && LD_LIBRARY_PATH="$RG_LIBS" ctest --test-dir "$B" --output-on-failure -j8 2>&1) | tee "$W/ctest.txt" | tail -n 12
+  (LD_LIBRARY_PATH="$RG_LIBS" ctest --test-dir "$B" --output-on-failure -j8 2>&1) | tee "$W/ctest.txt" | tail -n 12
   status[ctest]=$(grep -E "tests passed" "$W/ctest.txt" | tail -1)
   for t in test_gpu_forward test_gpu_kernel test_gpu_rope_apply test_plugin_gpu; do
     LD_LIBRARY_PATH="$RG_LIBS" "$B/tests/$t" > "$W/$t.txt" 2>&1
@@ -59,7 +55,7 @@ if [[ " $STEPS " == *" tests "* ]]; then
 fi
 
 if [[ " $STEPS " == *" python "* ]]; then
-  # First: torch eager / compile beside ropegrad for every op, in this session.
+  # First: torch eager / compile beside ropegrad for every op.
   # The eager times are also each op's baseline (T_b) for the bench step below,
   # so its manifests carry SOL score, avg_speedup and fast_1_count/total.
   log "python: the torch module, the ops beside torch eager / compile (eager = the bench baselines)"
@@ -118,7 +114,7 @@ if [[ " $STEPS " == *" peers "* ]]; then
   # (site/) under $W/peers, archived as peers.tar.gz.
   log "python implementations on the GPU (python/tests/test_impl_cpu.py, ROPEGRAD_IMPL_BACKEND=cuda)"
   # PEERS_OPS (default "011 012 014"), PEERS_TIMEOUT (580 s) and IMPL_TIMEOUT (300 s) fit the step
-  # into what is left of a call (one op with its reference, torch.compile and peers takes minutes).
+  # (one op with its reference, torch.compile and peers takes minutes).
   ROPEGRAD_IMPL_BACKEND=cuda ROPEGRAD_CLI_LIB="$ROOT/$B/libropegrad_cli.so" timeout "${IMPL_TIMEOUT:-300}" \
     python3 python/tests/test_impl_cpu.py > "$W/test_impl_cuda.txt" 2>&1
   status[test_impl_cuda]="exit $?: $(tail -n 1 "$W/test_impl_cuda.txt")"
@@ -131,13 +127,13 @@ if [[ " $STEPS " == *" peers "* ]]; then
     > "$W/peers.txt" 2>&1
   status[peers]="exit $?: $(grep -E '^plugin path' "$W/peers.txt")"
   grep -E "^peers:|^\| [0-9]|^plugin path" "$W/peers.txt"
-  tar -C "$W" -czf "$OUT/peers.tar.gz" peers peers.txt test_impl_cuda.txt
+  mkdir -p "$ROOT/results/peers" && cp -f "$W/peers/field.md" "$ROOT/results/peers/" 2>/dev/null
 fi
 
 if [[ " $STEPS " == *" probe "* ]]; then
   log "floors beside ropegrad (dev/common/probe.cu)"
-  { "$B/bench/probe" forward 011 $(shapes 011) && "$B/bench/probe" forward 012 $(shapes 012) &&
-    "$B/bench/probe" backward $(shapes 014); } > "$W/probe-ops.txt" 2>&1
+  { "$B/dev/probe" forward 011 $(shapes 011) && "$B/dev/probe" forward 012 $(shapes 012) &&
+    "$B/dev/probe" backward $(shapes 014); } > "$W/probe-ops.txt" 2>&1
   status[probe]="exit $?"
   cat "$W/probe-ops.txt"
 fi
@@ -145,16 +141,16 @@ fi
 if [[ " $STEPS " == *" apply "* ]]; then
   # The apply ops (088 forward, 068 backward): their suites on CUDA under the
   # protocol, then beside floor kernels that move exactly their bytes
-  # (dev/rope_apply/apply_floor.cu, same call).
+  # (dev/rope_apply/apply_floor.cu, same build).
   for op in 088 068; do
     log "ropegrad bench --suite suites/sol-execbench-$op --backend cuda"
     # APPLY_ROUNDS (default 3) correctness rounds, not the protocol's 10: each round's float64
-    # reference of these ~1 GB tensors is computed on the host (as scripts/device-parity.sh).
+    # reference of these ~1 GB tensors is computed on the host (as scripts/gpu-parity.sh).
     rgx bench --suite "suites/sol-execbench-$op" --backend cuda --rounds "${APPLY_ROUNDS:-3}" --json "$W/h200-cuda-$op.json" \
       --record --db "$W/runs.db" --manifest "$W/h200-cuda-$op.manifest.json" > "$W/bench-$op.txt" 2>&1
     status[bench-$op]="exit $?: $(grep -E '^passed|geometric' "$W/bench-$op.txt" | tr '\n' ' ')"
     tail -n 22 "$W/bench-$op.txt"
-    "$B/bench/apply_floor" "$op" > "$W/apply-floor-$op.txt" 2>&1
+    "$B/dev/apply_floor" "$op" > "$W/apply-floor-$op.txt" 2>&1
     status[apply_floor-$op]="exit $?: $(grep -iE 'geomean' "$W/apply-floor-$op.txt" | tr '\n' ' ')"
     cat "$W/apply-floor-$op.txt"
   done
@@ -169,7 +165,7 @@ if [[ " $STEPS " == *" applypeers "* ]]; then
     python3 -m pip install -q --no-deps --no-index --target "$W/liger" bench/wheels/liger_kernel-*.whl \
       > "$W/liger-install.txt" 2>&1 && liger_path="$W/liger"
   else
-    echo "no bench/wheels/liger_kernel-*.whl carried: Liger is not run" | tee "$W/liger-install.txt"
+    echo "no bench/wheels/liger_kernel-*.whl: Liger from the python3 environment, if it has it" | tee "$W/liger-install.txt"
   fi
   PYTHONPATH="$ROOT/python${liger_path:+:$liger_path}" timeout 500 python3 bench/vs_torch_apply.py \
     --out "$W/h200-vs-torch-apply.json" > "$W/vs_torch_apply.txt" 2>&1
@@ -206,21 +202,21 @@ if [[ " $STEPS " == *" bound "* ]]; then
 fi
 
 if [[ " $STEPS " == *" dev "* ]]; then
-  # The kernel-development tools (llm.c dev/cuda style), same call: the forward
+  # The kernel-development tools (dev/): the forward
   # ops' versions (dev/rope_forward/forward_dev_kernels.cuh) checked bit for bit against
   # the shipped kernels and timed beside a floor; 014's versions 12, 14, 15.
-  log "dev tools: bench/dev_forward 011/012, bench/dev_kernels 12 14 15, bench/dev_latency"
-  { "$B/bench/dev_forward" 011 && "$B/bench/dev_forward" 012; } > "$W/dev-forward.txt" 2>&1
+  log "dev tools: dev_forward 011/012, dev_kernels 12 14 15, dev_latency"
+  { "$B/dev/dev_forward" 011 && "$B/dev/dev_forward" 012; } > "$W/dev-forward.txt" 2>&1
   status[dev_forward]="exit $?: $(grep -c 'same' "$W/dev-forward.txt") checks same, $(grep -c DIFFERS "$W/dev-forward.txt") lines with DIFFERS"
-  "$B/bench/dev_kernels" 12 14 15 > "$W/dev-kernels.txt" 2>&1
+  "$B/dev/dev_kernels" 12 14 15 > "$W/dev-kernels.txt" 2>&1
   status[dev_kernels]="exit $?"
-  "$B/bench/dev_latency" > "$W/dev-latency.txt" 2>&1   # the forward chain's pieces, in cycles
+  "$B/dev/dev_latency" > "$W/dev-latency.txt" 2>&1   # the forward chain's pieces, in cycles
   status[dev_latency]="exit $?"
   grep -E "^\| (geomean|/ floor)" "$W/dev-forward.txt"
 fi
 
 if [[ " $STEPS " == *" ddp "* ]]; then
-  # Two GPUs (the nvidia-h200-x2 kind): the DDP job through the Qwen3 rotary
+  # Two GPUs of one host: the DDP job through the Qwen3 rotary
   # module and through RopeForward (011 forward, 014 backward). Skips, saying
   # why, on one GPU.
   log "DDP on $(nvidia-smi -L | wc -l) GPU(s): python/tests/test_ddp.py (qwen3, then ROPEGRAD_DDP_FORWARD=011)"
@@ -242,12 +238,10 @@ if [[ " $STEPS " == *" sanitize "* ]]; then
   done
 fi
 
-# The device tool brings back few files: results in one archive, logs in another.
-(cd "$W" && tar -czf "$OUT/results.tar.gz" h200-*.json probe-ops.txt vs_torch_ops.txt vs_torch.txt test_gpu_forward.txt \
-  test_forward_torch.txt ctest.txt bench-*.txt positions-*.txt rank.txt sanitizer-*.txt dev-*.txt test_ddp*.txt \
-  test_solution_export*.txt sincos-bound.txt apply-floor-*.txt test_gpu_rope_apply.txt test_plugin_gpu.txt \
-  vs_torch_apply.txt vs_torch_apply_rope.txt test_hf_real_client.txt hf_step.txt liger-install.txt 2>/dev/null)
-tar -C "$W" -czf "$OUT/logs.tar.gz" .
+# The result files the docs cite into $OUT (default results/ops/); every log stays in $W.
+(cd "$W" && cp -f h200-*.json probe-ops.txt bench-*.txt positions-*.txt rank.txt dev-*.txt sincos-bound.txt \
+  apply-floor-*.txt hf_step.txt "$OUT/" 2>/dev/null)
+echo "gpu-ops: result files in $OUT, logs in $W"
 echo
 echo "| step | result |"
 echo "|---|---|"

@@ -1,19 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# One device call for issue 26's agreement with NVIDIA's official SOL-ExecBench
+# On a machine with a GPU: issue 26's agreement with NVIDIA's official SOL-ExecBench
 # evaluator and issue 25's field, for the problems in PROBLEMS (011 012 014).
 #
-# Here (the CPU machine), before the call:
-#   bash scripts/device-build.sh                 # build-device/ (sm_90, with its libraries)
-#   bash scripts/device-official.sh --prepare    # copies ../shared/official-evaluator into
-#                                                # dev/official-carry/ (ignored) and prints the call:
-#   run(command="bash scripts/device-official.sh", carry=["build-device", "dev/official-carry"])
+#   bash scripts/gpu-build.sh                 # build-gpu/ (sm_90)
+#   bash scripts/gpu-official.sh --prepare    # copies the official evaluator (OFFICIAL_EVALUATOR,
+#                                             # default ../shared/official-evaluator) into dev/official-work/ (ignored)
+#   bash scripts/gpu-official.sh
 #
-# What the call does, against one time budget (BUDGET_S, default 560 s; every
+# What a run does, against one time budget (BUDGET_S, default 560 s; every
 # step checks the time left and skips what would not finish, saying so in the
 # log and in the tables):
 #   1. the environment as the evaluator's run.sh makes it, with its own tools
-#      (dev/official-carry/official-evaluator/tools): probe_env.py, the
+#      (dev/official-work/official-evaluator/tools): probe_env.py, the
 #      pydantic and cupti stand-ins where the machine lacks them (the cupti one
 #      built by tools/build_cupti_shim.sh), the CUPTI timing self-test
 #      (timing_selftest.py; if it fails, the evaluations time with CUDA events
@@ -45,8 +44,8 @@
 #
 # Environment: OUT (default /tmp/official-out), BUDGET_S (560), PROBLEMS
 # ("011 012 014"), SOLUTIONS ("ropegrad peer"; also ropegrad-fast: `export-solution --kernel 1`,
-# 012's fast kernel; saved-NAME: a file saved here after --prepare as dev/official-carry/P-saved-NAME.json,
-# e.g. the export of the build before a kernel change, for an A/B in one call), STEPS ("agreement field":
+# 012's fast kernel; saved-NAME: a file saved here after --prepare as dev/official-work/P-saved-NAME.json,
+# e.g. the export of the build before a kernel change, for an A/B in one run), STEPS ("agreement field":
 # agreement = both sides on the solution files, field = the rest of issue 25's
 # field), RG_BENCH_ARGS (extra options for every ropegrad bench run, e.g. a
 # protocol option the harness has), OVERLAP (1: ropegrad measures while the
@@ -54,69 +53,60 @@
 # HIDE_GPU_IN_COMPILE (1: the official compiles run with CUDA_VISIBLE_DEVICES="", which checks
 # that they touch no GPU, two_phase.py's header; 0: exactly the CLI's environment),
 # PAIRS ("P:S ...": only these problem:solution pairs of PROBLEMS x SOLUTIONS), FIELD_SKIP ("P:WHO
-# ...": field runs left out, e.g. measured by an earlier call kept with KEEP_FROM), SHARE_AUTOTUNE=1
+# ...": field runs left out, e.g. measured by an earlier run kept with KEEP_FROM), SHARE_AUTOTUNE=1
 # (Triton's autotune results kept on disk, TRITON_CACHE_AUTOTUNING=1 in one fresh TRITON_CACHE_DIR, and
 # printed, TRITON_PRINT_AUTOTUNING=1: both sides then time the configs the first one chose),
 # OFFICIAL_REPEAT (1; N: the official evaluations N times, round by round, LABEL@rK the later ones),
 # SWITCHED ("P:WHO ...": ropegrad's side of those agreement pairs measured again with SWITCH_ARGS
 # added, as P-WHO-switched.*, and shown beside its row: a protocol point measured switched),
-# BUILD (build-device), PY (python3), COMPILE_TIMEOUT (600) and EVAL_TIMEOUT
+# BUILD (build-gpu), PY (python3), COMPILE_TIMEOUT (600) and EVAL_TIMEOUT
 # (540) (the CLI's), the estimates that decide which pairs (a problem and a
 # solution: both sides or neither) fit the budget, admitted in order:
 # EST_NATIVE_S (20: `ropegrad bench`), EST_CPP_RG_S (40) and EST_CPP_OFFICIAL_S
 # (60) for a cuda_cpp solution (ropegrad's harness, the official evaluation),
 # EST_PY_RG_S (120) and EST_PY_OFFICIAL_S (150) for a pytorch/triton one (JIT
-# and autotuning inside the call); the log has each step's real seconds to
+# and autotuning inside the run); the log has each step's real seconds to
 # set them from; POST_S (45: kept for the imports, exports and tables), DRY_RUN=1 (this
 # machine: set up, export, validate, print the plan; nothing measured).
-# dev/official-carry/keep/ (--prepare with KEEP_FROM=DIR, DIR an unpacked
-# official-results.tar.gz of an earlier call) starts the results folder from
-# that call's: one registry, one table over several calls.
+# dev/official-work/keep/ (--prepare with KEEP_FROM=DIR, DIR an unpacked
+# official-results.tar.gz of an earlier run) starts the results folder from
+# that run's: one registry, one table over several runs.
 #
 # Exit 0 when every step ran (a failed workload or a differing row is a
 # result), 1 when one did not (skipped steps included), 2 on a setup error.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$PWD
-CARRY=dev/official-carry
-EV=$ROOT/$CARRY/official-evaluator
+WORKDIR=dev/official-work
+EV=$ROOT/$WORKDIR/official-evaluator
 
-# ---- --prepare (here) ---------------------------------------------------------------------------
+# ---- --prepare ----------------------------------------------------------------------------------
 prepare() {
   local src=${OFFICIAL_EVALUATOR:-$ROOT/../shared/official-evaluator}
   if [ ! -f "$src/run.sh" ] || [ ! -d "$src/sol-execbench/src/sol_execbench" ]; then
-    echo "device-official: no official evaluator at $src (OFFICIAL_EVALUATOR=DIR)"
+    echo "gpu-official: no official evaluator at $src (OFFICIAL_EVALUATOR=DIR)"
     return 2
   fi
-  rm -rf "$CARRY"
-  mkdir -p "$CARRY"
-  cp -r "$src" "$CARRY/official-evaluator" && chmod -R u+w "$CARRY"
+  rm -rf "$WORKDIR"
+  mkdir -p "$WORKDIR"
+  cp -r "$src" "$WORKDIR/official-evaluator" && chmod -R u+w "$WORKDIR"
   if [ -n "${KEEP_FROM:-}" ]; then
-    [ -f "$KEEP_FROM/runs.db" ] || { echo "device-official: KEEP_FROM=$KEEP_FROM has no runs.db"; return 2; }
-    cp -r "$KEEP_FROM" "$CARRY/keep" && chmod -R u+w "$CARRY/keep"
-    echo "device-official: the call starts from $KEEP_FROM's results ($CARRY/keep)"
+    [ -f "$KEEP_FROM/runs.db" ] || { echo "gpu-official: KEEP_FROM=$KEEP_FROM has no runs.db"; return 2; }
+    cp -r "$KEEP_FROM" "$WORKDIR/keep" && chmod -R u+w "$WORKDIR/keep"
+    echo "gpu-official: the run starts from $KEEP_FROM's results ($WORKDIR/keep)"
   fi
-  git check-ignore -q "$CARRY" || echo "device-official: WARNING: $CARRY is not ignored by git (.gitignore)"
-  local bd=${BUILD:-build-device}
-  [ -x "$bd/ropegrad" ] || echo "device-official: $bd/ropegrad missing: run bash scripts/device-build.sh first"
-  local mb_carry mb_build
-  mb_carry=$(du -sm "$CARRY" | cut -f1)
-  mb_build=$(du -sm "$bd" 2>/dev/null | cut -f1)
-  echo "device-official: $CARRY ${mb_carry} MiB, $bd ${mb_build:-0} MiB (a call carries at most 64 MiB)"
-  [ $((mb_carry + ${mb_build:-0})) -le 64 ] || echo "device-official: WARNING: more than 64 MiB to carry"
+  git check-ignore -q "$WORKDIR" || echo "gpu-official: WARNING: $WORKDIR is not ignored by git (.gitignore)"
+  local bd=${BUILD:-build-gpu}
+  [ -x "$bd/ropegrad" ] || echo "gpu-official: $bd/ropegrad missing: run bash scripts/gpu-build.sh first"
   cat <<EOF
 
-The device call (one H200; a call has BUDGET_S=560 s: what does not fit is skipped and said so, in the log
-and the tables; all three problems with their field may need more than one call):
+Then: bash scripts/gpu-official.sh (BUDGET_S=560 s: what does not fit is skipped and said so, in the log
+and the tables), or narrower, e.g. 014 first, then the others starting from its results:
 
-  run(command="bash scripts/device-official.sh", carry=["build-device", "$CARRY"])
-
-Narrower, e.g. 014 first, then the others starting from its results:
-
-  run(command="PROBLEMS=014 bash scripts/device-official.sh", carry=["build-device", "$CARRY"])
-  (here: mkdir -p /tmp/call1 && tar -C /tmp/call1 -xzf FILES_AT/official-results.tar.gz
-         && KEEP_FROM=/tmp/call1 bash scripts/device-official.sh --prepare)
-  run(command="PROBLEMS='011 012' bash scripts/device-official.sh", carry=["build-device", "$CARRY"])
+  PROBLEMS=014 OUT=/tmp/run1 bash scripts/gpu-official.sh
+  mkdir -p /tmp/run1/res && tar -C /tmp/run1/res -xzf /tmp/run1/official-results.tar.gz
+  KEEP_FROM=/tmp/run1/res bash scripts/gpu-official.sh --prepare
+  PROBLEMS='011 012' bash scripts/gpu-official.sh
 
 Results: \$OUT/official-results.tar.gz, agreement.md, agreement.json, field.md, official-log.txt.
 EOF
@@ -126,17 +116,17 @@ if [ "${1:-}" = --prepare ]; then
   prepare
   exit $?
 fi
-[ $# -eq 0 ] || { echo "usage: bash scripts/device-official.sh [--prepare]"; exit 2; }
+[ $# -eq 0 ] || { echo "usage: bash scripts/gpu-official.sh [--prepare]"; exit 2; }
 [ -d "$EV/sol-execbench/src/sol_execbench" ] || {
-  echo "device-official: $EV missing: run bash scripts/device-official.sh --prepare here and carry $CARRY"; exit 2; }
+  echo "gpu-official: $EV missing: run bash scripts/gpu-official.sh --prepare first"; exit 2; }
 
-OUT=${OUT:-/tmp/official-out}
+OUT=${OUT:-results/official/new}
 BUDGET_S=${BUDGET_S:-560}
 PROBLEMS=${PROBLEMS:-"011 012 014"}
 SOLUTIONS=${SOLUTIONS:-"ropegrad peer"}
 STEPS=${STEPS:-"agreement field"}
 OVERLAP=${OVERLAP:-1}
-B=${BUILD:-build-device}
+B=${BUILD:-build-gpu}
 case $B in /*) ;; *) B=$ROOT/$B ;; esac
 PY=${PY:-python3}
 COMPILE_TIMEOUT=${COMPILE_TIMEOUT:-600}
@@ -260,7 +250,7 @@ command -v ninja > /dev/null || { [ -n "$NINJA_BIN" ] && export PATH="$PATH:$NIN
 echo "methodology $METHOD; stand-ins: ${SHIMS[*]:-none}; official PYTHONPATH=$OFFICIAL_PP"
 
 # ropegrad: the build's libraries for ropegrad only (python keeps the image's own).
-if [ ! -x "$B/ropegrad" ]; then echo "official: $B/ropegrad missing (scripts/device-build.sh, carried)"; exit 2; fi
+if [ ! -x "$B/ropegrad" ]; then echo "official: $B/ropegrad missing (scripts/gpu-build.sh, carried)"; exit 2; fi
 printf '#!/bin/sh\nLD_LIBRARY_PATH="%s" exec "%s" "$@"\n' "$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
   "$B/ropegrad" > "$W/ropegrad"
 chmod +x "$W/ropegrad"
@@ -274,11 +264,11 @@ RG_ARCH_ENV=()
 [ -n "$CAP" ] && export ROPEGRAD_CUDA_ARCH=sm_${CAP/./} && RG_ARCH_ENV=(TORCH_CUDA_ARCH_LIST="$CAP")
 RG_VERSION=$("$RG" --version 2>&1 | head -n 1)
 echo "ropegrad: $RG_VERSION ($B)"
-if [ -d "$CARRY/keep" ]; then
-  cp -r "$CARRY/keep/." "$RES/"
+if [ -d "$WORKDIR/keep" ]; then
+  cp -r "$WORKDIR/keep/." "$RES/"
   kept=("$RES/official/"*.traces.jsonl)
   [ -e "${kept[0]}" ] || kept=()
-  echo "official: the results folder starts from $CARRY/keep (${#kept[@]} official trace files)"
+  echo "official: the results folder starts from $WORKDIR/keep (${#kept[@]} official trace files)"
 fi
 touch "$RES/runs.tsv"
 if [ "${SHARE_AUTOTUNE:-0}" = 1 ]; then
@@ -313,10 +303,10 @@ for p in $PROBLEMS; do
         f=$W/sol/$p-peer.json who=peer
         [ -f "$EV/peers/$p-peer.json" ] || { skipped "$p peer: no peers/$p-peer.json"; continue; }
         cp "$EV/peers/$p-peer.json" "$f" ;;
-      saved-*)   # a solution file saved beforehand as dev/official-carry/P-saved-NAME.json (an A/B of a change)
+      saved-*)   # a solution file saved beforehand as dev/official-work/P-saved-NAME.json (an A/B of a change)
         f=$W/sol/$p-$s.json who=$s
-        [ -f "$ROOT/$CARRY/$p-$s.json" ] || { skipped "$p $s: no $CARRY/$p-$s.json"; continue; }
-        cp "$ROOT/$CARRY/$p-$s.json" "$f" ;;
+        [ -f "$ROOT/$WORKDIR/$p-$s.json" ] || { skipped "$p $s: no $WORKDIR/$p-$s.json"; continue; }
+        cp "$ROOT/$WORKDIR/$p-$s.json" "$f" ;;
       *) skipped "solution '$s': ropegrad, ropegrad-fast, peer or saved-NAME"; continue ;;
     esac
     cp "$f" "$RES/solutions/"
@@ -365,7 +355,7 @@ if has_step agreement; then
 fi
 # OFFICIAL_REPEAT=N: the official evaluations N times, interleaved round by round (every admitted
 # solution once, then again as LABEL@r2, ...: each a compile and an evaluation of its own, as the CLI
-# would run them), so that one call gives each solution N official figures taken alternately.
+# would run them), so that one run gives each solution N official figures taken alternately.
 # The agreement table uses round 1; the later rounds' traces are kept and imported beside it.
 OFFICIAL_REPEAT=${OFFICIAL_REPEAT:-1}
 if [ "$OFFICIAL_REPEAT" -gt 1 ] && [ ${#ITEMS[@]} -gt 0 ]; then
@@ -462,7 +452,7 @@ if has_step agreement && [ -n "${SWITCHED:-}" ]; then
     p=${w%%:*} who=${w#*:}
     f=$W/sol/$p-$who.json
     [ "$who" = ropegrad-solution ] && f=$W/sol/$p-ropegrad-solution.json
-    if [ ! -f "$f" ]; then skipped "switched $w: no solution file of this call"; continue; fi
+    if [ ! -f "$f" ]; then skipped "switched $w: no solution file of this run"; continue; fi
     if [ "$(left)" -lt $((RESERVE + POST_S + EST_CPP_RG_S)) ]; then skipped "switched $w: no time left"; continue; fi
     log "ropegrad on the GPU: $p $who again with ${SWITCH_ARGS:-nothing} (SWITCHED)"
     base=$RES/$p-$who-switched
@@ -554,11 +544,11 @@ if [ ${#AGREE[@]} -gt 0 ]; then
     --meta "gpu=${GPU:-unknown}" --meta "torch=$TORCH_V" --meta "official timer=$METHOD" \
     --meta "stand-ins=${SHIMS[*]:-none}" --meta "ropegrad=$RG_VERSION" --meta "RG_BENCH_ARGS=${RG_BENCH_ARGS:-none}" \
     --meta "Triton autotune=$( [ "${SHARE_AUTOTUNE:-0}" = 1 ] && echo "shared by both sides (SHARE_AUTOTUNE=1)" || echo "each process its own")" \
-    --meta "made=$STAMP by scripts/device-official.sh" \
+    --meta "made=$STAMP by scripts/gpu-official.sh" \
     --out-md "$RES/agreement.md" --out-json "$RES/agreement.json" || FAILED=1
 fi
 if [ -s "$W/skipped.txt" ]; then
-  echo "== what this call did not do:"
+  echo "== what this run did not do:"
   cat "$W/skipped.txt"
 fi
 log "done: \$OUT/official-results.tar.gz, agreement.md, field.md, official-log.txt"

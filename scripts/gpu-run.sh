@@ -1,31 +1,28 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# One call on the H200 machine: GPU tests, the suite on the CUDA backend (JSON +
-# manifest + registry), the suite on real-position inputs, the Python/torch checks,
-# compute-sanitizer, the floor probe (dev/common/probe.cu); a short table last. Uses
-# build-device/ made beforehand by scripts/device-build.sh (the GPU machine has no
-# Debian -dev libraries), carried with the call:
+# On a machine with a GPU: 014's development loop and its record run: GPU tests,
+# the suite on the CUDA backend (JSON + manifest + registry), the suite on
+# real-position inputs, the Python/torch checks, compute-sanitizer, the floor
+# probe (dev/common/probe.cu), the development kernels side by side
+# (dev/rope_backward/dev_kernels.cu) and their SASS; a short table last. Builds
+# with scripts/gpu-build.sh unless BUILD names a finished build.
 #
-#   run(command="bash scripts/device-run.sh", carry=["build-device"])
-#   STEPS="tests bench" bash scripts/device-run.sh      # a subset
-#   STEPS="gputest probe dev" DEV_KERNELS="3 10"         # kernel work: GPU test, floors, side by side
+#   bash scripts/gpu-run.sh
+#   STEPS="tests bench" bash scripts/gpu-run.sh                       # a subset
+#   STEPS="gputest probe dev" DEV_KERNELS="3 10" bash scripts/gpu-run.sh   # kernel work
 #
-# Everything it writes goes to $OUT (the device tool's return folder), default
-# /tmp/ropegrad-device. Copy what you keep into results/.
+# The result files go to $OUT (default results/), every log to a fresh folder under /tmp.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-# The device tool brings back at most 8 files: work in $W, and at the end copy
-# the results worth keeping to $OUT with everything else packed in logs.tar.gz.
-OUT=${OUT:-/tmp/ropegrad-device}
+OUT=${OUT:-results}
+case $OUT in /*) ;; *) OUT=$ROOT/$OUT ;; esac
 W=$(mktemp -d /tmp/rg-work.XXXXXX)
 mkdir -p "$OUT"
 STEPS=${STEPS:-"tests bench positions python sanitize probe"}
-B=${BUILD:-build-device}
-[ -x "$B/ropegrad" ] || { echo "device-run: $B/ropegrad missing: run scripts/device-build.sh here and carry $B"; exit 2; }
-# The build was configured at /work/main; CTest files and test macros name that path.
-if [ "$ROOT" != /work/main ] && [ ! -e /work/main ]; then mkdir -p /work && ln -s "$ROOT" /work/main; fi
-# The Debian libraries scripts/device-build.sh bundled, for ropegrad and the tests only.
+B=${BUILD:-build-gpu}
+if [ -z "${BUILD:-}" ] || [ ! -x "$B/ropegrad" ]; then BUILD=$B bash scripts/gpu-build.sh || exit 2; fi
+# $B/lib: the libraries a bundled build carries (ROPEGRAD_BUNDLE_RUNTIME), for ropegrad and the tests only.
 RG_LIBS="$ROOT/$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 rgx() { LD_LIBRARY_PATH="$RG_LIBS" "$ROOT/$B/ropegrad" "$@"; }
 export PYTHONUNBUFFERED=1 ROPEGRAD_LIB="$ROOT/$B/libropegrad.so" PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}"
@@ -36,7 +33,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,
 
 if [[ " $STEPS " == *" tests "* ]]; then
   log "ctest (all tests; GPU tests run here)"
-  (cd /work/main && LD_LIBRARY_PATH="$RG_LIBS" ctest --test-dir "$B" --output-on-failure -j8 2>&1) | tee "$W/ctest.txt"
+  (LD_LIBRARY_PATH="$RG_LIBS" ctest --test-dir "$B" --output-on-failure -j8 2>&1) | tee "$W/ctest.txt"
   status[tests]=$(tail -n 30 "$W/ctest.txt" | grep -E "tests passed" | tail -1)
 fi
 
@@ -49,17 +46,17 @@ fi
 
 if [[ " $STEPS " == *" probe "* ]]; then
   log "dev/common/probe.cu: floors and sin/cos accuracy"
-  { "$B/bench/probe" floor && "$B/bench/probe" sincos; } > "$W/probe.txt" 2>&1
+  { "$B/dev/probe" floor && "$B/dev/probe" sincos; } > "$W/probe.txt" 2>&1
   status[probe]="exit $?"
   cat "$W/probe.txt"
 fi
 
 if [[ " $STEPS " == *" dev "* ]]; then
   log "dev/rope_backward/dev_kernels.cu ${DEV_KERNELS:-3 6 10 11}"
-  "$B/bench/dev_kernels" ${DEV_KERNELS:-3 6 10 11} > "$W/dev_kernels.txt" 2>&1
+  "$B/dev/dev_kernels" ${DEV_KERNELS:-3 6 10 11} > "$W/dev_kernels.txt" 2>&1
   status[dev_kernels]="exit $?"
   cat "$W/dev_kernels.txt"
-  for v in "$B"/bench/dev_kernels-*; do   # knob variants (scripts/device-build.sh DEV_VARIANTS)
+  for v in "$B"/dev/dev_kernels-*; do   # knob variants (scripts/gpu-build.sh DEV_VARIANTS)
     [ -x "$v" ] || continue
     echo "-- variant ${v##*/dev_kernels-}" | tee -a "$W/dev_kernels.txt"
     "$v" ${DEV_KERNELS:-3 6 10 11} 2>&1 | tee -a "$W/dev_kernels.txt" | grep -E "^(geomean|0 |2 |8 |12 |14 )"
@@ -67,7 +64,7 @@ if [[ " $STEPS " == *" dev "* ]]; then
 fi
 
 if [[ " $STEPS " == *" sass "* ]]; then
-  # Instruction mix of the hot kernels (the machine has cuobjdump; this one does not).
+  # Instruction mix of the hot kernels (cuobjdump).
   log "SASS of ${SASS_FUNS:=_Z9rg_k3_vecILi2ELi8ELb0ELb0ELin1EEv16ropegrad_problem _Z9rg_k3_vecILi2ELi8ELb0ELb1ELi0EEv16ropegrad_problem}"
   for f in $SASS_FUNS; do
     cuobjdump -sass -arch sm_90 -fun "$f" "$B/libropegrad.so" > "$W/sass-$f.txt" 2>&1
@@ -78,7 +75,7 @@ fi
 
 if [[ " $STEPS " == *" bench "* ]]; then
   # T_b first: the PyTorch eager reference measured on this device in this
-  # session (bench/vs_torch.py), given to the bench as its baseline so the
+  # run (bench/vs_torch.py), given to the bench as its baseline so the
   # manifest carries SOL score, avg_speedup and fast_1_count/fast_1_total.
   log "PyTorch eager reference (bench/vs_torch.py --baseline-out)"
   BASE="$W/h200-torch-eager.baseline.json"
@@ -139,11 +136,11 @@ if [[ " $STEPS " == *" sanitize "* ]]; then
   done
 fi
 
-for f in h200-cuda.json h200-cuda.manifest.json h200-torch-eager.baseline.json h200-cuda-positions.json h200-vs-torch.json h200-solution-export.json probe.txt dev_kernels.txt; do
+for f in h200-cuda.json h200-cuda.manifest.json h200-torch-eager.baseline.json h200-cuda-positions.json h200-vs-torch.json h200-solution-export.json; do
   [ -f "$W/$f" ] && cp "$W/$f" "$OUT/"
 done
-cat "$W"/gpu.txt "$W"/sanitizer-*.txt 2>/dev/null | grep -E "NVIDIA|SUMMARY" > "$OUT/summary.txt"
-tar -C "$W" -czf "$OUT/logs.tar.gz" .
+[ -f "$W/probe.txt" ] && cp "$W/probe.txt" "$OUT/h200-probe.txt"
+echo "gpu-run: result files in $OUT, logs in $W"
 echo
 echo "| step | result |"
 echo "|---|---|"

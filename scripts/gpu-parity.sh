@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Issue 26's protocol points on the H200, one call (build-device/ from
-# scripts/device-build.sh then scripts/device-slim.sh, carried):
-#   run(command="bash scripts/device-parity.sh", carry=["build-device"])
+# On a machine with a GPU: issue 26's protocol points, each switched against the
+# official evaluator's way (build-gpu/ from scripts/gpu-build.sh, made first if missing):
+#   bash scripts/gpu-parity.sh
 # Steps (STEPS, default "tests bench dev python"), each under its own time limit:
 #   tests   the GPU tests of the parity points and the reward-hack checks
 #           (test_gpu_reward_hack: every cheating plugin caught, the side-stream
@@ -13,7 +13,7 @@
 #           each (bench-OP-PROTO.json); 088/068 with APPLY_ROUNDS rounds and only
 #           the old protocol beside (their float64 references of ~1 GB tensors are
 #           computed on the host per round);
-#   dev     the development kernels' timings (bench/apply_floor 068, bench/dev_forward 012);
+#   dev     the development kernels' timings (dev/apply_floor 068, dev/dev_forward 012);
 #   python  python/tests/test_impl_cpu.py on CUDA (the Python path, each case a process);
 #   probe   011 through the Python driver with libropegrad's kernel writing a new torch tensor or the
 #           harness's own output buffer (dev/official/output_probe.py), beside `ropegrad bench`:
@@ -21,20 +21,19 @@
 #           both again with --settle on (the host waits for the cold-L2 flush before every call:
 #           bench-011-settle.json, bench-011-probe-into-settle.json) and the flush gaps of every run
 #           (flush_gap_us, the GPU idle time between the flush and the call) at the end of parity-table.md.
-# $OUT: parity-results.tar.gz (every JSON and log), parity-table.md; the table is printed last.
+# $OUT (default results/parity/): parity-table.md, printed last; every JSON and log in parity-results.tar.gz
+# beside it (not kept in the tree: results/README.md).
 set -u
 cd "$(dirname "$0")/.." || exit 2
-OUT=${OUT:-/tmp/device-parity}
+OUT=${OUT:-results/parity}
 W=$(mktemp -d /tmp/rg-parity.XXXXXX)
 mkdir -p "$OUT"
-B=${BUILD:-build-device}
+B=${BUILD:-build-gpu}
 STEPS=${STEPS:-"tests bench dev python"}
 OPS=${OPS:-"014 011 012 088 068"}
 POINTS=${POINTS:-"restage-off span-kernels sync-end old"}
 APPLY_ROUNDS=${APPLY_ROUNDS:-3}
-[ -x "$B/ropegrad" ] || { echo "device-parity: $B/ropegrad missing (scripts/device-build.sh, carried)"; exit 2; }
-SRC=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$B/CMakeCache.txt")
-if [ -n "$SRC" ] && [ "$PWD" != "$SRC" ] && [ ! -e "$SRC" ]; then mkdir -p "$(dirname "$SRC")" && ln -s "$PWD" "$SRC"; fi
+[ -x "$B/ropegrad" ] || BUILD=$B bash scripts/gpu-build.sh || exit 2
 RGL="$PWD/$B/lib"
 log() { echo "== [$(date -u +%H:%M:%S)] $*"; }
 has() { [[ " $STEPS " == *" $1 "* ]]; }
@@ -69,12 +68,12 @@ if has bench; then
   done
 fi
 if has dev; then
-  log "dev: bench/apply_floor 068"
-  [ -x "$B/bench/apply_floor" ] && timeout 120 "$B/bench/apply_floor" 068 > "$W/apply-floor-068.txt" 2>&1
+  log "dev: dev/apply_floor 068"
+  [ -x "$B/dev/apply_floor" ] && timeout 120 "$B/dev/apply_floor" 068 > "$W/apply-floor-068.txt" 2>&1
   grep -E "^geomean|^best|oracle" "$W/apply-floor-068.txt" 2>/dev/null
-  log "dev: bench/dev_forward 012"
-  [ -x "$B/bench/dev_forward" ] && DEV_FORWARD_ONLY=${DEV_FORWARD_ONLY:-6-plain/2,27-mufu/2,27-mufu/4,28-mufu-guard/2,28-mufu-guard/4,29-lib/2,5-ref/4} \
-    timeout 120 "$B/bench/dev_forward" 012 > "$W/dev-forward-012.txt" 2>&1
+  log "dev: dev/dev_forward 012"
+  [ -x "$B/dev/dev_forward" ] && DEV_FORWARD_ONLY=${DEV_FORWARD_ONLY:-6-plain/2,27-mufu/2,27-mufu/4,28-mufu-guard/2,28-mufu-guard/4,29-lib/2,5-ref/4} \
+    timeout 120 "$B/dev/dev_forward" 012 > "$W/dev-forward-012.txt" 2>&1
   grep -E "^\| (geomean|/ floor)|^geomean|ulp|same" "$W/dev-forward-012.txt" 2>/dev/null | head -30
 fi
 if has python; then

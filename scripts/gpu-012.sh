@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# 012 against its public CUDA peer (issue 27), in one device call. Here, before it:
-#   bash scripts/device-build.sh && bash scripts/device-official.sh --prepare
-#   run(command="bash scripts/device-012.sh", carry=["build-device", "dev/official-carry"])
-# 1. scripts/device-official.sh with PROBLEMS=012 SOLUTIONS="ropegrad ropegrad-fast peer"
+# On a machine with a GPU: 012 against its public CUDA peer (issue 27), in one run.
+#   bash scripts/gpu-build.sh && bash scripts/gpu-official.sh --prepare   # the build, the evaluator's copy
+#   bash scripts/gpu-012.sh
+# 1. scripts/gpu-official.sh with PROBLEMS=012 SOLUTIONS="ropegrad ropegrad-fast peer"
 #    STEPS=agreement OFFICIAL_REPEAT=3: NVIDIA's official evaluator (three rounds, the three files
 #    alternately) and ropegrad's harness on the same three solution files (ropegrad's default
 #    kernel, its fast kernel: `export-solution --kernel 1`, and the public peer,
@@ -15,28 +15,28 @@
 # 3. dev/official/table_012.py: each figure and its ratio to the peer's in the same column.
 # ROUNDS_ONLY=1: step 1 alone, for the fast kernel's solution file and the peer's (OFFICIAL_REPEAT
 #    rounds, default 3: about 9 s a file a round), then step 3: the official figures with more rounds
-#    in one call, nothing else. ROUNDS_SOLUTIONS: other files for it, e.g. "ropegrad-fast
-#    saved-NAME peer" (device-official.sh's saved-NAME: an A/B of a kernel change).
-# $OUT (default /tmp/device-012): table-012.md, and device-012.tar.gz with official/ (device-official.sh's
+#    in one run, nothing else. ROUNDS_SOLUTIONS: other files for it, e.g. "ropegrad-fast
+#    saved-NAME peer" (gpu-official.sh's saved-NAME: an A/B of a kernel change).
+# $OUT (default results/official/012-new): table-012.md, and gpu-012.tar.gz with official/ (gpu-official.sh's
 # results: official-results.tar.gz, agreement.md, ...), official-stdout.txt and runs/ (step 2).
 set -u
 cd "$(dirname "$0")/.." || exit 2
-OUT=${OUT:-/tmp/device-012}
+OUT=${OUT:-results/official/012-new}
 mkdir -p "$OUT/official" "$OUT/runs"
 SOLS="ropegrad ropegrad-fast peer"
 [ -n "${ROUNDS_ONLY:-}" ] && SOLS=${ROUNDS_SOLUTIONS:-"ropegrad-fast peer"}
 # The budget and estimates fit step 1 and its agreement runs (ropegrad's harness on the three files) into
-# a call: an official evaluation after its compile takes 6-9 s (results/official/012-full/); with
-# device-official.sh's own defaults (60 s an evaluation, 20 s a later round) it kept 300 s for them
+# one run: an official evaluation after its compile takes 6-9 s (results/official/012-full/); with
+# gpu-official.sh's own defaults (60 s an evaluation, 20 s a later round) it kept 300 s for them
 # and skipped the agreement runs.
 OUT=$OUT/official BUDGET_S=${BUDGET_S:-460} EST_CPP_OFFICIAL_S=${EST_CPP_OFFICIAL_S:-20} EST_REPEAT_S=${EST_REPEAT_S:-10} \
   PROBLEMS=012 SOLUTIONS="$SOLS" STEPS=agreement \
-  OFFICIAL_REPEAT=${OFFICIAL_REPEAT:-3} bash scripts/device-official.sh > "$OUT/official-stdout.txt" 2>&1
-echo "device-official.sh: exit $?" | tee -a "$OUT/official-stdout.txt"
+  OFFICIAL_REPEAT=${OFFICIAL_REPEAT:-3} bash scripts/gpu-official.sh > "$OUT/official-stdout.txt" 2>&1
+echo "gpu-official.sh: exit $?" | tee -a "$OUT/official-stdout.txt"
 tail -n 25 "$OUT/official-stdout.txt"
-RES=$(mktemp -d /tmp/device-012-results.XXXXXX)   # not under $OUT: the call returns a bounded number of files
-tar -xzf "$OUT/official/official-results.tar.gz" -C "$RES" 2>/dev/null || echo "device-012: no official-results.tar.gz"
-B=${BUILD:-build-device}
+RES=$(mktemp -d /tmp/gpu-012-results.XXXXXX)   # unpacked here, not under $OUT (the tarball keeps them)
+tar -xzf "$OUT/official/official-results.tar.gz" -C "$RES" 2>/dev/null || echo "gpu-012: no official-results.tar.gz"
+B=${BUILD:-build-gpu}
 RG=$PWD/$B/ropegrad
 export LD_LIBRARY_PATH=$PWD/$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # The solution cache's folder names the GPU architecture: the one step 1's builds used.
@@ -45,7 +45,7 @@ CAP=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | hea
 run() {  # NAME, then the options after `bench`: ropegrad bench (RUN_PY unset) or python3 -m ropegrad bench
   local name=$1 cmd=("$RG")
   shift
-  # Python: torch must not see the bundled libraries (build-device/lib); the harness's libraries
+  # Python: torch must not see the bundled libraries (build-gpu/lib); the harness's libraries
   # find theirs by their RUNPATH.
   [ -n "${RUN_PY:-}" ] && cmd=(env -u LD_LIBRARY_PATH PYTHONPATH="$PWD/python" ROPEGRAD_LIB="$PWD/$B/libropegrad.so"
                                ROPEGRAD_CLI_LIB="$PWD/$B/libropegrad_cli.so" python3 -m ropegrad)
@@ -66,6 +66,6 @@ if [ -z "${ROUNDS_ONLY:-}" ]; then   # step 2 (ROUNDS_ONLY: step 3 on step 1's r
   done
 fi
 python3 dev/official/table_012.py --official "$RES" --runs "$OUT/runs" > "$OUT/table-012.md"
-# A call returns at most 8 files: everything but the table goes into one tarball.
-tar -C "$OUT" -czf "$OUT/device-012.tar.gz" official official-stdout.txt runs && rm -rf "$OUT/official" "$OUT/runs" "$OUT/official-stdout.txt"
+# Everything but the table goes into one tarball (not kept in the tree: results/README.md).
+tar -C "$OUT" -czf "$OUT/gpu-012.tar.gz" official official-stdout.txt runs && rm -rf "$OUT/official" "$OUT/runs" "$OUT/official-stdout.txt"
 cat "$OUT/table-012.md"
