@@ -181,7 +181,7 @@ def block_ops_table():
                      f"{g['eager']:.1f} / {g['compile']:.1f} us against {g['ropegrad']:.2f} "
                      f"({g['eager'] / g['ropegrad']:.1f}x / {g['compile'] / g['ropegrad']:.1f}x) |")
     lines += ["", f"Figures: `results/ops/` (`scripts/gpu-ops.sh`, on one H200, suites timed "
-                  f"{hhmm(min(stamps))}; its README lists the files and commands): the geomean is `ropegrad bench` "
+                  f"{hhmm(min(stamps))}; `results/README.md` names the command): the geomean is `ropegrad bench` "
                   "under the protocol (`h200-cuda-0NN.json`); SOL score (T_SOL from the H200 datasheet bandwidth), "
                   "mean speedup over torch eager and cases faster are the manifests' (`h200-cuda-0NN.manifest.json`, "
                   "torch eager of the same machine as the baseline); the last column is "
@@ -219,7 +219,7 @@ def block_cuda_014():
         f"and at or under it on {wl_list(under)}. In this run the same kernel measured "
         f"{res['summary']['geomean_ns'] / 1000:.3f} us (bench), {grg:.3f} us (probe) and "
         f"{vs_torch_014()['summary']['geomean_median_us']['ropegrad']:.3f} us (`vs_torch.py`, torch's profiler). "
-        "`bench/NOTES.md` has the details."))
+        "`dev/rope_backward/NOTES.md` has the details."))
     return "\n".join(lines)
 
 
@@ -242,7 +242,7 @@ def issue3_paragraph(f, per, gfloor):
     s += ("not reached: " + ", ".join(f"{a} {v:.2f} against {lim:g} us" for a, v, lim, _ in missed) + ". "
           if missed else "all are reached. ")
     if below_floor:
-        s += ("`results/ops/probe-ops.txt` (`bench/probe backward`, the same call, same protocol) says why "
+        s += ("`results/ops/probe-ops.txt` (`dev/probe backward`, the same run, same protocol) says why "
               "for " + ", ".join(a for a, _, _, _ in below_floor) + ": a kernel that only reads the bytes any "
               "correct kernel must read, stores one float per row and computes nothing, needs "
               + ", ".join(f"{fl:.2f} us ({a})" for a, _, _, fl in below_floor) + ", above those targets. ")
@@ -258,7 +258,7 @@ def block_positions_014():
             f"the whole suite: {d['summary']['passed']}/{d['summary']['total']} pass, every element within tolerance, "
             f"max abs error {sci(min(errs))} to {sci(max(errs))} (W{worst['index']}) against float64 "
             f"(`ropegrad bench --backend cuda --inputs positions`, `{rel}`, {hhmm(d['started_at'])}, an "
-            "earlier call with the same kernel 12; gpu-ops.sh does not re-run it for 014).")
+            "earlier run with the same kernel 12; gpu-ops.sh does not re-run it for 014).")
 
 
 def ratio_table(caption, tab):
@@ -271,14 +271,14 @@ def block_ops_floors():
     runs = {op: bench_run(op) for op in ("011", "012", "014")}
     pos = {op: load_json(f"{OPS}/h200-cuda-{op}-positions.json") for op in ("011", "012")}
     lines = [
-        "`scripts/gpu-ops.sh` (`results/ops/`, its README lists the files). The suites pass "
+        "`scripts/gpu-ops.sh` (`results/ops/`). The suites pass "
         + ", ".join(f"{runs[op]['summary']['passed']}/{runs[op]['summary']['total']} ({op})" for op in runs)
         + " on CUDA with the dataset's inputs (`h200-cuda-0NN.json`, "
         f"{hhmm(runs['011']['started_at'])}) and "
         + ", ".join(f"{pos[op]['summary']['passed']}/{pos[op]['summary']['total']} ({op})" for op in pos)
         + " with real positions (`--inputs positions`: 011 with llama3 positions to 131071, different per batch; "
         "012 with theta 1e6 to 262143; `h200-cuda-0NN-positions.json`), every element within tolerance. "
-        "The floors (`bench/probe forward|backward`, same call, same protocol: CUPTI spans, 2x-L2 memset before "
+        "The floors (`dev/probe forward|backward`, same run, same protocol: CUPTI spans, 2x-L2 memset before "
         "every launch; `probe-ops.txt`, tables copied as the file has them) are kernels that move exactly the "
         "op's bytes and compute nothing, in three access patterns for the forward ops (the best per workload "
         "is the floor); ropegrad's kernel is timed beside them:", ""]
@@ -470,7 +470,7 @@ def block_vs_torch():
     lines.append(
         "\"eager\" spans the first to the last of its kernels, so the host gaps between its launches count, as in "
         f"SOL-ExecBench. torch.compile's figures move between runs: its geomean was {og['compile']:.2f} us in an "
-        f"earlier call ({hhmm(old['date'])}, `{old_rel}`) against {g['compile']:.2f} here; ropegrad was the faster "
+        f"earlier run ({hhmm(old['date'])}, `{old_rel}`) against {g['compile']:.2f} here; ropegrad was the faster "
         f"on {n_faster(old)}/{len(old['workloads'])} workloads there and {n_faster(d)}/{len(d['workloads'])} here.")
     ops = vs_torch_ops()
     lines += ["", "The forward ops, `python3 bench/vs_torch_ops.py` (same run, "
@@ -515,7 +515,7 @@ def block_cpu_014():
 def block_notes_014():
     per, (gf, gr, gq) = probe_facts(probe_tables()["014"])
     above = sorted(i for i in per if per[i][2] > WORKLOAD_FLOOR_LIMIT_014)
-    return (f"The backward (014) kernel is unchanged: `probe backward` in the same call, {gq:.3f}x its read floor "
+    return (f"The backward (014) kernel is unchanged: `probe backward` in the same run, {gq:.3f}x its read floor "
             f"({gf:.3f} us floor, {gr:.3f} us ropegrad), above {WORKLOAD_FLOOR_LIMIT_014:.2f}x on {wl_list(above)} "
             "(`results/ops/probe-ops.txt`; `python3 scripts/figures.py`).")
 
@@ -526,12 +526,12 @@ def block_notes_anchors():
     per, (gfloor, _, _) = probe_facts(probe_tables()["014"])
     k12 = load_json(f"{RES}/kernels-2026-11-30/h200-cuda-k12.json")
     return "\n".join(
-        [f"`results/h200-cuda.json`, the `scripts/gpu-ops.sh` call of {hhmm(res['started_at'])} "
+        [f"`results/h200-cuda.json`, the `scripts/gpu-ops.sh` run of {hhmm(res['started_at'])} "
          f"(kernel {res['kernel_name']}, {f['passed']}/{f['n']} pass):", "", "```"] + table + ["```", "",
          issue3_paragraph(f, per, gfloor) + "The peer and floor columns are the anchors file's, measured in another "
          f"run on another H200. The same kernel (12) measured a geomean of {k12['summary']['geomean_ns'] / 1000:.3f} "
          f"us at {hhmm(k12['started_at'])} (`results/kernels-2026-11-30/h200-cuda-k12.json`) and "
-         f"{f['geomean']:.3f} us in this call."])
+         f"{f['geomean']:.3f} us in this run."])
 
 
 def block_notes_left():
@@ -546,7 +546,7 @@ def block_notes_left():
         return f"{min(g):.2f}-{max(g):.2f} us"
     return "\n".join([
         "What is left, by size (`results/ops/probe-ops.txt`, `probe backward`: read-and-store floor beside "
-        "ropegrad, same call):",
+        "ropegrad, same run):",
         f"- Big ({wl_list(sorted(big))}): at the read-and-store floor ("
         + ", ".join(f"W{i} {per[i][1]:.2f} against {per[i][0]:.2f}" for i in sorted(big)) + "). Nothing tried "
         "reads faster: contiguous streams, bulk-tensor copies, evict-first loads; staged stores (kernel 13) gain "
@@ -570,7 +570,7 @@ def block_notes_ops_stand():
                      f"{min(per[i][0] for i in small):.2f}-{max(per[i][0] for i in small):.2f} us on the "
                      f"{len(small)} workloads whose floor is under 2 us, {per[big][2]:.3f}x on its largest (W{big})")
     met = all(probe_facts(tabs[op])[1][2] <= FLOOR_TARGET[op] for op in ("011", "012"))
-    return ("Where it stands (`results/ops/probe-ops.txt`, the latest call): " + "; ".join(parts)
+    return ("Where it stands (`results/ops/probe-ops.txt`, the latest run): " + "; ".join(parts)
             + f". Issue #13's {FLOOR_TARGET['011']:.2f}x is " + ("reached." if met else "not reached."))
 
 
@@ -650,21 +650,21 @@ AGREEMENT = f"{RES}/official/agreement.md"
 
 def block_agreement():
     """Issue 26's agreement table, as scripts/gpu-official.sh wrote it (dev/official/agreement_table.py), or
-    "not measured yet" while no call's results are committed: never a figure typed here."""
+    "not measured yet" while no run's results are committed: never a figure typed here."""
     if not os.path.exists(path(AGREEMENT)):
         return (f"Not measured yet: there is no `{AGREEMENT}`. `scripts/gpu-official.sh` writes it on the GPU "
-                "machine (`agreement.md` in its results); the table appears here once a call's results are committed "
+                "machine (`agreement.md` in its results); the table appears here once a run's results are committed "
                 "under `results/official/`.")
     text = "\n".join(load_lines(AGREEMENT)).strip()
     if "| problem | solution |" not in text:
         raise InputError(f"{AGREEMENT}: not a table of dev/official/agreement_table.py")
-    return text + (f"\n\nFrom `{AGREEMENT}` (`dev/official/agreement_table.py` over the call's official traces and "
+    return text + (f"\n\nFrom `{AGREEMENT}` (`dev/official/agreement_table.py` over the run's official traces and "
                    "ropegrad's results, both committed beside it).")
 
 
 PEER_012_ROUNDS = f"{RES}/official/012-rounds/table-012.md"
-# The blocks that show a whole table of one scripts/gpu-012.sh call: the first full call (012/),
-# the rounds once the far path needed no stack frame (012-far/, ROUNDS_ONLY=1), and the full call
+# The blocks that show a whole table of one scripts/gpu-012.sh run: the first full run (012/),
+# the rounds once the far path needed no stack frame (012-far/, ROUNDS_ONLY=1), and the full run
 # with that far path (012-full/).
 PEER_012_TABLES = {name: f"{RES}/official/{folder}/table-012.md"
                    for name, folder in (("peer-012", "012"), ("peer-012-far", "012-far"), ("peer-012-full", "012-full"))}
@@ -672,27 +672,27 @@ PEER_012_TABLES = {name: f"{RES}/official/{folder}/table-012.md"
 
 def peer_012_table(rel):
     """A table of dev/official/table_012.py as scripts/gpu-012.sh wrote it (title line left out),
-    or "not measured yet" while no call's table is committed."""
+    or "not measured yet" while no run's table is committed."""
     if not os.path.exists(path(rel)):
         return f"Not measured yet: there is no `{rel}` (`scripts/gpu-012.sh` writes it on the GPU machine)."
     lines = [ln for ln in load_lines(rel) if not ln.startswith("# ")]
     text = "\n".join(lines).strip()
     if "| solution | official evaluator |" not in text:
         raise InputError(f"{rel}: not a table of dev/official/table_012.py")
-    return text + f"\n\nFrom `{rel}` (one call of `scripts/gpu-012.sh`; its files in `gpu-012.tar.gz` beside it)."
+    return text + f"\n\nFrom `{rel}` (one run of `scripts/gpu-012.sh`)."
 
 
 def block_peer_012_rounds():
-    """The fast kernel and the peer over many official rounds in one call (gpu-012.sh ROUNDS_ONLY=1),
-    the table dev/official/table_012.py made from that call's tarball: its rounds and per-workload parts."""
+    """The fast kernel and the peer over many official rounds in one run (gpu-012.sh ROUNDS_ONLY=1),
+    the table dev/official/table_012.py made from that run's tarball: its rounds and per-workload parts."""
     if not os.path.exists(path(PEER_012_ROUNDS)):
         return f"Not measured yet: there is no `{PEER_012_ROUNDS}`."
     text = "\n".join(load_lines(PEER_012_ROUNDS))
     start, end = text.find("The official column is the median"), text.find("ropegrad's C path")
     if start < 0 or end < start:
         raise InputError(f"{PEER_012_ROUNDS}: no rounds table of dev/official/table_012.py")
-    return text[start:end].strip() + (f"\n\nFrom `{PEER_012_ROUNDS}` (its call's files in `gpu-012.tar.gz` "
-                                      "beside it).")
+    return text[start:end].strip() + (f"\n\nFrom `{PEER_012_ROUNDS}` (`scripts/gpu-012.sh` "
+                                      "with ROUNDS_ONLY=1).")
 
 
 BLOCKS = {
