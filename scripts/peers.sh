@@ -45,7 +45,7 @@ case $B in /*) ;; *) B=$ROOT/$B ;; esac
 BACKEND=${BACKEND:-cuda}
 OPS=${OPS:-"011 012 014"}
 PEERS=${PEERS:-../shared/official-evaluator/peers}
-R=${RESULTS:-/tmp/rg-peers}
+R=${RESULTS:-results/peers}
 PY=${PYTHON:-python3}
 read -r -a EXTRA <<< "${BENCH_ARGS:-}"
 RG=${RG:-$B/ropegrad}

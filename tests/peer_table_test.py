@@ -15,6 +15,7 @@ import unittest
 
 REPO = sys.argv.pop(1) if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "scripts", "figures"))
+sys.path.insert(0, os.path.join(REPO, "bench"))
 import peer_table  # noqa: E402
 import vs_torch_apply  # noqa: E402
 import vs_torch_ops  # noqa: E402

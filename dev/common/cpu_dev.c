@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cpu_dev.c -- where the forward ops' CPU path spends its time: the figures
- * behind bench/NOTES.md, "The CPU path's sin/cos".
+ * behind dev/rope_forward/NOTES.md, "The CPU path's sin/cos".
  *
  *   1. sin/cos per value in a 011-like row loop (64 frequencies, positions
  *      0 .. rows-1, the rounding test, the bf16 pack, the row's two stores),

@@ -4,7 +4,7 @@
 // -> packed bf16 pair, and the double refinement), measured by one warp that
 // runs each piece N times in a row, every run depending on the one before,
 // between two clock64() reads, with warm caches. The small workloads of 011
-// and 012 are latency-bound (bench/NOTES.md), so this says where a thread's
+// and 012 are latency-bound (dev/rope_forward/NOTES.md), so this says where a thread's
 // time goes. A trivial link (an integer add) closes each loop; its own
 // latency is measured alone and printed, not subtracted.
 //

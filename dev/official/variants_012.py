@@ -29,7 +29,7 @@ for scripts/gpu-official.sh's SOLUTIONS entries saved-NAME:
 
 Each edit must match exactly once, or nothing is written and the exit is 1.
 None of these is a ropegrad kernel: the files exist to be timed beside the
-peer and the fast kernel in one official call (bench/NOTES.md says what each
+peer and the fast kernel in one official call (dev/cos_sin/NOTES.md says what each
 split showed).
 """
 

@@ -11,7 +11,7 @@
 // twice q/k's bytes again from L2 to the SMs, which a kernel that loads the
 // table once for several heads does not pay (dev variant heads2 measured below
 // it); "flat floor" reads every byte once, cos/sin's too, and is the floor in
-// the definition's sense (bench/NOTES.md "088: heads2 and what the floor moves").
+// the definition's sense (NOTES.md "088: heads2 and what the floor moves").
 // 068 has two floors: "flat" spreads the chunks over every thread the bytes
 // allow (the fastest any kernel can move them: the one ratios are taken
 // against); "by row" keeps the shipped kernel's shape (one thread a cos/sin

@@ -27,7 +27,7 @@
 //    L2, three times q/k's bytes over that path. The floor does the same, so a
 //    variant beating the floor here says the floor is not one.
 //  - not the store policy (068's streamed __stcs stores cost 10-25% on its
-//    large workloads: bench/NOTES.md) and not the load width (16 bytes).
+//    large workloads: NOTES.md) and not the load width (16 bytes).
 //
 // What torch.compile (Inductor) most likely generates for the suite's
 // reference (q*cos + rotate_half(q)*sin, the same for k; reasoned from how

@@ -4,7 +4,7 @@
 // than its dev copy (dev/rope_apply_backward/apply_backward_staged.cuh variant 9) in
 // results/dev/12-shipped-068-088-variants/apply-floor-068.txt: 1.117x
 // the flat floor on the geomean against 1.079x. By the launcher's own rules
-// (bench/NOTES.md "068: the shipped staged kernel against its dev copy") the
+// (NOTES.md "068: the shipped staged kernel against its dev copy") the
 // shipped launcher picks the staged kernel on 15 of the 16 workloads, so the
 // gap is in what differs between the two kernels and their launches:
 //  - the launch: the shipped launcher sets the kernel's dynamic shared memory

@@ -4,7 +4,7 @@
 // (dev/rope_apply/apply_floor.cu times each beside the shipped kernel and the flat
 // floor and checks it against the shipped kernel). Variant 9 ships,
 // generalized to every dtype and head_dim, as rg_apply_columns_staged
-// (src/op/rope_apply/kernels.cuh; bench/NOTES.md "068: the staged kernel
+// (src/op/rope_apply/kernels.cuh; NOTES.md "068: the staged kernel
 // ships"); this fp32, head_dim 128 copy stays to compare against it.
 //
 // What the split kernel (shipped before it: rg_apply_columns_split, "even"

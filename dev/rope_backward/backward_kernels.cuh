@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-// kernels.cuh -- every CUDA kernel of ropegrad, side by side (llm.c dev/cuda style),
-// and the launcher that picks one. Self-contained: the library compiles it through
-// cuda.cu, and `ropegrad export-solution` embeds this very file in the
-// SOL-ExecBench solution, so the kernel measured there is the kernel built here.
+// backward_kernels.cuh -- every version of 014's CUDA kernel, side by side (llm.c
+// dev/cuda style), and the launcher that picks one (rg_dev_launch). The library
+// ships the winner only (src/op/rope_backward/kernels.cuh).
 //
 // The op, with H = D/2, for every row r = b*S + s:
 //   out[r] = scale * sum_{d<H} inv[b,d] * ((gs[d]+gs[d+H])*cos(e[d]) - (gc[d]+gc[d+H])*sin(e[d]))
@@ -15,7 +14,7 @@
 // wide and plentiful, and the small ones (128 rows) are pure latency: one DRAM
 // round trip, the launch, and the reduction.
 //
-// Kernel versions (ropegrad bench --kernel N; bench/NOTES.md has each one's
+// Kernel versions (dev_kernels N; NOTES.md has each one's
 // prediction and measured outcome):
 //   1 naive      one thread per row, scalar loads, CUDA's sincosf. The obvious code.
 //   2 warp       one warp per row, scalar loads, rg_sincos. Handles every problem
@@ -48,14 +47,14 @@
 //                only B is too large; 2 otherwise. Versions 3-13 fall back the
 //                same way (6, 8, 11 also need D = 128 or 256; 9, D = 128).
 //
-// Development copy (dev/rope_backward/dev_kernels.cu): the shipped kernels (2, 10 = 3 with
-// FAST, 12, 14) and their device helpers come from
-// src/op/rope_backward/kernels.cuh; this file adds versions 1, 4, 5/6/8/11 and 9,
-// the development switches (RG_K5_WAVES) and the launcher of every version,
-// rg_dev_launch (the library's own launcher is rg_cuda_launch).
+// Development copy (dev/rope_backward/dev_kernels.cu): the shipped kernels (2, 10,
+// 12, 14) and their device helpers come from src/op/rope_backward/kernels.cuh,
+// their knobbed forms (3, 7, 13, 15) from backward_knobs.cuh; this file adds
+// versions 1, 4, 5/6/8/11 and 9, the development switches (RG_K5_WAVES) and the
+// launcher of every version, rg_dev_launch (the library's own launcher is rg_cuda_launch).
 #pragma once
 
-#include "rope_backward/kernels.cuh"
+#include "backward_knobs.cuh"   // the shipped kernels and their development forms
 
 #ifndef RG_K5_WAVES
 #define RG_K5_WAVES 4  // resident-block waves of kernel 5's grid
@@ -101,17 +100,17 @@ static __global__ void __launch_bounds__(256) rg_k4_vec(ropegrad_problem p)
     int64_t r = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / TPR;
     if (r >= rows_pad) return;  // whole warps leave together (blockDim is a multiple of 32)
     rg_row_regs cur;
-    rg_load_row<ESZ, true>(p, r < rows ? r : rows - 1, j, cur);
+    dv_load_row<ESZ, true>(p, r < rows ? r : rows - 1, j, cur);
     for (; r < rows_pad; r += groups) {
         const int64_t rr = r < rows ? r : rows - 1;
         const int64_t next = r + groups;
         rg_row_regs nxt;
-        if (next < rows_pad) rg_load_row<ESZ, true>(p, next < rows ? next : rows - 1, j, nxt);
+        if (next < rows_pad) dv_load_row<ESZ, true>(p, next < rows ? next : rows - 1, j, nxt);
         float inv8[RG_EPT];
         const float *inv = p.inv_freq + rg_batch_of(rr, p.seq_len) * p.inv_freq_batch_stride + j * RG_EPT;
         *(float4 *)&inv8[0] = __ldg((const float4 *)inv);
         *(float4 *)&inv8[4] = __ldg((const float4 *)inv + 1);
-        const float acc = rg_group_sum<TPR>(rg_row_partial<ESZ>(p, cur, inv8));
+        const float acc = rg_group_sum<TPR>(dv_row_partial<ESZ>(p, cur, inv8));
         if (r < rows && j == 0) p.grad_position_ids[r] = p.attention_scaling * acc;
         cur = nxt;
     }
@@ -337,13 +336,13 @@ static __global__ void __launch_bounds__(128) rg_k9_bulk(ropegrad_problem p)
         __syncthreads();  // every thread has its tile data in registers: the stage may be refilled
         if (tid < 32 && tile + RG_K9_STAGES * (int64_t)gridDim.x < tiles)
             issue(stage, tile + RG_K9_STAGES * (int64_t)gridDim.x);
-        const float acc = rg_group_sum<TPR>(rg_row_partial<2>(p, R, inv8));
+        const float acc = rg_group_sum<TPR>(dv_row_partial<2>(p, R, inv8));
         if (live && j == 0) p.grad_position_ids[r] = p.attention_scaling * acc;
     }
 #endif
 }
-// Kernel 14 (EPT 4, the library's default since 2026-12-01) and 15 (EPT 2):
-// rg_k14_2d in src/op/rope_backward/kernels.cuh.
+// Kernel 14 (EPT 4, the library's default): rg_k14_2d in src/op/rope_backward/kernels.cuh;
+// 15 (EPT 2): dv_k14_2d in backward_knobs.cuh.
 
 // ---------------------------------------------------------------------------
 // Launcher
@@ -400,9 +399,9 @@ static cudaError_t rg_dev_launch_vec(const ropegrad_problem &p, int kernel, int 
             else if (p.grad_dtype == ROPEGRAD_BF16) rg_k12_2d<ESZ, TPR, ROPEGRAD_BF16><<<grid, block, 0, st>>>(p);
             else rg_k12_2d<ESZ, TPR, ROPEGRAD_F16><<<grid, block, 0, st>>>(p);
         } else {
-            if constexpr (ESZ == 4) rg_k12_2d<ESZ, TPR, ROPEGRAD_F32, true><<<grid, block, 0, st>>>(p);
-            else if (p.grad_dtype == ROPEGRAD_BF16) rg_k12_2d<ESZ, TPR, ROPEGRAD_BF16, true><<<grid, block, 0, st>>>(p);
-            else rg_k12_2d<ESZ, TPR, ROPEGRAD_F16, true><<<grid, block, 0, st>>>(p);
+            if constexpr (ESZ == 4) dv_k12_2d<ESZ, TPR, ROPEGRAD_F32, true><<<grid, block, 0, st>>>(p);
+            else if (p.grad_dtype == ROPEGRAD_BF16) dv_k12_2d<ESZ, TPR, ROPEGRAD_BF16, true><<<grid, block, 0, st>>>(p);
+            else dv_k12_2d<ESZ, TPR, ROPEGRAD_F16, true><<<grid, block, 0, st>>>(p);
         }
     } else if (kernel == 14 || kernel == 15) {
         // TPR * 8 / EPT threads per row (EPT 4 or 2) on 256-thread blocks at
@@ -416,13 +415,13 @@ static cudaError_t rg_dev_launch_vec(const ropegrad_problem &p, int kernel, int 
         const dim3 grid((unsigned)((S + block / tpr - 1) / (block / tpr)), (unsigned)B);
         if constexpr (TPR * 2 <= 32 && TPR * 4 <= 32) {
             if (kernel == 14) {
-                if constexpr (ESZ == 4) rg_k14_2d<ESZ, T4, 4, ROPEGRAD_F32><<<grid, block, 0, st>>>(p);
-                else if (p.grad_dtype == ROPEGRAD_BF16) rg_k14_2d<ESZ, T4, 4, ROPEGRAD_BF16><<<grid, block, 0, st>>>(p);
-                else rg_k14_2d<ESZ, T4, 4, ROPEGRAD_F16><<<grid, block, 0, st>>>(p);
+                if constexpr (ESZ == 4) rg_k14_2d<ESZ, T4, ROPEGRAD_F32><<<grid, block, 0, st>>>(p);
+                else if (p.grad_dtype == ROPEGRAD_BF16) rg_k14_2d<ESZ, T4, ROPEGRAD_BF16><<<grid, block, 0, st>>>(p);
+                else rg_k14_2d<ESZ, T4, ROPEGRAD_F16><<<grid, block, 0, st>>>(p);
             } else {
-                if constexpr (ESZ == 4) rg_k14_2d<ESZ, T2, 2, ROPEGRAD_F32><<<grid, block, 0, st>>>(p);
-                else if (p.grad_dtype == ROPEGRAD_BF16) rg_k14_2d<ESZ, T2, 2, ROPEGRAD_BF16><<<grid, block, 0, st>>>(p);
-                else rg_k14_2d<ESZ, T2, 2, ROPEGRAD_F16><<<grid, block, 0, st>>>(p);
+                if constexpr (ESZ == 4) dv_k14_2d<ESZ, T2, 2, ROPEGRAD_F32><<<grid, block, 0, st>>>(p);
+                else if (p.grad_dtype == ROPEGRAD_BF16) dv_k14_2d<ESZ, T2, 2, ROPEGRAD_BF16><<<grid, block, 0, st>>>(p);
+                else dv_k14_2d<ESZ, T2, 2, ROPEGRAD_F16><<<grid, block, 0, st>>>(p);
             }
         } else {
             return rg_dev_launch_vec<ESZ, TPR>(p, 12, sms, st);  // H > 64: rows too wide for one warp at EPT 2/4
@@ -431,11 +430,11 @@ static cudaError_t rg_dev_launch_vec(const ropegrad_problem &p, int kernel, int 
         const int block = RG_K3_BLOCK;
         int64_t grid = (threads_needed + block - 1) / block;
         if (grid > 2147483647) grid = 2147483647;
-        if (kernel == 3) rg_k3_vec<ESZ, TPR, false><<<(unsigned)grid, block, 0, st>>>(p);
-        else if (kernel == 7) rg_k3_vec<ESZ, TPR, true><<<(unsigned)grid, block, 0, st>>>(p);
-        else if constexpr (ESZ == 4) rg_k3_vec<ESZ, TPR, false, true, ROPEGRAD_F32><<<(unsigned)grid, block, 0, st>>>(p);
-        else if (p.grad_dtype == ROPEGRAD_BF16) rg_k3_vec<ESZ, TPR, false, true, ROPEGRAD_BF16><<<(unsigned)grid, block, 0, st>>>(p);
-        else rg_k3_vec<ESZ, TPR, false, true, ROPEGRAD_F16><<<(unsigned)grid, block, 0, st>>>(p);
+        if (kernel == 3) dv_k3_vec<ESZ, TPR, false><<<(unsigned)grid, block, 0, st>>>(p);
+        else if (kernel == 7) dv_k3_vec<ESZ, TPR, true><<<(unsigned)grid, block, 0, st>>>(p);
+        else if constexpr (ESZ == 4) rg_k3_vec<ESZ, TPR, ROPEGRAD_F32><<<(unsigned)grid, block, 0, st>>>(p);
+        else if (p.grad_dtype == ROPEGRAD_BF16) rg_k3_vec<ESZ, TPR, ROPEGRAD_BF16><<<(unsigned)grid, block, 0, st>>>(p);
+        else rg_k3_vec<ESZ, TPR, ROPEGRAD_F16><<<(unsigned)grid, block, 0, st>>>(p);
     } else {
         // Small problems: shrink blocks so the work lands on as many SMs as
         // possible (latency, not bandwidth, decides there). Large ones: enough

@@ -2,7 +2,7 @@
 // forward_dev_kernels.cuh -- development versions of the forward ops' kernels
 // (011: position ids -> cos_sin, 012: freqs -> cos, sin), llm.c dev/cuda style,
 // beside the shipped ones (src/op/forward_kernels.cuh = version 1 here). Built
-// and compared by dev/rope_forward/dev_forward.cu; bench/NOTES.md has the outcomes.
+// and compared by dev/rope_forward/dev_forward.cu; dev/rope_forward/NOTES.md has the outcomes.
 //
 // Every version but 4 writes, for each value, the bf16 nearest to
 // scale*sin/cos(x) (x the float product p*inv for 011, the given float for
@@ -130,7 +130,7 @@
 //              262144, then sin.approx/cos.approx on the reduced argument): the
 //              public CUDA peer's approach (~7 instructions a value against ~20
 //              for rg_sincos_core). Its error is absolute (at most 7.6e-7 up to
-//              4e6 rad, bench/NOTES.md "Accuracy"), so values near a zero of sin
+//              4e6 rad, dev/rope_forward/NOTES.md "Accuracy"), so values near a zero of sin
 //              or cos (|v| below ~2^-12) can miss 1 bf16 ulp: dev_forward's accuracy
 //              section counts them.
 // 28 mufu-guard (012) 27 with any value whose sin or cos comes out below

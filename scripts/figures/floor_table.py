@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Prints the two numbers per workload for bench/NOTES.md: the bytes any
+"""Prints the two numbers per workload for dev/rope_backward/NOTES.md: the bytes any
 kernel must move over the read bandwidth measured on the H200, and the fixed
 latency (an empty kernel's span), both taken from the anchors file's
 measurements (../shared/anchors/h200-2026-11-29.md: 4.49 TB/s, 0.61 us).

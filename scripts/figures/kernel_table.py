@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Per-workload medians (us) of several `ropegrad bench --json` files side by
-side, with the geometric mean: the kernel versions' comparison in bench/NOTES.md.
+side, with the geometric mean: the kernel versions' comparison in dev/rope_backward/NOTES.md.
 
     python3 scripts/figures/kernel_table.py results/h200-cuda-k{1,2,3,4,5,6}.json results/h200-cuda.json
 """

@@ -289,7 +289,7 @@ static int check_kernel(const rg_op *op, int kernel, char *err, size_t errlen)
     if (kernel == 0 || op->kernel_name(kernel)) return 0;
     char list[256];
     rg_op_kernels_text(op, list, sizeof list);
-    snprintf(err, errlen, "unknown CUDA kernel %d: op %s ships %s; the development versions are built from bench/dev/",
+    snprintf(err, errlen, "unknown CUDA kernel %d: op %s ships %s; the development versions are in dev/",
              kernel, op->id, list[0] ? list : "no CUDA kernel in this build");
     return 1;
 }

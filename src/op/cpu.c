@@ -57,7 +57,7 @@
  * forward ops' faster sin/cos a smaller threshold (32K) was tried and made
  * 011's 131K- and 262K-element workloads slower after a cache flush: the
  * team's wake-up then costs more than the second thread saves
- * (bench/NOTES.md, "The CPU path's sin/cos"). */
+ * (dev/rope_forward/NOTES.md, "The CPU path's sin/cos"). */
 #define RG_MIN_THREAD_ELEMS ((int64_t)256 * 1024)
 
 /* ---- portable primitive --------------------------------------------------- */

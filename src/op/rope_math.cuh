@@ -86,7 +86,7 @@ static __device__ __forceinline__ void rg_sincos(float x, float *s, float *c)
 // is where its error bound holds; the caller checks |x| <= RG_SINCOS_FAST_MAX
 // itself, once per thread (rg_all_fast), and takes the accurate path if not.
 // About 7 instructions against rg_sincos's ~20: it is the arithmetic that sets
-// the mid-size workloads' time (bench/NOTES.md). Measured against double
+// the mid-size workloads' time (dev/rope_forward/NOTES.md). Measured against double
 // (dev/common/probe.cu sincos): at most 4.0e-7 on [-pi, pi] and 7.6e-7 up to 4e6 rad
 // (the reduction's roundings add to the unit's error), against rg_sincos's
 // 1.0e-7; tests/test_gpu_kernel.c holds both to the same end-to-end bounds.
@@ -204,7 +204,7 @@ static __constant__ uint32_t rg_two_over_pi[9] = {0x00000000u, 0xa2f9836eu, 0x4e
 // in registers: no local memory, so a kernel that may take this path needs no
 // stack frame (libdevice's sincos keeps its reduction in a local array: a
 // 40-byte frame in every kernel that could call it, which cost the fast 012
-// kernel ~4% of its time under the official evaluator, bench/NOTES.md).
+// kernel ~4% of its time under the official evaluator, dev/rope_forward/NOTES.md).
 // |x| = m 2^e with m a 24-bit integer, e <= 104. x 2/pi modulo 4 is m times
 // the bits of 2/pi from b(e-1) on, scaled by 2^e (the earlier bits give
 // multiples of 4): a 128-bit window of them, times m, is 152 bits whose bits
@@ -301,13 +301,13 @@ static __device__ __forceinline__ uint32_t rg_sincos_bf16_double(float x, float 
 static __device__ __noinline__ uint32_t rg_bf16_rn_double_rare(double d) { return rg_bf16_rn_double(d); }
 
 // rg_bf16_rn_double by integer operations on the double's bits, for the
-// refinement's critical path (~40 cycles against ~110 on the H200, bench/
+// refinement's critical path (~40 cycles against ~110 on the H200, dev/common/
 // dev_latency.cu): for 2^-126 <= |d| < 2^128 the exponent is rebiased (1023 ->
 // 127) in the high word, whose top 7 mantissa bits are the bf16's; bit 12 of
 // that word is the rounding bit and everything below it (the rest of the high
 // word, the low word) the sticky part; a carry into the exponent is right, up
 // to Inf. Anything else (0, subnormals, Inf, NaN, overflow) takes
-// rg_bf16_rn_double out of line. Equal to it for every double (bench/
+// rg_bf16_rn_double out of line. Equal to it for every double (dev/common/
 // sincos_bound.cu compares 2^30 of them, ties and their neighbours included).
 static __device__ __forceinline__ uint32_t rg_bf16_rn_double_int(double d)
 {

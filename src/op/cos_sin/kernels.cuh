@@ -103,7 +103,7 @@ static __global__ void __launch_bounds__(256) rg_cos_sin_vec(const float *__rest
 // 14 * 2^-16 times a scale: the nearest bf16 but for the rare value within
 // that margin of a midpoint (about 2 in 10^5 on real positions). On a small
 // problem the correctly rounded kernel's few refined values (~460 cycles in
-// double) end its last warps late; this one has no such tail (bench/NOTES.md).
+// double) end its last warps late; this one has no such tail (dev/cos_sin/NOTES.md).
 // S1: scale == 1. rows*64/VPT < 2^31.
 template <int VPT, bool S1>
 static __global__ void __launch_bounds__(256) rg_cos_sin_fast(const float *__restrict__ freqs, float scale,
@@ -152,13 +152,10 @@ static __global__ void rg_cos_sin_any(const float *__restrict__ freqs, float sca
     sin_out[o + H] = (uint16_t)s;
 }
 
-// Values per thread by size, from dev/rope_forward/dev_forward.cu on the H200 (one call,
+// Values per thread by size, from dev/rope_forward/dev_forward.cu on the H200 (one run,
 // results/dev/): 2 on the small problems (latency-bound: a shorter
-// chain), 4 from RG_CS_VPT4_ROWS rows (issue-bound: less per-thread overhead),
-// a knob for dev/rope_forward/dev_forward.cu's builds; the default is what ships.
-#ifndef RG_CS_VPT4_ROWS
+// chain), 4 from RG_CS_VPT4_ROWS rows (issue-bound: less per-thread overhead).
 #define RG_CS_VPT4_ROWS 4097
-#endif
 static inline int rg_cos_sin_vpt(int64_t rows) { return rows < RG_CS_VPT4_ROWS ? 2 : 4; }
 
 template <int VPT>

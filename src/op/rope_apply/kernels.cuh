@@ -15,7 +15,7 @@
 //                     grad_cos/grad_sin), 32-bit indices, when the shape and
 //                     pointers allow; else rg_apply_pairs: one pair of one
 //                     head's row per thread, a grid-stride loop. (One head a
-//                     thread, rg_apply_pairs_vec, is in bench/dev/.)
+//                     thread, rg_apply_pairs_vec, is in dev/rope_apply/.)
 //   rg_apply_columns_staged: 068 with grad_cos/grad_sin: one block a cos/sin
 //                     row, the row's head rows (gradient and input, every
 //                     head of q and k) and its cos/sin rows copied to shared
@@ -161,7 +161,7 @@ static __device__ __forceinline__ void rg_apply_rotate_store(T *o, uint32_t xo, 
     rg_apply_stv<T, VEC>(o, xo + H, o1);
 }
 
-// 088's 16-byte kernel, two heads a thread (bench/NOTES.md "088: heads2";
+// 088's 16-byte kernel, two heads a thread (dev/rope_apply/NOTES.md "088: heads2";
 // one head a thread, rg_apply_pairs_vec, is in
 // dev/rope_apply/apply_forward_variants.cuh): a unit is one 16-byte column of
 // one cos/sin row for heads 2i and 2i+1 of the same batch and position (the
@@ -342,7 +342,7 @@ static __device__ __forceinline__ void rg_apply_sum_groups(float *red, const flo
 // runs 40x more threads than one thread a column would, enough loads in
 // flight to stream. The fallback of rg_apply_columns_staged (below) where
 // that one does not apply or loses (dev/rope_apply_backward/apply_backward_split.cuh,
-// bench/NOTES.md "068's floor was not a floor": 1.13x the flat floor against
+// dev/rope_apply_backward/NOTES.md "068's floor was not a floor": 1.13x the flat floor against
 // 1.85x for one thread a column).
 template <typename T, typename C, int VEC>
 __global__ void __launch_bounds__(256) rg_apply_columns_split(ropegrad_rope_apply_shape s, const T *gq, const T *gk,
@@ -495,7 +495,7 @@ static __device__ __forceinline__ void rg_apply_stage_issue(uint4 *buf, const rg
 // without holding a register. In place is safe: head hd's gradient is written
 // only after its rows have landed (the wait and the barrier), and no other
 // copy reads that row. The sums are added across groups as the split
-// kernel's. (dev/rope_apply_backward/apply_backward_staged.cuh variant 9, bench/NOTES.md.)
+// kernel's. (dev/rope_apply_backward/apply_backward_staged.cuh variant 9, dev/rope_apply_backward/NOTES.md.)
 // MAXT, MINB: the launch bounds, so that registers do not cap the blocks an
 // SM below what shared memory allows. HD: head_dim when known at compile
 // time (its divisions and strides then constants), 0 for any.
