@@ -438,7 +438,7 @@ static void workload_header(const rg_suite *s, const rg_workload *w, rg_workload
 /* The backends a run holds open. */
 typedef struct run_backends {
     rg_cpu_timer cold;
-    void *cuda;   /* rg_cuda_session *, NULL on the CPU */
+    void *cuda;   /* rg_cuda_state *, NULL on the CPU */
 } run_backends;
 
 /* Inputs, reference, the backend's checked (and timed) run of one workload. */
@@ -552,7 +552,7 @@ int rg_run_suite(const rg_suite *s, const int *indices, size_t n_indices, const 
     run_backends be = {{NULL, 0, ""}, NULL};
     int rc = 0;
 #ifdef ROPEGRAD_HAVE_CUDA
-    rg_cuda_session *cs = NULL;
+    rg_cuda_state *cs = NULL;
     if (use_cuda) {
         rc = rg_cuda_open(s->op, o->kernel, o->timed, out, &cs, err, errlen);
         be.cuda = cs;
