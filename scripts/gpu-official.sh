@@ -42,7 +42,7 @@
 # the environment probe and self-test, the pages), official-log.txt,
 # agreement.md, agreement.json, field.md.
 #
-# Environment: OUT (default /tmp/official-out), BUDGET_S (560), PROBLEMS
+# Environment: OUT (default results/official/new), BUDGET_S (560), PROBLEMS
 # ("011 012 014"), SOLUTIONS ("ropegrad peer"; also ropegrad-fast: `export-solution --kernel 1`,
 # 012's fast kernel; saved-NAME: a file saved here after --prepare as dev/official-work/P-saved-NAME.json,
 # e.g. the export of the build before a kernel change, for an A/B in one run), STEPS ("agreement field":
@@ -250,7 +250,7 @@ command -v ninja > /dev/null || { [ -n "$NINJA_BIN" ] && export PATH="$PATH:$NIN
 echo "methodology $METHOD; stand-ins: ${SHIMS[*]:-none}; official PYTHONPATH=$OFFICIAL_PP"
 
 # ropegrad: the build's libraries for ropegrad only (python keeps the image's own).
-if [ ! -x "$B/ropegrad" ]; then echo "official: $B/ropegrad missing (scripts/gpu-build.sh, carried)"; exit 2; fi
+if [ ! -x "$B/ropegrad" ]; then echo "official: $B/ropegrad missing (bash scripts/gpu-build.sh first)"; exit 2; fi
 printf '#!/bin/sh\nLD_LIBRARY_PATH="%s" exec "%s" "$@"\n' "$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
   "$B/ropegrad" > "$W/ropegrad"
 chmod +x "$W/ropegrad"
@@ -370,7 +370,7 @@ if [ "$OFFICIAL_REPEAT" -gt 1 ] && [ ${#ITEMS[@]} -gt 0 ]; then
 fi
 echo "kept for the official evaluations: ${RESERVE}s (+${POST_S}s for the imports and tables)"
 
-# ---- the plan, on this machine -------------------------------------------------------------------
+# ---- the plan (DRY_RUN=1) ------------------------------------------------------------------------
 if [ "$DRY_RUN" = 1 ]; then
   log "DRY_RUN=1: the plan (nothing below runs here)"
   echo "background: PYTHONPATH=$OFFICIAL_PP python3 dev/official/two_phase.py --out W/official --jobs $(nproc)" \

@@ -158,7 +158,7 @@ fi
 
 if [[ " $STEPS " == *" applypeers "* ]]; then
   # 088 and 068 beside torch eager, torch.compile of the definitions' formulas and
-  # Liger-Kernel's Triton RoPE (from the carried wheel) on every workload (bench/vs_torch_apply.py).
+  # Liger-Kernel's Triton RoPE (bench/wheels/ or the environment) on every workload (bench/vs_torch_apply.py).
   log "applypeers: 088/068 vs eager, torch.compile, Liger (bench/vs_torch_apply.py)"
   liger_path=""
   if ls bench/wheels/liger_kernel-*.whl >/dev/null 2>&1; then

@@ -21,12 +21,12 @@
 # cuda), OPS (default "011 012 014"), PEERS (solution folder), RESULTS (output
 # folder), PYTHON (a Python with torch; torch >= 2 for reference-compile),
 # BENCH_ARGS (extra bench options for every run), RG (the ropegrad command,
-# default $BUILD/ropegrad), KEEP=1 (add to the registry of an earlier call). Exit 0 when every step ran (a failed workload is a
+# default $BUILD/ropegrad), KEEP=1 (add to the registry of an earlier run). Exit 0 when every step ran (a failed workload is a
 # result, not an error), 1 when a step could not run at all.
 #
 # For a caller that splits the field over passes (scripts/gpu-official.sh):
 # ONLY="OP:WHO ..." measures only those runs, SKIP="OP:WHO ..." leaves those out
-# (measured elsewhere in the same call; said in the log), WHO being ropegrad,
+# (measured elsewhere in the same run; said in the log), WHO being ropegrad,
 # plain014, ropegrad-as-plugin, reference, reference-compile or a solution
 # file's name without "OP-" (peer, peer-runs12, ropegrad-solution; one named
 # like a run above gets "-solution": OP-reference.json is reference-solution).
@@ -56,7 +56,7 @@ export PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 mkdir -p "$R/site"
 failed=0
 # op who run exit note refusal: one line per measured run, for the table
-# (runs.tsv). KEEP=1 adds to the registry and table of an earlier call (the
+# (runs.tsv). KEEP=1 adds to the registry and table of an earlier run (the
 # ops measured in several calls, on one machine), else both start empty.
 if [ "${KEEP:-0}" != 1 ]; then rm -f "$DB"; : > "$R/runs.tsv"; fi
 
@@ -78,7 +78,7 @@ estimate() {
 wanted() {
   if [ -n "${ONLY:-}" ] && ! listed "$ONLY" "$1:$2"; then return 1; fi
   if [ -n "${SKIP:-}" ] && listed "$SKIP" "$1:$2"; then
-    echo "peers: [$(since)] $1 $2: not here (SKIP: measured elsewhere in this call)"
+    echo "peers: [$(since)] $1 $2: not here (SKIP: measured elsewhere in this run)"
     return 1
   fi
   return 0
@@ -97,7 +97,7 @@ measure() {
     if [ "$lim" -lt "$need" ]; then
       echo "peers: [$(since)] $op $who: skipped: ${lim}s left before the deadline, a run is given ${need}s"
       printf '%s\t%s\t-\tskipped\t%s\t%s\n' "$op" "$who" "$note" \
-        "skipped: ${lim}s left before the call's deadline (needs about ${need}s)" >> "$R/runs.tsv"
+        "skipped: ${lim}s left before the deadline (needs about ${need}s)" >> "$R/runs.tsv"
       return 0
     fi
   fi
@@ -118,7 +118,7 @@ measure() {
   local line
   line=$(grep -E "^python3 -m ropegrad|^ropegrad bench" "$base.txt" | head -n 1)
   if [ "$lim" -gt 0 ] && { [ "$rc" = 124 ] || [ "$rc" = 137 ]; }; then
-    line="stopped at the call's deadline after $(( SECONDS - t0 ))s"
+    line="stopped at the deadline after $(( SECONDS - t0 ))s"
   fi
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$op" "$who" "${id:--}" "$rc" "$note" "$line" >> "$R/runs.tsv"
   echo "peers: [$(since)] $op $who: exit $rc${id:+, run $id}, $(( SECONDS - t0 ))s$( [ -z "$id" ] && [ -n "$line" ] && echo ": $line")"
