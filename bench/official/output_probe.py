@@ -11,8 +11,8 @@ output buffer the kernel writes:
   into        the harness's own output buffer (cudaMalloc'd, as `ropegrad bench`'s C path), given
               by the harness with --dps.
 
-  python3 -m ropegrad bench --impl bench/official/output_probe.py:returning --suite suites/sol-execbench-011
-  python3 -m ropegrad bench --impl bench/official/output_probe.py:into --dps --suite suites/sol-execbench-011
+  python3 -m ropegrad bench --impl bench/official/output_probe.py:returning --suite suites/011-rope_forward
+  python3 -m ropegrad bench --impl bench/official/output_probe.py:into --dps --suite suites/011-rope_forward
 
 `into` near `ropegrad bench` and `returning` near the solution file: the output's placement is the
 point; both near the solution file: the Python path's host time around the call is.

@@ -18,7 +18,7 @@
 // wide and plentiful, and the small ones (128 rows) are pure latency: one DRAM
 // round trip, the launch, and the reduction.
 //
-// Versions shipped (ropegrad bench --kernel 0 or 14):
+// Versions shipped (rg_cuda_launch picks one; ropegrad_rope_backward_cuda runs it):
 //  14 2d-ept4    a group of 2*TPR = H/4 threads per row, each thread 4
 //                consecutive d's (and the matching d+H's): 8-byte grad loads
 //                (bf16/f16; 16 B for f32) and 16-byte emb and inv_freq loads
@@ -102,7 +102,7 @@ static __device__ __forceinline__ uint4 rg_ld_plain(const void *p) { return __ld
 // coalesced whatever D, dtype or alignment; a butterfly shuffle sums the lanes.
 // This is the general path for everything kernel 4 does not specialize.
 // ---------------------------------------------------------------------------
-static __global__ void rg_k2_warp(ropegrad_problem p)
+static __global__ void rg_k2_warp(ropegrad_rope_backward_problem p)
 {
     const int64_t rows = p.batch_size * p.seq_len;
     const int64_t D = p.head_dim, H = D / 2;
@@ -153,7 +153,7 @@ struct rg_row_regs {
 };
 
 template <int ESZ, bool STREAM, bool EF = false>
-static __device__ __forceinline__ void rg_load_row(const ropegrad_problem &p, int64_t r, int j, rg_row_regs &R)
+static __device__ __forceinline__ void rg_load_row(const ropegrad_rope_backward_problem &p, int64_t r, int j, rg_row_regs &R)
 {
     const int64_t D = p.head_dim, H = D >> 1;
     const int64_t g = r * D + (int64_t)j * RG_EPT;  // element index of this thread's first d
@@ -202,7 +202,7 @@ static __device__ __forceinline__ bool rg_all_fast(const float *e)
 // DT >= 0: the grad dtype fixed at compile time (kernels 10 and 11), so the
 // bf16/f16 choice is not a branch per element; -1: read from the problem.
 template <int ESZ, bool EF = false, bool FAST = false, int DT = -1>
-static __device__ __forceinline__ float rg_row_partial(const ropegrad_problem &p, const rg_row_regs &R,
+static __device__ __forceinline__ float rg_row_partial(const ropegrad_rope_backward_problem &p, const rg_row_regs &R,
                                                        const float *inv8)
 {
     const float *e = (const float *)R.e;
@@ -251,7 +251,7 @@ static __device__ __forceinline__ float rg_group_sum(float v)
 // instead of when the last of its six loads does.
 // Kernel 10 (FAST, DT): kernel 3 with rg_sincos_mufu and the dtype compiled in.
 template <int ESZ, int TPR, bool EF = false, bool FAST = false, int DT = -1>
-static __global__ void rg_k3_vec(ropegrad_problem p)
+static __global__ void rg_k3_vec(ropegrad_rope_backward_problem p)
 {
     const int64_t rows = p.batch_size * p.seq_len;
     const int j = threadIdx.x % TPR;
@@ -317,7 +317,7 @@ static __device__ __noinline__ float rg_row_reload(const char *gc, const char *g
 // suspected. Measured: within run-to-run spread on W8/W14, +0.1 us on every
 // smaller workload (the barrier); not the default (bench/NOTES.md).
 template <int ESZ, int TPR, int DT, bool STAGED = false>
-static __global__ void __launch_bounds__(256) rg_k12_2d(ropegrad_problem p)
+static __global__ void __launch_bounds__(256) rg_k12_2d(ropegrad_rope_backward_problem p)
 {
     constexpr int H = 8 * TPR, D = 2 * H;
     const int j = threadIdx.x % TPR;
@@ -405,7 +405,7 @@ static __device__ __forceinline__ float rg_word_at(const uint32_t *w, int k)
 }
 
 template <int ESZ, int TPR, int EPT, int DT>
-static __global__ void __launch_bounds__(256) rg_k14_2d(ropegrad_problem p)
+static __global__ void __launch_bounds__(256) rg_k14_2d(ropegrad_rope_backward_problem p)
 {
     constexpr int H = EPT * TPR, D = 2 * H, NB = EPT * ESZ, NW = (NB + 3) / 4;
     const int j = threadIdx.x % TPR;
@@ -461,7 +461,7 @@ static __global__ void __launch_bounds__(256) rg_k14_2d(ropegrad_problem p)
 // Kernel 12 (and 10, its fallback) apply when each thread's 8 d's are whole
 // 16-byte vectors and a row's group fits in a warp: H = 8*TPR with TPR in
 // {1,..,32}, and every pointer (and the inv_freq batch stride) 16-byte aligned.
-static inline int rg_vec_tpr(const ropegrad_problem *p)
+static inline int rg_vec_tpr(const ropegrad_rope_backward_problem *p)
 {
     const int64_t H = p->head_dim / 2;
     if (H % RG_EPT) return 0;
@@ -477,7 +477,7 @@ static inline int rg_vec_tpr(const ropegrad_problem *p)
 }
 
 template <int ESZ, int TPR>
-static cudaError_t rg_launch_vec(const ropegrad_problem &p, int kernel, int sms, cudaStream_t st)
+static cudaError_t rg_launch_vec(const ropegrad_rope_backward_problem &p, int kernel, int sms, cudaStream_t st)
 {
     const int64_t rows = p.batch_size * p.seq_len;
     const int64_t threads_needed = (rows + 32 / TPR - 1) / (32 / TPR) * 32;  // whole warps
@@ -511,7 +511,7 @@ static cudaError_t rg_launch_vec(const ropegrad_problem &p, int kernel, int sms,
 }
 
 template <int ESZ>
-static cudaError_t rg_launch_vec_esz(const ropegrad_problem &p, int tpr, int kernel, int sms, cudaStream_t st)
+static cudaError_t rg_launch_vec_esz(const ropegrad_rope_backward_problem &p, int tpr, int kernel, int sms, cudaStream_t st)
 {
     switch (tpr) {
     case 1: return rg_launch_vec<ESZ, 1>(p, kernel, sms, st);
@@ -526,7 +526,7 @@ static cudaError_t rg_launch_vec_esz(const ropegrad_problem &p, int tpr, int ker
 // Launches the default kernel on `st`: 14 (whatever `kernel` asks, 0 or 14),
 // or its fallbacks 10 and 2 as below. The problem must already be validated.
 // Returns the launch's cudaError_t.
-static cudaError_t rg_cuda_launch(const ropegrad_problem *p, int kernel, cudaStream_t st)
+static cudaError_t rg_cuda_launch(const ropegrad_rope_backward_problem *p, int kernel, cudaStream_t st)
 {
     int dev = 0, sms = 0;
     cudaError_t e = cudaGetDevice(&dev);
