@@ -2,9 +2,11 @@
 """ctypes declarations for libropegrad (include/ropegrad.h), nothing else.
 
 The library is found, in order, at:
-  1. $ROPEGRAD_LIB (a path to libropegrad.so),
-  2. <repo>/build/libropegrad.so, relative to this package (python/ropegrad/),
-  3. ctypes.util.find_library("ropegrad") (an installed copy).
+  1. $ROPEGRAD_LIB (a path to libropegrad.so), and only there when it is set;
+  2. libropegrad.so inside this package (what `pip install ./python` builds
+     and bundles: python/_backend/ropegrad_build.py);
+  3. <repo>/build/libropegrad.so, relative to this package (python/ropegrad/);
+  4. an installed copy (the prefix's lib/, the dynamic loader's path).
 It is loaded once, on first use, so importing the package never fails just
 because the library has not been built yet.
 """
@@ -197,7 +199,7 @@ _lib_path = None
 
 def _candidates():
     """Where the library may be, in order: $ROPEGRAD_LIB alone when set; else
-    a source tree's build/ (this package run from python/ of a checkout);
+    the copy bundled in this package (a wheel's); a source tree's build/ (this package run from python/ of a checkout);
     the lib/ of the prefix this package is installed in (cmake --install and
     pip install into one prefix, a venv's or a --target's sibling lib/);
     the versioned SONAME and the plain name through the dynamic loader
@@ -209,7 +211,7 @@ def _candidates():
         return [env], True
     here = os.path.dirname(os.path.abspath(__file__))
     repo = os.path.dirname(os.path.dirname(here))
-    paths = [os.path.join(repo, "build", "libropegrad.so")]
+    paths = [os.path.join(here, "libropegrad.so"), os.path.join(repo, "build", "libropegrad.so")]
     # <prefix>/lib/pythonX.Y/site-packages/ropegrad -> <prefix>/lib (only in
     # that layout: a --target folder's grandparent is anybody's, /tmp say);
     # a --target dir's lib/; the running Python's prefix.
