@@ -138,12 +138,12 @@ def positions_012(dev, gen):
 
 
 def library_011(args):
-    from ropegrad.torch import rope_forward
+    from ropegrad.rope_forward import rope_forward
     return [rope_forward(*args)]
 
 
 def library_012(args):
-    from ropegrad.torch import cos_sin_from_freqs
+    from ropegrad.cos_sin import cos_sin_from_freqs
     return list(cos_sin_from_freqs(*args))
 
 
