@@ -204,7 +204,9 @@ def main():
         sol = solution(tmp, "gpu_only", "kernel.cu::run", False, languages=("cuda_cpp",))
         rc, out, err = harness(["check", "--solution", sol], tmp)
         if BACKEND == "cpu":
-            expect("a cuda_cpp solution on the CPU: one line, exit 2", rc == 2 and "GPU only" in err, err)
+            # Refused as GPU-only, or sooner, where the CUDA toolkit is missing too.
+            expect("a cuda_cpp solution on the CPU: one line, exit 2", rc == 2 and len(err.strip().splitlines()) == 1
+                   and ("GPU only" in err or "the CUDA toolkit" in err), err)
 
         # The implementation digest covers the source bytes.
         digests = []
