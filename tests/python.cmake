@@ -42,13 +42,15 @@ if(Python3_Interpreter_FOUND AND NOT ROPEGRAD_SANITIZE)
   # with the Python of ROPEGRAD_TORCH_PYTHON (a venv with torch >= 2 and
   # transformers: ROPEGRAD_WITH_HF=1 bash scripts/deps.sh makes .venv);
   # skipped, saying why, without one (a failure under ROPEGRAD_REQUIRE_HF=1, as in CI).
-  if(NOT DEFINED ROPEGRAD_TORCH_PYTHON AND DEFINED ENV{ROPEGRAD_TORCH_PYTHON})
+  # Unset or empty (a build configured before .venv was made): the
+  # environment's, else .venv's when it is there.
+  if(NOT ROPEGRAD_TORCH_PYTHON AND DEFINED ENV{ROPEGRAD_TORCH_PYTHON})
     set(ROPEGRAD_TORCH_PYTHON "$ENV{ROPEGRAD_TORCH_PYTHON}")
-  elseif(NOT DEFINED ROPEGRAD_TORCH_PYTHON AND EXISTS "${PROJECT_SOURCE_DIR}/.venv/bin/python")
+  elseif(NOT ROPEGRAD_TORCH_PYTHON AND EXISTS "${PROJECT_SOURCE_DIR}/.venv/bin/python")
     set(ROPEGRAD_TORCH_PYTHON "${PROJECT_SOURCE_DIR}/.venv/bin/python")
   endif()
   set(ROPEGRAD_TORCH_PYTHON "${ROPEGRAD_TORCH_PYTHON}" CACHE FILEPATH
-      "A Python with torch >= 2 (and transformers, for the Hugging Face tests); empty: those tests skip")
+      "A Python with torch >= 2 (and transformers, for the Hugging Face tests); empty: those tests skip" FORCE)
   add_test(NAME python_hf_real_client
     COMMAND sh ${PROJECT_SOURCE_DIR}/python/tests/run_with_hf.sh
             ${PROJECT_SOURCE_DIR}/python/tests/test_hf_real_client.py)
