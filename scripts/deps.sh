@@ -6,6 +6,9 @@
 set -euo pipefail
 pkgs=(cmake ninja-build gcc clang pkg-config libsleef-dev libcjson-dev libcmocka-dev libssl-dev
       libsqlite3-dev libclang-rt-14-dev libmicrohttpd-dev libcurl4-openssl-dev curl)
+# venv for Debian's python3: `pip install ./python` into a fresh venv
+# (python/tests/test_pip_install.py) and the torch venv below.
+pkgs+=(python3-venv)
 # The browser test of the index (tests/index_browser.py) and the load benchmark's client.
 [ "${ROPEGRAD_WITH_CHROMIUM:-0}" = 1 ] && pkgs+=(chromium chromium-driver python3-selenium)
 [ "${ROPEGRAD_WITH_WRK:-0}" = 1 ] && pkgs+=(wrk)
@@ -36,12 +39,6 @@ if [ "${ROPEGRAD_WITH_TORCH:-0}" = 1 ] || [ "${ROPEGRAD_WITH_HF:-0}" = 1 ]; then
   fi
   if ! "$venv/bin/python" -c "$probe" >/dev/null 2>&1; then
     py=$(command -v python3) || { echo "deps: no python3 on PATH for the venv" >&2; exit 1; }
-    if [ ! -x "$venv/bin/python" ] && ! "$py" -c "import venv, ensurepip" >/dev/null 2>&1; then
-      # Debian's python3 has venv only with python3-venv.
-      SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
-      $SUDO apt-get update -qq
-      DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
-    fi
     echo "deps: making $venv with $py ($("$py" --version 2>&1)): ${want[*]} from PyPI"
     [ -x "$venv/bin/python" ] || "$py" -m venv "$venv"
     "$venv/bin/python" -m pip install -q "${reqs[@]}"
