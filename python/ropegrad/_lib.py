@@ -36,8 +36,8 @@ ERR_OVERLAP = 17
 
 MAX_HEAD_DIM = 1024
 
-# The SONAME's major version this package speaks to (libropegrad.so.0).
-SONAME_MAJOR = 0
+# The SONAME of the library this package speaks to (0.x: major.minor).
+SONAME = "libropegrad.so.0.2"
 
 
 class RopegradError(RuntimeError):
@@ -102,8 +102,8 @@ def _candidates():
         libdirs.append(os.path.join(site, "..", ".."))
     libdirs += [os.path.join(site, "lib"), os.path.join(sys.prefix, "lib")]
     for libdir in libdirs:
-        paths.append(os.path.normpath(os.path.join(libdir, "libropegrad.so.%d" % SONAME_MAJOR)))
-    paths.append("libropegrad.so.%d" % SONAME_MAJOR)
+        paths.append(os.path.normpath(os.path.join(libdir, SONAME)))
+    paths.append(SONAME)
     found = ctypes.util.find_library("ropegrad")
     if found:
         paths.append(found)

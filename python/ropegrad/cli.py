@@ -86,7 +86,7 @@ def _suite_dir(rest):
         if a.startswith("--suite="):
             return a.split("=", 1)[1]
     repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    default = os.path.join(repo, "suites", "sol-execbench-014")
+    default = os.path.join(repo, "suites", "014-rope_backward")
     rest += ["--suite", default]
     return default
 

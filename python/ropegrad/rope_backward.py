@@ -29,9 +29,9 @@ except ImportError:  # the ctypes half needs no torch
 __all__ = ["Problem", "validate", "reference", "cpu", "cuda", "rope_position_grad", "RotaryEmbeddingQwen3",
            "rotary_cos_sin", "backward_grads"]
 
-# The C functions: <_C>_cpu, <_C>_cuda, and these two.
-_C = "ropegrad_backward"
-_VALIDATE, _REFERENCE = "ropegrad_validate", "ropegrad_backward_reference"
+# The C functions: <_C>_cpu, <_C>_cuda, <_C>_validate, <_C>_reference.
+_C = "ropegrad_rope_backward"
+_VALIDATE, _REFERENCE = _C + "_validate", _C + "_reference"
 
 
 class Problem(ctypes.Structure):

@@ -147,7 +147,7 @@ def test_errors_raise():
             rope_backward.cpu(q, 1)
         except exc as e:
             assert e.code != 0 and e.message == ropegrad.strerror(e.code) and e.message, (field, e)
-            assert "ropegrad_backward_cpu" in str(e)
+            assert "ropegrad_rope_backward_cpu" in str(e)
         else:
             raise AssertionError("%s=%r was accepted" % (field, bad))
     q, _ = make_case(1, 2, 8, ropegrad.F32, True, seed=7)
