@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# The op seam (scripts/op_seam.sh, README "Adding an op"): 088 and 068 (the
+# The op seam (scripts/op_seam.sh, docs/adding-an-op.md): 088 and 068 (the
 # rope_apply and rope_apply_backward folders, and their tests under tests/op/)
 # are named by at most 3 files outside their folders, and
 # no development switch is left in src/ or include/.
