@@ -401,7 +401,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: cpu_floor --suite DIR [options]\n\n"
                "Times kernels that only move an op's bytes (its CPU memory floor) beside the op's CPU path,\n"
                "under the harness's CPU protocol, and writes a Markdown table.\n\n"
-               "  --suite DIR        suite folder (suites/sol-execbench-011, -012 or -014)\n"
+               "  --suite DIR        suite folder (suites/011-rope_forward, -012 or -014)\n"
                "  --threads N        threads for every kernel (default 0 = all cores)\n"
                "  --iterations N     timed calls per kernel (default 50)\n"
                "  --warmup N         warmup calls per kernel (default 10)\n"

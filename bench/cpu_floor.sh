@@ -30,6 +30,6 @@ quiet() {
 }
 for op in "${ops[@]}"; do
   quiet
-  "$BUILD/bench/cpu_floor" --suite "suites/sol-execbench-$op" --threads 2 --iterations 20 --warmup 3 \
+  "$BUILD/bench/cpu_floor" --suite suites/"$op"-* --threads 2 --iterations 20 --warmup 3 \
     --output "results/cpu-floor-$op.md"
 done

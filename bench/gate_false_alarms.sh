@@ -23,7 +23,7 @@ busy_pid=
 trap '[ -n "$busy_pid" ] && kill "$busy_pid" 2>/dev/null; rm -rf "$work"' EXIT
 db=$work/gate.db
 bench() {
-  "$build/ropegrad" bench --suite "$src/suites/sol-execbench-014" --backend cpu --workloads 1-3 \
+  "$build/ropegrad" bench --suite "$src/suites/014-rope_backward" --backend cpu --workloads 1-3 \
     --iterations 30 --warmup 5 --record --db "$db" --quiet 2>&1 | sed -n 's/.*recorded as run \([0-9]*\).*/\1/p'
 }
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)

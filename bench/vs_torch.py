@@ -2,7 +2,7 @@
 """Side by side on one GPU, in one process, on the same inputs and with the
 same timer: ropegrad (through python/ropegrad, ctypes, on torch tensors)
 against the dataset's reference formula in PyTorch eager and under
-torch.compile, for all 16 workloads of suites/sol-execbench-014.
+torch.compile, for all 16 workloads of suites/014-rope_backward.
 
     python3 bench/vs_torch.py [--out results/h200-vs-torch.json]
 
@@ -28,7 +28,7 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(REPO, "python"))
-SUITE = os.path.join(REPO, "suites", "sol-execbench-014")
+SUITE = os.path.join(REPO, "suites", "014-rope_backward")
 
 
 def eager_formula(grad_cos, grad_sin, emb, inv_freq_expanded, attention_scaling):

@@ -26,6 +26,7 @@ only (no grad_cos, grad_sin), so its 068 row is marked partial. Without CUDA (--
 wall-clock medians: a check that the script runs, not a measurement."""
 
 import argparse
+import glob
 import json
 import os
 import statistics
@@ -173,7 +174,7 @@ def run_op(op, args, device, liger):
     from ropegrad.timing import time_cold_l2
     formula = formula_088 if op == "088" else formula_068
     compiled = None if args.no_compile else torch.compile(formula)
-    with open(os.path.join(REPO, "suites", "sol-execbench-%s" % op, "workload.jsonl")) as f:
+    with open(os.path.join(glob.glob(os.path.join(REPO, "suites", op + "-*"))[0], "workload.jsonl")) as f:
         workloads = [json.loads(line) for line in f if line.strip()]
     if args.smoke:
         workloads = [dict(w, axes=dict(w["axes"], batch_size=1, seq_len=min(w["axes"]["seq_len"], 32)))

@@ -12,6 +12,7 @@ under the workload's tolerance.
 freqs are standard normal, as the suite's "random" inputs."""
 
 import argparse
+import glob
 import json
 import math
 import os
@@ -107,7 +108,7 @@ def main(argv=None):
     for op in args.ops.split(","):
         ref_mod = load_reference(op)
         compiled = None if args.no_compile else torch.compile(ref_mod.run)
-        with open(os.path.join(REPO, "suites", "sol-execbench-%s" % op, "workload.jsonl")) as f:
+        with open(os.path.join(glob.glob(os.path.join(REPO, "suites", op + "-*"))[0], "workload.jsonl")) as f:
             workloads = [json.loads(line) for line in f if line.strip()]
         rows = []
         for i, w in enumerate(workloads):

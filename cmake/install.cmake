@@ -18,7 +18,7 @@ install(EXPORT ropegradTargets NAMESPACE ropegrad:: DESTINATION ${RG_CMAKE_DIR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/ropegradConfig.cmake.in
   ${PROJECT_BINARY_DIR}/ropegradConfig.cmake INSTALL_DESTINATION ${RG_CMAKE_DIR})
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/ropegradConfigVersion.cmake
-  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/ropegradConfig.cmake ${PROJECT_BINARY_DIR}/ropegradConfigVersion.cmake
   DESTINATION ${RG_CMAKE_DIR})
 # pkg-config: relocatable (the prefix is found from the .pc file's own

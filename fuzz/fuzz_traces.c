@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!rg_trace_failed(x)) FZ_CHECK(x->has_performance && x->latency_ms > 0 && isfinite(x->latency_ms));
         else FZ_CHECK(!x->has_performance);
     }
-    if (!suite_state) suite_state = rg_suite_load(RG_SOURCE_DIR "/suites/sol-execbench-014", &suite, err, sizeof err) ? -1 : 1;
+    if (!suite_state) suite_state = rg_suite_load(RG_SOURCE_DIR "/suites/014-rope_backward", &suite, err, sizeof err) ? -1 : 1;
     if (suite_state > 0) {
         cJSON *m = rg_traces_manifest(&t, &suite, err, sizeof err);
         if (m) FZ_CHECK(rg_manifest_verify(m, err, sizeof err) == 0);

@@ -12,10 +12,10 @@
  *
  * where gc = grad_cos[b,s,:], gs = grad_sin[b,s,:], emb = emb[b,s,:].
  *
- * Three implementations behind one problem description:
- *   ropegrad_backward_reference  float64 ground truth (slow, exact libm)
- *   ropegrad_backward_cpu        multithreaded, vectorized (SLEEF), float32
- *   ropegrad_backward_cuda       the CUDA kernel, on the caller's stream
+ * Each op is its own problem struct and four entry points,
+ * ropegrad_<op>_validate, _reference (float64 ground truth), _cpu
+ * (multithreaded, vectorized) and _cuda (the CUDA kernel, on the caller's
+ * stream); 014's are ropegrad_rope_backward_*.
  *
  * Every entry point validates its arguments and returns 0 or a ROPEGRAD_ERR_*
  * code; ropegrad_strerror() turns a code into a message. Nothing here needs a
@@ -33,7 +33,7 @@ extern "C" {
 #endif
 
 #define ROPEGRAD_VERSION_MAJOR 0
-#define ROPEGRAD_VERSION_MINOR 1
+#define ROPEGRAD_VERSION_MINOR 2
 #define ROPEGRAD_VERSION_PATCH 0
 
 /* Largest head_dim accepted (any even value from 2 up to this). */
@@ -62,7 +62,7 @@ enum {
     ROPEGRAD_ERR_NO_CUDA = 12,       /* built without CUDA, or no usable GPU */
     ROPEGRAD_ERR_NOT_DEVICE_POINTER = 13, /* CUDA path given memory the GPU cannot access */
     ROPEGRAD_ERR_CUDA = 14,          /* a CUDA runtime call or launch failed */
-    ROPEGRAD_ERR_BAD_KERNEL = 15,    /* unknown kernel version number */
+    ROPEGRAD_ERR_BAD_KERNEL = 15,    /* unknown kernel version number (ropegrad_cos_sin_cuda_kernel) */
     ROPEGRAD_ERR_OUT_OF_MEMORY = 16, /* host allocation failed */
     ROPEGRAD_ERR_OVERLAP = 17,       /* the output's bytes overlap an input's: the op never works in place,
                                         so such a call is refused before anything is read or written */
@@ -70,7 +70,8 @@ enum {
     ROPEGRAD_ERR__COUNT
 };
 
-typedef struct ropegrad_problem {
+/* ---- L1/014: the backward of rotary-embedding generation (formula above) -- */
+typedef struct ropegrad_rope_backward_problem {
     int64_t batch_size, seq_len, head_dim;   /* head_dim: any even value 2..1024 */
     ropegrad_dtype grad_dtype;               /* dtype of grad_cos and grad_sin */
     const void *grad_cos, *grad_sin;         /* [B,S,head_dim], contiguous */
@@ -79,7 +80,7 @@ typedef struct ropegrad_problem {
     int64_t inv_freq_batch_stride;           /* in elements: head_dim/2 for [B,H,1]; 0 when batches share one vector */
     float attention_scaling;
     float *grad_position_ids;                /* [B,S] fp32 output */
-} ropegrad_problem;
+} ropegrad_rope_backward_problem;
 
 /* Checks a problem description without touching the tensors' contents.
  * Returns 0 or the first error found (the same checks every entry point runs).
@@ -88,36 +89,19 @@ typedef struct ropegrad_problem {
  * inv_freq ((B-1)*inv_freq_batch_stride + head_dim/2) fp32; the output
  * [B,S] (fp32, or the reference's doubles). An output range that overlaps any
  * input range is ROPEGRAD_ERR_OVERLAP (inputs may overlap each other). */
-int ropegrad_validate(const ropegrad_problem *p);
+int ropegrad_rope_backward_validate(const ropegrad_rope_backward_problem *p);
 
 /* Float64 ground truth: out[b*S+s] (B*S doubles). Reads p->grad_position_ids
  * never; it may be NULL. sin/cos in double precision from libm. */
-int ropegrad_backward_reference(const ropegrad_problem *p, double *out);
+int ropegrad_rope_backward_reference(const ropegrad_rope_backward_problem *p, double *out);
 
 /* CPU path: OpenMP threads (0 = all cores), SIMD width chosen at run time. */
-int ropegrad_backward_cpu(const ropegrad_problem *p, int num_threads);
+int ropegrad_rope_backward_cpu(const ropegrad_rope_backward_problem *p, int num_threads);
 
 /* CUDA path: every pointer in p is device memory; runs on cuda_stream
  * (a cudaStream_t; NULL = legacy default stream). Asynchronous: no allocation,
  * no synchronization, safe from several host threads at once. */
-int ropegrad_backward_cuda(const ropegrad_problem *p, void *cuda_stream);
-
-/* Kernel versions (`ropegrad bench --kernel N`). The library ships version 0,
- * "the default", which is version ROPEGRAD_CUDA_KERNEL_DEFAULT under its own
- * number; any other number is ROPEGRAD_ERR_BAD_KERNEL (the development versions
- * are built by bench/dev_kernels.cu). ropegrad_cuda_kernel_count() is the
- * highest number shipped, 0 when built without CUDA. */
-#define ROPEGRAD_CUDA_KERNEL_DEFAULT 14
-int ropegrad_backward_cuda_kernel(const ropegrad_problem *p, int kernel, void *cuda_stream);
-int ropegrad_cuda_kernel_count(void);
-const char *ropegrad_cuda_kernel_name(int kernel); /* NULL for an unknown number */
-
-/* The same three entry points under the op's own name (L1/014, the backward
- * of rotary-embedding generation). The ropegrad_backward_* names above stay
- * for one release. */
-int ropegrad_rope_backward_reference(const ropegrad_problem *p, double *out);
-int ropegrad_rope_backward_cpu(const ropegrad_problem *p, int num_threads);
-int ropegrad_rope_backward_cuda(const ropegrad_problem *p, void *cuda_stream);
+int ropegrad_rope_backward_cuda(const ropegrad_rope_backward_problem *p, void *cuda_stream);
 
 /* ---- L1/011: rotary embedding forward (position ids -> cos_sin) -----------
  *
@@ -160,7 +144,7 @@ int ropegrad_cos_sin_reference(const ropegrad_cos_sin_problem *p, double *out);
 int ropegrad_cos_sin_cpu(const ropegrad_cos_sin_problem *p, int num_threads);
 int ropegrad_cos_sin_cuda(const ropegrad_cos_sin_problem *p, void *cuda_stream);
 
-/* 012's CUDA kernels (`ropegrad bench --suite suites/sol-execbench-012 --kernel N`).
+/* 012's CUDA kernels (`ropegrad bench --suite suites/012-cos_sin --kernel N`).
  * 0, the default (ropegrad_cos_sin_cuda): each bf16 the nearest to the exact
  * value. 1, "fast" (ROPEGRAD_COS_SIN_KERNEL_FAST): the same float sin/cos
  * without the test that makes that rounding exact, so each value is within

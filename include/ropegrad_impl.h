@@ -22,9 +22,9 @@
  *   op (definition.json "name")                              problem struct
  *   011_rotary_position_embedding                             ropegrad_rope_forward_problem
  *   012_fused_cos_sin_embedding_generation                    ropegrad_cos_sin_problem
- *   014_rotary_embedding_with_attention_scaling_backward      ropegrad_problem
+ *   014_rotary_embedding_with_attention_scaling_backward      ropegrad_rope_backward_problem
  *
- * (the names are suites/sol-execbench-0NN/definition.json "name").
+ * (the names are suites/0NN-OP/definition.json "name").
  * On the CUDA backend every pointer in the problem is device memory; on the
  * CPU backend host memory. The harness owns all memory: an entry point must
  * not free, keep or reallocate any pointer it is given, and writes only the
@@ -60,7 +60,7 @@ extern "C" {
 /* CUDA entry: launches the op over problem (the op's problem struct, device
  * pointers) on cuda_stream (a cudaStream_t; never NULL from ropegrad: the
  * harness's own non-blocking stream). Asynchronous, like
- * ropegrad_backward_cuda: enqueue the work and return; no allocation, no
+ * ropegrad_rope_backward_cuda: enqueue the work and return; no allocation, no
  * synchronization. What gets timed is every GPU activity the call issues,
  * on cuda_stream or on a stream of its own: kernels, memcpy and memset
  * (`--span all`, the default, as the official evaluator; `--span kernels`:

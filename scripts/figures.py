@@ -17,6 +17,7 @@ Exit codes: 0 ok, 1 --check found a difference, 2 bad input (one line on stderr)
 import argparse
 import glob
 import os
+import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -24,6 +25,9 @@ sys.path.insert(0, os.path.join(ROOT, "scripts", "figures"))
 sys.dont_write_bytecode = True  # the check runs from CTest: leave the source tree as it is
 import blocks  # noqa: E402
 from blocks import BLOCKS, InputError, replace_blocks, wrap_prose, write_atomic  # noqa: E402
+
+
+MARKER = re.compile(r"<!-- figures:[a-z0-9-]+ -->")
 
 
 def marked_files(root=ROOT):
@@ -35,7 +39,7 @@ def marked_files(root=ROOT):
     for f in cands:
         try:
             with open(f) as fh:
-                if "<!-- figures:" in fh.read():
+                if MARKER.search(fh.read()):   # a block's marker, not the pattern named in prose
                     out.append(f)
         except OSError:
             continue

@@ -49,7 +49,7 @@ run() {  # NAME, then the options after `bench`: ropegrad bench (RUN_PY unset) o
   # find theirs by their RUNPATH.
   [ -n "${RUN_PY:-}" ] && cmd=(env -u LD_LIBRARY_PATH PYTHONPATH="$PWD/python" ROPEGRAD_LIB="$PWD/$B/libropegrad.so"
                                ROPEGRAD_CLI_LIB="$PWD/$B/libropegrad_cli.so" python3 -m ropegrad)
-  timeout -k 5 "${RUN_TIMEOUT:-150}" "${cmd[@]}" bench --suite suites/sol-execbench-012 --backend cuda "$@" \
+  timeout -k 5 "${RUN_TIMEOUT:-150}" "${cmd[@]}" bench --suite suites/012-cos_sin --backend cuda "$@" \
     --json "$OUT/runs/$name.json" > "$OUT/runs/$name.txt" 2>&1
   local rc=$?
   echo "$name: exit $rc ($(grep -E 'geometric mean|passed' "$OUT/runs/$name.txt" | tail -n 1))"

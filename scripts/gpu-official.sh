@@ -18,7 +18,7 @@
 #      (timing_selftest.py; if it fails, the evaluations time with CUDA events
 #      in a patched copy, as run.sh does, and the tables say so);
 #   2. the solutions: ropegrad's (`ropegrad export-solution --suite
-#      suites/sol-execbench-P`, target_hardware ["LOCAL"] as run.sh's
+#      suites/P-OP`, target_hardware ["LOCAL"] as run.sh's
 #      SOLX_LOCAL_ONLY=1) and the public peer (peers/P-peer.json), validated
 #      with the official data models (dev/official/two_phase.py --validate-only);
 #   3. in the background from here on: the official compiles (phase 1 of
@@ -289,13 +289,13 @@ for p in $PROBLEMS; do
     case $s in
       ropegrad)
         f=$W/sol/$p-ropegrad-solution.json who=ropegrad-solution
-        if ! "$RG" export-solution --suite "suites/sol-execbench-$p" --out "$f" > "$W/export-$p.txt" 2>&1; then
+        if ! "$RG" export-solution --suite suites/"$p"-* --out "$f" > "$W/export-$p.txt" 2>&1; then
           cat "$W/export-$p.txt"; skipped "$p ropegrad: export-solution failed"; continue
         fi
         "$PYABS" -c "import json,sys; d=json.load(open(sys.argv[1])); d['spec']['target_hardware']=['LOCAL']; json.dump(d,open(sys.argv[1],'w'),indent=1)" "$f" ;;
       ropegrad-fast)   # the op's fast kernel (export-solution --kernel 1; 012 only)
         f=$W/sol/$p-ropegrad-fast.json who=ropegrad-fast
-        if ! "$RG" export-solution --suite "suites/sol-execbench-$p" --kernel 1 --out "$f" > "$W/export-$p-fast.txt" 2>&1; then
+        if ! "$RG" export-solution --suite suites/"$p"-* --kernel 1 --out "$f" > "$W/export-$p-fast.txt" 2>&1; then
           cat "$W/export-$p-fast.txt"; skipped "$p ropegrad-fast: export-solution --kernel 1 failed"; continue
         fi
         "$PYABS" -c "import json,sys; d=json.load(open(sys.argv[1])); d['spec']['target_hardware']=['LOCAL']; json.dump(d,open(sys.argv[1],'w'),indent=1)" "$f" ;;
@@ -375,7 +375,7 @@ if [ "$DRY_RUN" = 1 ]; then
   log "DRY_RUN=1: the plan (nothing below runs here)"
   echo "background: PYTHONPATH=$OFFICIAL_PP python3 dev/official/two_phase.py --out W/official --jobs $(nproc)" \
        "--hide-gpu-in-compile --go-file W/go --deadline T ${ITEMS[*]}"
-  for w in "${CPP_WHO[@]}"; do echo "background: python3 -m ropegrad bench --solution W/sol/${w%%:*}-${w#*:}.json --suite suites/sol-execbench-${w%%:*} --backend cuda --build-only"; done
+  for w in "${CPP_WHO[@]}"; do echo "background: python3 -m ropegrad bench --solution W/sol/${w%%:*}-${w#*:}.json --suite $(echo suites/"${w%%:*}"-*) --backend cuda --build-only"; done
   echo "GPU, no build needed: scripts/peers.sh ONLY=\"${NATIVE[*]} ${PY_WHO[*]}\""
   echo "GPU, after the builds: scripts/peers.sh ONLY=\"${CPP_WHO[*]}\""
   has_step field && echo "GPU, the field (until ${RESERVE}s + ${POST_S}s before the end): scripts/peers.sh OPS=\"$PROBLEMS\" PEERS=$EV/peers"
@@ -400,7 +400,7 @@ if has_step agreement; then
   for w in "${CPP_WHO[@]}"; do
     p=${w%%:*} who=${w#*:}
     env "${RG_ARCH_ENV[@]}" CUDA_VISIBLE_DEVICES="" PYTHONPATH="$ROOT/python" "${SETSID[@]}" "$PYABS" -m ropegrad bench \
-      --solution "$W/sol/$p-$who.json" --suite "suites/sol-execbench-$p" --backend cuda --build-only \
+      --solution "$W/sol/$p-$who.json" --suite suites/"$p"-* --backend cuda --build-only \
       > "$RES/prebuild-$p-$who.txt" 2>&1 &
     PREBUILD_PIDS+=($!)
     BG_GROUPS+=($!)
@@ -457,7 +457,7 @@ if has_step agreement && [ -n "${SWITCHED:-}" ]; then
     log "ropegrad on the GPU: $p $who again with ${SWITCH_ARGS:-nothing} (SWITCHED)"
     base=$RES/$p-$who-switched
     env "${RG_ARCH_ENV[@]}" PYTHONPATH="$ROOT/python" "$PYABS" -m ropegrad bench --solution "$f" \
-      --suite "suites/sol-execbench-$p" --backend cuda --progress "${RG_EXTRA[@]}" "${SW_ARGS[@]}" --record \
+      --suite suites/"$p"-* --backend cuda --progress "${RG_EXTRA[@]}" "${SW_ARGS[@]}" --record \
       --db "$RES/runs.db" --manifest "$base.manifest.json" --json "$base.json" > "$base.txt" 2>&1 || FAILED=1
     tail -n 3 "$base.txt"
     SWITCHED_DONE+=("$p" "$who" "$base.json")
@@ -500,7 +500,7 @@ log "imports, exports, tables"
 for f in "$W/official/"*.traces.jsonl; do
   [ -f "$f" ] || continue
   label=$(basename "$f" .traces.jsonl) p=${label%%-*}
-  line=$("$RG" runs import "$f" --suite "suites/sol-execbench-$p" --db "$RES/runs.db" 2>&1)
+  line=$("$RG" runs import "$f" --suite suites/"$p"-* --db "$RES/runs.db" 2>&1)
   rc=$?
   echo "$line"
   id=$(echo "$line" | sed -n 's/.*run #\([0-9]*\).*/\1/p' | tail -n 1)

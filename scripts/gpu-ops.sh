@@ -39,7 +39,7 @@ rgx() { LD_LIBRARY_PATH="$RG_LIBS" "$ROOT/$B/ropegrad" "$@"; }
 export PYTHONUNBUFFERED=1 ROPEGRAD_LIB="$ROOT/$B/libropegrad.so" PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}"
 declare -A status
 log() { echo "== $*"; }
-shapes() { python3 -c "import json,sys; print(' '.join('%dx%d' % (w['axes']['batch_size'], w['axes']['seq_len']) for w in map(json.loads, open(sys.argv[1])) ))" "suites/sol-execbench-$1/workload.jsonl"; }
+shapes() { python3 -c "import json,sys; print(' '.join('%dx%d' % (w['axes']['batch_size'], w['axes']['seq_len']) for w in map(json.loads, open(sys.argv[1])) ))" suites/"$1"-*/workload.jsonl; }
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$W/gpu.txt"
 
@@ -89,17 +89,17 @@ fi
 if [[ " $STEPS " == *" bench "* ]]; then
   rm -f "$W/runs.db"
   for op in 011 012 014; do
-    log "ropegrad bench --suite suites/sol-execbench-$op --backend cuda"
+    log "ropegrad bench --suite $(echo suites/"$op"-*) --backend cuda"
     base=()
     [ -s "$W/h200-torch-eager-$op.baseline.json" ] && base=(--baseline "$W/h200-torch-eager-$op.baseline.json")
-    rgx bench --suite "suites/sol-execbench-$op" --backend cuda --json "$W/h200-cuda-$op.json" \
+    rgx bench --suite suites/"$op"-* --backend cuda --json "$W/h200-cuda-$op.json" \
       --record --db "$W/runs.db" --manifest "$W/h200-cuda-$op.manifest.json" "${base[@]}" > "$W/bench-$op.txt" 2>&1
     status[bench-$op]="exit $?: $(grep -E '^passed|geometric' "$W/bench-$op.txt" | tr '\n' ' ')"
     tail -n 22 "$W/bench-$op.txt"
     rgx verify "$W/h200-cuda-$op.manifest.json" >> "$W/bench-$op.txt" 2>&1 || status[verify-$op]="FAILED"
   done
   for op in 011 012; do
-    rgx check --suite "suites/sol-execbench-$op" --backend cuda --inputs positions \
+    rgx check --suite suites/"$op"-* --backend cuda --inputs positions \
       --json "$W/h200-cuda-$op-positions.json" > "$W/positions-$op.txt" 2>&1
     status[positions-$op]="exit $?: $(grep -E '^passed' "$W/positions-$op.txt")"
   done
@@ -143,10 +143,10 @@ if [[ " $STEPS " == *" apply "* ]]; then
   # protocol, then beside floor kernels that move exactly their bytes
   # (dev/rope_apply/apply_floor.cu, same build).
   for op in 088 068; do
-    log "ropegrad bench --suite suites/sol-execbench-$op --backend cuda"
+    log "ropegrad bench --suite $(echo suites/"$op"-*) --backend cuda"
     # APPLY_ROUNDS (default 3) correctness rounds, not the protocol's 10: each round's float64
     # reference of these ~1 GB tensors is computed on the host (as scripts/gpu-parity.sh).
-    rgx bench --suite "suites/sol-execbench-$op" --backend cuda --rounds "${APPLY_ROUNDS:-3}" --json "$W/h200-cuda-$op.json" \
+    rgx bench --suite suites/"$op"-* --backend cuda --rounds "${APPLY_ROUNDS:-3}" --json "$W/h200-cuda-$op.json" \
       --record --db "$W/runs.db" --manifest "$W/h200-cuda-$op.manifest.json" > "$W/bench-$op.txt" 2>&1
     status[bench-$op]="exit $?: $(grep -E '^passed|geometric' "$W/bench-$op.txt" | tr '\n' ' ')"
     tail -n 22 "$W/bench-$op.txt"

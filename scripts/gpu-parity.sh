@@ -61,7 +61,7 @@ if has bench; then
     for p in parity $points; do
       a=$(point_args "$p"); [ "$p" = old ] || a="$a $rounds"
       log "bench $op $p: ropegrad bench --backend cuda $a"
-      timeout 150 bash -c "LD_LIBRARY_PATH='$RGL' '$B/ropegrad' bench --suite suites/sol-execbench-$op --backend cuda $a --json '$W/bench-$op-$p.json'" \
+      timeout 150 bash -c "LD_LIBRARY_PATH='$RGL' '$B/ropegrad' bench --suite suites/$op-* --backend cuda $a --json '$W/bench-$op-$p.json'" \
         > "$W/bench-$op-$p.txt" 2>&1
       echo "exit $?: $(grep -E '^passed|geometric' "$W/bench-$op-$p.txt" | tr '\n' ' ')"
     done
@@ -85,14 +85,14 @@ fi
 # 011 through the C path: TAG (bench-011-TAG.json), then harness options.
 c_011() {
   local tag=$1; shift
-  timeout 150 bash -c "LD_LIBRARY_PATH='$RGL' '$B/ropegrad' bench --suite suites/sol-execbench-011 --backend cuda $* --json '$W/bench-011-$tag.json'" \
+  timeout 150 bash -c "LD_LIBRARY_PATH='$RGL' '$B/ropegrad' bench --suite suites/011-rope_forward --backend cuda $* --json '$W/bench-011-$tag.json'" \
     > "$W/bench-011-$tag.txt" 2>&1
 }
 # 011 through the Python driver with output_probe.py's function F: TAG, F, then options.
 probe_011() {
   local tag=$1 f=$2; shift 2
   ROPEGRAD_LIB="$PWD/$B/libropegrad.so" ROPEGRAD_CLI_LIB="$PWD/$B/libropegrad_cli.so" PYTHONPATH="$PWD/python" \
-    timeout 150 python3 -m ropegrad bench --impl dev/official/output_probe.py:$f "$@" --suite suites/sol-execbench-011 \
+    timeout 150 python3 -m ropegrad bench --impl dev/official/output_probe.py:$f "$@" --suite suites/011-rope_forward \
     --backend cuda --json "$W/bench-011-$tag.json" > "$W/bench-011-$tag.txt" 2>&1
 }
 said() { echo "$1 exit $2: $(grep -E '^passed|geometric|^flush gap' "$W/bench-011-$3.txt" | tr '\n' ' ')"; }

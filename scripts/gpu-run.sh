@@ -65,7 +65,7 @@ fi
 
 if [[ " $STEPS " == *" sass "* ]]; then
   # Instruction mix of the hot kernels (cuobjdump).
-  log "SASS of ${SASS_FUNS:=_Z9rg_k3_vecILi2ELi8ELb0ELb0ELin1EEv16ropegrad_problem _Z9rg_k3_vecILi2ELi8ELb0ELb1ELi0EEv16ropegrad_problem}"
+  log "SASS of ${SASS_FUNS:=_Z9rg_k14_2dILi2ELi16ELi0EEv30ropegrad_rope_backward_problem _Z9rg_k12_2dILi2ELi8ELi0EEv30ropegrad_rope_backward_problem}"
   for f in $SASS_FUNS; do
     cuobjdump -sass -arch sm_90 -fun "$f" "$B/libropegrad.so" > "$W/sass-$f.txt" 2>&1
     echo "$f: $(grep -cE '^\s+/\*[0-9a-f]{4}\*/' "$W/sass-$f.txt") instructions"

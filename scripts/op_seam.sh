@@ -2,15 +2,16 @@
 # SPDX-License-Identifier: Apache-2.0
 # op_seam.sh -- the op seam: which files outside an op's folder name the op.
 #
-#   bash scripts/op_seam.sh OP [MAX]     OP = a folder under src/op/ (e.g. rope_apply)
+#   bash scripts/op_seam.sh OP[,OP...] [MAX]   OP = a folder under src/op/ (e.g. rope_apply);
+#                                              several: ops that share their code, counted as one
 #   bash scripts/op_seam.sh --switches   the development switches left in src/ or include/
 #
 # The op is named by its folder name (its function prefix: ropegrad_OP_*,
 # rg_op_OP*) and by the definition name of every row in its folder
 # (src/op/OP/row.c, `.definition = "..."`). Searched: the files git tracks
 # under src/, include/, tests/, cmake/ and the top CMakeLists.txt -- what the
-# build and the tests need -- minus the op's own folder (its suite folder,
-# suites/, is outside the searched tree). Benchmarks, device scripts, docs
+# build and the tests need -- minus the op's own folders, src/op/OP/ and its
+# tests, tests/op/OP/ (its suite folder, suites/, is outside the searched tree). Benchmarks, device scripts, docs
 # and results (bench/, scripts/, python/, README.md) may name an op without
 # counting. Prints each file, then "outside files: N"; with MAX, exits 1 when
 # N > MAX. The public header and the op table line count like any file;
@@ -30,15 +31,22 @@ if [ "${1:-}" = --switches ]; then
   echo "no development switch in src/ or include/"
   exit 0
 fi
-op=${1:?usage: op_seam.sh OP [MAX]}
+op=${1:?usage: op_seam.sh OP[,OP...] [MAX]}
 max=${2:-}
-case "$op" in *[!a-z0-9_]*|'') echo "op_seam.sh: bad op folder name '$op'" >&2; exit 2 ;; esac
-[ -f "src/op/$op/row.c" ] || { echo "op_seam.sh: src/op/$op/row.c not found" >&2; exit 2; }
-names=("$op")
-while IFS= read -r d; do names+=("$d"); done < <(sed -n 's/^ *\.definition *= *"\([^"]*\)".*/\1/p' "src/op/$op/row.c")
-[ "${#names[@]}" -gt 1 ] || { echo "op_seam.sh: no .definition in src/op/$op/row.c" >&2; exit 2; }
+IFS=, read -r -a ops <<< "$op"
+names=()
+own=(-e "^tests/op_seam.cmake$")
+for o in "${ops[@]}"; do
+  case "$o" in *[!a-z0-9_]*|'') echo "op_seam.sh: bad op folder name '$o'" >&2; exit 2 ;; esac
+  [ -d "src/op/$o" ] || { echo "op_seam.sh: src/op/$o not found" >&2; exit 2; }
+  names+=("$o")
+  own+=(-e "^src/op/$o/" -e "^tests/op/$o/")
+  [ -f "src/op/$o/row.c" ] || continue
+  while IFS= read -r d; do names+=("$d"); done < <(sed -n 's/^ *\.definition *= *"\([^"]*\)".*/\1/p' "src/op/$o/row.c")
+done
+[ "${#names[@]}" -gt "${#ops[@]}" ] || { echo "op_seam.sh: no .definition in a row.c of src/op/{$op}" >&2; exit 2; }
 pattern=$(printf '%s\n' "${names[@]}" | paste -sd'|')
-mapfile -t files < <(git ls-files -- src include tests cmake CMakeLists.txt | grep -v -e "^src/op/$op/" -e "^tests/op_seam.cmake$")
+mapfile -t files < <(git ls-files -- src include tests cmake CMakeLists.txt | grep -v "${own[@]}")
 n=0
 for f in "${files[@]}"; do
   [ -f "$f" ] || continue

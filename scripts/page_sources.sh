@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # One sha256 over the sources the index's pages are made from (the index and
 # the record's figures they show), names and bytes, in a fixed order. The
-# screenshots under docs/ carry the value they were taken at
-# (docs/screenshots.sha256, written by scripts/screenshot.sh).
+# screenshots under docs/img/ carry the value they were taken at
+# (docs/img/screenshots.sha256, written by scripts/screenshot.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 for f in $(ls src/index/*.[ch] src/record/rank.[ch] src/record/sol.c | LC_ALL=C sort); do

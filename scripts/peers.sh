@@ -105,10 +105,10 @@ measure() {
   local t0=$SECONDS
   # shellcheck disable=SC2086 # cmd is a command and its leading words
   if [ "$lim" -gt 0 ]; then
-    timeout -k 5 "$lim" $cmd bench --suite "suites/sol-execbench-$op" --backend "$BACKEND" "${EXTRA[@]}" "$@" \
+    timeout -k 5 "$lim" $cmd bench --suite suites/"$op"-* --backend "$BACKEND" "${EXTRA[@]}" "$@" \
       --record --db "$DB" --manifest "$base.manifest.json" --json "$base.json" > "$base.txt" 2>&1
   else
-    $cmd bench --suite "suites/sol-execbench-$op" --backend "$BACKEND" "${EXTRA[@]}" "$@" --record --db "$DB" \
+    $cmd bench --suite suites/"$op"-* --backend "$BACKEND" "${EXTRA[@]}" "$@" --record --db "$DB" \
       --manifest "$base.manifest.json" --json "$base.json" > "$base.txt" 2>&1
   fi
   local rc=$?

@@ -3,8 +3,8 @@
 # The README's screenshots of the index: a registry holding the public
 # KernelIndex record and the committed H200 manifests (results/), served
 # by `ropegrad serve` on a free loopback port, photographed by headless
-# Chromium (Debian's). Writes docs/index-{front,problem,run,compare,history}-page.png
-# and docs/screenshots.sha256, the digest of the sources the pages come from
+# Chromium (Debian's). Writes docs/img/index-{front,problem,run,compare,history}-page.png
+# and docs/img/screenshots.sha256, the digest of the sources the pages come from
 # (scripts/page_sources.sh), which tests/screenshots.cmake compares with the
 # tree: a change to the renderer fails that test until this script has run.
 #   bash scripts/screenshot.sh [BUILD_DIR]
@@ -37,11 +37,11 @@ shot() {   # shot PATH HEIGHT OUT
   echo "screenshot: ${url%/}$1 -> $3"
 }
 # Runs: 1 the public B200 record of 014, 2 the H200 run of 014, 3 and 4 of 011 and 012.
-shot / 900 docs/index-front-page.png
-shot /problems/014_rotary_embedding_with_attention_scaling_backward 900 docs/index-problem-page.png
-shot /runs/2 2600 docs/index-run-page.png
-shot /compare/1/2 1400 docs/index-compare-page.png
-shot /history/2 1000 docs/index-history-page.png
+shot / 900 docs/img/index-front-page.png
+shot /problems/014_rotary_embedding_with_attention_scaling_backward 900 docs/img/index-problem-page.png
+shot /runs/2 2600 docs/img/index-run-page.png
+shot /compare/1/2 1400 docs/img/index-compare-page.png
+shot /history/2 1000 docs/img/index-history-page.png
 serve_copy() {   # serve_copy DB: (re)start the server on a copy of DB, url= its address
   kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true
   cp "$1" "$tmp/copy.db"

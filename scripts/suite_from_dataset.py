@@ -4,13 +4,13 @@
 problem of the public SOL-ExecBench dataset copy (problems/N of
 bras6379/sol-execbench-solver: definition.json, workload.jsonl, metadata.json).
 
-    python3 scripts/suite_from_dataset.py PROBLEM_DIR suites/sol-execbench-0NN
+    python3 scripts/suite_from_dataset.py PROBLEM_DIR suites/0NN-OP
 
 The files are data, copied, never typed: the definition less its "reference"
 (the Python the protocol's float64 reference replaces), the workloads byte for
 byte, and the B200 figures from metadata.json's "sol" (sol_ms and
 baseline_latency_ms per workload) under the protocol block of the existing
-suites (suites/sol-execbench-012/b200-figures.json). No figures file is written
+suites (suites/012-cos_sin/b200-figures.json). No figures file is written
 when the metadata has none (the harness then runs without SOL scores)."""
 import json
 import os
@@ -34,7 +34,7 @@ def main(src, dst):
     if not sol.get("available") or sol.get("sol_is_dummy") or not sol.get("workload_count_matches"):
         print(f"{src}: no usable B200 figures in metadata.json; none written", file=sys.stderr)
         return 0
-    with open(os.path.join(here, "..", "suites", "sol-execbench-012", "b200-figures.json")) as f:
+    with open(os.path.join(here, "..", "suites", "012-cos_sin", "b200-figures.json")) as f:
         protocol = json.load(f)["protocol"]
     per = []
     for e in sol["per_workload"]:

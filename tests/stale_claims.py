@@ -11,7 +11,9 @@
   - run_internal.h's comment does not call it outside the interface of files
     that include it, and every includer is inside src/harness/ or is an op's
     row of the op table (src/op/<op>/row.c, compiled into the harness);
-  - the README's "N things" above its table counts the table's rows.
+  - the README's "N things" above its table counts the table's rows;
+  - "N SOL-ExecBench ops" and "the N ops" in the README and docs/ count the
+    bundled suites (suites/*/definition.json).
 
 Usage: stale_claims.py REPO. Prints every finding; exit 1 when there is one."""
 import os
@@ -96,6 +98,15 @@ else:
     rows = [l for l in m.group(2).splitlines()[2:] if l.startswith("|")]
     if words.get(m.group(1).lower()) != len(rows):
         findings.append(f"README.md: says {m.group(1)} things above a table of {len(rows)}")
+
+# The number of ops the README and the docs pages claim.
+nsuites = len({os.path.dirname(f) for f in files if re.fullmatch(r"suites/[^/]+/definition\.json", f)})
+for page in sorted(f for f in files if f == "README.md" or (f.startswith("docs/") and f.endswith(".md"))):
+    body = open(page, encoding="utf-8").read()
+    for m in re.finditer(r"\b(?:(two|three|four|five|six)\s+SOL-ExecBench\s+ops|the\s+(two|three|four|five|six)\s+ops)\b", body, re.I):
+        if words[(m.group(1) or m.group(2)).lower()] != nsuites:
+            line = body.count("\n", 0, m.start()) + 1
+            findings.append(f"{page}:{line}: says '{m.group(0)}', and {nsuites} suites are bundled")
 
 for f in findings:
     print(f)

@@ -45,7 +45,7 @@ typedef struct tcase {
     void *gc, *gs;
     float emb[B * S * D], inv[B * H], out[B * S];
     double ref[B * S];
-    ropegrad_problem p;
+    ropegrad_rope_backward_problem p;
 } tcase;
 
 static uint16_t to_bf16(float f)
@@ -97,7 +97,7 @@ static void make_case(tcase *t, ropegrad_dtype dt)
         t->emb[i] = 0.25f * (float)(i % 11);
     }
     for (int i = 0; i < B * H; i++) t->inv[i] = 1.0f / (float)(1 + i);
-    t->p = (ropegrad_problem){.batch_size = B, .seq_len = S, .head_dim = D, .grad_dtype = dt,
+    t->p = (ropegrad_rope_backward_problem){.batch_size = B, .seq_len = S, .head_dim = D, .grad_dtype = dt,
                               .grad_cos = t->gc, .grad_sin = t->gs, .emb = t->emb, .inv_freq = t->inv,
                               .inv_freq_batch_stride = H, .attention_scaling = 0.125f,
                               .grad_position_ids = t->out};
@@ -112,8 +112,8 @@ static void free_case(tcase *t)
 /* Runs the CPU path and the reference, then the protocol's check. */
 static void run_and_check(tcase *t, rg_check *res)
 {
-    assert_int_equal(ropegrad_backward_cpu(&t->p, 1), ROPEGRAD_OK);
-    assert_int_equal(ropegrad_backward_reference(&t->p, t->ref), ROPEGRAD_OK);
+    assert_int_equal(ropegrad_rope_backward_cpu(&t->p, 1), ROPEGRAD_OK);
+    assert_int_equal(ropegrad_rope_backward_reference(&t->p, t->ref), ROPEGRAD_OK);
     rg_check_output(t->out, t->ref, B * S, 1e-5, 1e-5, 0.99, NAN, res);
 }
 
@@ -242,16 +242,16 @@ static void expect_size_error(int64_t b, int64_t s, int64_t d, int64_t stride, i
         t.p.grad_position_ids = (float *)(uintptr_t)(((uint64_t)1 << 63) + (1 << 12));
         t.p.inv_freq = (const float *)(uintptr_t)(((uint64_t)1 << 63) + ((uint64_t)1 << 61) + (1 << 12));
     }
-    int v = ropegrad_validate(&t.p);
+    int v = ropegrad_rope_backward_validate(&t.p);
     if (v != want)
         fail_msg("B=%lld S=%lld D=%lld stride=%lld: validate %d (%s), expected %d", (long long)b, (long long)s,
                  (long long)d, (long long)stride, v, ropegrad_strerror(v), want);
     /* Every entry point runs the same checks before touching a tensor. */
     if (want != ROPEGRAD_OK) {
-        assert_int_equal(ropegrad_backward_cpu(&t.p, 1), want);
-        assert_int_equal(ropegrad_backward_reference(&t.p, t.ref), want);
-        assert_int_equal(ropegrad_backward_cuda(&t.p, NULL) == want ||
-                             ropegrad_backward_cuda(&t.p, NULL) == ROPEGRAD_ERR_NO_CUDA,
+        assert_int_equal(ropegrad_rope_backward_cpu(&t.p, 1), want);
+        assert_int_equal(ropegrad_rope_backward_reference(&t.p, t.ref), want);
+        assert_int_equal(ropegrad_rope_backward_cuda(&t.p, NULL) == want ||
+                             ropegrad_rope_backward_cuda(&t.p, NULL) == ROPEGRAD_ERR_NO_CUDA,
                          1);
     }
     free_case(&t);
@@ -291,18 +291,18 @@ static void test_bad_scalars(void **state)
     tcase t;
     make_case(&t, ROPEGRAD_BF16);
     t.p.grad_dtype = (ropegrad_dtype)7;
-    assert_int_equal(ropegrad_validate(&t.p), ROPEGRAD_ERR_BAD_DTYPE);
+    assert_int_equal(ropegrad_rope_backward_validate(&t.p), ROPEGRAD_ERR_BAD_DTYPE);
     t.p.grad_dtype = (ropegrad_dtype)-1;
-    assert_int_equal(ropegrad_backward_cpu(&t.p, 1), ROPEGRAD_ERR_BAD_DTYPE);
+    assert_int_equal(ropegrad_rope_backward_cpu(&t.p, 1), ROPEGRAD_ERR_BAD_DTYPE);
     assert_int_equal(ropegrad_dtype_size((ropegrad_dtype)-1), 0);
     t.p.grad_dtype = ROPEGRAD_BF16;
     t.p.attention_scaling = NAN;
-    assert_int_equal(ropegrad_backward_cpu(&t.p, 1), ROPEGRAD_ERR_NONFINITE_SCALE);
+    assert_int_equal(ropegrad_rope_backward_cpu(&t.p, 1), ROPEGRAD_ERR_NONFINITE_SCALE);
     t.p.attention_scaling = -INFINITY;
-    assert_int_equal(ropegrad_validate(&t.p), ROPEGRAD_ERR_NONFINITE_SCALE);
+    assert_int_equal(ropegrad_rope_backward_validate(&t.p), ROPEGRAD_ERR_NONFINITE_SCALE);
     t.p.attention_scaling = 1;
-    assert_int_equal(ropegrad_backward_cpu(&t.p, -1), ROPEGRAD_ERR_BAD_THREADS);
-    assert_int_equal(ropegrad_backward_cpu(&t.p, 1), ROPEGRAD_OK);
+    assert_int_equal(ropegrad_rope_backward_cpu(&t.p, -1), ROPEGRAD_ERR_BAD_THREADS);
+    assert_int_equal(ropegrad_rope_backward_cpu(&t.p, 1), ROPEGRAD_OK);
     /* Every status has a message, unknown ones too. */
     for (int c = -2; c <= ROPEGRAD_ERR__COUNT + 2; c++) {
         const char *m = ropegrad_strerror(c);
@@ -337,10 +337,10 @@ static void test_huge_workload_inputs(void **state)
 static void test_null_pointers(void **state)
 {
     double ref[B * S];
-    assert_int_equal(ropegrad_validate(NULL), ROPEGRAD_ERR_NULL_PROBLEM);
-    assert_int_equal(ropegrad_backward_cpu(NULL, 0), ROPEGRAD_ERR_NULL_PROBLEM);
-    assert_int_equal(ropegrad_backward_reference(NULL, ref), ROPEGRAD_ERR_NULL_PROBLEM);
-    int c = ropegrad_backward_cuda(NULL, NULL);
+    assert_int_equal(ropegrad_rope_backward_validate(NULL), ROPEGRAD_ERR_NULL_PROBLEM);
+    assert_int_equal(ropegrad_rope_backward_cpu(NULL, 0), ROPEGRAD_ERR_NULL_PROBLEM);
+    assert_int_equal(ropegrad_rope_backward_reference(NULL, ref), ROPEGRAD_ERR_NULL_PROBLEM);
+    int c = ropegrad_rope_backward_cuda(NULL, NULL);
     assert_true(c == ROPEGRAD_ERR_NULL_PROBLEM || c == ROPEGRAD_ERR_NO_CUDA);
     for (int which = 0; which < 5; which++) {
         tcase t;
@@ -353,18 +353,18 @@ static void test_null_pointers(void **state)
         case 4: t.p.grad_position_ids = NULL; break;
         }
         int want = which == 4 ? ROPEGRAD_ERR_NULL_OUTPUT : ROPEGRAD_ERR_NULL_POINTER;
-        assert_int_equal(ropegrad_validate(&t.p), want);
-        assert_int_equal(ropegrad_backward_cpu(&t.p, 1), want);
-        c = ropegrad_backward_cuda(&t.p, NULL);
+        assert_int_equal(ropegrad_rope_backward_validate(&t.p), want);
+        assert_int_equal(ropegrad_rope_backward_cpu(&t.p, 1), want);
+        c = ropegrad_rope_backward_cuda(&t.p, NULL);
         assert_true(c == want || c == ROPEGRAD_ERR_NO_CUDA);
         /* The reference never reads the output pointer, but needs its own. */
-        if (which == 4) assert_int_equal(ropegrad_backward_reference(&t.p, t.ref), ROPEGRAD_OK);
-        else assert_int_equal(ropegrad_backward_reference(&t.p, t.ref), want);
+        if (which == 4) assert_int_equal(ropegrad_rope_backward_reference(&t.p, t.ref), ROPEGRAD_OK);
+        else assert_int_equal(ropegrad_rope_backward_reference(&t.p, t.ref), want);
         free_case(&t);
     }
     tcase t;
     make_case(&t, ROPEGRAD_BF16);
-    assert_int_not_equal(ropegrad_backward_reference(&t.p, NULL), ROPEGRAD_OK);
+    assert_int_not_equal(ropegrad_rope_backward_reference(&t.p, NULL), ROPEGRAD_OK);
     free_case(&t);
 
     char err[RG_ERRLEN] = "";
@@ -372,7 +372,7 @@ static void test_null_pointers(void **state)
     assert_int_not_equal(rg_suite_load(NULL, &s, err, sizeof err), 0);
     assert_true(err[0] != 0);
     assert_int_not_equal(rg_suite_load("", &s, err, sizeof err), 0);
-    assert_int_not_equal(rg_suite_load(RG_SOURCE_DIR "/suites/sol-execbench-014", NULL, err, sizeof err), 0);
+    assert_int_not_equal(rg_suite_load(RG_SOURCE_DIR "/suites/014-rope_backward", NULL, err, sizeof err), 0);
     assert_int_not_equal(rg_write_file_atomic(NULL, "x", 1, err, sizeof err), 0);
     assert_int_not_equal(rg_run_write_json(NULL, "/tmp/x.json", err, sizeof err), 0);
     rg_suite_free(NULL);
@@ -404,12 +404,10 @@ static void test_misaligned_pointers(void **state)
                 case 3: t.p.inv_freq = (const float *)(const void *)(buf + off); break;
                 case 4: t.p.grad_position_ids = (float *)(void *)(buf + off); break;
                 }
-                assert_int_equal(ropegrad_validate(&t.p), ROPEGRAD_ERR_MISALIGNED);
-                assert_int_equal(ropegrad_backward_cpu(&t.p, 1), ROPEGRAD_ERR_MISALIGNED);
-                int c = ropegrad_backward_cuda(&t.p, NULL);
+                assert_int_equal(ropegrad_rope_backward_validate(&t.p), ROPEGRAD_ERR_MISALIGNED);
+                assert_int_equal(ropegrad_rope_backward_cpu(&t.p, 1), ROPEGRAD_ERR_MISALIGNED);
+                int c = ropegrad_rope_backward_cuda(&t.p, NULL);
                 assert_true(c == ROPEGRAD_ERR_MISALIGNED || c == ROPEGRAD_ERR_NO_CUDA);
-                for (int kk = 1; kk <= ropegrad_cuda_kernel_count(); kk++)
-                    assert_int_not_equal(ropegrad_backward_cuda_kernel(&t.p, kk, NULL), ROPEGRAD_OK);
                 free(buf);
                 free_case(&t);
             }
@@ -468,7 +466,7 @@ static const char *at(const char *sub, const char *name)
 static void make_suite(const char *sub, const char *workloads)
 {
     assert_int_equal(mkdir(at(sub, NULL), 0755), 0);
-    copy_file(RG_SOURCE_DIR "/suites/sol-execbench-014/definition.json", at(sub, "definition.json"));
+    copy_file(RG_SOURCE_DIR "/suites/014-rope_backward/definition.json", at(sub, "definition.json"));
     if (workloads) write_text(at(sub, "workload.jsonl"), workloads);
 }
 

@@ -72,20 +72,20 @@ static double num(const char *s)
 /* The report for one workload of op's suite, checked. */
 static void check_one(const char *op, int index)
 {
-    char args[1024], err[4096];
+    char args[1024], err[4096], suite_dir[600];
     char out[128];
+    rg_op_suite_dir(rg_op_by_id(op), RG_SOURCE_DIR "/suites", suite_dir, sizeof suite_dir);
     snprintf(out, sizeof out, "%s/floor.md", scratch);
     remove(out);
     snprintf(args, sizeof args,
-             "--suite '%s/suites/sol-execbench-%s' --workloads %d --threads 2 --iterations 2 --warmup 0 --output '%s'",
-             RG_SOURCE_DIR, op, index, out);
+             "--suite '%s' --workloads %d --threads 2 --iterations 2 --warmup 0 --output '%s'", suite_dir, index,
+             out);
     TU_EXPECT_OK(run_floor(args, err, sizeof err), err);
     char *text = tu_slurp(out, NULL);
     assert_non_null(text);
 
     /* The suite's shape and the op table's bytes. */
-    char suite_dir[600], lerr[RG_ERRLEN];
-    snprintf(suite_dir, sizeof suite_dir, "%s/suites/sol-execbench-%s", RG_SOURCE_DIR, op);
+    char lerr[RG_ERRLEN];
     rg_suite s;
     if (rg_suite_load(suite_dir, &s, lerr, sizeof lerr)) fail_msg("%s", lerr);
     const rg_workload *w = &s.workloads[index];
@@ -174,14 +174,14 @@ static void bad_input(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         remove(out);
-        snprintf(args, sizeof args, "--suite '%s/suites/sol-execbench-011' %s --output '%s'", RG_SOURCE_DIR,
+        snprintf(args, sizeof args, "--suite '%s/suites/011-rope_forward' %s --output '%s'", RG_SOURCE_DIR,
                  cases[i].args, out);
         TU_EXPECT_ONE_LINE_ERROR(run_floor(args, err, sizeof err), err, cases[i].needle);
         char *left = tu_slurp(out, NULL);
         if (left) fail_msg("%s: a file was written", cases[i].args);
     }
     /* An output that cannot be written is refused before anything runs. */
-    snprintf(args, sizeof args, "--suite '%s/suites/sol-execbench-011' --output '%s/no/such/dir/x.md'", RG_SOURCE_DIR,
+    snprintf(args, sizeof args, "--suite '%s/suites/011-rope_forward' --output '%s/no/such/dir/x.md'", RG_SOURCE_DIR,
              scratch);
     TU_EXPECT_ONE_LINE_ERROR(run_floor(args, err, sizeof err), err, "does not exist");
     TU_EXPECT_ONE_LINE_ERROR(run_floor("--threads 2", err, sizeof err), err, "--suite");

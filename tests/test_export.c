@@ -88,11 +88,11 @@ typedef struct expect_op {
 } expect_op;
 
 static const expect_op ops[] = {
-    {"suites/sol-execbench-011", "ropegrad_rope_forward_kernels.cuh", "src/op/rope_forward/kernels.cuh",
+    {"suites/011-rope_forward", "ropegrad_rope_forward_kernels.cuh", "src/op/rope_forward/kernels.cuh",
      "rg_rope_forward_launch(&p, at::cuda::getCurrentCUDAStream())"},
-    {"suites/sol-execbench-012", "ropegrad_cos_sin_kernels.cuh", "src/op/cos_sin/kernels.cuh",
+    {"suites/012-cos_sin", "ropegrad_cos_sin_kernels.cuh", "src/op/cos_sin/kernels.cuh",
      "rg_cos_sin_launch_kernel(&p, rg_solution_kernel, at::cuda::getCurrentCUDAStream())"},
-    {"suites/sol-execbench-014", "ropegrad_kernels.cuh", "src/op/rope_backward/kernels.cuh",
+    {"suites/014-rope_backward", "ropegrad_kernels.cuh", "src/op/rope_backward/kernels.cuh",
      "rg_cuda_launch(&p, 0, at::cuda::getCurrentCUDAStream())"},
 };
 #define N_OPS (sizeof ops / sizeof ops[0])
@@ -250,7 +250,7 @@ static void test_export_to_file(void **state)
 static void test_export_kernel(void **state)
 {
     char args[512];
-    snprintf(args, sizeof args, "export-solution --suite %s/suites/sol-execbench-012 --kernel 1", RG_SOURCE_DIR);
+    snprintf(args, sizeof args, "export-solution --suite %s/suites/012-cos_sin --kernel 1", RG_SOURCE_DIR);
     assert_int_equal(run(args), 0);
     cJSON *root = parse_file(sc.out);
     check_solution(root, &ops[1], "ropegrad_cuda_fast", "ropegrad");
@@ -260,13 +260,13 @@ static void test_export_kernel(void **state)
     assert_non_null(strstr(tu_get(root, "description")->valuestring, "Kernel 1 (fast)."));
     cJSON_Delete(root);
 
-    snprintf(args, sizeof args, "export-solution --suite %s/suites/sol-execbench-012 --kernel 1 --name mine", RG_SOURCE_DIR);
+    snprintf(args, sizeof args, "export-solution --suite %s/suites/012-cos_sin --kernel 1 --name mine", RG_SOURCE_DIR);
     assert_int_equal(run(args), 0);
     root = parse_file(sc.out);
     check_solution(root, &ops[1], "mine", "ropegrad");
     cJSON_Delete(root);
 
-    snprintf(args, sizeof args, "export-solution --suite %s/suites/sol-execbench-012 --kernel 0", RG_SOURCE_DIR);
+    snprintf(args, sizeof args, "export-solution --suite %s/suites/012-cos_sin --kernel 0", RG_SOURCE_DIR);
     assert_int_equal(run(args), 0);
     root = parse_file(sc.out);
     check_solution(root, &ops[1], "ropegrad_cuda", "ropegrad");
@@ -278,13 +278,13 @@ static void test_export_kernel(void **state)
     snprintf(out_dir, sizeof out_dir, "%s/kernel-out", sc.dir);
     assert_int_equal(mkdir(out_dir, 0755), 0);
     snprintf(out_file, sizeof out_file, "%s/solution.json", out_dir);
-    snprintf(args, sizeof args, "export-solution --suite %s/suites/sol-execbench-012 --kernel 2 --out %s", RG_SOURCE_DIR,
+    snprintf(args, sizeof args, "export-solution --suite %s/suites/012-cos_sin --kernel 2 --out %s", RG_SOURCE_DIR,
              out_file);
     expect_usage_error(args, "0 (default), 1 (fast)");
-    snprintf(args, sizeof args, "export-solution --suite %s/suites/sol-execbench-011 --kernel 1 --out %s", RG_SOURCE_DIR,
+    snprintf(args, sizeof args, "export-solution --suite %s/suites/011-rope_forward --kernel 1 --out %s", RG_SOURCE_DIR,
              out_file);
     expect_usage_error(args, "op 011's solution runs kernel 0 (default)");
-    snprintf(args, sizeof args, "export-solution --suite %s/suites/sol-execbench-014 --kernel 14 --out %s", RG_SOURCE_DIR,
+    snprintf(args, sizeof args, "export-solution --suite %s/suites/014-rope_backward --kernel 14 --out %s", RG_SOURCE_DIR,
              out_file);
     expect_usage_error(args, "op 014's solution runs kernel 0 (default)");
     expect_usage_error("export-solution --kernel x", "--kernel");
@@ -307,7 +307,7 @@ static void test_export_stdout_name_author(void **state)
 static void test_export_relative_suite(void **state)
 {
     char args[256];
-    snprintf(args, sizeof args, "export-solution --suite suites/sol-execbench-012 --out -");
+    snprintf(args, sizeof args, "export-solution --suite suites/012-cos_sin --out -");
     int code = tu_run_ropegrad(RG_SOURCE_DIR, args, sc.out, sc.err);
     assert_int_equal(code, 0);
     cJSON *root = parse_file(sc.out);
@@ -373,7 +373,7 @@ static void test_export_compiles_with_nvcc(void **state)
         snprintf(dir, sizeof dir, "%s/nvcc-fast", sc.dir);
         assert_int_equal(mkdir(dir, 0755), 0);
         snprintf(file, sizeof file, "%s/solution.json", dir);
-        snprintf(args, sizeof args, "export-solution --suite %s/suites/sol-execbench-012 --kernel 1 --out %s",
+        snprintf(args, sizeof args, "export-solution --suite %s/suites/012-cos_sin --kernel 1 --out %s",
                  RG_SOURCE_DIR, file);
         assert_int_equal(run(args), 0);
         write_sources(file, dir);

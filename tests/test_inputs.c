@@ -192,8 +192,8 @@ static void test_problem(void **state)
     rg_inputs in;
     float out[10];
     assert_int_equal(rg_inputs_make(&w, ROPEGRAD_BF16, RG_INPUTS_NORMAL, 1, &in, err, sizeof err), 0);
-    ropegrad_problem p = rg_inputs_problem(&in, out);
-    assert_int_equal(ropegrad_validate(&p), 0);
+    ropegrad_rope_backward_problem p = rg_inputs_problem(&in, out);
+    assert_int_equal(ropegrad_rope_backward_validate(&p), 0);
     assert_int_equal(p.inv_freq_batch_stride, 64);
     assert_ptr_equal(p.grad_position_ids, out);
     assert_true(p.attention_scaling == 0.125f);

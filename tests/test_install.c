@@ -50,12 +50,12 @@ static const char consumer_c[] =
     "  for (int i = 0; i < B*S*D; i++) { gc[i] = (float)((i % 7) - 3) / 4; gs[i] = (float)((i % 5) - 2) / 3;"
     " emb[i] = (float)i / 10; }\n"
     "  for (int i = 0; i < D/2; i++) inv[i] = 1.0f / (float)(1 + i);\n"
-    "  ropegrad_problem p = {.batch_size = B, .seq_len = S, .head_dim = D, .grad_dtype = ROPEGRAD_F32,\n"
+    "  ropegrad_rope_backward_problem p = {.batch_size = B, .seq_len = S, .head_dim = D, .grad_dtype = ROPEGRAD_F32,\n"
     "    .grad_cos = gc, .grad_sin = gs, .emb = emb, .inv_freq = inv, .attention_scaling = 0.5f,"
     " .grad_position_ids = out};\n"
-    "  int rc = ropegrad_backward_cpu(&p, 1);\n"
+    "  int rc = ropegrad_rope_backward_cpu(&p, 1);\n"
     "  if (rc) { fprintf(stderr, \"cpu: %s\\n\", ropegrad_strerror(rc)); return 1; }\n"
-    "  if ((rc = ropegrad_backward_reference(&p, ref))) { fprintf(stderr, \"ref: %s\\n\", ropegrad_strerror(rc));"
+    "  if ((rc = ropegrad_rope_backward_reference(&p, ref))) { fprintf(stderr, \"ref: %s\\n\", ropegrad_strerror(rc));"
     " return 1; }\n"
     "  for (int i = 0; i < B*S; i++) if (fabs(out[i] - ref[i]) > 1e-4 * (1 + fabs(ref[i]))) return 3;\n"
     "  if (ropegrad_bf16_to_float(0x3fc0) != 1.5f || ropegrad_f16_to_float(0xbe00) != -1.5f) return 4;\n"
@@ -64,7 +64,7 @@ static const char consumer_c[] =
 
 static const char consumer_cmake[] =
     "cmake_minimum_required(VERSION 3.25)\nproject(consumer LANGUAGES C)\n"
-    "find_package(ropegrad 0.1 REQUIRED)\nadd_executable(consumer consumer.c)\n"
+    "find_package(ropegrad 0.2 REQUIRED)\nadd_executable(consumer consumer.c)\n"
     "target_link_libraries(consumer PRIVATE ropegrad::ropegrad m)\n";
 
 static void write_text(const char *name, const char *text)
@@ -126,10 +126,10 @@ static void test_layout(void **state)
     assert_true(file_exists(inst, "include/ropegrad_impl.h"));
     assert_true(file_exists(inst, "include/ropegrad_dtype.h"));
     assert_true(file_exists(inst, "bin/ropegrad"));
-    assert_true(file_exists(inst, "share/ropegrad/suites/sol-execbench-014/definition.json"));
-    assert_true(file_exists(inst, "share/ropegrad/suites/sol-execbench-014/workload.jsonl"));
+    assert_true(file_exists(inst, "share/ropegrad/suites/014-rope_backward/definition.json"));
+    assert_true(file_exists(inst, "share/ropegrad/suites/014-rope_backward/workload.jsonl"));
     assert_true(file_exists(libdir, "libropegrad.so"));
-    assert_true(file_exists(libdir, "libropegrad.so.0"));
+    assert_true(file_exists(libdir, "libropegrad.so.0.2"));
     assert_true(file_exists(libdir, "pkgconfig/ropegrad.pc"));
     assert_true(file_exists(libdir, "cmake/ropegrad/ropegradConfig.cmake"));
     assert_true(file_exists(libdir, "cmake/ropegrad/ropegradConfigVersion.cmake"));
@@ -141,10 +141,10 @@ static void test_layout(void **state)
 static void test_clean_library(void **state)
 {
     char lib[400];
-    snprintf(lib, sizeof lib, "%s/libropegrad.so.0", libdir);
+    snprintf(lib, sizeof lib, "%s/libropegrad.so.0.2", libdir);
     char *d = capture("readelf -d", lib);
     assert_non_null(d);
-    assert_non_null(strstr(d, "Library soname: [libropegrad.so.0]"));
+    assert_non_null(strstr(d, "Library soname: [libropegrad.so.0.2]"));
     assert_null(strstr(d, "RPATH"));
     assert_null(strstr(d, "RUNPATH"));
     free(d);
@@ -158,7 +158,7 @@ static void test_clean_library(void **state)
         else if (strcmp(name, "ROPEGRAD_0")) fail_msg("libropegrad exports a non-public symbol: %s", name);
     }
     free(syms);
-    assert_true(n_public >= 10);   /* ropegrad_validate, _backward_*, _strerror, ... */
+    assert_true(n_public >= 10);   /* ropegrad_rope_backward_validate, _cpu, _strerror, ... */
     /* The installed CLI finds the library beside it, not in the build tree. */
     char cli[128];
     snprintf(cli, sizeof cli, "%s/inst/bin/ropegrad", prefix);

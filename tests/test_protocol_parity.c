@@ -158,7 +158,7 @@ static void test_cuda_result_records_settle_and_gap(void **state)
     rg_run_result r;
     rg_run_options o;
     char err[RG_ERRLEN];
-    if (rg_suite_load(RG_SOURCE_DIR "/suites/sol-execbench-011", &s, err, sizeof err)) fail_msg("suite: %s", err);
+    if (rg_suite_load(RG_SOURCE_DIR "/suites/011-rope_forward", &s, err, sizeof err)) fail_msg("suite: %s", err);
     rg_run_options_default(&o);
     o.backend = "cpu", o.threads = 1, o.warmup = 0, o.iterations = 2, o.rounds = 1, o.verbose = -1;
     const int idx[2] = {0, 1};

@@ -25,7 +25,7 @@ static void fx_suite(rg_suite *s)
 {
     memset(s, 0, sizeof *s);
     snprintf(s->name, sizeof s->name, "014_rotary_embedding_with_attention_scaling_backward");
-    snprintf(s->dir, sizeof s->dir, "%s/suites/sol-execbench-014", RG_SOURCE_DIR);
+    snprintf(s->dir, sizeof s->dir, "%s/suites/014-rope_backward", RG_SOURCE_DIR);
     s->head_dim = 128;
     s->n_workloads = FX_N;
     s->workloads = calloc(FX_N, sizeof *s->workloads);
@@ -50,7 +50,7 @@ static void fx_suite(rg_suite *s)
     }
     s->have_figures = 1;
     snprintf(s->figures_gpu, sizeof s->figures_gpu, "B200");
-    snprintf(s->figures_file, sizeof s->figures_file, "%s/suites/sol-execbench-014/b200-figures.json", RG_SOURCE_DIR);
+    snprintf(s->figures_file, sizeof s->figures_file, "%s/suites/014-rope_backward/b200-figures.json", RG_SOURCE_DIR);
     s->figures_warmup = 10;
     s->figures_iterations = 50;
     s->figures_seed = 200;

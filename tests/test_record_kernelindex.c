@@ -379,7 +379,7 @@ static void test_strict_suite_and_limits(void **state)
     /* A suite whose definition.json repeats a member. */
     char sdir[700], cmd[2000];
     snprintf(sdir, sizeof sdir, "%s/suite", dir);
-    snprintf(cmd, sizeof cmd, "cp -r %s/suites/sol-execbench-014 %s", RG_SOURCE_DIR, sdir);
+    snprintf(cmd, sizeof cmd, "cp -r %s/suites/014-rope_backward %s", RG_SOURCE_DIR, sdir);
     assert_int_equal(tu_system(cmd), 0);
     char path[800];
     snprintf(path, sizeof path, "%s/definition.json", sdir);

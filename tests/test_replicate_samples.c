@@ -20,7 +20,7 @@
 
 #include "test_record_fixture.h"
 
-#define SUITE RG_SOURCE_DIR "/suites/sol-execbench-014"
+#define SUITE RG_SOURCE_DIR "/suites/014-rope_backward"
 
 static void test_samples_agree_rule(void **state)
 {

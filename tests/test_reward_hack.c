@@ -112,7 +112,7 @@ static void test_ground_truth_float32(void **state)
     TU_EXPECT_OK(rg("verify m.json"), err_text);
     TU_EXPECT_ONE_LINE_ERROR(rg("bench " FEW " --ground-truth float16"), err_text, "--ground-truth: unknown 'float16'");
     TU_EXPECT_ONE_LINE_ERROR(rg("check --backend cpu --rounds 0"), err_text, "--rounds: '0' is not an integer");
-    TU_EXPECT_ONE_LINE_ERROR(rg("check --backend cpu --ground-truth float32-reference --suite %s/suites/sol-execbench-011",
+    TU_EXPECT_ONE_LINE_ERROR(rg("check --backend cpu --ground-truth float32-reference --suite %s/suites/011-rope_forward",
                                 RG_SOURCE_DIR), err_text, "not available for op 011");
 }
 

@@ -123,7 +123,7 @@ static void test_slower_copy_is_slow(void **state)
 {
     rg_suite s;
     char err[RG_ERRLEN];
-    if (rg_suite_load(RG_SOURCE_DIR "/suites/sol-execbench-014", &s, err, sizeof err)) fail_msg("suite: %s", err);
+    if (rg_suite_load(RG_SOURCE_DIR "/suites/014-rope_backward", &s, err, sizeof err)) fail_msg("suite: %s", err);
     rg_run_options o;
     rg_run_options_default(&o);
     o.backend = "cpu";

@@ -65,7 +65,7 @@ static void test_verified_t_sol(void **state)
     for (size_t i = 0; i < m.n_workloads; i++) m.workloads[i].t_sol_ns = 1e-9;   /* forged: ignored */
     rg_suite s;
     char err[RG_ERRLEN];
-    assert_int_equal(rg_suite_load(RG_SOURCE_DIR "/suites/sol-execbench-014", &s, err, sizeof err), 0);
+    assert_int_equal(rg_suite_load(RG_SOURCE_DIR "/suites/014-rope_backward", &s, err, sizeof err), 0);
     double t_sol[FX_N];
     rg_sol_check c;
     check(&m, &c, t_sol);

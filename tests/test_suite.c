@@ -24,7 +24,7 @@ static void test_bundled_suite(void **state)
 {
     rg_suite s;
     char err[RG_ERRLEN] = "";
-    assert_int_equal(rg_suite_load(RG_SOURCE_DIR "/suites/sol-execbench-014", &s, err, sizeof err), 0);
+    assert_int_equal(rg_suite_load(RG_SOURCE_DIR "/suites/014-rope_backward", &s, err, sizeof err), 0);
     assert_string_equal(s.name, "014_rotary_embedding_with_attention_scaling_backward");
     assert_int_equal(s.head_dim, 128);
     assert_int_equal(s.grad_dtype, ROPEGRAD_BF16);

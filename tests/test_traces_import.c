@@ -249,12 +249,12 @@ static void test_import_b200_uses_figures(void **state)
 static void test_import_suite_options(void **state)
 {
     (void)state;
-    TU_EXPECT_OK(rg("runs import %s/traces-014-h200-passed.jsonl --db r.db --suite %s/suites/sol-execbench-014",
+    TU_EXPECT_OK(rg("runs import %s/traces-014-h200-passed.jsonl --db r.db --suite %s/suites/014-rope_backward",
                     FIXTURES, RG_SOURCE_DIR), err_text);
     TU_EXPECT_OK(rg("runs import %s/traces-014-h200-failed.jsonl --db r.db --definition "
-                    "%s/suites/sol-execbench-014/definition.json", FIXTURES, RG_SOURCE_DIR), err_text);
+                    "%s/suites/014-rope_backward/definition.json", FIXTURES, RG_SOURCE_DIR), err_text);
     assert_non_null(strstr(out_text, "imported as run #2"));
-    TU_EXPECT_ONE_LINE_ERROR(rg("runs import %s/traces-014-h200-passed.jsonl --db r.db --suite %s/suites/sol-execbench-011",
+    TU_EXPECT_ONE_LINE_ERROR(rg("runs import %s/traces-014-h200-passed.jsonl --db r.db --suite %s/suites/011-rope_forward",
                                 FIXTURES, RG_SOURCE_DIR), err_text, "the suite in");
     TU_EXPECT_ONE_LINE_ERROR(rg("runs import %s/traces-014-h200-passed.jsonl --db r.db --definition %s/README.md",
                                 FIXTURES, RG_SOURCE_DIR), err_text, "not the definition.json of a problem folder");

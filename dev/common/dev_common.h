@@ -18,6 +18,7 @@
 #include <cupti.h>
 
 #include <cxxabi.h>
+#include <glob.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -29,6 +30,17 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+// suites/<id>-<op>/workload.jsonl of op id ("088"), from the repository root
+// ("suites/<id>-*" when no such folder: the caller's open reports it).
+static inline std::string dc_suite_workloads(const char *id)
+{
+    std::string dir = std::string("suites/") + id + "-*";
+    glob_t g;
+    if (glob(dir.c_str(), GLOB_ONLYDIR, nullptr, &g) == 0 && g.gl_pathc == 1) dir = g.gl_pathv[0];
+    globfree(&g);
+    return dir + "/workload.jsonl";
+}
 
 #define CK(x)                                                                                   \
     do {                                                                                        \

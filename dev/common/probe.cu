@@ -385,7 +385,7 @@ static int backward_report(int n, char **shapes)
         const int64_t B = bs[w].first, S = bs[w].second, rows = B * S;
         const unsigned grid = (unsigned)((rows * 16 + 255) / 256);
         const double tf = time_it(flush, fb, [&] { fl14_read_store<<<grid, 256>>>(gc, gs, emb, (const uint4 *)inv, S, rows, out); });
-        ropegrad_problem p = {};
+        ropegrad_rope_backward_problem p = {};
         p.batch_size = B, p.seq_len = S, p.head_dim = 128, p.grad_dtype = ROPEGRAD_BF16;
         p.grad_cos = gc, p.grad_sin = gs, p.emb = (const float *)emb, p.inv_freq = inv, p.inv_freq_batch_stride = 64;
         p.attention_scaling = 1.0f, p.grad_position_ids = out;

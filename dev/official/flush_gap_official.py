@@ -14,7 +14,7 @@ solution does). The GPU timestamps come from torch.profiler (CUPTI activity reco
 
     PYTHONPATH=python python3 dev/official/flush_gap_official.py [--iterations 50] [--json OUT]
 
-Prints, per workload of suites/sol-execbench-011: the flush's GPU operation(s) and median
+Prints, per workload of suites/011-rope_forward: the flush's GPU operation(s) and median
 duration, the median gap between the flush's end and the kernel's start, the kernel's median
 time; then the medians over workloads. CUDA only.
 """
@@ -35,7 +35,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def workloads():
-    with open(os.path.join(ROOT, "suites", "sol-execbench-011", "workload.jsonl")) as f:
+    with open(os.path.join(ROOT, "suites", "011-rope_forward", "workload.jsonl")) as f:
         for line in f:
             if line.strip():
                 ax = json.loads(line)["axes"]

@@ -11,8 +11,8 @@ output buffer the kernel writes:
   into        the harness's own output buffer (cudaMalloc'd, as `ropegrad bench`'s C path), given
               by the harness with --dps.
 
-  python3 -m ropegrad bench --impl dev/official/output_probe.py:returning --suite suites/sol-execbench-011
-  python3 -m ropegrad bench --impl dev/official/output_probe.py:into --dps --suite suites/sol-execbench-011
+  python3 -m ropegrad bench --impl dev/official/output_probe.py:returning --suite suites/011-rope_forward
+  python3 -m ropegrad bench --impl dev/official/output_probe.py:into --dps --suite suites/011-rope_forward
 
 `into` near `ropegrad bench` and `returning` near the solution file: the output's placement is the
 point; both near the solution file: the Python path's host time around the call is.
@@ -20,8 +20,8 @@ point; both near the solution file: the Python path's host time around the call 
 
 import torch
 
-from ropegrad import _lib
-from ropegrad.torch import rope_forward
+from ropegrad import rope_forward as op_011
+from ropegrad.rope_forward import rope_forward
 
 
 def returning(position_ids, inv_freq, attention_scaling):
@@ -33,11 +33,11 @@ def into(position_ids, inv_freq, attention_scaling, cos_sin):
     H = inv_freq.shape[0]
     if cos_sin.shape != (B, S, 2 * H, 2) or cos_sin.dtype != torch.bfloat16 or not cos_sin.is_contiguous():
         raise ValueError("output_probe.into: cos_sin must be a contiguous bf16 [B,S,2H,2]")
-    p = _lib.ForwardProblem()
+    p = op_011.Problem()
     p.batch_size, p.seq_len, p.head_dim = B, S, 2 * H
     p.position_ids, p.inv_freq, p.cos_sin = position_ids.data_ptr(), inv_freq.data_ptr(), cos_sin.data_ptr()
     p.attention_scaling = float(attention_scaling)
     if position_ids.device.type == "cuda":
-        _lib.rope_forward(p, torch.cuda.current_stream(position_ids.device).cuda_stream)
+        op_011.cuda(p, torch.cuda.current_stream(position_ids.device).cuda_stream)
     else:
-        _lib.rope_forward(p, None, 0)
+        op_011.cpu(p)

@@ -5,7 +5,7 @@
 
 PEER.json: the public peer (../shared/official-evaluator/peers/012-peer.json).
 FAST.json: ropegrad's fast kernel as a solution (`ropegrad export-solution
---suite suites/sol-execbench-012 --kernel 1`). Writes DIR/012-saved-NAME.json
+--suite suites/012-cos_sin --kernel 1`). Writes DIR/012-saved-NAME.json
 for scripts/gpu-official.sh's SOLUTIONS entries saved-NAME:
 
   peerflags  the peer's file with ropegrad's spec (compile options -O3 and no

@@ -51,6 +51,7 @@
 
 #include "dev_common.h"
 #include "rope_apply/kernels.cuh"
+#include "rope_apply_backward/kernels.cuh"
 #include "apply_backward_staged.cuh"
 #include "apply_forward_variants.cuh"
 
@@ -175,7 +176,7 @@ struct af_shape {
 static std::vector<af_shape> suite_shapes(const char *op)
 {
     std::vector<af_shape> v;
-    std::string path = std::string("suites/sol-execbench-") + op + "/workload.jsonl";
+    std::string path = dc_suite_workloads(op);
     FILE *f = fopen(path.c_str(), "r");
     if (!f) {
         fprintf(stderr, "apply_floor: cannot open %s (run from the repository root)\n", path.c_str());

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 // apply_backward_knobs.cuh -- why 068's shipped staged kernel
-// (rg_apply_columns_staged, src/op/rope_apply/kernels.cuh) measured slower
+// (rg_apply_columns_staged, src/op/rope_apply_backward/kernels.cuh) measured slower
 // than its dev copy (dev/rope_apply_backward/apply_backward_staged.cuh variant 9) in
 // results/dev/12-shipped-068-088-variants/apply-floor-068.txt: 1.117x
 // the flat floor on the geomean against 1.079x. By the launcher's own rules
@@ -42,7 +42,7 @@
 // suite is fp32, head_dim 128.
 #pragma once
 
-#include "rope_apply/kernels.cuh"
+#include "rope_apply_backward/kernels.cuh"
 
 // The dev kernel's copies of a stage: its rows spread over the warps, a
 // warp's lanes over a row's 16-byte chunks (whole warps: the launcher checks).

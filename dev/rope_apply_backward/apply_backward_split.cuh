@@ -16,7 +16,7 @@
 // order changes (groups, then across groups), not the rotation's bits.
 #pragma once
 
-#include "rope_apply/kernels.cuh"
+#include "rope_apply_backward/kernels.cuh"
 
 // fp32 loads and stores of 4 values, cached normally or streamed (evict first:
 // q, k and the gradients are touched once).

@@ -4,7 +4,7 @@
 // (dev/rope_apply/apply_floor.cu times each beside the shipped kernel and the flat
 // floor and checks it against the shipped kernel). Variant 9 ships,
 // generalized to every dtype and head_dim, as rg_apply_columns_staged
-// (src/op/rope_apply/kernels.cuh; NOTES.md "068: the staged kernel
+// (src/op/rope_apply_backward/kernels.cuh; dev/rope_backward/NOTES.md "068: the staged kernel
 // ships"); this fp32, head_dim 128 copy stays to compare against it.
 //
 // What the split kernel (shipped before it: rg_apply_columns_split, "even"
@@ -187,7 +187,7 @@ static __device__ __forceinline__ void dev_cp16(void *smem, const void *gmem, ui
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(sa), "l"(gmem) : "memory");
 }
 
-// The shipped kernel's commit and wait (src/op/rope_apply/kernels.cuh).
+// The shipped kernel's commit and wait (src/op/rope_apply_backward/kernels.cuh).
 static __device__ __forceinline__ void dev_cp_commit() { rg_apply_cp_commit(); }
 static __device__ __forceinline__ void dev_cp_wait(uint32_t pending) { rg_apply_cp_wait(pending); }
 

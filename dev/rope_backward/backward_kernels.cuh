@@ -65,7 +65,7 @@
 // own slow path). Obviously right, slow: a warp's 32 threads read 32 rows 256 B
 // apart, so every load instruction touches 32 sectors.
 // ---------------------------------------------------------------------------
-static __global__ void rg_k1_naive(ropegrad_problem p)
+static __global__ void rg_k1_naive(ropegrad_rope_backward_problem p)
 {
     const int64_t rows = p.batch_size * p.seq_len;
     const int64_t D = p.head_dim, H = D / 2;
@@ -91,7 +91,7 @@ static __global__ void rg_k1_naive(ropegrad_problem p)
 // the loads of this group's next row are issued before the arithmetic of the
 // current one, so each thread keeps two rows (12 x 16 B) in flight.
 template <int ESZ, int TPR>
-static __global__ void __launch_bounds__(256) rg_k4_vec(ropegrad_problem p)
+static __global__ void __launch_bounds__(256) rg_k4_vec(ropegrad_rope_backward_problem p)
 {
     const int64_t rows = p.batch_size * p.seq_len;
     const int j = threadIdx.x % TPR;
@@ -172,7 +172,7 @@ static __device__ __forceinline__ void rg_prefetch_l2(const void *p, int bytes)
 }
 
 template <int ESZ, int EPT, int TPR, bool PF, bool EF = false, bool FAST = false, int DT = -1>
-static __global__ void __launch_bounds__(256) rg_k5_vec(ropegrad_problem p)
+static __global__ void __launch_bounds__(256) rg_k5_vec(ropegrad_rope_backward_problem p)
 {
     const int dt = DT >= 0 ? DT : (int)p.grad_dtype;
     constexpr int GW = ESZ * EPT / 4;  // 32-bit words of grads per thread per half
@@ -261,7 +261,7 @@ static __device__ __forceinline__ uint32_t rg_smem_addr(const void *p)
 }
 
 template <int TPR>
-static __global__ void __launch_bounds__(128) rg_k9_bulk(ropegrad_problem p)
+static __global__ void __launch_bounds__(128) rg_k9_bulk(ropegrad_rope_backward_problem p)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     __shared__ alignas(128) unsigned char sm[RG_K9_STAGES][3][RG_K9_ROWS * RG_K9_ROWB];
@@ -363,7 +363,7 @@ static const char *const rg_dev_kernel_names[RG_DEV_KERNEL_COUNT + 1] = {
 // shapes use kernel 5's EPT = 8 layout, which is already <= 8 d's per thread
 // only when H <= 256.
 template <int ESZ, bool EF, bool FAST = false, int DT = -1>
-static cudaError_t rg_launch_lat(const ropegrad_problem &p, int sms, cudaStream_t st)
+static cudaError_t rg_launch_lat(const ropegrad_rope_backward_problem &p, int sms, cudaStream_t st)
 {
     const int64_t rows = p.batch_size * p.seq_len, H = p.head_dim / 2;
     int block = 256;
@@ -378,7 +378,7 @@ static cudaError_t rg_launch_lat(const ropegrad_problem &p, int sms, cudaStream_
 
 // Kernels 3/4 apply where the shipped kernels 10/12 do: rg_vec_tpr (src/op/rope_backward/kernels.cuh).
 template <int ESZ, int TPR>
-static cudaError_t rg_dev_launch_vec(const ropegrad_problem &p, int kernel, int sms, cudaStream_t st)
+static cudaError_t rg_dev_launch_vec(const ropegrad_rope_backward_problem &p, int kernel, int sms, cudaStream_t st)
 {
     const int64_t rows = p.batch_size * p.seq_len;
     const int64_t threads_needed = (rows + 32 / TPR - 1) / (32 / TPR) * 32;  // whole warps
@@ -452,7 +452,7 @@ static cudaError_t rg_dev_launch_vec(const ropegrad_problem &p, int kernel, int 
 }
 
 template <int ESZ>
-static cudaError_t rg_dev_launch_vec_esz(const ropegrad_problem &p, int tpr, int kernel, int sms, cudaStream_t st)
+static cudaError_t rg_dev_launch_vec_esz(const ropegrad_rope_backward_problem &p, int tpr, int kernel, int sms, cudaStream_t st)
 {
     switch (tpr) {
     case 1: return rg_dev_launch_vec<ESZ, 1>(p, kernel, sms, st);
@@ -467,7 +467,7 @@ static cudaError_t rg_dev_launch_vec_esz(const ropegrad_problem &p, int tpr, int
 // Launches kernel version `kernel` (0 = best that applies) on `st`. The problem
 // must already be validated. Versions 3 and 4 fall back to 2 for problems they
 // do not specialize. Returns the launch's cudaError_t.
-static cudaError_t rg_dev_launch(const ropegrad_problem *p, int kernel, cudaStream_t st)
+static cudaError_t rg_dev_launch(const ropegrad_rope_backward_problem *p, int kernel, cudaStream_t st)
 {
     int dev = 0, sms = 0;
     cudaError_t e = cudaGetDevice(&dev);

@@ -40,7 +40,7 @@ static __device__ __forceinline__ uint64_t rg_evict_first_policy()
 static __device__ __forceinline__ uint4 dv_ld_plain(const void *p) { return __ldg((const uint4 *)p); }
 
 template <int ESZ, bool STREAM, bool EF = false>
-static __device__ __forceinline__ void dv_load_row(const ropegrad_problem &p, int64_t r, int j, rg_row_regs &R)
+static __device__ __forceinline__ void dv_load_row(const ropegrad_rope_backward_problem &p, int64_t r, int j, rg_row_regs &R)
 {
     const int64_t D = p.head_dim, H = D >> 1;
     const int64_t g = r * D + (int64_t)j * RG_EPT;  // element index of this thread's first d
@@ -67,7 +67,7 @@ static __device__ __forceinline__ void dv_load_row(const ropegrad_problem &p, in
 // DT >= 0: the grad dtype fixed at compile time (kernels 10 and 11), so the
 // bf16/f16 choice is not a branch per element; -1: read from the problem.
 template <int ESZ, bool EF = false, bool FAST = false, int DT = -1>
-static __device__ __forceinline__ float dv_row_partial(const ropegrad_problem &p, const rg_row_regs &R,
+static __device__ __forceinline__ float dv_row_partial(const ropegrad_rope_backward_problem &p, const rg_row_regs &R,
                                                        const float *inv8)
 {
     const float *e = (const float *)R.e;
@@ -108,7 +108,7 @@ static __device__ __forceinline__ float dv_row_partial(const ropegrad_problem &p
 // instead of when the last of its six loads does.
 // Kernel 10 (FAST, DT): kernel 3 with rg_sincos_mufu and the dtype compiled in.
 template <int ESZ, int TPR, bool EF = false, bool FAST = false, int DT = -1>
-static __global__ void dv_k3_vec(ropegrad_problem p)
+static __global__ void dv_k3_vec(ropegrad_rope_backward_problem p)
 {
     const int64_t rows = p.batch_size * p.seq_len;
     const int j = threadIdx.x % TPR;
@@ -138,7 +138,7 @@ static __global__ void dv_k3_vec(ropegrad_problem p)
 // suspected. Measured: within run-to-run spread on W8/W14, +0.1 us on every
 // smaller workload (the barrier); not the default (dev/rope_backward/NOTES.md).
 template <int ESZ, int TPR, int DT, bool STAGED = false>
-static __global__ void __launch_bounds__(256) dv_k12_2d(ropegrad_problem p)
+static __global__ void __launch_bounds__(256) dv_k12_2d(ropegrad_rope_backward_problem p)
 {
     constexpr int H = 8 * TPR, D = 2 * H;
     const int j = threadIdx.x % TPR;
@@ -189,7 +189,7 @@ static __global__ void __launch_bounds__(256) dv_k12_2d(ropegrad_problem p)
 
 // Kernel 14 (EPT 4, the library's default) and 15 (EPT 2, 32 threads per row for D = 128).
 template <int ESZ, int TPR, int EPT, int DT>
-static __global__ void __launch_bounds__(256) dv_k14_2d(ropegrad_problem p)
+static __global__ void __launch_bounds__(256) dv_k14_2d(ropegrad_rope_backward_problem p)
 {
     constexpr int H = EPT * TPR, D = 2 * H, NB = EPT * ESZ, NW = (NB + 3) / 4;
     const int j = threadIdx.x % TPR;

@@ -25,9 +25,9 @@
 
 // Version k of the backward on the default stream: the C API's checks, then
 // the development launcher (every version; the library's ships 0 and 14).
-static int dev_launch(const ropegrad_problem *p, int k)
+static int dev_launch(const ropegrad_rope_backward_problem *p, int k)
 {
-    if (ropegrad_validate(p) != ROPEGRAD_OK || !rg_dev_kernel_known(k)) return 1;
+    if (ropegrad_rope_backward_validate(p) != ROPEGRAD_OK || !rg_dev_kernel_known(k)) return 1;
     return rg_dev_launch(p, k, 0) != cudaSuccess;
 }
 
@@ -90,9 +90,9 @@ int main(int argc, char **argv)
         for (int64_t i = 0; i < n; i++) gs[i] = to_bf16(nrand());
         for (int64_t i = 0; i < n; i++) emb[i] = nrand();
         for (int64_t i = 0; i < B * H; i++) inv[i] = nrand();
-        ropegrad_problem hp = {B, S, D, ROPEGRAD_BF16, gc.data(), gs.data(), emb.data(), inv.data(), H, 0.0883883f, nullptr};
+        ropegrad_rope_backward_problem hp = {B, S, D, ROPEGRAD_BF16, gc.data(), gs.data(), emb.data(), inv.data(), H, 0.0883883f, nullptr};
         std::vector<double> ref(rows);
-        if (ropegrad_backward_reference(&hp, ref.data())) return 1;
+        if (ropegrad_rope_backward_reference(&hp, ref.data())) return 1;
 
         void *dgc, *dgs;
         float *demb, *dinv, *dout;
@@ -105,7 +105,7 @@ int main(int argc, char **argv)
         CK(cudaMemcpy(dgs, gs.data(), n * 2, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(demb, emb.data(), n * 4, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(dinv, inv.data(), B * H * 4, cudaMemcpyHostToDevice));
-        ropegrad_problem p = {B, S, D, ROPEGRAD_BF16, dgc, dgs, demb, dinv, H, 0.0883883f, dout};
+        ropegrad_rope_backward_problem p = {B, S, D, ROPEGRAD_BF16, dgc, dgs, demb, dinv, H, 0.0883883f, dout};
 
         printf("%-3d %-5lld %-5lld", w, (long long)B, (long long)S);
         for (size_t ki = 0; ki < kernels.size(); ki++) {

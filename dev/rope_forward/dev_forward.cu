@@ -87,7 +87,7 @@ static void llama3_inv(float *inv)
 static std::vector<std::pair<int64_t, int64_t>> suite_shapes(const char *op)
 {
     std::vector<std::pair<int64_t, int64_t>> v;
-    std::string path = std::string("suites/sol-execbench-") + op + "/workload.jsonl";
+    std::string path = dc_suite_workloads(op);
     FILE *f = fopen(path.c_str(), "r");
     if (!f) {
         fprintf(stderr, "dev_forward: cannot open %s (run from the repository root)\n", path.c_str());

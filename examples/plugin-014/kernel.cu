@@ -14,7 +14,7 @@ __device__ static float grad_at(const void *g, ropegrad_dtype dt, int64_t i)
     return __half2float(static_cast<const __half *>(g)[i]);
 }
 
-__global__ static void plain014_kernel(ropegrad_problem p)
+__global__ static void plain014_kernel(ropegrad_rope_backward_problem p)
 {
     const int64_t rows = p.batch_size * p.seq_len, H = p.head_dim / 2;
     const int64_t r = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -33,7 +33,7 @@ __global__ static void plain014_kernel(ropegrad_problem p)
 
 extern "C" int plain014_cuda(const void *problem, void *cuda_stream)
 {
-    const ropegrad_problem *p = static_cast<const ropegrad_problem *>(problem);
+    const ropegrad_rope_backward_problem *p = static_cast<const ropegrad_rope_backward_problem *>(problem);
     if (!p) return ROPEGRAD_ERR_NULL_PROBLEM;
     const int64_t rows = p->batch_size * p->seq_len;
     if (rows < 1) return ROPEGRAD_ERR_BAD_SIZE;

@@ -20,7 +20,7 @@ int plain014_cuda(const void *problem, void *cuda_stream);   /* kernel.cu */
 static int plain014_cpu(const void *problem, int num_threads)
 {
     (void)num_threads;   /* one thread: plain */
-    const ropegrad_problem *p = problem;
+    const ropegrad_rope_backward_problem *p = problem;
     if (!p || !p->grad_cos || !p->grad_sin || !p->emb || !p->inv_freq || !p->grad_position_ids)
         return ROPEGRAD_ERR_NULL_POINTER;
     if (p->grad_dtype != ROPEGRAD_BF16 && p->grad_dtype != ROPEGRAD_F16 && p->grad_dtype != ROPEGRAD_F32)

@@ -1,31 +1,39 @@
 # SPDX-License-Identifier: Apache-2.0
-"""ropegrad: the backward pass of RoPE cos/sin generation (gradient w.r.t.
-position_ids), through ctypes over libropegrad.
+"""ropegrad: RoPE kernels through ctypes over libropegrad, one module per op.
 
-    import ropegrad                 # standard library only; the C library loads on first use
-    from ropegrad import torch as rt   # rope_position_grad, RotaryEmbeddingQwen3, rotary_cos_sin
+    import ropegrad                          # standard library only; the C library loads on first use
+    from ropegrad import rope_backward       # its Problem, cpu(), cuda(); with torch, rope_position_grad()
+    from ropegrad.torch import apply_rotary_pos_emb   # every op's torch function (torch.py)
+    import ropegrad.hf                       # ropegrad.hf.use_ropegrad(model): a transformers model on ropegrad
 
-Nothing to build beyond the C library: see ropegrad._lib for where it is found.
+The ops: rope_forward (011), cos_sin (012), rope_backward (014), rope_apply
+(088), rope_apply_backward (068). Each op module imports without torch (its
+ctypes half); its torch half needs torch. See ropegrad._lib for where the C
+library is found.
 """
+
+import importlib
 
 from ._lib import (  # noqa: F401
     BF16,
     F16,
     F32,
-    Problem,
     RopegradError,
-    backward_cpu,
-    backward_cuda,
-    backward_reference,
     cpu_isa,
     cuda_available,
     library_path,
     strerror,
-    validate,
     version,
 )
 
-__all__ = [
-    "BF16", "F16", "F32", "Problem", "RopegradError", "backward_cpu", "backward_cuda", "backward_reference",
-    "cpu_isa", "cuda_available", "library_path", "strerror", "validate", "version",
-]
+OPS = ("rope_forward", "cos_sin", "rope_backward", "rope_apply", "rope_apply_backward")
+
+__all__ = ["BF16", "F16", "F32", "OPS", "RopegradError", "cpu_isa", "cuda_available", "library_path", "strerror",
+           "version"] + list(OPS)
+
+
+def __getattr__(name):
+    # The op modules load on first use: with torch installed, each imports it.
+    if name in OPS:
+        return importlib.import_module("." + name, __name__)
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))

@@ -30,7 +30,9 @@ USAGE = """usage: python3 -m ropegrad bench|check [--impl WHAT | --solution FILE
                               as the SOL-ExecBench evaluator calls it: inputs in the definition's order
   --dps                       with --impl module.py:function: it writes its outputs, passed after the
                               inputs (destination-passing style); default: it returns them
-  --solution FILE.json        a SOL-ExecBench solution (languages pytorch, triton, cuda_cpp)
+  --solution FILE.json        a SOL-ExecBench solution (languages pytorch, triton, cuda_cpp); refused in one
+                              line, before anything is built, when this machine lacks what it needs (torch,
+                              triton, the CUDA toolkit and ninja for cuda_cpp, the modules it names)
   --impl reference            the definition's reference code, eager torch
   --impl reference-compile    the same through torch.compile (torch >= 2)
   --reference FILE            where the reference code is: a definition.json with "reference", or a .py
@@ -84,7 +86,7 @@ def _suite_dir(rest):
         if a.startswith("--suite="):
             return a.split("=", 1)[1]
     repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    default = os.path.join(repo, "suites", "sol-execbench-014")
+    default = os.path.join(repo, "suites", "014-rope_backward")
     rest += ["--suite", default]
     return default
 
@@ -127,6 +129,10 @@ def _callable(ours, suite, rest):
         return None
     if impl and impl.endswith(".so"):
         return None
+    if solution:
+        # What the solution needs and the machine lacks, refused before anything is imported or built.
+        from .impl_load import check_solution
+        check_solution(solution)
     t0 = time.monotonic()
     try:
         import torch

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """One call to switch a Hugging Face transformers model (Llama, Qwen3, and
 models built the same way) to ropegrad for all of its RoPE work: cos/sin
-generation (ropegrad.torch.rotary_embedding: L1/011 forward, L1/014 backward)
-and applying them to q and k (ropegrad.torch.apply_rotary_pos_emb: L1/088
-forward, L1/068 backward).
+generation (ropegrad.rope_forward.rotary_embedding: L1/011 forward, L1/014
+backward) and applying them to q and k (ropegrad.rope_apply.apply_rotary_pos_emb:
+L1/088 forward, L1/068 backward).
 
     import ropegrad.hf
     switch = ropegrad.hf.use_ropegrad(model)   # model.forward now runs ropegrad's kernels
@@ -30,7 +30,7 @@ import threading
 import torch
 
 from .rope_apply import apply_rotary_pos_emb
-from .torch import rotary_embedding
+from .rope_forward import rotary_embedding
 
 __all__ = ["use_ropegrad", "Switch"]
 

@@ -4,6 +4,11 @@ SOL-ExecBench solution file, or the definition's reference code (eager or
 torch.compile'd). Each gives an impl.Callable; errors are ValueError with
 one line (the CLI prints it and exits 2).
 
+A solution is first checked against the machine (check_solution): what
+its languages need (torch always; triton; nvcc, ninja and a C++ compiler for
+cuda_cpp) and the Python modules its dependencies name; anything missing
+refuses it in one line before torch is imported or anything is built.
+
 Solutions are loaded as the official evaluator loads them
 (sol_execbench/driver/templates): the sources are written into a fresh
 folder; pytorch and triton sources are imported from it (the entry point's
@@ -32,6 +37,8 @@ import importlib
 import importlib.util
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -181,6 +188,71 @@ def _build_cpp(torch, sol, fname):
                              extra_include_paths=[folder], build_directory=folder, verbose=False)
     progress.log("cuda_cpp build and load: %.1f s", time.monotonic() - t0)
     return _function(mod, fname, "the built extension")
+
+
+# What each language needs beyond torch (which every solution needs: the
+# harness hands it torch tensors). cuda_cpp and its kind are built by
+# torch.utils.cpp_extension: nvcc, ninja and a C++ compiler.
+LANGUAGE_MODULES = {"triton": ("triton",)}
+BUILD_TOOLS = ("nvcc", "ninja", "c++")
+
+
+def _nvcc(env, which):
+    """nvcc where torch.utils.cpp_extension looks for it: $CUDA_HOME or
+    $CUDA_PATH, else nvcc on PATH, else /usr/local/cuda; None when absent."""
+    home = env.get("CUDA_HOME") or env.get("CUDA_PATH")
+    if home:
+        path = os.path.join(home, "bin", "nvcc")
+        return path if os.path.isfile(path) else None
+    return which("nvcc") or ("/usr/local/cuda/bin/nvcc" if os.path.isfile("/usr/local/cuda/bin/nvcc") else None)
+
+
+def missing_needs(sol, find_module=importlib.util.find_spec, which=shutil.which, env=None):
+    """What the solution (a parsed solution JSON) needs that this machine
+    lacks, as a list of words ("the Python modules torch and triton", "the
+    CUDA toolkit (nvcc: ...)", "ninja", ...); [] when it has everything. Looks, imports nothing: called
+    before torch is imported or anything is built."""
+    env = os.environ if env is None else env
+    spec = sol.get("spec") or {}
+    langs = set(spec.get("languages") or [])
+    modules = ["torch"]
+    for lang in sorted(langs):
+        modules += LANGUAGE_MODULES.get(lang, ())
+    for dep in spec.get("dependencies") or []:
+        # a requirement ("triton>=3", "numpy[extra]; python_version>'3'") -> its import name
+        name = re.split(r"[\s<>=!~;\[(]", str(dep).strip(), 1)[0].lower().replace("-", "_")
+        modules.append({"pytorch": "torch"}.get(name, name))
+    absent = []
+    for m in dict.fromkeys(m for m in modules if m):
+        try:
+            found = find_module(m) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            absent.append(m)
+    lacking = ["the Python module%s %s" % ("s" if len(absent) > 1 else "", " and ".join(absent))] if absent else []
+    if langs & CPP_LANGUAGES:
+        if not _nvcc(env, which):
+            lacking.append("the CUDA toolkit (nvcc: $CUDA_HOME/bin, PATH or /usr/local/cuda)")
+        if not which("ninja"):
+            lacking.append("ninja")
+        if not which(env.get("CXX") or "c++"):
+            lacking.append("a C++ compiler (%s)" % (env.get("CXX") or "c++"))
+    return lacking
+
+
+def check_solution(path):
+    """Refuses, in one line (ValueError), a solution this machine cannot run:
+    an unknown language, or what its languages and dependencies need and the
+    machine lacks. Before torch is imported and before anything is built."""
+    sol = _read_json(path, "--solution")
+    langs = sorted(set((sol.get("spec") or {}).get("languages") or []))
+    if not set(langs) & (CPP_LANGUAGES | PY_LANGUAGES):
+        raise ValueError("--solution %s: languages %s: this driver runs pytorch, triton and cuda_cpp" % (path, langs))
+    lacking = missing_needs(sol)
+    if lacking:
+        raise ValueError("--solution %s: a %s solution needs %s, which this machine lacks (Python: %s)"
+                         % (path, "+".join(langs), "; ".join(lacking), sys.executable))
 
 
 def from_solution(torch, path, op, backend):

@@ -11,7 +11,7 @@ passes them; outputs in the definition's output order.
 
 import ctypes
 
-from ._lib import CosSinProblem, ForwardProblem, Problem
+from . import cos_sin, rope_backward, rope_forward
 
 OP_014 = "014_rotary_embedding_with_attention_scaling_backward"
 OP_011 = "011_rotary_position_embedding"
@@ -59,7 +59,7 @@ def _grad_dtype(torch, code):
 
 
 def _tensors_014(torch, addr, device):
-    p = Problem.from_address(addr)
+    p = rope_backward.Problem.from_address(addr)
     B, S, D = p.batch_size, p.seq_len, p.head_dim
     g = _grad_dtype(torch, p.grad_dtype)
     stride = p.inv_freq_batch_stride
@@ -72,7 +72,7 @@ def _tensors_014(torch, addr, device):
 
 
 def _tensors_011(torch, addr, device):
-    p = ForwardProblem.from_address(addr)
+    p = rope_forward.Problem.from_address(addr)
     B, S, D = p.batch_size, p.seq_len, p.head_dim
     ins = [wrap(torch, p.position_ids, (B, S), torch.int64, device),
            wrap(torch, p.inv_freq, (D // 2,), torch.float32, device), float(p.attention_scaling)]
@@ -81,7 +81,7 @@ def _tensors_011(torch, addr, device):
 
 
 def _tensors_012(torch, addr, device):
-    p = CosSinProblem.from_address(addr)
+    p = cos_sin.Problem.from_address(addr)
     B, S, D = p.batch_size, p.seq_len, p.head_dim
     ins = [wrap(torch, p.freqs, (B, S, D // 2), torch.float32, device), float(p.attention_scaling)]
     outs = [wrap(torch, p.cos, (B, S, D), torch.bfloat16, device),

@@ -1,9 +1,14 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Applying the rotary embedding to q and k with autograd: a drop-in for
-Hugging Face's apply_rotary_pos_emb whose forward is ropegrad's L1/088 kernel
-and whose backward is L1/068's.
+"""rope_apply (L1/088): the rotary embedding applied to q and k,
+q_embed = q*cos + rotate_half(q)*sin (and the same for k), Hugging Face's
+apply_rotary_pos_emb.
 
-    from ropegrad.torch import apply_rotary_pos_emb
+ctypes (standard library only): Shape (struct ropegrad_rope_apply_shape, shared
+with rope_apply_backward), Problem (struct ropegrad_rope_apply_problem), cpu(),
+cuda(). With torch: apply_rotary_pos_emb(), a drop-in for Hugging Face's whose
+forward is this op and whose backward is rope_apply_backward's (L1/068):
+
+    from ropegrad.rope_apply import apply_rotary_pos_emb
     q_embed, k_embed = apply_rotary_pos_emb(q, k, cos, sin)      # as transformers' function
 
 What it takes (anything else raises ValueError or TypeError saying what was
@@ -26,31 +31,73 @@ Hugging Face builds cos and sin as cat(freqs, freqs)); for a sin whose halves
 differ it is 068's formula, not the derivative of the forward.
 """
 
-import torch
+import ctypes
+import sys
 
 from . import _lib
 
-__all__ = ["apply_rotary_pos_emb", "RopeApply", "rope_apply_backward"]
+try:
+    import torch
 
-_DTYPES = {torch.bfloat16: _lib.BF16, torch.float16: _lib.F16, torch.float32: _lib.F32}
+    from . import torch as _rt
+except ImportError:  # the ctypes half needs no torch
+    torch = _rt = None
+
+__all__ = ["Shape", "Problem", "cpu", "cuda", "LAYOUT_BHSD", "LAYOUT_BSHD", "apply_rotary_pos_emb", "RopeApply"]
+
+_C = "ropegrad_rope_apply"
 _NAME = "ropegrad.apply_rotary_pos_emb"
 
+# ropegrad_layout (a C enum: an int)
+LAYOUT_BHSD = 0
+LAYOUT_BSHD = 1
+
+
+class Shape(ctypes.Structure):
+    """struct ropegrad_rope_apply_shape (rope_apply's and rope_apply_backward's):
+    5 x int64, 3 enums (+4 pad), int64: 64 bytes on LP64."""
+
+    _fields_ = [
+        ("batch_size", ctypes.c_int64),
+        ("seq_len", ctypes.c_int64),
+        ("head_dim", ctypes.c_int64),
+        ("num_heads", ctypes.c_int64),
+        ("num_kv_heads", ctypes.c_int64),
+        ("layout", ctypes.c_int),
+        ("dtype", ctypes.c_int),
+        ("cos_sin_dtype", ctypes.c_int),
+        ("cos_sin_batch_stride", ctypes.c_int64),
+    ]
+
+
+class Problem(ctypes.Structure):
+    """struct ropegrad_rope_apply_problem: the shape, 6 pointers: 112 bytes."""
+
+    _fields_ = [("shape", Shape)] + [(n, ctypes.c_void_p) for n in ("q", "k", "cos", "sin", "q_out", "k_out")]
+
+
+_lib.check_layout(Shape, 64, {"layout": 40, "cos_sin_batch_stride": 56})
+_lib.check_layout(Problem, 112, {"q": 64, "k_out": 104})
+cpu, cuda = _lib.entry_points(_C, Problem)
+
+
+# ---- torch (the checks and layouts are rope_apply_backward's too) ----------------------------
 
 def _layouts(x):
     """The ropegrad layouts whose memory order x (logical [B,H,S,D]) is
     contiguous in: BHSD as is, BSHD when heads and sequence are swapped."""
     found = []
     if x.is_contiguous():
-        found.append(_lib.LAYOUT_BHSD)
+        found.append(LAYOUT_BHSD)
     if x.transpose(1, 2).is_contiguous():
-        found.append(_lib.LAYOUT_BSHD)
+        found.append(LAYOUT_BSHD)
     return found
 
 
 def _empty(layout, shape, like):
     """An uninitialized [B,H,S,D] tensor (shape) laid out in memory as layout."""
     B, H, S, D = shape
-    if layout == _lib.LAYOUT_BSHD:
+    if layout == LAYOUT_BSHD:
         return torch.empty((B, S, H, D), dtype=like.dtype, device=like.device).transpose(1, 2)
     return torch.empty((B, H, S, D), dtype=like.dtype, device=like.device)
 
@@ -74,7 +121,7 @@ def _check_heads(q, k, unsqueeze_dim):
         if t.dim() != 4:
             raise ValueError("%s: %s must have 4 dims ([B,H,S,D] with unsqueeze_dim=1, [B,S,H,D] with 2), got shape %s"
                              % (_NAME, name, list(t.shape)))
-    if q.dtype not in _DTYPES:
+    if q.dtype not in _rt.DTYPES:
         raise TypeError("%s: q must be bfloat16, float16 or float32, got %s" % (_NAME, q.dtype))
     if k.dtype != q.dtype:
         raise TypeError("%s: k is %s but q is %s; they must have one dtype" % (_NAME, k.dtype, q.dtype))
@@ -102,7 +149,7 @@ def _check_tables(cos, sin, qc):
         if t.dim() != 3 or t.shape[0] not in (1, B) or tuple(t.shape[1:]) != (S, D):
             raise ValueError("%s: %s must be [B,S,D] = [%d,%d,%d] or [1,%d,%d], got shape %s"
                              % (_NAME, name, B, S, D, S, D, list(t.shape)))
-        if t.dtype not in _DTYPES:
+        if t.dtype not in _rt.DTYPES:
             raise TypeError("%s: %s must be bfloat16, float16 or float32, got %s" % (_NAME, name, t.dtype))
         if t.device != qc.device:
             raise ValueError("%s: %s is on %s but q is on %s; every tensor must be on one device"
@@ -123,25 +170,15 @@ def _check_tables(cos, sin, qc):
 
 
 def _shape(qc, kc, layout, cos, stride):
-    s = _lib.ApplyShape()
+    s = Shape()
     s.batch_size, s.num_heads, s.seq_len, s.head_dim = qc.shape
     s.num_kv_heads = kc.shape[1]
-    s.layout, s.dtype = layout, _DTYPES[qc.dtype]
-    s.cos_sin_dtype, s.cos_sin_batch_stride = _DTYPES[cos.dtype], stride
+    s.layout, s.dtype = layout, _rt.DTYPES[qc.dtype]
+    s.cos_sin_dtype, s.cos_sin_batch_stride = _rt.DTYPES[cos.dtype], stride
     return s
 
 
-def _launch(device, fn, p):
-    if device.type == "cuda":
-        with torch.cuda.device(device):
-            fn(p, torch.cuda.current_stream(device).cuda_stream)
-    elif device.type == "cpu":
-        fn(p, None, 0)
-    else:
-        raise ValueError("%s: tensors must be on a CUDA device or the CPU, got %s" % (_NAME, device))
-
-
-class RopeApply(torch.autograd.Function):
+class RopeApply(torch.autograd.Function if torch else object):
     """apply(qc, kc, cos, sin, layout, stride) -> (q_embed, k_embed), all of q
     and k logical [B,H,S,D] in memory layout `layout`, checked by the caller
     (apply_rotary_pos_emb). Forward L1/088, backward L1/068."""
@@ -151,11 +188,11 @@ class RopeApply(torch.autograd.Function):
         shape = _shape(qc, kc, layout, cos, stride)
         q_out, k_out = _empty(layout, qc.shape, qc), _empty(layout, kc.shape, kc)
         if qc.numel() and kc.numel():
-            p = _lib.ApplyProblem()
+            p = Problem()
             p.shape = shape
             p.q, p.k, p.cos, p.sin = qc.data_ptr(), kc.data_ptr(), cos.data_ptr(), sin.data_ptr()
             p.q_out, p.k_out = q_out.data_ptr(), k_out.data_ptr()
-            _launch(qc.device, _lib.rope_apply, p)
+            _rt.launch(qc.device, sys.modules[__name__], p, who=_NAME)
         ctx.table_grads = ctx.needs_input_grad[2] or ctx.needs_input_grad[3]
         # q and k only when cos/sin need their gradients (as the stock function's autograd).
         ctx.save_for_backward(cos, sin, *((qc, kc) if ctx.table_grads else ()))
@@ -166,33 +203,8 @@ class RopeApply(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad_q_out, grad_k_out):
-        cos, sin = ctx.saved_tensors[:2]
-        like, layout = ctx.q_like, ctx.layout
-        gq, own_q = _in_layout(grad_q_out, layout, ctx.q_shape, like)
-        gk, own_k = _in_layout(grad_k_out, layout, ctx.k_shape, like)
-        # In place into a copy we made; a new tensor where autograd's gradient is used as given.
-        grad_q = gq if own_q else _empty(layout, ctx.q_shape, like)
-        grad_k = gk if own_k else _empty(layout, ctx.k_shape, like)
-        B, _, S, D = ctx.q_shape
-        grad_cos = grad_sin = None
-        p = _lib.ApplyBackwardProblem()
-        if ctx.table_grads:
-            qc, kc = ctx.saved_tensors[2:]
-            cs_shape = (S, D) if ctx.stride == 0 else (B, S, D)
-            grad_cos = torch.empty(cs_shape, dtype=cos.dtype, device=cos.device)
-            grad_sin = torch.empty_like(grad_cos)
-            p.q, p.k, p.grad_cos, p.grad_sin = qc.data_ptr(), kc.data_ptr(), grad_cos.data_ptr(), grad_sin.data_ptr()
-        if gq.numel() and gk.numel():
-            p.shape = _shape(gq, gk, layout, cos, ctx.stride)
-            p.grad_q_out, p.grad_k_out, p.cos, p.sin = gq.data_ptr(), gk.data_ptr(), cos.data_ptr(), sin.data_ptr()
-            p.grad_q, p.grad_k = grad_q.data_ptr(), grad_k.data_ptr()
-            _launch(like.device, _lib.rope_apply_backward, p)
-        elif grad_cos is not None:
-            grad_cos.zero_()
-            grad_sin.zero_()
-        if grad_cos is not None:
-            grad_cos, grad_sin = grad_cos.view(ctx.cos_shape), grad_sin.view(ctx.cos_shape)
-        return grad_q, grad_k, grad_cos, grad_sin, None, None
+        from .rope_apply_backward import autograd_backward   # that module imports this one
+        return autograd_backward(ctx, grad_q_out, grad_k_out)
 
 
 def apply_rotary_pos_emb(q, k, cos, sin, position_ids=None, unsqueeze_dim=1):
@@ -218,29 +230,3 @@ def apply_rotary_pos_emb(q, k, cos, sin, position_ids=None, unsqueeze_dim=1):
     if unsqueeze_dim == 2:
         return q_embed.transpose(1, 2), k_embed.transpose(1, 2)
     return q_embed, k_embed
-
-
-def rope_apply_backward(grad_q_embed, grad_k_embed, q, k, cos, sin):
-    """L1/068 as a plain function (no autograd): (grad_q, grad_k, grad_cos,
-    grad_sin) from out's gradients [B,H,S,D] / [B,Hkv,S,D], the forward's q and k
-    (laid out alike: one of the layouts apply_rotary_pos_emb takes with
-    unsqueeze_dim=1) and cos, sin [B,S,D] or [1,S,D]; grad_cos and grad_sin have
-    cos's shape. The suite's op (suites/sol-execbench-068)."""
-    with torch.no_grad():
-        qc, kc, layout = _check_heads(q, k, 1)
-        stride = _check_tables(cos, sin, qc)
-        if cos.shape[0] > 1 and stride == 0:
-            raise ValueError("%s: cos expanded over the batch has no per-batch gradient here; pass [1,S,D]" % _NAME)
-        gq, _ = _in_layout(grad_q_embed, layout, tuple(qc.shape), qc)
-        gk, _ = _in_layout(grad_k_embed, layout, tuple(kc.shape), kc)
-        grads = (_empty(layout, qc.shape, qc), _empty(layout, kc.shape, kc),
-                 torch.empty(cos.shape, dtype=cos.dtype, device=cos.device), torch.empty(cos.shape, dtype=cos.dtype,
-                                                                                         device=cos.device))
-        p = _lib.ApplyBackwardProblem()
-        p.shape = _shape(qc, kc, layout, cos, stride)
-        p.grad_q_out, p.grad_k_out, p.q, p.k = gq.data_ptr(), gk.data_ptr(), qc.data_ptr(), kc.data_ptr()
-        p.cos, p.sin = cos.data_ptr(), sin.data_ptr()
-        p.grad_q, p.grad_k, p.grad_cos, p.grad_sin = (t.data_ptr() for t in grads)
-        if qc.numel() and kc.numel():
-            _launch(qc.device, _lib.rope_apply_backward, p)
-        return grads

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The ctypes layer (ropegrad._lib) against libropegrad's CPU path, with plain
-ctypes arrays: no torch, no numpy. Runs anywhere the C library is built:
+"""The ctypes halves of the op modules (rope_backward, rope_forward, cos_sin)
+against libropegrad's CPU path, with plain ctypes arrays: no torch, no numpy. Runs anywhere the C library is built:
 
     ROPEGRAD_LIB=build/libropegrad.so python3 python/tests/test_ctypes_cpu.py   (or pytest)
 
@@ -24,7 +24,7 @@ if not os.environ.get("ROPEGRAD_TEST_INSTALLED"):
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import ropegrad  # noqa: E402
-from ropegrad import _lib  # noqa: E402
+from ropegrad import _lib, cos_sin, rope_backward, rope_forward  # noqa: E402
 
 U = 2.0 ** -24
 
@@ -65,7 +65,7 @@ def make_case(B, S, D, dtype, shared_inv, seed, scale=0.0883883):
     ninv = H if shared_inv else B * H
     inv_arr = (ctypes.c_float * ninv)(*[rng.gauss(0.0, 1.0) for _ in range(ninv)])
     out_arr = (ctypes.c_float * (B * S))(*([float("nan")] * (B * S)))
-    p = ropegrad.Problem()
+    p = rope_backward.Problem()
     p.batch_size, p.seq_len, p.head_dim = B, S, D
     p.grad_dtype = dtype
     p.grad_cos = ctypes.addressof(gc_arr)
@@ -102,7 +102,7 @@ def python_reference(c):
 
 
 def test_layout_and_version():
-    assert ctypes.sizeof(ropegrad.Problem) == 88
+    assert ctypes.sizeof(rope_backward.Problem) == 88
     v = ropegrad.version()
     assert v.count(".") == 2, v
     assert ropegrad.cpu_isa() in ("avx512", "avx2", "portable"), ropegrad.cpu_isa()
@@ -114,11 +114,11 @@ def test_cpu_matches_float64():
              (1, 7, 2, ropegrad.BF16, True), (2, 2, 36, ropegrad.F32, True)]
     for i, (B, S, D, dt, shared) in enumerate(cases):
         p, c = make_case(B, S, D, dt, shared, seed=100 + i)
-        ropegrad.backward_cpu(p, 2)
+        rope_backward.cpu(p, 2)
         out = list(c["out"])
         ref, bound = python_reference(c)
         lib_ref = (ctypes.c_double * (B * S))()
-        ropegrad.backward_reference(p, lib_ref)
+        rope_backward.reference(p, lib_ref)
         for r in range(B * S):
             assert math.isfinite(out[r]), "row %d not written" % r
             err = abs(out[r] - ref[r])
@@ -132,7 +132,7 @@ def test_cpu_matches_float64():
 
 def test_errors_raise():
     p, c = make_case(1, 2, 8, ropegrad.F32, True, seed=7)
-    ropegrad.validate(p)  # fine as built
+    rope_backward.validate(p)  # fine as built
     checks = [
         ("head_dim", 7, _lib.RopegradError),
         ("batch_size", 0, _lib.RopegradError),
@@ -144,16 +144,16 @@ def test_errors_raise():
         q, _ = make_case(1, 2, 8, ropegrad.F32, True, seed=7)
         setattr(q, field, bad)
         try:
-            ropegrad.backward_cpu(q, 1)
+            rope_backward.cpu(q, 1)
         except exc as e:
             assert e.code != 0 and e.message == ropegrad.strerror(e.code) and e.message, (field, e)
-            assert "ropegrad_backward_cpu" in str(e)
+            assert "ropegrad_rope_backward_cpu" in str(e)
         else:
             raise AssertionError("%s=%r was accepted" % (field, bad))
     q, _ = make_case(1, 2, 8, ropegrad.F32, True, seed=7)
     q.grad_position_ids = None
     try:
-        ropegrad.backward_cpu(q, 1)
+        rope_backward.cpu(q, 1)
     except _lib.RopegradError as e:
         assert e.code == 11, e  # ROPEGRAD_ERR_NULL_OUTPUT
     else:
@@ -161,7 +161,7 @@ def test_errors_raise():
     # CPU memory on the CUDA path: refused (no GPU here: NO_CUDA; with one: NOT_DEVICE_POINTER)
     q, _ = make_case(1, 2, 8, ropegrad.F32, True, seed=7)
     try:
-        ropegrad.backward_cuda(q, 0)
+        rope_backward.cuda(q, 0)
     except _lib.RopegradError as e:
         assert e.code in (_lib.ERR_NO_CUDA, _lib.ERR_NOT_DEVICE_POINTER), e
     else:
@@ -183,8 +183,8 @@ def test_forward_ops_cpu():
     pos = (ctypes.c_int64 * (B * S))(*[100000 + 3 * i if i < S else 7 * i for i in range(B * S)])
     inv = (ctypes.c_float * H)(1.0, 0.1, 0.01, 0.001)
     out = (ctypes.c_uint16 * (B * S * D * 2))()
-    p = _lib.ForwardProblem(B, S, D, ctypes.addressof(pos), ctypes.addressof(inv), 0.5, ctypes.addressof(out))
-    _lib.rope_forward(p)
+    p = rope_forward.Problem(B, S, D, ctypes.addressof(pos), ctypes.addressof(inv), 0.5, ctypes.addressof(out))
+    rope_forward.cpu(p)
     f32 = lambda x: struct.unpack("<f", struct.pack("<f", x))[0]  # noqa: E731
     for r in range(B * S):
         for j in range(D):
@@ -195,17 +195,17 @@ def test_forward_ops_cpu():
     freqs = (ctypes.c_float * (B * S * H))(*[f32((i - 20) * 0.37) for i in range(B * S * H)])
     cos = (ctypes.c_uint16 * (B * S * D))()
     sin = (ctypes.c_uint16 * (B * S * D))()
-    q = _lib.CosSinProblem(B, S, D, ctypes.addressof(freqs), 2.0, ctypes.addressof(cos), ctypes.addressof(sin))
-    _lib.cos_sin(q, None, 1)
+    q = cos_sin.Problem(B, S, D, ctypes.addressof(freqs), 2.0, ctypes.addressof(cos), ctypes.addressof(sin))
+    cos_sin.cpu(q, 1)
     for r in range(B * S):
         for j in range(D):
             x = freqs[r * H + j % H]
             for arr, ref in ((cos, 2.0 * math.cos(x)), (sin, 2.0 * math.sin(x))):
                 got = _bf16_value(arr[r * D + j])
                 assert abs(got - ref) <= _half_ulp_bf16(ref) * (1 + 1e-9) + 1e-30, (r, j, got, ref)
-    bad = _lib.ForwardProblem(B, S, 7, ctypes.addressof(pos), ctypes.addressof(inv), 0.5, ctypes.addressof(out))
+    bad = rope_forward.Problem(B, S, 7, ctypes.addressof(pos), ctypes.addressof(inv), 0.5, ctypes.addressof(out))
     try:
-        _lib.rope_forward(bad)
+        rope_forward.cpu(bad)
     except ropegrad.RopegradError as e:
         assert e.code == 4, e   # ROPEGRAD_ERR_BAD_HEAD_DIM
     else:

@@ -103,7 +103,8 @@ def worker(rank, port, result_dir):
         torch.cuda.set_device(rank)
         dev = torch.device("cuda", rank)
         dist.init_process_group("nccl", rank=rank, world_size=WORLD, device_id=dev)
-        from ropegrad.torch import rotary_cos_sin, RopeForward
+        from ropegrad.rope_backward import rotary_cos_sin
+        from ropegrad.rope_forward import RopeForward
 
         d = make_data(1234)
         sl = slice(rank * B_PER_RANK, (rank + 1) * B_PER_RANK)

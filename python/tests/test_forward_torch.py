@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The forward ops from PyTorch: ropegrad.torch.rope_forward (L1/011),
+"""The forward ops from PyTorch: ropegrad.rope_forward.rope_forward (L1/011),
 cos_sin_from_freqs (L1/012), the autograd Function RopeForward (forward 011,
 backward 014) and the drop-in RotaryEmbedding module, against Hugging Face's
 formula evaluated in float64. On CUDA when a GPU is usable, and on the CPU.
@@ -26,7 +26,8 @@ def main():
     except ImportError:
         print("SKIP: torch is not installed")
         return 0
-    from ropegrad.torch import rope_forward, cos_sin_from_freqs, RopeForward, RotaryEmbedding
+    from ropegrad.cos_sin import cos_sin_from_freqs
+    from ropegrad.rope_forward import rope_forward, RopeForward, RotaryEmbedding
 
     def half_ulp_bf16(ref):
         # half the bf16 spacing at |ref| (8 significant bits)

@@ -4,10 +4,10 @@ Qwen3ForCausalLM (small random configs, GQA, heads of 64 and 128) trained one
 step stock and with ropegrad switched in (ropegrad.hf.use_ropegrad: cos/sin
 and apply, forward and backward), same weights, same inputs.
 
-    ROPEGRAD_LIB=build/libropegrad.so .venv-hf/bin/python python/tests/test_hf_real_client.py
+    ROPEGRAD_LIB=build/libropegrad.so .venv/bin/python python/tests/test_hf_real_client.py
 
 Needs torch >= 2 and transformers >= 5 (scripts/deps.sh with ROPEGRAD_WITH_HF=1
-makes .venv-hf with both); CTest runs it through run_with_hf.sh. CPU always,
+makes .venv with both); CTest runs it through run_with_hf.sh. CPU always,
 CUDA too where there is a GPU ("cuda cases skipped: ..." otherwise).
 
 The tolerance, and why. A bf16 (or fp32) training step is not exact: stock
@@ -30,6 +30,7 @@ row), and positions near 3e5.
 """
 
 import copy
+import importlib
 import math
 import os
 import sys
@@ -83,27 +84,30 @@ def step(model, batch, device):
 
 
 class Counter:
-    """Counts the library entry points the torch layer calls (wraps _lib's functions)."""
+    """Counts the library entry points the torch layer calls (wraps each op module's cpu() and cuda())."""
 
     NAMES = ("rope_apply", "rope_apply_backward", "rope_forward")
 
     def __init__(self):
         self.counts = dict.fromkeys(self.NAMES, 0)
-        self.saved = {}
+        self.saved = []
 
     def __enter__(self):
         for name in self.NAMES:
-            fn = self.saved[name] = getattr(_lib, name)
+            mod = importlib.import_module("ropegrad." + name)
+            for entry in ("cpu", "cuda"):
+                fn = getattr(mod, entry)
+                self.saved.append((mod, entry, fn))
 
-            def counted(*a, _fn=fn, _name=name, **kw):
-                self.counts[_name] += 1
-                return _fn(*a, **kw)
-            setattr(_lib, name, counted)
+                def counted(*a, _fn=fn, _name=name, **kw):
+                    self.counts[_name] += 1
+                    return _fn(*a, **kw)
+                setattr(mod, entry, counted)
         return self
 
     def __exit__(self, *exc):
-        for name, fn in self.saved.items():
-            setattr(_lib, name, fn)
+        for mod, entry, fn in self.saved:
+            setattr(mod, entry, fn)
         return False
 
 

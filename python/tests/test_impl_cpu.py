@@ -29,7 +29,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-SUITE = os.path.join(REPO, "suites", "sol-execbench-014")
+SUITE = os.path.join(REPO, "suites", "014-rope_backward")
 OP = "014_rotary_embedding_with_attention_scaling_backward"
 
 FORMULA = '''import torch
@@ -156,8 +156,8 @@ def main():
         expect("--tensors sometimes: one line, exit 2", rc == 2 and "--tensors sometimes: one of before-flush, in-call"
                in err and len(err.strip().splitlines()) == 1, err)
         # dev/official/output_probe.py (scripts/gpu-parity.sh's probe step): both styles pass.
-        probe = os.path.join(REPO, "dev", "official", "output_probe.py")
-        suite011 = os.path.join(REPO, "suites", "sol-execbench-011")
+        probe = os.path.join(REPO, "bench", "official", "output_probe.py")
+        suite011 = os.path.join(REPO, "suites", "011-rope_forward")
         for fn, extra in (("returning", []), ("into", ["--dps"])):
             rc, out, err = harness(["check", "--impl", probe + ":" + fn, "--suite", suite011] + extra, tmp)
             expect("output_probe.%s on 011: passes" % fn, rc == 0 and "passed 2/2" in out, err + out)
@@ -204,7 +204,9 @@ def main():
         sol = solution(tmp, "gpu_only", "kernel.cu::run", False, languages=("cuda_cpp",))
         rc, out, err = harness(["check", "--solution", sol], tmp)
         if BACKEND == "cpu":
-            expect("a cuda_cpp solution on the CPU: one line, exit 2", rc == 2 and "GPU only" in err, err)
+            # Refused as GPU-only, or sooner, where the CUDA toolkit is missing too.
+            expect("a cuda_cpp solution on the CPU: one line, exit 2", rc == 2 and len(err.strip().splitlines()) == 1
+                   and ("GPU only" in err or "the CUDA toolkit" in err), err)
 
         # The implementation digest covers the source bytes.
         digests = []

@@ -8,18 +8,24 @@ solution is built, without torch or a GPU (standard library only):
   packager adds it (target_hardware with LOCAL, no -arch/-gencode given),
   nothing otherwise; local_sm reads $ROPEGRAD_CUDA_ARCH in either spelling;
   the build folder follows $ROPEGRAD_SOLUTION_CACHE; progress lines go to
-  stderr only when enabled.
+  stderr only when enabled; a solution whose languages or dependencies need
+  what the machine lacks (torch, triton, the CUDA toolkit, ninja, a module it
+  names) is refused by `python3 -m ropegrad bench --solution` in one line,
+  exit 2, before torch is imported or anything is built.
 
     python3 python/tests/test_impl_load.py      (exit 0 when every case passes)
 """
 
 import io
+import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+PYDIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, PYDIR)
 
 from ropegrad import impl_load, progress  # noqa: E402
 
@@ -105,9 +111,50 @@ def check_progress():
            "shape 2x3: first call" in text and "shape 2x3 done: 2 calls" in text and shapes == 1, text)
 
 
+def check_solution_needs(tmp):
+    def sol(langs, deps=()):
+        return {"spec": {"languages": list(langs), "dependencies": list(deps)}}
+
+    def needs(s, modules=("torch",), tools=("nvcc", "ninja", "c++"), env=None):
+        return impl_load.missing_needs(s, find_module=lambda m: object() if m in modules else None,
+                                       which=lambda t: "/bin/" + t if t in tools else None, env=env or {})
+
+    expect("pytorch with torch: nothing lacking", needs(sol(["pytorch"])) == [])
+    expect("triton without triton: the module named", needs(sol(["triton"])) == ["the Python module triton"],
+           needs(sol(["triton"])))
+    expect("triton without torch nor triton: both named", needs(sol(["triton"]), modules=())
+           == ["the Python modules torch and triton"], needs(sol(["triton"]), modules=()))
+    expect("a dependency is looked up by its import name ('triton>=3.0', 'my-pkg')",
+           needs(sol(["pytorch"], ["triton>=3.0", "my-pkg[x]"]), modules=("torch", "my_pkg"))
+           == ["the Python module triton"])
+    expect("cuda_cpp with everything: nothing lacking", needs(sol(["cuda_cpp"])) == [])
+    got = needs(sol(["cuda_cpp"]), tools=("c++",), env={"CUDA_HOME": os.path.join(tmp, "no-cuda")})
+    expect("cuda_cpp without nvcc ($CUDA_HOME empty) nor ninja: both named",
+           len(got) == 2 and got[0].startswith("the CUDA toolkit") and got[1] == "ninja", got)
+
+    # The CLI: one line on stderr, exit 2, nothing built. python3 -S: no
+    # site-packages, so neither torch nor triton can be found, whatever this
+    # machine has installed.
+    path = os.path.join(tmp, "triton-solution.json")
+    with open(path, "w") as f:
+        json.dump({"name": "t", "definition": "014_rotary_embedding_with_attention_scaling_backward",
+                   "spec": {"languages": ["triton"], "entry_point": "k.py::run", "dependencies": ["triton"]},
+                   "sources": [{"path": "k.py", "content": "import triton\n"}]}, f)
+    env = dict(os.environ, PYTHONPATH=PYDIR, ROPEGRAD_SOLUTION_CACHE=os.path.join(tmp, "cache"))
+    p = subprocess.run([sys.executable, "-S", "-m", "ropegrad", "bench", "--solution", path], env=env, cwd=tmp,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines = p.stderr.strip().splitlines()
+    expect("--solution of a triton solution without triton: exit 2", p.returncode == 2, (p.returncode, p.stderr))
+    expect("... refused in one line naming triton", len(lines) == 1 and "needs the Python modules torch and triton"
+           in lines[0] and path in lines[0], p.stderr)
+    expect("... nothing built or written", not os.path.exists(os.path.join(tmp, "cache")) and p.stdout == "",
+           p.stdout)
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         check_write_if_changed(tmp)
+        check_solution_needs(tmp)
     check_arch_flags()
     check_local_sm_and_cache()
     check_progress()

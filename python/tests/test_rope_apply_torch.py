@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""ropegrad.torch.apply_rotary_pos_emb (L1/088 forward, L1/068 backward)
+"""ropegrad.rope_apply.apply_rotary_pos_emb (L1/088 forward, L1/068 backward)
 against torch autograd of Hugging Face's formula in float64 on the same
 (widened) inputs: outputs and the gradients of q, k, cos and sin, for
 bf16/fp16/fp32, both memory layouts, unsqueeze_dim 1 and 2, GQA, cos/sin per
@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import torch  # noqa: E402
 
-from ropegrad.torch import apply_rotary_pos_emb  # noqa: E402
+from ropegrad.rope_apply import apply_rotary_pos_emb  # noqa: E402
 
 U32 = 2.0 ** -24
 UNIT = {torch.bfloat16: 2.0 ** -8, torch.float16: 2.0 ** -11, torch.float32: U32}

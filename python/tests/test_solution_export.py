@@ -53,8 +53,11 @@ RESULT_NAME = {"011": "h200-solution-export-011.json", "012": "h200-solution-exp
 D, H = 128, 64
 
 
+SUITE = {"011": "011-rope_forward", "012": "012-cos_sin", "014": "014-rope_backward"}
+
+
 def suite_dir(op):
-    return os.path.join(REPO, "suites", "sol-execbench-" + op)
+    return os.path.join(REPO, "suites", SUITE[op])
 
 
 def load_workloads(op):
@@ -138,12 +141,12 @@ def positions_012(dev, gen):
 
 
 def library_011(args):
-    from ropegrad.torch import rope_forward
+    from ropegrad.rope_forward import rope_forward
     return [rope_forward(*args)]
 
 
 def library_012(args):
-    from ropegrad.torch import cos_sin_from_freqs
+    from ropegrad.cos_sin import cos_sin_from_freqs
     return list(cos_sin_from_freqs(*args))
 
 
@@ -293,8 +296,8 @@ def run_op(op, args, arch, dev, tmp, argv):
     major, minor = torch.cuda.get_device_capability(dev)
     props = torch.cuda.get_device_properties(dev)
     result = dict(
-        what="SOL-ExecBench solution exported by `ropegrad export-solution --suite suites/sol-execbench-%s`, "
-             "built with torch.utils.cpp_extension" % op,
+        what="SOL-ExecBench solution exported by `ropegrad export-solution --suite suites/%s`, "
+             "built with torch.utils.cpp_extension" % SUITE[op],
         command="python3 python/tests/test_solution_export.py " + " ".join(argv),
         date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         device=dict(name=props.name, capability="%d.%d" % (major, minor), sms=props.multi_processor_count,

@@ -116,7 +116,7 @@ def check_against_ref(out, ref, bound, what):
 
 # ---- rope_position_grad -------------------------------------------------------
 def test_rope_position_grad_matches_float64():
-    from ropegrad.torch import rope_position_grad
+    from ropegrad.rope_backward import rope_position_grad
     for device in devices():
         for dtype in (torch.bfloat16, torch.float16, torch.float32):
             for shared in (False, True):
@@ -133,7 +133,7 @@ def test_rope_position_grad_matches_float64():
 
 def test_inv_freq_layouts_agree():
     """[H], [B,H], [B,H,1], [1,H,1] and a stride-0 expansion give one answer."""
-    from ropegrad.torch import rope_position_grad
+    from ropegrad.rope_backward import rope_position_grad
     for device in devices():
         B, S, D = 4, 19, 128
         H = D // 2
@@ -156,7 +156,7 @@ def test_cuda_current_stream():
     """Runs on the current stream of the tensors' device: the result is
     complete once that stream is synchronized, whichever stream it is."""
     need_cuda()
-    from ropegrad.torch import rope_position_grad
+    from ropegrad.rope_backward import rope_position_grad
     gc, gs, emb, inv = random_inputs(8, 4096, 128, torch.bfloat16, "cuda", False, seed=77)
     s = torch.cuda.Stream()
     s.wait_stream(torch.cuda.current_stream())
@@ -179,7 +179,7 @@ def expect(exc, fn, needle):
 
 
 def test_bad_inputs_raise():
-    from ropegrad.torch import rope_position_grad
+    from ropegrad.rope_backward import rope_position_grad
     for device in devices():
         B, S, D = 2, 8, 128
         gc, gs, emb, inv = random_inputs(B, S, D, torch.bfloat16, device, False, seed=1)
@@ -215,7 +215,7 @@ def test_bad_inputs_raise():
 
 
 def test_empty_batch():
-    from ropegrad.torch import rope_position_grad
+    from ropegrad.rope_backward import rope_position_grad
     for device in devices():
         gc, gs, emb, inv = random_inputs(2, 0, 128, torch.bfloat16, device, False, seed=3)
         out = rope_position_grad(gc, gs, emb, inv, 1.0)
@@ -244,7 +244,7 @@ def plain_torch_forward64(pos, inv, scale):
 
 
 def run_autograd_case(device, B, S, positions, inv, scale, upstream_dtype, seed):
-    from ropegrad.torch import rotary_cos_sin
+    from ropegrad.rope_backward import rotary_cos_sin
     g = torch.Generator().manual_seed(seed)
     D = 2 * (inv.shape[-2] if inv.dim() == 3 else inv.shape[-1])
     wc = torch.randn(B, S, D, generator=g).to(upstream_dtype).to(device)
@@ -308,7 +308,7 @@ def test_autograd_batched_inv_freq_and_scale():
 
 
 def test_autograd_only_sin_used_and_no_grad_inputs():
-    from ropegrad.torch import rotary_cos_sin, RotaryEmbeddingQwen3
+    from ropegrad.rope_backward import rotary_cos_sin, RotaryEmbeddingQwen3
     for device in devices():
         pos = torch.arange(16, dtype=torch.float32, device=device)[None].repeat(2, 1).requires_grad_(True)
         inv = qwen3_inv_freq(128, 1e6).to(device)
@@ -325,6 +325,18 @@ def test_autograd_only_sin_used_and_no_grad_inputs():
         c2, s2 = rotary_cos_sin(pos.detach(), inv, 2.0)
         assert torch.allclose(c2, 2 * cos.detach())
 
+
+
+def test_torch_namespace_reexports_each_op():
+    """ropegrad.torch holds every op's torch functions, each the object its op module defines."""
+    import importlib
+    import ropegrad.torch as rt
+    for name in rt.__all__:
+        obj = getattr(rt, name)
+        home = rt._EXPORTS.get(name)
+        if home:
+            assert obj is getattr(importlib.import_module("ropegrad." + home), name), name
+    expect(AttributeError, lambda: rt.no_such_function, "no_such_function")
 
 # ---- runner ------------------------------------------------------------------------
 def main():

@@ -14,6 +14,7 @@ results/serve_load.md (bench/serve_load.sh), results/official/agreement.md
 (scripts/gpu-official.sh; "not measured yet" without it) and the older files the docs cite.
 Standard library only.
 """
+import glob
 import json
 import os
 import re
@@ -48,6 +49,11 @@ class InputError(Exception):
 
 def path(rel):
     return os.path.join(ROOT, rel)
+
+
+def suite_folder(op):
+    """suites/<id>-<op>, the bundled suite of op id ("014")."""
+    return os.path.relpath(glob.glob(path(f"suites/{op}-*"))[0], path("."))
 
 
 def load_json(rel):
@@ -176,7 +182,7 @@ def block_ops_table():
         sol = (f"{mt['sol_score']:.3f} · {mt['avg_speedup']:.1f}x · {mt['fast_1_count']}/{mt['fast_1_total']}"
                if "sol_score" in mt else "not measured")
         name, what = OP_NAMES[op]
-        lines.append(f"| {name} | {what} | `suites/sol-execbench-{op}` | {d['summary']['geomean_ns'] / 1000:.3f} us "
+        lines.append(f"| {name} | {what} | `{suite_folder(op)}` | {d['summary']['geomean_ns'] / 1000:.3f} us "
                      f"({d['summary']['passed']}/{d['summary']['total']} pass) | {sol} | "
                      f"{g['eager']:.1f} / {g['compile']:.1f} us against {g['ropegrad']:.2f} "
                      f"({g['eager'] / g['ropegrad']:.1f}x / {g['compile'] / g['ropegrad']:.1f}x) |")
@@ -376,7 +382,7 @@ def block_cpu_ops():
     fl = {op: cpu_floor(op) for op in ("011", "012", "014")}
     f0 = fl["011"]
     lines = [
-        "CPU (2 cores, this machine; `build/ropegrad bench --suite suites/sol-execbench-0NN --backend cpu "
+        "CPU (2 cores, this machine; `build/ropegrad bench --suite suites/0NN-OP --backend cpu "
         "--threads 2 --iterations 10 --warmup 2 --json results/cpu-suite-0NN.json`): " + s + ".", "",
         f"Beside the CPU memory floor (`bash bench/cpu_floor.sh`, `results/cpu-floor-0NN.md`, "
         f"{f0['started']}, {f0['device']}, {f0['path']} path): in one process per op, kernels that move exactly the "

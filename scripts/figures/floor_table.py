@@ -10,7 +10,7 @@ measurements (../shared/anchors/h200-2026-11-29.md: 4.49 TB/s, 0.61 us).
 import json
 import sys
 
-suite = sys.argv[1] if len(sys.argv) > 1 else "suites/sol-execbench-014"
+suite = sys.argv[1] if len(sys.argv) > 1 else "suites/014-rope_backward"
 bw = float(sys.argv[2]) if len(sys.argv) > 2 else 4.49e12
 empty_us = float(sys.argv[3]) if len(sys.argv) > 3 else 0.61
 D = json.load(open(f"{suite}/definition.json"))["axes"]["head_dim"]["value"]

@@ -24,7 +24,7 @@
 #include "bench_impl.h"
 #include "rg_term.h"
 
-#define RG_DEFAULT_SUITE "suites/sol-execbench-014"
+#define RG_DEFAULT_SUITE "suites/014-rope_backward"
 #define RG_MAX_SEED 9007199254740992ull   /* 2^53: seeds are stored as JSON numbers */
 
 enum {
@@ -46,7 +46,7 @@ static void usage(FILE *f, const char *cmd, int timed)
                              "(no timing).\n\n");
     fprintf(f, "  --suite DIR           suite folder (default: the bundled %s)\n", RG_DEFAULT_SUITE);
     fprintf(f, "  --backend B           auto (CUDA when a GPU is usable, else CPU), cpu or cuda (default auto)\n");
-    fprintf(f, "  --kernel N            CUDA kernel version: 0 = default (014: also 14, its number)\n");
+    fprintf(f, "  --kernel N            CUDA kernel version: 0 = default (012 ships two: 1 = fast)\n");
     fprintf(f, "  --workloads LIST      workload indices and ranges, e.g. 0-3,14 (default: all)\n");
     fprintf(f, "  --list                list the suite's workloads (index, shape, uuid) and exit\n");
     if (timed) {

@@ -61,7 +61,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: ropegrad export-solution [--suite DIR] [--out FILE] [--name NAME] [--author A]\n\n"
                "Writes a SOL-ExecBench solution (JSON) for the suite's op whose CUDA source is\n"
                "the kernel source libropegrad is built from, embedded at build time.\n\n"
-               "  --suite DIR    suite folder (default: the bundled suites/sol-execbench-014);\n"
+               "  --suite DIR    suite folder (default: the bundled suites/014-rope_backward);\n"
                "                 ops with a solution:");
     for (const rg_op *const *o = rg_ops; *o; o++)
         if ((*o)->solution) fprintf(f, " %s", (*o)->id);

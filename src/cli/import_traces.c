@@ -56,7 +56,7 @@ static int bundled_suite_dir(const char *definition, char *dir, size_t n, char *
     rg_cli_default_suite(def_suite, sizeof def_suite);
     char *slash = strrchr(def_suite, '/');
     if (slash) *slash = 0;
-    snprintf(dir, n, "%.4000s/sol-execbench-%.16s", slash ? def_suite : ".", op->id);
+    rg_op_suite_dir(op, slash ? def_suite : ".", dir, n);
     return 0;
 }
 

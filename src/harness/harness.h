@@ -89,8 +89,8 @@ typedef struct rg_inputs {
 int rg_inputs_make(const rg_workload *w, ropegrad_dtype dt, rg_inputs_kind kind, uint64_t seed,
                    rg_inputs *out, char *err, size_t errlen);
 void rg_inputs_free(rg_inputs *in);
-/* A ropegrad_problem over host inputs (output pointer left to the caller). */
-ropegrad_problem rg_inputs_problem(const rg_inputs *in, float *out);
+/* A ropegrad_rope_backward_problem over host inputs (output pointer left to the caller). */
+ropegrad_rope_backward_problem rg_inputs_problem(const rg_inputs *in, float *out);
 
 /* ---- check ------------------------------------------------------------------ */
 

@@ -237,11 +237,11 @@ void rg_inputs_free(rg_inputs *in)
     in->emb = in->inv_freq = NULL;
 }
 
-ropegrad_problem rg_inputs_problem(const rg_inputs *in, float *out)
+ropegrad_rope_backward_problem rg_inputs_problem(const rg_inputs *in, float *out)
 {
-    ropegrad_problem p;
+    ropegrad_rope_backward_problem p;
     memset(&p, 0, sizeof p);
-    if (!in) return p;   /* every pointer NULL: ropegrad_validate rejects it */
+    if (!in) return p;   /* every pointer NULL: ropegrad_rope_backward_validate rejects it */
     p.batch_size = in->batch_size;
     p.seq_len = in->seq_len;
     p.head_dim = in->head_dim;

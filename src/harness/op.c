@@ -13,6 +13,20 @@ extern const rg_op rg_op_rope_forward, rg_op_cos_sin, rg_op_rope_backward, rg_op
 const rg_op *const rg_ops[] = {&rg_op_rope_forward, &rg_op_cos_sin, &rg_op_rope_backward, &rg_op_rope_apply,
                                &rg_op_rope_apply_backward, NULL};
 
+void rg_op_suite_dir(const rg_op *op, const char *root, char *dst, size_t n)
+{
+    if (root) snprintf(dst, n, "%s/%s-%s", root, op->id, op->name);
+    else snprintf(dst, n, "%s-%s", op->id, op->name);
+}
+
+const rg_op *rg_op_by_id(const char *id)
+{
+    if (!id) return NULL;
+    for (const rg_op *const *o = rg_ops; *o; o++)
+        if (!strcmp((*o)->id, id)) return *o;
+    return NULL;
+}
+
 const rg_op *rg_op_find(const char *name)
 {
     if (!name) return NULL;

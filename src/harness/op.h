@@ -80,7 +80,8 @@ typedef struct rg_op_export {
 #define RG_OP_SOURCE_API {"ropegrad.h", "include/ropegrad.h"}
 
 typedef struct rg_op {
-    const char *id;                  /* "011", "012", "014" */
+    const char *id;                  /* "011", "012", "014", "068", "088" */
+    const char *name;                /* the op's one name: "rope_backward" (ropegrad_rope_backward_*, src/op/rope_backward/) */
     const char *definition;          /* definition.json "name" */
     const char *reference;           /* what the float64 reference is, for the record */
     const rg_op_tensor *inputs;      /* terminated by {NULL, NULL} */
@@ -133,6 +134,13 @@ typedef struct rg_op {
 /* What a failed call of op's with status rc is reported as: op->error_text's
  * line when the op has one, else ropegrad_strerror(rc). */
 const char *rg_op_error_text(const rg_op *op, int rc);
+
+/* Op's bundled suite folder, "<id>-<name>" ("014-rope_backward"), under
+ * the folder root ("root/014-rope_backward"; root NULL: the name alone),
+ * into dst[n]: every path to a bundled suite is made here. */
+void rg_op_suite_dir(const rg_op *op, const char *root, char *dst, size_t n);
+/* The op whose id is id ("014"), or NULL. */
+const rg_op *rg_op_by_id(const char *id);
 
 /* The op whose definition name is name, or NULL. */
 const rg_op *rg_op_find(const char *name);

@@ -16,7 +16,7 @@
  *                                 call is issued at once, as the official evaluator issues it)
  *     t0 = cuptiGetTimestamp()
  *     op->cuda(...)               the op row's call into the public API (014:
- *                                 ropegrad_backward_cuda_kernel), or a plugin's
+ *                                 ropegrad_rope_backward_cuda), or a plugin's
  *     t1 = cuptiGetTimestamp()
  *     synchronize                 --sync iteration: the host waits for the device
  *

@@ -56,7 +56,7 @@ static int misaligned(const void *ptr, size_t align)
     return ((uintptr_t)ptr % align) != 0;
 }
 
-int rg_validate_inputs(const ropegrad_problem *p)
+int rg_validate_inputs(const ropegrad_rope_backward_problem *p)
 {
     if (!p) return ROPEGRAD_ERR_NULL_PROBLEM;
     if (p->batch_size < 1 || p->seq_len < 1) return ROPEGRAD_ERR_BAD_SIZE;
@@ -91,7 +91,7 @@ int rg_ranges_overlap(const void *a, size_t a_bytes, const void *b, size_t b_byt
     return x < y ? y - x < a_bytes : x - y < b_bytes;
 }
 
-int rg_check_output_overlap(const ropegrad_problem *p, const void *out, size_t out_bytes)
+int rg_check_output_overlap(const ropegrad_rope_backward_problem *p, const void *out, size_t out_bytes)
 {
     /* Called after rg_validate_inputs: every product below fits (OVERFLOW checks). */
     const size_t rows = (size_t)p->batch_size * (size_t)p->seq_len, D = (size_t)p->head_dim;
@@ -104,7 +104,7 @@ int rg_check_output_overlap(const ropegrad_problem *p, const void *out, size_t o
     return ROPEGRAD_OK;
 }
 
-int ropegrad_validate(const ropegrad_problem *p)
+int ropegrad_rope_backward_validate(const ropegrad_rope_backward_problem *p)
 {
     int rc = rg_validate_inputs(p);
     if (rc) return rc;

@@ -23,6 +23,16 @@ int rg_check_device_ptr(const void *ptr)
     return ROPEGRAD_ERR_NOT_DEVICE_POINTER;
 }
 
+int rg_check_device_ptrs(const void *const *ptrs, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (!ptrs[i]) continue;
+        int rc = rg_check_device_ptr(ptrs[i]);
+        if (rc != ROPEGRAD_OK) return rc;
+    }
+    return ROPEGRAD_OK;
+}
+
 int ropegrad_cuda_available(void)
 {
     int n = 0;

@@ -14,7 +14,7 @@
  * only: include/ropegrad_dtype.h, which plugins use too. */
 
 /* Validation minus the output pointer check (the reference writes elsewhere). */
-int rg_validate_inputs(const ropegrad_problem *p);
+int rg_validate_inputs(const ropegrad_rope_backward_problem *p);
 
 /* 1 when the byte ranges [a, a+a_bytes) and [b, b+b_bytes) share a byte (0 for
  * a NULL pointer or an empty range). For any op's aliasing check. */
@@ -22,7 +22,7 @@ int rg_ranges_overlap(const void *a, size_t a_bytes, const void *b, size_t b_byt
 
 /* ROPEGRAD_ERR_OVERLAP when out_bytes at out overlap any input range of p
  * (shapes as declared in ropegrad.h), else 0. Only after rg_validate_inputs. */
-int rg_check_output_overlap(const ropegrad_problem *p, const void *out, size_t out_bytes);
+int rg_check_output_overlap(const ropegrad_rope_backward_problem *p, const void *out, size_t out_bytes);
 
 /* ---- shared by the ops' CPU paths (cpu.c) ---- */
 

@@ -11,6 +11,9 @@ extern "C" {
  * host memory), else ROPEGRAD_ERR_NOT_DEVICE_POINTER (cuda_common.cu). */
 int rg_check_device_ptr(const void *ptr);
 
+/* rg_check_device_ptr of every non-NULL pointer of ptrs[n]: the first error, else ROPEGRAD_OK. */
+int rg_check_device_ptrs(const void *const *ptrs, int n);
+
 #ifdef __cplusplus
 }
 #endif

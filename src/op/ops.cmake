@@ -1,17 +1,18 @@
 # SPDX-License-Identifier: Apache-2.0
-# The op folders: every directory under src/op/ is one op (or a forward and
-# backward pair that share their layout code), and its files go by name:
+# The op folders: every directory under src/op/ is one op, named as its C API
+# (src/op/rope_backward/: ropegrad_rope_backward_*), and its files go by name:
 #   *.c                       the library (validation, float64 reference, CPU path)
 #   *.cu                      the library when CUDA is built
 #   cuda_stub.c               the library when it is not (its CUDA entry points
 #                             returning ROPEGRAD_ERR_NO_CUDA after validation)
 #   *_avx2.c, *_avx512.c      compiled for that instruction set (CMakeLists.txt)
 #   row.c                     its row of the op table (the harness, rg_harness)
-#   test_*.c                  its tests (tests/CMakeLists.txt: one cmocka test each)
-#   *.cmake                   its extra test registrations (e.g. the suite check)
 #   *.cuh, *.h                its kernels and private headers (every .cuh is
 #                             embedded for `ropegrad export-solution`)
-# Used by src/op, src/harness and tests; scripts/op_seam.sh checks the seam.
+# An op may include another's private header by its folder
+# ("rope_apply/rope_apply.h": 068 shares 088's layout code). Its tests are
+# tests/op/<op>/ (tests/op/CMakeLists.txt). Used by src/op and src/harness;
+# scripts/op_seam.sh checks the seam.
 
 # Every op folder, sorted.
 function(rg_op_folders out)
@@ -29,7 +30,7 @@ endfunction()
 # The library's sources of one op folder, with or without CUDA.
 function(rg_op_library_sources dir with_cuda out)
   file(GLOB _c CONFIGURE_DEPENDS ${dir}/*.c)
-  list(FILTER _c EXCLUDE REGEX "/(row|test_[^/]*|cuda_stub)\\.c$")
+  list(FILTER _c EXCLUDE REGEX "/(row|cuda_stub)\\.c$")
   if(with_cuda)
     file(GLOB _cu CONFIGURE_DEPENDS ${dir}/*.cu)
     list(APPEND _c ${_cu})
@@ -39,8 +40,7 @@ function(rg_op_library_sources dir with_cuda out)
   set(${out} ${_c} PARENT_SCOPE)
 endfunction()
 
-# Every op's row of the op table (row.c), its tests (test_*.c) or its test
-# registrations (*.cmake), across the op folders.
+# Every op folder's files matching pattern (row.c: the op table's rows).
 function(rg_op_files pattern out)
   rg_op_folders(_dirs)
   set(_all)

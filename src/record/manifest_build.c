@@ -83,7 +83,7 @@ static cJSON *protocol_spec(const rg_run_result *r)
     if (r->ground_truth == RG_TRUTH_FLOAT32_REFERENCE)
         add_str(c, "reference", "float32: the definition's reference in float32 arithmetic, as the official evaluator "
                                 "runs it on the GPU (src/harness/ground_truth.c)");
-    else add_str(c, "reference", r->reference[0] ? r->reference : "float64 (ropegrad_backward_reference, libm sin/cos)");
+    else add_str(c, "reference", r->reference[0] ? r->reference : "float64 (ropegrad_rope_backward_reference, libm sin/cos)");
     add_str(c, "groundTruth", rg_ground_truth_name(r->ground_truth));
     if (r->ground_truth != RG_TRUTH_FLOAT64)
         add_str(c, "yardstick", "float64: round 0's output checked against it too, reported beside "

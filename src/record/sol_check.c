@@ -32,7 +32,7 @@ static int load_bundled(const rg_op *op, rg_suite *s)
     snprintf(roots[1], sizeof roots[1], "%s", RG_RECORD_SUITES_DIR);
     for (int i = 0; i < 2; i++) {
         char dir[PATH_MAX + 160], err[RG_ERRLEN];
-        snprintf(dir, sizeof dir, "%.4160s/sol-execbench-%.16s", roots[i], op->id);
+        rg_op_suite_dir(op, roots[i], dir, sizeof dir);
         if (!rg_suite_load(dir, s, err, sizeof err)) {
             if (s->op == op) return 0;
             rg_suite_free(s);

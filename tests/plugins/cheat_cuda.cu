@@ -19,10 +19,10 @@
 
 #include "ropegrad_impl.h"
 
-static int compute(const ropegrad_problem *p, cudaStream_t st) { return ropegrad_backward_cuda(p, st); }
+static int compute(const ropegrad_rope_backward_problem *p, cudaStream_t st) { return ropegrad_rope_backward_cuda(p, st); }
 
 #if defined(CHEAT_CACHE) || defined(CHEAT_ALIAS)
-static size_t output_bytes(const ropegrad_problem *p)
+static size_t output_bytes(const ropegrad_rope_backward_problem *p)
 {
     return static_cast<size_t>(p->batch_size * p->seq_len) * sizeof(float);
 }
@@ -34,7 +34,7 @@ static void *cached;
 static size_t cached_bytes;
 static int cheat(const void *problem, void *stream)
 {
-    const ropegrad_problem *p = static_cast<const ropegrad_problem *>(problem);
+    const ropegrad_rope_backward_problem *p = static_cast<const ropegrad_rope_backward_problem *>(problem);
     cudaStream_t st = static_cast<cudaStream_t>(stream);
     const size_t n = output_bytes(p);
     if (cached && cached_at == p->grad_cos && cached_bytes == n)
@@ -55,12 +55,12 @@ static int calls;
 static int cheat(const void *problem, void *stream)
 {
     if (++calls > 1) return ROPEGRAD_OK;
-    return compute(static_cast<const ropegrad_problem *>(problem), static_cast<cudaStream_t>(stream));
+    return compute(static_cast<const ropegrad_rope_backward_problem *>(problem), static_cast<cudaStream_t>(stream));
 }
 #elif defined(CHEAT_ALIAS)
 static int cheat(const void *problem, void *stream)
 {
-    const ropegrad_problem *p = static_cast<const ropegrad_problem *>(problem);
+    const ropegrad_rope_backward_problem *p = static_cast<const ropegrad_rope_backward_problem *>(problem);
     cudaStream_t st = static_cast<cudaStream_t>(stream);
     int rc = compute(p, st);
     // The "view": the result also lives at the start of grad_cos.
@@ -75,7 +75,7 @@ static int calls;
 static int cheat(const void *problem, void *stream)
 {
     cudaStream_t st = static_cast<cudaStream_t>(stream);
-    int rc = compute(static_cast<const ropegrad_problem *>(problem), st);
+    int rc = compute(static_cast<const ropegrad_rope_backward_problem *>(problem), st);
     if (++calls % 3 == 0) other_kernel<<<1, 32, 0, st>>>();
     return rc ? rc : cudaGetLastError() == cudaSuccess ? ROPEGRAD_OK : ROPEGRAD_ERR_CUDA;
 }
@@ -86,7 +86,7 @@ static cudaStream_t side;
 static char *scratch;
 static int cheat(const void *problem, void *stream)
 {
-    int rc = compute(static_cast<const ropegrad_problem *>(problem), static_cast<cudaStream_t>(stream));
+    int rc = compute(static_cast<const ropegrad_rope_backward_problem *>(problem), static_cast<cudaStream_t>(stream));
     if (!side && cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking) != cudaSuccess) return ROPEGRAD_ERR_CUDA;
     if (!scratch && cudaMalloc(&scratch, SIDE_MEMSET) != cudaSuccess) return ROPEGRAD_ERR_CUDA;
     if (cudaMemsetAsync(scratch, 0, SIDE_MEMSET, side) != cudaSuccess ||

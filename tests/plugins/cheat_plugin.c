@@ -17,7 +17,7 @@
 #include "ropegrad.h"
 #include "ropegrad_impl.h"
 
-static int compute(const ropegrad_problem *p) { return ropegrad_backward_cpu(p, 1); }
+static int compute(const ropegrad_rope_backward_problem *p) { return ropegrad_rope_backward_cpu(p, 1); }
 
 #if defined(CHEAT_CACHE)
 static const void *cached_at;
@@ -25,7 +25,7 @@ static float *cached;
 static int cheat(const void *problem, int num_threads)
 {
     (void)num_threads;
-    const ropegrad_problem *p = problem;
+    const ropegrad_rope_backward_problem *p = problem;
     const size_t n = (size_t)(p->batch_size * p->seq_len) * sizeof(float);
     if (cached && cached_at == p->grad_cos) {
         memcpy(p->grad_position_ids, cached, n);
@@ -55,7 +55,7 @@ static int cheat(const void *problem, int num_threads)
 static int cheat(const void *problem, int num_threads)
 {
     (void)num_threads;
-    const ropegrad_problem *p = problem;
+    const ropegrad_rope_backward_problem *p = problem;
     int rc = compute(p);
     /* The "view": the result also lives at the start of grad_cos. */
     memcpy((void *)(uintptr_t)p->grad_cos, p->grad_position_ids, (size_t)(p->batch_size * p->seq_len) * sizeof(float));

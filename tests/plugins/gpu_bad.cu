@@ -21,7 +21,7 @@ __global__ static void misbehave(float *out)
 
 static int launch(const void *problem, void *stream)
 {
-    const ropegrad_problem *p = static_cast<const ropegrad_problem *>(problem);
+    const ropegrad_rope_backward_problem *p = static_cast<const ropegrad_rope_backward_problem *>(problem);
     misbehave<<<1, 32, 0, static_cast<cudaStream_t>(stream)>>>(p->grad_position_ids);
     return cudaGetLastError() == cudaSuccess ? ROPEGRAD_OK : ROPEGRAD_ERR_CUDA;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plugin.c -- ropegrad's own 014 kernel as a plugin (include/ropegrad_impl.h):
- * the entries call libropegrad's public ropegrad_backward_cuda (the default
- * kernel, exactly what `ropegrad bench` measures) and ropegrad_backward_cpu.
+ * the entries call libropegrad's public ropegrad_rope_backward_cuda (the default
+ * kernel, exactly what `ropegrad bench` measures) and ropegrad_rope_backward_cpu.
  * It exists to show that measuring through the plugin path changes no
  * figure: scripts/peers.sh measures it and `ropegrad bench` in the same call
  * and prints the two geomeans' ratio (issue 25: within 2%).
@@ -16,12 +16,12 @@
 
 static int self_cuda(const void *problem, void *cuda_stream)
 {
-    return ropegrad_backward_cuda((const ropegrad_problem *)problem, cuda_stream);
+    return ropegrad_rope_backward_cuda((const ropegrad_rope_backward_problem *)problem, cuda_stream);
 }
 
 static int self_cpu(const void *problem, int num_threads)
 {
-    return ropegrad_backward_cpu((const ropegrad_problem *)problem, num_threads);
+    return ropegrad_rope_backward_cpu((const ropegrad_rope_backward_problem *)problem, num_threads);
 }
 
 static const ropegrad_impl descriptor = {

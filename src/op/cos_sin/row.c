@@ -179,6 +179,7 @@ static const rg_op_export solution = {
 
 const rg_op rg_op_cos_sin = {
     .id = "012",
+    .name = "cos_sin",
     .definition = "012_fused_cos_sin_embedding_generation",
     .reference = "float64 (ropegrad_cos_sin_reference, libm cos/sin)",
     .inputs = inputs,

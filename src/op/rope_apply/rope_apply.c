@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* rope_apply.c -- validation of the apply ops (L1/088 forward, L1/068
- * backward): shapes, pointers, alignment, and which outputs may alias which
- * inputs (only an output given its own input's pointer: in place). */
+/* rope_apply.c -- validation of L1/088 and what 068's shares with it
+ * (rope_apply.h): shapes, pointers, alignment, and which outputs may alias
+ * which inputs (only an output given its own input's pointer: in place). */
 #include <stdint.h>
 
 #include "rope_apply.h"
@@ -30,41 +30,33 @@ int rg_apply_validate_shape(const ropegrad_rope_apply_shape *s)
     return ROPEGRAD_OK;
 }
 
-/* A tensor as the checks see it: where, how many bytes, and its element size. */
-typedef struct span {
-    const void *p;
-    size_t bytes, align;
-} span;
-
-static span heads_span(const ropegrad_rope_apply_shape *s, const void *p, int64_t heads)
+rg_apply_span rg_apply_heads_span(const ropegrad_rope_apply_shape *s, const void *p, int64_t heads)
 {
     const size_t e = ropegrad_dtype_size(s->dtype);
-    return (span){p, (size_t)rg_apply_heads_elems(s, heads) * e, e};
+    return (rg_apply_span){p, (size_t)rg_apply_heads_elems(s, heads) * e, e};
 }
 
-static span cs_span(const ropegrad_rope_apply_shape *s, const void *p)
+rg_apply_span rg_apply_cs_span(const ropegrad_rope_apply_shape *s, const void *p)
 {
     const size_t e = ropegrad_dtype_size(s->cos_sin_dtype);
     const int64_t elems = (s->batch_size - 1) * s->cos_sin_batch_stride + s->seq_len * s->head_dim;
-    return (span){p, (size_t)elems * e, e};
+    return (rg_apply_span){p, (size_t)elems * e, e};
 }
 
-static span grad_cs_span(const ropegrad_rope_apply_shape *s, const void *p)
+rg_apply_span rg_apply_grad_cs_span(const ropegrad_rope_apply_shape *s, const void *p)
 {
     const size_t e = ropegrad_dtype_size(s->cos_sin_dtype);
-    return (span){p, (size_t)rg_apply_grad_cs_elems(s) * e, e};
+    return (rg_apply_span){p, (size_t)rg_apply_grad_cs_elems(s) * e, e};
 }
 
-static int misaligned(const span *t, int n)
+int rg_apply_misaligned(const rg_apply_span *t, int n)
 {
     for (int i = 0; i < n; i++)
         if (t[i].p && (uintptr_t)t[i].p % t[i].align) return 1;
     return 0;
 }
 
-/* Output o overlaps one of the tensors t[0..n) other than itself, or other
- * than t[same] when it is exactly that tensor (in place; same < 0: none). */
-static int output_overlaps(const span *o, const span *t, int n, int same)
+int rg_apply_output_overlaps(const rg_apply_span *o, const rg_apply_span *t, int n, int same)
 {
     for (int i = 0; i < n; i++) {
         if (t + i == o || (i == same && t[i].p == o->p)) continue;
@@ -74,15 +66,15 @@ static int output_overlaps(const span *o, const span *t, int n, int same)
 }
 
 /* 088: tensors q, k, cos, sin, q_out, k_out. */
-static int forward_spans(const ropegrad_rope_apply_problem *p, span t[6])
+static int forward_spans(const ropegrad_rope_apply_problem *p, rg_apply_span t[6])
 {
     const ropegrad_rope_apply_shape *s = &p->shape;
-    t[0] = heads_span(s, p->q, s->num_heads);
-    t[1] = heads_span(s, p->k, s->num_kv_heads);
-    t[2] = cs_span(s, p->cos);
-    t[3] = cs_span(s, p->sin);
-    t[4] = heads_span(s, p->q_out, s->num_heads);
-    t[5] = heads_span(s, p->k_out, s->num_kv_heads);
+    t[0] = rg_apply_heads_span(s, p->q, s->num_heads);
+    t[1] = rg_apply_heads_span(s, p->k, s->num_kv_heads);
+    t[2] = rg_apply_cs_span(s, p->cos);
+    t[3] = rg_apply_cs_span(s, p->sin);
+    t[4] = rg_apply_heads_span(s, p->q_out, s->num_heads);
+    t[5] = rg_apply_heads_span(s, p->k_out, s->num_kv_heads);
     return 6;
 }
 
@@ -100,10 +92,10 @@ int ropegrad_rope_apply_validate(const ropegrad_rope_apply_problem *p)
     int rc = validate_forward_inputs(p);
     if (rc) return rc;
     if (!p->q_out || !p->k_out) return ROPEGRAD_ERR_NULL_OUTPUT;
-    span t[6];
+    rg_apply_span t[6];
     const int n = forward_spans(p, t);
-    if (misaligned(t, n)) return ROPEGRAD_ERR_MISALIGNED;
-    if (output_overlaps(&t[4], t, n, 0) || output_overlaps(&t[5], t, n, 1)) return ROPEGRAD_ERR_OVERLAP;
+    if (rg_apply_misaligned(t, n)) return ROPEGRAD_ERR_MISALIGNED;
+    if (rg_apply_output_overlaps(&t[4], t, n, 0) || rg_apply_output_overlaps(&t[5], t, n, 1)) return ROPEGRAD_ERR_OVERLAP;
     return ROPEGRAD_OK;
 }
 
@@ -112,57 +104,7 @@ int rg_apply_validate_reference(const ropegrad_rope_apply_problem *p)
 {
     int rc = validate_forward_inputs(p);
     if (rc) return rc;
-    span t[6];
+    rg_apply_span t[6];
     forward_spans(p, t);
-    return misaligned(t, 4) ? ROPEGRAD_ERR_MISALIGNED : ROPEGRAD_OK;
-}
-
-/* 068: tensors grad_q_out, grad_k_out, q, k, cos, sin, grad_q, grad_k, grad_cos, grad_sin. */
-static int backward_spans(const ropegrad_rope_apply_backward_problem *p, span t[10])
-{
-    const ropegrad_rope_apply_shape *s = &p->shape;
-    t[0] = heads_span(s, p->grad_q_out, s->num_heads);
-    t[1] = heads_span(s, p->grad_k_out, s->num_kv_heads);
-    t[2] = heads_span(s, p->q, s->num_heads);
-    t[3] = heads_span(s, p->k, s->num_kv_heads);
-    t[4] = cs_span(s, p->cos);
-    t[5] = cs_span(s, p->sin);
-    t[6] = heads_span(s, p->grad_q, s->num_heads);
-    t[7] = heads_span(s, p->grad_k, s->num_kv_heads);
-    t[8] = grad_cs_span(s, p->grad_cos);
-    t[9] = grad_cs_span(s, p->grad_sin);
-    return 10;
-}
-
-static int validate_backward_inputs(const ropegrad_rope_apply_backward_problem *p, int need_qk)
-{
-    if (!p) return ROPEGRAD_ERR_NULL_PROBLEM;
-    int rc = rg_apply_validate_shape(&p->shape);
-    if (rc) return rc;
-    if (!p->grad_q_out || !p->grad_k_out || !p->cos || !p->sin) return ROPEGRAD_ERR_NULL_POINTER;
-    if (need_qk && (!p->q || !p->k)) return ROPEGRAD_ERR_NULL_POINTER;
-    return ROPEGRAD_OK;
-}
-
-int ropegrad_rope_apply_backward_validate(const ropegrad_rope_apply_backward_problem *p)
-{
-    int rc = validate_backward_inputs(p, p && (p->grad_cos || p->grad_sin));
-    if (rc) return rc;
-    if (!p->grad_q || !p->grad_k || !p->grad_cos != !p->grad_sin) return ROPEGRAD_ERR_NULL_OUTPUT;
-    span t[10];
-    const int n = backward_spans(p, t);
-    if (misaligned(t, n)) return ROPEGRAD_ERR_MISALIGNED;
-    if (output_overlaps(&t[6], t, n, 0) || output_overlaps(&t[7], t, n, 1) || output_overlaps(&t[8], t, n, -1) ||
-        output_overlaps(&t[9], t, n, -1))
-        return ROPEGRAD_ERR_OVERLAP;
-    return ROPEGRAD_OK;
-}
-
-int rg_apply_backward_validate_reference(const ropegrad_rope_apply_backward_problem *p)
-{
-    int rc = validate_backward_inputs(p, 1);
-    if (rc) return rc;
-    span t[10];
-    backward_spans(p, t);
-    return misaligned(t, 6) ? ROPEGRAD_ERR_MISALIGNED : ROPEGRAD_OK;
+    return rg_apply_misaligned(t, 4) ? ROPEGRAD_ERR_MISALIGNED : ROPEGRAD_OK;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* rope_apply.h -- what the apply ops' files share (088 forward, 068 backward;
- * not public): where a head's row and a cos/sin row start, the rows the
- * paths iterate, and the row conversions of the CPU path. */
+/* rope_apply.h -- what the apply ops' files share (088 forward here, 068
+ * backward in src/op/rope_apply_backward/; not public): where a head's row
+ * and a cos/sin row start, the rows the paths iterate, the checks, and the
+ * rows the CPU paths and the references compute. */
 #ifndef ROPEGRAD_OP_ROPE_APPLY_H
 #define ROPEGRAD_OP_ROPE_APPLY_H
 
@@ -73,10 +74,64 @@ static inline int64_t rg_apply_grad_cs_elems(const ropegrad_rope_apply_shape *s)
 /* Checks sizes, head_dim, heads, layout, dtypes, stride and overflow. */
 int rg_apply_validate_shape(const ropegrad_rope_apply_shape *s);
 
+/* A tensor as the checks see it: where, how many bytes, and its element size. */
+typedef struct rg_apply_span {
+    const void *p;
+    size_t bytes, align;
+} rg_apply_span;
+
+/* A q- or k-shaped tensor of `heads` heads; cos or sin as addressed; grad_cos or grad_sin. */
+rg_apply_span rg_apply_heads_span(const ropegrad_rope_apply_shape *s, const void *p, int64_t heads);
+rg_apply_span rg_apply_cs_span(const ropegrad_rope_apply_shape *s, const void *p);
+rg_apply_span rg_apply_grad_cs_span(const ropegrad_rope_apply_shape *s, const void *p);
+/* 1 when a non-NULL tensor of t[0..n) is not aligned to its element size. */
+int rg_apply_misaligned(const rg_apply_span *t, int n);
+/* Output o overlaps one of the tensors t[0..n) other than itself, or other
+ * than t[same] when it is exactly that tensor (in place; same < 0: none). */
+int rg_apply_output_overlaps(const rg_apply_span *o, const rg_apply_span *t, int n, int same);
+
 /* The references' checks: the inputs only (they write doubles elsewhere);
- * the backward's needs q and k. */
+ * the backward's (rope_apply_backward.c) needs q and k. */
 int rg_apply_validate_reference(const ropegrad_rope_apply_problem *p);
 int rg_apply_backward_validate_reference(const ropegrad_rope_apply_backward_problem *p);
+
+/* ---- the float64 references' rows (reference.c, rope_apply_backward/reference.c) ---- */
+
+/* One of q and k as a reference walks it: its tensors, its heads, and where
+ * its values start in the reference's output. */
+typedef struct rg_apply_ref_tensor {
+    const void *x, *g;   /* the forward's input; the backward's incoming gradient (NULL in the forward) */
+    int64_t heads, out_base;
+} rg_apply_ref_tensor;
+
+/* One cos/sin row being computed: the tensors, the row's cos and sin, and
+ * (backward) its grad_cos / grad_sin sums. */
+typedef struct rg_apply_ref_row {
+    const ropegrad_rope_apply_shape *s;
+    const void *cos, *sin;
+    rg_apply_ref_tensor ts[2];    /* q's and k's */
+    double *out, *gc, *gs;
+    double c[ROPEGRAD_MAX_HEAD_DIM], n[ROPEGRAD_MAX_HEAD_DIM];
+} rg_apply_ref_row;
+
+/* n elements of base (dtype dt) from element off, widened exactly to dst. */
+static inline void rg_apply_load_row_f64(const void *base, ropegrad_dtype dt, int64_t off, int64_t n, double *dst)
+{
+    for (int64_t i = 0; i < n; i++) dst[i] = (double)ropegrad_element_to_float(base, dt, off + i);
+}
+
+/* o = x*c + sign*rotate_half(x)*n: sign +1 is 088's out, -1 068's grad_x. */
+static inline void rg_apply_rotate_row_f64(const double *x, const double *c, const double *n, double sign, int64_t H,
+                                           double *o)
+{
+    for (int64_t d = 0; d < H; d++) {
+        o[d] = x[d] * c[d] - sign * x[d + H] * n[d];
+        o[d + H] = x[d + H] * c[d + H] + sign * x[d] * n[d + H];
+    }
+}
+
+/* rg_apply_walk_row's batch callback: the row's cos and sin (ctx: an rg_apply_ref_row). */
+void rg_apply_ref_load_cos_sin(void *ctx, int64_t cs_off);
 
 /* ---- the CPU path's row conversions ---- */
 
@@ -136,6 +191,45 @@ static inline void rg_apply_narrow(const float *src, int64_t n, void *base, rope
         for (int64_t i = 0; i < n; i++) h[i] = rg_bf16_rn_nan(src[i]);
     else
         for (int64_t i = 0; i < n; i++) h[i] = rg_f16_rn(src[i]);
+}
+
+/* ---- the CPU paths' rows (cpu.c, rope_apply_backward/cpu.c) ---- */
+
+/* One of q and k as a CPU path walks it. */
+typedef struct rg_apply_cpu_tensor {
+    const void *x, *g;   /* the forward's input; the backward's incoming gradient */
+    void *out;           /* 088's rotated tensor, 068's gradient */
+    int64_t heads;
+} rg_apply_cpu_tensor;
+
+/* One cos/sin row being computed: the tensors, the row's cos and sin, and
+ * (backward) its grad_cos / grad_sin sums (NULL: not wanted). */
+typedef struct rg_apply_cpu_row {
+    const ropegrad_rope_apply_shape *s;
+    const void *cos, *sin;
+    rg_apply_cpu_tensor ts[2];    /* q's and k's */
+    float *gc, *gs;
+    float c[ROPEGRAD_MAX_HEAD_DIM], n[ROPEGRAD_MAX_HEAD_DIM];
+} rg_apply_cpu_row;
+
+/* o = x*c + sign*rotate_half(x)*n: sign +1 is 088's out, -1 068's grad_x. */
+static inline void rg_apply_rotate_row_f32(const float *restrict x, const float *restrict c, const float *restrict n,
+                                           float sign, int64_t H, float *restrict o)
+{
+    for (int64_t d = 0; d < H; d++) {
+        o[d] = x[d] * c[d] - sign * x[d + H] * n[d];
+        o[d + H] = x[d + H] * c[d + H] + sign * x[d] * n[d + H];
+    }
+}
+
+/* rg_apply_walk_row's batch callback: the row's cos and sin (ctx: an rg_apply_cpu_row). */
+void rg_apply_cpu_load_cos_sin(void *ctx, int64_t cs_off);
+
+/* Elements a cos/sin row's work touches, for rg_cpu_parallel_rows' chunking. */
+static inline int64_t rg_apply_row_work(const ropegrad_rope_apply_shape *s)
+{
+    const int64_t batches = s->cos_sin_batch_stride ? 1 : s->batch_size;
+    return batches * (s->num_heads + s->num_kv_heads) * s->head_dim;
 }
 
 #endif

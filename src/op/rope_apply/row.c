@@ -164,6 +164,7 @@ static const rg_op_tensor forward_outputs[] = {{"query_rotated", "float32"}, {"k
 
 const rg_op rg_op_rope_apply = {
     .id = "088",
+    .name = "rope_apply",
     .definition = "088_rotary_position_embedding_application",
     .reference = "float64 (ropegrad_rope_apply_reference)",
     .inputs = forward_inputs,
@@ -251,6 +252,7 @@ static const rg_op_tensor backward_outputs[] = {
 
 const rg_op rg_op_rope_apply_backward = {
     .id = "068",
+    .name = "rope_apply_backward",
     .definition = "068_fused_rope_application_backward",
     .reference = "float64 (ropegrad_rope_apply_backward_reference)",
     .inputs = backward_inputs,

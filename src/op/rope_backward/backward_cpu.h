@@ -12,7 +12,7 @@
 
 #include "cpu_kernels.h"
 
-typedef void (*rg_backward_rows_fn)(const ropegrad_problem *p, int64_t r0, int64_t r1);
+typedef void (*rg_backward_rows_fn)(const ropegrad_rope_backward_problem *p, int64_t r0, int64_t r1);
 
 /* The kernel compiled in cpu_avx2.c / cpu_avx512.c, or NULL when that file
  * was built without its instruction set (non-x86 targets, other compilers).

@@ -9,7 +9,7 @@
  * scalar path that costs nothing over float and keeps the summation error out
  * of the result entirely (the SIMD kernels get the same effect, mostly, from
  * their 8/16 independent partial sums). */
-static void kernel_portable(const ropegrad_problem *p, int64_t r0, int64_t r1)
+static void kernel_portable(const ropegrad_rope_backward_problem *p, int64_t r0, int64_t r1)
 {
     const int64_t S = p->seq_len, D = p->head_dim, H = D / 2;
     const ropegrad_dtype dt = p->grad_dtype;
@@ -41,19 +41,14 @@ static rg_backward_rows_fn chosen_kernel(void)
 
 static void backward_chunk(const void *ctx, int64_t r0, int64_t r1)
 {
-    chosen_kernel()((const ropegrad_problem *)ctx, r0, r1);
+    chosen_kernel()((const ropegrad_rope_backward_problem *)ctx, r0, r1);
 }
 
-int ropegrad_backward_cpu(const ropegrad_problem *p, int num_threads)
+int ropegrad_rope_backward_cpu(const ropegrad_rope_backward_problem *p, int num_threads)
 {
-    int rc = ropegrad_validate(p);
+    int rc = ropegrad_rope_backward_validate(p);
     if (rc) return rc;
     if (num_threads < 0) return ROPEGRAD_ERR_BAD_THREADS;
     rg_cpu_parallel_rows(p->batch_size * p->seq_len, p->head_dim / 2, num_threads, backward_chunk, p);
     return ROPEGRAD_OK;
-}
-
-int ropegrad_rope_backward_cpu(const ropegrad_problem *p, int num_threads)
-{
-    return ropegrad_backward_cpu(p, num_threads);
 }

@@ -57,7 +57,7 @@ RG_INLINE __m256 step8(const float *e, const float *inv, const void *gc, const v
  * head_dim 128 is ~6 KB per thread in flight; 4 and 16 were not measurably
  * better). */
 #define RG_PF_ROWS 8
-RG_INLINE void prefetch_row(const ropegrad_problem *p, int64_t r, size_t esz)
+RG_INLINE void prefetch_row(const ropegrad_rope_backward_problem *p, int64_t r, size_t esz)
 {
     const int64_t D = p->head_dim;
     const char *e = (const char *)(p->emb + r * D);
@@ -70,7 +70,7 @@ RG_INLINE void prefetch_row(const ropegrad_problem *p, int64_t r, size_t esz)
     }
 }
 
-RG_INLINE void rows_avx2(const ropegrad_problem *p, int64_t r0, int64_t r1, ropegrad_dtype dt)
+RG_INLINE void rows_avx2(const ropegrad_rope_backward_problem *p, int64_t r0, int64_t r1, ropegrad_dtype dt)
 {
     const int64_t S = p->seq_len, D = p->head_dim, H = D / 2;
     const size_t esz = dt == ROPEGRAD_F32 ? 4 : 2;
@@ -102,7 +102,7 @@ RG_INLINE void rows_avx2(const ropegrad_problem *p, int64_t r0, int64_t r1, rope
     }
 }
 
-static void kernel_avx2(const ropegrad_problem *p, int64_t r0, int64_t r1)
+static void kernel_avx2(const ropegrad_rope_backward_problem *p, int64_t r0, int64_t r1)
 {
     switch (p->grad_dtype) { /* one specialized copy of the loop per dtype */
     case ROPEGRAD_BF16: rows_avx2(p, r0, r1, ROPEGRAD_BF16); break;

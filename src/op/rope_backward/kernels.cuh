@@ -17,7 +17,7 @@
 // wide and plentiful, and the small ones (128 rows) are pure latency: one DRAM
 // round trip, the launch, and the reduction.
 //
-// Versions shipped (ropegrad bench --kernel 0 or 14):
+// Versions shipped (rg_cuda_launch picks one; ropegrad_rope_backward_cuda runs it):
 //  14 2d-ept4    a group of 2*TPR = H/4 threads per row, each thread 4
 //                consecutive d's (and the matching d+H's): 8-byte grad loads
 //                (bf16/f16; 16 B for f32) and 16-byte emb and inv_freq loads
@@ -88,7 +88,7 @@ static __device__ __forceinline__ uint4 rg_ld_stream(const void *p)
 // coalesced whatever D, dtype or alignment; a butterfly shuffle sums the lanes.
 // This is the general path for everything the vector kernels do not specialize.
 // ---------------------------------------------------------------------------
-static __global__ void rg_k2_warp(ropegrad_problem p)
+static __global__ void rg_k2_warp(ropegrad_rope_backward_problem p)
 {
     const int64_t rows = p.batch_size * p.seq_len;
     const int64_t D = p.head_dim, H = D / 2;
@@ -133,7 +133,7 @@ struct rg_row_regs {
 };
 
 template <int ESZ>
-static __device__ __forceinline__ void rg_load_row(const ropegrad_problem &p, int64_t r, int j, rg_row_regs &R)
+static __device__ __forceinline__ void rg_load_row(const ropegrad_rope_backward_problem &p, int64_t r, int j, rg_row_regs &R)
 {
     const int64_t D = p.head_dim, H = D >> 1;
     const int64_t g = r * D + (int64_t)j * RG_EPT;  // element index of this thread's first d
@@ -177,7 +177,7 @@ static __device__ __forceinline__ bool rg_all_fast(const float *e)
 // argument allows it, else rg_sincos. DT: the grad dtype fixed at compile time,
 // so the bf16/f16 choice is not a branch per element.
 template <int ESZ, int DT>
-static __device__ __forceinline__ float rg_row_partial(const ropegrad_problem &p, const rg_row_regs &R,
+static __device__ __forceinline__ float rg_row_partial(const ropegrad_rope_backward_problem &p, const rg_row_regs &R,
                                                        const float *inv8)
 {
     const float *e = (const float *)R.e;
@@ -217,7 +217,7 @@ static __device__ __forceinline__ float rg_group_sum(float v)
 // Kernel 10: one row per thread group per grid-stride step, rg_sincos_mufu
 // where the arguments allow, the dtype compiled in (DT).
 template <int ESZ, int TPR, int DT>
-static __global__ void rg_k3_vec(ropegrad_problem p)
+static __global__ void rg_k3_vec(ropegrad_rope_backward_problem p)
 {
     const int64_t rows = p.batch_size * p.seq_len;
     const int j = threadIdx.x % TPR;
@@ -274,7 +274,7 @@ static __device__ __noinline__ float rg_row_reload(const char *gc, const char *g
 
 
 template <int ESZ, int TPR, int DT>
-static __global__ void __launch_bounds__(256) rg_k12_2d(ropegrad_problem p)
+static __global__ void __launch_bounds__(256) rg_k12_2d(ropegrad_rope_backward_problem p)
 {
     constexpr int H = 8 * TPR, D = 2 * H;
     const int j = threadIdx.x % TPR;
@@ -353,7 +353,7 @@ static __device__ __forceinline__ float rg_word_at(const uint32_t *w, int k)
 }
 
 template <int ESZ, int TPR, int DT>
-static __global__ void __launch_bounds__(256) rg_k14_2d(ropegrad_problem p)
+static __global__ void __launch_bounds__(256) rg_k14_2d(ropegrad_rope_backward_problem p)
 {
     constexpr int EPT = 4, H = EPT * TPR, D = 2 * H, NB = EPT * ESZ, NW = (NB + 3) / 4;
     const int j = threadIdx.x % TPR;
@@ -404,7 +404,7 @@ static __global__ void __launch_bounds__(256) rg_k14_2d(ropegrad_problem p)
 // Kernel 12 (and 10, its fallback) apply when each thread's 8 d's are whole
 // 16-byte vectors and a row's group fits in a warp: H = 8*TPR with TPR in
 // {1,..,32}, and every pointer (and the inv_freq batch stride) 16-byte aligned.
-static inline int rg_vec_tpr(const ropegrad_problem *p)
+static inline int rg_vec_tpr(const ropegrad_rope_backward_problem *p)
 {
     const int64_t H = p->head_dim / 2;
     if (H % RG_EPT) return 0;
@@ -420,7 +420,7 @@ static inline int rg_vec_tpr(const ropegrad_problem *p)
 }
 
 template <int ESZ, int TPR>
-static cudaError_t rg_launch_vec(const ropegrad_problem &p, int kernel, int sms, cudaStream_t st)
+static cudaError_t rg_launch_vec(const ropegrad_rope_backward_problem &p, int kernel, int sms, cudaStream_t st)
 {
     const int64_t rows = p.batch_size * p.seq_len;
     const int64_t threads_needed = (rows + 32 / TPR - 1) / (32 / TPR) * 32;  // whole warps
@@ -454,7 +454,7 @@ static cudaError_t rg_launch_vec(const ropegrad_problem &p, int kernel, int sms,
 }
 
 template <int ESZ>
-static cudaError_t rg_launch_vec_esz(const ropegrad_problem &p, int tpr, int kernel, int sms, cudaStream_t st)
+static cudaError_t rg_launch_vec_esz(const ropegrad_rope_backward_problem &p, int tpr, int kernel, int sms, cudaStream_t st)
 {
     switch (tpr) {
     case 1: return rg_launch_vec<ESZ, 1>(p, kernel, sms, st);
@@ -469,7 +469,7 @@ static cudaError_t rg_launch_vec_esz(const ropegrad_problem &p, int tpr, int ker
 // Launches the default kernel on `st`: 14 (whatever `kernel` asks, 0 or 14),
 // or its fallbacks 10 and 2 as below. The problem must already be validated.
 // Returns the launch's cudaError_t.
-static cudaError_t rg_cuda_launch(const ropegrad_problem *p, int kernel, cudaStream_t st)
+static cudaError_t rg_cuda_launch(const ropegrad_rope_backward_problem *p, int kernel, cudaStream_t st)
 {
     int dev = 0, sms = 0;
     cudaError_t e = cudaGetDevice(&dev);

@@ -10,7 +10,7 @@
 #include "internal.h"
 #include "ropegrad.h"
 
-int ropegrad_backward_reference(const ropegrad_problem *p, double *out)
+int ropegrad_rope_backward_reference(const ropegrad_rope_backward_problem *p, double *out)
 {
     int rc = rg_validate_inputs(p);
     if (rc) return rc;
@@ -36,9 +36,4 @@ int ropegrad_backward_reference(const ropegrad_problem *p, double *out)
         }
     }
     return ROPEGRAD_OK;
-}
-
-int ropegrad_rope_backward_reference(const ropegrad_problem *p, double *out)
-{
-    return ropegrad_backward_reference(p, out);
 }

@@ -8,9 +8,9 @@
 #include "harness.h"
 #include "run_internal.h"
 
-static ropegrad_problem problem(const rg_tensors *t, void *out)
+static ropegrad_rope_backward_problem problem(const rg_tensors *t, void *out)
 {
-    ropegrad_problem p;
+    ropegrad_rope_backward_problem p;
     memset(&p, 0, sizeof p);
     p.batch_size = t->batch_size;
     p.seq_len = t->seq_len;
@@ -51,12 +51,12 @@ static int make(const rg_workload *w, ropegrad_dtype dt, int kind, uint64_t seed
     return 0;
 }
 
-/* ropegrad_backward_reference is single-threaded; it is a pure function of
+/* ropegrad_rope_backward_reference is single-threaded; it is a pure function of
  * rows, so blocks of up to 256 rows of one batch are independent
  * sub-problems (batch_size 1) and run in parallel. */
 static int reference(const rg_tensors *t, double *ref)
 {
-    const ropegrad_problem p = problem(t, NULL);
+    const ropegrad_rope_backward_problem p = problem(t, NULL);
     const int64_t S = p.seq_len, D = p.head_dim;
     const size_t esz = ropegrad_dtype_size(p.grad_dtype);
     const int64_t block = 256, per_batch = (S + block - 1) / block, nblocks = p.batch_size * per_batch;
@@ -66,14 +66,14 @@ static int reference(const rg_tensors *t, double *ref)
         const int64_t b = k / per_batch, s0 = (k % per_batch) * block;
         const int64_t rows = S - s0 < block ? S - s0 : block;
         const int64_t row0 = b * S + s0;
-        ropegrad_problem q = p;
+        ropegrad_rope_backward_problem q = p;
         q.batch_size = 1;
         q.seq_len = rows;
         q.grad_cos = (const char *)p.grad_cos + (size_t)(row0 * D) * esz;
         q.grad_sin = (const char *)p.grad_sin + (size_t)(row0 * D) * esz;
         q.emb = p.emb + row0 * D;
         q.inv_freq = p.inv_freq + b * p.inv_freq_batch_stride;
-        int rc = ropegrad_backward_reference(&q, ref + row0);
+        int rc = ropegrad_rope_backward_reference(&q, ref + row0);
         if (rc > worst) worst = rc;
     }
     return worst;
@@ -81,26 +81,27 @@ static int reference(const rg_tensors *t, double *ref)
 
 static int cpu(const rg_tensors *t, void *out, int threads)
 {
-    ropegrad_problem p = problem(t, out);
-    return ropegrad_backward_cpu(&p, threads);
+    ropegrad_rope_backward_problem p = problem(t, out);
+    return ropegrad_rope_backward_cpu(&p, threads);
 }
 
 static int cuda(const rg_tensors *t, void *out, int kernel, void *stream)
 {
-    ropegrad_problem p = problem(t, out);
-    return ropegrad_backward_cuda_kernel(&p, kernel, stream);
+    ropegrad_rope_backward_problem p = problem(t, out);
+    if (kernel != 0) return ROPEGRAD_ERR_BAD_KERNEL;
+    return ropegrad_rope_backward_cuda(&p, stream);
 }
 
 /* A plugin's entries (op.h impl_cpu / impl_cuda): the same problem struct. */
 static int impl_cpu(ropegrad_impl_cpu_fn fn, const rg_tensors *t, void *out, int threads)
 {
-    ropegrad_problem p = problem(t, out);
+    ropegrad_rope_backward_problem p = problem(t, out);
     return fn(&p, threads);
 }
 
 static int impl_cuda(ropegrad_impl_cuda_fn fn, const rg_tensors *t, void *out, void *stream)
 {
-    ropegrad_problem p = problem(t, out);
+    ropegrad_rope_backward_problem p = problem(t, out);
     return fn(&p, stream);
 }
 
@@ -115,7 +116,7 @@ static const rg_op_tensor outputs[] = {{"grad_position_ids", "float32"}, {NULL, 
 /* The solution's binding: returns a new float32 [B,S] tensor. Grads may be
  * bf16, f16 or f32 (both the same), emb f32 [B,S,D], inv_freq_expanded f32
  * [B,D/2,1] or [B,D/2] (dim 0 may be a stride-0 expansion of one vector). The
- * launcher does not validate, so every check ropegrad_validate makes is
+ * launcher does not validate, so every check ropegrad_rope_backward_validate makes is
  * repeated with TORCH_CHECK. C11 only promises string literals of 4095
  * characters: one string per line. */
 static const char *const binding_body[] = {
@@ -159,7 +160,7 @@ static const char *const binding_body[] = {
     "    const int64_t inv_stride = B == 1 ? 0 : inv_freq_expanded.stride(0);\n",
     "    TORCH_CHECK(inv_stride >= 0, \"ropegrad: negative inv_freq_expanded batch stride\");\n",
     "\n",
-    "    ropegrad_problem p;\n",
+    "    ropegrad_rope_backward_problem p;\n",
     "    std::memset(&p, 0, sizeof p);\n",
     "    p.batch_size = B;\n",
     "    p.seq_len = S;\n",
@@ -190,8 +191,9 @@ static const rg_op_export solution = {
 
 const rg_op rg_op_rope_backward = {
     .id = "014",
+    .name = "rope_backward",
     .definition = "014_rotary_embedding_with_attention_scaling_backward",
-    .reference = "float64 (ropegrad_backward_reference, libm sin/cos)",
+    .reference = "float64 (ropegrad_rope_backward_reference, libm sin/cos)",
     .inputs = inputs,
     .outputs = outputs,
     .custom_scale = 0,
@@ -201,7 +203,7 @@ const rg_op rg_op_rope_backward = {
     .cpu = cpu,
     .cuda = cuda,
     .widen = rg_widen_f32,
-    .kernel_name = ropegrad_cuda_kernel_name,
+    .kernel_name = rg_kernel_default_only,
     .solution = &solution,
     .impl_cpu = impl_cpu,
     .impl_cuda = impl_cuda,

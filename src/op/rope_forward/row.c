@@ -185,6 +185,7 @@ static const rg_op_export solution = {
 
 const rg_op rg_op_rope_forward = {
     .id = "011",
+    .name = "rope_forward",
     .definition = "011_rotary_position_embedding",
     .reference = "float64 (ropegrad_rope_forward_reference: libm cos/sin of the float32 product)",
     .inputs = inputs,

@@ -229,7 +229,9 @@ static void test_refusals(void **state)
 static int64_t first_workload_axis(const char *id, const char *name)
 {
     char path[4096], line[4096];
-    snprintf(path, sizeof path, "%s/suites/sol-execbench-%s/workload.jsonl", RG_SOURCE_DIR, id);
+    char dir[4000];
+    rg_op_suite_dir(rg_op_by_id(id), RG_SOURCE_DIR "/suites", dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/workload.jsonl", dir);
     FILE *f = fopen(path, "r");
     assert_non_null(f);
     assert_non_null(fgets(line, sizeof line, f));
@@ -250,7 +252,7 @@ static void test_suites_axes(void **state)
     for (int i = 0; i < 2; i++) {
         char dir[4096], err[RG_ERRLEN];
         rg_suite s;
-        snprintf(dir, sizeof dir, "%s/suites/sol-execbench-%s", RG_SOURCE_DIR, ids[i]);
+        rg_op_suite_dir(rg_op_by_id(ids[i]), RG_SOURCE_DIR "/suites", dir, sizeof dir);
         if (rg_suite_load(dir, &s, err, sizeof err)) fail_msg("%s", err);
         assert_string_equal(s.op->id, ids[i]);
         assert_int_equal(s.n_workloads, 16);
@@ -268,7 +270,7 @@ static void test_run_shows_heads(void **state)
     (void)state;
     char dir[4096], err[RG_ERRLEN], path[] = "/tmp/rg_apply_runXXXXXX";
     rg_suite s;
-    snprintf(dir, sizeof dir, "%s/suites/sol-execbench-088", RG_SOURCE_DIR);
+    snprintf(dir, sizeof dir, "%s/suites/088-rope_apply", RG_SOURCE_DIR);
     if (rg_suite_load(dir, &s, err, sizeof err)) fail_msg("%s", err);
     rg_run_options o;
     rg_run_options_default(&o);
@@ -311,7 +313,7 @@ static void test_suite_missing_axis(void **state)
     (void)state;
     char dir[] = "/tmp/rg_apply_axisXXXXXX", path[4200], src[4096], err[RG_ERRLEN];
     assert_non_null(mkdtemp(dir));
-    snprintf(src, sizeof src, "%s/suites/sol-execbench-088/definition.json", RG_SOURCE_DIR);
+    snprintf(src, sizeof src, "%s/suites/088-rope_apply/definition.json", RG_SOURCE_DIR);
     snprintf(path, sizeof path, "%s/definition.json", dir);
     size_t n = 0;
     FILE *in = fopen(src, "rb"), *out = fopen(path, "wb");

@@ -2,15 +2,15 @@
 /* test_gpu_kernel.c -- the CUDA path against the float64 reference.
  *
  * Skips (exit 77, with the reason) when libropegrad was built without CUDA or
- * no GPU is usable. Otherwise, for every kernel version:
+ * no GPU is usable. Otherwise, for ropegrad_rope_backward_cuda:
  *   - every head_dim family (2, 6, 16, 64, 128, 256, 1024), bf16/f16/f32 grads,
  *     per-batch and shared (stride 0) inv_freq, S=1, B=1, odd S;
  *   - misaligned-by-one-element tensors (kernels must fall back, never fault);
  *   - real training inputs (emb = position * inv_freq, theta 1e6, positions up
  *     to 262144, scale 1): max abs error vs float64 <= 4e-6;
  *   - the output buffer is poisoned with NaN first: every element must be written;
- * and, for the default kernel: one launch over more than 2^31 elements, two
- * streams launched concurrently, and argument errors (host pointers, bad kernel).
+ * and one launch over more than 2^31 elements, two streams launched
+ * concurrently, and argument errors (host pointers, bad sizes).
  */
 #include <math.h>
 #include <pthread.h>
@@ -28,11 +28,6 @@
 
 #ifdef ROPEGRAD_HAVE_CUDA
 #include <cuda_runtime_api.h>
-
-/* Every kernel version the library ships (0, the default, and its own number). */
-#define RG_FOR_SHIPPED_KERNEL(k) \
-    for (int k = 0; k <= ropegrad_cuda_kernel_count(); k++) \
-        if (ropegrad_cuda_kernel_name(k))
 
 #define CK(x)                                                                                      \
     do {                                                                                           \
@@ -151,10 +146,10 @@ static void free_case(host_case *c)
 }
 
 /* Copies a case to the device (shifted by `shift` elements for misalignment
- * tests), runs kernel k on a NaN-poisoned output, and returns max |out-ref|
+ * tests), runs the CUDA path on a NaN-poisoned output, and returns max |out-ref|
  * relative to (1e-5 + 1e-5*|ref|): <= 1 means every element is within the
  * suite's tolerance. *max_abs gets the max abs error. */
-static double run_case(const host_case *c, int kernel, int shift, float scale, double *max_abs)
+static double run_case(const host_case *c, int shift, float scale, double *max_abs)
 {
     const int64_t n = c->B * c->S * c->D, rows = c->B * c->S, H = c->D / 2;
     const size_t esz = ropegrad_dtype_size(c->dt);
@@ -172,14 +167,14 @@ static double run_case(const host_case *c, int kernel, int shift, float scale, d
     CK(cudaMemcpy(dinv + shift * 4, c->inv, (size_t)ninv * 4, cudaMemcpyHostToDevice));
     CK(cudaMemset(dout, 0xff, ((size_t)rows + 1) * 4)); /* NaN everywhere */
 
-    ropegrad_problem p = {
+    ropegrad_rope_backward_problem p = {
         .batch_size = c->B, .seq_len = c->S, .head_dim = c->D, .grad_dtype = c->dt,
         .grad_cos = dgc + shift * esz, .grad_sin = dgs + shift * esz,
         .emb = (const float *)(demb + shift * 4), .inv_freq = (const float *)(dinv + shift * 4),
         .inv_freq_batch_stride = c->shared_inv ? 0 : H, .attention_scaling = scale,
         .grad_position_ids = dout + shift};
-    int rc = ropegrad_backward_cuda_kernel(&p, kernel, NULL);
-    if (rc) fail_msg("kernel %d: %s", kernel, ropegrad_strerror(rc));
+    int rc = ropegrad_rope_backward_cuda(&p, NULL);
+    if (rc) fail_msg("ropegrad_rope_backward_cuda: %s", ropegrad_strerror(rc));
     CK(cudaDeviceSynchronize());
 
     float *out = malloc((size_t)rows * 4);
@@ -187,13 +182,13 @@ static double run_case(const host_case *c, int kernel, int shift, float scale, d
     assert_non_null(out);
     assert_non_null(ref);
     CK(cudaMemcpy(out, dout + shift, (size_t)rows * 4, cudaMemcpyDeviceToHost));
-    ropegrad_problem hp = p;
+    ropegrad_rope_backward_problem hp = p;
     hp.grad_cos = c->gc, hp.grad_sin = c->gs, hp.emb = c->emb, hp.inv_freq = c->inv;
     hp.grad_position_ids = NULL;
-    assert_int_equal(ropegrad_backward_reference(&hp, ref), 0);
+    assert_int_equal(ropegrad_rope_backward_reference(&hp, ref), 0);
     double worst = 0, mabs = 0;
     for (int64_t r = 0; r < rows; r++) {
-        if (!isfinite(out[r])) fail_msg("kernel %d: row %lld not written or not finite", kernel, (long long)r);
+        if (!isfinite(out[r])) fail_msg("row %lld not written or not finite", (long long)r);
         double err = fabs((double)out[r] - ref[r]);
         if (err > mabs) mabs = err;
         double q = err / (1e-5 + 1e-5 * fabs(ref[r]));
@@ -210,7 +205,7 @@ static void test_shapes_dtypes_layouts(void **state)
 {
     static const int64_t dims[] = {2, 6, 16, 64, 128, 256, 1024};
     static const int64_t shapes[][2] = {{1, 1}, {1, 37}, {3, 129}, {2, 1}};
-    /* Under compute-sanitizer (ROPEGRAD_TEST_QUICK) every kernel and layout
+    /* Under compute-sanitizer (ROPEGRAD_TEST_QUICK) every dtype and layout
      * still runs, on two of the four shapes. */
     const size_t nshapes = getenv("ROPEGRAD_TEST_QUICK") ? 2 : sizeof shapes / sizeof shapes[0];
     static const ropegrad_dtype dts[] = {ROPEGRAD_BF16, ROPEGRAD_F16, ROPEGRAD_F32};
@@ -222,19 +217,18 @@ static void test_shapes_dtypes_layouts(void **state)
                     host_case c;
                     make_case(&c, shapes[si][0], shapes[si][1], dims[di], dts[ti], shared, 0,
                               1000 + di * 97 + si * 13 + ti * 3 + (uint64_t)shared);
-                    RG_FOR_SHIPPED_KERNEL(k)
-                        for (int shift = 0; shift < 2; shift++) {
-                            double mabs, q = run_case(&c, k, shift, 0.0883883f, &mabs);
-                            if (q > 1.0)
-                                fail_msg("D=%lld B=%lld S=%lld dt=%d shared=%d kernel=%d shift=%d: "
-                                         "error %.3g x tolerance (max abs %.3g)",
-                                         (long long)c.D, (long long)c.B, (long long)c.S, (int)c.dt, shared,
-                                         k, shift, q, mabs);
-                            cases++;
-                        }
+                    for (int shift = 0; shift < 2; shift++) {
+                        double mabs, q = run_case(&c, shift, 0.0883883f, &mabs);
+                        if (q > 1.0)
+                            fail_msg("D=%lld B=%lld S=%lld dt=%d shared=%d shift=%d: "
+                                     "error %.3g x tolerance (max abs %.3g)",
+                                     (long long)c.D, (long long)c.B, (long long)c.S, (int)c.dt, shared, shift, q,
+                                     mabs);
+                        cases++;
+                    }
                     free_case(&c);
                 }
-    print_message("checked %d (shape, dtype, layout, kernel, alignment) cases\n", cases);
+    print_message("checked %d (shape, dtype, layout, alignment) cases\n", cases);
 }
 
 static void test_suite_shapes(void **state)
@@ -244,10 +238,8 @@ static void test_suite_shapes(void **state)
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
         host_case c;
         make_case(&c, shapes[si][0], shapes[si][1], 128, ROPEGRAD_BF16, 0, 0, 77 + si);
-        RG_FOR_SHIPPED_KERNEL(k) {
-            double mabs, q = run_case(&c, k, 0, 0.0883883f, &mabs);
-            if (q > 1.0) fail_msg("B=%lld S=%lld kernel %d: %.3g x tolerance", (long long)c.B, (long long)c.S, k, q);
-        }
+        double mabs, q = run_case(&c, 0, 0.0883883f, &mabs);
+        if (q > 1.0) fail_msg("B=%lld S=%lld: %.3g x tolerance", (long long)c.B, (long long)c.S, q);
         free_case(&c);
     }
 }
@@ -260,13 +252,11 @@ static void test_batch_fallback(void **state)
     for (int ti = 0; ti < 3; ti++) {
         host_case c;
         make_case(&c, 65537, 2, 128, dts[ti], 0, 0, 5150 + (uint64_t)ti);
-        RG_FOR_SHIPPED_KERNEL(k)
-            for (int shift = 0; shift < 2; shift++) {
-                double mabs, q = run_case(&c, k, shift, 0.0883883f, &mabs);
-                if (q > 1.0)
-                    fail_msg("B=65537 dt=%d kernel %d shift %d: %.3g x tolerance (max abs %.3g)", (int)c.dt, k,
-                             shift, q, mabs);
-            }
+        for (int shift = 0; shift < 2; shift++) {
+            double mabs, q = run_case(&c, shift, 0.0883883f, &mabs);
+            if (q > 1.0)
+                fail_msg("B=65537 dt=%d shift %d: %.3g x tolerance (max abs %.3g)", (int)c.dt, shift, q, mabs);
+        }
         free_case(&c);
     }
 }
@@ -277,12 +267,10 @@ static void test_real_positions(void **state)
     for (int ti = 0; ti < 3; ti++) {
         host_case c;
         make_case(&c, 2, 4099, 128, dts[ti], ti == 1, 1, 4242 + (uint64_t)ti);
-        RG_FOR_SHIPPED_KERNEL(k) {
-            double mabs;
-            (void)run_case(&c, k, 0, 1.0f, &mabs);
-            print_message("real positions dt=%d kernel %d: max abs err %.3g\n", (int)c.dt, k, mabs);
-            if (mabs > 4e-6) fail_msg("real positions dt=%d kernel %d: max abs err %.3g > 4e-6", (int)c.dt, k, mabs);
-        }
+        double mabs;
+        (void)run_case(&c, 0, 1.0f, &mabs);
+        print_message("real positions dt=%d: max abs err %.3g\n", (int)c.dt, mabs);
+        if (mabs > 4e-6) fail_msg("real positions dt=%d: max abs err %.3g > 4e-6", (int)c.dt, mabs);
         free_case(&c);
     }
 }
@@ -299,10 +287,8 @@ static void test_large_arguments(void **state)
         int64_t big = 0;
         for (int64_t i = 0; i < c.B * c.S * c.D; i++) big += fabsf(c.emb[i]) > 4e6f;
         assert_true(big > c.B * c.S * c.D / 10); /* the slow path really is exercised */
-        RG_FOR_SHIPPED_KERNEL(k) {
-            double mabs, q = run_case(&c, k, 0, 0.0883883f, &mabs);
-            if (q > 1.0) fail_msg("large arguments dt=%d kernel %d: %.3g x tolerance (max abs %.3g)", (int)c.dt, k, q, mabs);
-        }
+        double mabs, q = run_case(&c, 0, 0.0883883f, &mabs);
+        if (q > 1.0) fail_msg("large arguments dt=%d: %.3g x tolerance (max abs %.3g)", (int)c.dt, q, mabs);
         free_case(&c);
     }
 }
@@ -348,20 +334,20 @@ static void test_beyond_2e31(void **state)
         CK(cudaMemcpy(demb + off * 4, c.emb, (size_t)cnt * 4, cudaMemcpyHostToDevice));
     }
     CK(cudaMemset(dout, 0xff, (size_t)rows * 4));
-    ropegrad_problem p = {.batch_size = B, .seq_len = S, .head_dim = D, .grad_dtype = ROPEGRAD_BF16,
+    ropegrad_rope_backward_problem p = {.batch_size = B, .seq_len = S, .head_dim = D, .grad_dtype = ROPEGRAD_BF16,
                           .grad_cos = dgc, .grad_sin = dgs, .emb = (const float *)demb, .inv_freq = dinv,
                           .inv_freq_batch_stride = H, .attention_scaling = 0.125f, .grad_position_ids = dout};
-    assert_int_equal(ropegrad_backward_cuda(&p, NULL), 0);
+    assert_int_equal(ropegrad_rope_backward_cuda(&p, NULL), 0);
     CK(cudaDeviceSynchronize());
     float *out = malloc((size_t)rows * 4);
     double ref[2][3 << 11];
     assert_non_null(out);
     CK(cudaMemcpy(out, dout, (size_t)rows * 4, cudaMemcpyDeviceToHost));
     for (int b = 0; b < 2; b++) {
-        ropegrad_problem hp = {.batch_size = 1, .seq_len = period, .head_dim = D, .grad_dtype = ROPEGRAD_BF16,
+        ropegrad_rope_backward_problem hp = {.batch_size = 1, .seq_len = period, .head_dim = D, .grad_dtype = ROPEGRAD_BF16,
                                .grad_cos = c.gc, .grad_sin = c.gs, .emb = c.emb, .inv_freq = inv + b * H,
                                .inv_freq_batch_stride = H, .attention_scaling = 0.125f};
-        assert_int_equal(ropegrad_backward_reference(&hp, ref[b]), 0);
+        assert_int_equal(ropegrad_rope_backward_reference(&hp, ref[b]), 0);
     }
     int64_t bad = 0;
     for (int64_t r = 0; r < rows; r++) {
@@ -386,7 +372,7 @@ static void test_two_streams(void **state)
     make_case(&c[0], 8, 4093, 128, ROPEGRAD_BF16, 0, 0, 5);
     make_case(&c[1], 16, 613, 128, ROPEGRAD_BF16, 0, 0, 6);
     cudaStream_t st[2];
-    ropegrad_problem p[2];
+    ropegrad_rope_backward_problem p[2];
     float *dout[2], *h_conc[2], *h_serial[2];
     void *bufs[2][4];
     for (int i = 0; i < 2; i++) {
@@ -401,7 +387,7 @@ static void test_two_streams(void **state)
         CK(cudaMemcpy(bufs[i][1], c[i].gs, (size_t)n * 2, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(bufs[i][2], c[i].emb, (size_t)n * 4, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(bufs[i][3], c[i].inv, (size_t)c[i].B * 64 * 4, cudaMemcpyHostToDevice));
-        p[i] = (ropegrad_problem){.batch_size = c[i].B, .seq_len = c[i].S, .head_dim = 128,
+        p[i] = (ropegrad_rope_backward_problem){.batch_size = c[i].B, .seq_len = c[i].S, .head_dim = 128,
                                   .grad_dtype = ROPEGRAD_BF16, .grad_cos = bufs[i][0], .grad_sin = bufs[i][1],
                                   .emb = bufs[i][2], .inv_freq = bufs[i][3], .inv_freq_batch_stride = 64,
                                   .attention_scaling = 0.0883883f, .grad_position_ids = dout[i]};
@@ -412,14 +398,14 @@ static void test_two_streams(void **state)
     }
     for (int i = 0; i < 2; i++) {
         CK(cudaMemset(dout[i], 0xff, (size_t)(c[i].B * c[i].S) * 4));
-        assert_int_equal(ropegrad_backward_cuda(&p[i], NULL), 0);
+        assert_int_equal(ropegrad_rope_backward_cuda(&p[i], NULL), 0);
         CK(cudaDeviceSynchronize());
         CK(cudaMemcpy(h_serial[i], dout[i], (size_t)(c[i].B * c[i].S) * 4, cudaMemcpyDeviceToHost));
         CK(cudaMemset(dout[i], 0xff, (size_t)(c[i].B * c[i].S) * 4));
     }
     CK(cudaDeviceSynchronize());
     for (int rep = 0; rep < 20; rep++)
-        for (int i = 0; i < 2; i++) assert_int_equal(ropegrad_backward_cuda(&p[i], st[i]), 0);
+        for (int i = 0; i < 2; i++) assert_int_equal(ropegrad_rope_backward_cuda(&p[i], st[i]), 0);
     for (int i = 0; i < 2; i++) {
         CK(cudaStreamSynchronize(st[i]));
         CK(cudaMemcpy(h_conc[i], dout[i], (size_t)(c[i].B * c[i].S) * 4, cudaMemcpyDeviceToHost));
@@ -437,7 +423,7 @@ static void test_two_streams(void **state)
  * CUDA path at once, many times; every result must equal, bit for bit, the
  * serial launch of the same problem. */
 typedef struct thread_job {
-    ropegrad_problem p;
+    ropegrad_rope_backward_problem p;
     cudaStream_t st;
     int rc;
 } thread_job;
@@ -445,7 +431,7 @@ typedef struct thread_job {
 static void *thread_main(void *arg)
 {
     thread_job *j = arg;
-    for (int rep = 0; rep < 50 && j->rc == 0; rep++) j->rc = ropegrad_backward_cuda(&j->p, j->st);
+    for (int rep = 0; rep < 50 && j->rc == 0; rep++) j->rc = ropegrad_rope_backward_cuda(&j->p, j->st);
     if (j->rc == 0 && cudaStreamSynchronize(j->st) != cudaSuccess) j->rc = -1;
     return NULL;
 }
@@ -470,7 +456,7 @@ static void test_eight_host_threads(void **state)
         CK(cudaMemcpy(bufs[i][1], c[i].gs, (size_t)n * esz, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(bufs[i][2], c[i].emb, (size_t)n * 4, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(bufs[i][3], c[i].inv, ninv * 4, cudaMemcpyHostToDevice));
-        jobs[i].p = (ropegrad_problem){.batch_size = c[i].B, .seq_len = c[i].S, .head_dim = 128,
+        jobs[i].p = (ropegrad_rope_backward_problem){.batch_size = c[i].B, .seq_len = c[i].S, .head_dim = 128,
                                        .grad_dtype = c[i].dt, .grad_cos = bufs[i][0], .grad_sin = bufs[i][1],
                                        .emb = bufs[i][2], .inv_freq = bufs[i][3],
                                        .inv_freq_batch_stride = c[i].shared_inv ? 0 : 64,
@@ -482,7 +468,7 @@ static void test_eight_host_threads(void **state)
         assert_non_null(serial[i]);
         assert_non_null(conc[i]);
         CK(cudaMemset(bufs[i][4], 0xff, (size_t)rows * 4));
-        assert_int_equal(ropegrad_backward_cuda(&jobs[i].p, NULL), 0);
+        assert_int_equal(ropegrad_rope_backward_cuda(&jobs[i].p, NULL), 0);
         CK(cudaDeviceSynchronize());
         CK(cudaMemcpy(serial[i], bufs[i][4], (size_t)rows * 4, cudaMemcpyDeviceToHost));
         CK(cudaMemset(bufs[i][4], 0xff, (size_t)rows * 4));
@@ -507,29 +493,15 @@ static void test_eight_host_threads(void **state)
 static void test_argument_errors(void **state)
 {
     float host_buf[256] = {0}, host_out[1] = {0};   /* an output of its own: not ROPEGRAD_ERR_OVERLAP */
-    ropegrad_problem p = {.batch_size = 1, .seq_len = 1, .head_dim = 128, .grad_dtype = ROPEGRAD_F32,
+    ropegrad_rope_backward_problem p = {.batch_size = 1, .seq_len = 1, .head_dim = 128, .grad_dtype = ROPEGRAD_F32,
                           .grad_cos = host_buf, .grad_sin = host_buf, .emb = host_buf, .inv_freq = host_buf,
                           .inv_freq_batch_stride = 64, .attention_scaling = 1.0f, .grad_position_ids = host_out};
-    assert_int_equal(ropegrad_backward_cuda(&p, NULL), ROPEGRAD_ERR_NOT_DEVICE_POINTER);
-    assert_int_equal(ropegrad_backward_cuda_kernel(&p, 99, NULL), ROPEGRAD_ERR_BAD_KERNEL);
-    assert_int_equal(ropegrad_backward_cuda_kernel(&p, -1, NULL), ROPEGRAD_ERR_BAD_KERNEL);
-    assert_int_equal(ropegrad_backward_cuda(NULL, NULL), ROPEGRAD_ERR_NULL_PROBLEM);
+    assert_int_equal(ropegrad_rope_backward_cuda(&p, NULL), ROPEGRAD_ERR_NOT_DEVICE_POINTER);
+    assert_int_equal(ropegrad_rope_backward_cuda(NULL, NULL), ROPEGRAD_ERR_NULL_PROBLEM);
     p.head_dim = 3;
-    assert_int_equal(ropegrad_backward_cuda(&p, NULL), ROPEGRAD_ERR_BAD_HEAD_DIM);
-    assert_non_null(ropegrad_cuda_kernel_name(0));
-    assert_null(ropegrad_cuda_kernel_name(ropegrad_cuda_kernel_count() + 1));
-    /* The library ships the default (0) and its own number (14) only; the
-     * development versions (12, its fallback, among them) live in
-     * dev/rope_backward/dev_kernels.cu. */
-    assert_string_equal(ropegrad_cuda_kernel_name(ROPEGRAD_CUDA_KERNEL_DEFAULT), "14-2d-ept4");
-    assert_int_equal(ropegrad_cuda_kernel_count(), ROPEGRAD_CUDA_KERNEL_DEFAULT);
-    p.head_dim = 128;
-    for (int k = 1; k <= 15; k++) {
-        if (k == 14) continue;
-        assert_null(ropegrad_cuda_kernel_name(k));
-        assert_int_equal(ropegrad_backward_cuda_kernel(&p, k, NULL), ROPEGRAD_ERR_BAD_KERNEL);
-    }
+    assert_int_equal(ropegrad_rope_backward_cuda(&p, NULL), ROPEGRAD_ERR_BAD_HEAD_DIM);
 }
+
 #endif /* ROPEGRAD_HAVE_CUDA */
 
 int main(void)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* test_cpu.c -- the CPU path (ropegrad_backward_cpu) against the float64
+/* test_cpu.c -- the CPU path (ropegrad_rope_backward_cpu) against the float64
  * reference.
  *
  * The SIMD path is picked once per process, so this binary tests whichever
@@ -93,7 +93,7 @@ static float f16_value(uint16_t h) /* exact, for building the f32 baseline */
 /* ---- a problem with its own buffers ------------------------------------------ */
 
 typedef struct {
-    ropegrad_problem p;
+    ropegrad_rope_backward_problem p;
     void *gc, *gs;
     float *emb, *inv, *out;
     double *ref;
@@ -143,7 +143,7 @@ static tcase make_case(int64_t B, int64_t S, int64_t D, ropegrad_dtype dt, int s
         t.emb[i] = (i % D) < H ? (float)(3.0 * normal()) : NAN;
     }
     for (int64_t i = 0; i < ninv; i++) t.inv[i] = (float)normal();
-    ropegrad_problem *p = &t.p;
+    ropegrad_rope_backward_problem *p = &t.p;
     p->batch_size = B;
     p->seq_len = S;
     p->head_dim = D;
@@ -155,7 +155,7 @@ static tcase make_case(int64_t B, int64_t S, int64_t D, ropegrad_dtype dt, int s
     p->inv_freq_batch_stride = shared_inv ? 0 : H;
     p->attention_scaling = scale;
     p->grad_position_ids = t.out;
-    assert_int_equal(ropegrad_backward_reference(p, t.ref), ROPEGRAD_OK);
+    assert_int_equal(ropegrad_rope_backward_reference(p, t.ref), ROPEGRAD_OK);
     return t;
 }
 
@@ -172,7 +172,7 @@ static void free_case(tcase *t)
 /* The derived per-row bound (see the top of the file). */
 static double row_bound(const tcase *t, int64_t row)
 {
-    const ropegrad_problem *p = &t->p;
+    const ropegrad_rope_backward_problem *p = &t->p;
     const int64_t D = p->head_dim, H = D / 2, base = row * D;
     const float *inv = p->inv_freq + (row / p->seq_len) * p->inv_freq_batch_stride;
     double m = 0.0;
@@ -190,7 +190,7 @@ static double row_bound(const tcase *t, int64_t row)
  * path must not be less accurate than. */
 static void libm_f32(const tcase *t, float *out)
 {
-    const ropegrad_problem *p = &t->p;
+    const ropegrad_rope_backward_problem *p = &t->p;
     const int64_t D = p->head_dim, H = D / 2, rows = p->batch_size * p->seq_len;
     for (int64_t r = 0; r < rows; r++) {
         const float *inv = p->inv_freq + (r / p->seq_len) * p->inv_freq_batch_stride;
@@ -225,7 +225,7 @@ static double check_case(tcase *t)
     double max_err = 0.0;
     for (int k = 0; k < 4; k++) {
         poison(t->out, rows);
-        assert_int_equal(ropegrad_backward_cpu(&t->p, threads[k]), ROPEGRAD_OK);
+        assert_int_equal(ropegrad_rope_backward_cpu(&t->p, threads[k]), ROPEGRAD_OK);
         for (int64_t r = 0; r < rows; r++) {
             assert_true(isfinite(t->out[r]));
             double err = fabs((double)t->out[r] - t->ref[r]);
@@ -294,7 +294,7 @@ static void test_real_positions(void **state)
             float pos = r == B * S - 1 ? 262144.0f : (float)(splitmix64() % 262145);
             for (int64_t d = 0; d < H; d++) t.emb[r * D + d] = pos * t.inv[d];
         }
-        assert_int_equal(ropegrad_backward_reference(&t.p, t.ref), ROPEGRAD_OK);
+        assert_int_equal(ropegrad_rope_backward_reference(&t.p, t.ref), ROPEGRAD_OK);
         float *base = malloc((size_t)(B * S) * sizeof(float));
         assert_non_null(base);
         libm_f32(&t, base);
@@ -319,7 +319,7 @@ static void test_huge_emb(void **state)
     tcase t = make_case(B, S, D, ROPEGRAD_BF16, 1, 1.0f, 4242);
     for (int64_t i = 0; i < B * S * D; i++)
         if (i % D < D / 2) t.emb[i] = (float)((2.0 * uniform01() - 1.0) * 1e6);
-    assert_int_equal(ropegrad_backward_reference(&t.p, t.ref), ROPEGRAD_OK);
+    assert_int_equal(ropegrad_rope_backward_reference(&t.p, t.ref), ROPEGRAD_OK);
     float *base = malloc((size_t)(B * S) * sizeof(float));
     assert_non_null(base);
     libm_f32(&t, base);
@@ -336,19 +336,19 @@ static void test_bad_arguments(void **state)
 {
     (void)state;
     tcase t = make_case(1, 4, 8, ROPEGRAD_BF16, 1, 1.0f, 77);
-    assert_int_equal(ropegrad_backward_cpu(NULL, 1), ROPEGRAD_ERR_NULL_PROBLEM);
+    assert_int_equal(ropegrad_rope_backward_cpu(NULL, 1), ROPEGRAD_ERR_NULL_PROBLEM);
     poison(t.out, 4);
-    assert_int_equal(ropegrad_backward_cpu(&t.p, -1), ROPEGRAD_ERR_BAD_THREADS);
+    assert_int_equal(ropegrad_rope_backward_cpu(&t.p, -1), ROPEGRAD_ERR_BAD_THREADS);
     assert_true(isnan(t.out[0])); /* nothing written on error */
     t.p.attention_scaling = INFINITY;
-    assert_int_equal(ropegrad_backward_cpu(&t.p, 1), ROPEGRAD_ERR_NONFINITE_SCALE);
+    assert_int_equal(ropegrad_rope_backward_cpu(&t.p, 1), ROPEGRAD_ERR_NONFINITE_SCALE);
     assert_true(isnan(t.out[0]));
     t.p.attention_scaling = 1.0f;
     t.p.grad_position_ids = NULL;
-    assert_int_equal(ropegrad_backward_cpu(&t.p, 0), ROPEGRAD_ERR_NULL_OUTPUT);
+    assert_int_equal(ropegrad_rope_backward_cpu(&t.p, 0), ROPEGRAD_ERR_NULL_OUTPUT);
     t.p.grad_position_ids = t.out;
     /* a request for far more threads than cores still works */
-    assert_int_equal(ropegrad_backward_cpu(&t.p, 100000), ROPEGRAD_OK);
+    assert_int_equal(ropegrad_rope_backward_cpu(&t.p, 100000), ROPEGRAD_OK);
     for (int i = 0; i < 4; i++) assert_true(fabs((double)t.out[i] - t.ref[i]) <= row_bound(&t, i));
     free_case(&t);
 }

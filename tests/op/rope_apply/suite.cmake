@@ -11,9 +11,10 @@ if(ROPEGRAD_SANITIZE)
   set(_rg_apply_workloads_088 --workloads 0,4-6,8,12-14)
   set(_rg_apply_workloads_068 --workloads 0,5,6,9,11,12,14)
 endif()
-foreach(id 088 068)
+foreach(suite 088-rope_apply 068-rope_apply_backward)
+  string(SUBSTRING ${suite} 0 3 id)
   add_test(NAME suite_check_${id}_cpu
-    COMMAND $<TARGET_FILE:ropegrad> check --suite ${PROJECT_SOURCE_DIR}/suites/sol-execbench-${id}
+    COMMAND $<TARGET_FILE:ropegrad> check --suite ${PROJECT_SOURCE_DIR}/suites/${suite}
             --backend cpu --quiet --rounds 2 ${_rg_apply_workloads_${id}})
   set_tests_properties(suite_check_${id}_cpu PROPERTIES TIMEOUT 1200)
 endforeach()

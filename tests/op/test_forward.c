@@ -208,7 +208,7 @@ static void test_validation(void **state)
 static void load(const char *id, rg_suite *s)
 {
     char dir[4096], err[RG_ERRLEN];
-    snprintf(dir, sizeof dir, "%s/suites/sol-execbench-%s", RG_SOURCE_DIR, id);
+    rg_op_suite_dir(rg_op_by_id(id), RG_SOURCE_DIR "/suites", dir, sizeof dir);
     if (rg_suite_load(dir, s, err, sizeof err)) fail_msg("%s", err);
 }
 

@@ -22,7 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "rope_apply.h"
+#include "rope_apply/rope_apply.h"
 
 enum { RA_Q, RA_K, RA_GQ, RA_GK, RA_COS, RA_SIN, RA_N };
 

@@ -34,9 +34,9 @@ static void fill(arena *a)
     for (int i = 0; i < B * H; i++) a->inv[i] = 1.0f / (float)(1 + i);
 }
 
-static ropegrad_problem problem(arena *a, float *out)
+static ropegrad_rope_backward_problem problem(arena *a, float *out)
 {
-    ropegrad_problem p = {.batch_size = B, .seq_len = S, .head_dim = D, .grad_dtype = ROPEGRAD_F32,
+    ropegrad_rope_backward_problem p = {.batch_size = B, .seq_len = S, .head_dim = D, .grad_dtype = ROPEGRAD_F32,
                           .grad_cos = a->gc, .grad_sin = a->gs, .emb = a->emb, .inv_freq = a->inv,
                           .inv_freq_batch_stride = H, .attention_scaling = 0.5f, .grad_position_ids = out};
     return p;
@@ -48,11 +48,10 @@ static void expect_refused(arena *a, float *out)
 {
     arena before;
     memcpy(&before, a, sizeof before);
-    ropegrad_problem p = problem(a, out);
-    assert_int_equal(ropegrad_validate(&p), ROPEGRAD_ERR_OVERLAP);
-    assert_int_equal(ropegrad_backward_cpu(&p, 1), ROPEGRAD_ERR_OVERLAP);
-    assert_int_equal(ropegrad_backward_cuda(&p, NULL), ROPEGRAD_ERR_OVERLAP);
-    assert_int_equal(ropegrad_backward_cuda_kernel(&p, 0, NULL), ROPEGRAD_ERR_OVERLAP);
+    ropegrad_rope_backward_problem p = problem(a, out);
+    assert_int_equal(ropegrad_rope_backward_validate(&p), ROPEGRAD_ERR_OVERLAP);
+    assert_int_equal(ropegrad_rope_backward_cpu(&p, 1), ROPEGRAD_ERR_OVERLAP);
+    assert_int_equal(ropegrad_rope_backward_cuda(&p, NULL), ROPEGRAD_ERR_OVERLAP);
     assert_memory_equal(&before, a, sizeof before);
 }
 
@@ -77,14 +76,14 @@ static void test_adjacent_is_not_overlap(void **state)
 {
     static arena a;
     fill(&a);
-    ropegrad_problem p = problem(&a, a.out);
-    assert_int_equal(ropegrad_validate(&p), ROPEGRAD_OK);
+    ropegrad_rope_backward_problem p = problem(&a, a.out);
+    assert_int_equal(ropegrad_rope_backward_validate(&p), ROPEGRAD_OK);
     float *after_inv = a.inv + B * H;   /* == a.out: right after inv_freq */
     assert_ptr_equal(after_inv, a.out);
     p = problem(&a, after_inv);
-    assert_int_equal(ropegrad_backward_cpu(&p, 1), ROPEGRAD_OK);
+    assert_int_equal(ropegrad_rope_backward_cpu(&p, 1), ROPEGRAD_OK);
     double ref[ROWS];
-    assert_int_equal(ropegrad_backward_reference(&p, ref), ROPEGRAD_OK);
+    assert_int_equal(ropegrad_rope_backward_reference(&p, ref), ROPEGRAD_OK);
     for (int i = 0; i < ROWS; i++) {
         double d = ref[i] - (double)a.out[i];
         assert_true(d < 1e-4 && d > -1e-4);
@@ -93,7 +92,7 @@ static void test_adjacent_is_not_overlap(void **state)
      * overlaps gs, not emb: refused because of gs only. */
     p = problem(&a, a.gs + ROWS * D - ROWS);
     p.grad_sin = a.gc;   /* now nothing but emb is next to it */
-    assert_int_equal(ropegrad_validate(&p), ROPEGRAD_OK);
+    assert_int_equal(ropegrad_rope_backward_validate(&p), ROPEGRAD_OK);
 }
 
 /* inv_freq shared by every batch (stride 0) covers head_dim/2 floats only:
@@ -102,14 +101,14 @@ static void test_shared_inv_freq_range(void **state)
 {
     static arena a;
     fill(&a);
-    ropegrad_problem p = problem(&a, a.inv + H);
+    ropegrad_rope_backward_problem p = problem(&a, a.inv + H);
     p.inv_freq_batch_stride = 0;
-    assert_int_equal(ropegrad_validate(&p), ROPEGRAD_OK);
+    assert_int_equal(ropegrad_rope_backward_validate(&p), ROPEGRAD_OK);
     p.grad_position_ids = a.inv + H - 1;
-    assert_int_equal(ropegrad_validate(&p), ROPEGRAD_ERR_OVERLAP);
+    assert_int_equal(ropegrad_rope_backward_validate(&p), ROPEGRAD_ERR_OVERLAP);
     p.inv_freq_batch_stride = H;   /* per batch: the second vector is an input too */
     p.grad_position_ids = a.inv + H;
-    assert_int_equal(ropegrad_validate(&p), ROPEGRAD_ERR_OVERLAP);
+    assert_int_equal(ropegrad_rope_backward_validate(&p), ROPEGRAD_ERR_OVERLAP);
 }
 
 /* The reference writes doubles: B*S*8 bytes, checked the same way. */
@@ -117,13 +116,13 @@ static void test_reference_output_overlap(void **state)
 {
     static arena a;
     fill(&a);
-    ropegrad_problem p = problem(&a, a.out);
+    ropegrad_rope_backward_problem p = problem(&a, a.out);
     double *in_emb = (double *)(void *)(a.emb + 2);   /* 8-byte aligned: emb is at an even float offset */
-    assert_int_equal(ropegrad_backward_reference(&p, in_emb), ROPEGRAD_ERR_OVERLAP);
+    assert_int_equal(ropegrad_rope_backward_reference(&p, in_emb), ROPEGRAD_ERR_OVERLAP);
     /* ROWS doubles starting ROWS floats before emb reach ROWS floats into it. */
-    assert_int_equal(ropegrad_backward_reference(&p, (double *)(void *)(a.gs + ROWS * D - ROWS)), ROPEGRAD_ERR_OVERLAP);
+    assert_int_equal(ropegrad_rope_backward_reference(&p, (double *)(void *)(a.gs + ROWS * D - ROWS)), ROPEGRAD_ERR_OVERLAP);
     double ref[ROWS];
-    assert_int_equal(ropegrad_backward_reference(&p, ref), ROPEGRAD_OK);
+    assert_int_equal(ropegrad_rope_backward_reference(&p, ref), ROPEGRAD_OK);
 }
 
 static void test_message(void **state)

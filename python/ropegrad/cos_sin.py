@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: Apache-2.0
+"""cos_sin (L1/012): (cos, sin), bf16 [B,S,2H] each, from float32 freqs
+[B,S,H]: attention_scaling * cos/sin(cat(freqs, freqs)), each element the
+bf16 nearest to the exact value.
+
+ctypes (standard library only): Problem (struct ropegrad_cos_sin_problem),
+cpu(), cuda(). With torch: cos_sin_from_freqs() on tensors.
+"""
+
+import ctypes
+import math
+import sys
+
+from . import _lib
+
+try:
+    import torch
+
+    from . import torch as _rt
+except ImportError:  # the ctypes half needs no torch
+    torch = _rt = None
+
+__all__ = ["Problem", "cpu", "cuda", "cos_sin_from_freqs"]
+
+_C = "ropegrad_cos_sin"
+
+
+class Problem(ctypes.Structure):
+    """struct ropegrad_cos_sin_problem: 3 x int64, pointer, float (+4 pad), 2 pointers: 56 bytes on LP64."""
+
+    _fields_ = [
+        ("batch_size", ctypes.c_int64),
+        ("seq_len", ctypes.c_int64),
+        ("head_dim", ctypes.c_int64),
+        ("freqs", ctypes.c_void_p),          # const float *
+        ("attention_scaling", ctypes.c_float),
+        ("cos", ctypes.c_void_p),            # uint16_t *
+        ("sin", ctypes.c_void_p),            # uint16_t *
+    ]
+
+
+_lib.check_layout(Problem, 56, {"attention_scaling": 32, "cos": 40, "sin": 48})
+cpu, cuda = _lib.entry_points(_C, Problem)
+
+
+# ---- torch -----------------------------------------------------------------------------------
+
+def cos_sin_from_freqs(freqs, attention_scaling=1.0, *, num_threads=0):
+    """L1/012: (cos, sin), bf16 [B,S,2H] each, from float32 freqs [B,S,H]."""
+    if not isinstance(freqs, torch.Tensor) or freqs.dtype != torch.float32 or freqs.dim() != 3:
+        raise TypeError("ropegrad: freqs must be a float32 tensor [B,S,H]")
+    if not freqs.is_contiguous():
+        raise ValueError("ropegrad: freqs must be contiguous")
+    scale = float(attention_scaling)
+    if not math.isfinite(scale):
+        raise ValueError("ropegrad: attention_scaling must be finite, got %r" % scale)
+    B, S, H = freqs.shape
+    if H < 1 or 2 * H > _lib.MAX_HEAD_DIM:
+        raise ValueError("ropegrad: freqs' last dim must be 1..%d, got %d" % (_lib.MAX_HEAD_DIM // 2, H))
+    cos = torch.empty((B, S, 2 * H), dtype=torch.bfloat16, device=freqs.device)
+    sin = torch.empty_like(cos)
+    if B == 0 or S == 0:
+        return cos, sin
+    p = Problem()
+    p.batch_size, p.seq_len, p.head_dim = B, S, 2 * H
+    p.freqs, p.cos, p.sin = freqs.data_ptr(), cos.data_ptr(), sin.data_ptr()
+    p.attention_scaling = scale
+    _rt.launch(freqs.device, sys.modules[__name__], p, num_threads)
+    return cos, sin
