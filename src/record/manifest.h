@@ -23,10 +23,7 @@
 
 #include <cjson/cJSON.h>
 
-/* "sha256:" + 64 hex digits + NUL */
-#ifndef RG_DIGEST_LEN
-#define RG_DIGEST_LEN 72
-#endif
+#include "jcs.h"   /* RG_DIGEST_LEN */
 
 enum rg_role { RG_ROLE_RUN, RG_ROLE_PROTOCOL, RG_ROLE_ENVIRONMENT, RG_ROLE_WORKLOAD, RG_ROLE_IMPLEMENTATION, RG_N_ROLES };
 

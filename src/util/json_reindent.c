@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record.h"
+#include "jcs.h"
 #include "rg_util.h"
 
 #define MAX_DEPTH 200

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * rg_util.h -- small helpers shared inside the record layer (src/record/) and
- * the CLI commands that print records (src/cli/runs_*.c). Not public API.
+ * rg_util.h -- small helpers shared by the harness, the record, the index
+ * and the CLI (src/util/). Not public API.
  *
  *   rg_buf      a growable NUL-terminated string. Appends never fail
  *               midway: on an allocation failure the buffer remembers it

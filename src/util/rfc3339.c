@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "record.h"
+#include "rfc3339.h"
 
 /* n decimal digits at s into *v; 0, or -1 if one is not a digit. */
 static int digits(const char *s, int n, int *v)

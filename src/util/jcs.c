@@ -26,7 +26,7 @@
 
 #include <openssl/evp.h>
 
-#include "record.h"
+#include "jcs.h"
 #include "rg_util.h"
 
 /* ---- numbers ---------------------------------------------------------------- */
