@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
 #include "model.h"
 #include "record.h"
 #include "test_util.h"

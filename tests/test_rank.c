@@ -477,6 +477,7 @@ static void test_store_refuses_unreadable(void **state)
 
 int main(void)
 {
+    rg_sol_set_suites(rg_suite_bundled);   /* the bundled suites, as the CLI registers them (main.c) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_interval),
         cmocka_unit_test(test_suspect),

@@ -214,6 +214,7 @@ static void test_served_page_after_push(void **state)
 
 int main(void)
 {
+    rg_sol_set_suites(rg_suite_bundled);   /* the bundled suites, as the CLI registers them (main.c) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_push_moves_ranks),
         cmocka_unit_test(test_warm_is_used),

@@ -361,6 +361,7 @@ static void test_first_in_large_group(void **state)
 
 int main(void)
 {
+    rg_sol_set_suites(rg_suite_bundled);   /* the bundled suites, as the CLI registers them (main.c) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_forged_t_sol_is_suspect, setup, teardown),
         cmocka_unit_test_setup_teardown(test_forged_runs_never_first, setup, teardown),

@@ -27,6 +27,9 @@
 #include "rg_util.h"
 #include "test_record_fixture.h"
 
+/* replicate runs through the harness, as the CLI's `runs replicate` does. */
+static const rg_replicate_runner harness = {rg_suite_load, rg_run_suite};
+
 #define GPU "NVIDIA H200"
 #define FAULT "CUDA error: an illegal memory access was encountered (cudaErrorIllegalAddress)"
 #define DEF "014_rotary_embedding_with_attention_scaling_backward"
@@ -178,7 +181,7 @@ static void test_all_failed_run(void **state)
     int agreed;
     FILE *out = tmpfile();
     assert_non_null(out);
-    assert_int_equal(rg_record_replicate(g, bad, NULL, 0, out, &replica, &agreed, err, sizeof err), 2);
+    assert_int_equal(rg_record_replicate(g, bad, NULL, &harness, 0, out, &replica, &agreed, err, sizeof err), 2);
     assert_non_null(strstr(err, "timed nothing (failed: CUDA error"));
     assert_null(strchr(err, '\n'));
     assert_int_equal(ftell(out), 0);
@@ -221,7 +224,7 @@ static void test_check_run(void **state)
     /* Not replicable either. */
     int64_t replica;
     int agreed;
-    assert_int_equal(rg_record_replicate(g, id, NULL, 0, stderr, &replica, &agreed, err, sizeof err), 2);
+    assert_int_equal(rg_record_replicate(g, id, NULL, &harness, 0, stderr, &replica, &agreed, err, sizeof err), 2);
     assert_non_null(strstr(err, "timed nothing (correctness only"));
     rg_registry_close(g);
 }
@@ -306,6 +309,7 @@ static void test_untimed_label(void **state)
 
 int main(void)
 {
+    rg_sol_set_suites(rg_suite_bundled);   /* the bundled suites, as the CLI registers them (main.c) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_all_failed_run),
         cmocka_unit_test(test_check_run),

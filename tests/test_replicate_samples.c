@@ -20,6 +20,9 @@
 
 #include "test_record_fixture.h"
 
+/* replicate runs through the harness, as the CLI's `runs replicate` does. */
+static const rg_replicate_runner harness = {rg_suite_load, rg_run_suite};
+
 #define SUITE RG_SOURCE_DIR "/suites/sol-execbench-014"
 
 static void test_samples_agree_rule(void **state)
@@ -108,7 +111,7 @@ static char *replicate(forge how, int *agreed, char evidence[16])
     size_t n = 0;
     FILE *out = open_memstream(&text, &n);
     assert_non_null(out);
-    if (rg_record_replicate(g, id, SUITE, 0, out, &rid, agreed, err, sizeof err)) fail_msg("replicate: %s", err);
+    if (rg_record_replicate(g, id, SUITE, &harness, 0, out, &rid, agreed, err, sizeof err)) fail_msg("replicate: %s", err);
     fclose(out);
     rg_run_row row;
     assert_int_equal(rg_registry_get(g, id, &row, NULL, err, sizeof err), 0);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "gate.h"
+#include "harness.h"
 #include "test_record_fixture.h"
 #include "test_util.h"
 

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "harness.h"
 #include "import_traces.h"
 #include "record.h"
 #include "rg_term.h"

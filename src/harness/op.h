@@ -15,14 +15,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "result.h"   /* rg_workload, RG_OP_MAX_AXES */
 #include "ropegrad.h"
 #include "ropegrad_impl.h"
 
 struct rg_workload;
 
 #define RG_OP_MAX_TENSORS 6
-/* Named workload axes an op may declare beyond batch_size and seq_len. */
-#define RG_OP_MAX_AXES 4
 
 /* One workload's tensors: host memory after make(), device memory in the
  * CUDA runner's copy (same struct, in[] replaced). */

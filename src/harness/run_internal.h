@@ -13,10 +13,6 @@
 /* The host half of rg_env (hostname, OS, CPU, version, build flags). */
 void rg_env_host(rg_env *e, int cpu_threads);
 
-/* Fills the time statistics, samples and GB/s of a timed workload from
- * samples_ns (ownership passes to wr). */
-void rg_result_set_samples(rg_workload_result *wr, double *samples_ns, int n);
-
 /* The counter-based generator of inputs.c, for the ops' input makers:
  * rg_stream_key(seed, w, t) is key(w, t); the values are normal(w, t, i) and
  * uniform(w, t, i) as documented there. */

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "impl.h"
 #include "record.h"
 #include "rg_util.h"
 
@@ -25,7 +24,7 @@ static int hash_file(const char *path, char hex[65], char *err, size_t errlen)
     return rc ? 1 : 0;
 }
 
-int rg_impl_hash_files(rg_impl *impl, char *err, size_t errlen)
+int rg_impl_hash_files(rg_run_impl *impl, char *err, size_t errlen)
 {
     if (!impl || impl->n_sources > RG_IMPL_MAX_SOURCES) {
         snprintf(err, errlen, "rg_impl_hash_files: no plugin, or more than %d sources", RG_IMPL_MAX_SOURCES);
@@ -61,7 +60,7 @@ static cJSON *file_entry(const char *path, const char *hex)
 /* "sha256:" over the listing "file <name> <sha256>\n" of the library, then
  * every source in the order given (impl_digest.cmake's listing, unsorted:
  * the order is the user's). */
-static int files_digest(const rg_impl *impl, char out[RG_DIGEST_LEN])
+static int files_digest(const rg_run_impl *impl, char out[RG_DIGEST_LEN])
 {
     rg_buf b = {0};
     rg_buf_printf(&b, "file %s %s\n", base_name(impl->path), impl->file_sha256);
@@ -79,7 +78,7 @@ static int files_digest(const rg_impl *impl, char out[RG_DIGEST_LEN])
 
 cJSON *rg_impl_spec(const rg_run_result *r)
 {
-    const rg_impl *impl = r ? r->impl : NULL;
+    const rg_run_impl *impl = r ? r->impl : NULL;
     char digest[RG_DIGEST_LEN];
     if (!impl || !impl->file_sha256[0] || files_digest(impl, digest)) return NULL;
     cJSON *s = cJSON_CreateObject();
@@ -99,12 +98,12 @@ cJSON *rg_impl_spec(const rg_run_result *r)
      * the file it came from, and what the caller said of it is recorded. */
     if (impl->embedded) {
         cJSON_AddStringToObject(p, "loadedBy", "in-process");
-        cJSON *meta = impl->embedded->meta_json ? cJSON_Parse(impl->embedded->meta_json) : NULL;
+        cJSON *meta = impl->meta_json ? cJSON_Parse(impl->meta_json) : NULL;
         if (meta) cJSON_AddItemToObject(s, "embedded", meta);
     }
     cJSON *h = cJSON_AddObjectToObject(s, "harness");
     cJSON_AddStringToObject(h, "name", "ropegrad");
-    cJSON_AddStringToObject(h, "version", ropegrad_version());
+    cJSON_AddStringToObject(h, "version", RG_ROPEGRAD_VERSION);
     cJSON_AddStringToObject(h, "sources", rg_implementation_digest());
     cJSON_AddStringToObject(h, "buildFlags", r->env.build_flags);
     return s;

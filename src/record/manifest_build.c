@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "impl.h"
 #include "record.h"
 #include "manifest_parts.h"
 #include "rg_util.h"
@@ -78,7 +77,7 @@ static cJSON *protocol_spec(const rg_run_result *r)
     cJSON *p = cJSON_CreateObject();
     cJSON *h = cJSON_AddObjectToObject(p, "harness");
     add_str(h, "name", "ropegrad");
-    add_str(h, "version", ropegrad_version());
+    add_str(h, "version", RG_ROPEGRAD_VERSION);
     cJSON *c = cJSON_AddObjectToObject(p, "correctness");
     if (r->ground_truth == RG_TRUTH_FLOAT32_REFERENCE)
         add_str(c, "reference", "float32: the definition's reference in float32 arithmetic, as the official evaluator "
@@ -564,7 +563,7 @@ cJSON *rg_manifest_build(const rg_run_result *r, const rg_suite *s, const rg_bas
     if (r->impl) {
         p.spec[RG_ROLE_IMPLEMENTATION] = rg_impl_spec(r);
     } else {
-        p.spec[RG_ROLE_IMPLEMENTATION] = implementation_spec(r->backend, r->kernel, r->kernel_name, ropegrad_version(),
+        p.spec[RG_ROLE_IMPLEMENTATION] = implementation_spec(r->backend, r->kernel, r->kernel_name, RG_ROPEGRAD_VERSION,
                                                              rg_implementation_digest(), r->env.build_flags);
         add_revision(p.spec[RG_ROLE_IMPLEMENTATION]);
     }

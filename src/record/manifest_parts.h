@@ -8,8 +8,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "harness.h"
 #include "manifest.h"
+#include "result.h"
 
 /* The workload object's row of one suite workload: index, uuid, axes (the
  * op's named axes too: axis_names, up to RG_OP_MAX_AXES, NULL-ended, or

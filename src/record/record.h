@@ -20,7 +20,8 @@
  *   registry_*.c the SQLite registry, by job: open (schema, migrations), sql
  *                (errors, retries), store, query, notes, copies
  *                (registry_internal.h is what they share)
- *   replicate.c  re-running a recorded protocol through the harness
+ *   replicate.c  re-running a recorded protocol (through the runner the CLI
+ *                gives: the record knows nothing of the harness)
  *   credible.c   what the index checks itself: latencies, observedAt, run order
  *   compare_stats.c  distribution-free comparison of two runs' samples, rank intervals
  *   (the HTML pages, report included, are src/index/'s: one renderer)
@@ -40,9 +41,9 @@
 
 #include "atomic_file.h"
 #include "compare_stats.h"
-#include "harness.h"
 #include "jcs.h"
 #include "manifest.h"
+#include "result.h"
 #include "rfc3339.h"
 #include "strict_json.h"
 
@@ -83,11 +84,10 @@ int rg_build_git_dirty(void);
 
 /* ---- a plugin's record (impl_plugin.c) -------------------------------------- */
 
-struct rg_impl;
-/* Hashes the plugin's library and its --impl-source files (impl.h) into
+/* Hashes the plugin's library and its --impl-source files into
  * impl->file_sha256 / source_sha256. Returns 0, or 1 with one line (a file
  * that cannot be read, or is not a regular file). */
-int rg_impl_hash_files(struct rg_impl *impl, char *err, size_t errlen);
+int rg_impl_hash_files(rg_run_impl *impl, char *err, size_t errlen);
 /* The manifest's implementation spec of a plugin run (r->impl): its name,
  * version, backend, kernelName "name version", sources (a digest over the
  * library's and the sources' SHA-256), the files, and the harness that
@@ -422,13 +422,21 @@ void rg_recorded_protocol_free(rg_recorded_protocol *p);
 int rg_samples_agree(const double *orig, size_t n_orig, const double *replica, size_t n_replica, double threshold,
                      rg_shift *s);
 
-/* Re-runs run id's protocol through the harness (rg_suite_load of suite_dir,
- * which must hold the run's definition and workloads, + rg_run_suite), stores the result as a replication of it, prints per
- * workload whether the time is within the original's spread on out, and
- * links the two (upgrading the original's evidence when it agreed).
- * Returns 0 (with *agreed) or 2 with a message. */
-int rg_record_replicate(rg_registry *g, int64_t id, const char *suite_dir, int verbose, FILE *out,
-                        int64_t *replica_id, int *agreed, char *err, size_t errlen);
+/* How a recorded protocol is run again: the harness's rg_suite_load and
+ * rg_run_suite, given by the caller (the CLI), so the record links no harness. */
+typedef struct rg_replicate_runner {
+    int (*load)(const char *dir, rg_suite *out, char *err, size_t errlen);
+    int (*run)(const rg_suite *s, const int *indices, size_t n_indices, const rg_run_options *o, rg_run_result *out,
+               char *err, size_t errlen);
+} rg_replicate_runner;
+
+/* Re-runs run id's protocol through runner (load of suite_dir, which must
+ * hold the run's definition and workloads, then run), stores the result as a
+ * replication of it, prints per workload whether the time is within the
+ * original's spread on out, and links the two (upgrading the original's
+ * evidence when it agreed). Returns 0 (with *agreed) or 2 with a message. */
+int rg_record_replicate(rg_registry *g, int64_t id, const char *suite_dir, const rg_replicate_runner *runner,
+                        int verbose, FILE *out, int64_t *replica_id, int *agreed, char *err, size_t errlen);
 
 /* ---- what the index checks itself (credible.c) ------------------ */
 

@@ -124,12 +124,13 @@ static int replicable_protocol(int64_t id, const rg_run_row *orow, const rg_mani
 
 /* The suite at suite_dir, refused when it is not the definition the run
  * measured. 0 with *s loaded, or 2 with err (*s empty or freed). */
-static int load_matching_suite(const char *suite_dir, const rg_recorded_protocol *p, rg_suite *s, char *err,
-                               size_t errlen)
+static int load_matching_suite(const rg_replicate_runner *runner, const char *suite_dir, const rg_recorded_protocol *p,
+                               rg_suite *s, char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
-    if (!suite_dir || rg_suite_load(suite_dir, s, err, errlen)) {
+    if (!suite_dir || !runner || runner->load(suite_dir, s, err, errlen)) {
         if (!suite_dir) snprintf(err, errlen, "replicate: no suite folder given");
+        else if (!runner) snprintf(err, errlen, "replicate: no runner given");
         return 2;
     }
     if (strcmp(s->name, p->definition)) {
@@ -213,8 +214,8 @@ static int judge_replica(FILE *out, rg_registry *g, int64_t id, int64_t replica_
     return 0;
 }
 
-int rg_record_replicate(rg_registry *g, int64_t id, const char *suite_dir, int verbose, FILE *out,
-                        int64_t *replica_id, int *agreed_out, char *err, size_t errlen)
+int rg_record_replicate(rg_registry *g, int64_t id, const char *suite_dir, const rg_replicate_runner *runner,
+                        int verbose, FILE *out, int64_t *replica_id, int *agreed_out, char *err, size_t errlen)
 {
     *replica_id = 0;
     *agreed_out = 0;
@@ -232,8 +233,8 @@ int rg_record_replicate(rg_registry *g, int64_t id, const char *suite_dir, int v
     memset(&res, 0, sizeof res);
     cJSON *m = NULL;
     int rc = 2;
-    if (!load_matching_suite(suite_dir, &p, &s, err, errlen) &&
-        !rg_run_suite(&s, p.indices, p.n_indices, &p.opts, &res, err, errlen) &&
+    if (!load_matching_suite(runner, suite_dir, &p, &s, err, errlen) &&
+        !runner->run(&s, p.indices, p.n_indices, &p.opts, &res, err, errlen) &&
         !store_replica(g, id, &res, &s, &om, &m, replica_id, err, errlen))
         rc = judge_replica(out, g, id, *replica_id, &orow, &om, &res, agreed_out, err, errlen);
     cJSON_Delete(m);

@@ -4,57 +4,17 @@
 #define _POSIX_C_SOURCE 200809L
 #include "sol_check.h"
 
-#include <limits.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "harness.h"
 #include "record.h"
 
-/* The bundled suites, each loaded once per process (never freed: the server
- * reads them from every worker thread). */
-static rg_suite bundled[8];
-static int bundled_state[8];   /* 0 not tried, 1 loaded, -1 not found */
-static pthread_mutex_t bundled_mu = PTHREAD_MUTEX_INITIALIZER;
+/* Where the bundled suites come from: set once by the CLI before any thread
+ * starts (rg_sol_set_suites), read by every worker thread after. */
+static rg_sol_suite_fn bundled_suite;
 
-/* An installed CLI's share/ropegrad/suites beside bin/, else the source
- * tree's suites/ this library was built from. */
-static int load_bundled(const rg_op *op, rg_suite *s)
-{
-    char roots[2][PATH_MAX + 64], exe[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    char *slash = len > 0 ? (exe[len] = '\0', strrchr(exe, '/')) : NULL;
-    if (slash) *slash = '\0';
-    snprintf(roots[0], sizeof roots[0], "%s/../share/ropegrad/suites", slash ? exe : "/nonexistent");
-    snprintf(roots[1], sizeof roots[1], "%s", RG_RECORD_SUITES_DIR);
-    for (int i = 0; i < 2; i++) {
-        char dir[PATH_MAX + 160], err[RG_ERRLEN];
-        snprintf(dir, sizeof dir, "%.4160s/sol-execbench-%.16s", roots[i], op->id);
-        if (!rg_suite_load(dir, s, err, sizeof err)) {
-            if (s->op == op) return 0;
-            rg_suite_free(s);
-        }
-    }
-    return -1;
-}
-
-/* The bundled suite of definition, NULL when there is none. */
-static const rg_suite *bundled_suite(const char *definition)
-{
-    const rg_op *op = rg_op_find(definition);
-    if (!op) return NULL;
-    size_t k = 0;
-    while (rg_ops[k] && rg_ops[k] != op) k++;
-    if (k >= sizeof bundled / sizeof bundled[0]) return NULL;
-    pthread_mutex_lock(&bundled_mu);
-    if (!bundled_state[k]) bundled_state[k] = load_bundled(op, &bundled[k]) ? -1 : 1;
-    const rg_suite *s = bundled_state[k] > 0 ? &bundled[k] : NULL;
-    pthread_mutex_unlock(&bundled_mu);
-    return s;
-}
+void rg_sol_set_suites(rg_sol_suite_fn fn) { bundled_suite = fn; }
 
 /* The suite's workload with w's index and uuid, NULL when none. */
 static const rg_workload *suite_workload(const rg_suite *s, const rg_mf_workload *w)
@@ -77,7 +37,7 @@ static int is_cpu_run(const rg_manifest *m) { return !strcmp(m->vendor, "cpu") &
 /* Every workload's bytes from the bundled suite over tbps; 0, or 1 with why. */
 static int workload_t_sol(const rg_manifest *m, double tbps, double *t_sol, char *why, size_t n)
 {
-    const rg_suite *s = bundled_suite(m->benchmark);
+    const rg_suite *s = bundled_suite ? bundled_suite(m->benchmark) : NULL;
     if (!s) {
         snprintf(why, n, "problem \"%.80s\" is not a bundled suite: the index cannot compute its bytes", m->benchmark);
         return 1;
@@ -92,7 +52,7 @@ static int workload_t_sol(const rg_manifest *m, double tbps, double *t_sol, char
             return 1;
         }
         const rg_workload *w = suite_workload(s, &m->workloads[i]);
-        double bytes = w ? s->op->bytes(w, s->grad_dtype) : NAN;
+        double bytes = w ? w->bytes : NAN;
         if (!(bytes > 0) || !isfinite(bytes)) {
             snprintf(why, n, "workload %d (uuid %.40s) is not in the bundled suite: its bytes are unknown",
                      m->workloads[i].index, m->workloads[i].uuid);

@@ -21,6 +21,7 @@
 #define ROPEGRAD_SOL_CHECK_H
 
 #include "manifest.h"
+#include "result.h"
 
 typedef enum rg_sol_state { RG_SOL_VERIFIED = 0, RG_SOL_CPU = 1, RG_SOL_UNVERIFIABLE = 2 } rg_sol_state;
 
@@ -29,6 +30,14 @@ typedef struct rg_sol_check {
     double tbps;          /* the datasheet bandwidth (verified runs), else 0 */
     char basis[240];      /* verified: the product, bandwidth and datasheet; cpu, unverifiable: why */
 } rg_sol_check;
+
+/* The bundled suite of a definition (loaded once, never freed: every worker
+ * thread reads it), NULL when there is none. The harness has one,
+ * rg_suite_bundled; the CLI registers it at start (rg_sol_set_suites), so the
+ * record loads no suite itself. Until one is registered no GPU run's T_SOL is
+ * known (unverifiable). */
+typedef const rg_suite *(*rg_sol_suite_fn)(const char *definition);
+void rg_sol_set_suites(rg_sol_suite_fn fn);
 
 /* Checks what the index can compute for m. t_sol (NULL, or m->n_workloads
  * entries) gets each workload's T_SOL in ns (NAN where none). Returns 0, or

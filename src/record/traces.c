@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"
+#include "result.h"
 #include "rg_util.h"
 #include "strict_json.h"
 

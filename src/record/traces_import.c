@@ -207,7 +207,7 @@ static cJSON *row(const matched *m, const rg_suite *s, const sol_src *src)
 {
     const rg_trace *t = m->t;
     const int timed = !rg_trace_failed(t);
-    double bytes = s->op->bytes(m->w, s->grad_dtype);
+    double bytes = m->w->bytes;
     double t_k = timed ? t->latency_ms * 1e6 : NAN, t_sol = NAN, t_b = NAN;
     if (src->figures) {
         t_sol = m->w->sol_ms * 1e6;
@@ -283,7 +283,7 @@ static cJSON *run_spec(const rg_traces *t, const rg_suite *s, const matched *m, 
 
 static cJSON *build(const rg_traces *t, const rg_suite *s, char *err, size_t errlen)
 {
-    if (!t || !s || !t->n || !s->op) {
+    if (!t || !s || !t->n || !s->n_workloads) {
         snprintf(err, errlen, "traces import: no traces or no suite");
         return NULL;
     }
@@ -300,7 +300,7 @@ static cJSON *build(const rg_traces *t, const rg_suite *s, char *err, size_t err
     cJSON *wl = cJSON_CreateObject();
     add_str(wl, "definition", s->name);
     cJSON *list = cJSON_AddArrayToObject(wl, "workloads");
-    for (size_t i = 0; i < t->n; i++) cJSON_AddItemToArray(list, rg_manifest_workload_entry(m[i].w, s->op ? s->op->axes : NULL));
+    for (size_t i = 0; i < t->n; i++) cJSON_AddItemToArray(list, rg_manifest_workload_entry(m[i].w, s->axis_names));
     cJSON *spec[RG_N_ROLES] = {run_spec(t, s, m, when, naive), protocol_spec(), environment_spec(t), wl,
                                implementation_spec(t)};
     free(m);

@@ -25,7 +25,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "harness.h"
+#include "result.h"
 #include "traces.h"
 
 /* NULL with a one-line message: a definition other than the suite's, a

@@ -4,8 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"
-#include "run_internal.h"
+#include "result.h"
 
 static int cmp_double(const void *a, const void *b)
 {

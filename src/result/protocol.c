@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * protocol.c -- the CUDA timing protocol's switches (harness.h): their words
- * on the command line and in the record, and what each word means.
+ * protocol.c -- the words of the protocol's choices (result.h): the ground
+ * truth, and the CUDA timing protocol's switches -- their words on the command
+ * line and in the record, and what each word means.
  *
  *   --restage on|off        inputs re-copied at a shifted address before every iteration, or not
  *   --span all|kernels      what one sample spans: every GPU activity of the call, or its kernels
@@ -17,7 +18,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "harness.h"
+#include "result.h"
 
 /* One switch: its two words and what each means; [2] is the record made before it. */
 typedef struct rg_switch {
@@ -117,3 +118,17 @@ const char *rg_restage_text(const char *word) { return text_of(&restage_switch, 
 const char *rg_span_text(const char *word) { return text_of(&span_switch, word); }
 const char *rg_sync_text(const char *word) { return text_of(&sync_switch, word); }
 const char *rg_settle_text(const char *word) { return text_of(&settle_switch, word); }
+
+const char *rg_ground_truth_name(rg_ground_truth g)
+{
+    return g == RG_TRUTH_FLOAT32_REFERENCE ? "float32-reference" : "float64";
+}
+
+int rg_ground_truth_parse(const char *s, rg_ground_truth *g)
+{
+    if (!s || !g) return 1;
+    if (!strcmp(s, "float64")) *g = RG_TRUTH_FLOAT64;
+    else if (!strcmp(s, "float32-reference")) *g = RG_TRUTH_FLOAT32_REFERENCE;
+    else return 1;
+    return 0;
+}
