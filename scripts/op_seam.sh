@@ -6,11 +6,12 @@
 #   bash scripts/op_seam.sh --switches   the development switches left in src/ or include/
 #
 # The op is named by its folder name (its function prefix: ropegrad_OP_*,
-# rg_op_OP*) and by the definition name of every row in its folder
-# (src/op/OP/row.c, `.definition = "..."`). Searched: the files git tracks
-# under src/, include/, tests/, cmake/ and the top CMakeLists.txt -- what the
-# build and the tests need -- minus the op's own folder (its suite folder,
-# suites/, is outside the searched tree). Benchmarks, device scripts, docs
+# rg_op_OP*) and by the definition name of its row (src/harness/ops/OP.c,
+# `.definition = "..."`). Searched: the files git tracks under src/,
+# include/, tests/, cmake/ and the top CMakeLists.txt -- what the build and
+# the tests need -- minus the op's own files: its folder src/op/OP/, its row
+# and its tests tests/op/OP/ (its suite folder, suites/, is outside the
+# searched tree). Benchmarks, device scripts, docs
 # and results (bench/, scripts/, python/, README.md) may name an op without
 # counting. Prints each file, then "outside files: N"; with MAX, exits 1 when
 # N > MAX. The public header and the op table line count like any file;
@@ -33,12 +34,14 @@ fi
 op=${1:?usage: op_seam.sh OP [MAX]}
 max=${2:-}
 case "$op" in *[!a-z0-9_]*|'') echo "op_seam.sh: bad op folder name '$op'" >&2; exit 2 ;; esac
-[ -f "src/op/$op/row.c" ] || { echo "op_seam.sh: src/op/$op/row.c not found" >&2; exit 2; }
+row="src/harness/ops/$op.c"
+[ -d "src/op/$op" ] || { echo "op_seam.sh: src/op/$op/ not found" >&2; exit 2; }
+[ -f "$row" ] || { echo "op_seam.sh: $row not found" >&2; exit 2; }
 names=("$op")
-while IFS= read -r d; do names+=("$d"); done < <(sed -n 's/^ *\.definition *= *"\([^"]*\)".*/\1/p' "src/op/$op/row.c")
-[ "${#names[@]}" -gt 1 ] || { echo "op_seam.sh: no .definition in src/op/$op/row.c" >&2; exit 2; }
+while IFS= read -r d; do names+=("$d"); done < <(sed -n 's/^ *\.definition *= *"\([^"]*\)".*/\1/p' "$row")
+[ "${#names[@]}" -gt 1 ] || { echo "op_seam.sh: no .definition in $row" >&2; exit 2; }
 pattern=$(printf '%s\n' "${names[@]}" | paste -sd'|')
-mapfile -t files < <(git ls-files -- src include tests cmake CMakeLists.txt | grep -v -e "^src/op/$op/" -e "^tests/op_seam.cmake$")
+mapfile -t files < <(git ls-files -- src include tests cmake CMakeLists.txt | grep -v -e "^src/op/$op/" -e "^$row$" -e "^tests/op/$op/" -e "^tests/op_seam.cmake$")
 n=0
 for f in "${files[@]}"; do
   [ -f "$f" ] || continue

@@ -34,30 +34,6 @@ int rg_suite_load(const char *dir, rg_suite *out, char *err, size_t errlen);
  * (rg_sol_set_suites, sol_check.h). */
 const rg_suite *rg_suite_bundled(const char *definition);
 
-/* 014's bytes any kernel must move for one workload: B*S*(2*D*elt + D/2*4 + 4) + B*(D/2)*4.
- * (Every op's own: rg_op.bytes.) */
-double rg_workload_bytes(const rg_workload *w, ropegrad_dtype dt);
-
-/* ---- inputs ---------------------------------------------------------------- */
-
-/* Host-side input tensors of one workload, owned by the harness. */
-typedef struct rg_inputs {
-    int64_t batch_size, seq_len, head_dim;
-    ropegrad_dtype dtype;
-    void *grad_cos, *grad_sin;     /* B*S*D elements of dtype */
-    float *emb;                    /* B*S*D */
-    float *inv_freq;               /* B*(D/2), stride D/2 */
-    float attention_scaling;
-} rg_inputs;
-
-/* Deterministic and counter-based: element i of tensor t of workload w is a
- * pure function of (seed, w, t, i), so generation runs in parallel and any
- * element can be regenerated alone. Documented in inputs.c. */
-int rg_inputs_make(const rg_workload *w, ropegrad_dtype dt, rg_inputs_kind kind, uint64_t seed,
-                   rg_inputs *out, char *err, size_t errlen);
-void rg_inputs_free(rg_inputs *in);
-/* A ropegrad_problem over host inputs (output pointer left to the caller). */
-ropegrad_problem rg_inputs_problem(const rg_inputs *in, float *out);
 
 /* ---- check ------------------------------------------------------------------ */
 

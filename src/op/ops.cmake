@@ -6,12 +6,13 @@
 #   cuda_stub.c               the library when it is not (its CUDA entry points
 #                             returning ROPEGRAD_ERR_NO_CUDA after validation)
 #   *_avx2.c, *_avx512.c      compiled for that instruction set (CMakeLists.txt)
-#   row.c                     its row of the op table (the harness, rg_harness)
 #   test_*.c                  its tests (tests/CMakeLists.txt: one cmocka test each)
 #   *.cmake                   its extra test registrations (e.g. the suite check)
 #   *.cuh, *.h                its kernels and private headers (every .cuh is
 #                             embedded for `ropegrad export-solution`)
-# Used by src/op, src/harness and tests; scripts/op_seam.sh checks the seam.
+# Its row of the op table is the harness's, src/harness/ops/<op>.c (the
+# library includes nothing of the harness). Used by src/op and tests;
+# scripts/op_seam.sh checks the seam.
 
 # Every op folder, sorted.
 function(rg_op_folders out)
@@ -29,7 +30,7 @@ endfunction()
 # The library's sources of one op folder, with or without CUDA.
 function(rg_op_library_sources dir with_cuda out)
   file(GLOB _c CONFIGURE_DEPENDS ${dir}/*.c)
-  list(FILTER _c EXCLUDE REGEX "/(row|test_[^/]*|cuda_stub)\\.c$")
+  list(FILTER _c EXCLUDE REGEX "/(test_[^/]*|cuda_stub)\\.c$")
   if(with_cuda)
     file(GLOB _cu CONFIGURE_DEPENDS ${dir}/*.cu)
     list(APPEND _c ${_cu})
@@ -39,8 +40,8 @@ function(rg_op_library_sources dir with_cuda out)
   set(${out} ${_c} PARENT_SCOPE)
 endfunction()
 
-# Every op's row of the op table (row.c), its tests (test_*.c) or its test
-# registrations (*.cmake), across the op folders.
+# Every op's tests (test_*.c) or its test registrations (*.cmake), across
+# the op folders.
 function(rg_op_files pattern out)
   rg_op_folders(_dirs)
   set(_all)

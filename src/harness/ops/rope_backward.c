@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* row.c -- the op table's row for L1/014, the backward of
+/* rope_backward.c -- the op table's row for L1/014, the backward of
  * rotary-embedding generation (inputs: inputs.c's rg_inputs_make). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"
-#include "run_internal.h"
+#include "op.h"
 
 static ropegrad_problem problem(const rg_tensors *t, void *out)
 {

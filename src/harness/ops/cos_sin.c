@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* row.c -- the op table's row for L1/012, cos and sin from
+/* cos_sin.c -- the op table's row for L1/012, cos and sin from
  * frequencies: freqs f32 [B,S,H] -> cos, sin bf16 [B,S,D] (the output buffer
  * holds cos, then sin).
  *
@@ -15,8 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"
-#include "run_internal.h"
+#include "op.h"
 
 #define RG_POS_MAX_1E6 262143
 

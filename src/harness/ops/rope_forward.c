@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* row.c -- the op table's row for L1/011, the rotary embedding
+/* rope_forward.c -- the op table's row for L1/011, the rotary embedding
  * forward: position_ids int64 [B,S], inv_freq f32 [H] -> cos_sin bf16 [B,S,D,2].
  *
  * Inputs (the dataset's get_inputs is custom for this op):
@@ -21,8 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"
-#include "run_internal.h"
+#include "op.h"
 
 #define RG_LLAMA3_POS_MAX 131071
 

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* row.c -- the op table's rows for applying the rotary embedding:
+/* rope_apply.c -- the op table's row for applying the rotary embedding,
  * L1/088 (q, k rotated: query f32 [B,Hq,S,D], key f32 [B,Hk,S,D], cos, sin
- * f32 [S,D] -> query_rotated, key_rotated, back to back in the output) and
- * its backward L1/068 (grad_q_embed, grad_k_embed, q, k, cos, sin f32, cos
- * and sin [B,S,D] -> grad_q, grad_k, grad_cos, grad_sin, back to back).
- * Named axes: num_heads (Hq), num_kv_heads (Hk).
+ * f32 [S,D] -> query_rotated, key_rotated, back to back in the output), and
+ * the shape and inputs it shares with its backward's row (rope_apply.h,
+ * rope_apply_backward.c). Named axes: num_heads (Hq), num_kv_heads (Hk).
  *
  * Inputs:
  *   RG_INPUTS_NORMAL (the dataset's "random"): input t (the definition's
@@ -18,13 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"
-#include "run_internal.h"
+#include "op.h"
+#include "rope_apply.h"
 
 #define RG_APPLY_POS_MAX 262143
 #define RG_APPLY_MAX_HEADS 65536
 
-static ropegrad_rope_apply_shape shape(const rg_tensors *t, int per_batch)
+ropegrad_rope_apply_shape rg_apply_shape(const rg_tensors *t, int per_batch)
 {
     ropegrad_rope_apply_shape s;
     memset(&s, 0, sizeof s);
@@ -70,11 +69,8 @@ static void fill_table(float *cos_t, float *sin_t, int64_t batches, int64_t S, i
     }
 }
 
-/* The inputs of either op: n_heads_tensors tensors shaped like q then k in
- * turn (088: q, k; 068: grad_q_embed, grad_k_embed, q, k), then cos and sin
- * of `batches` batches. */
-static int make_inputs(const rg_workload *w, int kind, uint64_t seed, int n_heads_tensors, int per_batch,
-                       rg_tensors *t, char *err, size_t errlen)
+int rg_apply_make_inputs(const rg_workload *w, int kind, uint64_t seed, int n_heads_tensors, int per_batch,
+                         rg_tensors *t, char *err, size_t errlen)
 {
     const int64_t hq = w->axes[0], hk = w->axes[1];
     if (hq > RG_APPLY_MAX_HEADS || hk > RG_APPLY_MAX_HEADS) {
@@ -108,7 +104,7 @@ static ropegrad_rope_apply_problem forward_problem(const rg_tensors *t, void *ou
 {
     ropegrad_rope_apply_problem p;
     memset(&p, 0, sizeof p);
-    p.shape = shape(t, 0);
+    p.shape = rg_apply_shape(t, 0);
     p.q = t->in[0];
     p.k = t->in[1];
     p.cos = t->in[2];
@@ -122,7 +118,7 @@ static int forward_make(const rg_workload *w, ropegrad_dtype dt, int kind, uint6
                         size_t errlen)
 {
     (void)dt;
-    if (make_inputs(w, kind, seed, 2, 0, t, err, errlen)) return 1;
+    if (rg_apply_make_inputs(w, kind, seed, 2, 0, t, err, errlen)) return 1;
     t->n_out = (int64_t)((t->in_bytes[0] + t->in_bytes[1]) / sizeof(float));
     t->out_bytes = t->in_bytes[0] + t->in_bytes[1];
     return 0;
@@ -156,7 +152,7 @@ static double forward_bytes(const rg_workload *w, ropegrad_dtype dt)
     return (2.0 * B * heads * S * D + 2.0 * S * D) * 4;
 }
 
-static const char *const apply_axes[] = {"num_heads", "num_kv_heads", NULL};
+const char *const rg_apply_axes[] = {"num_heads", "num_kv_heads", NULL};
 
 static const rg_op_tensor forward_inputs[] = {
     {"query", "float32"}, {"key", "float32"}, {"cos", "float32"}, {"sin", "float32"}, {NULL, NULL}};
@@ -168,100 +164,13 @@ const rg_op rg_op_rope_apply = {
     .reference = "float64 (ropegrad_rope_apply_reference)",
     .inputs = forward_inputs,
     .outputs = forward_outputs,
-    .axes = apply_axes,
+    .axes = rg_apply_axes,
     .custom_scale = 1,
     .bytes = forward_bytes,
     .make = forward_make,
     .reference_fn = forward_reference,
     .cpu = forward_cpu,
     .cuda = forward_cuda,
-    .widen = rg_widen_f32,
-    .kernel_name = rg_kernel_default_only,
-    .solution = NULL,
-};
-
-/* ---- L1/068 ---- */
-
-static ropegrad_rope_apply_backward_problem backward_problem(const rg_tensors *t, void *out)
-{
-    ropegrad_rope_apply_backward_problem p;
-    memset(&p, 0, sizeof p);
-    p.shape = shape(t, 1);
-    p.grad_q_out = t->in[0];
-    p.grad_k_out = t->in[1];
-    p.q = t->in[2];
-    p.k = t->in[3];
-    p.cos = t->in[4];
-    p.sin = t->in[5];
-    if (out) {
-        float *o = out;
-        p.grad_q = o;
-        p.grad_k = o += t->in_bytes[0] / sizeof(float);
-        p.grad_cos = o += t->in_bytes[1] / sizeof(float);
-        p.grad_sin = o + t->in_bytes[4] / sizeof(float);
-    }
-    return p;
-}
-
-static int backward_make(const rg_workload *w, ropegrad_dtype dt, int kind, uint64_t seed, rg_tensors *t, char *err,
-                         size_t errlen)
-{
-    (void)dt;
-    if (make_inputs(w, kind, seed, 4, 1, t, err, errlen)) return 1;
-    t->out_bytes = t->in_bytes[0] + t->in_bytes[1] + t->in_bytes[4] + t->in_bytes[5];
-    t->n_out = (int64_t)(t->out_bytes / sizeof(float));
-    return 0;
-}
-
-static int backward_reference(const rg_tensors *t, double *ref)
-{
-    ropegrad_rope_apply_backward_problem p = backward_problem(t, NULL);
-    return ropegrad_rope_apply_backward_reference(&p, ref);
-}
-
-static int backward_cpu(const rg_tensors *t, void *out, int threads)
-{
-    ropegrad_rope_apply_backward_problem p = backward_problem(t, out);
-    return ropegrad_rope_apply_backward_cpu(&p, threads);
-}
-
-static int backward_cuda(const rg_tensors *t, void *out, int kernel, void *stream)
-{
-    if (kernel != 0) return ROPEGRAD_ERR_BAD_KERNEL;
-    ropegrad_rope_apply_backward_problem p = backward_problem(t, out);
-    return ropegrad_rope_apply_backward_cuda(&p, stream);
-}
-
-/* grad_q_embed, grad_k_embed, q, k read, grad_q, grad_k written; cos, sin
- * [B,S,D] read, grad_cos, grad_sin written. */
-static double backward_bytes(const rg_workload *w, ropegrad_dtype dt)
-{
-    (void)dt;
-    const double B = (double)w->batch_size, S = (double)w->seq_len, D = (double)w->head_dim;
-    const double heads = (double)w->axes[0] + (double)w->axes[1];
-    return (3.0 * heads + 4.0) * B * S * D * 4;
-}
-
-static const rg_op_tensor backward_inputs[] = {{"grad_q_embed", "float32"}, {"grad_k_embed", "float32"},
-                                               {"q", "float32"},            {"k", "float32"},
-                                               {"cos", "float32"},          {"sin", "float32"},
-                                               {NULL, NULL}};
-static const rg_op_tensor backward_outputs[] = {
-    {"grad_q", "float32"}, {"grad_k", "float32"}, {"grad_cos", "float32"}, {"grad_sin", "float32"}, {NULL, NULL}};
-
-const rg_op rg_op_rope_apply_backward = {
-    .id = "068",
-    .definition = "068_fused_rope_application_backward",
-    .reference = "float64 (ropegrad_rope_apply_backward_reference)",
-    .inputs = backward_inputs,
-    .outputs = backward_outputs,
-    .axes = apply_axes,
-    .custom_scale = 1,
-    .bytes = backward_bytes,
-    .make = backward_make,
-    .reference_fn = backward_reference,
-    .cpu = backward_cpu,
-    .cuda = backward_cuda,
     .widen = rg_widen_f32,
     .kernel_name = rg_kernel_default_only,
     .solution = NULL,
