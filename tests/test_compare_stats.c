@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_compare_stats.c -- the distribution-free comparison behind compare, rank and runs check
- * (src/record/compare_stats.c). */
+ * (src/record/stats/compare_stats.c). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

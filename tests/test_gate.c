@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_gate.c -- the regression gate's history and busy-machine rules
- * (src/record/gate.h): the z-score judgement on known figures, a busy CPU run
+ * (src/record/stats/gate.h): the z-score judgement on known figures, a busy CPU run
  * never SLOW (pairwise and against history), and `runs check` choosing the
  * history rule once a line has five earlier credible runs. */
 #define _POSIX_C_SOURCE 200809L

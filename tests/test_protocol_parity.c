@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_protocol_parity.c -- the CUDA timing switches (--restage, --span,
- * --sync, --settle; src/harness/protocol.c) where no GPU is needed: their words and
+ * --sync, --settle; src/result/protocol.c) where no GPU is needed: their words and
  * meanings, the CLI's refusals (one line, exit 2), the record a CPU run makes
  * (no switches: the CPU has none), and a CUDA manifest read back: one
  * recorded before the switches (tests/data/old-format/h200-cuda-014-before-switches.manifest.json,

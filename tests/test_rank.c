@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_rank.c -- ranks with uncertainty, suspect runs, the revision a run
  * records, lines and the previous revision, and the regression check
- * (src/record/rank.h), over fixture runs with many samples. */
+ * (src/record/stats/rank.h), over fixture runs with many samples. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>

@@ -9,7 +9,7 @@
  *
  * Read-only: the tests run as root in CI, where chmod 0444 does not stop a
  * write(2). The registry treats a file with no write permission bit as
- * read-only anyway (src/record/registry_open.c opens it SQLITE_OPEN_READONLY), so
+ * read-only anyway (src/record/registry/registry_open.c opens it SQLITE_OPEN_READONLY), so
  * chmod 0444 is a real test even for root: reads work, every write fails
  * cleanly, the bytes do not change.
  */

@@ -8,7 +8,7 @@
  *    refused as corrupt by every command, before anything runs, and never
  *    written to.
  * The tests run as root in CI: permission bits are the registry's own policy
- * (src/record/registry_open.c must_read_only), so chmod is a real test even for
+ * (src/record/registry/registry_open.c must_read_only), so chmod is a real test even for
  * root. The read-only mount needs `unshare -m` (mount namespaces); without it
  * that test is skipped and says why. */
 #define _GNU_SOURCE

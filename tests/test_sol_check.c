@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* test_sol_check.c -- the index's own T_SOL (src/record/sol_check.h): the
+/* test_sol_check.c -- the index's own T_SOL (src/record/stats/sol_check.h): the
  * datasheet table (every entry sourced, whole-word and unambiguous names),
  * the verified / cpu / unverifiable states, T_SOL from the bundled suite's
  * bytes whatever the manifest says, and #1 (rg_registry_first). */

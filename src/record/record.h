@@ -11,21 +11,28 @@
  * $XDG_DATA_HOME/ropegrad/runs.db, else ~/.local/share/ropegrad/runs.db;
  * --db FILE or $ROPEGRAD_DB override) and ranked, compared, replicated, reported.
  *
- * Files:
- *   sol.c        the SOL score, the datasheet bandwidth table, baseline files
- *   manifest_envelope.c  roles and kinds, the digest rule, old bundles told apart
- *   manifest.c   the typed reader (manifest.h), verify
- *   manifest_build.c  building manifests; converting old ManifestBundle files
- *   sign.c       Ed25519 signatures over the run digest (OpenSSL)
- *   registry_*.c the SQLite registry, by job: open (schema, migrations), sql
+ * Files, one folder per job (this header is the interface):
+ *   record.c     rg_record_bench (what `bench --record/--manifest` calls)
+ *   manifest/    the envelope: manifest_envelope.c (roles and kinds, the
+ *                digest rule, old bundles told apart), manifest.c (the typed
+ *                reader, manifest.h; verify), manifest_build.c (building
+ *                manifests; converting old ManifestBundle files), ident.c
+ *                (identifiers), impl_plugin.c (a plugin's files), untimed.c
+ *   registry/    the SQLite registry, by job: open (schema, migrations), sql
  *                (errors, retries), store, query, notes, copies
- *                (registry_internal.h is what they share)
- *   replicate.c  re-running a recorded protocol (through the runner the CLI
- *                gives: the record knows nothing of the harness)
- *   credible.c   what the index checks itself: latencies, observedAt, run order
- *   compare_stats.c  distribution-free comparison of two runs' samples, rank intervals
- *   (the HTML pages, report included, are src/index/'s: one renderer)
- *   record.c     rg_record_bench (what `bench --record/--manifest` calls), file helpers
+ *                (registry_internal.h is what they share), stmt_cache.c
+ *   stats/       rank.c (ranks, rank.h), gate.c, compare_stats.c
+ *                (distribution-free comparison of two runs' samples),
+ *                replicate.c (re-running a recorded protocol through the
+ *                runner the CLI gives: the record knows nothing of the
+ *                harness), sol.c (the SOL score, the datasheet bandwidth
+ *                table, baseline files), sol_check.c (the index's own T_SOL),
+ *                credible.c (what the index checks itself: latencies,
+ *                observedAt, run order)
+ *   sign/        Ed25519 signatures over the run digest (OpenSSL)
+ *   import/      the official evaluator's traces as a run (traces.h, traces_import.h)
+ *   (the HTML pages, report included, are src/index/'s: one renderer; JCS,
+ *   strict JSON and RFC 3339 are src/util/'s)
  *
  * Every function that can fail returns 0 or non-zero and writes a one-line
  * message into err[errlen].
