@@ -2,7 +2,7 @@
 /* rope_apply.c -- the op table's row for applying the rotary embedding,
  * L1/088 (q, k rotated: query f32 [B,Hq,S,D], key f32 [B,Hk,S,D], cos, sin
  * f32 [S,D] -> query_rotated, key_rotated, back to back in the output), and
- * the shape and inputs it shares with its backward's row (rope_apply.h,
+ * the shape and inputs it shares with its backward's row (apply_rows.h,
  * rope_apply_backward.c). Named axes: num_heads (Hq), num_kv_heads (Hk).
  *
  * Inputs:
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "op.h"
-#include "rope_apply.h"
+#include "apply_rows.h"
 
 #define RG_APPLY_POS_MAX 262143
 #define RG_APPLY_MAX_HEADS 65536

@@ -2,11 +2,11 @@
 /* rope_apply_backward.c -- the op table's row for the backward of applying
  * the rotary embedding, L1/068 (grad_q_embed, grad_k_embed, q, k, cos, sin
  * f32, cos and sin [B,S,D] -> grad_q, grad_k, grad_cos, grad_sin, back to
- * back). Its shape and inputs are 088's (rope_apply.h, rope_apply.c). */
+ * back). Its shape and inputs are 088's (apply_rows.h, rope_apply.c). */
 #include <string.h>
 
 #include "op.h"
-#include "rope_apply.h"
+#include "apply_rows.h"
 
 /* ---- L1/068 ---- */
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* rope_apply.h -- what the rows of 088 and 068 share (rope_apply.c): the
+/* apply_rows.h -- what the rows of 088 and 068 share (rope_apply.c): the
  * library's shape of their tensors and their inputs. */
-#ifndef ROPEGRAD_HARNESS_OPS_ROPE_APPLY_H
-#define ROPEGRAD_HARNESS_OPS_ROPE_APPLY_H
+#ifndef ROPEGRAD_HARNESS_OPS_APPLY_ROWS_H
+#define ROPEGRAD_HARNESS_OPS_APPLY_ROWS_H
 
 #include "op.h"
 
