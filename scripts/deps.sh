@@ -5,7 +5,7 @@
 set -euo pipefail
 pkgs=(cmake ninja-build gcc clang pkg-config libsleef-dev libcjson-dev libcmocka-dev libssl-dev
       libsqlite3-dev libclang-rt-14-dev libmicrohttpd-dev libcurl4-openssl-dev curl)
-# The browser test of the index (tests/index_browser.py) and the load benchmark's client.
+# The browser test of the index (tests/index/index_browser.py) and the load benchmark's client.
 [ "${ROPEGRAD_WITH_CHROMIUM:-0}" = 1 ] && pkgs+=(chromium chromium-driver python3-selenium)
 [ "${ROPEGRAD_WITH_WRK:-0}" = 1 ] && pkgs+=(wrk)
 # Debian's torch for /usr/bin/python3: the python_torch_binding test runs with

@@ -12,7 +12,7 @@ result under all. Three checks, each one line per violation:
             src/result/. An include is that layer's header when it
             names the layer's folder ("../harness/op.h") or, not found beside
             the includer, bears the basename of one of its headers.
-  links     (--links FILE) the link lines CMake wrote (tests/CMakeLists.txt:
+  links     (--links FILE) the link lines CMake wrote (tests/tools/layers.cmake:
             "target: dep;dep;..." per line): no target of --lib reaches
             rg_harness, libropegrad, cudart or CUPTI through its link libraries.
   symbols   (--check NAME=ARCHIVE, --forbid NAME=LIBRARY) no undefined symbol

@@ -7,7 +7,7 @@
  * The digest of an object is "sha256:" + hex SHA-256 of the RFC 8785 form of
  * the object without its metadata member ({apiVersion, kind, spec}): the rule
  * of the public KernelIndex record, checked against its published values in
- * tests/test_record_kernelindex.c. The run digest is the digest of the run
+ * tests/record/test_record_kernelindex.c. The run digest is the digest of the run
  * object, which names the other objects by their digests.
  */
 #include <stdio.h>
