@@ -8,6 +8,9 @@
  *     -> time (cold L2; CUPTI spans on GPU, wall clock on CPU)
  *     -> rg_run_result  (printed as a table, written as JSON, handed to the record)
  *
+ * What it reads and writes (rg_suite, rg_run_options, rg_run_result and their
+ * parts) is plain data in result.h, a layer below the harness that the record
+ * and the index read without it; an op's row is written against op.h.
  * The harness calls libropegrad only through include/ropegrad.h, like any user.
  * Every function that can fail returns 0 or non-zero and writes a one-line
  * message (naming the file and field where there is one) into err[errlen].
@@ -34,7 +37,6 @@ int rg_suite_load(const char *dir, rg_suite *out, char *err, size_t errlen);
  * (rg_sol_set_suites, sol_check.h). */
 const rg_suite *rg_suite_bundled(const char *definition);
 
-
 /* ---- check ------------------------------------------------------------------ */
 
 /* The protocol's rules, applied to out[n] against the float64 ref[n]:
@@ -58,7 +60,7 @@ int rg_ground_truth_reference(const rg_op *op, const rg_tensors *t, rg_ground_tr
  * name=value ("B=2 S=512 D=128 num_heads=32 num_kv_heads=8"). */
 void rg_axes_text(const rg_op *op, const rg_workload *w, char *dst, size_t n);
 
-
+/* The defaults (rg_run_options, result.h): backend auto, warmup 10, iterations 50, seed 200, 10 rounds. */
 void rg_run_options_default(rg_run_options *o);
 
 /* ---- the CPU timer (run.c): the protocol's CPU timing, for any code to time --------- */

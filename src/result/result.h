@@ -126,6 +126,26 @@ const char *rg_span_text(const char *word);
 const char *rg_sync_text(const char *word);
 const char *rg_settle_text(const char *word);
 
+/* What a run is asked to do (the harness's rg_run_options_default fills the defaults). */
+typedef struct rg_run_options {
+    const char *backend;           /* "auto", "cpu" or "cuda" */
+    int kernel;                    /* CUDA kernel version, 0 = default */
+    int threads;                   /* CPU threads, 0 = all */
+    int warmup, iterations;        /* defaults 10 and 50 */
+    uint64_t seed;                 /* default 200, the suite's */
+    rg_inputs_kind inputs;
+    int timed;                     /* 0: correctness only (`ropegrad check`) */
+    int verbose;                   /* 1: progress lines on stderr; 0: none; -1 (--quiet): no notes either */
+    double timeout_s;              /* CUDA: how long one launch may run before the workload fails "timed out"
+                                      and the run stops (0 = no limit) */
+    int rounds;                    /* correctness rounds of fresh seeded inputs (default 10; rounds.c) */
+    rg_ground_truth ground_truth;  /* default float64 */
+    rg_restage restage;            /* CUDA timing (above): default on, all, iteration, off */
+    rg_span span;
+    rg_sync sync;
+    rg_settle settle;
+} rg_run_options;
+
 /* ---- results -------------------------------------------------------------------- */
 
 typedef struct rg_check {
@@ -203,25 +223,6 @@ typedef struct rg_env {
     int load_cpus;                 /* online CPUs it compares with */
     rg_cpu_share cpu_share;        /* CPU runs: what other processes took over the run (cpu_share.h) */
 } rg_env;
-
-typedef struct rg_run_options {
-    const char *backend;           /* "auto", "cpu" or "cuda" */
-    int kernel;                    /* CUDA kernel version, 0 = default */
-    int threads;                   /* CPU threads, 0 = all */
-    int warmup, iterations;        /* defaults 10 and 50 */
-    uint64_t seed;                 /* default 200, the suite's */
-    rg_inputs_kind inputs;
-    int timed;                     /* 0: correctness only (`ropegrad check`) */
-    int verbose;                   /* 1: progress lines on stderr; 0: none; -1 (--quiet): no notes either */
-    double timeout_s;              /* CUDA: how long one launch may run before the workload fails "timed out"
-                                      and the run stops (0 = no limit) */
-    int rounds;                    /* correctness rounds of fresh seeded inputs (default 10; rounds.c) */
-    rg_ground_truth ground_truth;  /* default float64 */
-    rg_restage restage;            /* CUDA timing (above): default on, all, iteration, off */
-    rg_span span;
-    rg_sync sync;
-    rg_settle settle;
-} rg_run_options;
 
 /* A plugin measured (--impl), as the record names it: the CLI fills it from
  * the harness's rg_impl and the record hashes its files (rg_impl_hash_files). */
