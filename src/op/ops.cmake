@@ -9,7 +9,7 @@
 #   *.cuh, *.h                its kernels and private headers (every .cuh is
 #                             embedded for `ropegrad export-solution`)
 # An op may include another's private header by its folder
-# ("rope_apply/rope_apply.h": 068 shares 088's layout code). Its tests are
+# ("<other-op>/<header>.h": an op's backward may share its forward's layout code). Its tests are
 # tests/op/<op>/ (tests/op/CMakeLists.txt); its row of the op table is the
 # harness's, src/harness/ops/<op>.c (the library includes nothing of the
 # harness). scripts/op_seam.sh checks the seam.
