@@ -58,8 +58,8 @@
 #include <emmintrin.h>
 #endif
 
-#include "cliopt.h"
 #include "harness.h"
+#include "options.h"
 #include "rg_util.h"
 
 /* ---- the floor kernels ------------------------------------------------------------------ */

@@ -9,7 +9,7 @@ pkgs=(cmake ninja-build gcc clang pkg-config libsleef-dev libcjson-dev libcmocka
 # venv for Debian's python3: `pip install ./python` into a fresh venv
 # (python/tests/test_pip_install.py) and the torch venv below.
 pkgs+=(python3-venv)
-# The browser test of the index (tests/index_browser.py) and the load benchmark's client.
+# The browser test of the index (tests/index/index_browser.py) and the load benchmark's client.
 [ "${ROPEGRAD_WITH_CHROMIUM:-0}" = 1 ] && pkgs+=(chromium chromium-driver python3-selenium)
 [ "${ROPEGRAD_WITH_WRK:-0}" = 1 ] && pkgs+=(wrk)
 missing=()

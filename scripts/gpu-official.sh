@@ -203,7 +203,7 @@ NEED_CUPTI_SHIM=0
 if [ -z "$(pq 'd["modules"]["cupti"]["version"]')" ]; then PP+=("$EV/shims/cupti"); SHIMS+=(cupti); NEED_CUPTI_SHIM=1; fi
 if [ -z "$(pq 'd["modules"]["click"]["version"]')" ] || [ -z "$(pq 'd["modules"]["rich"]["version"]')" ]; then
   # The CLI module imports them at its top; two_phase.py uses only its loaders.
-  PP+=("$ROOT/tests/stub_cli"); SHIMS+=("click/rich stand-ins (tests/stub_cli)")
+  PP+=("$ROOT/tests/cli/stub_cli"); SHIMS+=("click/rich stand-ins (tests/cli/stub_cli)")
 fi
 METHOD=cupti
 if [ "$NEED_CUPTI_SHIM" = 1 ] && [ "$DRY_RUN" != 1 ]; then

@@ -7,15 +7,16 @@
 #   bash scripts/op_seam.sh --switches   the development switches left in src/ or include/
 #
 # The op is named by its folder name (its function prefix: ropegrad_OP_*,
-# rg_op_OP*) and by the definition name of every row in its folder
-# (src/op/OP/row.c, `.definition = "..."`). Searched: the files git tracks
-# under src/, include/, tests/, cmake/ and the top CMakeLists.txt -- what the
-# build and the tests need -- minus the op's own folders, src/op/OP/ and its
-# tests, tests/op/OP/ (its suite folder, suites/, is outside the searched tree). Benchmarks, device scripts, docs
+# rg_op_OP*) and by the definition name of its row (src/harness/ops/OP.c,
+# `.definition = "..."`). Searched: the files git tracks under src/,
+# include/, tests/, cmake/ and the top CMakeLists.txt -- what the build and
+# the tests need -- minus the op's own files: its folder src/op/OP/, its row
+# (with the headers beside it that it includes) and its tests tests/op/OP/ (its suite folder, suites/, is outside the
+# searched tree). Benchmarks, device scripts, docs
 # and results (bench/, scripts/, python/, README.md) may name an op without
 # counting. Prints each file, then "outside files: N"; with MAX, exits 1 when
 # N > MAX. The public header and the op table line count like any file;
-# tests/op_seam.cmake, which names the ops this check is held to, does not.
+# tests/tools/op_seam.cmake, which names the ops this check is held to, does not.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,16 +36,21 @@ op=${1:?usage: op_seam.sh OP[,OP...] [MAX]}
 max=${2:-}
 IFS=, read -r -a ops <<< "$op"
 names=()
-own=(-e "^tests/op_seam.cmake$")
+own=(-e "^tests/tools/op_seam.cmake$")
 for o in "${ops[@]}"; do
   case "$o" in *[!a-z0-9_]*|'') echo "op_seam.sh: bad op folder name '$o'" >&2; exit 2 ;; esac
-  [ -d "src/op/$o" ] || { echo "op_seam.sh: src/op/$o not found" >&2; exit 2; }
+  row="src/harness/ops/$o.c"
+  [ -d "src/op/$o" ] || { echo "op_seam.sh: src/op/$o/ not found" >&2; exit 2; }
+  [ -f "$row" ] || { echo "op_seam.sh: $row not found" >&2; exit 2; }
   names+=("$o")
-  own+=(-e "^src/op/$o/" -e "^tests/op/$o/")
-  [ -f "src/op/$o/row.c" ] || continue
-  while IFS= read -r d; do names+=("$d"); done < <(sed -n 's/^ *\.definition *= *"\([^"]*\)".*/\1/p' "src/op/$o/row.c")
+  own+=(-e "^src/op/$o/" -e "^$row$" -e "^tests/op/$o/")
+  n0=${#names[@]}
+  while IFS= read -r d; do names+=("$d"); done < <(sed -n 's/^ *\.definition *= *"\([^"]*\)".*/\1/p' "$row")
+  [ "${#names[@]}" -gt "$n0" ] || { echo "op_seam.sh: no .definition in $row" >&2; exit 2; }
+  while IFS= read -r h; do   # a header beside the row that the row includes is the row's
+    [ -f "src/harness/ops/$h" ] && own+=(-e "^src/harness/ops/$h$")
+  done < <(sed -n 's/^#include "\([^"/]*\)".*/\1/p' "$row")
 done
-[ "${#names[@]}" -gt "${#ops[@]}" ] || { echo "op_seam.sh: no .definition in a row.c of src/op/{$op}" >&2; exit 2; }
 pattern=$(printf '%s\n' "${names[@]}" | paste -sd'|')
 mapfile -t files < <(git ls-files -- src include tests cmake CMakeLists.txt | grep -v "${own[@]}")
 n=0

@@ -6,7 +6,7 @@
 # (docs/img/screenshots.sha256, written by scripts/screenshot.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-for f in $(ls src/index/*.[ch] src/record/rank.[ch] src/record/sol.c | LC_ALL=C sort); do
+for f in $(ls src/index/*.[ch] src/record/stats/rank.[ch] src/record/stats/sol.c | LC_ALL=C sort); do
   printf '%s\n' "$f"
   sha256sum <"$f"
 done | sha256sum | cut -d' ' -f1

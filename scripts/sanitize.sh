@@ -32,7 +32,7 @@ export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
 # (No python_* tests here: tests/python.cmake does not register them in a
 # sanitizer build, since libropegrad.so under ASan cannot load into an
 # uninstrumented python3. They run in the normal build, scripts/test.sh.)
-SKIP='^(bench_script_progress|readme_figures_.*|include_cycles.*|spdx_headers|licence_files|agreement_table|official_two_phase|device_official_script|parity_table|variants_012|op_seam_.*|peer_table|screenshots_fresh|stale_claims|digest_check_public|cpu_sincos_bound)$'
+SKIP='^(bench_script_progress|readme_figures_.*|include_cycles.*|spdx_headers|licence_files|agreement_table|official_two_phase|device_official_script|parity_table|variants_012|op_seam_.*|peer_table|screenshots_fresh|stale_claims|digest_check_public|cpu_sincos_bound|layers|layers_selftest|no_diary|doc_links)$'
 exclude=(-E "$SKIP")
 [ "${SANITIZE_ALL:-0}" = 1 ] && exclude=()
 ctest --test-dir "$BUILD" --output-on-failure -j"$JOBS" "${exclude[@]}" "$@"

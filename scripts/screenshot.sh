@@ -5,7 +5,7 @@
 # by `ropegrad serve` on a free loopback port, photographed by headless
 # Chromium (Debian's). Writes docs/img/index-{front,problem,run,compare,history}-page.png
 # and docs/img/screenshots.sha256, the digest of the sources the pages come from
-# (scripts/page_sources.sh), which tests/screenshots.cmake compares with the
+# (scripts/page_sources.sh), which tests/tools/screenshots.cmake compares with the
 # tree: a change to the renderer fails that test until this script has run.
 #   bash scripts/screenshot.sh [BUILD_DIR]
 set -euo pipefail

@@ -16,7 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "harness.h"
 #include "record.h"
+#include "sol_check.h"
 
 #define FX_N 3
 #define FX_SAMPLES 5

@@ -36,7 +36,7 @@
 // choice among them would give, the timer's noise included). Timed as the
 // protocol: CUPTI kernel spans, 2x-L2 memset before each launch, median of 50
 // after 10 warmup. Needs nvcc only, from the
-// repository root (scripts/gpu-build.sh builds it as build-gpu/bench/apply_floor):
+// repository root (scripts/gpu-build.sh builds it as build-gpu/dev/apply_floor):
 //
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc/op dev/rope_apply/apply_floor.cu -lcupti -o /tmp/apply_floor
 //   /tmp/apply_floor 088 && /tmp/apply_floor 068

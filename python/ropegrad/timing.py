@@ -5,7 +5,7 @@ and bench/vs_torch.py (needs torch and a CUDA device).
 
 Timing: before every iteration, zero a buffer of twice the L2 size (torch's
 zero_() of an int8 buffer: one fill kernel); then call the implementation.
-Warmup iterations first, then the timed ones, all inside one torch.profiler
+Warmup iterations first, then the timed ones, all inside one profiler
 run. Each iteration's time is the span from the start of its first GPU
 activity (kernel, memset, memcpy) to the end of its last, the flush
 excluded. Iterations are told apart by the flush: its activities (names
@@ -26,7 +26,7 @@ def flush_buffer(device):
 
 
 def _gpu_activities(prof):
-    """[(name, start_ns, end_ns)] of the profiler's GPU activities, by start."""
+    """[(name, start_ns, end_ns)] of the profiled GPU activities, by start."""
     from torch.autograd import DeviceType
     out = []
     kr = getattr(getattr(prof, "profiler", None), "kineto_results", None)

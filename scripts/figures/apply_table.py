@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The apply ops' performance table (issue 27) from one run's files in
 results/ops/ (scripts/gpu-ops.sh): apply-floor-088.txt and
-apply-floor-068.txt (bench/apply_floor), h200-vs-torch-apply.json
+apply-floor-068.txt (dev/apply_floor), h200-vs-torch-apply.json
 (bench/vs_torch_apply.py) and h200-hf-step.json (bench/hf_step.py). Prints
 markdown; nothing is typed by hand.
 
@@ -16,7 +16,7 @@ import sys
 
 
 def floor_geomean(path):
-    """ropegrad / floor on the geomean, as bench/apply_floor printed it."""
+    """ropegrad / floor on the geomean, as dev/apply_floor printed it."""
     with open(path) as f:
         m = re.search(r"^geomean ropegrad / floor: ([0-9.]+)$", f.read(), re.M)
     if not m:

@@ -67,9 +67,18 @@ int rg_cli_impl_load(const char *cmd, rg_cli_impl *x, rg_suite *s, rg_run_option
     }
     x->open = 1;
     if (!strcmp(o->backend, "cuda")) o->timeout_s = timeout;
-    memcpy(x->impl.sources, x->sources, sizeof x->sources);
-    x->impl.n_sources = x->n_sources;
-    if (rg_impl_hash_files(&x->impl, err, sizeof err)) {
+    rg_run_impl *n = &x->named;
+    memset(n, 0, sizeof *n);
+    snprintf(n->path, sizeof n->path, "%s", x->impl.path);
+    snprintf(n->name, sizeof n->name, "%s", x->impl.name);
+    snprintf(n->version, sizeof n->version, "%s", x->impl.version);
+    snprintf(n->label, sizeof n->label, "%s", x->impl.label);
+    snprintf(n->backend, sizeof n->backend, "%s", x->impl.backend);
+    memcpy(n->sources, x->sources, sizeof x->sources);
+    n->n_sources = x->n_sources;
+    n->embedded = x->impl.embedded != NULL;
+    n->meta_json = x->impl.embedded ? x->impl.embedded->meta_json : NULL;
+    if (rg_impl_hash_files(n, err, sizeof err)) {
         rg_term_printf(stderr, "ropegrad %s: %s\n", cmd, err);
         return 2;
     }
@@ -80,7 +89,7 @@ int rg_cli_impl_load(const char *cmd, rg_cli_impl *x, rg_suite *s, rg_run_option
 void rg_cli_impl_result(rg_cli_impl *x, rg_run_result *r)
 {
     if (!x->open) return;
-    r->impl = &x->impl;
+    r->impl = &x->named;
     snprintf(r->kernel_name, sizeof r->kernel_name, "%s", x->impl.label);
 }
 

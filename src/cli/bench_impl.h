@@ -15,6 +15,7 @@ typedef struct rg_cli_impl {
     size_t n_sources;
     long long timeout_s;                       /* --timeout, -1 when not given */
     rg_impl impl;                              /* the loaded plugin */
+    rg_run_impl named;                         /* what the record says of it (its files hashed) */
     int open;
     const rg_impl_embedded *embedded;          /* an in-process implementation (embed.c), NULL when none */
 } rg_cli_impl;

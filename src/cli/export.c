@@ -17,7 +17,7 @@
  *                       outputs), the pybind11 module.
  * The headers are compiled into this program by cmake/embed.cmake from the
  * files the library is built from, re-embedded whenever they change, so the
- * submission cannot drift from the kernel we measure (tests/test_export.c
+ * submission cannot drift from the kernel we measure (tests/cli/test_export.c
  * compares them byte for byte).
  *
  * Schema: NVIDIA/SOL-ExecBench's Solution (name, definition, author,

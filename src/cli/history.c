@@ -3,7 +3,7 @@
  * history.c -- `ropegrad runs history`, `ropegrad runs check` and
  * `ropegrad runs regressions`.
  *
- * Thin: parse the arguments, call src/record/rank.h, print. runs.c's
+ * Thin: parse the arguments, call src/record/stats/rank.h, print. runs.c's
  * rg_cmd_runs hands these two subcommands over (they have their own options).
  * Exit codes: 0 ok (check: no workload SLOW), 1 check found a SLOW workload,
  * 2 bad usage or input (one line on stderr).

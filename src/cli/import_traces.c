@@ -2,7 +2,7 @@
 /*
  * import_traces.c -- `ropegrad runs import traces.jsonl [--suite DIR |
  * --definition FILE]`: the official SOL-ExecBench evaluator's trace file
- * (src/record/traces.h) stored as one imported run (traces_import.h).
+ * (src/record/import/traces.h) stored as one imported run (traces_import.h).
  *
  * The suite: --suite DIR; or --definition FILE, an official problem folder's
  * definition.json with its workload.jsonl beside it; else the bundled suite
@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "harness.h"
 #include "import_traces.h"
 #include "record.h"
 #include "rg_term.h"

@@ -4,7 +4,9 @@
 #include <string.h>
 
 #include "commands.h"
+#include "harness.h"
 #include "ropegrad.h"
+#include "sol_check.h"
 
 static const struct {
     const char *name;
@@ -45,6 +47,8 @@ int main(int argc, char **argv)
         printf("ropegrad %s\n", ropegrad_version());
         return 0;
     }
+    /* The index's own T_SOL reads the bundled suites through the harness. */
+    rg_sol_set_suites(rg_suite_bundled);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
     fprintf(stderr, "ropegrad: unknown command '%s' (try ropegrad --help)\n", argv[1]);

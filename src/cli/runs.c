@@ -11,6 +11,7 @@
 
 #include "cliopt.h"
 #include "commands.h"
+#include "harness.h"
 #include "runs.h"
 #include "runs_format.h"
 
@@ -189,7 +190,8 @@ static int cmd_replicate(runs_ctx *x, int64_t id)
     char suite[4096];
     if (x->suite) snprintf(suite, sizeof suite, "%s", x->suite);
     else rg_cli_default_suite(suite, sizeof suite);
-    int rc = rg_record_replicate(x->g, id, suite, x->verbose, stdout, &rid, &agreed, x->err, sizeof x->err);
+    const rg_replicate_runner harness = {rg_suite_load, rg_run_suite};
+    int rc = rg_record_replicate(x->g, id, suite, &harness, x->verbose, stdout, &rid, &agreed, x->err, sizeof x->err);
     if (rc) rg_term_printf(stderr, "ropegrad runs replicate: %s\n", x->err);
     else rc = agreed ? 0 : 1;
     return rc;

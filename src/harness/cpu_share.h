@@ -16,6 +16,8 @@
 
 #include <stddef.h>
 
+#include "result.h"   /* rg_cpu_share */
+
 /* The aggregate "cpu" line of /proc/stat, in clock ticks (USER_HZ). */
 typedef struct rg_cpu_ticks {
     unsigned long long busy;    /* user + nice + system + irq + softirq + steal */
@@ -28,13 +30,6 @@ typedef struct rg_cpu_mark {
     rg_cpu_ticks ticks;
     double self_s, wall_s;
 } rg_cpu_mark;
-
-typedef struct rg_cpu_share {
-    int known;                  /* 1 when measured */
-    double other_cpus;          /* CPUs other processes (steal included) used on average over the span */
-    double steal_cpus;          /* CPUs the hypervisor took (steal) on average over the span */
-    double span_s;              /* the span's wall time, seconds */
-} rg_cpu_share;
 
 /* Parses the aggregate "cpu" line of /proc/stat text (the first line that
  * starts with "cpu "). Returns 0, or 1 with a message when there is none or

@@ -4,7 +4,7 @@
  * before an iteration (in practice the harness's cold-L2 flush memset) and
  * the iteration's first activity. Pure arithmetic over CUPTI timestamps
  * (cupti_span_cuda.c feeds it), so it is tested without a GPU
- * (tests/test_flush_gap.c). */
+ * (tests/harness/test_flush_gap.c). */
 #ifndef ROPEGRAD_FLUSH_GAP_H
 #define ROPEGRAD_FLUSH_GAP_H
 

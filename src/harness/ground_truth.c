@@ -22,20 +22,6 @@
 #include "harness.h"
 #include "ropegrad_dtype.h"   /* grad.float(): bf16, f16 or f32 elements */
 
-const char *rg_ground_truth_name(rg_ground_truth g)
-{
-    return g == RG_TRUTH_FLOAT32_REFERENCE ? "float32-reference" : "float64";
-}
-
-int rg_ground_truth_parse(const char *s, rg_ground_truth *g)
-{
-    if (!s || !g) return 1;
-    if (!strcmp(s, "float64")) *g = RG_TRUTH_FLOAT64;
-    else if (!strcmp(s, "float32-reference")) *g = RG_TRUTH_FLOAT32_REFERENCE;
-    else return 1;
-    return 0;
-}
-
 /* torch's float -> bfloat16 cast: round to nearest, ties to even (NaN kept NaN). */
 static float round_to_bf16(float x)
 {

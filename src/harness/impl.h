@@ -11,6 +11,9 @@
  * which fill the op's public problem struct), so run.c and run_cuda.c
  * measure it exactly as they measure ropegrad's kernels.
  *
+ * What the record keeps of it (its files' digests, the --impl-source files)
+ * is an rg_run_impl (result.h) the CLI fills from this struct.
+ *
  * One plugin per process: dlopen()ed code is process-wide and never
  * unloaded safely while a GPU may still run it, so the trampolines read the
  * one open plugin, and a second rg_impl_open before rg_impl_close is refused.
@@ -28,7 +31,6 @@
 #include "ropegrad_impl.h"
 #include "op.h"
 
-#define RG_IMPL_MAX_SOURCES 64
 #define RG_IMPL_ERRLEN 400
 
 /* An implementation that lives in the calling process instead of a library
@@ -60,12 +62,6 @@ typedef struct rg_impl {
     char label[2 * ROPEGRAD_IMPL_MAX_NAME + 2]; /* "name version": the run's kernel name */
     char backend[8];                         /* "cpu" or "cuda": the entry it is measured through */
     double timeout_s;                        /* CPU watchdog, 0 = none */
-    const char *sources[RG_IMPL_MAX_SOURCES];/* --impl-source files, as given (not owned) */
-    size_t n_sources;
-    /* Lower-case hex SHA-256 of the library's bytes and of each source's,
-     * filled by the record layer (rg_impl_hash_files, record.h) at load time. */
-    char file_sha256[65];
-    char source_sha256[RG_IMPL_MAX_SOURCES][65];
     const rg_impl_embedded *embedded;        /* an in-process implementation, NULL for a library */
     char error_line[RG_IMPL_ERRLEN];         /* the last failed call's line (embedded) */
     rg_op op;                                /* the suite's op, calling the plugin */

@@ -2,12 +2,13 @@
 /*
  * op.h -- the op table: everything the protocol needs to know about one op.
  *
- * The harness (suite loading, run.c, run_cuda.c, output, record) is written
- * against this table only. An op is its code under src/op/ (public API in
- * include/ropegrad.h), one row here (src/harness/op_<name>.c: the input
- * generator, the bytes that must move, and thin calls into the public API),
- * one entry in rg_ops[] (src/harness/op.c), and its suite folder. The row calls libropegrad
- * through include/ropegrad.h like any user.
+ * The harness's header public to the op rows: a row (src/harness/ops/<op>.c:
+ * the input generator, the bytes that must move, and thin calls into the
+ * public API) is written against this header alone. The harness (suite
+ * loading, run.c, run_cuda.c, output) is written against this table only.
+ * An op is its code under src/op/<op>/ (public API in include/ropegrad.h),
+ * its row, one entry in rg_ops[] (src/harness/op.c), and its suite folder.
+ * The row calls libropegrad through include/ropegrad.h like any user.
  */
 #ifndef ROPEGRAD_HARNESS_OP_H
 #define ROPEGRAD_HARNESS_OP_H
@@ -15,14 +16,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "result.h"   /* rg_workload, RG_OP_MAX_AXES */
 #include "ropegrad.h"
 #include "ropegrad_impl.h"
 
 struct rg_workload;
 
 #define RG_OP_MAX_TENSORS 6
-/* Named workload axes an op may declare beyond batch_size and seq_len. */
-#define RG_OP_MAX_AXES 4
 
 /* One workload's tensors: host memory after make(), device memory in the
  * CUDA runner's copy (same struct, in[] replaced). */
@@ -170,5 +170,42 @@ const char *rg_kernel_default_only(int k);
 #define RG_OP_KERNEL_SCAN 64
 void rg_op_kernels_text(const rg_op *op, char *dst, size_t n);
 int rg_tensors_shape(const struct rg_workload *w, int64_t elems_per_row_max, rg_tensors *t, char *err, size_t errlen);
+
+/* ---- the generator (inputs.c), for the rows' input makers ---------------------- */
+
+/* The counter-based generator of inputs.c, for the ops' input makers:
+ * rg_stream_key(seed, w, t) is key(w, t); the values are normal(w, t, i) and
+ * uniform(w, t, i) as documented there. */
+uint64_t rg_stream_key(uint64_t seed, int w, int t);
+double rg_normal_at(uint64_t key, int64_t i);
+double rg_uniform_at(uint64_t key, int64_t i);
+
+/* Real training positions (inputs.c, RG_INPUTS_POSITIONS): position of row
+ * s of batch b for positions in [0, pos_max], with the per-batch shift drawn
+ * from key. */
+int64_t rg_position_at(uint64_t key, int64_t b, int64_t s, int64_t S, int64_t pos_max);
+
+/* 014's bytes any kernel must move for one workload (suite.c): B*S*(2*D*elt + D/2*4 + 4) + B*(D/2)*4.
+ * (Every op's own: rg_op.bytes.) */
+double rg_workload_bytes(const rg_workload *w, ropegrad_dtype dt);
+
+/* 014's inputs (inputs.c): host-side tensors of one workload, owned by the harness. */
+typedef struct rg_inputs {
+    int64_t batch_size, seq_len, head_dim;
+    ropegrad_dtype dtype;
+    void *grad_cos, *grad_sin;     /* B*S*D elements of dtype */
+    float *emb;                    /* B*S*D */
+    float *inv_freq;               /* B*(D/2), stride D/2 */
+    float attention_scaling;
+} rg_inputs;
+
+/* Deterministic and counter-based: element i of tensor t of workload w is a
+ * pure function of (seed, w, t, i), so generation runs in parallel and any
+ * element can be regenerated alone. Documented in inputs.c. */
+int rg_inputs_make(const rg_workload *w, ropegrad_dtype dt, rg_inputs_kind kind, uint64_t seed,
+                   rg_inputs *out, char *err, size_t errlen);
+void rg_inputs_free(rg_inputs *in);
+/* A ropegrad_rope_backward_problem over host inputs (output pointer left to the caller). */
+ropegrad_rope_backward_problem rg_inputs_problem(const rg_inputs *in, float *out);
 
 #endif

@@ -7,16 +7,14 @@
  * become JSON null. */
 #define _POSIX_C_SOURCE 200809L
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
+#include "atomic_file.h"
 #include "harness.h"
 
 /* ---- table -------------------------------------------------------------------------- */
@@ -385,46 +383,16 @@ int rg_run_write_json(const rg_run_result *r, const char *path, char *err, size_
         return 1;
     }
 
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + 16);
-    if (!tmp) {
+    size_t n = strlen(text);
+    char *line = realloc(text, n + 2);   /* the document and a final newline */
+    if (!line) {
         free(text);
         snprintf(err, errlen, "%s: out of memory", path);
         return 1;
     }
-    snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);   /* in the target's directory, so rename() stays on one filesystem */
-    if (fd < 0) {
-        snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
-        free(tmp);
-        free(text);
-        return 1;
-    }
-    /* mkstemp makes the file 0600; a result is meant to be read: 0666 less the umask. */
-    mode_t mask = umask(0);
-    umask(mask);
-    (void)fchmod(fd, 0666 & ~mask);
-    FILE *f = fdopen(fd, "w");
-    int ok = f != NULL;
-    if (!f) close(fd);
-    if (ok) ok = fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-    if (ok) ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
-    int saved = errno;
-    if (f && fclose(f) != 0 && ok) {
-        ok = 0;
-        saved = errno;
-    }
-    free(text);
-    if (ok && rename(tmp, path) != 0) {
-        ok = 0;
-        saved = errno;
-    }
-    if (!ok) {
-        unlink(tmp);
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(saved));
-        free(tmp);
-        return 1;
-    }
-    free(tmp);
-    return 0;
+    line[n] = '\n';
+    line[n + 1] = '\0';
+    int rc = rg_write_file_atomic(path, line, n + 1, err, errlen);
+    free(line);
+    return rc;
 }

@@ -569,11 +569,3 @@ int rg_run_suite(const rg_suite *s, const int *indices, size_t n_indices, const 
     return rc;
 }
 
-void rg_run_result_free(rg_run_result *r)
-{
-    if (!r) return;
-    for (size_t i = 0; i < r->n_workloads && r->workloads; i++) free(r->workloads[i].samples_ns);
-    free(r->workloads);
-    r->workloads = NULL;
-    r->n_workloads = 0;
-}

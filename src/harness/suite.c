@@ -570,6 +570,10 @@ int rg_suite_load(const char *dir, rg_suite *out, char *err, size_t errlen)
     if (check_inside(dir_real, path, err, errlen) || load_definition(path, out, err, errlen)) goto fail;
     snprintf(path, sizeof path, "%s/workload.jsonl", dir);
     if (check_inside(dir_real, path, err, errlen) || load_workloads(path, out, err, errlen)) goto fail;
+    /* What the record reads without the op table: the axes' names, each workload's bytes. */
+    out->axis_names = out->op->axes;
+    for (size_t i = 0; i < out->n_workloads; i++)
+        out->workloads[i].bytes = out->op->bytes(&out->workloads[i], out->grad_dtype);
 
     char name[256];
     int found = find_figures(dir, name, sizeof name, err, errlen);
@@ -589,14 +593,6 @@ fail:
     free(dir_real);
     rg_suite_free(out);
     return 1;
-}
-
-void rg_suite_free(rg_suite *s)
-{
-    if (!s) return;
-    free(s->workloads);
-    s->workloads = NULL;
-    s->n_workloads = 0;
 }
 
 double rg_workload_bytes(const rg_workload *w, ropegrad_dtype dt)

@@ -6,13 +6,13 @@
 #   cuda_stub.c               the library when it is not (its CUDA entry points
 #                             returning ROPEGRAD_ERR_NO_CUDA after validation)
 #   *_avx2.c, *_avx512.c      compiled for that instruction set (CMakeLists.txt)
-#   row.c                     its row of the op table (the harness, rg_harness)
 #   *.cuh, *.h                its kernels and private headers (every .cuh is
 #                             embedded for `ropegrad export-solution`)
 # An op may include another's private header by its folder
-# ("rope_apply/rope_apply.h": 068 shares 088's layout code). Its tests are
-# tests/op/<op>/ (tests/op/CMakeLists.txt). Used by src/op and src/harness;
-# scripts/op_seam.sh checks the seam.
+# ("<other-op>/<header>.h": an op's backward may share its forward's layout code). Its tests are
+# tests/op/<op>/ (tests/op/CMakeLists.txt); its row of the op table is the
+# harness's, src/harness/ops/<op>.c (the library includes nothing of the
+# harness). scripts/op_seam.sh checks the seam.
 
 # Every op folder, sorted.
 function(rg_op_folders out)
@@ -30,7 +30,7 @@ endfunction()
 # The library's sources of one op folder, with or without CUDA.
 function(rg_op_library_sources dir with_cuda out)
   file(GLOB _c CONFIGURE_DEPENDS ${dir}/*.c)
-  list(FILTER _c EXCLUDE REGEX "/(row|cuda_stub)\\.c$")
+  list(FILTER _c EXCLUDE REGEX "/cuda_stub\\.c$")
   if(with_cuda)
     file(GLOB _cu CONFIGURE_DEPENDS ${dir}/*.cu)
     list(APPEND _c ${_cu})
@@ -38,15 +38,4 @@ function(rg_op_library_sources dir with_cuda out)
     list(APPEND _c ${dir}/cuda_stub.c)
   endif()
   set(${out} ${_c} PARENT_SCOPE)
-endfunction()
-
-# Every op folder's files matching pattern (row.c: the op table's rows).
-function(rg_op_files pattern out)
-  rg_op_folders(_dirs)
-  set(_all)
-  foreach(d ${_dirs})
-    file(GLOB _f CONFIGURE_DEPENDS ${d}/${pattern})
-    list(APPEND _all ${_f})
-  endforeach()
-  set(${out} ${_all} PARENT_SCOPE)
 endfunction()

@@ -11,23 +11,28 @@
  * $XDG_DATA_HOME/ropegrad/runs.db, else ~/.local/share/ropegrad/runs.db;
  * --db FILE or $ROPEGRAD_DB override) and ranked, compared, replicated, reported.
  *
- * Files:
- *   jcs.c        RFC 8785 canonical JSON over cJSON trees, SHA-256 digests
- *   sol.c        the SOL score, the datasheet bandwidth table, baseline files
- *   manifest_envelope.c  roles and kinds, the digest rule, old bundles told apart
- *   manifest.c   the typed reader (manifest.h), verify
- *   manifest_build.c  building manifests; converting old ManifestBundle files
- *   sign.c       Ed25519 signatures over the run digest (OpenSSL)
- *   registry_*.c the SQLite registry, by job: open (schema, migrations), sql
+ * Files, one folder per job (this header is the interface):
+ *   record.c     rg_record_bench (what `bench --record/--manifest` calls)
+ *   manifest/    the envelope: manifest_envelope.c (roles and kinds, the
+ *                digest rule, old bundles told apart), manifest.c (the typed
+ *                reader, manifest.h; verify), manifest_build.c (building
+ *                manifests; converting old ManifestBundle files), ident.c
+ *                (identifiers), impl_plugin.c (a plugin's files), untimed.c
+ *   registry/    the SQLite registry, by job: open (schema, migrations), sql
  *                (errors, retries), store, query, notes, copies
- *                (registry_internal.h is what they share)
- *   json_reindent.c  JSON text indented without parsing it
- *   replicate.c  re-running a recorded protocol through the harness
- *   rfc3339.c    a strict RFC 3339 date-time reader
- *   credible.c   what the index checks itself: latencies, observedAt, run order
- *   compare_stats.c  distribution-free comparison of two runs' samples, rank intervals
- *   (the HTML pages, report included, are src/index/'s: one renderer)
- *   record.c     rg_record_bench (what `bench --record/--manifest` calls), file helpers
+ *                (registry_internal.h is what they share), stmt_cache.c
+ *   stats/       rank.c (ranks, rank.h), gate.c, compare_stats.c
+ *                (distribution-free comparison of two runs' samples),
+ *                replicate.c (re-running a recorded protocol through the
+ *                runner the CLI gives: the record knows nothing of the
+ *                harness), sol.c (the SOL score, the datasheet bandwidth
+ *                table, baseline files), sol_check.c (the index's own T_SOL),
+ *                credible.c (what the index checks itself: latencies,
+ *                observedAt, run order)
+ *   sign/        Ed25519 signatures over the run digest (OpenSSL)
+ *   import/      the official evaluator's traces as a run (traces.h, traces_import.h)
+ *   (the HTML pages, report included, are src/index/'s: one renderer; JCS,
+ *   strict JSON and RFC 3339 are src/util/'s)
  *
  * Every function that can fail returns 0 or non-zero and writes a one-line
  * message into err[errlen].
@@ -41,9 +46,12 @@
 
 #include <cjson/cJSON.h>
 
+#include "atomic_file.h"
 #include "compare_stats.h"
-#include "harness.h"
+#include "jcs.h"
 #include "manifest.h"
+#include "result.h"
+#include "rfc3339.h"
 #include "strict_json.h"
 
 #define RG_API_VERSION "kernelindex.dev/v1alpha1"
@@ -68,30 +76,6 @@ int rg_record_bench(const rg_run_result *r, const rg_suite *s, const rg_record_o
  * Creates nothing. Returns 0, or 2 with a one-line message. */
 int rg_record_precheck(const rg_record_options *o, char *err, size_t errlen);
 
-/* ---- RFC 8785 (JCS) and digests (jcs.c) ------------------------------------ */
-
-/* v serialized per RFC 8785: a malloc'd NUL-terminated string, or NULL with a
- * message (non-finite number, invalid UTF-8, duplicate key, out of memory). */
-char *rg_jcs_serialize(const cJSON *v, char *err, size_t errlen);
-/* One number as ECMAScript's Number.prototype.toString writes it. Returns 0,
- * or -1 for NaN/Inf or a too-small buffer (32 bytes is always enough). */
-int rg_jcs_number(double x, char *buf, size_t len);
-/* v as JSON text with members in their order (pretty: indented, with a
- * final newline), numbers in the shortest form that reads back exactly.
- * Use it, not cJSON_Print, for anything that is hashed again after reading. */
-char *rg_json_print(const cJSON *v, int pretty, char *err, size_t errlen);
-/* text[n], JSON as rg_json_print(doc, 0) wrote it, indented as
- * rg_json_print(doc, 1) would write it, without parsing it (json_reindent.c):
- * tokens are copied as they are. NULL with a message when text is not JSON
- * (an unended string, unbalanced brackets, nested over 200 levels). */
-char *rg_json_reindent(const char *text, size_t n, char *err, size_t errlen);
-/* Lower-case hex SHA-256 of data[n] into out[65]. Returns 0 or -1. */
-int rg_sha256_hex(const void *data, size_t n, char out[65]);
-/* "sha256:" + hex SHA-256 of the JCS form of v. */
-int rg_digest_json(const cJSON *v, char out[RG_DIGEST_LEN], char *err, size_t errlen);
-/* 1 when s looks like "sha256:" + 64 lower-case hex digits. */
-int rg_digest_valid(const char *s);
-
 /* ---- the implementation digest (generated at build time) ------------------ */
 
 /* "sha256:..." over include/ropegrad.h, src/op/{*.c,*.cu,*.cuh,*.h} and the
@@ -107,11 +91,10 @@ int rg_build_git_dirty(void);
 
 /* ---- a plugin's record (impl_plugin.c) -------------------------------------- */
 
-struct rg_impl;
-/* Hashes the plugin's library and its --impl-source files (impl.h) into
+/* Hashes the plugin's library and its --impl-source files into
  * impl->file_sha256 / source_sha256. Returns 0, or 1 with one line (a file
  * that cannot be read, or is not a regular file). */
-int rg_impl_hash_files(struct rg_impl *impl, char *err, size_t errlen);
+int rg_impl_hash_files(rg_run_impl *impl, char *err, size_t errlen);
 /* The manifest's implementation spec of a plugin run (r->impl): its name,
  * version, backend, kernelName "name version", sources (a digest over the
  * library's and the sources' SHA-256), the files, and the harness that
@@ -186,8 +169,6 @@ cJSON *rg_manifest_convert_legacy(const cJSON *old, char *err, size_t errlen);
 /* Reads a manifest file strictly (strict_json.h, at most RG_JSON_MAX_MANIFEST
  * bytes). NULL with a message. */
 cJSON *rg_json_read_file(const char *path, char *err, size_t errlen);
-/* Writes data[n] to a temporary file beside path, then renames it into place. */
-int rg_write_file_atomic(const char *path, const char *data, size_t n, char *err, size_t errlen);
 
 /* ---- signatures (sign.c) --------------------------------------------------- */
 
@@ -448,19 +429,24 @@ void rg_recorded_protocol_free(rg_recorded_protocol *p);
 int rg_samples_agree(const double *orig, size_t n_orig, const double *replica, size_t n_replica, double threshold,
                      rg_shift *s);
 
-/* Re-runs run id's protocol through the harness (rg_suite_load of suite_dir,
- * which must hold the run's definition and workloads, + rg_run_suite), stores the result as a replication of it, prints per
- * workload whether the time is within the original's spread on out, and
- * links the two (upgrading the original's evidence when it agreed).
- * Returns 0 (with *agreed) or 2 with a message. */
-int rg_record_replicate(rg_registry *g, int64_t id, const char *suite_dir, int verbose, FILE *out,
-                        int64_t *replica_id, int *agreed, char *err, size_t errlen);
+/* How a recorded protocol is run again: the harness's rg_suite_load and
+ * rg_run_suite, given by the caller (the CLI), so the record links no harness. */
+typedef struct rg_replicate_runner {
+    int (*load)(const char *dir, rg_suite *out, char *err, size_t errlen);
+    int (*run)(const rg_suite *s, const int *indices, size_t n_indices, const rg_run_options *o, rg_run_result *out,
+               char *err, size_t errlen);
+} rg_replicate_runner;
 
-/* ---- what the index checks itself (rfc3339.c, credible.c) ------------------ */
+/* Re-runs run id's protocol through runner (load of suite_dir, which must
+ * hold the run's definition and workloads, then run), stores the result as a
+ * replication of it, prints per workload whether the time is within the
+ * original's spread on out, and links the two (upgrading the original's
+ * evidence when it agreed). Returns 0 (with *agreed) or 2 with a message. */
+int rg_record_replicate(rg_registry *g, int64_t id, const char *suite_dir, const rg_replicate_runner *runner,
+                        int verbose, FILE *out, int64_t *replica_id, int *agreed, char *err, size_t errlen);
 
-/* An RFC 3339 date-time (section 5.6, strictly; see rfc3339.c) as seconds
- * since 1970-01-01T00:00:00Z. 0, or -1 when text is not one. */
-int rg_rfc3339_parse(const char *text, double *epoch_s);
+/* ---- what the index checks itself (credible.c) ------------------ */
+
 /* Every latency m states (latencyNs, each workload's median/min/max/mean,
  * every sample) is finite and positive: 0, or 1 with a one-line reason. */
 int rg_manifest_latencies_check(const rg_manifest *m, char *msg, size_t msglen);
