@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The CPU memory floor of each op beside its CPU path (bench/cpu_floor.c),
-# 2 threads, like the CI machine: writes bench/results/cpu-floor-0NN.md for
+# 2 threads, like the CI machine: writes results/cpu-floor-0NN.md for
 # 011, 012 and 014 (the files README's cpu-ops block is made from:
-# python3 bench/readme_figures.py --write README.md bench/NOTES.md).
+# python3 scripts/figures.py --write).
 #
 #   bash bench/cpu_floor.sh [OP...]     # default: 011 012 014
 #
@@ -31,5 +31,5 @@ quiet() {
 for op in "${ops[@]}"; do
   quiet
   "$BUILD/bench/cpu_floor" --suite suites/"$op"-* --threads 2 --iterations 20 --warmup 3 \
-    --output "bench/results/cpu-floor-$op.md"
+    --output "results/cpu-floor-$op.md"
 done

@@ -10,13 +10,13 @@
 #
 #   bash bench/gate_false_alarms.sh [BUILD_DIR] [TRIALS] [HISTORY]
 #
-# Writes bench/results/gate-false-alarms.md (the table and the totals).
+# Writes results/gate-false-alarms.md (the table and the totals).
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$src/build}
 trials=${2:-20}
 history=${3:-5}
-out=$src/bench/results/gate-false-alarms.md
+out=$src/results/gate-false-alarms.md
 [ -x "$build/ropegrad" ] && [ -x "$build/bench/gate_rate" ] || { echo "gate_false_alarms: build $build first (ropegrad, bench/gate_rate)" >&2; exit 2; }
 work=$(mktemp -d /tmp/rg-gate.XXXXXX)
 busy_pid=

@@ -11,7 +11,7 @@ S=4096 by default), timing
 with CUDA events (median over --iters after --warmup), stock then ropegrad on
 the same model and inputs; prints a table and writes JSON (--out).
 
-    python3 bench/hf_step.py --out bench/results/h200-hf-step.json     # on a GPU
+    python3 bench/hf_step.py --out results/h200-hf-step.json     # on a GPU
     python3 bench/hf_step.py --smoke --out /tmp/hf-step.json           # tiny, CPU is fine: checks the script
 
 Needs torch >= 2 and transformers >= 5 (the device machine's python, or

@@ -3,14 +3,14 @@
 # Load benchmark of `ropegrad serve` (not a test): a registry of 10,000 runs,
 # the server on loopback, wrk with 64 connections against a run page and a
 # problem page while `ropegrad runs push` sends new runs, results in
-# bench/results/serve_load.md (p50, p99, pages/s, errors, pushes sent vs stored),
+# results/serve_load.md (p50, p99, pages/s, errors, pushes sent vs stored),
 # plus random run pages (nearly all cache misses), and the problem page of the
 # 10,000-run group right after a push (never cached: the push changed the registry).
 #
 #   bash bench/serve_load.sh [SECONDS per page, default 15]
 #
 # SERVE_THREADS=N passes --threads N to the server (default: the server's own).
-# OUT=FILE writes the results there instead of bench/results/serve_load.md (a
+# OUT=FILE writes the results there instead of results/serve_load.md (a
 # development measurement on a shared machine is not the issue's figure).
 # The table ends with the CPU time of an uncached run page and of the problem
 # page without HTTP (bench/serve_page_cost): what a page costs, which other
@@ -137,7 +137,7 @@ cost_run=$("$COST" "$work/runs.db" 2000)
 cost_problem=$("$COST" "$work/runs.db" 50 "/problems/$def")
 cpu_us() { sed -n 's/.*cpu \([0-9]*\) us\/page.*/\1/p' <<< "$1"; }
 
-out=${OUT:-bench/results/serve_load.md}
+out=${OUT:-results/serve_load.md}
 mkdir -p "$(dirname "$out")"
 {
   echo "# ropegrad serve under load"

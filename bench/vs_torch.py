@@ -4,7 +4,7 @@ same timer: ropegrad (through python/ropegrad, ctypes, on torch tensors)
 against the dataset's reference formula in PyTorch eager and under
 torch.compile, for all 16 workloads of suites/014-rope_backward.
 
-    python3 bench/vs_torch.py [--out bench/results/h200-vs-torch.json]
+    python3 bench/vs_torch.py [--out results/h200-vs-torch.json]
 
 Timer (ropegrad.timing): cold L2 -- a 2x-L2 buffer zeroed before every call
 -- then per call the span from the first to the last GPU activity of the
@@ -57,7 +57,7 @@ def geomean(xs):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", default=os.path.join(REPO, "bench", "results", "h200-vs-torch.json"))
+    ap.add_argument("--out", default=os.path.join(REPO, "results", "h200-vs-torch.json"))
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--iters", type=int, default=50)
@@ -182,7 +182,7 @@ def main(argv=None):
     os.replace(tmp, args.out)
     if args.baseline_out:
         # T_b for the SOL score and the speedups: the PyTorch reference
-        # (eager) measured on this device, in this session.
+        # (eager) measured on this device, in this run.
         base = dict(name="torch eager on %s (bench/vs_torch.py, %s)" % (props.name, result["date"]),
                     per_workload=[dict(index=r["index"], time_ns=r["eager"]["median_us"] * 1e3)
                                   for r in rows if "eager" in r and "error" not in r["eager"]])

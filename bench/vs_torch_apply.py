@@ -6,7 +6,7 @@ suites: same process, same inputs, same timer (ropegrad.timing: CUPTI spans,
 float64 under the workload's tolerance. The sibling of bench/vs_torch_ops.py
 (011, 012).
 
-    python3 bench/vs_torch_apply.py --out bench/results/h200-vs-torch-apply.json
+    python3 bench/vs_torch_apply.py --out results/h200-vs-torch-apply.json
     python3 bench/vs_torch_apply.py --smoke --out /tmp/apply.json     # tiny shapes, CPU is fine
 
 Eager and compile run the definitions' formulas, written out below: 088
@@ -18,7 +18,7 @@ default) or real RoPE tables (`--tables rope`: cos/sin of position x
 inv_freq, base 10000, the frequency half repeated as Hugging Face builds it,
 positions to ~3e5 with a different start per batch for 068's [B,S,D] tables).
 Liger (liger_kernel.ops.rope: rope_forward, rope_backward) is a peer where it
-imports (a wheel carried to the device: scripts/device-ops.sh). It reads only
+imports (a wheel carried to the device: scripts/gpu-ops.sh). It reads only
 the first half of each cos/sin row (it assumes the repeated halves of real
 tables), so on random tables it is wrong by construction and is measured
 honestly only with `--tables rope`; its backward computes grad_q and grad_k
@@ -35,7 +35,7 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "python"))
-sys.path.insert(0, os.path.join(REPO, "bench"))
+sys.path.insert(0, os.path.join(REPO, "scripts", "figures"))
 from peer_table import add_speedups, geomeans, median_cell, print_op_table, record_failure  # noqa: E402
 
 

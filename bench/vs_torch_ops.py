@@ -6,7 +6,7 @@ definitions' PyTorch formula (written out below, as the dataset's reference comp
 through python/ropegrad on the same tensors and is checked against float64
 under the workload's tolerance.
 
-    python3 bench/vs_torch_ops.py --out bench/results/h200-vs-torch-ops.json
+    python3 bench/vs_torch_ops.py --out results/h200-vs-torch-ops.json
 
 011's inputs are get_inputs' (sequential positions, llama3 inv_freq); 012's
 freqs are standard normal, as the suite's "random" inputs."""
@@ -20,7 +20,7 @@ import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "python"))
-sys.path.insert(0, os.path.join(REPO, "bench"))
+sys.path.insert(0, os.path.join(REPO, "scripts", "figures"))
 from peer_table import add_speedups, geomeans, median_cell, print_op_table, record_failure  # noqa: E402
 
 
@@ -81,7 +81,7 @@ def print_table(op, rows, gm):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", default=os.path.join(REPO, "bench", "results", "h200-vs-torch-ops.json"))
+    ap.add_argument("--out", default=os.path.join(REPO, "results", "h200-vs-torch-ops.json"))
     ap.add_argument("--ops", default="011,012")
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--iters", type=int, default=50)
@@ -153,7 +153,7 @@ def main(argv=None):
         result["ops"][op] = dict(workloads=rows, geomean_us=gm)
         if args.baseline_dir:
             # T_b for the SOL score and speedups of `ropegrad bench --suite ... --baseline`:
-            # the definition's PyTorch formula (eager), measured here, in this session.
+            # the definition's PyTorch formula (eager), measured here, in this run.
             base = dict(name="torch eager on %s (bench/vs_torch_ops.py)" % torch.cuda.get_device_name(dev),
                         per_workload=[dict(index=r["index"], time_ns=r["eager"]["median_us"] * 1e3)
                                       for r in rows if "eager" in r and "error" not in r["eager"]])

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # ROPEGRAD_BUNDLE_RUNTIME: copy the Debian shared libraries that a bare GPU
 # machine lacks (SLEEF, cJSON, cmocka) into <build>/lib, where the binaries'
-# RPATH ($ORIGIN/lib, $ORIGIN/../lib) finds them. Used by scripts/device-build.sh
-# so that a build made here runs unchanged on the H200 machine.
+# RPATH ($ORIGIN/lib, $ORIGIN/../lib) finds them: a build made on one machine
+# runs unchanged on another (CMAKE_ARGS=-DROPEGRAD_BUNDLE_RUNTIME=ON scripts/gpu-build.sh).
 find_library(CMOCKA_LIBRARY_FOR_BUNDLE cmocka)
 set(_rg_bundle_cmds)
 foreach(lib ${SLEEF_LIBRARY} ${CJSON_LIBRARY} ${CMOCKA_LIBRARY_FOR_BUNDLE})

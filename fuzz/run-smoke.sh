@@ -8,6 +8,7 @@
 # fuzz/regressions/<target>/ and fix the bug).
 #
 #   bash fuzz/run-smoke.sh [SECONDS] [TARGET...]   # default 30 s, all targets
+#   FUZZ_TOTAL_SECONDS=60 bash fuzz/run-smoke.sh    # 60 s split over the targets (CI)
 #
 # New inputs libFuzzer finds go to build-fuzz/fuzz-corpus/<target>/ (a copy
 # of the seeds), never into fuzz/corpus/: the repo's seeds stay small and
@@ -24,6 +25,11 @@ ALL=$(cat "$BUILD/fuzz/targets.txt")   # written by fuzz/CMakeLists.txt
 TARGETS=${*:-$ALL}
 # shellcheck disable=SC2086
 cmake --build "$BUILD" -j"$(nproc)" --target $TARGETS
+if [ -n "${FUZZ_TOTAL_SECONDS:-}" ]; then   # one budget split evenly, at least 2 s a target
+  n=$(echo $TARGETS | wc -w)
+  SECS=$(( FUZZ_TOTAL_SECONDS / n ))
+  [ "$SECS" -ge 2 ] || SECS=2
+fi
 
 SUPP="$PWD/scripts/lsan.supp"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"

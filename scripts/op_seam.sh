@@ -22,11 +22,11 @@ cd "$(dirname "$0")/.."
 
 # --switches: what ships (src/, include/: the library, its headers, the
 # exported solutions' .cuh files) holds no development switch; those live in
-# bench/dev/ (llm.c's split). Exit 1 listing each line that names one.
+# dev/<op>/ (llm.c's split). Exit 1 listing each line that names one.
 if [ "${1:-}" = --switches ]; then
-  switches='RG_EVICT_FIRST|RG_K5_WAVES|RG_KERNELS_HEADER|RG_KERNELS_DEV|RG_DEV_NOCOMPUTE|rg_kernel_names|bool TEST|VPT == 8'
+  switches='RG_EVICT_FIRST|RG_K5_WAVES|RG_KERNELS_HEADER|RG_KERNELS_DEV|RG_DEV_NOCOMPUTE|rg_kernel_names|bool TEST|VPT == 8|RG_K3_STREAM|RG_K3_BLOCK|RG_K12_SPREAD|bool EF|bool FAST|bool STAGED|bool STREAM'
   if git ls-files -- src include | xargs grep -nE "$switches"; then
-    echo "op_seam.sh: development switches in the shipped tree (above); move them to bench/dev/" >&2
+    echo "op_seam.sh: development switches in the shipped tree (above); move them to dev/<op>/" >&2
     exit 1
   fi
   echo "no development switch in src/ or include/"

@@ -9,7 +9,7 @@
 # `runs list --json` / `runs rank`, a markdown table (field.md), and the
 # problem pages rendered from the registry (site/, `ropegrad site`).
 #
-# The same script runs on the GPU (scripts/device-ops.sh, step peers: BACKEND=cuda)
+# The same script runs on the GPU (scripts/gpu-ops.sh, step peers: BACKEND=cuda)
 # and on this machine's CPU (BACKEND=cpu): only the backend differs. On the
 # CPU, GPU-only solutions (triton, cuda_cpp) are refused by the driver before
 # anything runs, and the table says so.
@@ -21,12 +21,12 @@
 # cuda), OPS (default "011 012 014"), PEERS (solution folder), RESULTS (output
 # folder), PYTHON (a Python with torch; torch >= 2 for reference-compile),
 # BENCH_ARGS (extra bench options for every run), RG (the ropegrad command,
-# default $BUILD/ropegrad), KEEP=1 (add to the registry of an earlier call). Exit 0 when every step ran (a failed workload is a
+# default $BUILD/ropegrad), KEEP=1 (add to the registry of an earlier run). Exit 0 when every step ran (a failed workload is a
 # result, not an error), 1 when a step could not run at all.
 #
-# For a caller that splits the field over passes (scripts/device-official.sh):
+# For a caller that splits the field over passes (scripts/gpu-official.sh):
 # ONLY="OP:WHO ..." measures only those runs, SKIP="OP:WHO ..." leaves those out
-# (measured elsewhere in the same call; said in the log), WHO being ropegrad,
+# (measured elsewhere in the same run; said in the log), WHO being ropegrad,
 # plain014, ropegrad-as-plugin, reference, reference-compile or a solution
 # file's name without "OP-" (peer, peer-runs12, ropegrad-solution; one named
 # like a run above gets "-solution": OP-reference.json is reference-solution).
@@ -45,7 +45,7 @@ case $B in /*) ;; *) B=$ROOT/$B ;; esac
 BACKEND=${BACKEND:-cuda}
 OPS=${OPS:-"011 012 014"}
 PEERS=${PEERS:-../shared/official-evaluator/peers}
-R=${RESULTS:-/tmp/rg-peers}
+R=${RESULTS:-results/peers}
 PY=${PYTHON:-python3}
 read -r -a EXTRA <<< "${BENCH_ARGS:-}"
 RG=${RG:-$B/ropegrad}
@@ -56,7 +56,7 @@ export PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 mkdir -p "$R/site"
 failed=0
 # op who run exit note refusal: one line per measured run, for the table
-# (runs.tsv). KEEP=1 adds to the registry and table of an earlier call (the
+# (runs.tsv). KEEP=1 adds to the registry and table of an earlier run (the
 # ops measured in several calls, on one machine), else both start empty.
 if [ "${KEEP:-0}" != 1 ]; then rm -f "$DB"; : > "$R/runs.tsv"; fi
 
@@ -78,7 +78,7 @@ estimate() {
 wanted() {
   if [ -n "${ONLY:-}" ] && ! listed "$ONLY" "$1:$2"; then return 1; fi
   if [ -n "${SKIP:-}" ] && listed "$SKIP" "$1:$2"; then
-    echo "peers: [$(since)] $1 $2: not here (SKIP: measured elsewhere in this call)"
+    echo "peers: [$(since)] $1 $2: not here (SKIP: measured elsewhere in this run)"
     return 1
   fi
   return 0
@@ -97,7 +97,7 @@ measure() {
     if [ "$lim" -lt "$need" ]; then
       echo "peers: [$(since)] $op $who: skipped: ${lim}s left before the deadline, a run is given ${need}s"
       printf '%s\t%s\t-\tskipped\t%s\t%s\n' "$op" "$who" "$note" \
-        "skipped: ${lim}s left before the call's deadline (needs about ${need}s)" >> "$R/runs.tsv"
+        "skipped: ${lim}s left before the deadline (needs about ${need}s)" >> "$R/runs.tsv"
       return 0
     fi
   fi
@@ -118,7 +118,7 @@ measure() {
   local line
   line=$(grep -E "^python3 -m ropegrad|^ropegrad bench" "$base.txt" | head -n 1)
   if [ "$lim" -gt 0 ] && { [ "$rc" = 124 ] || [ "$rc" = 137 ]; }; then
-    line="stopped at the call's deadline after $(( SECONDS - t0 ))s"
+    line="stopped at the deadline after $(( SECONDS - t0 ))s"
   fi
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$op" "$who" "${id:--}" "$rc" "$note" "$line" >> "$R/runs.tsv"
   echo "peers: [$(since)] $op $who: exit $rc${id:+, run $id}, $(( SECONDS - t0 ))s$( [ -z "$id" ] && [ -n "$line" ] && echo ": $line")"
@@ -132,8 +132,8 @@ for op in $OPS; do
   if [ "$op" = 014 ]; then
     measure "$op" plain014 "" "$RG" --impl "$B/examples/plugin-014/libplain014.so" \
       --impl-source examples/plugin-014/plugin.c --impl-source examples/plugin-014/kernel.cu
-    measure "$op" ropegrad-as-plugin "" "$RG" --impl "$B/bench/plugin-self/libropegrad_self014.so" \
-      --impl-source bench/plugin-self/plugin.c
+    measure "$op" ropegrad-as-plugin "" "$RG" --impl "$B/dev/plugin-self/libropegrad_self014.so" \
+      --impl-source dev/rope_backward/plugin-self/plugin.c
   fi
   measure "$op" reference "" "$PY -m ropegrad" --impl reference
   measure "$op" reference-compile "" "$PY -m ropegrad" --impl reference-compile
@@ -159,6 +159,6 @@ done
 $RG runs list --json --db "$DB" > "$R/runs-list.json" 2> "$R/runs-list.err" || failed=1
 $RG runs rank --db "$DB" > "$R/rank.txt" 2>&1 || failed=1
 $RG site --out "$R/site" --db "$DB" > "$R/site.txt" 2>&1 || failed=1
-"$PY" scripts/peers_table.py "$R" > "$R/field.md" || failed=1
+"$PY" scripts/figures/peers_table.py "$R" > "$R/field.md" || failed=1
 cat "$R/field.md"
 exit $failed

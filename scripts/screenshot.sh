@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The docs' screenshots of the index (docs/img/): a registry holding the public
-# KernelIndex record and the committed H200 manifests (bench/results/), served
+# The README's screenshots of the index: a registry holding the public
+# KernelIndex record and the committed H200 manifests (results/), served
 # by `ropegrad serve` on a free loopback port, photographed by headless
 # Chromium (Debian's). Writes docs/img/index-{front,problem,run,compare,history}-page.png
 # and docs/img/screenshots.sha256, the digest of the sources the pages come from
@@ -21,8 +21,8 @@ trap cleanup EXIT
 db=$tmp/runs.db
 "$B/ropegrad" runs import ../shared/kernelindex/run-01a03529.manifest.json --db "$db" >/dev/null 2>&1 ||
   "$B/ropegrad" runs import tests/data/kernelindex/run-01a03529.manifest.json --db "$db" >/dev/null
-for f in bench/results/h200-cuda.manifest.json bench/results/ops/h200-cuda-011.manifest.json \
-         bench/results/ops/h200-cuda-012.manifest.json; do
+for f in results/h200-cuda.manifest.json results/ops/h200-cuda-011.manifest.json \
+         results/ops/h200-cuda-012.manifest.json; do
   "$B/ropegrad" runs import "$f" --db "$db" >/dev/null
 done
 "$B/ropegrad" serve --db "$db" --listen 127.0.0.1:0 > "$tmp/serve.txt" 2>&1 &
@@ -51,18 +51,27 @@ serve_copy() {   # serve_copy DB: (re)start the server on a copy of DB, url= its
   url=$(grep -o "http://[0-9.:]*/" "$tmp/serve-copy.txt" | head -1)
   [ -n "$url" ] || { cat "$tmp/serve-copy.txt" >&2; exit 1; }
 }
-# The field of 014 on the H200 (issue 25): the registry the device call's peers step made
-# (bench/results/peers/runs.db: ropegrad, the plugins, the reference eager and torch.compile'd),
-# served from a copy.
-serve_copy bench/results/peers/runs.db
-shot /problems/014_rotary_embedding_with_attention_scaling_backward 1500 docs/img/field-014-h200.png
-# The official evaluator beside ropegrad's harness on the same solutions (issue 26) and the field of
-# 011 and 012 (issue 25): the registry of scripts/device-official.sh's calls
-# (bench/results/official/runs.db: ropegrad's runs, the public peers, the reference eager and
-# torch.compile'd, and the official traces imported with `ropegrad runs import`), served from a copy.
-serve_copy bench/results/official/runs.db
-shot /problems/014_rotary_embedding_with_attention_scaling_backward 1700 docs/img/official-014-h200.png
-shot /problems/011_rotary_position_embedding 1900 docs/img/official-011-h200.png
-shot /problems/012_fused_cos_sin_embedding_generation 1900 docs/img/official-012-h200.png
-bash scripts/page_sources.sh > docs/img/screenshots.sha256
-echo "screenshot: docs/img/screenshots.sha256 $(cat docs/img/screenshots.sha256)"
+# The H200 registries are not kept in the tree (results/README.md): PEERS_DB (the registry
+# scripts/gpu-ops.sh's peers step makes, results/peers/runs.db: ropegrad, the plugins, the
+# reference eager and torch.compile'd) and OFFICIAL_DB (scripts/gpu-official.sh's,
+# results/official/runs.db: ropegrad's runs, the public peers, the reference, and the official
+# traces imported with `ropegrad runs import`), each served from a copy; without one, its
+# pages are not retaken and say so.
+PEERS_DB=${PEERS_DB:-results/peers/runs.db}
+OFFICIAL_DB=${OFFICIAL_DB:-results/official/runs.db}
+if [ -f "$PEERS_DB" ]; then
+  serve_copy "$PEERS_DB"
+  shot /problems/014_rotary_embedding_with_attention_scaling_backward 1500 docs/field-014-h200.png
+else
+  echo "screenshot: no $PEERS_DB (bash scripts/gpu-ops.sh with STEPS=peers makes it): docs/field-014-h200.png kept"
+fi
+if [ -f "$OFFICIAL_DB" ]; then
+  serve_copy "$OFFICIAL_DB"
+  shot /problems/014_rotary_embedding_with_attention_scaling_backward 1700 docs/official-014-h200.png
+  shot /problems/011_rotary_position_embedding 1900 docs/official-011-h200.png
+  shot /problems/012_fused_cos_sin_embedding_generation 1900 docs/official-012-h200.png
+else
+  echo "screenshot: no $OFFICIAL_DB (bash scripts/gpu-official.sh makes it): docs/official-0NN-h200.png kept"
+fi
+bash scripts/page_sources.sh > docs/screenshots.sha256
+echo "screenshot: docs/screenshots.sha256 $(cat docs/screenshots.sha256)"

@@ -11,7 +11,7 @@ find_package(Python3 COMPONENTS Interpreter QUIET)
 if(Python3_Interpreter_FOUND AND NOT ROPEGRAD_SANITIZE)
   add_test(NAME python_ctypes_cpu
     # Through env, not the absolute interpreter path found here: the build
-    # also runs on the GPU machine (scripts/device-run.sh), whose python3 lives elsewhere.
+    # also runs on the GPU machine (scripts/gpu-run.sh), whose python3 lives elsewhere.
     COMMAND /usr/bin/env python3 ${PROJECT_SOURCE_DIR}/python/tests/test_ctypes_cpu.py)
   set_tests_properties(python_ctypes_cpu PROPERTIES TIMEOUT 300
     ENVIRONMENT "ROPEGRAD_LIB=$<TARGET_FILE:libropegrad>")

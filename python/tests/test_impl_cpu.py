@@ -155,7 +155,7 @@ def main():
         rc, out, err = harness(["check", "--impl", mod + ":run", "--tensors", "sometimes"], tmp)
         expect("--tensors sometimes: one line, exit 2", rc == 2 and "--tensors sometimes: one of before-flush, in-call"
                in err and len(err.strip().splitlines()) == 1, err)
-        # bench/official/output_probe.py (scripts/device-parity.sh's probe step): both styles pass.
+        # dev/official/output_probe.py (scripts/gpu-parity.sh's probe step): both styles pass.
         probe = os.path.join(REPO, "bench", "official", "output_probe.py")
         suite011 = os.path.join(REPO, "suites", "011-rope_forward")
         for fn, extra in (("returning", []), ("into", ["--dps"])):

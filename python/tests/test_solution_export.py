@@ -5,7 +5,7 @@
 each suite, checked and timed:
 
     python3 python/tests/test_solution_export.py [--ropegrad build/ropegrad]
-        [--ops 011,012,014] [--out-dir bench/results] [--out FILE] [--arch 90]
+        [--ops 011,012,014] [--out-dir results] [--out FILE] [--arch 90]
 
 One result file per op in --out-dir: h200-solution-export-011.json,
 h200-solution-export-012.json, and h200-solution-export.json for 014 (--out
@@ -353,7 +353,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--ropegrad", default=os.path.join(REPO, "build", "ropegrad"), help="the ropegrad CLI")
     ap.add_argument("--ops", type=parse_ops, default=list(OPS), help="ops to export and run (default 011,012,014)")
-    ap.add_argument("--out-dir", default=os.path.join(REPO, "bench", "results"),
+    ap.add_argument("--out-dir", default=os.path.join(REPO, "results"),
                     help="where the result files go (%s)" % ", ".join(RESULT_NAME.values()))
     ap.add_argument("--out", default=None, help="014's result file (default OUT_DIR/%s)" % RESULT_NAME["014"])
     ap.add_argument("--arch", default=None,
@@ -393,7 +393,7 @@ def main(argv=None):
 
 
 def test_solution_export():
-    """pytest entry: skips without torch/CUDA; writes to a temp folder, not bench/results."""
+    """pytest entry: skips without torch/CUDA; writes to a temp folder, not results."""
     import pytest
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():

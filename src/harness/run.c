@@ -289,7 +289,7 @@ static int check_kernel(const rg_op *op, int kernel, char *err, size_t errlen)
     if (kernel == 0 || op->kernel_name(kernel)) return 0;
     char list[256];
     rg_op_kernels_text(op, list, sizeof list);
-    snprintf(err, errlen, "unknown CUDA kernel %d: op %s ships %s; the development versions are built from bench/dev/",
+    snprintf(err, errlen, "unknown CUDA kernel %d: op %s ships %s; the development versions are in dev/",
              kernel, op->id, list[0] ? list : "no CUDA kernel in this build");
     return 1;
 }
@@ -438,7 +438,7 @@ static void workload_header(const rg_suite *s, const rg_workload *w, rg_workload
 /* The backends a run holds open. */
 typedef struct run_backends {
     rg_cpu_timer cold;
-    void *cuda;   /* rg_cuda_session *, NULL on the CPU */
+    void *cuda;   /* rg_cuda_state *, NULL on the CPU */
 } run_backends;
 
 /* Inputs, reference, the backend's checked (and timed) run of one workload. */
@@ -552,7 +552,7 @@ int rg_run_suite(const rg_suite *s, const int *indices, size_t n_indices, const 
     run_backends be = {{NULL, 0, ""}, NULL};
     int rc = 0;
 #ifdef ROPEGRAD_HAVE_CUDA
-    rg_cuda_session *cs = NULL;
+    rg_cuda_state *cs = NULL;
     if (use_cuda) {
         rc = rg_cuda_open(s->op, o->kernel, o->timed, out, &cs, err, errlen);
         be.cuda = cs;

@@ -52,9 +52,9 @@
 #include "run_cuda_parts.h"
 #include "run_internal.h"
 
-/* ---- session --------------------------------------------------------------------------------- */
+/* ---- state ----------------------------------------------------------------------------------- */
 
-struct rg_cuda_session {
+struct rg_cuda_state {
     const rg_op *op;
     int device, kernel, timed;
     cudaStream_t stream;
@@ -91,7 +91,7 @@ static int cupti_usable(void)
 }
 
 /* The device's part of r->env. */
-static int describe_device(rg_cuda_session *s, rg_env *e, char *err, size_t errlen)
+static int describe_device(rg_cuda_state *s, rg_env *e, char *err, size_t errlen)
 {
     struct cudaDeviceProp prop;
     int v = 0, clock_khz = 0, bus_bits = 0;
@@ -119,10 +119,10 @@ fail:
     return 1;
 }
 
-int rg_cuda_open(const rg_op *op, int kernel, int timed, rg_run_result *r, rg_cuda_session **out, char *err, size_t errlen)
+int rg_cuda_open(const rg_op *op, int kernel, int timed, rg_run_result *r, rg_cuda_state **out, char *err, size_t errlen)
 {
     *out = NULL;
-    rg_cuda_session *s = calloc(1, sizeof *s);
+    rg_cuda_state *s = calloc(1, sizeof *s);
     if (!s) {
         snprintf(err, errlen, "out of memory");
         return 1;
@@ -159,7 +159,7 @@ fail:
 }
 
 /* The run's timer and same-kernels check, from how its workloads were timed. */
-static void describe_timing(const rg_cuda_session *s, rg_run_result *r)
+static void describe_timing(const rg_cuda_state *s, rg_run_result *r)
 {
     const int cupti = s->n_cupti || (!s->n_events && s->use_cupti);
     snprintf(r->timer, sizeof r->timer, "%s",
@@ -175,7 +175,7 @@ static void describe_timing(const rg_cuda_session *s, rg_run_result *r)
         snprintf(r->same_kernels, sizeof r->same_kernels, "did not run: timed with CUDA events (it needs CUPTI)");
 }
 
-void rg_cuda_close(rg_cuda_session *s, rg_run_result *r)
+void rg_cuda_close(rg_cuda_state *s, rg_run_result *r)
 {
     if (!s) return;
     if (r) {
@@ -221,10 +221,10 @@ static cudaError_t device_wait(cudaStream_t st, double timeout_s)
     return e == cudaSuccess ? cudaDeviceSynchronize() : e;
 }
 
-/* The workload fails with what happened to the GPU, and the session is lost:
+/* The workload fails with what happened to the GPU, and the CUDA state is lost:
  * nothing more is launched, nothing freed (cudaFree would wait for a hung
  * kernel), and the run stops after this workload (run.c). */
-static void gpu_lost(rg_cuda_session *s, rg_workload_result *wr, cudaError_t ce, double waited_s)
+static void gpu_lost(rg_cuda_state *s, rg_workload_result *wr, cudaError_t ce, double waited_s)
 {
     wr->check.pass = 0;
     if (ce == cudaErrorNotReady)
@@ -234,7 +234,7 @@ static void gpu_lost(rg_cuda_session *s, rg_workload_result *wr, cudaError_t ce,
     snprintf(wr->check.reason, sizeof wr->check.reason, "%s", s->lost);
 }
 
-const char *rg_cuda_lost(const rg_cuda_session *s)
+const char *rg_cuda_lost(const rg_cuda_state *s)
 {
     return s && s->lost[0] ? s->lost : NULL;
 }
@@ -244,7 +244,7 @@ const char *rg_cuda_lost(const rg_cuda_session *s)
 /* A workload's device tensors (the same buffers every round) and the host
  * copies the rounds read back. */
 typedef struct cuda_bufs {
-    rg_cuda_session *s;
+    rg_cuda_state *s;
     rg_tensors dev;      /* in[] on the device */
     void *d_out, *h_out;
     rg_tensors after;    /* in[] on the host: the device inputs as a call left them */
@@ -261,7 +261,7 @@ static void bufs_free(cuda_bufs *b)
 }
 
 /* Allocates the buffers and copies in (round 0) to the device. 0, or 1 with a message. */
-static int bufs_open(rg_cuda_session *s, const rg_tensors *in, cuda_bufs *b, char *err, size_t errlen)
+static int bufs_open(rg_cuda_state *s, const rg_tensors *in, cuda_bufs *b, char *err, size_t errlen)
 {
     memset(b, 0, sizeof *b);
     b->s = s;
@@ -309,7 +309,7 @@ static int cuda_call(void *ctx, int r, const void **out, const rg_tensors **afte
                      size_t errlen)
 {
     cuda_bufs *b = ctx;
-    rg_cuda_session *s = b->s;
+    rg_cuda_state *s = b->s;
     cudaError_t ce = cudaMemsetAsync(b->d_out, 0xFF, b->dev.out_bytes, s->stream);
     int krc = ce == cudaSuccess ? s->op->cuda(&b->dev, b->d_out, s->kernel, s->stream) : 0;
     if (!krc && ce == cudaSuccess && s->op->finish) krc = s->op->finish(&b->dev, b->d_out, s->stream);   /* untimed */
@@ -330,9 +330,9 @@ static int cuda_call(void *ctx, int r, const void **out, const rg_tensors **afte
 
 /* ---- timing ------------------------------------------------------------------------------------ */
 
-/* What the timed loops need: the session, the workload's buffers, the re-staging pool (NULL: off). */
+/* What the timed loops need: the CUDA state, the workload's buffers, the re-staging pool (NULL: off). */
 typedef struct rg_timing {
-    rg_cuda_session *s;
+    rg_cuda_state *s;
     const cuda_bufs *b;
     const rg_restage_pool *pool;
     const rg_run_options *o;
@@ -498,7 +498,7 @@ fail:
 }
 
 /* CUPTI, else CUDA events: a TIME_* status; wr->timer says which timed it. */
-static int time_workload(rg_cuda_session *s, const rg_timing *t, double *samples, rg_workload_result *wr, char *err,
+static int time_workload(rg_cuda_state *s, const rg_timing *t, double *samples, rg_workload_result *wr, char *err,
                          size_t errlen)
 {
     int rc = s->use_cupti ? time_cupti(t, samples, wr, err, errlen) : TIME_FALLBACK;
@@ -517,7 +517,7 @@ static int time_workload(rg_cuda_session *s, const rg_timing *t, double *samples
 
 /* The timed part of a workload whose rounds passed: 0 (timed, or failed
  * with a reason in wr), 1 a harness error (err). */
-static int timed_part(rg_cuda_session *s, const cuda_bufs *b, const rg_run_options *o, rg_workload_result *wr,
+static int timed_part(rg_cuda_state *s, const cuda_bufs *b, const rg_run_options *o, rg_workload_result *wr,
                       char *err, size_t errlen)
 {
     double *samples = malloc((size_t)o->iterations * sizeof *samples);
@@ -553,7 +553,7 @@ out:
 
 /* ---- one workload ---------------------------------------------------------------------------------- */
 
-int rg_cuda_workload(rg_cuda_session *s, rg_tensors *in, const double *ref, const rg_workload *w,
+int rg_cuda_workload(rg_cuda_state *s, rg_tensors *in, const double *ref, const rg_workload *w,
                      const rg_run_options *o, rg_workload_result *wr, char *err, size_t errlen)
 {
     cuda_bufs b;

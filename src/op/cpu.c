@@ -26,7 +26,7 @@
  * reduction that only works near [-pi, pi] would return garbage. Up to
  * |x| = 4e6 the kernels run the GPU's float core (cpu_sincos_core.h: a
  * three-part Cody-Waite reduction, checked on every float argument by
- * bench/sincos_bound_cpu.c), beyond it (or for NaN) SLEEF's 1-ulp sincos
+ * dev/common/sincos_bound_cpu.c), beyond it (or for NaN) SLEEF's 1-ulp sincos
  * with its Payne-Hanek reduction. */
 #include <math.h>
 #include <omp.h>
@@ -57,7 +57,7 @@
  * forward ops' faster sin/cos a smaller threshold (32K) was tried and made
  * 011's 131K- and 262K-element workloads slower after a cache flush: the
  * team's wake-up then costs more than the second thread saves
- * (bench/NOTES.md, "The CPU path's sin/cos"). */
+ * (dev/rope_forward/NOTES.md, "The CPU path's sin/cos"). */
 #define RG_MIN_THREAD_ELEMS ((int64_t)256 * 1024)
 
 /* ---- portable primitive --------------------------------------------------- */
@@ -77,7 +77,7 @@ static void sincos_bf16_portable(const float *x, float mul, int64_t n, float sca
  * processors OpenMP may use -- omp_get_num_procs asks the kernel for the
  * affinity mask on every call, a system call that costs ~10 us when the
  * caches are cold, as the protocol's flush leaves them before every call
- * (bench/results/dev/cpu-dev-2026-12-01.txt): most of the op's time on the
+ * (results/dev/cpu-dev-2026-12-01.txt): most of the op's time on the
  * smallest problems. */
 static pthread_once_t isa_once = PTHREAD_ONCE_INIT;
 static int procs = 1;

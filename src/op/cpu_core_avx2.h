@@ -2,7 +2,7 @@
 /* cpu_core_avx2.h -- core8(x, &s, &c): the GPU's float sin/cos
  * (cpu_sincos_core.h) on 8 lanes, and near_mid8, the rounding test of its
  * values, for files built with -mavx2 -mfma (cpu_sincos_avx2.c, rope_backward/cpu_avx2.c,
- * bench/sincos_bound_cpu.c). */
+ * dev/common/sincos_bound_cpu.c). */
 #ifndef ROPEGRAD_OP_CPU_CORE_AVX2_H
 #define ROPEGRAD_OP_CPU_CORE_AVX2_H
 

@@ -2,7 +2,7 @@
 /* cpu_core_avx512.h -- core16(x, &s, &c): the GPU's float sin/cos
  * (cpu_sincos_core.h) on 16 lanes, and near_mid16, the rounding test of its
  * values, for files built with -mavx512f -mfma (cpu_sincos_avx512.c, rope_backward/cpu_avx512.c,
- * bench/sincos_bound_cpu.c, bench/cpu_dev_avx512.c). */
+ * dev/common/sincos_bound_cpu.c, dev/common/cpu_dev_avx512.c). */
 #ifndef ROPEGRAD_OP_CPU_CORE_AVX512_H
 #define ROPEGRAD_OP_CPU_CORE_AVX512_H
 

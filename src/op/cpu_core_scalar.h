@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cpu_core_scalar.h -- rg_sincos_core1(x, &s, &c): the GPU's float sin/cos
  * (cpu_sincos_core.h) one value at a time, in plain C that C++ compiles too
- * (bench/sincos_bound.cu compares it with the GPU's on the host). |x| <=
+ * (dev/common/sincos_bound.cu compares it with the GPU's on the host). |x| <=
  * RG_CORE_FAST_MAX. fmaf is one instruction where the file is
  * built with FMA (the SIMD files), a libm call (exact all the same) where it
  * is not. */
@@ -13,12 +13,12 @@
 #include <string.h>
 
 /* The GPU's float sin/cos (rope_math.cuh's rg_sincos_core), its range and its
- * error bound, the same constants (bench/sincos_bound.cu asserts they equal
+ * error bound, the same constants (dev/common/sincos_bound.cu asserts they equal
  * RG_SINCOS_FAST_MAX, RG_SINCOS_ULPS and RG_SINCOS_ULPS_SCALED; rope_math.cuh
  * says why the bound is in ulps of the value and why 7 with a scale): for
  * every float x with |x| <= RG_CORE_FAST_MAX, sin and cos are within fewer
  * than RG_CORE_ULPS ulps of the value returned, checked on every such float by
- * bench/sincos_bound.cu (GPU) and bench/sincos_bound_cpu.c (this code). */
+ * dev/common/sincos_bound.cu (GPU) and dev/common/sincos_bound_cpu.c (this code). */
 #define RG_CORE_FAST_MAX 4.0e6f
 #define RG_CORE_ULPS 3
 #define RG_CORE_ULPS_SCALED 7

@@ -29,7 +29,7 @@
  * RG_CORE_FAST_MAX, else from SLEEF's 1-ulp vector sincos; a test against
  * that source's error bound (rg_bf16_certain_ulps for the core's,
  * rg_bf16_certain for SLEEF's) proves most roundings, and the others (about
- * one pair in 11000 at scale 1: bench/results/sincos-bound-cpu.txt) are
+ * one pair in 11000 at scale 1: results/sincos-bound-cpu.txt) are
  * redone by rg_sincos_bf16_put in double. */
 typedef void (*rg_cpu_sincos_bf16_fn)(const float *x, float mul, int64_t n, float scale, uint16_t *cb,
                                       uint16_t *sb, uint32_t *w);

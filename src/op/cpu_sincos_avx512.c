@@ -97,7 +97,7 @@ RG_INLINE void sincos_bf16_loop(const float *x, float mul, int64_t n, float scal
  * 1-ulp sincos for a vector with a lane beyond the core's range), the scale
  * (compiled out at scale 1), the test and the bf16 pairs written where the
  * caller wants them, in registers from x to the stores
- * (bench/results/cpu-floor-0NN.md have the CPU path's time per workload). */
+ * (results/cpu-floor-0NN.md have the CPU path's time per workload). */
 RG_SINCOS_BF16_PRIMITIVE(sincos_bf16, sincos_bf16_loop)
 
 rg_cpu_sincos_bf16_fn rg_cpu_avx512_sincos_bf16(void) { return sincos_bf16; }

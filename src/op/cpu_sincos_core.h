@@ -3,7 +3,7 @@
  * rope_math.cuh) for the CPU: the same IEEE operations in the same order, so
  * for every float x with |x| <= RG_CORE_FAST_MAX it returns the same bits as
  * the kernels, and the error bound the whole-range check proves for them
- * (bench/sincos_bound.cu on the GPU, bench/sincos_bound_cpu.c here) holds.
+ * (dev/common/sincos_bound.cu on the GPU, dev/common/sincos_bound_cpu.c here) holds.
  *
  * Written once, for any vector width: the includer defines the type and
  * operation macros below, then includes this file, which defines

@@ -86,8 +86,8 @@ static __device__ __forceinline__ void rg_sincos(float x, float *s, float *c)
 // is where its error bound holds; the caller checks |x| <= RG_SINCOS_FAST_MAX
 // itself, once per thread (rg_all_fast), and takes the accurate path if not.
 // About 7 instructions against rg_sincos's ~20: it is the arithmetic that sets
-// the mid-size workloads' time (bench/NOTES.md). Measured against double
-// (bench/probe.cu sincos): at most 4.0e-7 on [-pi, pi] and 7.6e-7 up to 4e6 rad
+// the mid-size workloads' time (dev/rope_forward/NOTES.md). Measured against double
+// (dev/common/probe.cu sincos): at most 4.0e-7 on [-pi, pi] and 7.6e-7 up to 4e6 rad
 // (the reduction's roundings add to the unit's error), against rg_sincos's
 // 1.0e-7; tests/test_gpu_kernel.c holds both to the same end-to-end bounds.
 static __device__ __forceinline__ void rg_sincos_mufu(float x, float *s, float *c)
@@ -113,7 +113,7 @@ static __device__ __forceinline__ void rg_sincos_mufu(float x, float *s, float *
 // sign and exponent) can lie within it: if v is at least that many ulps from
 // m, bf16_rn(v) is the correctly rounded result of the exact value. Only when
 // it is not is the value recomputed in double and rounded once (about one
-// (cos, sin) pair in 11000 at scale 1: bench/results/sincos-bound.txt). So
+// (cos, sin) pair in 11000 at scale 1: results/sincos-bound.txt). So
 // every element is the bf16 nearest to scale*sin/cos(x) (up to double's
 // 1e-16): never further from the float64 reference than any float32
 // evaluation rounded to bf16.
@@ -204,14 +204,14 @@ static __constant__ uint32_t rg_two_over_pi[9] = {0x00000000u, 0xa2f9836eu, 0x4e
 // in registers: no local memory, so a kernel that may take this path needs no
 // stack frame (libdevice's sincos keeps its reduction in a local array: a
 // 40-byte frame in every kernel that could call it, which cost the fast 012
-// kernel ~4% of its time under the official evaluator, bench/NOTES.md).
+// kernel ~4% of its time under the official evaluator, dev/rope_forward/NOTES.md).
 // |x| = m 2^e with m a 24-bit integer, e <= 104. x 2/pi modulo 4 is m times
 // the bits of 2/pi from b(e-1) on, scaled by 2^e (the earlier bits give
 // multiples of 4): a 128-bit window of them, times m, is 152 bits whose bits
 // 126-127 are the quadrant and whose lower 126 the fraction f. The bits after
 // the window add under m 2^-126 < 2^-102 quarter turns, and no float beyond
 // RG_SINCOS_FAST_MAX comes closer to a multiple of pi/2 than 1.6e-9 rad, about
-// 2^-30 quarter turns (bench/sincos_bound.cu's far pass, which compares every
+// 2^-30 quarter turns (dev/common/sincos_bound.cu's far pass, which compares every
 // one with libdevice's sincos): f has over 90 significant bits, of which the
 // conversion keeps 64. r = f pi/2, |f| <= 1/2, in double with one rounding of
 // its own, then rg_sincos_double_poly.
@@ -301,13 +301,13 @@ static __device__ __forceinline__ uint32_t rg_sincos_bf16_double(float x, float 
 static __device__ __noinline__ uint32_t rg_bf16_rn_double_rare(double d) { return rg_bf16_rn_double(d); }
 
 // rg_bf16_rn_double by integer operations on the double's bits, for the
-// refinement's critical path (~40 cycles against ~110 on the H200, bench/
+// refinement's critical path (~40 cycles against ~110 on the H200, dev/common/
 // dev_latency.cu): for 2^-126 <= |d| < 2^128 the exponent is rebiased (1023 ->
 // 127) in the high word, whose top 7 mantissa bits are the bf16's; bit 12 of
 // that word is the rounding bit and everything below it (the rest of the high
 // word, the low word) the sticky part; a carry into the exponent is right, up
 // to Inf. Anything else (0, subnormals, Inf, NaN, overflow) takes
-// rg_bf16_rn_double out of line. Equal to it for every double (bench/
+// rg_bf16_rn_double out of line. Equal to it for every double (dev/common/
 // sincos_bound.cu compares 2^30 of them, ties and their neighbours included).
 static __device__ __forceinline__ uint32_t rg_bf16_rn_double_int(double d)
 {
@@ -366,10 +366,10 @@ static __device__ __forceinline__ uint32_t rg_sincos_bf16_refine_side(float x, f
 }
 
 // Error bound of rg_sincos_core's values, in units in the last place of the
-// value returned (ulp(v): the spacing of the floats at v). bench/sincos_bound.cu
+// value returned (ulp(v): the spacing of the floats at v). dev/common/sincos_bound.cu
 // runs rg_sincos_core on every float argument of the fast path (|x| <= 4e6)
 // against double and finds the error of sin and cos below RG_SINCOS_ULPS
-// (at most 2.88 ulps: bench/results/sincos-bound.txt), so the bound is proved
+// (at most 2.88 ulps: results/sincos-bound.txt), so the bound is proved
 // by exhaustion, not assumed, and that check fails if a change to
 // rg_sincos_core ever breaks it. It is relative to the value, with no part
 // proportional to |x|: the reduction's first step, x - q*C1, is exact (both

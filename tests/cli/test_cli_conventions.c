@@ -20,6 +20,9 @@
 static char dir[400];
 static char out_text[1 << 18], err_text[1 << 14];
 #define rg(...) tu_run_captured(dir, out_text, sizeof out_text, err_text, sizeof err_text, __VA_ARGS__)
+/* The bench and check runs below take one correctness round (--rounds 1): the
+ * conventions tested here do not depend on the rounds (test_reward_hack tests
+ * those), and ten float64 rounds a call made this test the slowest. */
 
 /* `env ENV ropegrad ARGS` in dir, captured like rg(). */
 static int rg_with_env(const char *envspec, const char *args)
@@ -70,7 +73,7 @@ static void import_fixtures(const char *db)
 
 static void test_dash_is_stdout(void **state)
 {
-    EXPECT_OK(rg("bench --backend cpu --workloads 1 --iterations 2 --warmup 0 --json -"));
+    EXPECT_OK(rg("bench --backend cpu --workloads 1 --iterations 2 --warmup 0 --json - --rounds 1"));
     cJSON *j = cJSON_Parse(out_text);   /* stdout is the JSON document alone */
     if (!j) fail_msg("stdout is not JSON: %.300s", out_text);
     assert_int_equal(cJSON_GetArraySize(tu_get(j, "workloads")), 1);
@@ -181,7 +184,7 @@ static void test_value_option_commands(void **state)
 
 static void test_ranges_and_list(void **state)
 {
-    EXPECT_OK(rg("check --backend cpu --workloads 0-2,5 --format csv"));
+    EXPECT_OK(rg("check --backend cpu --workloads 0-2,5 --format csv --rounds 1"));
     assert_int_equal(tu_count_lines(out_text), 5);   /* header + 0,1,2,5 */
     assert_non_null(strstr(out_text, "\n0,32,256,"));
     assert_non_null(strstr(out_text, "\n5,"));
@@ -199,40 +202,40 @@ static void test_ranges_and_list(void **state)
 static void test_progress_and_quiet(void **state)
 {
     /* stderr is a file here, not a terminal: no progress unless asked. */
-    EXPECT_OK(rg("check --workloads 0,1"));
+    EXPECT_OK(rg("check --workloads 0,1 --rounds 1"));
     assert_null(strstr(err_text, "[1/2]"));
-    EXPECT_OK(rg("check --workloads 0,1 --progress"));
+    EXPECT_OK(rg("check --workloads 0,1 --progress --rounds 1"));
     assert_non_null(strstr(err_text, "[1/2] workload 0"));
     assert_non_null(strstr(err_text, "[2/2] workload 1"));
-    EXPECT_OK(rg("check --workloads 0,1 --quiet"));   /* --backend auto: not even its note */
+    EXPECT_OK(rg("check --workloads 0,1 --quiet --rounds 1"));   /* --backend auto: not even its note */
     assert_string_equal(err_text, "");
     assert_non_null(strstr(out_text, "passed 2/2"));
 }
 
 static void test_formats(void **state)
 {
-    EXPECT_OK(rg("bench --backend cpu --workloads 1,2 --iterations 2 --warmup 0 --format md --quiet"));
+    EXPECT_OK(rg("bench --backend cpu --workloads 1,2 --iterations 2 --warmup 0 --format md --quiet --rounds 1"));
     assert_true(!strncmp(out_text, "| workload | B | S | time_us | GB/s | max_abs_err |", 50));
     assert_non_null(strstr(out_text, "\n|---:|"));
     assert_int_equal(tu_count_lines(out_text), 4);
-    EXPECT_OK(rg("bench --backend cpu --workloads 1 --iterations 2 --warmup 0 --format json --quiet --record --db f.db"));
+    EXPECT_OK(rg("bench --backend cpu --workloads 1 --iterations 2 --warmup 0 --format json --quiet --record --db f.db --rounds 1"));
     cJSON *j = cJSON_Parse(out_text);   /* stdout is the document alone: the "recorded as" note is on stderr */
     if (!j) fail_msg("stdout is not JSON: %.300s", out_text);
     cJSON_Delete(j);
     assert_non_null(strstr(err_text, "recorded as run 1"));
-    EXPECT_OK(rg("bench --backend cpu --workloads 1 --iterations 2 --warmup 0 --format csv --quiet"));
+    EXPECT_OK(rg("bench --backend cpu --workloads 1 --iterations 2 --warmup 0 --format csv --quiet --rounds 1"));
     assert_true(!strncmp(out_text, "workload,B,S,time_us,GB/s,", 26));
     EXPECT_ONE_LINE_ERROR(rg("bench --format yaml"), "--format");
 }
 
 static void test_check_prints_no_timing(void **state)
 {
-    EXPECT_OK(rg("check --backend cpu --workloads 0"));
+    EXPECT_OK(rg("check --backend cpu --workloads 0 --rounds 1"));
     const char *timing[] = {"time_us", "GB/s", "mean of per-workload", "geometric mean", "timer ", "iterations"};
     for (size_t i = 0; i < sizeof timing / sizeof timing[0]; i++)
         if (strstr(out_text, timing[i])) fail_msg("check printed '%s':\n%s", timing[i], out_text);
     assert_non_null(strstr(out_text, "passed 1/1"));
-    EXPECT_OK(rg("bench --backend cpu --workloads 0 --iterations 2 --warmup 0"));
+    EXPECT_OK(rg("bench --backend cpu --workloads 0 --iterations 2 --warmup 0 --rounds 1"));
     assert_non_null(strstr(out_text, "time_us"));
     assert_non_null(strstr(out_text, "geometric mean"));
 }
@@ -260,7 +263,7 @@ static void test_runs_list_json(void **state)
 
 static void test_xdg_registry(void **state)
 {
-    const char *rec = "bench --backend cpu --workloads 1 --iterations 1 --warmup 0 --quiet --record";
+    const char *rec = "bench --backend cpu --workloads 1 --iterations 1 --warmup 0 --quiet --record --rounds 1";
     char e[1400];
     /* $XDG_DATA_HOME/ropegrad/runs.db, folders made 0700. */
     snprintf(e, sizeof e, "-u ROPEGRAD_DB XDG_DATA_HOME='%s' HOME='%s'", at("xdg"), at("home"));
@@ -299,7 +302,7 @@ static void test_xdg_registry(void **state)
 
 static void test_load_average(void **state)
 {
-    EXPECT_OK(rg("bench --backend cpu --workloads 1 --iterations 2 --warmup 0 --json r.json --manifest m.json "
+    EXPECT_OK(rg("bench --backend cpu --workloads 1 --iterations 2 --warmup 0 --json r.json --manifest m.json --rounds 1 "
                  "--record --db t.db"));
     char *text = tu_slurp(at("r.json"), NULL);
     cJSON *j = cJSON_Parse(text);
@@ -326,14 +329,14 @@ static void test_load_average(void **state)
     double now[1];
     int threshold_side = 0;
     if (getloadavg(now, 1) == 1 && (now[0] - 0.5 * cpus > 0.3 || 0.5 * cpus - now[0] > 0.3)) {
-        EXPECT_OK(rg("bench --backend cpu --workloads 1 --iterations 2 --warmup 0"));
+        EXPECT_OK(rg("bench --backend cpu --workloads 1 --iterations 2 --warmup 0 --rounds 1"));
         threshold_side = now[0] > 0.5 * cpus ? 1 : -1;
         print_message("    load %.2f on %d CPUs: warning %s\n", now[0], cpus, threshold_side > 0 ? "expected" : "not expected");
         if (threshold_side > 0) assert_non_null(strstr(err_text, "warning: the machine was busy (load average"));
         else assert_null(strstr(err_text, "busy"));
     }
     /* check is not timed: never a warning; a CUDA run records no load (not checkable here). */
-    EXPECT_OK(rg("check --backend cpu --workloads 1"));
+    EXPECT_OK(rg("check --backend cpu --workloads 1 --rounds 1"));
     assert_null(strstr(err_text, "busy"));
 }
 

@@ -329,7 +329,7 @@ static void test_run_page_sources(void **state)
 static void test_problem_page_beside_own_run(void **state)
 {
     (void)state;
-    TU_EXPECT_OK(rg("runs import %s/bench/results/h200-cuda.manifest.json --db r.db", RG_SOURCE_DIR), err_text);
+    TU_EXPECT_OK(rg("runs import %s/results/h200-cuda.manifest.json --db r.db", RG_SOURCE_DIR), err_text);
     TU_EXPECT_OK(rg("runs import %s/traces-014-h200-passed.jsonl --db r.db", FIXTURES), err_text);
     TU_EXPECT_OK(rg("site --out s --db r.db"), err_text);
     char *p = tu_slurp(tu_path_in(sc.dir, "s/problems/014_rotary_embedding_with_attention_scaling_backward.html"), NULL);

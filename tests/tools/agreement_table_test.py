@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""bench/agreement_table.py on small synthetic files (standard library only):
+"""dev/official/agreement_table.py on small synthetic files (standard library only):
 the official side is tests/data/official-traces/traces-014-h200-passed.jsonl
 (written by the evaluator's own models; SYNTHETIC latencies), ropegrad's side
 result files made here from it, scaled or shifted per case:
@@ -23,7 +23,7 @@ import sys
 import tempfile
 
 src = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-tool = os.path.join(src, "bench", "agreement_table.py")
+tool = os.path.join(src, "dev", "official", "agreement_table.py")
 official = os.path.join(src, "tests", "data", "official-traces", "traces-014-h200-passed.jsonl")
 failures = []
 passes = []
@@ -73,16 +73,16 @@ def row_of(out_json, label):
 
 
 def readme_block(tmp):
-    """bench/readme_figures.py's agreement block: "not measured yet" without the file, the table with it."""
+    """scripts/figures/blocks.py's agreement block: "not measured yet" without the file, the table with it."""
     import importlib.util
-    spec = importlib.util.spec_from_file_location("readme_figures", os.path.join(src, "bench", "readme_figures.py"))
+    spec = importlib.util.spec_from_file_location("readme_figures", os.path.join(src, "scripts", "figures", "blocks.py"))
     mod = importlib.util.module_from_spec(spec)
     sys.dont_write_bytecode = True
     spec.loader.exec_module(mod)
     root = os.path.join(tmp, "clone")
     mod.ROOT = root
     empty = mod.block_agreement()
-    md = os.path.join(root, "bench", "results", "official", "agreement.md")
+    md = os.path.join(root, "results", "official", "agreement.md")
     rc, _, err = run("--pair", "014", "ropegrad", official, os.path.join(tmp, "r1.json"), "--out-md", md)
     full = mod.block_agreement() if rc == 0 else ""
     expect("README block without results: not measured yet, no figure",

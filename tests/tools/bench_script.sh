@@ -36,7 +36,12 @@ for step in '[1/3] Building C object' '[2/3] Building C object' '[3/3] Linking C
   grep -qF "$step" "$tmp/err" || fail "no progress line '$step' on stderr"
 done
 grep -q 'Configuring done\|compiler identification\|a compiler remark' "$tmp/err" "$tmp/out" && fail "build noise shown"
-[ "$(cat "$tmp/out")" = "ropegrad bench --backend cpu --json -" ] || fail "stdout is not the bench's alone"
+[ "$(cat "$tmp/out")" = "ropegrad bench --progress --backend cpu --json -" ] || fail "stdout is not the bench's alone (with --progress)"
+grep -q '^bench.sh: checking the dependencies' "$tmp/err" || fail "no first line before the dependency check"
+grep -q '^bench.sh: the result: JSON on stdout' "$tmp/err" || fail "no closing line saying where the result is"
+PATH="$tmp/bin:$PATH" BUILD="$tmp/build" bash "$repo/scripts/bench.sh" --quiet >"$tmp/out" 2>"$tmp/err" || fail "bench.sh --quiet exited $?"
+[ "$(cat "$tmp/out")" = "ropegrad bench --json $tmp/build/bench-result.json --quiet" ] || fail "--quiet: no --progress, the default JSON file"
+grep -q "^bench.sh: the result: $tmp/build/bench-result.json" "$tmp/err" || fail "--quiet: the default JSON file not named"
 grep -q 'Configuring done' "$tmp/build/bench-build.log" || fail "no log kept"
 
 if PATH="$tmp/bin:$PATH" BUILD="$tmp/build2" FAKE_BUILD_FAILS=1 bash "$repo/scripts/bench.sh" >"$tmp/out" 2>"$tmp/err"; then
@@ -45,4 +50,4 @@ fi
 grep -q 'error: boom' "$tmp/err" || fail "the failed build's error not shown"
 grep -q 'building failed' "$tmp/err" || fail "no closing line for the failure"
 [ ! -s "$tmp/out" ] || fail "a failed build wrote to stdout"
-echo "bench.sh: progress shown, noise kept in the log, failures shown"
+echo "bench.sh: progress shown, noise kept in the log, failures shown, the result named"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""bench/readme_figures.py must notice drift: in a copy of each page that holds
+"""scripts/figures.py must notice drift: in a copy of each page that holds
 figures blocks (the README and docs/**/*.md), one digit of a generated block
 changed (one letter in a block without figures yet) fails --check (exit 1),
 --write puts the block back byte for byte, and an unclosed marker is bad input
@@ -17,7 +17,7 @@ import sys
 import tempfile
 
 src = sys.argv[1]
-tool = os.path.join(src, "bench", "readme_figures.py")
+tool = os.path.join(src, "scripts", "figures.py")
 BLOCK = re.compile(r"<!-- figures:([a-z0-9-]+) -->(.*?)<!-- /figures:\1 -->", re.S)
 
 

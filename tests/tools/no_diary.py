@@ -7,7 +7,7 @@ Its history is in git and CHANGELOG.md; a script that runs on a GPU machine is
 an ordinary command.
 
 Searched: `git ls-files` text files, less recorded data (results/, tests/data/,
-fuzz/corpus/, the old bench/results/) and this file, whose pattern list names
+fuzz/corpus/) and this file, whose pattern list names
 what it looks for.
 
 Usage: no_diary.py REPO. Prints each hit as FILE:LINE: TEXT (why); exit 1 when
@@ -29,7 +29,7 @@ PATTERNS = [
     (re.compile(r"\blent\b", re.I), "how a machine was obtained"),
     (re.compile(r"\bleas(e|es|ed|ing)\b", re.I), "how a machine was obtained"),
 ]
-EXCLUDED = ("results/", "tests/data/", "fuzz/corpus/", "bench/results/")
+EXCLUDED = ("results/", "tests/data/", "fuzz/corpus/")
 SELF = "tests/tools/no_diary.py"
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""bench/parity_table.py on synthetic `ropegrad bench --json` results: the ratio
+"""dev/official/parity_table.py on synthetic `ropegrad bench --json` results: the ratio
 of each switched protocol to the default over the same workloads, the farthest
 workload, passes; the flush-gap table (median, min, max of flush_gap_us over
 workloads; --gaps: that table only); a folder without a default result is
@@ -12,7 +12,7 @@ import sys
 import tempfile
 
 src = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-tool = os.path.join(src, "bench", "parity_table.py")
+tool = os.path.join(src, "dev", "official", "parity_table.py")
 failures = []
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""bench/peer_table.py, the rows and tables bench/vs_torch_apply.py and
+"""scripts/figures/peer_table.py, the rows and tables bench/vs_torch_apply.py and
 bench/vs_torch_ops.py share, without torch: failures, speedups, geomeans,
 cells, and the two scripts' tables on made-up rows (the format each printed
 before the tables were shared).
@@ -14,6 +14,7 @@ import sys
 import unittest
 
 REPO = sys.argv.pop(1) if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, "scripts", "figures"))
 sys.path.insert(0, os.path.join(REPO, "bench"))
 import peer_table  # noqa: E402
 import vs_torch_apply  # noqa: E402

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""bench/official/two_phase.py on the CPU, with the official evaluator's own
+"""dev/official/two_phase.py on the CPU, with the official evaluator's own
 code (its loaders, ProblemPackager, Trace) and stand-ins only for the two
 commands the packager hands out: a fake `python` on PATH runs a fake
 build_ext.py (it writes benchmark_kernel.so and records what it saw) and a
@@ -33,7 +33,7 @@ import threading
 import time
 
 src, evaluator = sys.argv[1], sys.argv[2]
-tool = os.path.join(src, "bench", "official", "two_phase.py")
+tool = os.path.join(src, "dev", "official", "two_phase.py")
 OP = "014_rotary_embedding_with_attention_scaling_backward"
 failures, passes = [], []
 

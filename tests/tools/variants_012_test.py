@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""bench/official/variants_012.py, the split files of 012's fast kernel and its
+"""dev/official/variants_012.py, the split files of 012's fast kernel and its
 public CUDA peer: every edit of ropegrad's side applies exactly once to the
 shipped src/op/cos_sin/kernels.cuh (so a change there that breaks a probe fails
 here, not on the GPU machine), changes only what it names, and the tool
@@ -20,7 +20,7 @@ import unittest
 REPO = sys.argv.pop(1) if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PEER = sys.argv.pop(1) if len(sys.argv) > 1 else os.path.join(REPO, "..", "shared", "official-evaluator", "peers",
                                                                "012-peer.json")
-sys.path.insert(0, os.path.join(REPO, "bench", "official"))
+sys.path.insert(0, os.path.join(REPO, "dev", "official"))
 import variants_012 as v  # noqa: E402
 
 

@@ -103,7 +103,7 @@ static __global__ void __launch_bounds__(256) rg_cos_sin_vec(const float *__rest
 // 14 * 2^-16 times a scale: the nearest bf16 but for the rare value within
 // that margin of a midpoint (about 2 in 10^5 on real positions). On a small
 // problem the correctly rounded kernel's few refined values (~460 cycles in
-// double) end its last warps late; this one has no such tail (bench/NOTES.md).
+// double) end its last warps late; this one has no such tail (dev/cos_sin/NOTES.md).
 // S1: scale == 1. rows*64/VPT < 2^31.
 template <int VPT, bool S1>
 static __global__ void __launch_bounds__(256) rg_cos_sin_fast(const float *__restrict__ freqs, float scale,
@@ -152,13 +152,10 @@ static __global__ void rg_cos_sin_any(const float *__restrict__ freqs, float sca
     sin_out[o + H] = (uint16_t)s;
 }
 
-// Values per thread by size, from bench/dev_forward.cu on the H200 (one call,
-// bench/results/dev/): 2 on the small problems (latency-bound: a shorter
-// chain), 4 from RG_CS_VPT4_ROWS rows (issue-bound: less per-thread overhead),
-// a knob for bench/dev_forward.cu's builds; the default is what ships.
-#ifndef RG_CS_VPT4_ROWS
+// Values per thread by size, from dev/rope_forward/dev_forward.cu on the H200 (one run,
+// results/dev/): 2 on the small problems (latency-bound: a shorter
+// chain), 4 from RG_CS_VPT4_ROWS rows (issue-bound: less per-thread overhead).
 #define RG_CS_VPT4_ROWS 4097
-#endif
 static inline int rg_cos_sin_vpt(int64_t rows) { return rows < RG_CS_VPT4_ROWS ? 2 : 4; }
 
 template <int VPT>
@@ -174,8 +171,8 @@ static void rg_cos_sin_go(const ropegrad_cos_sin_problem *p, int rows, cudaStrea
 // pointers aligned to their widest access.
 #define RG_FWD_MAX_ROWS (INT32_MAX / 64)
 
-// The fast kernel's values per thread by size, from bench/dev_forward.cu on
-// the H200 (6-plain/2 against 6-plain/4, bench/results/dev/17-012-fast-geometry/):
+// The fast kernel's values per thread by size, from dev/rope_forward/dev_forward.cu on
+// the H200 (6-plain/2 against 6-plain/4, results/dev/17-012-fast-geometry/):
 // 2 up to 1024 rows (the grid then fills the 132 SMs: 4 would leave half of
 // them idle), 4 above (half the blocks of 2: on 2048 rows ~10% faster).
 static inline int rg_cos_sin_fast_vpt(int64_t rows) { return rows <= 1024 ? 2 : 4; }

@@ -16,7 +16,7 @@
 //                     grad_cos/grad_sin), 32-bit indices, when the shape and
 //                     pointers allow; else rg_apply_pairs: one pair of one
 //                     head's row per thread, a grid-stride loop. (One head a
-//                     thread, rg_apply_pairs_vec, is in bench/dev/.)
+//                     thread, rg_apply_pairs_vec, is in dev/rope_apply/.)
 #pragma once
 
 #include <cuda_bf16.h>
@@ -148,9 +148,9 @@ static __device__ __forceinline__ void rg_apply_rotate_store(T *o, uint32_t xo, 
     rg_apply_stv<T, VEC>(o, xo + H, o1);
 }
 
-// 088's 16-byte kernel, two heads a thread (bench/NOTES.md "088: heads2";
+// 088's 16-byte kernel, two heads a thread (dev/rope_apply/NOTES.md "088: heads2";
 // one head a thread, rg_apply_pairs_vec, is in
-// bench/dev/apply_forward_variants.cuh): a unit is one 16-byte column of
+// dev/rope_apply/apply_forward_variants.cuh): a unit is one 16-byte column of
 // one cos/sin row for heads 2i and 2i+1 of the same batch and position (the
 // last alone when the count is odd), so the column's cos and sin are loaded
 // once for both, and both heads' loads go out before either's stores (each

@@ -113,8 +113,8 @@ static __device__ __forceinline__ void rg_apply_sum_groups(float *red, const flo
 // the heads of q and k between them (head g, g+G, ...): a B=1, S=293 row set
 // runs 40x more threads than one thread a column would, enough loads in
 // flight to stream. The fallback of rg_apply_columns_staged (below) where
-// that one does not apply or loses (bench/dev/apply_backward_split.cuh,
-// bench/NOTES.md "068's floor was not a floor": 1.13x the flat floor against
+// that one does not apply or loses (dev/rope_apply_backward/apply_backward_split.cuh,
+// dev/rope_apply_backward/NOTES.md "068's floor was not a floor": 1.13x the flat floor against
 // 1.85x for one thread a column).
 template <typename T, typename C, int VEC>
 __global__ void __launch_bounds__(256) rg_apply_columns_split(ropegrad_rope_apply_shape s, const T *gq, const T *gk,
@@ -267,7 +267,7 @@ static __device__ __forceinline__ void rg_apply_stage_issue(uint4 *buf, const rg
 // without holding a register. In place is safe: head hd's gradient is written
 // only after its rows have landed (the wait and the barrier), and no other
 // copy reads that row. The sums are added across groups as the split
-// kernel's. (bench/dev/apply_backward_staged.cuh variant 9, bench/NOTES.md.)
+// kernel's. (dev/rope_apply_backward/apply_backward_staged.cuh variant 9, dev/rope_apply_backward/NOTES.md.)
 // MAXT, MINB: the launch bounds, so that registers do not cap the blocks an
 // SM below what shared memory allows. HD: head_dim when known at compile
 // time (its divisions and strides then constants), 0 for any.
@@ -407,7 +407,7 @@ static int64_t rg_apply_wave(K kernel, uint32_t threads, size_t smem, int sms)
 }
 
 // The one shape class where the split kernel measured faster than the staged
-// one on the H200 (bench/results/dev/11-candidates-068-012/apply-floor-068.txt,
+// one on the H200 (results/dev/11-candidates-068-012/apply-floor-068.txt,
 // "staged" against "ropegrad", workload 6: B=1, 64+8 heads, S=512 and
 // per-batch cos/sin, 512 rows): rows that one wave of the split kernel holds
 // (4 blocks of 192 threads an SM there) and the staged kernel's does not (3
@@ -463,7 +463,7 @@ static cudaError_t rg_apply_staged_launch(const ropegrad_rope_apply_backward_pro
 // The staged launch for blk: launch bounds by block size, and head_dim 128
 // (Llama's, Qwen's) compiled in as a constant, which measured 1.094x the flat
 // floor against 1.126x with it read at run time (apply_floor 068 variants 18
-// and 12, bench/results/dev/13-heads2-shipped-068-hd128/).
+// and 12, results/dev/13-heads2-shipped-068-hd128/).
 template <typename T, typename C>
 static cudaError_t rg_apply_staged_pick(const ropegrad_rope_apply_backward_problem *p, const rg_apply_staged_block &blk,
                                         uint32_t split_threads, int sms, int smem_max, cudaStream_t st, bool *launched)

@@ -10,11 +10,11 @@
  *  - one vector sincos per 16 elements: the GPU kernels' own float core
  *    (cpu_sincos_core.h: a Cody-Waite reduction by pi/2 in three parts and
  *    two short polynomials, about 20 instructions, accurate to 3.5 float
- *    ulps or 2^-47.6 |x| over every float |x| <= 4e6: bench/results/
+ *    ulps or 2^-47.6 |x| over every float |x| <= 4e6: results/
  *    sincos-bound-cpu.txt) when every lane is within 4e6, SLEEF's 1-ulp
  *    sincos (documented to +-5e9) otherwise. Both reduce the argument
  *    properly. SLEEF's 3.5-ulp variant, used before, costs about 1.5x the
- *    core a value (bench/results/dev/cpu-dev-2026-12-01.txt); the output
+ *    core a value (results/dev/cpu-dev-2026-12-01.txt); the output
  *    error is dominated by the float32 products and sums either way, 2.5-4.5x
  *    below a plain float32 libm evaluation (tests/test_cpu.c checks that);
  *  - bf16 grads widen with an integer zero-extend + shift in registers, f16

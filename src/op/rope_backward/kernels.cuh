@@ -3,9 +3,8 @@
 // 14, "14-2d-ept4") and the three fallbacks its dispatch needs, with the launcher.
 // Self-contained: the library compiles it through cuda.cu, and `ropegrad
 // export-solution` embeds this very file in the SOL-ExecBench solution, so the
-// kernel measured there is the kernel built here. The other development versions
-// (1-13, llm.c dev/cuda style) are in bench/dev/backward_kernels.cuh, built and
-// compared by bench/dev_kernels.cu; bench/NOTES.md has each one's measurements.
+// kernel measured there is the kernel built here. The development versions are
+// in dev/rope_backward/ with their measurements (NOTES.md).
 //
 // The op, with H = D/2, for every row r = b*S + s:
 //   out[r] = scale * sum_{d<H} inv[b,d] * ((gs[d]+gs[d+H])*cos(e[d]) - (gc[d]+gc[d+H])*sin(e[d]))
@@ -27,7 +26,7 @@
 //                loop.
 //  12 vec-2d     the same with 8 d's per thread (16-byte loads that ask L2 for
 //                256-byte runs) and blocks shrunk for small problems: the
-//                default until 2026-12-01, now the fallback for 128 < H <= 256.
+//                fallback for 128 < H <= 256.
 //   0 default    14 where it applies (D/2 a multiple of 8 and at most 128,
 //                16-byte aligned pointers and stride, B <= 65535); 12 for H up
 //                to 256 under the same conditions; else 10 (12's loads and
@@ -74,19 +73,7 @@ static __device__ __forceinline__ float rg_grad_at(const void *base, int dt, int
 
 // Streaming 16-byte load: read-only path, no L1 allocation (each byte is used
 // once), a hint that L2 should fetch the whole 256-byte sector run (each row's
-// grads are 256 contiguous bytes, so the neighbours are wanted next), and an
-// L2 evict-first policy: data read once should leave L2 before anything else.
-// That matters more than it looks: whatever ran before us (in the protocol, the
-// cold-L2 memset; in training, the previous op) may leave dirty lines in L2,
-// and if our stream evicts them their write-back to DRAM competes with our
-// reads inside our kernel. Evict-first makes our lines the ones replaced.
-static __device__ __forceinline__ uint64_t rg_evict_first_policy()
-{
-    uint64_t pol;
-    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
-    return pol;
-}
-
+// grads are 256 contiguous bytes, so the neighbours are wanted next).
 static __device__ __forceinline__ uint4 rg_ld_stream(const void *p)
 {
     uint4 v;
@@ -95,12 +82,11 @@ static __device__ __forceinline__ uint4 rg_ld_stream(const void *p)
                  : "l"(p));
     return v;
 }
-static __device__ __forceinline__ uint4 rg_ld_plain(const void *p) { return __ldg((const uint4 *)p); }
 
 // ---------------------------------------------------------------------------
 // Kernel 2: one warp per row. Lanes stride over d, so a warp's loads are
 // coalesced whatever D, dtype or alignment; a butterfly shuffle sums the lanes.
-// This is the general path for everything kernel 4 does not specialize.
+// This is the general path for everything the vector kernels do not specialize.
 // ---------------------------------------------------------------------------
 static __global__ void rg_k2_warp(ropegrad_rope_backward_problem p)
 {
@@ -127,20 +113,14 @@ static __global__ void rg_k2_warp(ropegrad_rope_backward_problem p)
 }
 
 // ---------------------------------------------------------------------------
-// Kernels 3 and 4: TPR threads per row, each thread owning EPT = 8 consecutive
+// Kernels 10 and 12: TPR threads per row, each thread owning EPT = 8 consecutive
 // d's (and the matching d+H's). For D = 128 bf16 that is 8 threads per row, 4
 // rows per warp, and six independent 16-byte loads per thread (gc lo/hi, gs
 // lo/hi, emb x2) plus two L1/L2-resident 16-byte loads of inv_freq.
 // T: 2 for bf16/f16 grads, 4 for f32 (bytes per element).
 // ---------------------------------------------------------------------------
 #define RG_EPT 8
-// Tuning knobs, fixed here and overridden only by bench/dev_kernels.cu builds.
-#ifndef RG_K3_STREAM
-#define RG_K3_STREAM true  // kernel 3: L1 no-allocate + L2 256B hint loads (false: plain __ldg)
-#endif
-#ifndef RG_K3_BLOCK
-#define RG_K3_BLOCK 256
-#endif
+static constexpr int rg_k10_block = 256;
 
 template <int ESZ>
 struct rg_grad_chunk {
@@ -152,7 +132,7 @@ struct rg_row_regs {
     uint4 e[2];
 };
 
-template <int ESZ, bool STREAM, bool EF = false>
+template <int ESZ>
 static __device__ __forceinline__ void rg_load_row(const ropegrad_rope_backward_problem &p, int64_t r, int j, rg_row_regs &R)
 {
     const int64_t D = p.head_dim, H = D >> 1;
@@ -160,21 +140,15 @@ static __device__ __forceinline__ void rg_load_row(const ropegrad_rope_backward_
     const char *gc = (const char *)p.grad_cos + g * ESZ;
     const char *gs = (const char *)p.grad_sin + g * ESZ;
     const char *e = (const char *)(p.emb + g);
-    if (EF) {  // emb first: the sincos chain needs only emb, so let it land first
-        R.e[0] = STREAM ? rg_ld_stream(e) : rg_ld_plain(e);
-        R.e[1] = STREAM ? rg_ld_stream(e + 16) : rg_ld_plain(e + 16);
-    }
 #pragma unroll
     for (int k = 0; k < ESZ * RG_EPT / 16; k++) {
-        R.gc_lo.v[k] = STREAM ? rg_ld_stream(gc + 16 * k) : rg_ld_plain(gc + 16 * k);
-        R.gc_hi.v[k] = STREAM ? rg_ld_stream(gc + H * ESZ + 16 * k) : rg_ld_plain(gc + H * ESZ + 16 * k);
-        R.gs_lo.v[k] = STREAM ? rg_ld_stream(gs + 16 * k) : rg_ld_plain(gs + 16 * k);
-        R.gs_hi.v[k] = STREAM ? rg_ld_stream(gs + H * ESZ + 16 * k) : rg_ld_plain(gs + H * ESZ + 16 * k);
+        R.gc_lo.v[k] = rg_ld_stream(gc + 16 * k);
+        R.gc_hi.v[k] = rg_ld_stream(gc + H * ESZ + 16 * k);
+        R.gs_lo.v[k] = rg_ld_stream(gs + 16 * k);
+        R.gs_hi.v[k] = rg_ld_stream(gs + H * ESZ + 16 * k);
     }
-    if (!EF) {
-        R.e[0] = STREAM ? rg_ld_stream(e) : rg_ld_plain(e);
-        R.e[1] = STREAM ? rg_ld_stream(e + 16) : rg_ld_plain(e + 16);
-    }
+    R.e[0] = rg_ld_stream(e);
+    R.e[1] = rg_ld_stream(e + 16);
 }
 
 // Element k (0..7) of a chunk, widened to float.
@@ -199,15 +173,16 @@ static __device__ __forceinline__ bool rg_all_fast(const float *e)
     return ok;
 }
 
-// DT >= 0: the grad dtype fixed at compile time (kernels 10 and 11), so the
-// bf16/f16 choice is not a branch per element; -1: read from the problem.
-template <int ESZ, bool EF = false, bool FAST = false, int DT = -1>
+// A row's partial sum over this thread's 8 d's: rg_sincos_mufu where every
+// argument allows it, else rg_sincos. DT: the grad dtype fixed at compile time,
+// so the bf16/f16 choice is not a branch per element.
+template <int ESZ, int DT>
 static __device__ __forceinline__ float rg_row_partial(const ropegrad_rope_backward_problem &p, const rg_row_regs &R,
                                                        const float *inv8)
 {
     const float *e = (const float *)R.e;
-    const int dt = DT >= 0 ? DT : (int)p.grad_dtype;
-    if (FAST && rg_all_fast<RG_EPT>(e)) {  // kernel 10; else the accurate path below
+    const int dt = DT;
+    if (rg_all_fast<RG_EPT>(e)) {  // else the accurate path below
         float acc = 0.f;
 #pragma unroll
         for (int k = 0; k < RG_EPT; k++) {
@@ -219,17 +194,11 @@ static __device__ __forceinline__ float rg_row_partial(const ropegrad_rope_backw
         }
         return acc;
     }
-    float sn[RG_EPT], cs[RG_EPT];
-    if (EF) {  // every sincos before any use of the grads (see kernel 7)
-#pragma unroll
-        for (int k = 0; k < RG_EPT; k++) rg_sincos(e[k], &sn[k], &cs[k]);
-    }
     float acc = 0.f;
 #pragma unroll
     for (int k = 0; k < RG_EPT; k++) {
         float s, c;
-        if (EF) s = sn[k], c = cs[k];
-        else rg_sincos(e[k], &s, &c);
+        rg_sincos(e[k], &s, &c);
         const float gc = rg_chunk_at<ESZ>(R.gc_lo, k, p.grad_dtype) + rg_chunk_at<ESZ>(R.gc_hi, k, p.grad_dtype);
         const float gs = rg_chunk_at<ESZ>(R.gs_lo, k, p.grad_dtype) + rg_chunk_at<ESZ>(R.gs_hi, k, p.grad_dtype);
         acc = fmaf(inv8[k], fmaf(gs, c, -gc * s), acc);
@@ -245,12 +214,9 @@ static __device__ __forceinline__ float rg_group_sum(float v)
     return v;
 }
 
-// Kernel 3: one row per thread group per grid-stride step.
-// Kernel 7 (EF): the same with emb loaded first and every sincos computed before
-// the grads are touched, so a warp starts its arithmetic when its emb lands
-// instead of when the last of its six loads does.
-// Kernel 10 (FAST, DT): kernel 3 with rg_sincos_mufu and the dtype compiled in.
-template <int ESZ, int TPR, bool EF = false, bool FAST = false, int DT = -1>
+// Kernel 10: one row per thread group per grid-stride step, rg_sincos_mufu
+// where the arguments allow, the dtype compiled in (DT).
+template <int ESZ, int TPR, int DT>
 static __global__ void rg_k3_vec(ropegrad_rope_backward_problem p)
 {
     const int64_t rows = p.batch_size * p.seq_len;
@@ -263,12 +229,12 @@ static __global__ void rg_k3_vec(ropegrad_rope_backward_problem p)
         const bool live = r < rows;
         const int64_t rr = live ? r : rows - 1;
         rg_row_regs R;
-        rg_load_row<ESZ, RG_K3_STREAM, EF>(p, rr, j, R);
+        rg_load_row<ESZ>(p, rr, j, R);
         float inv8[RG_EPT];
         const float *inv = p.inv_freq + rg_batch_of(rr, p.seq_len) * p.inv_freq_batch_stride + j * RG_EPT;
         *(float4 *)&inv8[0] = __ldg((const float4 *)inv);
         *(float4 *)&inv8[4] = __ldg((const float4 *)inv + 1);
-        const float acc = rg_group_sum<TPR>(rg_row_partial<ESZ, EF, FAST, DT>(p, R, inv8));
+        const float acc = rg_group_sum<TPR>(rg_row_partial<ESZ, DT>(p, R, inv8));
         if (live && j == 0) p.grad_position_ids[r] = p.attention_scaling * acc;
     }
 }
@@ -283,9 +249,7 @@ static __global__ void rg_k3_vec(ropegrad_rope_backward_problem p)
 //     the hi halves are immediate offsets of the lo loads;
 //   - the grad dtype compiled in, as in 10.
 // Needs B <= 65535 (grid.y) and S < 2^31; the launcher falls back to 10 otherwise.
-#ifndef RG_K12_SPREAD
-#define RG_K12_SPREAD 2  // small problems: shrink blocks until there are this many per SM (or 32 threads)
-#endif
+static constexpr int rg_k12_spread = 2;  // small problems: shrink blocks until there are this many per SM (or 32 threads)
 //
 // The accurate path for a thread whose 8 arguments are not all within
 // RG_SINCOS_FAST_MAX: reads its inputs again (from L2: this thread just loaded
@@ -308,15 +272,8 @@ static __device__ __noinline__ float rg_row_reload(const char *gc, const char *g
     return acc;
 }
 
-//
-// Kernel 13 (STAGED): 12 with the block's results gathered in shared memory and
-// written by its first threads as one contiguous run (32 rows x 4 B = one 128 B
-// line for 256 threads), instead of a 4-byte store per row from scattered lanes.
-// Why: bench/probe.cu's read-only kernel gets 1-2 us slower on the large
-// workloads when it adds a 4-byte store per row, so partial-sector writes were
-// suspected. Measured: within run-to-run spread on W8/W14, +0.1 us on every
-// smaller workload (the barrier); not the default (bench/NOTES.md).
-template <int ESZ, int TPR, int DT, bool STAGED = false>
+
+template <int ESZ, int TPR, int DT>
 static __global__ void __launch_bounds__(256) rg_k12_2d(ropegrad_rope_backward_problem p)
 {
     constexpr int H = 8 * TPR, D = 2 * H;
@@ -324,10 +281,10 @@ static __global__ void __launch_bounds__(256) rg_k12_2d(ropegrad_rope_backward_p
     const int S = (int)p.seq_len;
     const int rows_per_block = blockDim.x / TPR;
     const int s0 = blockIdx.x * rows_per_block + (threadIdx.x & ~31) / TPR;  // this warp's first row
-    if (!STAGED && s0 >= S) return;  // whole warps leave together (13 keeps them for the barrier)
+    if (s0 >= S) return;  // whole warps leave together
     int s = s0 + (threadIdx.x & 31) / TPR;
     const bool live = s < S;
-    if (!live) s = S - 1;  // dead rows still take part in the shuffles (and in 13, the barrier)
+    if (!live) s = S - 1;  // dead rows still take part in the shuffles
     const int64_t r = (int64_t)blockIdx.y * S + s;
     const int64_t g = r * D + j * RG_EPT;  // element index of this thread's first d
     const char *gc = (const char *)p.grad_cos + g * ESZ;
@@ -351,25 +308,16 @@ static __global__ void __launch_bounds__(256) rg_k12_2d(ropegrad_rope_backward_p
     // registers do not become the kernel's (60 with the accurate path inline, 48
     // without). rg_row_partial's own range check then folds away.
     const float part = rg_all_fast<RG_EPT>((const float *)R.e)
-                           ? rg_row_partial<ESZ, false, true, DT>(p, R, inv8)
+                           ? rg_row_partial<ESZ, DT>(p, R, inv8)
                            : rg_row_reload<ESZ>(gc, gs, (const float *)e, inv, DT, H);
     const float acc = rg_group_sum<TPR>(part);
-    if (!STAGED) {
-        if (live && j == 0) p.grad_position_ids[r] = p.attention_scaling * acc;
-        return;
-    }
-    __shared__ float res[256];
-    if (j == 0) res[threadIdx.x / TPR] = p.attention_scaling * acc;
-    __syncthreads();
-    const int t = threadIdx.x, sb = blockIdx.x * rows_per_block;
-    if (t < rows_per_block && sb + t < S) p.grad_position_ids[(int64_t)blockIdx.y * S + sb + t] = res[t];
+    if (live && j == 0) p.grad_position_ids[r] = p.attention_scaling * acc;
 }
 
 
 // ---------------------------------------------------------------------------
-// Kernel 14, "14-2d-ept4" (the default since 2026-12-01), and 15 (EPT 2,
-// bench/dev only): kernel 12 with fewer d's per thread (EPT 4: 16 threads per
-// row for D = 128; EPT 2: 32), launched on 256-thread blocks whatever the
+// Kernel 14, "14-2d-ept4", the default: kernel 12 with 4 d's per thread (EPT
+// 4: 16 threads per row for D = 128), launched on 256-thread blocks whatever the
 // size. Why: on the workloads of <= ~2k rows (W2, W4, W9, W13, W15) 12 sat
 // 0.2-0.3 us above the read floor; what a thread does after its loads land (8 x
 // 2 MUFU through the special-function unit, a quarter-rate pipe, then 3
@@ -378,8 +326,8 @@ static __global__ void __launch_bounds__(256) rg_k12_2d(ropegrad_rope_backward_p
 // warps on the SMs; and not shrinking the blocks for small problems (as 12
 // does, to spread them over the SMs) removes the many one-warp blocks that cost
 // the mid-size ones (W9, W13, W15) more than the spread gains
-// (bench/results/dev/14-ept4-spread.txt). Loads: EPT * ESZ bytes per grad
-// stream (8 B for bf16 at EPT 4), EPT floats of emb (16 B at EPT 4).
+// (results/dev/14-ept4-spread.txt). Loads: EPT * ESZ bytes per grad
+// stream (8 B for bf16), EPT floats of emb (16 B).
 // ---------------------------------------------------------------------------
 template <int NB>
 static __device__ __forceinline__ void rg_ld_n(const char *p, uint32_t *w)
@@ -404,10 +352,10 @@ static __device__ __forceinline__ float rg_word_at(const uint32_t *w, int k)
     return rg_f16_bits((k & 1) ? (x >> 16) : (x & 0xffffu));
 }
 
-template <int ESZ, int TPR, int EPT, int DT>
+template <int ESZ, int TPR, int DT>
 static __global__ void __launch_bounds__(256) rg_k14_2d(ropegrad_rope_backward_problem p)
 {
-    constexpr int H = EPT * TPR, D = 2 * H, NB = EPT * ESZ, NW = (NB + 3) / 4;
+    constexpr int EPT = 4, H = EPT * TPR, D = 2 * H, NB = EPT * ESZ, NW = (NB + 3) / 4;
     const int j = threadIdx.x % TPR;
     const int S = (int)p.seq_len;
     const int rows_per_block = blockDim.x / TPR;
@@ -429,13 +377,8 @@ static __global__ void __launch_bounds__(256) rg_k14_2d(ropegrad_rope_backward_p
     rg_ld_n<EPT * 4>((const char *)e, ew);
     const float *inv = p.inv_freq + blockIdx.y * p.inv_freq_batch_stride + j * EPT;
     float iv[EPT];
-    if constexpr (EPT == 4) {
-        const float4 q = __ldg((const float4 *)inv);
-        iv[0] = q.x, iv[1] = q.y, iv[2 % EPT] = q.z, iv[3 % EPT] = q.w;
-    } else {
-        const float2 q = __ldg((const float2 *)inv);
-        iv[0] = q.x, iv[1 % EPT] = q.y;
-    }
+    const float4 q = __ldg((const float4 *)inv);
+    iv[0] = q.x, iv[1] = q.y, iv[2] = q.z, iv[3] = q.w;
     const float *ef = (const float *)ew;
     float part;
     if (rg_all_fast<EPT>(ef)) {
@@ -485,27 +428,27 @@ static cudaError_t rg_launch_vec(const ropegrad_rope_backward_problem &p, int ke
         if constexpr (2 * TPR <= 32) {
             constexpr int T4 = 2 * TPR;
             const dim3 grid((unsigned)((p.seq_len + 256 / T4 - 1) / (256 / T4)), (unsigned)p.batch_size);
-            if constexpr (ESZ == 4) rg_k14_2d<ESZ, T4, 4, ROPEGRAD_F32><<<grid, 256, 0, st>>>(p);
-            else if (p.grad_dtype == ROPEGRAD_BF16) rg_k14_2d<ESZ, T4, 4, ROPEGRAD_BF16><<<grid, 256, 0, st>>>(p);
-            else rg_k14_2d<ESZ, T4, 4, ROPEGRAD_F16><<<grid, 256, 0, st>>>(p);
+            if constexpr (ESZ == 4) rg_k14_2d<ESZ, T4, ROPEGRAD_F32><<<grid, 256, 0, st>>>(p);
+            else if (p.grad_dtype == ROPEGRAD_BF16) rg_k14_2d<ESZ, T4, ROPEGRAD_BF16><<<grid, 256, 0, st>>>(p);
+            else rg_k14_2d<ESZ, T4, ROPEGRAD_F16><<<grid, 256, 0, st>>>(p);
         } else {
             return rg_launch_vec<ESZ, TPR>(p, 12, sms, st);   // H > 128: a row's group would not fit in a warp
         }
     } else if (kernel == 12) {
         int block = 256;
         const int64_t B = p.batch_size, S = p.seq_len;
-        while (block > 32 && B * ((S + block / TPR - 1) / (block / TPR)) < (int64_t)RG_K12_SPREAD * sms) block >>= 1;
+        while (block > 32 && B * ((S + block / TPR - 1) / (block / TPR)) < (int64_t)rg_k12_spread * sms) block >>= 1;
         const dim3 grid((unsigned)((S + block / TPR - 1) / (block / TPR)), (unsigned)B);
         if constexpr (ESZ == 4) rg_k12_2d<ESZ, TPR, ROPEGRAD_F32><<<grid, block, 0, st>>>(p);
         else if (p.grad_dtype == ROPEGRAD_BF16) rg_k12_2d<ESZ, TPR, ROPEGRAD_BF16><<<grid, block, 0, st>>>(p);
         else rg_k12_2d<ESZ, TPR, ROPEGRAD_F16><<<grid, block, 0, st>>>(p);
     } else {  // 10
-        const int block = RG_K3_BLOCK;
+        const int block = rg_k10_block;
         int64_t grid = (threads_needed + block - 1) / block;
         if (grid > 2147483647) grid = 2147483647;
-        if constexpr (ESZ == 4) rg_k3_vec<ESZ, TPR, false, true, ROPEGRAD_F32><<<(unsigned)grid, block, 0, st>>>(p);
-        else if (p.grad_dtype == ROPEGRAD_BF16) rg_k3_vec<ESZ, TPR, false, true, ROPEGRAD_BF16><<<(unsigned)grid, block, 0, st>>>(p);
-        else rg_k3_vec<ESZ, TPR, false, true, ROPEGRAD_F16><<<(unsigned)grid, block, 0, st>>>(p);
+        if constexpr (ESZ == 4) rg_k3_vec<ESZ, TPR, ROPEGRAD_F32><<<(unsigned)grid, block, 0, st>>>(p);
+        else if (p.grad_dtype == ROPEGRAD_BF16) rg_k3_vec<ESZ, TPR, ROPEGRAD_BF16><<<(unsigned)grid, block, 0, st>>>(p);
+        else rg_k3_vec<ESZ, TPR, ROPEGRAD_F16><<<(unsigned)grid, block, 0, st>>>(p);
     }
     return cudaGetLastError();
 }
@@ -536,7 +479,7 @@ static cudaError_t rg_cuda_launch(const ropegrad_rope_backward_problem *p, int k
     const int tpr = rg_vec_tpr(p);
     // Default: kernel 14 on every size (with 12's loads halved per thread and
     // no block shrinking: level with 12 on the large workloads, 0.05-0.15 us
-    // under it on the small ones; bench/NOTES.md). It falls back to 12 where a
+    // under it on the small ones; dev/rope_backward/NOTES.md). It falls back to 12 where a
     // row is too wide for its layout (H > 128), then to 10, then 2, as noted.
     (void)kernel;
     kernel = 14;

@@ -9,12 +9,12 @@
 // head_dim 128; 012: 256 B in, 512 B out), and the halves j and j+H of a row
 // are equal: each value is computed once and stored twice. A thread computes
 // VPT consecutive frequencies (1, 2 or 4 for 011; 2 or 4 for 012, chosen by
-// size: bench/NOTES.md) and writes whole runs of them. Each value: the float
+// size: dev/rope_forward/NOTES.md) and writes whole runs of them. Each value: the float
 // sin/cos (rg_sincos_core), the test of whether its bf16 rounding is certain
 // (rg_sincos_scaled), one cvt per (cos, sin) pair; the thread then redoes the
 // few uncertain values in double inline (one branch per thread; the test flags
 // 8.9e-5 of the pairs over every float argument at scale 1, 2.3e-4 at 0.7071:
-// bench/results/sincos-bound.txt), and sends the whole thread out of line only
+// results/sincos-bound.txt), and sends the whole thread out of line only
 // for an argument beyond 4e6 rad, a NaN/Inf or a huge scale. scale == 1 (the common case) is
 // compiled apart. 011 from RG_FWD_LOOP_ROWS rows: warps looping over rows,
 // the uncertain values redone after the loop (rg_rope_forward_loop). A general
@@ -71,7 +71,7 @@ static __device__ __forceinline__ uint32_t rg_rope_forward_common(float p, const
 // value (rg_sincos_bf16_refine_side: a shorter chain); with more values per
 // thread, keeping the floats alive for it costs registers and so occupancy on
 // the large problems, and the values are redone from scratch in double
-// (rg_sincos_bf16_scratch) (bench/NOTES.md, bench/results/dev/
+// (rg_sincos_bf16_scratch) (dev/rope_forward/NOTES.md, results/dev/
 // forward-2026-12-01-run12.txt, probe-ops-2026-12-01-k14-fix.txt). 012's
 // kernel: the same up to 2 values per thread.
 template <int VPT, bool S1>
@@ -133,8 +133,8 @@ static __global__ void __launch_bounds__(256) rg_rope_forward_vec(const int64_t 
 // noted (a bit per value: 16 steps of 4) and redone in double after the loop,
 // where its word is stored again. So the loop body is the common path alone,
 // and a refinement delays no later row. Bit for bit rg_rope_forward_vec's
-// output (bench/dev_forward.cu checks it, as version 19); faster on 011's three
-// largest workloads (bench/NOTES.md).
+// output (dev/rope_forward/dev_forward.cu checks it, as version 19); faster on 011's three
+// largest workloads (dev/rope_forward/NOTES.md).
 template <bool S1>
 static __global__ void __launch_bounds__(256) rg_rope_forward_loop(const int64_t *__restrict__ pos,
                                                                    const float *__restrict__ inv, float scale,
@@ -197,27 +197,18 @@ static __global__ void rg_rope_forward_any(const int64_t *__restrict__ pos, cons
     o[2 * (j + H) + 1] = (uint16_t)s;
 }
 
-// Values per thread by size, from bench/dev_forward.cu on the H200 (one call,
-// bench/results/dev/): the small problems are latency-bound (fewer values per
+// Values per thread by size, from dev/rope_forward/dev_forward.cu on the H200 (one run,
+// results/dev/): the small problems are latency-bound (fewer values per
 // thread: a shorter chain), the large ones issue-bound (more per thread: less
 // per-thread overhead).
 // RG_FWD_VPT2_ROWS, RG_FWD_VPT4_ROWS: the row counts from which the values
-// per thread step up (1 -> 2 -> 4), a knob
-// for bench/dev_forward.cu's builds; the defaults are what ships.
-#ifndef RG_FWD_VPT2_ROWS
+// per thread step up (1 -> 2 -> 4).
 #define RG_FWD_VPT2_ROWS 4096
-#endif
-#ifndef RG_FWD_VPT4_ROWS
 #define RG_FWD_VPT4_ROWS 24576
-#endif
 // RG_FWD_LOOP_ROWS: from how many rows 011 takes rg_rope_forward_loop, with
-// RG_FWD_LOOP_WPS warps per SM (knobs for bench/dev_forward.cu's builds).
-#ifndef RG_FWD_LOOP_ROWS
+// RG_FWD_LOOP_WPS warps per SM.
 #define RG_FWD_LOOP_ROWS 12288
-#endif
-#ifndef RG_FWD_LOOP_WPS
 #define RG_FWD_LOOP_WPS 16
-#endif
 static inline int rg_rope_forward_vpt(int64_t rows)
 {
     return rows < RG_FWD_VPT2_ROWS ? 1 : rows < RG_FWD_VPT4_ROWS ? 2 : 4;
