@@ -15,7 +15,7 @@ the same model and inputs; prints a table and writes JSON (--out).
     python3 bench/hf_step.py --smoke --out /tmp/hf-step.json           # tiny, CPU is fine: checks the script
 
 Needs torch >= 2 and transformers >= 5 (the device machine's python, or
-.venv-hf from scripts/deps.sh with ROPEGRAD_WITH_HF=1) and libropegrad
+.venv from scripts/deps.sh with ROPEGRAD_WITH_HF=1) and libropegrad
 (ROPEGRAD_LIB). Without CUDA the times are wall-clock (time.perf_counter),
 which --smoke is for: a check that the script runs, not a measurement."""
 
