@@ -156,7 +156,7 @@ def main():
         expect("--tensors sometimes: one line, exit 2", rc == 2 and "--tensors sometimes: one of before-flush, in-call"
                in err and len(err.strip().splitlines()) == 1, err)
         # dev/official/output_probe.py (scripts/gpu-parity.sh's probe step): both styles pass.
-        probe = os.path.join(REPO, "bench", "official", "output_probe.py")
+        probe = os.path.join(REPO, "dev", "official", "output_probe.py")
         suite011 = os.path.join(REPO, "suites", "011-rope_forward")
         for fn, extra in (("returning", []), ("into", ["--dps"])):
             rc, out, err = harness(["check", "--impl", probe + ":" + fn, "--suite", suite011] + extra, tmp)
