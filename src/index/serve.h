@@ -72,7 +72,7 @@ typedef struct rg_response {
 
 /* The worker threads when none are asked for: one per online CPU, 2 to 64.
  * More workers than cores made the tail of uncached pages longer under load
- * (bench/results/serve_load.md: p99 23 ms with 4 workers, 11.7 ms with 2, on
+ * (results/serve_load.md: p99 23 ms with 4 workers, 11.7 ms with 2, on
  * 2 cores). */
 unsigned rg_serve_default_threads(void);
 
