@@ -61,17 +61,17 @@ PEERS_DB=${PEERS_DB:-results/peers/runs.db}
 OFFICIAL_DB=${OFFICIAL_DB:-results/official/runs.db}
 if [ -f "$PEERS_DB" ]; then
   serve_copy "$PEERS_DB"
-  shot /problems/014_rotary_embedding_with_attention_scaling_backward 1500 docs/field-014-h200.png
+  shot /problems/014_rotary_embedding_with_attention_scaling_backward 1500 docs/img/field-014-h200.png
 else
-  echo "screenshot: no $PEERS_DB (bash scripts/gpu-ops.sh with STEPS=peers makes it): docs/field-014-h200.png kept"
+  echo "screenshot: no $PEERS_DB (bash scripts/gpu-ops.sh with STEPS=peers makes it): docs/img/field-014-h200.png kept"
 fi
 if [ -f "$OFFICIAL_DB" ]; then
   serve_copy "$OFFICIAL_DB"
-  shot /problems/014_rotary_embedding_with_attention_scaling_backward 1700 docs/official-014-h200.png
-  shot /problems/011_rotary_position_embedding 1900 docs/official-011-h200.png
-  shot /problems/012_fused_cos_sin_embedding_generation 1900 docs/official-012-h200.png
+  shot /problems/014_rotary_embedding_with_attention_scaling_backward 1700 docs/img/official-014-h200.png
+  shot /problems/011_rotary_position_embedding 1900 docs/img/official-011-h200.png
+  shot /problems/012_fused_cos_sin_embedding_generation 1900 docs/img/official-012-h200.png
 else
-  echo "screenshot: no $OFFICIAL_DB (bash scripts/gpu-official.sh makes it): docs/official-0NN-h200.png kept"
+  echo "screenshot: no $OFFICIAL_DB (bash scripts/gpu-official.sh makes it): docs/img/official-0NN-h200.png kept"
 fi
-bash scripts/page_sources.sh > docs/screenshots.sha256
-echo "screenshot: docs/screenshots.sha256 $(cat docs/screenshots.sha256)"
+bash scripts/page_sources.sh > docs/img/screenshots.sha256
+echo "screenshot: docs/img/screenshots.sha256 $(cat docs/img/screenshots.sha256)"
