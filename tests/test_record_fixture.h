@@ -199,6 +199,32 @@ static cJSON *fx_manifest(const char *gpu, int kernel, double scale, int stamp)
     return m;
 }
 
+/* A fixture run's manifest as compact JSON text (free() it); NULL with a message on stderr. */
+static inline char *fx_manifest_text(const char *gpu, int kernel, double scale, int stamp)
+{
+    char err[RG_ERRLEN] = "no manifest";
+    cJSON *m = fx_manifest(gpu, kernel, scale, stamp);
+    char *t = m ? rg_json_print(m, 0, err, sizeof err) : NULL;
+    if (!t) fprintf(stderr, "fx_manifest_text: %s\n", err);
+    cJSON_Delete(m);
+    return t;
+}
+
+/* A fixture run imported into g: its id, or -1 with a message on stderr. */
+static inline int64_t fx_import(rg_registry *g, const char *gpu, int kernel, double scale, int stamp)
+{
+    char err[RG_ERRLEN];
+    char *t = fx_manifest_text(gpu, kernel, scale, stamp);
+    int64_t id = -1;
+    int existed;
+    if (t && rg_registry_import(g, t, strlen(t), RG_EVIDENCE_IMPORTED, &id, &existed, err, sizeof err)) {
+        fprintf(stderr, "fx_import: %s\n", err);
+        id = -1;
+    }
+    free(t);
+    return id;
+}
+
 /* Writes manifest m (deleted after) as dir/name through the atomic writer;
  * 0, or -1 with a message on stderr. */
 static inline int fx_write_doc(const char *dir, const char *name, cJSON *m)
@@ -263,23 +289,16 @@ static inline rg_registry *fx_fresh_registry(const char *name)
 /* A fresh registry at db holding one imported fixture run; 0, or -1 with a message on stderr. */
 static inline int fx_one_run_registry(const char *db)
 {
-    char err[RG_ERRLEN] = "no manifest";
+    char err[RG_ERRLEN];
     unlink(db);
     rg_registry *g;
     if (rg_registry_open(db, 1, &g, err, sizeof err)) {
         fprintf(stderr, "fx_one_run_registry: %s\n", err);
         return -1;
     }
-    cJSON *m = fx_manifest("NVIDIA H200", 1, 1.0, 1);
-    char *t = m ? rg_json_print(m, 0, err, sizeof err) : NULL;
-    int64_t id;
-    int existed;
-    int rc = t ? rg_registry_import(g, t, strlen(t), RG_EVIDENCE_IMPORTED, &id, &existed, err, sizeof err) : -1;
-    if (rc) fprintf(stderr, "fx_one_run_registry: %s\n", err);
-    free(t);
-    cJSON_Delete(m);
+    int64_t id = fx_import(g, "NVIDIA H200", 1, 1.0, 1);
     rg_registry_close(g);
-    return rc ? -1 : 0;
+    return id < 0 ? -1 : 0;
 }
 
 #endif

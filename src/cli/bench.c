@@ -134,16 +134,12 @@ static void default_suite(char *dst, size_t n)
 
 void rg_cli_default_suite(char *dst, size_t n) { default_suite(dst, n); }
 
-/* --record, --manifest, --db and --baseline, checked before the suite runs:
- * an empty --db and a --baseline that is not a readable baseline manifest
- * are one line and exit 2 now, not after the run. (`check --record` is
+/* --baseline, checked before the suite runs: one that is not a readable
+ * baseline manifest is one line and exit 2 now, not after the run (an empty
+ * --db is refused while parsing: rg_cli_db_option). (`check --record` is
  * recorded as a run with nothing timed: correctness only.) 0, or 2. */
 static int check_record_options(const char *cmd, const rg_record_options *ro)
 {
-    if (ro->db_path && !*ro->db_path) {
-        fprintf(stderr, "ropegrad %s: --db: empty path (give a registry file, or leave --db out)\n", cmd);
-        return 2;
-    }
     char err[RG_ERRLEN];
     rg_baseline b;
     if (ro->baseline_path && rg_baseline_load(ro->baseline_path, &b, err, sizeof err)) {
@@ -351,7 +347,9 @@ static int set_option(bench_args *a, int c, const char *name)
     case OPT_PROGRESS: a->o.verbose = 1; break;
     case OPT_QUIET: a->o.verbose = -1; break;
     case OPT_RECORD: a->ro.record = 1; break;
-    case OPT_DB: a->ro.db_path = optarg; break;
+    case OPT_DB:
+        if (rg_cli_db_option(cmd, optarg, &a->ro.db_path)) return 2;
+        break;
     case OPT_MANIFEST: a->ro.manifest_path = optarg; break;
     case OPT_BASELINE: a->ro.baseline_path = optarg; break;
     case OPT_SIGN: a->ro.sign_key = optarg; break;

@@ -57,6 +57,16 @@ int rg_cli_parse_run_id(const char *cmd, const char *s, int64_t *id)
     return 0;
 }
 
+int rg_cli_db_option(const char *cmd, const char *value, const char **db)
+{
+    if (!value || !*value) {
+        rg_term_printf(stderr, "ropegrad %s: --db: empty path (give a registry file, or leave --db out)\n", cmd);
+        return 2;
+    }
+    *db = value;
+    return 0;
+}
+
 /* getopt_long's table for opts: --NAME gives 1000 + its index, --help 'h'. */
 static void value_option_table(const rg_cli_value_option *opts, size_t n, struct option *table)
 {
@@ -86,7 +96,12 @@ int rg_cli_value_options(int argc, char **argv, const char *cmd, const rg_cli_va
     int c;
     while ((c = getopt_long(argc, argv, ":h", table, NULL)) != -1) {
         if (c >= 1000 && c < 1000 + (int)n) {
-            *opts[c - 1000].value = optarg;
+            const rg_cli_value_option *o = &opts[c - 1000];
+            if (!strcmp(o->name, "db")) {
+                if (rg_cli_db_option(cmd, optarg, o->value)) return 2;
+            } else {
+                *o->value = optarg;
+            }
         } else if (c == 'h') {
             fputs(help, stdout);
             return 0;

@@ -22,6 +22,11 @@ void rg_cli_signals_release(void);
 /* A run id ("3" or "#3") into *id; 2 with one line on stderr ("ropegrad CMD: ...") when it is not one. */
 int rg_cli_parse_run_id(const char *cmd, const char *s, int64_t *id);
 
+/* The value of --db (every command that takes it): an empty path, which
+ * would silently mean the default registry, is 2 with one line on stderr
+ * ("ropegrad CMD: --db: empty path ..."); else *db = value and 0. */
+int rg_cli_db_option(const char *cmd, const char *value, const char **db);
+
 /* An option that takes a value: --NAME VALUE (or --NAME=VALUE) sets *value. */
 typedef struct rg_cli_value_option {
     const char *name;
@@ -33,7 +38,8 @@ typedef struct rg_cli_value_option {
 
 /* The options of command cmd ("report", "runs push") when each takes a value,
  * besides --help (-h): every --NAME VALUE of opts[0..n) sets its *value (the
- * last one given wins), --help prints help to stdout. Returns -1 to go on
+ * last one given wins; --db goes through rg_cli_db_option), --help prints
+ * help to stdout. Returns -1 to go on
  * (optind is the first operand; getopt puts operands after options), 0 after
  * printing help, 2 with one line on stderr ("ropegrad CMD: ...") for an
  * unknown option, an option without its value, or bad arguments (n over

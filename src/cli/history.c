@@ -441,7 +441,10 @@ int rg_cmd_runs_history_check(int argc, char **argv)
     int c;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
-        case OPT_DB: db = optarg; break;
+        case OPT_DB:
+            if (rg_cli_db_option(is_check ? "runs check" : is_reg ? "runs regressions" : "runs history", optarg, &db))
+                return 2;
+            break;
         case OPT_GROUP: group = optarg; break;
         case OPT_AGAINST: against_s = optarg; break;
         case OPT_JSON: json = 1; break;

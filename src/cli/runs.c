@@ -110,7 +110,9 @@ static int parse_options(int argc, char **argv, runs_ctx *x)
     int c;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
-        case OPT_DB: x->db = optarg; break;
+        case OPT_DB:
+            if (rg_cli_db_option("runs", optarg, &x->db)) return 2;
+            break;
         case OPT_OUT: x->out = optarg; break;
         case OPT_VERBOSE: x->verbose = 1; break;
         case OPT_EVIDENCE: x->evidence = optarg; break;

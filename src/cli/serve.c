@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cliopt.h"
 #include "commands.h"
 #include "rg_term.h"
 #include "record.h"
@@ -82,7 +83,9 @@ static int parse_options(int argc, char **argv, rg_serve_options *o, const char 
     int c;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
-        case OPT_DB: *db = optarg; break;
+        case OPT_DB:
+            if (rg_cli_db_option("serve", optarg, db)) return 2;
+            break;
         case OPT_LISTEN: o->listen = optarg; break;
         case OPT_TOKEN: o->write_token_file = optarg; break;
         case OPT_THREADS:

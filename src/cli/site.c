@@ -34,10 +34,6 @@ int rg_cmd_site(int argc, char **argv)
         rg_term_printf(stderr, "ropegrad site: --out -: the site is a folder of files, not one stream (give --out DIR)\n");
         return 2;
     }
-    if (db && !*db) {
-        rg_term_printf(stderr, "ropegrad site: --db: empty path (give a registry file, or leave --db out)\n");
-        return 2;
-    }
     char err[1024];
     rg_registry *g;
     if (rg_registry_open(rg_registry_path(db), 0, &g, err, sizeof err)) {

@@ -56,14 +56,17 @@ static rank_table *slot_for(const char *file, const char *key)
     return NULL;   /* all sixteen being built: build without keeping it */
 }
 
-/* Orders the group of key in g (the current generation). */
+/* Orders the group of key in g (the current generation). On an error out
+ * holds no arrays (all its pointers NULL): the callers free out's arrays
+ * whatever happened, and must not free them twice. */
 static int build(rg_registry *g, const char *key, rank_table *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    if (rg_registry_group_order(g, key, &out->ids, &out->primary, &out->n, err, errlen)) return 2;
-    if (rg_registry_first_of(g, out->ids, out->n, &out->first, err, errlen)) {
+    if (rg_registry_group_order(g, key, &out->ids, &out->primary, &out->n, err, errlen) ||
+        rg_registry_first_of(g, out->ids, out->n, &out->first, err, errlen)) {
         free(out->ids);
         free(out->primary);
+        memset(out, 0, sizeof *out);
         return 2;
     }
     return 0;

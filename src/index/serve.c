@@ -597,8 +597,11 @@ static void api_note(rg_server *s, rg_registry *g, const rg_request *q, rg_respo
         return;
     }
     const cJSON *k = cJSON_GetObjectItemCaseSensitive(o, "kind"), *t = cJSON_GetObjectItemCaseSensitive(o, "text");
-    add_note(s, g, q, r, id, cJSON_IsString(k) ? k->valuestring : "note", cJSON_IsString(t) ? t->valuestring : NULL,
-             0);
+    /* kind: absent (a note), else a string of the set (the registry checks which); never a number or null. */
+    if (k && !cJSON_IsString(k))
+        error_resp(s, q, r, 400, "a note's kind is a JSON string: \"note\", \"reproduction\" or \"flag\"");
+    else
+        add_note(s, g, q, r, id, k ? k->valuestring : "note", cJSON_IsString(t) ? t->valuestring : NULL, 0);
     cJSON_Delete(o);
 }
 

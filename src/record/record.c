@@ -4,9 +4,12 @@
  * after a completed run: build the manifest, check it the way `verify` will,
  * write it atomically, store it in the registry.
  */
+#define _POSIX_C_SOURCE 200809L   /* mkdtemp */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "record.h"
@@ -61,11 +64,48 @@ int rg_record_bench(const rg_run_result *r, const rg_suite *s, const rg_record_o
     return rc;
 }
 
+/* Whether a registry can be created at path, which does not exist yet,
+ * without creating it (an interrupted or failed run leaves no file): the
+ * nearest folder of path that exists (rg_registry_open makes the missing
+ * ones) must be a folder that takes a new entry, probed with a temporary
+ * folder made and removed at once. 0, or 2 with a message. */
+static int creatable(const char *path, char *err, size_t errlen)
+{
+    char dir[4096];
+    struct stat st;
+    if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir) {
+        snprintf(err, errlen, "%.200s...: path too long", path);
+        return 2;
+    }
+    for (;;) {
+        char *slash = strrchr(dir, '/');
+        if (!slash) snprintf(dir, sizeof dir, ".");
+        else slash[slash == dir] = '\0';   /* "/x" -> "/" */
+        if (stat(dir, &st) == 0) break;
+        if (errno != ENOENT || !slash || !strcmp(dir, "/")) {
+            snprintf(err, errlen, "%s: cannot create a registry there (%s: %s)", path, dir, strerror(errno));
+            return 2;
+        }
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: cannot create a registry there (%s is not a folder)", path, dir);
+        return 2;
+    }
+    char probe[4200];
+    snprintf(probe, sizeof probe, "%s/.ropegrad-probe-XXXXXX", dir);
+    if (!mkdtemp(probe)) {
+        snprintf(err, errlen, "%s: cannot create a registry there (%s: %s)", path, dir, strerror(errno));
+        return 2;
+    }
+    rmdir(probe);
+    return 0;
+}
+
 int rg_record_precheck(const rg_record_options *o, char *err, size_t errlen)
 {
     if (!o || !o->record) return 0;
     const char *path = rg_registry_path(o->db_path);
-    if (access(path, F_OK) != 0) return 0;   /* a new registry: created when the run is stored */
+    if (access(path, F_OK) != 0) return creatable(path, err, errlen);   /* created when the run is stored */
     rg_registry *g;
     if (rg_registry_open(path, 1, &g, err, errlen)) return 2;
     int ro = rg_registry_read_only(g);

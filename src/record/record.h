@@ -72,8 +72,10 @@ int rg_record_bench(const rg_run_result *r, const rg_suite *s, const rg_record_o
                     int64_t *run_id, char *err, size_t errlen);
 
 /* Before a run with --record: an existing registry that cannot take it
- * (corrupt, foreign, newer, read-only) is refused now, not after the run.
- * Creates nothing. Returns 0, or 2 with a one-line message. */
+ * (corrupt, foreign, newer, read-only), or an absent one that cannot be
+ * created there (no such folder can be made, not a folder, not writable),
+ * is refused now, not after the run. Creates nothing. Returns 0, or 2 with
+ * a one-line message. */
 int rg_record_precheck(const rg_record_options *o, char *err, size_t errlen);
 
 /* ---- the implementation digest (generated at build time) ------------------ */

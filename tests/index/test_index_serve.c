@@ -149,6 +149,50 @@ static void test_routes(void **state)
     rg_serve_destroy(s);
 }
 
+/* The notes of run id in the registry. */
+static size_t notes_of(int64_t id)
+{
+    char err[RG_ERRLEN];
+    rg_registry *g;
+    rg_note *notes;
+    size_t n;
+    assert_int_equal(rg_registry_open(db, 0, &g, err, sizeof err), 0);
+    assert_int_equal(rg_registry_notes(g, id, &notes, &n, err, sizeof err), 0);
+    rg_notes_free(notes, n);
+    rg_registry_close(g);
+    return n;
+}
+
+/* A note's kind is a JSON string of the documented set (note, reproduction,
+ * flag) or absent (a note): a number, null, a boolean, an array, an object
+ * or another string is 400 and adds nothing (a numeric kind was a note). */
+static void test_note_kind_strict(void **state)
+{
+    rg_server *s = make(1);
+    rg_request q = {.method = "POST", .path = "/api/runs/1/notes", .authorization = "Bearer " TOKEN};
+    static const char *const bad[] = {
+        "{\"kind\":7,\"text\":\"x\"}",       "{\"kind\":0,\"text\":\"x\"}",
+        "{\"kind\":null,\"text\":\"x\"}",    "{\"kind\":true,\"text\":\"x\"}",
+        "{\"kind\":[\"note\"],\"text\":\"x\"}", "{\"kind\":{\"note\":1},\"text\":\"x\"}",
+        "{\"kind\":\"\",\"text\":\"x\"}",      "{\"kind\":\"Note\",\"text\":\"x\"}",
+    };
+    size_t before = notes_of(1);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        q.body = bad[i];
+        q.body_len = strlen(bad[i]);
+        expect(s, q, 400, "kind");
+    }
+    assert_int_equal(notes_of(1), before);
+    q.body = "{\"kind\":\"flag\",\"text\":\"x\"}";
+    q.body_len = strlen(q.body);
+    expect(s, q, 201, NULL);
+    q.body = "{\"text\":\"x\"}";
+    q.body_len = strlen(q.body);
+    expect(s, q, 201, NULL);
+    assert_int_equal(notes_of(1), before + 2);
+    rg_serve_destroy(s);
+}
+
 static void test_writes_auth_limits(void **state)
 {
     rg_server *s = make(1);
@@ -505,6 +549,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_routes),
         cmocka_unit_test(test_writes_auth_limits),
+        cmocka_unit_test(test_note_kind_strict),
         cmocka_unit_test(test_http),
         cmocka_unit_test(test_rank_matches_registry),
         cmocka_unit_test(test_write_does_not_hold_pages),

@@ -32,23 +32,15 @@ static int next_stamp = 1;
 /* A run of the one group (kernel 1 on an H200), scale times the fixture's figures, as JSON text. */
 static char *run_text(double scale)
 {
-    char err[RG_ERRLEN];
-    cJSON *m = fx_manifest("NVIDIA H200", 1, scale, next_stamp++);
-    char *t = m ? rg_json_print(m, 0, err, sizeof err) : NULL;
-    cJSON_Delete(m);
-    if (!t) fail_msg("no manifest: %s", err);
+    char *t = fx_manifest_text("NVIDIA H200", 1, scale, next_stamp++);
+    if (!t) fail_msg("no manifest");
     return t;
 }
 
 static int64_t import(rg_registry *g, double scale)
 {
-    char err[RG_ERRLEN];
-    char *t = run_text(scale);
-    int64_t id;
-    int existed;
-    if (rg_registry_import(g, t, strlen(t), RG_EVIDENCE_IMPORTED, &id, &existed, err, sizeof err))
-        fail_msg("import: %s", err);
-    free(t);
+    int64_t id = fx_import(g, "NVIDIA H200", 1, scale, next_stamp++);
+    if (id < 0) fail_msg("import failed");
     return id;
 }
 
@@ -58,8 +50,7 @@ static int setup(void **state)
     fx_path(db, sizeof db, "rank_tables.db");
     fx_path(tokfile, sizeof tokfile, "rank_tables.token");
     char err[RG_ERRLEN];
-    rg_write_file_atomic(tokfile, TOKEN "\n", strlen(TOKEN) + 1, err, sizeof err);
-    chmod(tokfile, 0600);
+    if (fx_token_file(tokfile, TOKEN)) return -1;
     tu_unlink_db(db);
     rg_registry *g;
     if (rg_registry_open(db, 1, &g, err, sizeof err)) return -1;
