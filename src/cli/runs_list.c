@@ -38,7 +38,7 @@ int rg_runs_list(runs_ctx *x)
         }
         char a[32], k[96], h[128], p[64];
         if (isnan(r->primary_ns)) snprintf(p, sizeof p, "not timed");
-        else snprintf(p, sizeof p, "%s %.10s", rg_cli_us(a, sizeof a, r->primary_ns), r->primary_statistic);
+        else snprintf(p, sizeof p, "%s %.10s", rg_cli_time(a, sizeof a, r->primary_ns), r->primary_statistic);
         rg_cli_headline(h, sizeof h, r->sol_score, r->avg_speedup, r->fast_count, r->fast_total);
         tprintf("%5lld  %-24.24s  %-24.24s  %-26.26s  %14s  ", (long long)r->id, r->observed_at, r->device,
                rg_cli_impl_label(k, sizeof k, r), p);

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* test_cli_output.c -- what the record commands print for people: times in
+ * µs or ms (one formatter, src/cli/runs_format.c, compiled into this test),
+ * no exponent and no raw nanoseconds. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runs_format.h"
+#include "test_record_fixture.h"
+#include "test_util.h"
+
+#define PUBLIC RG_SOURCE_DIR "/tests/data/kernelindex/run-01a03529.manifest.json"
+
+static char dir[512];
+static char out_text[1 << 16], err_text[1 << 14];
+#define rg(...) tu_run_captured(dir, out_text, sizeof out_text, err_text, sizeof err_text, __VA_ARGS__)
+
+static int setup(void **state)
+{
+    (void)state;
+    fx_path(dir, sizeof dir, "cli_output");
+    return tu_fresh_dir(dir);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return tu_rm_rf(dir);
+}
+
+static void test_time_units(void **state)
+{
+    (void)state;
+    char b[32];
+    const struct { double ns; const char *want; } cases[] = {
+        {20.6, "0.0206 µs"},      {4933, "4.933 µs"},      {49330, "49.33 µs"},   {493300, "493.3 µs"},
+        {999940, "999.9 µs"},     {999960, "1.000 ms"},    {1200370, "1.200 ms"}, {12003700, "12.00 ms"},
+        {120037000, "120.0 ms"}, {1.20037e9, "1.200 s"},  {3.6e12, "3600 s"},    {NAN, "-"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        rg_cli_time(b, sizeof b, cases[i].ns);
+        if (strcmp(b, cases[i].want)) fail_msg("%g ns: \"%s\", want \"%s\"", cases[i].ns, b, cases[i].want);
+    }
+    /* Field widths count columns: "µ" is two bytes. */
+    assert_int_equal(rg_cli_w("4.933 µs", 12), 13);
+    /* Cut to a width with an ellipsis, on a character boundary. */
+    assert_string_equal(rg_cli_fit(b, sizeof b, "L1/014", 7), "L1/014");
+    assert_string_equal(rg_cli_fit(b, sizeof b, "rope_forward_bf16", 7), "rope_f…");
+    assert_string_equal(rg_cli_fit(b, sizeof b, "µµµµµµµµ", 4), "µµµ…");
+}
+
+/* runs show: the primary measurement and the workload table in µs/ms, no
+ * exponent, no raw nanoseconds. */
+static void test_show_times(void **state)
+{
+    (void)state;
+    assert_int_equal(rg("runs import %s --db o.db", PUBLIC), 0);
+    assert_int_equal(rg("bench --backend cpu --workloads 2 --iterations 3 --warmup 1 --rounds 1 --record --db o.db"), 0);
+    for (int id = 1; id <= 2; id++) {
+        assert_int_equal(rg("runs show %d --db o.db", id), 0);
+        if (strstr(out_text, "e+0") || strstr(out_text, " ns ")) fail_msg("runs show %d:\n%s", id, out_text);
+        assert_non_null(strstr(out_text, "  Primary measurement  "));
+    }
+    assert_int_equal(rg("runs show 1 --db o.db"), 0);
+    assert_non_null(strstr(out_text, "Primary measurement  5.406 µs mean\n"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_time_units),
+        cmocka_unit_test_setup_teardown(test_show_times, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
