@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_cli_output.c -- what the record commands print for people: times in
  * µs or ms (one formatter, src/cli/runs_format.c, compiled into this test),
- * no exponent and no raw nanoseconds. */
+ * `runs list` in 100 columns with a problem column, names cut with "…". */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +28,14 @@ static int teardown(void **state)
 {
     (void)state;
     return tu_rm_rf(dir);
+}
+
+/* Columns of a line: UTF-8 characters, not bytes. */
+static int cols(const char *s, size_t len)
+{
+    int c = 0;
+    for (size_t i = 0; i < len; i++) c += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return c;
 }
 
 static void test_time_units(void **state)
@@ -67,11 +75,49 @@ static void test_show_times(void **state)
     assert_non_null(strstr(out_text, "Primary measurement  5.406 µs mean\n"));
 }
 
+/* runs list: every line within 100 columns, a problem column with the
+ * problem's short id, a long definition cut with "…" on its own line. */
+static void test_list_fits(void **state)
+{
+    (void)state;
+    size_t n;
+    char *text = tu_slurp(PUBLIC, &n);
+    assert_non_null(text);
+    const char *from = "\"benchmark\": \"014_rotary_embedding_with_attention_scaling_backward\"";
+    char *p = strstr(text, from);
+    assert_non_null(p);
+    char path[700];
+    snprintf(path, sizeof path, "%s/long.json", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "%.*s\"benchmark\": \"rotary_embedding_operation_with_a_very_long_name_indeed\"%s", (int)(p - text), text,
+            p + strlen(from));
+    fclose(f);
+    free(text);
+    assert_int_equal(rg("runs import %s --db l.db", PUBLIC), 0);
+    assert_int_equal(rg("runs import long.json --db l.db"), 0);
+    assert_int_equal(rg("runs list --db l.db"), 0);
+    assert_true(strncmp(out_text, "  id problem observed  ", 23) == 0);
+    int rows = 0;
+    for (char *l = out_text, *e; *l; l = e + 1) {
+        e = strchr(l, '\n');
+        if (!e) break;
+        if (cols(l, (size_t)(e - l)) > 100) fail_msg("wider than 100 columns: %.*s", (int)(e - l), l);
+        if (strncmp(l, "   1 L1/014  ", 13) == 0 || strncmp(l, "   2 rotar…  ", 14) == 0) rows++;
+    }
+    if (rows != 2) fail_msg("runs list rows:\n%s", out_text);
+    assert_non_null(strstr(out_text, "5.406 µs mean"));
+    assert_non_null(strstr(out_text, "12.86×"));
+    assert_non_null(strstr(out_text, "sol-execbench #6579"));
+    assert_null(strstr(out_text, "e+0"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_time_units),
         cmocka_unit_test_setup_teardown(test_show_times, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_list_fits, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
