@@ -75,25 +75,30 @@ static void test_show_times(void **state)
     assert_non_null(strstr(out_text, "Primary measurement  5.406 µs mean\n"));
 }
 
-/* runs list: every line within 100 columns, a problem column with the
- * problem's short id, a long definition cut with "…" on its own line. */
-static void test_list_fits(void **state)
+/* A copy of PUBLIC in dir as name, with from replaced by to (once). */
+static void tampered(const char *name, const char *from, const char *to)
 {
-    (void)state;
     size_t n;
     char *text = tu_slurp(PUBLIC, &n);
     assert_non_null(text);
-    const char *from = "\"benchmark\": \"014_rotary_embedding_with_attention_scaling_backward\"";
     char *p = strstr(text, from);
     assert_non_null(p);
     char path[700];
-    snprintf(path, sizeof path, "%s/long.json", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
-    fprintf(f, "%.*s\"benchmark\": \"rotary_embedding_operation_with_a_very_long_name_indeed\"%s", (int)(p - text), text,
-            p + strlen(from));
+    fprintf(f, "%.*s%s%s", (int)(p - text), text, to, p + strlen(from));
     fclose(f);
     free(text);
+}
+
+/* runs list: every line within 100 columns, a problem column with the
+ * problem's short id, a long definition cut with "…". */
+static void test_list_fits(void **state)
+{
+    (void)state;
+    tampered("long.json", "\"benchmark\": \"014_rotary_embedding_with_attention_scaling_backward\"",
+             "\"benchmark\": \"rotary_embedding_operation_with_a_very_long_name_indeed\"");
     assert_int_equal(rg("runs import %s --db l.db", PUBLIC), 0);
     assert_int_equal(rg("runs import long.json --db l.db"), 0);
     assert_int_equal(rg("runs list --db l.db"), 0);
@@ -112,12 +117,69 @@ static void test_list_fits(void **state)
     assert_null(strstr(out_text, "e+0"));
 }
 
+/* The row that starts with role (after two spaces), or NULL. */
+static const char *row(const char *role)
+{
+    char want[64];
+    snprintf(want, sizeof want, "\n  %-15s ", role);
+    const char *r = strstr(out_text, want);
+    return r ? r + strlen(want) : NULL;
+}
+
+/* verify names the object that failed on its own row and exits 1; an
+ * untampered file still exits 0 with every row matching. */
+static void test_verify_names_failure(void **state)
+{
+    (void)state;
+    assert_int_equal(rg("verify %s", PUBLIC), 0);
+    assert_non_null(strstr(out_text, "verify: ok"));
+    assert_null(strstr(out_text, "MISMATCH"));
+    assert_null(strstr(out_text, "FAILS"));
+    /* An edited environment object: its row says MISMATCH with both digests,
+     * the run's row points at it, the others still match. */
+    tampered("env.json", "\"evaluation_stack\"", "\"evaluation_stack2\"");
+    assert_int_equal(rg("verify env.json"), 1);
+    assert_non_null(row("environment"));
+    assert_true(!strncmp(row("environment"), "MISMATCH: the run names", 23));
+    assert_non_null(strstr(out_text, "the object in the file hashes to"));
+    assert_true(!strncmp(row("run"), "FAILS: names a MISMATCH below", 29));
+    assert_true(!strncmp(row("protocol"), "matches", 7));
+    assert_null(strstr(out_text, "verify: ok"));
+    assert_int_equal(tu_count_lines(err_text), 1);
+    /* A figure of the run edited: the run's row fails and says which. */
+    assert_int_equal(rg("bench --backend cpu --workloads 2 --iterations 3 --warmup 1 --rounds 1 --manifest m.json"), 0);
+    char path[700];
+    snprintf(path, sizeof path, "%s/m.json", dir);
+    size_t n;
+    char *text = tu_slurp(path, &n);
+    assert_non_null(text);
+    char *p = strstr(text, "\"median\": ");
+    assert_non_null(p);
+    p += strlen("\"median\": ");
+    *p = *p == '9' ? '1' : (char)(*p + 1);
+    snprintf(path, sizeof path, "%s/fig.json", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    free(text);
+    assert_int_equal(rg("verify fig.json"), 1);
+    assert_true(!strncmp(row("run"), "FAILS its checks", 16));
+    assert_non_null(strstr(out_text, "workloads[0].median does not follow"));
+    assert_true(!strncmp(row("workload"), "matches", 7));
+    /* Not the run digest asked for. */
+    assert_int_equal(rg("verify m.json --run-digest sha256:%064d", 0), 1);
+    assert_true(!strncmp(row("run"), "MISMATCH: not the one expected", 30));
+    assert_non_null(strstr(out_text, "expected (--run-digest)"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_time_units),
         cmocka_unit_test_setup_teardown(test_show_times, setup, teardown),
         cmocka_unit_test_setup_teardown(test_list_fits, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_verify_names_failure, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
