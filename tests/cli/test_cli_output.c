@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_cli_output.c -- what the record commands print for people: times in
  * µs or ms (one formatter, src/cli/runs_format.c, compiled into this test),
- * `runs list` in 100 columns with a problem column, names cut with "…". */
+ * `runs list` in 100 columns with a problem column, names cut with "…",
+ * `verify` naming the object that failed on its row, and `verify --json`. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,6 +174,49 @@ static void test_verify_names_failure(void **state)
     assert_non_null(strstr(out_text, "expected (--run-digest)"));
 }
 
+/* The object named name in verify --json's document d. */
+static const cJSON *object(const cJSON *d, const char *name)
+{
+    const cJSON *o;
+    cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(d, "objects"))
+        if (!strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "name")), name)) return o;
+    fail_msg("no object %s", name);
+    return NULL;
+}
+
+/* verify --json: one document with each object's name, expected and
+ * computed digest and ok; the same exit status as the text. */
+static void test_verify_json(void **state)
+{
+    (void)state;
+    assert_int_equal(rg("verify --json %s", PUBLIC), 0);
+    cJSON *d = cJSON_Parse(out_text);
+    assert_non_null(d);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "ok")));
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(d, "objects")), 5);
+    const cJSON *p = object(d, "protocol");
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "expected")),
+                        cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "computed")));
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "ok")));
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(object(d, "workload"), "ok")));   /* not in the file */
+    cJSON_Delete(d);
+
+    tampered("env.json", "\"evaluation_stack\"", "\"evaluation_stack2\"");
+    assert_int_equal(rg("verify env.json --json"), 1);
+    d = cJSON_Parse(out_text);
+    assert_non_null(d);
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(d, "ok")));
+    assert_int_equal((int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(d, "exit")), 1);
+    const cJSON *e = object(d, "environment");
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(e, "ok")));
+    assert_string_not_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "expected")),
+                            cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "computed")));
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(object(d, "run"), "ok")));
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(object(d, "protocol"), "ok")));
+    assert_non_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "error")), "environment digest"));
+    cJSON_Delete(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -180,6 +224,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_show_times, setup, teardown),
         cmocka_unit_test_setup_teardown(test_list_fits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_verify_names_failure, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_verify_json, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
