@@ -27,8 +27,8 @@ int rg_runs_list(runs_ctx *x)
     /* 100 columns: what and where in cells cut with "…", never wrapped; what
      * else a run carries (replicates, not timed, SUSPECT, UNVERIFIABLE) on
      * an indented line below, cut the same way. */
-    tprintf("%4s %-7s %-10s  %-8s  %-20s  %16s  %6s %*s  %s\n", "id", "problem", "observed", "device",
-            "implementation", "primary", "SOL", rg_cli_w("× ref", 6), "× ref", "evidence");
+    tprintf("%4s %-7s %-12s  %-28s  %16s  %6s %6s  %s\n", "id", "problem", "device", "implementation", "primary",
+            "SOL", "x ref", "evidence");
     for (size_t i = 0; i < n; i++) {
         rg_manifest m;
         char why[200] = "", untimed[320] = "";
@@ -47,15 +47,13 @@ int rg_runs_list(runs_ctx *x)
         if (isnan(r->primary_ns)) snprintf(p, sizeof p, "not timed");
         else snprintf(p, sizeof p, "%s %.7s", rg_cli_time(a, sizeof a, r->primary_ns), r->primary_statistic);
         char sp[32] = "-";
-        if (isfinite(r->avg_speedup)) snprintf(sp, sizeof sp, r->avg_speedup < 99.995 ? "%.2f×" : "%.0f×", r->avg_speedup);
+        if (isfinite(r->avg_speedup)) snprintf(sp, sizeof sp, r->avg_speedup < 99.995 ? "%.2fx" : "%.0fx", r->avg_speedup);
         tprintf("%4lld ", (long long)r->id);
         rg_cli_print_cols(rg_cli_fit(c[0], sizeof c[0], prob, 6), 6);
         tprintf("  ");
-        tprintf("%-10.10s", r->observed_at);   /* its date */
+        rg_cli_print_cols(rg_cli_fit(c[2], sizeof c[2], dev, 12), 12);
         tprintf("  ");
-        rg_cli_print_cols(rg_cli_fit(c[2], sizeof c[2], dev, 8), 8);
-        tprintf("  ");
-        rg_cli_print_cols(rg_cli_fit(c[3], sizeof c[3], rg_cli_impl_label(k, sizeof k, r), 20), 20);
+        rg_cli_print_cols(rg_cli_fit(c[3], sizeof c[3], rg_cli_impl_label(k, sizeof k, r), 28), 28);
         rg_cli_fit(c[4], sizeof c[4], p, 16);
         rg_cli_fit(c[5], sizeof c[5], sp, 6);
         tprintf("  %*s  %6s %*s  ", rg_cli_w(c[4], 16), c[4], rg_cli_fmt4(a, sizeof a, r->sol_score),
