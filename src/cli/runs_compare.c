@@ -53,8 +53,8 @@ static void print_runs(const rg_run_row *ra, const rg_run_row *rb, const rg_mani
         tprintf("note: A is UNVERIFIABLE: %s\n", sa.basis);
     if (!rg_manifest_sol_check(mb, &sb, NULL, why, sizeof why) && sb.state == RG_SOL_UNVERIFIABLE)
         tprintf("note: B is UNVERIFIABLE: %s\n", sb.basis);
-    tprintf("\n  primary: A %s us %s, B %s us %s\n", rg_cli_us(s1, sizeof s1, ra->primary_ns), ra->primary_statistic,
-           rg_cli_us(s2, sizeof s2, rb->primary_ns), rb->primary_statistic);
+    tprintf("\n  primary: A %s %s, B %s %s\n", rg_cli_time(s1, sizeof s1, ra->primary_ns), ra->primary_statistic,
+           rg_cli_time(s2, sizeof s2, rb->primary_ns), rb->primary_statistic);
 }
 
 /* One workload's row: B / A with its interval, p and verdict when both have
@@ -62,13 +62,15 @@ static void print_runs(const rg_run_row *ra, const rg_run_row *rb, const rg_mani
 static int print_workload(const rg_mf_workload *a, const rg_mf_workload *b)
 {
     char s1[32], s2[32];
+    rg_cli_time(s1, sizeof s1, a->median);
+    rg_cli_time(s2, sizeof s2, b ? b->median : NAN);
     if (!b) {
-        tprintf("  %4d  %12s  %12s  %8s\n", a->index, rg_cli_us(s1, sizeof s1, a->median), "-", "-");
+        tprintf("  %4d  %*s  %12s  %8s\n", a->index, rg_cli_w(s1, 12), s1, "-", "-");
         return 0;
     }
     if (!isfinite(a->median) || !isfinite(b->median)) {   /* failed, or a `check` run: nothing to compare */
-        tprintf("  %4d  %12s  %12s  not timed in %s\n", a->index, rg_cli_us(s1, sizeof s1, a->median),
-                rg_cli_us(s2, sizeof s2, b->median), isfinite(a->median) ? "B" : isfinite(b->median) ? "A" : "A or B");
+        tprintf("  %4d  %*s  %*s  not timed in %s\n", a->index, rg_cli_w(s1, 12), s1, rg_cli_w(s2, 12), s2,
+                isfinite(a->median) ? "B" : isfinite(b->median) ? "A" : "A or B");
         return 0;
     }
     rg_shift sh;
@@ -83,8 +85,7 @@ static int print_workload(const rg_mf_workload *a, const rg_mf_workload *b)
         snprintf(p, sizeof p, "-");
         snprintf(v, sizeof v, "UNCLEAR");
     }
-    tprintf("  %4d  %12s  %12s  %-28s  %9s  %-8s  %s\n", a->index, rg_cli_us(s1, sizeof s1, a->median),
-           rg_cli_us(s2, sizeof s2, b->median), ratio, p, v,
+    tprintf("  %4d  %*s  %*s  %-28s  %9s  %-8s  %s\n", a->index, rg_cli_w(s1, 12), s1, rg_cli_w(s2, 12), s2, ratio, p, v,
            b->median < a->median ? "B faster" : b->median > a->median ? "A faster" : "");
     return 1;
 }
@@ -93,7 +94,7 @@ static int print_workload(const rg_mf_workload *a, const rg_mf_workload *b)
 static void print_workloads(const rg_manifest *ma, const rg_manifest *mb)
 {
     char s1[32], s2[32];
-    tprintf("\n  %4s  %12s  %12s  %-28s  %9s  %-8s  %s\n", "#", "A median us", "B median us",
+    tprintf("\n  %4s  %12s  %12s  %-28s  %9s  %-8s  %s\n", "#", "A median", "B median",
            "B / A [95% interval]", "p", "verdict", "");
     int shared = 0;
     double lsa = 0, lsb = 0;
@@ -106,8 +107,9 @@ static void print_workloads(const rg_manifest *ma, const rg_manifest *mb)
     }
     if (shared) {
         double ga = exp(lsa / shared), gb = exp(lsb / shared);
-        tprintf("  %4s  %12s  %12s  %7.3fx  geomean over %d shared workload%s\n", "all", rg_cli_us(s1, sizeof s1, ga),
-               rg_cli_us(s2, sizeof s2, gb), gb / ga, shared, shared == 1 ? "" : "s");
+        rg_cli_time(s1, sizeof s1, ga), rg_cli_time(s2, sizeof s2, gb);
+        tprintf("  %4s  %*s  %*s  %7.3fx  geomean over %d shared workload%s\n", "all", rg_cli_w(s1, 12), s1,
+               rg_cli_w(s2, 12), s2, gb / ga, shared, shared == 1 ? "" : "s");
     } else {
         tprintf("  no workloads in common\n");
     }

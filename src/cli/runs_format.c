@@ -4,13 +4,28 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
-/* "12.345" microseconds from nanoseconds, "-" when unknown. */
-const char *rg_cli_us(char *buf, size_t n, double ns)
+const char *rg_cli_time(char *buf, size_t n, double ns)
 {
-    if (isfinite(ns)) snprintf(buf, n, "%.3f", ns / 1e3);
-    else snprintf(buf, n, "-");
+    if (!isfinite(ns)) {
+        snprintf(buf, n, "-");
+        return buf;
+    }
+    double v = ns / 1e3;
+    const char *unit = "µs";
+    if (fabs(v) >= 999.95) v /= 1e3, unit = "ms";
+    if (fabs(v) >= 999.95) v /= 1e3, unit = "s";
+    double a = fabs(v);
+    int dec = a < 0.99995 ? 4 : a < 9.9995 ? 3 : a < 99.995 ? 2 : a < 999.95 ? 1 : 0;
+    snprintf(buf, n, "%.*f %s", dec, v, unit);
     return buf;
+}
+
+int rg_cli_w(const char *s, int width)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) width += (*p & 0xC0) == 0x80;
+    return width;
 }
 
 const char *rg_cli_fmt4(char *buf, size_t n, double v)
@@ -57,4 +72,19 @@ void rg_cli_print_cols(const char *s, int width)
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) cols += (*p & 0xC0) != 0x80;
     rg_term_fputs(s, stdout);
     for (; cols < width; cols++) putchar(' ');
+}
+
+const char *rg_cli_fit(char *buf, size_t n, const char *s, int width)
+{
+    const unsigned char *t = (const unsigned char *)rg_term(s), *p = t;
+    int cols = 0;
+    for (const unsigned char *q = t; *q; q++) cols += (*q & 0xC0) != 0x80;
+    size_t keep = strlen((const char *)t);
+    if (cols > width) {   /* width - 1 characters, then the ellipsis */
+        for (int c = 0; *p && c < width - 1; c++)
+            for (p++; (*p & 0xC0) == 0x80; p++) {}
+        keep = (size_t)(p - t);
+    }
+    snprintf(buf, n, "%.*s%s", (int)keep, (const char *)t, cols > width ? "…" : "");
+    return buf;
 }

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* runs_list.c -- `ropegrad runs list [--json]`: a line per run, or one JSON array for scripts. */
+/* runs_list.c -- `ropegrad runs list [--json]`: a line per run in 100 columns (and an indented line of
+ * what else it carries), or one JSON array for scripts. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "names.h"
 #include "rank.h"
 #include "runs.h"
 #include "runs_format.h"
@@ -21,9 +24,11 @@ int rg_runs_list(runs_ctx *x)
         free(rows);
         return 0;
     }
-    tprintf("%5s  %-24s  %-24s  %-26s  %14s  ", "id", "observed", "device", "implementation", "primary us");
-    rg_cli_print_cols("SOL · x reference · faster", 46);
-    tprintf("  %-7s  %s\n", "status", "evidence");
+    /* 100 columns: what and where in cells cut with "…", never wrapped; what
+     * else a run carries (replicates, not timed, SUSPECT, UNVERIFIABLE) on
+     * an indented line below, cut the same way. */
+    tprintf("%4s %-7s %-12s  %-28s  %16s  %6s %6s  %s\n", "id", "problem", "device", "implementation", "primary",
+            "SOL", "x ref", "evidence");
     for (size_t i = 0; i < n; i++) {
         rg_manifest m;
         char why[200] = "", untimed[320] = "";
@@ -36,19 +41,36 @@ int rg_runs_list(runs_ctx *x)
             rg_untimed_label(r->status, r->primary_ns, rg_manifest_first_failure(&m), untimed, sizeof untimed);
             rg_manifest_free(&m);
         }
-        char a[32], k[96], h[128], p[64];
+        char a[32], k[128], p[64], prob[256], c[7][400];
+        if (rg_problem_short(r->definition, prob, sizeof prob, NULL, 0)) snprintf(prob, sizeof prob, "-");
+        const char *dev = strncmp(r->device, "NVIDIA ", 7) ? r->device : r->device + 7;
         if (isnan(r->primary_ns)) snprintf(p, sizeof p, "not timed");
-        else snprintf(p, sizeof p, "%s %.10s", rg_cli_us(a, sizeof a, r->primary_ns), r->primary_statistic);
-        rg_cli_headline(h, sizeof h, r->sol_score, r->avg_speedup, r->fast_count, r->fast_total);
-        tprintf("%5lld  %-24.24s  %-24.24s  %-26.26s  %14s  ", (long long)r->id, r->observed_at, r->device,
-               rg_cli_impl_label(k, sizeof k, r), p);
-        rg_cli_print_cols(h, 46);
-        tprintf("  %-7s  %s", r->status, r->evidence);
-        if (r->replicates_of) tprintf(" (replicates #%lld)", (long long)r->replicates_of);
-        if (untimed[0]) tprintf("  %s", untimed);
-        if (suspect) tprintf("  SUSPECT: %s", why);
-        if (sol.state == RG_SOL_UNVERIFIABLE) tprintf("  UNVERIFIABLE: %s", sol.basis);
+        else snprintf(p, sizeof p, "%s %.7s", rg_cli_time(a, sizeof a, r->primary_ns), r->primary_statistic);
+        char sp[32] = "-";
+        if (isfinite(r->avg_speedup)) snprintf(sp, sizeof sp, r->avg_speedup < 99.995 ? "%.2fx" : "%.0fx", r->avg_speedup);
+        tprintf("%4lld ", (long long)r->id);
+        rg_cli_print_cols(rg_cli_fit(c[0], sizeof c[0], prob, 6), 6);
+        tprintf("  ");
+        rg_cli_print_cols(rg_cli_fit(c[2], sizeof c[2], dev, 12), 12);
+        tprintf("  ");
+        rg_cli_print_cols(rg_cli_fit(c[3], sizeof c[3], rg_cli_impl_label(k, sizeof k, r), 28), 28);
+        rg_cli_fit(c[4], sizeof c[4], p, 16);
+        rg_cli_fit(c[5], sizeof c[5], sp, 6);
+        tprintf("  %*s  %6s %*s  ", rg_cli_w(c[4], 16), c[4], rg_cli_fmt4(a, sizeof a, r->sol_score),
+                rg_cli_w(c[5], 6), c[5]);
+        rg_cli_print_cols(rg_cli_fit(c[1], sizeof c[1], r->evidence, 10), 0);
         tprintf("\n");
+        char note[600];
+        size_t w = 0;
+        note[0] = 0;
+        if (strcmp(r->status, "passed") && !untimed[0]) w += (size_t)snprintf(note + w, sizeof note - w, "  %s", r->status);
+        if (r->replicates_of && w < sizeof note)
+            w += (size_t)snprintf(note + w, sizeof note - w, "  (replicates #%lld)", (long long)r->replicates_of);
+        if (untimed[0] && w < sizeof note) w += (size_t)snprintf(note + w, sizeof note - w, "  %s", untimed);
+        if (suspect && w < sizeof note) w += (size_t)snprintf(note + w, sizeof note - w, "  SUSPECT: %s", why);
+        if (sol.state == RG_SOL_UNVERIFIABLE && w < sizeof note)
+            snprintf(note + w, sizeof note - w, "  UNVERIFIABLE: %s", sol.basis);
+        if (note[0]) tprintf("   %s\n", rg_cli_fit(c[6], sizeof c[6], note, 97));
     }
     free(rows);
     return 0;

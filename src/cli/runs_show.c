@@ -44,10 +44,10 @@ static void show_summary(const rg_run_row *r, const rg_manifest *m, const char *
            m->architecture, m->status, r->evidence, imported ? " (measured elsewhere; digests verified)" : "",
            m->observed_at);
     if (untimed[0]) tprintf("  Primary measurement  not timed: %s\n", untimed);
-    else tprintf("  Primary measurement  %.6g ns %s (%.2f µs)\n", m->primary_ns, m->primary_statistic, m->primary_ns / 1e3);
+    else tprintf("  Primary measurement  %s %s\n", rg_cli_time(a, sizeof a, m->primary_ns), m->primary_statistic);
     for (size_t i = 0; i < m->n_latency; i++)
         if (strcmp(m->latency_ns[i].name, m->primary_statistic))
-            tprintf("                       %.6g ns %s\n", m->latency_ns[i].value, m->latency_ns[i].name);
+            tprintf("                       %s %s\n", rg_cli_time(a, sizeof a, m->latency_ns[i].value), m->latency_ns[i].name);
     rg_cli_headline(h, sizeof h, m->sol_score, m->avg_speedup, m->fast_1_count, m->fast_1_total);
     tprintf("  Headline             %s\n", h);
     tprintf("  SOL score            %s      %s\n", rg_cli_fmt4(a, sizeof a, m->sol_score),
@@ -107,8 +107,8 @@ static void show_workloads(const rg_manifest *m)
     else tprintf("\nCorrectness  %s, as marked by the source\n", m->status);
     if (!m->n_workloads) return;
     tprintf("\nWorkload  %zu workloads of %s\n", m->n_workloads, m->benchmark);
-    tprintf("  %4s %-24s  %12s %12s %12s %10s  %10s %10s %6s  %s\n", "#", "axes", "median us", "min us", "max us",
-           "GB/s", "T_SOL us", "T_b us", "SOL", "correct (max abs err)");
+    tprintf("  %4s %-24s  %12s %12s %12s %10s  %12s %12s %6s  %s\n", "#", "axes", "median", "min", "max",
+           "GB/s", "T_SOL", "T_b", "SOL", "correct (max abs err)");
     for (size_t i = 0; i < m->n_workloads; i++) {
         const rg_mf_workload *w = &m->workloads[i];
         char ax[64] = "";
@@ -117,10 +117,11 @@ static void show_workloads(const rg_manifest *m)
             k += (size_t)snprintf(ax + k, sizeof ax - k, "%s%.0f", j ? "x" : "", w->axes[j].value);
         char gb[32] = "-";
         if (isfinite(w->gbps)) snprintf(gb, sizeof gb, "%.1f", w->gbps);
-        tprintf("  %4d %-24s  %12s %12s %12s %10s  %10s %10s %6s  %s (%.3g)\n", w->index, ax,
-               rg_cli_us(a, sizeof a, w->median), rg_cli_us(b, sizeof b, w->min), rg_cli_us(c, sizeof c, w->max), gb,
-               rg_cli_us(d, sizeof d, w->t_sol_ns), rg_cli_us(e, sizeof e, w->t_b_ns), rg_cli_fmt4(f, sizeof f, w->sol_score),
-               w->pass ? "yes" : "NO", w->max_abs_err);
+        rg_cli_time(a, sizeof a, w->median), rg_cli_time(b, sizeof b, w->min), rg_cli_time(c, sizeof c, w->max);
+        rg_cli_time(d, sizeof d, w->t_sol_ns), rg_cli_time(e, sizeof e, w->t_b_ns);
+        tprintf("  %4d %-24s  %*s %*s %*s %10s  %*s %*s %6s  %s (%.3g)\n", w->index, ax, rg_cli_w(a, 12), a,
+               rg_cli_w(b, 12), b, rg_cli_w(c, 12), c, gb, rg_cli_w(d, 12), d, rg_cli_w(e, 12), e,
+               rg_cli_fmt4(f, sizeof f, w->sol_score), w->pass ? "yes" : "NO", w->max_abs_err);
     }
 }
 

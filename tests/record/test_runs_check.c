@@ -185,11 +185,11 @@ static void test_suspect_shown(void **state)
     assert_int_equal(rg("runs import fast.json --db u.db"), 0);
     assert_int_equal(rg("runs import ok.json --db u.db"), 0);
     assert_int_equal(rg("runs list --db u.db"), 0);
-    const char *l1 = strstr(out_text, "\n    1  "), *l2 = strstr(out_text, "\n    2  ");
+    const char *l1 = strstr(out_text, "\n   1 "), *l2 = strstr(out_text, "\n   2 ");
     assert_non_null(l1);
     assert_non_null(l2);
     const char *sus = strstr(out_text, "SUSPECT");
-    assert_true(sus && sus > l1 && sus < l2);   /* on run 1's line only */
+    assert_true(sus && sus > l1 && sus < l2);   /* on run 1's lines only */
     assert_non_null(strstr(out_text, "below its T_SOL"));
     assert_int_equal(rg("runs list --json --db u.db"), 0);
     assert_non_null(strstr(out_text, "\"suspect\":\ttrue"));
