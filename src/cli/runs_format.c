@@ -22,11 +22,15 @@ const char *rg_cli_time(char *buf, size_t n, double ns)
     return buf;
 }
 
-int rg_cli_w(const char *s, int width)
+/* Characters (UTF-8 sequences) in s: the columns it takes on a terminal. */
+static int cols_of(const char *s)
 {
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) width += (*p & 0xC0) == 0x80;
-    return width;
+    int cols = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) cols += (*p & 0xC0) != 0x80;
+    return cols;
 }
+
+int rg_cli_w(const char *s, int width) { return width + (int)strlen(s) - cols_of(s); }
 
 const char *rg_cli_fmt4(char *buf, size_t n, double v)
 {
@@ -68,8 +72,7 @@ void rg_cli_headline(char *buf, size_t n, double sol, double speedup, double fas
  * headline holds "·" and "×"). */
 void rg_cli_print_cols(const char *s, int width)
 {
-    int cols = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) cols += (*p & 0xC0) != 0x80;
+    int cols = cols_of(s);
     rg_term_fputs(s, stdout);
     for (; cols < width; cols++) putchar(' ');
 }
@@ -77,8 +80,7 @@ void rg_cli_print_cols(const char *s, int width)
 const char *rg_cli_fit(char *buf, size_t n, const char *s, int width)
 {
     const unsigned char *t = (const unsigned char *)rg_term(s), *p = t;
-    int cols = 0;
-    for (const unsigned char *q = t; *q; q++) cols += (*q & 0xC0) != 0x80;
+    int cols = cols_of((const char *)t);
     size_t keep = strlen((const char *)t);
     if (cols > width) {   /* width - 1 characters, then the ellipsis */
         for (int c = 0; *p && c < width - 1; c++)

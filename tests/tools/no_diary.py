@@ -21,11 +21,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True  # run from CTest: leave the source tree as it is
 from findings import finish, repo_arg  # noqa: E402
 
+# Each pattern is written so that it does not match its own line.
 PATTERNS = [
-    (re.compile(r"\bsessions?\b", re.I), "a working session"),
-    (re.compile(r"\bdevice tool\b", re.I), "the tool that drove the GPU machine"),
-    (re.compile(r"\brun\(command="), "a call of the tool that drove the GPU machine"),
-    (re.compile(r"\bcarry=\s*\["), "what a call of that tool carried"),
+    (re.compile(r"\bsessions?\b", re.I), "a diary's unit of work"),
+    (re.compile(r"\bdevice\s+tool\b", re.I), "an outside driver of the work"),
+    (re.compile(r"\brun\(command="), "an outside driver's call"),
+    (re.compile(r"\bcarry=\s*\["), "an outside driver's call"),
     (re.compile(r"\blent\b", re.I), "how a machine was obtained"),
     (re.compile(r"\bleas(e|es|ed|ing)\b", re.I), "how a machine was obtained"),
 ]
