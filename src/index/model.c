@@ -328,6 +328,7 @@ int rg_model_run_from_manifest(const rg_manifest *m, const rg_run_row *row, rg_r
         if (rg_run_interval(m, RG_STATS_CONF, &v->iv, e2, sizeof e2)) v->iv.est = v->iv.lo = v->iv.hi = NAN;
         v->suspect = rg_manifest_suspect(m, v->suspect_why, sizeof v->suspect_why);
         v->confirmed = v->suspect && row && !strcmp(row->evidence, RG_EVIDENCE_REPLICATED);
+        v->rank_class = rg_manifest_rank_class(m, row ? row->evidence : NULL, v->rank_reason, sizeof v->rank_reason);
         rg_revision_label(m, v->revision, sizeof v->revision);
     }
     double *t_sol = m && m->n_workloads ? calloc(m->n_workloads, sizeof *t_sol) : NULL;
@@ -404,7 +405,7 @@ static int interval_rank_run(rg_registry *g, const rg_run_row *row, rg_run_view 
 {
     if (v->group_size > RG_INTERVAL_RANK_MAX) {
         /* Ranked by the figure alone: a run that may not be #1 (rank.h) gets no figure rank. */
-        if ((v->suspect && !v->confirmed) || v->sol_check.state == RG_SOL_UNVERIFIABLE) v->rank = 0;
+        if (v->rank_class != RG_CLASS_MEASURED || v->sol_check.state == RG_SOL_UNVERIFIABLE) v->rank = 0;
         return 0;
     }
     rg_ranked me;
@@ -536,6 +537,8 @@ int rg_model_problem(rg_registry *g, const char *definition, rg_problem_view *v,
                 e->tied = r[k].tied;
                 e->suspect = r[k].suspect;
                 e->iv = r[k].iv;
+                e->rank_class = r[k].rank_class;
+                copy(e->rank_reason, sizeof e->rank_reason, r[k].rank_reason);
                 copy(e->verification, sizeof e->verification, rg_sol_state_name(r[k].sol.state));
             }
             gv->interval_ranked = 1;
@@ -548,6 +551,8 @@ int rg_model_problem(rg_registry *g, const char *definition, rg_problem_view *v,
             rg_rank_entry *e = &gv->e[gv->n++];
             fill_entry(&rows[k], e);
             e->rank = !strcmp(rows[k].status, "passed") && isfinite(rows[k].primary_ns) ? ++rank : 0;
+            e->rank_class = e->rank ? RG_CLASS_MEASURED : RG_CLASS_FAILED;
+            snprintf(e->rank_reason, sizeof e->rank_reason, "%s", e->rank ? RG_CLASS_NOT_READ : "failed, or not timed");
         }
     }
     free(pr);
@@ -589,11 +594,36 @@ static int index_best(rg_registry *g, rg_index_view *v, char *err, size_t errlen
         b->n_workloads = -1;
         if (v->rows[i].best_id <= 0) continue;
         rg_run_row r;
-        if (rg_registry_get(g, v->rows[i].best_id, &r, NULL, err, errlen)) return 2;
+        rg_manifest m;
+        if (rg_registry_get_display(g, v->rows[i].best_id, &r, &m, err, errlen)) return 2;
+        b->rank_class = rg_manifest_rank_class(&m, r.evidence, NULL, 0);
+        snprintf(b->harness, sizeof b->harness, "%.40s%s%.40s", m.harness_name, *m.harness_version ? " " : "",
+                 m.harness_version);
+        rg_manifest_free(&m);
         b->primary_ns = positive_or_nan(r.primary_ns);
         b->n_workloads = r.n_workloads;
         copy(b->primary_stat, sizeof b->primary_stat, stat_label(r.primary_statistic));
     }
+    return 0;
+}
+
+/* The trust class of run id (rank.h), from its manifest; damaged when the
+ * manifest cannot be read. 0, or 2 when the registry cannot be read. */
+static int run_class(rg_registry *g, int64_t id, rg_rank_class *c, char *reason, size_t n, char *err, size_t errlen)
+{
+    rg_run_row row;
+    rg_manifest m;
+    char why[200];
+    if (!rg_registry_get_display(g, id, &row, &m, why, sizeof why)) {
+        *c = rg_manifest_rank_class(&m, row.evidence, reason, n);
+        rg_manifest_free(&m);
+        return 0;
+    }
+    if (rg_registry_get(g, id, &row, NULL, err, errlen)) return 2;
+    *c = RG_CLASS_DAMAGED;
+    snprintf(reason, n, "damaged: the stored manifest cannot be read (%s)", why);
+    for (char *p = reason; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
     return 0;
 }
 
@@ -607,6 +637,10 @@ static int index_latest(rg_registry *g, rg_index_view *v, char *err, size_t errl
     for (size_t i = 0; i < keep; i++) v->latest[i] = rows[n - 1 - i];
     v->n_latest = keep;
     free(rows);
+    for (size_t i = 0; i < keep; i++)
+        if (run_class(g, v->latest[i].id, &v->latest_class[i], v->latest_reason[i], sizeof v->latest_reason[i], err,
+                      errlen))
+            return 2;
     return 0;
 }
 
@@ -821,6 +855,10 @@ int rg_model_search(rg_registry *g, const char *q, rg_search_view *v, char *err,
         copy(h->definition, sizeof h->definition, rows[k].definition);
         copy(h->device, sizeof h->device, rows[k].device);
         copy(h->status, sizeof h->status, rows[k].status);
+        if (run_class(g, h->id, &h->rank_class, h->rank_reason, sizeof h->rank_reason, err, errlen)) {
+            free(rows);
+            return 2;
+        }
     }
     free(rows);
     return 0;

@@ -56,6 +56,10 @@ typedef struct rg_run_view {
     rg_interval iv;                 /* the primary statistic's 95% interval */
     int suspect, confirmed;
     char suspect_why[200], revision[48];
+    /* the trust class (rank.h rg_manifest_rank_class) and its one-line reason:
+     * only "measured" and "reported" runs are ranked (apart), never the others */
+    rg_rank_class rank_class;
+    char rank_reason[RG_RANK_REASON_LEN];
     rg_sol_check sol_check;         /* the index's own T_SOL check (sol_check.h) */
     char key_origin[64];            /* how the comparison key was found: "derived by rule", ... */
     /* SOL score, mean speedup over the reference, cases faster of total */
@@ -91,6 +95,12 @@ typedef struct rg_rank_entry {
     double primary_ns, sol, x_ref, fast_count, fast_total;
     char evidence[16], observed_at[40], status[16], kernel[96];
     int tied, suspect;              /* interval ranks (rank.h) */
+    /* the trust class (rank.h) and its one-line reason; rank is measured
+     * runs' interval rank or reported runs' figure rank (each from 1), 0
+     * for every other class. Groups above RG_INTERVAL_RANK_MAX: "measured"
+     * with a reason saying the manifests were not read */
+    rg_rank_class rank_class;
+    char rank_reason[RG_RANK_REASON_LEN];
     char verification[16];          /* rg_sol_state_name, "" when not read (groups above RG_INTERVAL_RANK_MAX) */
     rg_interval iv;
     double x_ref_run;               /* the group's reference run's primary over this one's (model_field.c); NAN none */
@@ -144,6 +154,8 @@ typedef struct rg_index_best {
     double primary_ns;              /* NAN when the group has no #1 */
     char primary_stat[96];
     int n_workloads;                /* of #1; tells two groups of one device apart; -1 unknown */
+    rg_rank_class rank_class;       /* #1's trust class: measured, or reported in a group without measured runs */
+    char harness[96];               /* #1's harness "name version" (what makes the group comparable), "" unknown */
 } rg_index_best;
 
 /* Runs listed under "Latest runs" on the front page. */
@@ -156,6 +168,8 @@ typedef struct rg_index_view {
     /* the newest runs, newest first; listed 0 when the registry holds more
      * than RG_INTERVAL_RANK_MAX runs (not read here) */
     rg_run_row latest[RG_LATEST_RUNS];
+    rg_rank_class latest_class[RG_LATEST_RUNS];          /* each one's trust class (rank.h) */
+    char latest_reason[RG_LATEST_RUNS][RG_RANK_REASON_LEN];
     size_t n_latest;
     int latest_listed;
     /* the regressions of the latest revision of each line (rank.h); checked 0
@@ -196,6 +210,10 @@ typedef struct rg_compare_view {
 /* Interval ranks and alerts read every manifest of a group (or registry):
  * above this many runs the pages rank by the primary figure alone and say so. */
 #define RG_INTERVAL_RANK_MAX 500
+/* The reason of a run of such a group: its class was not read. */
+#define RG_CLASS_NOT_READ                                                                                      \
+    "not checked: the group holds more than 500 runs, so its manifests are not read; ranked by the primary "   \
+    "figure alone"
 
 /* One implementation line's history, oldest first (rg_registry_line). */
 typedef struct rg_history_view {
@@ -215,6 +233,8 @@ typedef struct rg_search_hit {
     int64_t id;
     char definition[256], device[256], kernel[96], status[16];
     double primary_ns;
+    rg_rank_class rank_class;       /* its trust class (rank.h) */
+    char rank_reason[RG_RANK_REASON_LEN];
 } rg_search_hit;
 typedef struct rg_search_view {
     char q[RG_SEARCH_QUERY_MAX + 1];

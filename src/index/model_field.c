@@ -58,6 +58,7 @@ static int load_series(rg_registry *g, const rg_rank_entry *e, rg_field_series *
     s->id = e->id;
     snprintf(s->kernel, sizeof s->kernel, "%s", e->kernel);
     int rc = rg_registry_get_display(g, e->id, &row, &m, err, errlen);
+    if (rc == 2 && !rg_registry_get(g, e->id, &row, NULL, err, errlen)) return 0;   /* damaged (rank.h): no series */
     if (rc) return rc == 1 ? 0 : 2;   /* gone since the group was read: no series */
     size_t n = m.n_workloads;
     s->index = calloc(n ? n : 1, sizeof *s->index);

@@ -85,6 +85,15 @@ void rg_problem_slug(rg_buf *b, const char *def)
 /* A usable figure: finite, positive and not denormal. */
 static int figure(double v) { return isfinite(v) && v >= DBL_MIN; }
 
+/* A run's trust class (rank.h) as a badge, its reason on hover; nothing for a measured run. */
+static void class_badge(rg_buf *b, rg_rank_class c, const char *reason)
+{
+    if (c == RG_CLASS_MEASURED) return;
+    rg_buf_printf(b, " <span class=\"badge %s\" title=\"", rg_rank_class_name(c));
+    rg_html_esc(b, reason);
+    rg_buf_printf(b, "\">%s</span>", rg_rank_class_name(c));
+}
+
 /* ---- page pieces ------------------------------------------------------------------------------ */
 
 static const char css[] =
@@ -457,6 +466,9 @@ static void primary_section(rg_buf *b, const rg_render_ctx *ctx, const rg_run_vi
         put_esc(b, "<p class=\"flag unverifiable\" id=\"unverifiable\"><span class=\"badge unverifiable\">"
                     "unverifiable</span> ", v->sol_check.basis,
                 ". It ranks after the verified runs and is never #1 while one exists.</p>\n");
+    put_esc(b, "<p id=\"rank-class\">Trust: <span class=\"badge ", rg_rank_class_name(v->rank_class), "\">");
+    put_esc(b, "", rg_rank_class_name(v->rank_class), "</span> ");
+    put_esc(b, "", v->rank_reason, "</p>\n");
     rg_buf_puts(b, "<p id=\"rank\">");
     if (v->rank > 0)
         rg_buf_printf(b, "Rank %s%d of %d in its comparison group%s", v->tied ? "=" : "", v->rank, v->group_size,
@@ -464,6 +476,8 @@ static void primary_section(rg_buf *b, const rg_render_ctx *ctx, const rg_run_vi
     else if (v->id > 0 && *v->not_timed)
         rg_buf_puts(b, !strcmp(v->status, "passed") ? "Not ranked: correctness only (nothing was timed)"
                                                      : "Not ranked (it did not pass correctness, and nothing was timed)");
+    else if (v->id > 0 && !rg_rank_class_ranked(v->rank_class))
+        put_esc(b, "Not ranked: ", rg_rank_class_name(v->rank_class), " (see above)");
     else if (v->id > 0 && !strcmp(v->status, "passed"))
         rg_buf_puts(b, "Not ranked by the primary figure (suspect or unverifiable, see above)");
     else if (v->id > 0) rg_buf_puts(b, "Not ranked (it did not pass correctness)");
@@ -704,7 +718,9 @@ static void problem_row(rg_buf *b, const rg_render_ctx *ctx, const rg_rank_entry
 {
     char d[16];
     if (e->rank > 0) rg_buf_printf(b, "<tr><td class=\"rank\">%s%d</td><td>", e->tied ? "=" : "", e->rank);
-    else rg_buf_puts(b, strcmp(e->status, "passed") ? "<tr><td>failed</td><td>" : "<tr><td>correctness only</td><td>");
+    else if (e->rank_class == RG_CLASS_FAILED)
+        rg_buf_puts(b, strcmp(e->status, "passed") ? "<tr><td>failed</td><td>" : "<tr><td>correctness only</td><td>");
+    else rg_buf_printf(b, "<tr><td>%s</td><td>", rg_rank_class_name(e->rank_class));
     if (ctx->single_page) rg_buf_printf(b, "#%lld", (long long)e->id);
     else {
         rg_buf_puts(b, "<a class=\"rank-link nowrap\" ");
@@ -713,7 +729,8 @@ static void problem_row(rg_buf *b, const rg_render_ctx *ctx, const rg_rank_entry
     }
     rg_buf_puts(b, "</td><td>");
     rg_html_esc(b, e->kernel);
-    if (e->suspect) rg_buf_puts(b, " <span class=\"badge suspect\">suspect</span>");
+    class_badge(b, e->rank_class, e->rank_reason);
+    if (e->suspect && e->rank_class != RG_CLASS_SUSPECT) rg_buf_puts(b, " <span class=\"badge suspect\">suspect</span>");
     if (!strcmp(e->verification, "unverifiable")) rg_buf_puts(b, " <span class=\"badge unverifiable\">unverifiable</span>");
     rg_buf_puts(b, "</td>");
     cell_si(b, e->primary_ns, 1e-9, "s");
@@ -855,7 +872,9 @@ static void index_latest(rg_buf *b, const rg_render_ctx *ctx, const rg_index_vie
         rg_html_esc(b, r->device);
         rg_buf_puts(b, "</td>");
         cell_si(b, r->primary_ns > 0 ? r->primary_ns : NAN, 1e-9, "s");
-        put_esc(b, "<td>", r->status, "</td><td>");
+        put_esc(b, "<td>", r->status, "");
+        class_badge(b, v->latest_class[i], v->latest_reason[i]);
+        rg_buf_puts(b, "</td><td>");
         rg_html_esc(b, date_part(r->observed_at, d));
         rg_buf_puts(b, "</td></tr>\n");
     }
@@ -954,6 +973,8 @@ char *rg_render_history(const rg_render_ctx *ctx, const rg_history_view *v, char
         rg_buf_puts(&b, "</td><td>");
         if (strcmp(e->row.status, "passed")) rg_buf_puts(&b, "failed ");
         if (e->suspect) put_esc(&b, "<span class=\"badge suspect\">suspect</span> ", e->suspect_why, "");
+        if (e->rank_class != RG_CLASS_SUSPECT && e->rank_class != RG_CLASS_FAILED)
+            class_badge(&b, e->rank_class, e->rank_reason);
         rg_buf_puts(&b, "</td></tr>\n");
     }
     rg_buf_puts(&b, "</table>\n");
@@ -1017,8 +1038,10 @@ char *rg_render_compare(const rg_render_ctx *ctx, const rg_compare_view *v, char
     crumbs(&b, ctx, v->b.definition, here);
     rg_buf_puts(&b, "<h1>Run ");
     run_link(&b, ctx, v->b.id, "#");
+    class_badge(&b, v->b.rank_class, v->b.rank_reason);
     rg_buf_puts(&b, " against run ");
     run_link(&b, ctx, v->a.id, "#");
+    class_badge(&b, v->a.rank_class, v->a.rank_reason);
     rg_buf_puts(&b, "</h1>\n");
     if (!v->comparable)
         rg_buf_puts(&b, "<p class=\"flag\">Different comparison keys: these runs were not measured under one "
@@ -1090,7 +1113,9 @@ char *rg_render_search(const rg_render_ctx *ctx, const rg_search_view *v, char *
         rg_html_esc(&b, title);
         put_esc(&b, "</td><td>", h->device, "</td>");
         cell_si(&b, h->primary_ns, 1e-9, "s");
-        put_esc(&b, "<td>", h->status, "</td></tr>\n");
+        put_esc(&b, "<td>", h->status, "");
+        class_badge(&b, h->rank_class, h->rank_reason);
+        rg_buf_puts(&b, "</td></tr>\n");
     }
     if (v->n) rg_buf_puts(&b, "</table>\n");
     if (v->more) rg_buf_printf(&b, "<p class=\"muted\">The newest %d matches are shown.</p>\n", RG_SEARCH_MAX);
@@ -1156,6 +1181,8 @@ char *rg_api_problem(const rg_problem_view *v, char *err, size_t errlen)
             cJSON_AddStringToObject(x, "evidence", e->evidence);
             cJSON_AddStringToObject(x, "observedAt", e->observed_at);
             cJSON_AddBoolToObject(x, "suspect", e->suspect);
+            cJSON_AddStringToObject(x, "rank_class", rg_rank_class_name(e->rank_class));
+            cJSON_AddStringToObject(x, "rank_reason", e->rank_reason);
             if (e->verification[0]) cJSON_AddStringToObject(x, "verification", e->verification);
             else cJSON_AddNullToObject(x, "verification");
             cJSON_AddItemToArray(ra, x);
@@ -1209,6 +1236,8 @@ char *rg_api_run(const rg_run_view *v, char *err, size_t errlen)
     cJSON_AddStringToObject(o, "rankMethod", v->interval_ranked ? RG_RANK_METHOD : "primary figure alone");
     cJSON_AddBoolToObject(o, "suspect", v->suspect);
     if (v->suspect) cJSON_AddStringToObject(o, "suspectReason", v->suspect_why);
+    cJSON_AddStringToObject(o, "rank_class", rg_rank_class_name(v->rank_class));
+    cJSON_AddStringToObject(o, "rank_reason", v->rank_reason);
     cJSON_AddStringToObject(o, "verification", rg_sol_state_name(v->sol_check.state));
     cJSON_AddStringToObject(o, "verificationBasis", v->sol_check.basis);
     cJSON_AddStringToObject(o, "comparisonKeyOrigin", v->key_origin);

@@ -80,8 +80,8 @@ static void test_bench_record_verify(void **state)
  * rest of the commands work on them. */
 static void test_rank_compare_note(void **state)
 {
-    write_manifest("slow.json", fx_manifest("NVIDIA H200", 1, 2.0, 11));
-    write_manifest("fast.json", fx_manifest("NVIDIA H200", 2, 1.0, 12));
+    write_manifest("slow.json", fx_manifest_whole("NVIDIA H200", 1, 2.0, 11));
+    write_manifest("fast.json", fx_manifest_whole("NVIDIA H200", 2, 1.0, 12));
     assert_int_equal(rg("runs import slow.json --db v.db"), 0);
     assert_non_null(strstr(out_text, "imported as run #1"));
     assert_int_equal(rg("runs import fast.json --db v.db"), 0);
