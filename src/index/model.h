@@ -62,8 +62,12 @@ typedef struct rg_run_view {
     char rank_reason[RG_RANK_REASON_LEN];
     rg_sol_check sol_check;         /* the index's own T_SOL check (sol_check.h) */
     char key_origin[64];            /* how the comparison key was found: "derived by rule", ... */
-    /* SOL score, mean speedup over the reference, cases faster of total */
+    /* SOL score, mean speedup over the reference, cases faster of total:
+     * rg_model_ref_figures' (the one definition) when the run is in a
+     * registry group of up to RG_INTERVAL_RANK_MAX runs, else the record's
+     * own; where one is NAN, why in x_ref_why, sol_why, fast_why */
     double sol, x_ref, fast_count, fast_total;
+    char x_ref_why[256], sol_why[256], fast_why[256], x_ref_source[96];
     int passed, total;              /* correctness; -1 unknown */
     char correctness[512];
     char source[256];               /* where the record comes from */
@@ -103,7 +107,11 @@ typedef struct rg_rank_entry {
     char rank_reason[RG_RANK_REASON_LEN];
     char verification[16];          /* rg_sol_state_name, "" when not read (groups above RG_INTERVAL_RANK_MAX) */
     rg_interval iv;
-    double x_ref_run;               /* the group's reference run's primary over this one's (model_field.c); NAN none */
+    double x_ref_run;               /* the same figure as x_ref (model_figures.c: one definition), NAN none */
+    /* sol, x_ref and fast_count/fast_total are rg_model_ref_figures' (groups
+     * up to RG_INTERVAL_RANK_MAX runs; above: the record's own); where one is
+     * NAN, why it is empty ("" when filled or not computed) */
+    char x_ref_why[256], sol_why[256], fast_why[256];
 } rg_rank_entry;
 
 /* One implementation's per-workload medians, for a problem page's chart of
@@ -203,6 +211,20 @@ typedef struct rg_compare_view {
     int n_shared, n_slow, n_fast;
     double geo_a, geo_b;
 } rg_compare_view;
+
+/* SOL score, x reference and cases faster, one definition on every page
+ * (model_figures.c): x reference is the mean over the workloads of the
+ * reference's time over the run's (SOL-ExecBench's avg_speedup), the
+ * reference timed on the run's GPU (the group's reference run, else the
+ * record's own reference times when they are of its GPU); NAN with the
+ * reason in *_why where the index cannot compute one. */
+typedef struct rg_ref_figures {
+    double x_ref, sol, fast_count, fast_total;
+    char x_ref_why[256], sol_why[256], fast_why[256];
+    char source[96];                /* where the reference times come from, "" when none */
+} rg_ref_figures;
+/* m: the run; ref (NULL: none) the group's reference run, ref_id its id. */
+void rg_model_ref_figures(const rg_manifest *m, const rg_manifest *ref, int64_t ref_id, rg_ref_figures *out);
 
 /* Said once where a CPU run's or group's SOL columns would be empty. */
 #define RG_NO_SOL_ON_CPU "no speed-of-light figure on CPU runs"

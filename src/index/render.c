@@ -1130,6 +1130,13 @@ static void add_num(cJSON *o, const char *k, double v)
     else cJSON_AddNullToObject(o, k);
 }
 
+/* Why a figure is empty: the reason while v is NAN, else null. */
+static void add_why(cJSON *o, const char *k, double v, const char *why)
+{
+    if (!isfinite(v) && why && *why) cJSON_AddStringToObject(o, k, why);
+    else cJSON_AddNullToObject(o, k);
+}
+
 static char *finish_json(cJSON *o, char *err, size_t errlen)
 {
     char *s = o ? cJSON_PrintUnformatted(o) : NULL;
@@ -1177,6 +1184,9 @@ char *rg_api_problem(const rg_problem_view *v, char *err, size_t errlen)
             add_num(x, "xReference", e->x_ref);
             add_num(x, "casesFaster", e->fast_count);
             add_num(x, "cases", e->fast_total);
+            add_why(x, "solWhy", e->sol, e->sol_why);
+            add_why(x, "xReferenceWhy", e->x_ref, e->x_ref_why);
+            add_why(x, "casesFasterWhy", e->fast_total, e->fast_why);
             cJSON_AddStringToObject(x, "status", e->status);
             cJSON_AddStringToObject(x, "evidence", e->evidence);
             cJSON_AddStringToObject(x, "observedAt", e->observed_at);
@@ -1255,6 +1265,11 @@ char *rg_api_run(const rg_run_view *v, char *err, size_t errlen)
     add_num(o, "xReference", v->x_ref);
     add_num(o, "casesFaster", v->fast_count);
     add_num(o, "cases", v->fast_total);
+    add_why(o, "solWhy", v->sol, v->sol_why);
+    add_why(o, "xReferenceWhy", v->x_ref, v->x_ref_why);
+    add_why(o, "casesFasterWhy", v->fast_total, v->fast_why);
+    if (*v->x_ref_source) cJSON_AddStringToObject(o, "xReferenceSource", v->x_ref_source);
+    else cJSON_AddNullToObject(o, "xReferenceSource");
     cJSON *nt = cJSON_AddArrayToObject(o, "notes");
     for (size_t i = 0; nt && i < v->n_notes; i++) {
         cJSON *x = cJSON_CreateObject();

@@ -8,13 +8,15 @@
  *   - a traces file of one workload of a 16-workload suite: partial, never
  *     ranked, its group has no #1 and no headline;
  *   - a run recorded on a busy machine: busy, marked, not ranked;
- *   - a run without samples: reported, ranked apart from the measured runs. */
+ *   - a run without samples: reported, ranked apart from the measured runs;
+ *   - one x reference per run on every page and in the API, and why when empty. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -392,12 +394,94 @@ static void test_reported_ranked_apart(void **state)
     rg_registry_close(g);
 }
 
+/* A fixture run on an H200 named kernel_name, scale x the fixture's times,
+ * workload 1 slow x more. */
+static cJSON *named_run(const char *kernel_name, double scale, double slow, int stamp)
+{
+    rg_suite s;
+    rg_run_result r;
+    char err[RG_ERRLEN];
+    fx_suite(&s);
+    fx_run(&r, &s, "NVIDIA H200", 0, scale, stamp);
+    snprintf(r.kernel_name, sizeof r.kernel_name, "%s", kernel_name);
+    double t[FX_N];
+    for (int i = 0; i < FX_N; i++) t[i] = r.workloads[i].time_ns.median * (i == 1 ? slow : 1.0);
+    set_times(&r, t);
+    cJSON *doc = rg_manifest_build(&r, &s, NULL, err, sizeof err);
+    if (!doc) fail_msg("build: %s", err);
+    fx_run_free(&r);
+    fx_suite_free(&s);
+    return doc;
+}
+
+/* Issue 41 item 2: one x reference per run, the same on the problem page,
+ * the run page and in the API: the mean over the workloads of the group's
+ * reference run's median over the run's (not the ratio of the primary
+ * figures, not the record's own speedup against the suite's B200 figures);
+ * an empty cell says why. */
+static void test_one_x_reference(void **state)
+{
+    fx_register_suites();
+    char err[RG_ERRLEN];
+    rg_registry *g = fresh("trust_xref.db");
+    cJSON *run_doc = named_run("variant-0", 1.0, 3.0, 1);
+    rg_manifest m;
+    assert_int_equal(rg_manifest_read(run_doc, &m, err, sizeof err), 0);
+    double own = m.avg_speedup, med[FX_N], want = 0, geo_run = m.primary_ns;
+    for (int i = 0; i < FX_N; i++) med[i] = m.workloads[i].median;
+    rg_manifest_free(&m);
+    int64_t run = store(g, run_doc, RG_EVIDENCE_MEASURED);
+    cJSON *ref_doc = named_run(RG_REFERENCE_RUN_NAME " torch 2.5.1", 2.0, 1.0, 2);
+    assert_int_equal(rg_manifest_read(ref_doc, &m, err, sizeof err), 0);
+    for (int i = 0; i < FX_N; i++) want += m.workloads[i].median / med[i] / FX_N;
+    double ratio_of_primaries = m.primary_ns / geo_run;
+    rg_manifest_free(&m);
+    int64_t ref = store(g, ref_doc, RG_EVIDENCE_MEASURED);
+    assert_true(fabs(want - ratio_of_primaries) > 0.1);   /* the two definitions disagree here */
+    assert_true(!isfinite(own) || fabs(want - own) > 0.1);
+    rg_problem_view pv;
+    assert_int_equal(rg_model_problem(g, DEF, &pv, err, sizeof err), 0);
+    const rg_rank_entry *e = NULL;
+    for (size_t i = 0; i < pv.groups[0].n; i++)
+        if (pv.groups[0].e[i].id == run) e = &pv.groups[0].e[i];
+    assert_non_null(e);
+    assert_true(fabs(e->x_ref - want) < 1e-9);
+    assert_true(fabs(e->x_ref_run - want) < 1e-9);
+    assert_true(e->fast_total == FX_N && e->fast_count == 2);   /* workload 1 is slower than the reference */
+    assert_true(isfinite(e->sol));
+    rg_model_problem_free(&pv);
+    rg_run_view v;
+    assert_int_equal(rg_model_run(g, run, &v, err, sizeof err), 0);
+    assert_true(fabs(v.x_ref - want) < 1e-9);
+    char *json = rg_api_run(&v, err, sizeof err);
+    assert_non_null(strstr(json, "\"xReferenceWhy\":null"));
+    char src[64];
+    snprintf(src, sizeof src, "reference run #%lld", (long long)ref);
+    assert_non_null(strstr(json, src));
+    free(json);
+    rg_model_run_free(&v);
+    rg_registry_close(g);
+    /* No reference run in the group and the record's reference times are the
+     * suite's B200 figures: no figure, and why. */
+    g = fresh("trust_noref.db");
+    run = store(g, named_run("variant-0", 1.0, 1.0, 3), RG_EVIDENCE_MEASURED);
+    assert_int_equal(rg_model_problem(g, DEF, &pv, err, sizeof err), 0);
+    json = rg_api_problem(&pv, err, sizeof err);
+    assert_non_null(strstr(json, "\"xReference\":null"));
+    assert_non_null(strstr(json, "\"xReferenceWhy\":\"no reference timed on this GPU"));
+    assert_non_null(strstr(json, "\"casesFasterWhy\":\"no reference timed on this GPU"));
+    free(json);
+    rg_model_problem_free(&pv);
+    rg_registry_close(g);
+}
+
 int main(void)
 {
     fx_register_suites();   /* the bundled suites (014 cut to the fixture's workloads), as the CLI registers them */
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_manifest_near_sol),
                                        cmocka_unit_test(test_traces_near_sol_and_partial),
                                        cmocka_unit_test(test_cpu_ceiling), cmocka_unit_test(test_busy_not_ranked),
-                                       cmocka_unit_test(test_reported_ranked_apart)};
+                                       cmocka_unit_test(test_reported_ranked_apart),
+                                       cmocka_unit_test(test_one_x_reference)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
