@@ -329,6 +329,8 @@ int rg_model_run_from_manifest(const rg_manifest *m, const rg_run_row *row, rg_r
         v->suspect = rg_manifest_suspect(m, v->suspect_why, sizeof v->suspect_why);
         v->confirmed = v->suspect && row && !strcmp(row->evidence, RG_EVIDENCE_REPLICATED);
         v->rank_class = rg_manifest_rank_class(m, row ? row->evidence : NULL, v->rank_reason, sizeof v->rank_reason);
+        snprintf(v->harness, sizeof v->harness, "%.60s%s%.30s", m->harness_name, *m->harness_version ? " " : "",
+                 m->harness_version);
         rg_revision_label(m, v->revision, sizeof v->revision);
     }
     double *t_sol = m && m->n_workloads ? calloc(m->n_workloads, sizeof *t_sol) : NULL;
@@ -414,6 +416,7 @@ static int interval_rank_run(rg_registry *g, const rg_run_row *row, rg_run_view 
     v->interval_ranked = 1;
     v->rank = me.rank;
     v->tied = me.tied;
+    v->superseded = me.superseded;
     v->group_size = ranked;
     return 0;
 }
@@ -625,6 +628,10 @@ int rg_model_problem(rg_registry *g, const char *definition, rg_problem_view *v,
                 e->iv = r[k].iv;
                 e->rank_class = r[k].rank_class;
                 copy(e->rank_reason, sizeof e->rank_reason, r[k].rank_reason);
+                copy(e->harness, sizeof e->harness, r[k].harness);
+                e->superseded = r[k].superseded;
+                gv->n_superseded += (size_t)e->superseded;
+                if (!gv->harness[0] && !e->superseded) copy(gv->harness, sizeof gv->harness, e->harness);
                 copy(e->verification, sizeof e->verification, rg_sol_state_name(r[k].sol.state));
             }
             gv->interval_ranked = 1;

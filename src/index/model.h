@@ -60,6 +60,8 @@ typedef struct rg_run_view {
      * only "measured" and "reported" runs are ranked (apart), never the others */
     rg_rank_class rank_class;
     char rank_reason[RG_RANK_REASON_LEN];
+    char harness[96];               /* its protocol's harness "name version" */
+    int superseded;                 /* older than its group's newest harness version: not ranked (rank.h) */
     rg_sol_check sol_check;         /* the index's own T_SOL check (sol_check.h) */
     char key_origin[64];            /* how the comparison key was found: "derived by rule", ... */
     /* SOL score, mean speedup over the reference, cases faster of total:
@@ -105,6 +107,8 @@ typedef struct rg_rank_entry {
      * with a reason saying the manifests were not read */
     rg_rank_class rank_class;
     char rank_reason[RG_RANK_REASON_LEN];
+    char harness[96];               /* its protocol's harness "name version" */
+    int superseded;                 /* an older harness version than the group's current: listed after, unranked */
     char verification[16];          /* rg_sol_state_name, "" when not read (groups above RG_INTERVAL_RANK_MAX) */
     rg_interval iv;
     double x_ref_run;               /* the same figure as x_ref (model_figures.c: one definition), NAN none */
@@ -130,6 +134,8 @@ typedef struct rg_group_view {
     int64_t runs;                   /* runs in the group (entries may show fewer) */
     int n_workloads;                /* of its runs (one comparison key: one workload set); -1 unknown */
     int interval_ranked;            /* 1: ranks by rg_registry_rank_group; 0: by the primary figure alone */
+    char harness[96];               /* the current protocol's harness "name version" ("" unknown) */
+    size_t n_superseded;            /* entries of older harness versions (listed last, superseded) */
     rg_rank_entry *e;
     size_t n;
     /* The field (model_field.c): the group's reference run -- the passed run

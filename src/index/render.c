@@ -476,6 +476,8 @@ static void primary_section(rg_buf *b, const rg_render_ctx *ctx, const rg_run_vi
     else if (v->id > 0 && *v->not_timed)
         rg_buf_puts(b, !strcmp(v->status, "passed") ? "Not ranked: correctness only (nothing was timed)"
                                                      : "Not ranked (it did not pass correctness, and nothing was timed)");
+    else if (v->id > 0 && v->superseded)
+        put_esc(b, "Not ranked: superseded (", v->harness, " is an older protocol than its group's newest runs)");
     else if (v->id > 0 && !rg_rank_class_ranked(v->rank_class))
         put_esc(b, "Not ranked: ", rg_rank_class_name(v->rank_class), " (see above)");
     else if (v->id > 0 && !strcmp(v->status, "passed"))
@@ -720,6 +722,7 @@ static void problem_row(rg_buf *b, const rg_render_ctx *ctx, const rg_rank_entry
     if (e->rank > 0) rg_buf_printf(b, "<tr><td class=\"rank\">%s%d</td><td>", e->tied ? "=" : "", e->rank);
     else if (e->rank_class == RG_CLASS_FAILED)
         rg_buf_puts(b, strcmp(e->status, "passed") ? "<tr><td>failed</td><td>" : "<tr><td>correctness only</td><td>");
+    else if (e->superseded) rg_buf_puts(b, "<tr><td>superseded</td><td>");
     else rg_buf_printf(b, "<tr><td>%s</td><td>", rg_rank_class_name(e->rank_class));
     if (ctx->single_page) rg_buf_printf(b, "#%lld", (long long)e->id);
     else {
@@ -730,6 +733,8 @@ static void problem_row(rg_buf *b, const rg_render_ctx *ctx, const rg_rank_entry
     rg_buf_puts(b, "</td><td>");
     rg_html_esc(b, e->kernel);
     class_badge(b, e->rank_class, e->rank_reason);
+    if (e->superseded) put_esc(b, " <span class=\"badge superseded\" title=\"an older protocol: ", e->harness,
+                               "\">superseded</span>");
     if (e->suspect && e->rank_class != RG_CLASS_SUSPECT) rg_buf_puts(b, " <span class=\"badge suspect\">suspect</span>");
     if (!strcmp(e->verification, "unverifiable")) rg_buf_puts(b, " <span class=\"badge unverifiable\">unverifiable</span>");
     rg_buf_puts(b, "</td>");
@@ -1173,6 +1178,7 @@ char *rg_api_problem(const rg_problem_view *v, char *err, size_t errlen)
         cJSON_AddStringToObject(go, "device", g->device);
         cJSON_AddStringToObject(go, "primaryStatistic", g->primary_stat);
         cJSON_AddNumberToObject(go, "runs", (double)g->runs);
+        cJSON_AddStringToObject(go, "harness", g->harness);
         for (size_t i = 0; ra && i < g->n; i++) {
             const rg_rank_entry *e = &g->e[i];
             cJSON *x = cJSON_CreateObject();
@@ -1193,6 +1199,7 @@ char *rg_api_problem(const rg_problem_view *v, char *err, size_t errlen)
             cJSON_AddBoolToObject(x, "suspect", e->suspect);
             cJSON_AddStringToObject(x, "rank_class", rg_rank_class_name(e->rank_class));
             cJSON_AddStringToObject(x, "rank_reason", e->rank_reason);
+            cJSON_AddBoolToObject(x, "superseded", e->superseded);
             if (e->verification[0]) cJSON_AddStringToObject(x, "verification", e->verification);
             else cJSON_AddNullToObject(x, "verification");
             cJSON_AddItemToArray(ra, x);
@@ -1248,6 +1255,7 @@ char *rg_api_run(const rg_run_view *v, char *err, size_t errlen)
     if (v->suspect) cJSON_AddStringToObject(o, "suspectReason", v->suspect_why);
     cJSON_AddStringToObject(o, "rank_class", rg_rank_class_name(v->rank_class));
     cJSON_AddStringToObject(o, "rank_reason", v->rank_reason);
+    cJSON_AddBoolToObject(o, "superseded", v->superseded);
     cJSON_AddStringToObject(o, "verification", rg_sol_state_name(v->sol_check.state));
     cJSON_AddStringToObject(o, "verificationBasis", v->sol_check.basis);
     cJSON_AddStringToObject(o, "comparisonKeyOrigin", v->key_origin);

@@ -9,7 +9,8 @@
  *     ranked, its group has no #1 and no headline;
  *   - a run recorded on a busy machine: busy, marked, not ranked;
  *   - a run without samples: reported, ranked apart from the measured runs;
- *   - one x reference per run on every page and in the API, and why when empty. */
+ *   - one x reference per run on every page and in the API, and why when empty;
+ *   - runs of an older harness version: superseded, listed after, never ranked. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -475,6 +476,45 @@ static void test_one_x_reference(void **state)
     rg_registry_close(g);
 }
 
+/* Issue 41 item 2: runs of an older version of the group's harness are
+ * superseded: listed after the current ones, not ranked, never #1, however
+ * fast. */
+static void test_old_protocol_superseded(void **state)
+{
+    fx_register_suites();
+    char err[RG_ERRLEN];
+    assert_true(rg_version_cmp("0.1.0", "0.2.0") < 0 && rg_version_cmp("0.10.0", "0.9.1") > 0 &&
+                rg_version_cmp("1.2", "1.2") == 0);
+    rg_registry *g = fresh("trust_old.db");
+    cJSON *old = fx_manifest("NVIDIA H200", 1, 0.5, 1);   /* twice as fast, under an older harness */
+    cJSON *h = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(old, "protocol"), "spec"), "harness");
+    assert_non_null(h);
+    cJSON_ReplaceItemInObject(h, "version", cJSON_CreateString("0.0.9"));
+    int64_t cur = store(g, fx_manifest("NVIDIA H200", 2, 1.0, 2), RG_EVIDENCE_MEASURED);
+    int64_t o = store(g, old, RG_EVIDENCE_IMPORTED);
+    size_t n;
+    rg_ranked *e = group_of(g, cur, &n);
+    assert_int_equal(n, 2);
+    assert_int_equal(e[0].row.id, cur);
+    assert_int_equal(e[0].rank, 1);
+    assert_false(e[0].superseded);
+    assert_int_equal(e[1].row.id, o);
+    assert_true(e[1].superseded);
+    assert_int_equal(e[1].rank, 0);
+    assert_non_null(strstr(e[1].harness, " 0.0.9"));
+    free(e);
+    assert_int_equal(first_of(g, o), cur);
+    rg_problem_view pv;
+    assert_int_equal(rg_model_problem(g, DEF, &pv, err, sizeof err), 0);
+    assert_int_equal(pv.groups[0].n_superseded, 1);
+    assert_null(strstr(pv.groups[0].harness, "0.0.9"));
+    char *json = rg_api_problem(&pv, err, sizeof err);
+    assert_non_null(strstr(json, "\"superseded\":true"));
+    free(json);
+    rg_model_problem_free(&pv);
+    rg_registry_close(g);
+}
+
 int main(void)
 {
     fx_register_suites();   /* the bundled suites (014 cut to the fixture's workloads), as the CLI registers them */
@@ -482,6 +522,7 @@ int main(void)
                                        cmocka_unit_test(test_traces_near_sol_and_partial),
                                        cmocka_unit_test(test_cpu_ceiling), cmocka_unit_test(test_busy_not_ranked),
                                        cmocka_unit_test(test_reported_ranked_apart),
-                                       cmocka_unit_test(test_one_x_reference)};
+                                       cmocka_unit_test(test_one_x_reference),
+                                       cmocka_unit_test(test_old_protocol_superseded)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,7 @@
  * regression check (see rank.h). */
 #include "rank.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -286,6 +287,8 @@ static int fill_entry(rg_registry *g, const rg_run_row *r, rg_ranked *e, rg_mani
         return 2;
     }
     rg_revision_label(&m, e->revision, sizeof e->revision);
+    snprintf(e->harness, sizeof e->harness, "%.60s%s%.30s", m.harness_name, *m.harness_version ? " " : "",
+             m.harness_version);
     if (keep) *keep = m;
     else rg_manifest_free(&m);
     return 0;
@@ -297,6 +300,7 @@ enum { TIER_FIRST, TIER_UNVERIFIABLE, TIER_REPORTED, TIER_UNRANKED, N_RANKED_TIE
 
 static int tier(const rg_ranked *e)
 {
+    if (e->superseded) return TIER_UNRANKED;
     if (e->rank_class == RG_CLASS_REPORTED && isfinite(e->iv.est)) return TIER_REPORTED;
     if (e->rank_class != RG_CLASS_MEASURED || strcmp(e->row.status, "passed") || !isfinite(e->iv.est))
         return TIER_UNRANKED;
@@ -312,11 +316,59 @@ static int cmp_ranked(const void *pa, const void *pb)
 {
     const rg_ranked *a = pa, *b = pb;
     int ta = tier(a), tb = tier(b);
+    if (a->superseded != b->superseded) return a->superseded - b->superseded;   /* current protocol first */
     if (ta != tb) return ta - tb;
     if (ta == TIER_UNRANKED && a->rank_class != b->rank_class) return (int)a->rank_class - (int)b->rank_class;
     if (a->rank != b->rank) return a->rank - b->rank;
     if (ta < TIER_UNRANKED && a->iv.est != b->iv.est) return a->iv.est < b->iv.est ? -1 : 1;
     return a->row.id < b->row.id ? -1 : a->row.id > b->row.id;
+}
+
+int rg_version_cmp(const char *a, const char *b)
+{
+    while (*a || *b) {
+        if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+            char *ea, *eb;
+            unsigned long long x = strtoull(a, &ea, 10), y = strtoull(b, &eb, 10);
+            if (x != y) return x < y ? -1 : 1;
+            a = ea, b = eb;
+            continue;
+        }
+        if (*a != *b) return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+        a++, b++;
+    }
+    return 0;
+}
+
+/* The harness name of e ("name version": up to the last space). */
+static size_t harness_name_len(const rg_ranked *e)
+{
+    const char *sp = strrchr(e->harness, ' ');
+    return sp ? (size_t)(sp - e->harness) : strlen(e->harness);
+}
+
+/* Marks the runs of e[n] whose harness has a newer version in e: the newest
+ * version of each harness name first (a few names per group), then each run
+ * against its name's. */
+static void mark_superseded(rg_ranked *e, size_t n)
+{
+    enum { NAMES = 32 };
+    size_t newest[NAMES], names = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t li = harness_name_len(&e[i]), k = 0;
+        if (!e[i].harness[li]) continue;   /* no version */
+        while (k < names && !(harness_name_len(&e[newest[k]]) == li && !strncmp(e[newest[k]].harness, e[i].harness, li)))
+            k++;
+        if (k == names && names < NAMES) newest[names++] = i;
+        else if (k < names && rg_version_cmp(e[newest[k]].harness + li + 1, e[i].harness + li + 1) < 0) newest[k] = i;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t li = harness_name_len(&e[i]);
+        if (!e[i].harness[li]) continue;
+        for (size_t k = 0; k < names; k++)
+            if (harness_name_len(&e[newest[k]]) == li && !strncmp(e[newest[k]].harness, e[i].harness, li))
+                e[i].superseded = rg_version_cmp(e[i].harness + li + 1, e[newest[k]].harness + li + 1) < 0;
+    }
 }
 
 /* Ranks entries e[n] in place and sorts them into rank order. */
@@ -330,6 +382,7 @@ static int rank_entries(rg_ranked *e, size_t n, char *err, size_t errlen)
         snprintf(err, errlen, "rank: out of memory");
         return 2;
     }
+    mark_superseded(e, n);
     int offset = 0;
     for (int t = 0; t < N_RANKED_TIERS; t++) {
         int k = 0;
@@ -440,6 +493,19 @@ int rg_registry_rank_run(rg_registry *g, int64_t id, rg_ranked *entry, int *grou
     return 0;
 }
 
+/* Picks #1 from entries e[n] in rank-figure order (rg_registry_first_of). */
+static int64_t pick_first(const rg_ranked *e, size_t n)
+{
+    int64_t reported = 0;
+    int measured = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (rg_ranked_may_be_first(&e[i])) return e[i].row.id;
+        measured |= e[i].rank_class == RG_CLASS_MEASURED && !e[i].superseded;
+        if (!reported && tier(&e[i]) == TIER_REPORTED && e[i].sol.state != RG_SOL_UNVERIFIABLE) reported = e[i].row.id;
+    }
+    return measured ? 0 : reported;
+}
+
 int rg_registry_first_of(rg_registry *g, const int64_t *ids, size_t n, int64_t *id, char *err, size_t errlen)
 {
     if (!g || (!ids && n) || !id) {
@@ -447,21 +513,34 @@ int rg_registry_first_of(rg_registry *g, const int64_t *ids, size_t n, int64_t *
         return 2;
     }
     *id = 0;
-    /* The first that may be #1 is the best of the first tier (its lowest
-     * figure always ranks 1); a group without any measured run: its best
+    /* A group small enough to read whole: every run, so that superseded
+     * runs are known; a larger one: by the figure alone, reading runs until
+     * the first that may be #1 (the best of the first tier: its lowest
+     * figure always ranks 1). A group without any measured run: its best
      * verified reported run (the reported table's 1). */
-    int64_t reported = 0;
-    int measured = 0, rc = 0;
-    for (size_t i = 0; i < n && !*id && !rc; i++) {
-        rg_run_row row = {.id = ids[i]};
-        rg_ranked e;
-        rc = fill_entry(g, &row, &e, NULL, err, errlen);
-        if (rc) break;
-        if (rg_ranked_may_be_first(&e)) *id = ids[i];
-        measured |= e.rank_class == RG_CLASS_MEASURED;
-        if (!reported && tier(&e) == TIER_REPORTED && e.sol.state != RG_SOL_UNVERIFIABLE) reported = ids[i];
+    int whole = n <= RG_RANK_READ_ALL_MAX;
+    rg_ranked *e = calloc(whole && n ? n : 1, sizeof *e);
+    if (!e) {
+        snprintf(err, errlen, "#1: out of memory");
+        return 2;
     }
-    if (!rc && !*id && !measured) *id = reported;
+    size_t k = 0;
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        rg_run_row row = {.id = ids[i]};
+        rc = fill_entry(g, &row, &e[whole ? k : 0], NULL, err, errlen);
+        if (rc) break;
+        if (whole) k++;
+        else if (rg_ranked_may_be_first(&e[0])) {
+            *id = ids[i];
+            break;
+        }
+    }
+    if (!rc && whole) {
+        mark_superseded(e, k);
+        *id = pick_first(e, k);
+    }
+    free(e);
     return rc;
 }
 

@@ -27,6 +27,9 @@
  *                         unverifiable measured runs after them; then the
  *                         reported runs, ranked apart from 1 by their figure;
  *                         then every other class, unranked (rank 0).
+ *                         Runs of an older version of a harness that has
+ *                         runs of a newer one in the group are superseded:
+ *                         listed after the current ones, unranked.
  *   rg_registry_first     #1 of a group: its first verified measured run.
  *   rg_registry_line      the runs of one implementation line (same comparison
  *                         key, same implementation name, backend and kernel),
@@ -109,10 +112,17 @@ typedef struct rg_ranked {
     char suspect_why[200];
     rg_sol_check sol;         /* the index's own T_SOL check: unverifiable runs rank after verified ones */
     char revision[48];
+    char harness[96];         /* the protocol's harness "name version" ("" unknown: damaged) */
+    int superseded;           /* a newer version of its harness has runs in the group: listed after the
+                                 current runs, never ranked, never #1 */
     int rank;                 /* 0: not ranked (any class but measured and reported); measured and
                                  reported runs are ranked apart, each from 1 */
     int tied;                 /* another run of the group of the same class has the same rank */
 } rg_ranked;
+
+/* Groups up to this many runs are read whole to find #1 (superseded runs
+ * known); larger ones by the figure alone. */
+#define RG_RANK_READ_ALL_MAX 500
 
 /* The runs of comparison group key (evidence: NULL, or only runs of that
  * evidence level), ranked, in rank order. *out is malloc'd. */
@@ -134,6 +144,11 @@ int rg_ranked_may_be_first(const rg_ranked *e);
 /* The ranked entry of run id in its group (and how many runs its table
  * ranks: the measured runs, or the reported runs for a reported one). */
 int rg_registry_rank_run(rg_registry *g, int64_t id, rg_ranked *entry, int *group_ranked, char *err, size_t errlen);
+
+/* -1, 0 or 1 as version a is older than, the same as or newer than b
+ * (dotted numbers compared as numbers, "0.10.0" after "0.9.1"; other text
+ * by its bytes). */
+int rg_version_cmp(const char *a, const char *b);
 
 /* "=2" for a tied rank, "2" alone, "-" unranked; "2*" never: suspect is shown apart. */
 const char *rg_rank_label(const rg_ranked *r, char *buf, size_t n);
