@@ -32,12 +32,11 @@ import argparse
 import json
 import math
 import os
-import statistics
 import sys
-import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 HEADS = dict(q=32, kv=8, d=128)
 MODELS = {
@@ -54,24 +53,10 @@ SMOKE_SHAPES, SMOKE_PACKED, SMOKE_HEADS = [(2, 64)], [[40, 24, 64]], dict(q=4, k
 
 
 def timer(torch, device, warmup, iters):
-    def run(fn):
-        for _ in range(warmup):
-            fn()
-        times = []
-        for _ in range(iters):
-            if device.type == "cuda":
-                a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                a.record()
-                fn()
-                b.record()
-                b.synchronize()
-                times.append(a.elapsed_time(b))
-            else:
-                t0 = time.perf_counter()
-                fn()
-                times.append((time.perf_counter() - t0) * 1e3)
-        return statistics.median(times)
-    return run
+    """fn -> its median ms (bench/hf_step.py's timer: CUDA events on a GPU, perf_counter else)."""
+    from hf_step import timer as step_timer
+    run = step_timer(device, warmup, iters)
+    return lambda fn: run(fn)["median_ms"]
 
 
 def model_parts(name, heads, max_pos):
