@@ -226,6 +226,36 @@ def run_case(torch, device, args, name, heads, batch, lens, gen):
     return rows
 
 
+def profile_case(torch, device, name, heads, batch, impl_names, gen):
+    """The GPU kernels of one forward + backward of each implementation named, at one case
+    (torch.profiler: name, calls, total us): where the time goes."""
+    from torch.profiler import ProfilerActivity, profile
+    cfg, rotary_cls, modeling = model_parts(name, heads, 2 * 8192)
+    impls, _, _ = implementations(torch, cfg, rotary_cls, modeling, device)
+    q0, k0, gq, gk, pos, cu = case_inputs(torch, device, heads, batch, None, gen)
+    lines = []
+    for impl in impl_names:
+        v = impls.get(impl)
+        if not isinstance(v, tuple):
+            lines.append("%s: %s" % (impl, v or "unknown"))
+            continue
+        fn = v[0]
+        q, k = q0.detach().clone().requires_grad_(), k0.detach().clone().requires_grad_()
+        for _ in range(3):
+            a, b = fn(q, k, pos, cu)
+            torch.autograd.backward([a, b], [gq, gk])
+        torch.cuda.synchronize()
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            a, b = fn(q, k, pos, cu)
+            torch.autograd.backward([a, b], [gq, gk])
+            torch.cuda.synchronize()
+        lines.append("%s, %s %dx%d, one forward + backward:" % (impl, name, batch[0], batch[1]))
+        for e in sorted(prof.key_averages(), key=lambda e: -e.device_time_total)[:8]:
+            if e.device_time_total > 0:
+                lines.append("  %8.1f us  %3d x  %s" % (e.device_time_total, e.count, e.key[:110]))
+    return lines
+
+
 def table(rows):
     out = ["| model | case | impl | fwd ms | fwd+bwd ms | x floor (fwd+bwd) | max err vs float64 | note |",
            "|---|---|---|---|---|---|---|---|"]
@@ -245,6 +275,8 @@ def main(argv=None):
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--smoke", action="store_true", help="tiny shapes, any device: checks the script")
+    ap.add_argument("--profile", default="4x4096", help="BxS: the GPU kernels of each implementation at this "
+                    "case of the first model, printed after the table ('' for none; CUDA only)")
     args = ap.parse_args(argv)
     import torch
     import torch._dynamo
@@ -275,6 +307,14 @@ def main(argv=None):
     with open(tmp, "w") as f:
         json.dump(doc, f, indent=1)
     os.replace(tmp, args.out)
+    if device.type == "cuda" and args.profile:
+        b, s_ = (int(x) for x in args.profile.split("x"))
+        doc["profile"] = profile_case(torch, device, args.models.split(",")[0], heads, (b, s_),
+                                      ["hf", "liger", "ropegrad", "ropegrad-pos"], gen)
+        with open(tmp, "w") as f:
+            json.dump(doc, f, indent=1)
+        os.replace(tmp, args.out)
+        print("\n".join(doc["profile"]) + "\n")
     print("device: %s\n" % doc["device"])
     print(table(rows))
     bad = [r for r in rows if "failed" in r or (r.get("err_fwd", 0) > 0.05 * math.sqrt(heads["d"]))]
