@@ -150,7 +150,7 @@ def implementations(torch, cfg, rotary_cls, modeling, device):
                 cos, sin = both[0], both[1]
             return rgt.apply_rotary_pos_emb(q, k, cos, sin)
         impls["ropegrad"] = (rg_tables, True)
-        pos_fn = getattr(rgt, "apply_rotary_pos_emb_from_positions", None)
+        pos_fn = getattr(rgt, "rope_apply_pos", None)
         if pos_fn is None:
             impls["ropegrad-pos"] = "this ropegrad has no apply from positions"
         else:
