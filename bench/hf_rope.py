@@ -100,7 +100,8 @@ def implementations(torch, cfg, rotary_cls, modeling, device):
         return modeling.apply_rotary_pos_emb(q, k, cos, sin)
     impls["hf"] = (hf, True)
     try:
-        impls["compile"] = (torch.compile(hf, fullgraph=True), True)
+        # dynamic: one graph for every case's shapes (a compile per shape would take minutes)
+        impls["compile"] = (torch.compile(hf, fullgraph=True, dynamic=True), True)
     except Exception as e:   # noqa: BLE001 -- any failure is a reason to report
         impls["compile"] = "torch.compile: %s" % e
     try:
@@ -180,9 +181,19 @@ def floor_ms(torch, time_it, q, k):
     return time_it(lambda: dst.copy_(src))
 
 
+_IMPLS = {}
+
+
+def model_impls(torch, device, name, heads):
+    """implementations() of one model, made once (one compiled function for all its cases)."""
+    if name not in _IMPLS:
+        cfg, rotary_cls, modeling = model_parts(name, heads, 2 * 8192)
+        _IMPLS[name] = implementations(torch, cfg, rotary_cls, modeling, device)
+    return _IMPLS[name]
+
+
 def run_case(torch, device, args, name, heads, batch, lens, gen):
-    cfg, rotary_cls, modeling = model_parts(name, heads, 2 * 8192)
-    impls, inv_freq, scale = implementations(torch, cfg, rotary_cls, modeling, device)
+    impls, inv_freq, scale = model_impls(torch, device, name, heads)
     q0, k0, gq, gk, pos, cu = case_inputs(torch, device, heads, batch, lens, gen)
     time_it = timer(torch, device, args.warmup, args.iters)
     rq, rk = reference(torch, q0, k0, pos, inv_freq, scale)
@@ -230,8 +241,7 @@ def profile_case(torch, device, name, heads, batch, impl_names, gen):
     """The GPU kernels of one forward + backward of each implementation named, at one case
     (torch.profiler: name, calls, total us): where the time goes."""
     from torch.profiler import ProfilerActivity, profile
-    cfg, rotary_cls, modeling = model_parts(name, heads, 2 * 8192)
-    impls, _, _ = implementations(torch, cfg, rotary_cls, modeling, device)
+    impls, _, _ = model_impls(torch, device, name, heads)
     q0, k0, gq, gk, pos, cu = case_inputs(torch, device, heads, batch, None, gen)
     lines = []
     for impl in impl_names:
