@@ -34,6 +34,9 @@ static void runs_usage(FILE *f)
                "  import traces.jsonl [--suite DIR | --definition FILE]\n"
                "                         the official SOL-ExecBench evaluator's trace file (sol-execbench -o)\n"
                "                         as one imported run (default suite: the bundled one of its definition)\n"
+               "  import-catalog FILE.jsonl[.zst] [--operation NAME]...\n"
+               "                         KernelIndex's catalog export: the runs of the bundled suites' operations\n"
+               "                         verified and imported with their names (see runs import-catalog --help)\n"
                "  sign ID --key KEY      add an Ed25519 signature over the run digest to a stored run\n"
                "  push URL FILE          send a manifest to an index (ropegrad serve); see runs push --help\n"
                "  cite ID                a citation line\n"
@@ -97,6 +100,10 @@ static int handed_over(int argc, char **argv, int *rc)
     }
     if (argc > 1 && !strcmp(argv[1], "push")) {
         *rc = rg_cmd_runs_push(argc - 1, argv + 1);   /* push.c */
+        return 1;
+    }
+    if (argc > 1 && !strcmp(argv[1], "import-catalog")) {
+        *rc = rg_cmd_runs_import_catalog(argc - 1, argv + 1);   /* runs_import_catalog.c */
         return 1;
     }
     return 0;

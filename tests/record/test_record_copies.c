@@ -210,7 +210,13 @@ static void test_schema3_migrates(void **state)
     rg_registry_close(g);
     sqlite3 *h;
     assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(h, "DROP TABLE run_signatures; DROP TABLE run_conflicts; PRAGMA user_version = 3;",
+    assert_int_equal(sqlite3_exec(h, "DROP TABLE run_signatures; DROP TABLE run_conflicts; DROP TABLE run_sources;"
+                                     "ALTER TABLE runs DROP COLUMN impl_name; ALTER TABLE runs DROP COLUMN impl_version;"
+                                     "ALTER TABLE runs DROP COLUMN run_title; ALTER TABLE runs DROP COLUMN project;"
+                                     "ALTER TABLE runs DROP COLUMN author; ALTER TABLE runs DROP COLUMN source_revision;"
+                                     "ALTER TABLE runs DROP COLUMN published_at; ALTER TABLE runs DROP COLUMN source_rank;"
+                                     "ALTER TABLE runs DROP COLUMN source_group_size;"
+                                     "ALTER TABLE runs DROP COLUMN retracted_at; PRAGMA user_version = 3;",
                                   NULL, NULL, NULL),
                      SQLITE_OK);
     sqlite3_close(h);
