@@ -236,7 +236,9 @@ static void identity_rows(const rg_manifest *m, const rg_run_row *row, rg_run_vi
         rg_kv_add(&v->identity, "published", s);
     }
     if (v->source_rank > 0) {   /* the source's own rank, beside (never instead of) this index's */
-        snprintf(s, sizeof s, "%d of %d in its comparison group on %s", v->source_rank, v->source_group_size,
+        char of[32] = "";
+        if (v->source_group_size > 0) snprintf(of, sizeof of, " of %d", v->source_group_size);
+        snprintf(s, sizeof s, "%d%s in its comparison group on %s", v->source_rank, of,
                  *m->source ? rg_source_display(m->source) : "its source");
         rg_kv_add(&v->identity, "source rank", s);
     }

@@ -287,7 +287,7 @@ void rg_registry_rollback(rg_registry *g);
  * trust columns, retraction and supersession. Text "" and numbers -1 when
  * the source says nothing. */
 typedef struct rg_run_source_facts {
-    char catalog_id[64];                  /* the source's own id of the run */
+    char catalog_id[64];                  /* the source's own id of the run ("" when not given) */
     char project[128], author[128], source_revision[128], impl_title[256], source_name[128];
     char published_at[40];
     int source_rank, source_group_size;   /* 1-based rank of how many; 0 unknown */

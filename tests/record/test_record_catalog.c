@@ -14,13 +14,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "model.h"
 #include "names.h"
+#include "render.h"
 #include "test_record_fixture.h"
 #include "test_util.h"
 
 #define ROPE RG_SOURCE_DIR "/tests/data/kernelindex/catalog-2026-08-16-rope.jsonl"
 #define FULL RG_SOURCE_DIR "/../shared/kernelindex/catalog-2026-08-16-0022af0b.jsonl.zst"
 #define DEF014 "014_rotary_embedding_with_attention_scaling_backward"
+#define PUBLIC RG_SOURCE_DIR "/tests/data/kernelindex/run-01a03529.manifest.json"
 
 static char dir[512];
 static char out_text[1 << 17], err_text[1 << 14];
@@ -274,6 +277,54 @@ static void test_full_export(void **state)
     assert_int_equal(tu_count_lines(err_text), 1);
 }
 
+/* The public record imported alone: its page keeps the date its source
+ * published it and its rank there, given at import; the JSON API names it. */
+static void test_public_record(void **state)
+{
+    (void)state;
+    assert_int_equal(rg("runs import %s --published-at 2026-13-01 --db p.db", PUBLIC), 2);
+    assert_non_null(strstr(err_text, "--published-at '2026-13-01'"));
+    assert_int_equal(rg("runs import %s --source-rank 6/5 --db p.db", PUBLIC), 2);
+    assert_int_equal(rg("runs list --db p.db"), 2);   /* nothing was made */
+    assert_int_equal(rg("runs import %s --published-at 2026-08-24 --source-rank 5 --db p.db", PUBLIC), 0);
+    assert_int_equal(rg("runs import %s --db p.db", PUBLIC), 0);   /* again, without them: they stay */
+    assert_int_equal(rg("site --out site --db p.db"), 0);
+    char path[700];
+    snprintf(path, sizeof path, "%s/site/runs/1.html", dir);
+    char *p = slurp(path);
+    const char *has[] = {"<tr><th>published</th><td>2026-08-24 · NVIDIA SOL-ExecBench</td></tr>",
+                         "<tr><th>source rank</th><td>5 in its comparison group on NVIDIA SOL-ExecBench</td></tr>",
+                         "Recursive · submission 6579 · " DEF014};
+    for (size_t i = 0; i < sizeof has / sizeof has[0]; i++)
+        if (!strstr(p, has[i])) fail_msg("run page lacks \"%s\"", has[i]);
+    free(p);
+    /* The JSON API: the name, the publication date, the source's rank. */
+    char err[RG_ERRLEN], db[700];
+    snprintf(db, sizeof db, "%s/p.db", dir);
+    rg_registry *g;
+    assert_int_equal(rg_registry_open(db, 0, &g, err, sizeof err), 0);
+    rg_run_view v;
+    if (rg_model_run(g, 1, &v, err, sizeof err)) fail_msg("%s", err);
+    char *j = rg_api_run(&v, err, sizeof err);
+    assert_non_null(j);
+    cJSON *o = cJSON_Parse(j);
+    assert_string_equal(cJSON_GetObjectItem(o, "name")->valuestring, "Recursive · submission 6579");
+    assert_string_equal(cJSON_GetObjectItem(o, "publishedAt")->valuestring, "2026-08-24");
+    assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "sourceRank"), "rank")->valueint, 5);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "sourceRank"), "of")));
+    cJSON_Delete(o);
+    free(j);
+    rg_model_run_free(&v);
+    rg_problem_view pv;
+    if (rg_model_problem(g, DEF014, &pv, err, sizeof err)) fail_msg("%s", err);
+    j = rg_api_problem(&pv, err, sizeof err);
+    assert_non_null(j);
+    assert_non_null(strstr(j, "\"name\":\"Recursive · submission 6579\""));
+    free(j);
+    rg_model_problem_free(&pv);
+    rg_registry_close(g);
+}
+
 static void test_display_names(void **state)
 {
     (void)state;
@@ -306,6 +357,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_names_on_pages, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_full_export, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_public_record, setup, teardown),
         cmocka_unit_test(test_display_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

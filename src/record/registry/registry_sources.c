@@ -98,7 +98,7 @@ int rg_registry_set_source_facts(rg_registry *g, int64_t id, const rg_run_source
                                  size_t errlen)
 {
     if (changed) *changed = 0;
-    if (!g || !f || !f->catalog_id[0]) {
+    if (!g || !f) {
         snprintf(err, errlen, "registry: no source facts to store");
         return 2;
     }
