@@ -212,8 +212,10 @@ static void identity_rows(const rg_manifest *m, const rg_run_row *row, rg_run_vi
 {
     char s[512];
     rg_kv_add(&v->identity, "implementation", impl);
-    kv_str(&v->identity, "project", m->impl_name[0] ? m->impl_name : impl);
-    kv_str(&v->identity, "revision", v->revision);
+    kv_str(&v->identity, "project", row && row->project[0] ? row->project : m->impl_name[0] ? m->impl_name : impl);
+    if (row && row->author[0] && strcmp(row->author, row->project)) kv_str(&v->identity, "authors", row->author);
+    /* the source's revision of an imported run (its catalog), else the record's own */
+    kv_str(&v->identity, "revision", row && row->source_revision[0] ? row->source_revision : v->revision);
     kv_str(&v->identity, "backend", m->backend);
     snprintf(s, sizeof s, "suite of %zu case%s · %s", m->n_workloads, m->n_workloads == 1 ? "" : "s", v->primary_stat);
     if (m->n_workloads) rg_kv_add(&v->identity, "workload", s);

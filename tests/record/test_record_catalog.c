@@ -121,7 +121,19 @@ static void test_import_and_again(void **state)
     assert_int_equal(rg("runs list --json --db k.db"), 0);
     assert_string_equal(out_text, before);
     free(before);
-    /* One operation by its alias, into another registry: its three runs. */
+    /* The catalog says something new of a stored run (a later publication
+     * date): the run is not stored again, its facts follow. */
+    char *text = slurp(ROPE);
+    char *later = edit_line(text, line_of(text, "\"externalId\":\"19887\""), "\"publishedAt\":\"2026-08-15",
+                            "\"publishedAt\":\"2026-09-01");
+    put("later.jsonl", later);
+    free(later);
+    free(text);
+    assert_int_equal(rg("runs import-catalog later.jsonl --db k.db"), 0);
+    assert_non_null(strstr(out_text, "0 imported, 15 already in the registry (1 with changed source facts)"));
+    assert_int_equal(rg("runs import-catalog later.jsonl --db k.db"), 0);
+    assert_non_null(strstr(out_text, "(0 with changed source facts)"));
+        /* One operation by its alias, into another registry: its three runs. */
     assert_int_equal(rg("runs import-catalog %s --operation " DEF014 " --db one.db", ROPE), 0);
     assert_non_null(strstr(out_text, "3 runs of 1 operations verified: 3 imported"));
     assert_int_equal(rg("runs import-catalog %s --operation no_such_op --db one.db", ROPE), 2);
