@@ -189,11 +189,11 @@ int rg_cmd_runs_import_catalog(int argc, char **argv)
     }
     rg_registry *g = NULL;
     rg_catalog_import_result r;
-    if (rg_registry_open(rg_registry_path(o.db), 1, &g, err, sizeof err)) rc = 2;
-    else rc = rg_catalog_import(g, &c, o.file, &io, &r, err, sizeof err);
+    int opened = !rg_registry_open(rg_registry_path(o.db), 1, &g, err, sizeof err);
+    rc = opened ? rg_catalog_import(g, &c, o.file, &io, &r, err, sizeof err) : 2;
     rg_registry_close(g);
     if (rc) {
-        rg_term_printf(stderr, "ropegrad runs import-catalog: %s%s\n", err, g ? "; nothing was stored" : "");
+        rg_term_printf(stderr, "ropegrad runs import-catalog: %s%s\n", err, opened ? "; nothing was stored" : "");
         rg_catalog_free(&c);
         return rc;
     }

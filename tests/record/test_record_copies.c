@@ -227,6 +227,14 @@ static void test_schema3_migrates(void **state)
     assert_int_equal(ns, 1);
     assert_string_equal(sigs[0].key_id, kid2);
     free(sigs);
+    /* Schema 5 filled the names of the runs already stored from their manifests. */
+    rg_run_row row;
+    assert_int_equal(rg_registry_get(g, id, &row, NULL, err, sizeof err), 0);
+    assert_string_equal(row.impl_name, "ropegrad");
+    assert_true(row.impl_version[0] != '\0');
+    assert_true(row.run_title[0] != '\0');
+    assert_string_equal(row.published_at, "");
+    assert_int_equal(row.source_rank, 0);
     rg_registry_close(g);
     free(signed_copy);
 }
