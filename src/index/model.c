@@ -503,12 +503,11 @@ int rg_model_run(rg_registry *g, int64_t id, rg_run_view *v, char *err, size_t e
     return 0;
 }
 
-/* The display name of a registry row's implementation (names.h). */
-static void row_display_name(const rg_run_row *r, char *out, size_t n)
+const char *rg_run_display_name(const rg_run_row *r, char *out, size_t n)
 {
     rg_impl_name_parts p = {r->impl_name, r->impl_version, r->backend,       r->kernel,
                             r->kernel_name, r->project, r->run_title, r->source, r->external_id};
-    rg_impl_display_name(&p, out, n);
+    return rg_impl_display_name(&p, out, n);
 }
 
 /* A ranked line from the registry row alone (the row carries the figures). */
@@ -524,7 +523,7 @@ static void fill_entry(const rg_run_row *r, rg_rank_entry *e)
     copy(e->evidence, sizeof e->evidence, r->evidence);
     copy(e->observed_at, sizeof e->observed_at, r->observed_at);
     copy(e->status, sizeof e->status, r->status);
-    row_display_name(r, e->name, sizeof e->name);
+    rg_run_display_name(r, e->name, sizeof e->name);
     copy(e->published_at, sizeof e->published_at, r->published_at);
     e->source_rank = r->source_rank;
     e->source_group_size = r->source_group_size;
@@ -875,7 +874,7 @@ int rg_model_search(rg_registry *g, const char *q, rg_search_view *v, char *err,
     for (size_t k = n; k-- > 0;) {   /* newest first */
         rg_rank_entry e;
         fill_entry(&rows[k], &e);
-        if (!contains_ci(e.kernel, needle)) continue;
+        if (!contains_ci(e.kernel, needle) && !contains_ci(e.name, needle)) continue;   /* "cuda default", "doubleAI" */
         if (v->n == RG_SEARCH_MAX) {
             v->more = 1;
             break;

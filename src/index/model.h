@@ -249,6 +249,11 @@ void rg_model_index_free(rg_index_view *v);
 int rg_model_compare(rg_registry *g, int64_t a, int64_t b, rg_compare_view *v, char *err, size_t errlen);
 void rg_model_compare_free(rg_compare_view *v);
 
+/* The display name of a registry row's implementation (names.h,
+ * rg_impl_display_name, from the row's names): for lists that show rows
+ * (the front page, `runs list`). Returns out. */
+const char *rg_run_display_name(const rg_run_row *r, char *out, size_t n);
+
 /* kv lists */
 void rg_kv_add(rg_kvlist *l, const char *key, const char *value);
 void rg_kvlist_free(rg_kvlist *l);

@@ -186,6 +186,15 @@ static void test_names_on_pages(void **state)
         if (!strstr(p, has[i])) fail_msg("run page lacks \"%s\"", has[i]);
     assert_null(strstr(p, "(in this index)"));
     free(p);
+    /* The search page finds runs by who made them. */
+    char err[RG_ERRLEN], db[700];
+    snprintf(db, sizeof db, "%s/k.db", dir);
+    rg_registry *g;
+    assert_int_equal(rg_registry_open(db, 0, &g, err, sizeof err), 0);
+    rg_search_view sv;
+    assert_int_equal(rg_model_search(g, "DOUBLEai", &sv, err, sizeof err), 0);
+    assert_int_equal(sv.n, 3);   /* 014, 088, 068 */
+    rg_registry_close(g);
     /* 011: ranked by the figure (the file lists 2369 before 2301). */
     assert_int_equal(rg("runs show 11 --db k.db"), 0);
     snprintf(path, sizeof path, "%s/site/runs/11.html", dir);
