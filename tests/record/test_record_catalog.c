@@ -222,6 +222,8 @@ static void test_bad_lines(void **state)
         {3, NULL, "{\"table\":\"projects\",\"row\":{}", "catalog-edited.jsonl:3", 2},
         {3, NULL, "{\"table\":\"projects\"}", "expected {\"table\": NAME, \"row\": {...}}", 2},
         {3, NULL, "", "catalog-edited.jsonl:3: an empty line", 2},
+        /* Who made it must read as it is. */
+        {2, "\"name\":\"Geometric\"", "\"name\":\"Geo\\u202emetric\"", "the run's projects.name: U+202E", 2},
         /* The run's spec changed: its digest no longer holds; nothing stored. */
         {run014, "\"mean\":5116}", "\"mean\":5016}", "benchmark_runs.runDigest", 1},
         /* A row's digest that is not its manifest's. */
@@ -240,6 +242,14 @@ static void test_bad_lines(void **state)
         assert_int_equal(tu_count_lines(err_text), 1);
         no_runs_stored();
     }
+    /* A long name in two-byte characters is cut whole, never inside one. */
+    char longname[700] = "\"name\":\"";
+    for (int k = 0; k < 150; k++) strcat(longname, "é");
+    strcat(longname, "\"");
+    char *lng = edit_line(text, 2, "\"name\":\"Geometric\"", longname);
+    put("catalog-long.jsonl", lng);
+    free(lng);
+    assert_int_equal(rg("runs import-catalog catalog-long.jsonl --db long.db"), 0);
     /* A table this reader does not know: skipped and counted. */
     char *more = malloc(strlen(text) + 200);
     strcpy(more, text);

@@ -8,6 +8,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "catalog_import.h"
 
+#include "rg_term.h"
+
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -121,7 +123,20 @@ static int source_ranks(const rg_catalog *c, const char *superseded, int *rank, 
 
 /* ---- one run ----------------------------------------------------------------------------- */
 
-static void put(char *dst, size_t n, const char *s) { snprintf(dst, n, "%s", s ? s : ""); }
+/* s into dst[n], cut (when it must be) at a character boundary, never inside a UTF-8 sequence. */
+static void put(char *dst, size_t n, const char *s)
+{
+    snprintf(dst, n, "%s", s ? s : "");
+    size_t len = strlen(dst);
+    if (!s || len == strlen(s)) return;
+    size_t k = len;
+    while (k > 0 && ((unsigned char)dst[k - 1] & 0xC0) == 0x80) k--;   /* back to the last sequence's lead byte */
+    if (k > 0 && ((unsigned char)dst[k - 1] & 0x80)) {
+        unsigned char lead = (unsigned char)dst[k - 1];
+        size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+        if (len - (k - 1) < need) dst[k - 1] = '\0';   /* that sequence was cut: drop it */
+    }
+}
 
 typedef struct ctx {
     const rg_catalog *c;
@@ -219,6 +234,33 @@ static int row_digests(const ctx *x, const rg_ki_run *r, char *err, size_t errle
     return 0;
 }
 
+/* The names the pages show (who made it, its title and revision) read as
+ * they are: UTF-8 without control, bidi or invisible characters. 0, or 2. */
+static int facts_readable(const ctx *x, const rg_ki_run *r, const rg_run_source_facts *f, char *err, size_t errlen)
+{
+    const struct {
+        const char *field, *text;
+    } t[] = {{"projects.name", f->project},
+             {"implementations.manifest.metadata.authors", f->author},
+             {"implementations.title", f->impl_title},
+             {"implementations.sourceRevision", f->source_revision}};
+    for (size_t k = 0; k < sizeof t / sizeof t[0]; k++) {
+        size_t at;
+        unsigned cp;
+        const char *why;
+        if (rg_text_check(t[k].text, &at, &why)) {
+            snprintf(err, errlen, "%s:%d: the run's %s: %s at byte %zu", x->path, r->line, t[k].field, why, at);
+            return 2;
+        }
+        if (rg_text_find_spoofing(t[k].text, &at, &cp)) {
+            snprintf(err, errlen, "%s:%d: the run's %s: U+%04X at byte %zu (text that reads other than it is)",
+                     x->path, r->line, t[k].field, cp, at);
+            return 2;
+        }
+    }
+    return 0;
+}
+
 /* Verifies, stores and describes run i: 0, 1 it does not verify, 2 error. */
 static int import_run(const ctx *x, rg_registry *g, size_t i, rg_catalog_import_result *res, char *err,
                       size_t errlen)
@@ -260,7 +302,8 @@ static int import_run(const ctx *x, rg_registry *g, size_t i, rg_catalog_import_
     if (!rc) {
         rg_run_source_facts f;
         facts_of(x, i, &f);
-        if (rg_registry_set_source_facts(g, id, &f, &changed, e2, sizeof e2)) {
+        if (facts_readable(x, r, &f, err, errlen)) rc = 2;
+        else if (rg_registry_set_source_facts(g, id, &f, &changed, e2, sizeof e2)) {
             snprintf(err, errlen, "%s:%d: benchmark_runs: %s", x->path, r->line, e2);
             rc = 2;
         }
