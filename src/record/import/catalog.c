@@ -33,6 +33,14 @@ int rg_catalog_has_zstd(void)
 #endif
 }
 
+const char *rg_catalog_printable(const char *s, char *out, size_t n)
+{
+    snprintf(out, n, "%s", s ? s : "");
+    for (char *c = out; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+    return out;
+}
+
 /* ---- the lines of the file ---------------------------------------------------- */
 
 typedef struct lines {
@@ -423,7 +431,7 @@ static char *join_strings(const cJSON *a)
 static int take(const field *f, cJSON *v, char *row, cJSON *parent)
 {
     int null = cJSON_IsNull(v);
-    char **sp = (char **)(row + f->off);
+    char **sp = f->off == NOT_KEPT ? NULL : (char **)(void *)(row + f->off);   /* NOT_KEPT: nothing to point at */
     switch (f->type) {
     case F_STR:
     case F_STR_N:
@@ -538,8 +546,9 @@ static int read_row(rg_catalog *c, const table *t, cJSON *rowobj, const char *pa
         size_t i = 0;
         while (i < t->nf && strcmp(t->f[i].name, v->string)) i++;
         if (i == t->nf) {
-            snprintf(err, errlen, "%s:%d: %s.%.80s: a field this reader does not know", path, lineno, t->name,
-                     v->string);
+            char name[96];
+            snprintf(err, errlen, "%s:%d: %s.%s: a field this reader does not know", path, lineno, t->name,
+                     rg_catalog_printable(v->string, name, sizeof name));
             rc = 2;
         } else {
             seen |= (uint64_t)1 << i;
@@ -571,13 +580,15 @@ static int read_row(rg_catalog *c, const table *t, cJSON *rowobj, const char *pa
 static void count_skipped(rg_catalog *c, const char *name)
 {
     c->skipped_rows++;
+    char printable[sizeof c->skipped[0].table];
+    rg_catalog_printable(name, printable, sizeof printable);   /* tables told apart by their printable name */
     for (size_t i = 0; i < c->n_skipped; i++)
-        if (!strcmp(c->skipped[i].table, name)) {
+        if (!strcmp(c->skipped[i].table, printable)) {
             c->skipped[i].rows++;
             return;
         }
     if (c->n_skipped < sizeof c->skipped / sizeof c->skipped[0]) {
-        snprintf(c->skipped[c->n_skipped].table, sizeof c->skipped[0].table, "%s", name);
+        rg_catalog_printable(name, c->skipped[c->n_skipped].table, sizeof c->skipped[0].table);
         c->skipped[c->n_skipped++].rows = 1;
     }
 }

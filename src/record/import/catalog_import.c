@@ -197,8 +197,10 @@ static int row_agrees(const ctx *x, const rg_ki_run *r, const cJSON *doc, char *
     int rc = 0;
     for (size_t k = 0; k < sizeof same / sizeof same[0] && !rc; k++)
         if (strcmp(same[k].row, same[k].manifest)) {
-            snprintf(err, errlen, "%s:%d: benchmark_runs.%s: %.100s is not its manifest's (%.100s)", x->path, r->line,
-                     same[k].field, same[k].row, same[k].manifest);
+            char a[104], b[104];
+            snprintf(err, errlen, "%s:%d: benchmark_runs.%s: %s is not its manifest's (%s)", x->path, r->line,
+                     same[k].field, rg_catalog_printable(same[k].row, a, sizeof a),
+                     rg_catalog_printable(same[k].manifest, b, sizeof b));
             rc = 1;
         }
     rg_manifest_free(&m);
@@ -226,8 +228,10 @@ static int row_digests(const ctx *x, const rg_ki_run *r, char *err, size_t errle
             return 1;
         }
         if (strcmp(got, d[k].want)) {
-            snprintf(err, errlen, "%s:%d: benchmark_runs.%s: %.100s is not the digest of its manifest's %s (%s)",
-                     x->path, r->line, d[k].field, d[k].want, d[k].member, got);
+            char want[104];
+            snprintf(err, errlen, "%s:%d: benchmark_runs.%s: %s is not the digest of its manifest's %s (%s)",
+                     x->path, r->line, d[k].field, rg_catalog_printable(d[k].want, want, sizeof want), d[k].member,
+                     got);
             return 1;
         }
     }
@@ -360,8 +364,9 @@ int rg_catalog_import(rg_registry *g, const rg_catalog *c, const char *path, con
     for (size_t i = 0; i < c->n_runs && !rc; i++) {
         size_t im = find_id(x.impls, c->n_implementations, c->runs[i].implementation_id);
         if (im == (size_t)-1) {
-            snprintf(err, errlen, "%s:%d: benchmark_runs.implementationId: %.80s names no implementation of the file",
-                     path, c->runs[i].line, c->runs[i].implementation_id);
+            char idp[84];
+            snprintf(err, errlen, "%s:%d: benchmark_runs.implementationId: %s names no implementation of the file",
+                     path, c->runs[i].line, rg_catalog_printable(c->runs[i].implementation_id, idp, sizeof idp));
             rc = 2;
             break;
         }
