@@ -24,15 +24,6 @@
 
 #include "strict_json.h"
 
-int rg_catalog_has_zstd(void)
-{
-#ifdef RG_HAVE_ZSTD
-    return 1;
-#else
-    return 0;
-#endif
-}
-
 const char *rg_catalog_printable(const char *s, char *out, size_t n)
 {
     snprintf(out, n, "%s", s ? s : "");

@@ -120,7 +120,4 @@ void rg_catalog_free(rg_catalog *c);
 /* s for a one-line message: at most n - 1 bytes, control bytes as '?'. Returns out. */
 const char *rg_catalog_printable(const char *s, char *out, size_t n);
 
-/* Whether this build reads zstd-compressed files (libzstd). */
-int rg_catalog_has_zstd(void);
-
 #endif
