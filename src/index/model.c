@@ -527,6 +527,7 @@ static void fill_entry(const rg_run_row *r, rg_rank_entry *e)
     copy(e->published_at, sizeof e->published_at, r->published_at);
     e->source_rank = r->source_rank;
     e->source_group_size = r->source_group_size;
+    copy(e->retracted_at, sizeof e->retracted_at, r->retracted_at);
     if (r->backend[0]) snprintf(e->kernel, sizeof e->kernel, "%.15s %.70s", r->backend, r->kernel_name);
     else if (!r->external_id[0] && r->kernel_name[0])   /* an imported official trace: the solution it ran */
         snprintf(e->kernel, sizeof e->kernel, "%.30s: %.70s", rg_source_display(r->source), r->kernel_name);

@@ -99,6 +99,7 @@ typedef struct rg_rank_entry {
     char name[200];                 /* the implementation's display name (names.h rg_impl_display_name) */
     char published_at[40];          /* the source's publication date, "" when none */
     int source_rank, source_group_size;   /* the source's own rank, of how many; 0 when none */
+    char retracted_at[40];          /* its source retracted it then; "" when not */
     int tied, suspect;              /* interval ranks (rank.h) */
     char verification[16];          /* rg_sol_state_name, "" when not read (groups above RG_INTERVAL_RANK_MAX) */
     rg_interval iv;

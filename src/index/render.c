@@ -714,6 +714,7 @@ static void problem_row(rg_buf *b, const rg_render_ctx *ctx, const rg_rank_entry
     rg_buf_puts(b, "</td><td>");
     rg_html_esc(b, e->name[0] ? e->name : e->kernel);
     if (e->suspect) rg_buf_puts(b, " <span class=\"badge suspect\">suspect</span>");
+    if (e->retracted_at[0]) rg_buf_puts(b, " <span class=\"badge retracted\">retracted by its source</span>");
     if (!strcmp(e->verification, "unverifiable")) rg_buf_puts(b, " <span class=\"badge unverifiable\">unverifiable</span>");
     rg_buf_puts(b, "</td>");
     cell_si(b, e->primary_ns, 1e-9, "s");

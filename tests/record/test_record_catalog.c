@@ -203,6 +203,53 @@ static void test_names_on_pages(void **state)
     free(p);
 }
 
+/* A retraction and a supersession the catalog records: kept, shown, and
+ * neither run counts in the source's rank. */
+static void test_retracted(void **state)
+{
+    (void)state;
+    char *text = slurp(ROPE);
+    char *a = edit_line(text, line_of(text, "\"externalId\":\"20187\""), "\"retractedAt\":null,\"retractionReason\":null",
+                        "\"retractedAt\":\"2026-08-20T00:00:00Z\",\"retractionReason\":\"wrong outputs on a late case\"");
+    /* 011's SF Tensor run supersedes Geometric's */
+    char *b = edit_line(a, line_of(a, "\"externalId\":\"34901\""), "\"supersedesId\":null",
+                        "\"supersedesId\":\"01a0032f-7d6b-73be-92a0-2a6e6a09caa3\"");
+    free(a);
+    free(text);
+    put("retracted.jsonl", b);
+    free(b);
+    assert_int_equal(rg("runs import-catalog retracted.jsonl --db r.db"), 0);
+    if (!strstr(out_text, "1 retracted, 1 superseded")) fail_msg("%s", out_text);
+    assert_int_equal(rg("site --out site --db r.db"), 0);
+    char path[700];
+    snprintf(path, sizeof path, "%s/site/problems/" DEF014 ".html", dir);
+    char *p = slurp(path);
+    const char *row = strstr(p, "ac4k · submission 20187");
+    assert_non_null(row);
+    const char *badge = strstr(row, "retracted by its source");
+    assert_true(badge && badge < strstr(row, "</tr>"));
+    free(p);
+    snprintf(path, sizeof path, "%s/site/runs/5.html", dir);
+    p = slurp(path);
+    assert_non_null(strstr(p, "<tr><th>retracted</th><td>2026-08-20T00:00:00Z: wrong outputs on a late case</td></tr>"));
+    assert_null(strstr(p, "<tr><th>source rank</th>"));   /* a retracted run does not rank */
+    free(p);
+    snprintf(path, sizeof path, "%s/site/runs/6.html", dir);   /* Recursive: now 2nd of 2 */
+    p = slurp(path);
+    assert_non_null(strstr(p, "<tr><th>source rank</th><td>2 of 2 in its comparison group"));
+    free(p);
+    snprintf(path, sizeof path, "%s/site/runs/11.html", dir);   /* Geometric's 011 run, superseded */
+    p = slurp(path);
+    assert_non_null(strstr(p, "<tr><th>superseded by (source id)</th><td>01a0032f-7dd7-7430-9d3a-72dd225221f9</td></tr>"));
+    assert_null(strstr(p, "<tr><th>source rank</th>"));
+    free(p);
+    snprintf(path, sizeof path, "%s/site/runs/12.html", dir);
+    p = slurp(path);
+    assert_non_null(strstr(p, "<tr><th>supersedes (source id)</th><td>01a0032f-7d6b-73be-92a0-2a6e6a09caa3</td></tr>"));
+    assert_non_null(strstr(p, "<tr><th>source rank</th><td>2 of 2 in its comparison group"));
+    free(p);
+}
+
 static void test_bad_lines(void **state)
 {
     (void)state;
@@ -387,6 +434,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_import_and_again, setup, teardown),
         cmocka_unit_test_setup_teardown(test_names_on_pages, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_lines, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_retracted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_full_export, setup, teardown),
         cmocka_unit_test_setup_teardown(test_public_record, setup, teardown),
         cmocka_unit_test(test_display_names),
