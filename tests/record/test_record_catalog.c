@@ -49,6 +49,14 @@ static char *slurp(const char *path)
     return t;
 }
 
+/* A page the `site` command wrote under dir/site (rel: "runs/4.html"), malloc'd. */
+static char *site_page(const char *rel)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/site/%s", dir, rel);
+    return slurp(path);
+}
+
 static void put(const char *name, const char *text)
 {
     char path[700];
@@ -147,9 +155,7 @@ static void test_names_on_pages(void **state)
     (void)state;
     assert_int_equal(rg("runs import-catalog %s --db k.db", ROPE), 0);
     assert_int_equal(rg("site --out site --db k.db"), 0);
-    char path[700];
-    snprintf(path, sizeof path, "%s/site/problems/" DEF014 ".html", dir);
-    char *p = slurp(path);
+    char *p = site_page("problems/" DEF014 ".html");
     /* The B200 group: doubleAI, ac4k, Recursive in that order, each with its figure. */
     const char *b200 = strstr(p, "B200");
     assert_non_null(b200);
@@ -174,8 +180,7 @@ static void test_names_on_pages(void **state)
     assert_null(strstr(p, "NVIDIA SOL-ExecBench submission/"));
     free(p);
     /* The run page: the source's publication date and rank, its trust columns. */
-    snprintf(path, sizeof path, "%s/site/runs/4.html", dir);
-    p = slurp(path);
+    p = site_page("runs/4.html");
     const char *has[] = {"doubleAI · submission 19887 · " DEF014,
                          "<tr><th>published</th><td>2026-08-15 · NVIDIA SOL-ExecBench</td></tr>",
                          "<tr><th>source rank</th><td>1 of 3 in its comparison group on NVIDIA SOL-ExecBench</td></tr>",
@@ -197,8 +202,7 @@ static void test_names_on_pages(void **state)
     rg_registry_close(g);
     /* 011: ranked by the figure (the file lists 2369 before 2301). */
     assert_int_equal(rg("runs show 11 --db k.db"), 0);
-    snprintf(path, sizeof path, "%s/site/runs/11.html", dir);
-    p = slurp(path);
+    p = site_page("runs/11.html");
     assert_non_null(strstr(p, "<tr><th>source rank</th><td>3 of 3 "));
     free(p);
 }
@@ -221,30 +225,24 @@ static void test_retracted(void **state)
     assert_int_equal(rg("runs import-catalog retracted.jsonl --db r.db"), 0);
     if (!strstr(out_text, "1 retracted, 1 superseded")) fail_msg("%s", out_text);
     assert_int_equal(rg("site --out site --db r.db"), 0);
-    char path[700];
-    snprintf(path, sizeof path, "%s/site/problems/" DEF014 ".html", dir);
-    char *p = slurp(path);
+    char *p = site_page("problems/" DEF014 ".html");
     const char *row = strstr(p, "ac4k · submission 20187");
     assert_non_null(row);
     const char *badge = strstr(row, "retracted by its source");
     assert_true(badge && badge < strstr(row, "</tr>"));
     free(p);
-    snprintf(path, sizeof path, "%s/site/runs/5.html", dir);
-    p = slurp(path);
+    p = site_page("runs/5.html");
     assert_non_null(strstr(p, "<tr><th>retracted</th><td>2026-08-20T00:00:00Z: wrong outputs on a late case</td></tr>"));
     assert_null(strstr(p, "<tr><th>source rank</th>"));   /* a retracted run does not rank */
     free(p);
-    snprintf(path, sizeof path, "%s/site/runs/6.html", dir);   /* Recursive: now 2nd of 2 */
-    p = slurp(path);
+    p = site_page("runs/6.html");   /* Recursive: now 2nd of 2 */
     assert_non_null(strstr(p, "<tr><th>source rank</th><td>2 of 2 in its comparison group"));
     free(p);
-    snprintf(path, sizeof path, "%s/site/runs/11.html", dir);   /* Geometric's 011 run, superseded */
-    p = slurp(path);
+    p = site_page("runs/11.html");   /* Geometric's 011 run, superseded */
     assert_non_null(strstr(p, "<tr><th>superseded by (source id)</th><td>01a0032f-7dd7-7430-9d3a-72dd225221f9</td></tr>"));
     assert_null(strstr(p, "<tr><th>source rank</th>"));
     free(p);
-    snprintf(path, sizeof path, "%s/site/runs/12.html", dir);
-    p = slurp(path);
+    p = site_page("runs/12.html");
     assert_non_null(strstr(p, "<tr><th>supersedes (source id)</th><td>01a0032f-7d6b-73be-92a0-2a6e6a09caa3</td></tr>"));
     assert_non_null(strstr(p, "<tr><th>source rank</th><td>2 of 2 in its comparison group"));
     free(p);
@@ -367,9 +365,7 @@ static void test_public_record(void **state)
     assert_int_equal(rg("runs import %s --published-at 2026-08-24 --source-rank 5 --db p.db", PUBLIC), 0);
     assert_int_equal(rg("runs import %s --db p.db", PUBLIC), 0);   /* again, without them: they stay */
     assert_int_equal(rg("site --out site --db p.db"), 0);
-    char path[700];
-    snprintf(path, sizeof path, "%s/site/runs/1.html", dir);
-    char *p = slurp(path);
+    char *p = site_page("runs/1.html");
     const char *has[] = {"<tr><th>published</th><td>2026-08-24 · NVIDIA SOL-ExecBench</td></tr>",
                          "<tr><th>source rank</th><td>5 in its comparison group on NVIDIA SOL-ExecBench</td></tr>",
                          "Recursive · submission 6579 · " DEF014};
