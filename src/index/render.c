@@ -471,7 +471,9 @@ static void primary_section(rg_buf *b, const rg_render_ctx *ctx, const rg_run_vi
     put_esc(b, "", v->rank_reason, "</p>\n");
     rg_buf_puts(b, "<p id=\"rank\">");
     if (v->rank > 0)
-        rg_buf_printf(b, "Rank %s%d of %d in its comparison group%s", v->tied ? "=" : "", v->rank, v->group_size,
+        rg_buf_printf(b, "Rank %s%d of %d %s%s", v->tied ? "=" : "", v->rank, v->group_size,
+                      v->rank_class == RG_CLASS_REPORTED ? "among the reported runs of its comparison group"
+                                                         : "in its comparison group",
                       v->tied ? " (tied: the intervals overlap)" : "");
     else if (v->id > 0 && *v->not_timed)
         rg_buf_puts(b, !strcmp(v->status, "passed") ? "Not ranked: correctness only (nothing was timed)"
