@@ -273,6 +273,9 @@ static cudaError_t rg_pos_go(rg_pos_args a, cudaStream_t st)
         groups = (int)(g < heads ? g : heads);
     }
     a.hpb = (heads + groups - 1) / groups;
+    // a block's units in 30 bits (int indices): more head groups for rows of very many heads
+    const int64_t max_hpb = ((int64_t)1 << 30) / (uh * tpb);
+    if (a.hpb > max_hpb) a.hpb = (int)max_hpb;
     a.groups = (heads + a.hpb - 1) / a.hpb;
     a.tpb = (int)tpb;
     a.blocks = (tokens + tpb - 1) / tpb * a.groups;
@@ -305,7 +308,8 @@ static cudaError_t rg_pos_dtype_go(const rg_pos_args &a, bool half, cudaStream_t
     return vec ? rg_pos_go<T, VEC, false, true>(a, st) : rg_pos_go<T, 2, false, false>(a, st);
 }
 
-// The launcher for a validated problem: sign +1 the forward, -1 the backward.
+// The launcher for a validated problem (with fewer than 2^30 heads of q and k
+// together: the kernel counts them in int): sign +1 the forward, -1 the backward.
 static cudaError_t rg_pos_launch(const ropegrad_rope_apply_pos_problem *p, float sign, cudaStream_t st)
 {
     rg_pos_args a;

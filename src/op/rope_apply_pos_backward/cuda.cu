@@ -11,6 +11,7 @@ int ropegrad_rope_apply_pos_backward_cuda(const ropegrad_rope_apply_pos_problem 
 {
     int rc = ropegrad_rope_apply_pos_backward_validate(p);
     if (rc) return rc;
+    if (p->shape.num_heads + p->shape.num_kv_heads >= ((int64_t)1 << 30)) return ROPEGRAD_ERR_UNSUPPORTED;
     if (!ropegrad_cuda_available()) return ROPEGRAD_ERR_NO_CUDA;
     const void *ptrs[7] = {p->q, p->k, p->cu_seqlens ? NULL : p->position_ids, p->cu_seqlens, p->inv_freq, p->q_out, p->k_out};
     if ((rc = rg_check_device_ptrs(ptrs, 7)) != ROPEGRAD_OK) return rc;

@@ -147,6 +147,19 @@ static inline int64_t rp_count_bad(const char *what, const void *out, ropegrad_d
     return bad;
 }
 
+/* 1 when elements R..D-1 of a head row of out (n elements) differ from in's, byte for byte. */
+static inline int rp_tail_differs(const rp_data *d, const void *in, const void *out, int64_t n)
+{
+    const ropegrad_rope_apply_shape *s = &d->p.shape;
+    const int64_t D = s->head_dim, R = rg_pos_rotary_dim(&d->p);
+    const size_t e = ropegrad_dtype_size(s->dtype);
+    for (int64_t row = 0; row < n / D; row++)
+        if (memcmp((const char *)out + (size_t)(row * D + R) * e, (const char *)in + (size_t)(row * D + R) * e,
+                   (size_t)(D - R) * e))
+            return 1;
+    return 0;
+}
+
 /* 088's cos and sin tables [B,S,D] (cos_sin_batch_stride S*D) holding the op's
  * values for a rotate-half case with rotary_dim = head_dim: bf16 from 011
  * (ropegrad_rope_forward_cpu on every token's position, de-interleaved), f32
