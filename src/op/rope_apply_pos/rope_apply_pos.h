@@ -68,5 +68,7 @@ void rg_pos_cos_sin_row(const float *inv_freq, float pos, int64_t n, float scale
 /* The paths with the rotation's sign (+1 the forward, -1 the backward). */
 int rg_pos_reference(const ropegrad_rope_apply_pos_problem *p, float sign, double *out);
 void rg_pos_cpu(const ropegrad_rope_apply_pos_problem *p, float sign, int num_threads);
+/* The CUDA path of a validated problem (cuda.cu; cuda_stub.c: ROPEGRAD_ERR_NO_CUDA). */
+int rg_pos_cuda(const ropegrad_rope_apply_pos_problem *p, float sign, void *cuda_stream);
 
 #endif
