@@ -77,8 +77,20 @@ static __device__ __forceinline__ float rg_pos_f16_rn_double_dev(double d)
     return (float)v;
 }
 
+// f16 and f32 values (x = cos, y = sin) from double sin/cos, each rounded once:
+// out of line, so their registers do not weigh on the bf16 path's kernels.
+static __device__ __noinline__ float2 rg_pos_cos_sin_double(float x, float scale, int cdt)
+{
+    double sd, cd;
+    rg_sincos_double(x, &sd, &cd);
+    cd *= (double)scale;
+    sd *= (double)scale;
+    if (cdt == ROPEGRAD_F32) return make_float2(__double2float_rn(cd), __double2float_rn(sd));
+    return make_float2(rg_pos_f16_rn_double_dev(cd), rg_pos_f16_rn_double_dev(sd));
+}
+
 // scale*cos(x), scale*sin(x) rounded once to cdt, as floats.
-static __device__ void rg_pos_cos_sin(float x, float scale, int cdt, float &c, float &s)
+static __device__ __forceinline__ void rg_pos_cos_sin(float x, float scale, int cdt, float &c, float &s)
 {
     if (cdt == ROPEGRAD_BF16) {
         uint32_t sb, cb;
@@ -87,17 +99,9 @@ static __device__ void rg_pos_cos_sin(float x, float scale, int cdt, float &c, f
         s = __uint_as_float(sb << 16);
         return;
     }
-    double sd, cd;
-    rg_sincos_double(x, &sd, &cd);
-    cd *= (double)scale;
-    sd *= (double)scale;
-    if (cdt == ROPEGRAD_F32) {
-        c = __double2float_rn(cd);
-        s = __double2float_rn(sd);
-    } else {
-        c = rg_pos_f16_rn_double_dev(cd);
-        s = rg_pos_f16_rn_double_dev(sd);
-    }
+    const float2 v = rg_pos_cos_sin_double(x, scale, cdt);
+    c = v.x;
+    s = v.y;
 }
 
 // VEC elements of p from element i: one aligned load (PACKED) or VEC loads.
