@@ -6,9 +6,9 @@
 // writes them once, and computes each of the token's R/2 cos/sin values once,
 // for every head of q and k. A block covers a few consecutive tokens (or one
 // token's group of heads, when there are too few tokens to fill the GPU):
-//   1. each thread loads its first unit of q/k (16 bytes of each half of a
-//      head's rotary pair columns, or 16 bytes of interleaved pairs, or of the
-//      copied-through tail), so the loads are in flight while
+//   1. each thread loads its first two units of q/k (a unit: 16 bytes of each
+//      half of a head's rotary pair columns, or 16 bytes of interleaved pairs,
+//      or of the copied-through tail), so the loads are in flight while
 //   2. the block's threads compute the tokens' cos/sin values (the position,
 //      the float32 product with inv_freq, scale*cos and scale*sin rounded to
 //      cos_sin_dtype: bf16 by rope_math.cuh's correctly rounded path, as 011
@@ -16,8 +16,9 @@
 //      shared memory; after one barrier
 //   3. each thread rotates its units with 088's arithmetic (rotate.cuh's
 //      rg_apply_rotate: the same bits as the table path given those values)
-//      and stores them. A thread reads exactly the elements it writes, so in
-//      place is safe.
+//      and stores them (units beyond two a thread: loaded and stored in a
+//      loop). A thread reads exactly the elements it writes, so in place is
+//      safe.
 // The 16-byte units need the rows' parts and the pointers aligned to them;
 // otherwise the same kernel runs on one element (rotate-half) or one pair
 // (interleaved) a unit, with element loads.
@@ -129,14 +130,12 @@ static __device__ __forceinline__ void rg_pos_st(T *p, int64_t i, const rg_apply
     }
 }
 
-// One unit of work: where it is, what it is, and its loaded elements.
+// One unit of work, as few registers as it can be held in across the
+// barrier: where it is stored, which cos/sin it takes, and its elements.
 template <typename T, int VEC>
 struct rg_pos_unit {
-    T *o;
-    int64_t at;   // element offset of a (b: a + H, rotate-half)
-    int tl;       // token within the block
-    int j;        // first element of the unit within the rotary part (or of the tail)
-    int kind;     // 0 rotate, 1 copy through, 2 nothing (in place tail)
+    T *o;         // where a is stored (b: o + R/2, rotate-half)
+    int cs;       // index of its first pair's cos/sin in the block's shared rows; -1 copy through, -2 nothing
     rg_apply_pack<T, VEC> a, b;
 };
 
@@ -161,19 +160,18 @@ static __device__ __forceinline__ void rg_pos_load(const rg_pos_args &a, int64_t
         off = ((b * heads + hl) * s.seq_len + si) * D;
     }
     const T *x = (const T *)(is_q ? a.q : a.k);
-    w.o = (T *)(is_q ? a.qo : a.ko);
-    w.tl = tl;
+    T *o = (T *)(is_q ? a.qo : a.ko);
     if (v < urot) {
-        w.kind = 0;
-        w.j = v * VEC;
-        w.at = off + w.j;
-        w.a = rg_pos_ld<T, VEC, PACKED>(x, w.at);
-        if (HALF) w.b = rg_pos_ld<T, VEC, PACKED>(x, w.at + a.R / 2);
+        const int j = v * VEC;   // HALF: pairs j.. of the halves; else elements j.., pairs j/2..
+        w.o = o + off + j;
+        w.cs = tl * (a.R / 2) + (HALF ? j : j / 2);
+        w.a = rg_pos_ld<T, VEC, PACKED>(x + off + j, 0);
+        if (HALF) w.b = rg_pos_ld<T, VEC, PACKED>(x + off + j + a.R / 2, 0);
     } else {
-        w.j = a.R + (v - urot) * VEC;
-        w.at = off + w.j;
-        w.kind = (const void *)w.o == (const void *)x ? 2 : 1;
-        if (w.kind == 1) w.a = rg_pos_ld<T, VEC, PACKED>(x, w.at);
+        const int64_t at = off + a.R + (int64_t)(v - urot) * VEC;
+        w.o = o + at;
+        w.cs = o == x ? -2 : -1;
+        if (o != x) w.a = rg_pos_ld<T, VEC, PACKED>(x + at, 0);
     }
 }
 
@@ -182,42 +180,47 @@ template <typename T, int VEC, bool HALF, bool PACKED>
 static __device__ __forceinline__ void rg_pos_store(const rg_pos_args &a, const float *c, const float *n,
                                                     const rg_pos_unit<T, VEC> &w)
 {
-    if (w.kind == 2) return;
-    if (w.kind == 1) {
-        rg_pos_st<T, VEC, PACKED>(w.o, w.at, w.a);
+    if (w.cs == -2) return;
+    if (w.cs == -1) {
+        rg_pos_st<T, VEC, PACKED>(w.o, 0, w.a);
         return;
     }
-    const int H = a.R / 2;
-    const float *ct = c + w.tl * H, *nt = n + w.tl * H;
+    const float *ct = c + w.cs, *nt = n + w.cs;
     float o0[VEC], o1[VEC];
     if constexpr (HALF) {
 #pragma unroll
         for (int e = 0; e < VEC; e++) {
-            const float ce = ct[w.j + e], ne = nt[w.j + e];
+            const float ce = ct[e], ne = nt[e];
             rg_apply_rotate(rg_apply_ld(w.a.v, e), rg_apply_ld(w.b.v, e), ce, ce, ne, ne, a.sign, o0[e], o1[e]);
         }
         rg_apply_pack<T, VEC> pa, pb;
 #pragma unroll
         for (int e = 0; e < VEC; e++) rg_apply_st(pa.v, e, o0[e]), rg_apply_st(pb.v, e, o1[e]);
-        rg_pos_st<T, VEC, PACKED>(w.o, w.at, pa);
-        rg_pos_st<T, VEC, PACKED>(w.o, w.at + H, pb);
+        rg_pos_st<T, VEC, PACKED>(w.o, 0, pa);
+        rg_pos_st<T, VEC, PACKED>(w.o, a.R / 2, pb);
     } else {
 #pragma unroll
         for (int e = 0; e < VEC / 2; e++) {
-            const float ce = ct[w.j / 2 + e], ne = nt[w.j / 2 + e];
+            const float ce = ct[e], ne = nt[e];
             rg_apply_rotate(rg_apply_ld(w.a.v, 2 * e), rg_apply_ld(w.a.v, 2 * e + 1), ce, ce, ne, ne, a.sign, o0[2 * e],
                             o0[2 * e + 1]);
         }
         rg_apply_pack<T, VEC> pa;
 #pragma unroll
         for (int e = 0; e < VEC; e++) rg_apply_st(pa.v, e, o0[e]);
-        rg_pos_st<T, VEC, PACKED>(w.o, w.at, pa);
+        rg_pos_st<T, VEC, PACKED>(w.o, 0, pa);
     }
 }
 
+// Units a thread loads before the cos/sin are computed: two, so that 32 bytes
+// (rotate-half: 64) of q/k a thread are in flight, as 088's kernel keeps two
+// heads' rows a thread (dev/rope_apply/NOTES.md, "088: heads2").
+#define RG_POS_UPT 2
+
 // The kernel: block i covers token group i / groups (tpb tokens) and head
 // group i % groups (hpb heads); a grid-stride loop over blocks beyond the grid.
-// Dynamic shared memory: 2 * tpb * R/2 floats.
+// Units u, u + blockDim, ... of the block are thread u's. Dynamic shared
+// memory: 2 * tpb * R/2 floats.
 template <typename T, int VEC, bool HALF, bool PACKED>
 __global__ void __launch_bounds__(512) rg_pos_kernel(rg_pos_args a)
 {
@@ -230,19 +233,28 @@ __global__ void __launch_bounds__(512) rg_pos_kernel(rg_pos_args a)
         const int64_t tg = blk / a.groups, t0 = tg * a.tpb;
         const int g = (int)(blk - tg * a.groups), h0 = g * a.hpb;
         const int nt = (int)min((int64_t)a.tpb, tokens - t0), nh = min(a.hpb, heads - h0);
-        const int units = nt * nh * uh, u0 = threadIdx.x;
-        rg_pos_unit<T, VEC> w;
-        if (u0 < units) rg_pos_load<T, VEC, HALF, PACKED>(a, t0, h0, nh, urot, uh, u0, w);
+        const int units = nt * nh * uh;
+        rg_pos_unit<T, VEC> w[RG_POS_UPT];
+#pragma unroll
+        for (int i = 0; i < RG_POS_UPT; i++) {
+            const int u = threadIdx.x + i * blockDim.x;
+            if (u < units) rg_pos_load<T, VEC, HALF, PACKED>(a, t0, h0, nh, urot, uh, u, w[i]);
+        }
         for (int i = threadIdx.x; i < nt * H; i += blockDim.x) {
             const int tl = i / H, j = i - tl * H;
             const float x = (float)rg_pos_position_dev(a, t0 + tl) * __ldg(a.inv + j);
             rg_pos_cos_sin(x, a.scale, (int)a.s.cos_sin_dtype, c[i], n[i]);
         }
         __syncthreads();
-        if (u0 < units) rg_pos_store<T, VEC, HALF, PACKED>(a, c, n, w);
-        for (int u = u0 + blockDim.x; u < units; u += blockDim.x) {
-            rg_pos_load<T, VEC, HALF, PACKED>(a, t0, h0, nh, urot, uh, u, w);
-            rg_pos_store<T, VEC, HALF, PACKED>(a, c, n, w);
+#pragma unroll
+        for (int i = 0; i < RG_POS_UPT; i++) {
+            const int u = threadIdx.x + i * blockDim.x;
+            if (u < units) rg_pos_store<T, VEC, HALF, PACKED>(a, c, n, w[i]);
+        }
+        rg_pos_unit<T, VEC> w1;
+        for (int u = threadIdx.x + RG_POS_UPT * blockDim.x; u < units; u += blockDim.x) {
+            rg_pos_load<T, VEC, HALF, PACKED>(a, t0, h0, nh, urot, uh, u, w1);
+            rg_pos_store<T, VEC, HALF, PACKED>(a, c, n, w1);
         }
         __syncthreads();   // the shared rows are rewritten by the next block's tokens
     }
@@ -250,8 +262,8 @@ __global__ void __launch_bounds__(512) rg_pos_kernel(rg_pos_args a)
 
 // Blocks that fill the GPU: below this many, heads are split into groups.
 #define RG_POS_BLOCKS_PER_SM 8
-// Units a block aims at (threads: one unit each where it can).
-#define RG_POS_BLOCK_UNITS 256
+// Units a block aims at (threads: RG_POS_UPT units each where it can).
+#define RG_POS_BLOCK_UNITS 512
 
 template <typename T, int VEC, bool HALF, bool PACKED>
 static cudaError_t rg_pos_go(rg_pos_args a, cudaStream_t st)
@@ -284,7 +296,8 @@ static cudaError_t rg_pos_go(rg_pos_args a, cudaStream_t st)
     a.tpb = (int)tpb;
     a.blocks = (tokens + tpb - 1) / tpb * a.groups;
     const int64_t units = tpb * a.hpb * uh;
-    const int threads = (int)(units >= 512 ? 512 : units <= 64 ? 64 : (units + 31) / 32 * 32);
+    const int64_t want_threads = (units + RG_POS_UPT - 1) / RG_POS_UPT;
+    const int threads = (int)(want_threads >= 512 ? 512 : want_threads <= 64 ? 64 : (want_threads + 31) / 32 * 32);
     const unsigned grid = (unsigned)(a.blocks < (1 << 30) ? a.blocks : (1 << 30));
     const size_t shmem = (size_t)2 * (size_t)tpb * (size_t)H * sizeof(float);
     rg_pos_kernel<T, VEC, HALF, PACKED><<<grid, threads, shmem, st>>>(a);
