@@ -5,8 +5,9 @@ apply_rotary_pos_emb.
 
 ctypes (standard library only): Shape (struct ropegrad_rope_apply_shape, shared
 with rope_apply_backward), Problem (struct ropegrad_rope_apply_problem), cpu(),
-cuda(). With torch: apply_rotary_pos_emb(), a drop-in for Hugging Face's whose
-forward is this op and whose backward is rope_apply_backward's (L1/068):
+cuda(). With torch: the op ropegrad::rope_apply (torch.library, with a fake
+implementation; its autograd formula is rope_apply_backward's op, L1/068) and
+apply_rotary_pos_emb(), a drop-in for Hugging Face's that calls it:
 
     from ropegrad.rope_apply import apply_rotary_pos_emb
     q_embed, k_embed = apply_rotary_pos_emb(q, k, cos, sin)      # as transformers' function
@@ -189,6 +190,8 @@ def check_pair(who, names, a, b):
                          % (who, names[0], list(a.shape), names[1], list(b.shape)))
     if D < 2 or D % 2 or D > _lib.MAX_HEAD_DIM:
         raise ValueError("%s: head_dim must be even and in 2..%d, got %d" % (who, _lib.MAX_HEAD_DIM, D))
+    if b.device != a.device:
+        raise ValueError("%s: %s is on %s but %s is on %s" % (who, names[1], b.device, names[0], a.device))
 
 
 def _layout_of(qc, kc):
@@ -203,12 +206,17 @@ def _layout_of(qc, kc):
     return common[0]
 
 
+def _check_op(qc, kc, cos, sin):
+    """The op's inputs (shapes, dtypes, strides, devices; never the data): (layout, cos's batch stride)."""
+    check_pair(_NAME, ("q", "k"), qc, kc)
+    return _layout_of(qc, kc), _check_tables(cos, sin, qc)
+
+
 def _forward(qc, kc, cos, sin):
     """ropegrad::rope_apply: (q_embed, k_embed) of q, k logical [B,H,S,D]
     (one layout of the two), cos/sin [B,S,D] or [1,S,D]. The op's real
     implementation: the CPU path or the CUDA kernel on the current stream."""
-    layout = _layout_of(qc, kc)
-    stride = _check_tables(cos, sin, qc)
+    layout, stride = _check_op(qc, kc, cos, sin)
     q_out, k_out = _empty(layout, qc.shape, qc), _empty(layout, kc.shape, kc)
     if qc.numel() and kc.numel():
         p = Problem()
@@ -220,8 +228,7 @@ def _forward(qc, kc, cos, sin):
 
 
 def _forward_fake(qc, kc, cos, sin):
-    layout = _layout_of(qc, kc)
-    _check_tables(cos, sin, qc)
+    layout, _ = _check_op(qc, kc, cos, sin)
     return _empty(layout, qc.shape, qc), _empty(layout, kc.shape, kc)
 
 
