@@ -61,6 +61,8 @@ def test_registered(device):
         schema = str(getattr(torch.ops.ropegrad, name).default._schema)
         assert schema.startswith("ropegrad::%s(" % name), schema
         assert "!" not in schema and "(a" not in schema, "%s mutates or aliases an input: %s" % (name, schema)
+        if hasattr(torch.Tag, "needs_exact_strides"):   # compiled code must keep the layouts eager code has
+            assert torch.Tag.needs_exact_strides in getattr(torch.ops.ropegrad, name).default.tags, name
         opdef = OPDEFS["ropegrad::" + name]
         assert opdef._abstract_fn is not None, "%s has no fake implementation" % name
         assert (opdef._backward_fn is not None) == differentiable, \
