@@ -35,9 +35,9 @@ struct rg_pos_args {
     ropegrad_rope_apply_shape s;
     int R;                 // rotary_dim
     float scale, sign;
-    const void *ids;       // position_ids (when cu is NULL)
+    const void *ids;       // position_ids (when cu_seqlens is NULL)
     int bits;              // 32 or 64
-    const int32_t *cu;     // cu_seqlens or NULL
+    const int32_t *cu_seqlens;   // or NULL
     int nseq;
     const float *inv;
     const void *q, *k;
@@ -51,14 +51,14 @@ struct rg_pos_args {
 // The position of token t.
 static __device__ __forceinline__ int64_t rg_pos_position_dev(const rg_pos_args &a, int64_t t)
 {
-    if (a.cu) {   // the last sequence j with cu[j] <= t
+    if (a.cu_seqlens) {   // the last sequence j with cu_seqlens[j] <= t
         int lo = 0, hi = a.nseq;
         while (hi - lo > 1) {
             const int mid = lo + (hi - lo) / 2;
-            if ((int64_t)__ldg(a.cu + mid) <= t) lo = mid;
+            if ((int64_t)__ldg(a.cu_seqlens + mid) <= t) lo = mid;
             else hi = mid;
         }
-        return t - __ldg(a.cu + lo);
+        return t - __ldg(a.cu_seqlens + lo);
     }
     if (a.bits == 32) return __ldg((const int32_t *)a.ids + t);
     return __ldg((const long long *)a.ids + t);
@@ -336,7 +336,7 @@ static cudaError_t rg_pos_launch(const ropegrad_rope_apply_pos_problem *p, float
     a.sign = sign;
     a.ids = p->position_ids;
     a.bits = p->position_bits;
-    a.cu = p->cu_seqlens;
+    a.cu_seqlens = p->cu_seqlens;
     a.nseq = (int)p->num_seqs;
     a.inv = p->inv_freq;
     a.q = p->q, a.k = p->k, a.qo = p->q_out, a.ko = p->k_out;
