@@ -130,10 +130,11 @@ static void name_impl(rg_cli_impl *x, const char *name, const char *version, con
 static int worker_failed(const char *cmd, rg_cli_impl *x, const rg_worker_outcome *w, const rg_suite *s,
                          const int *indices, size_t n, const rg_run_options *o, rg_run_result *r)
 {
-    char at[48] = "", err[RG_ERRLEN];
+    char at[48] = "", named[80] = "", err[RG_ERRLEN];
     if (w->workload >= 0) snprintf(at, sizeof at, " at workload %d", w->workload);
+    if (w->name[0]) snprintf(named, sizeof named, " (%s %s)", w->name, w->version);
     name_impl(x, w->name, w->version, NULL);
-    rg_term_printf(stderr, "ropegrad %s: %s (%s)%s: %s\n", cmd, x->named.path, x->named.label, at, w->what);
+    rg_term_printf(stderr, "ropegrad %s: %s%s%s: %s\n", cmd, x->named.path, named, at, w->what);
     if (rg_worker_failed_result(s, indices, n, o, o->backend, w->what, r, err, sizeof err)) {
         fprintf(stderr, "ropegrad %s: %s\n", cmd, err);
         return 2;

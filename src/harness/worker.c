@@ -22,6 +22,9 @@
 
 #define POLL_MS 20
 #define MAX_ARGS 4096
+/* After its channel closed, the worker has max(--timeout, this) to exit: a
+ * process that lost its GPU (a hung kernel) takes a while to be torn down. */
+#define EXIT_GRACE_S 30.0
 
 long long rg_worker_now_ns(void)
 {
@@ -42,16 +45,30 @@ static rg_worker_watch *map_page(int fd, char *err, size_t errlen)
     return p;
 }
 
+/* A file with no name (memfd; elsewhere an unlinked temporary file), close-on-exec. */
+static int anonymous_file(void)
+{
+#ifdef MFD_CLOEXEC
+    int f = memfd_create("ropegrad-watch", MFD_CLOEXEC);
+    if (f >= 0) return f;
+#endif
+    char path[] = "/tmp/ropegrad-watch-XXXXXX";
+    int t = mkstemp(path);
+    if (t < 0) return -1;
+    unlink(path);
+    fcntl(t, F_SETFD, FD_CLOEXEC);
+    return t;
+}
+
 rg_worker_watch *rg_worker_watch_create(int *fd, char *err, size_t errlen)
 {
     if (!fd) {
         snprintf(err, errlen, "rg_worker_watch_create: missing argument");
         return NULL;
     }
-    char path[] = "/tmp/ropegrad-watch-XXXXXX";
-    int f = mkstemp(path);
-    if (f < 0 || unlink(path) != 0 || ftruncate(f, sizeof(rg_worker_watch)) != 0) {
-        snprintf(err, errlen, "the worker's watch page: cannot make it in /tmp: %s", strerror(errno));
+    int f = anonymous_file();
+    if (f < 0 || ftruncate(f, sizeof(rg_worker_watch)) != 0) {
+        snprintf(err, errlen, "the worker's watch page: cannot make it: %s", strerror(errno));
         if (f >= 0) close(f);
         return NULL;
     }
@@ -162,7 +179,8 @@ static int overdue(const watching *w, int *loading)
     *loading = atomic_load(&w->page->phase) != RG_WORKER_RUNNING;
     if (started && now - started > limit) return 1;
     *loading = 0;
-    return w->eof_ns && now - w->eof_ns > limit ? 2 : 0;
+    const double grace = w->spec->timeout_s > EXIT_GRACE_S ? w->spec->timeout_s : EXIT_GRACE_S;
+    return w->eof_ns && now - w->eof_ns > (long long)(grace * 1e9) ? 2 : 0;
 }
 
 static void kill_group(watching *w)
@@ -203,7 +221,8 @@ static void judge(watching *w, int timed_out, int loading, rg_worker_outcome *ou
         snprintf(why, sizeof why, "%s within %g s (--timeout): the worker was killed",
                  loading ? "it did not finish loading" : "a call into it did not return", t);
     else if (timed_out == 2)
-        snprintf(why, sizeof why, "it did not exit %g s after its channel closed (--timeout): the worker was killed", t);
+        snprintf(why, sizeof why, "it did not exit within %g s after its channel closed: the worker was killed",
+                 t > EXIT_GRACE_S ? t : EXIT_GRACE_S);
     else if (WIFSIGNALED(w->status))
         snprintf(why, sizeof why, "the worker was killed by signal %s (%s)", signal_abbrev(WTERMSIG(w->status)),
                  strsignal(WTERMSIG(w->status)));

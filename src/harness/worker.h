@@ -40,7 +40,9 @@
 enum { RG_WORKER_LOADING = 1, RG_WORKER_RUNNING = 2 };
 
 typedef struct rg_worker_watch {
-    atomic_llong started_ns;    /* CLOCK_MONOTONIC of the call (or loading) in progress; 0 none */
+    atomic_llong started_ns;    /* CLOCK_MONOTONIC ns of the call (or loading) in progress; 0 none. The
+                                   first member: the Python worker restarts it once torch is imported
+                                   (python/ropegrad/cli.py) */
     atomic_int phase;           /* RG_WORKER_LOADING until the implementation is checked, then RUNNING */
     atomic_int workload;        /* the workload being run, -1 before the first */
     char name[ROPEGRAD_IMPL_MAX_NAME + 1];      /* the descriptor's, once checked ("" before) */

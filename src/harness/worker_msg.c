@@ -98,10 +98,21 @@ static const field result_fields[] = {
 
 /* ---- writing ---------------------------------------------------------------------------- */
 
+/* Numbers written with every digit they need (cJSON's own printing keeps
+ * 15 significant digits when they compare "equal" within an epsilon). */
 static cJSON *dbl_json(double v)
 {
-    if (isfinite(v)) return cJSON_CreateNumber(v);
-    return cJSON_CreateString(isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+    if (!isfinite(v)) return cJSON_CreateString(isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+    char text[40];
+    snprintf(text, sizeof text, "%.17g", v);
+    return cJSON_CreateRaw(text);
+}
+
+static cJSON *int_json(long long v)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%lld", v);
+    return cJSON_CreateRaw(text);
 }
 
 static cJSON *field_json(const field *f, const char *base);
@@ -130,16 +141,16 @@ static cJSON *field_json(const field *f, const char *base)
     double dv;
     switch (f->type) {
     case F_STR: return cJSON_CreateString(p);
-    case F_INT: memcpy(&iv, p, sizeof iv); return cJSON_CreateNumber(iv);
-    case F_I64: memcpy(&lv, p, sizeof lv); return cJSON_CreateNumber((double)lv);
-    case F_U64: memcpy(&uv, p, sizeof uv); return cJSON_CreateNumber((double)uv);
+    case F_INT: memcpy(&iv, p, sizeof iv); return int_json(iv);
+    case F_I64: memcpy(&lv, p, sizeof lv); return int_json((long long)lv);
+    case F_U64: memcpy(&uv, p, sizeof uv); return uv <= (uint64_t)LLONG_MAX ? int_json((long long)uv) : NULL;
     case F_DBL: memcpy(&dv, p, sizeof dv); return dbl_json(dv);
     case F_OBJ: return fields_json(f->sub, p);
     case F_I64S: {
         cJSON *a = cJSON_CreateArray();
         for (size_t i = 0; a && i < f->size; i++) {
             memcpy(&lv, p + i * sizeof lv, sizeof lv);
-            if (!cJSON_AddItemToArray(a, cJSON_CreateNumber((double)lv))) {
+            if (!cJSON_AddItemToArray(a, int_json((long long)lv))) {
                 cJSON_Delete(a);
                 return NULL;
             }
@@ -432,11 +443,11 @@ static int read_doc(reader *rd, const cJSON *doc, rg_worker_msg *m)
 
 int rg_worker_msg_parse(const unsigned char *buf, size_t n, rg_worker_msg *m, char *err, size_t errlen)
 {
+    if (m) memset(m, 0, sizeof *m);
     if (!m || (!buf && n)) {
         snprintf(err, errlen, "rg_worker_msg_parse: missing argument");
         return 1;
     }
-    memset(m, 0, sizeof *m);
     reader rd = {err, errlen};
     if (n < RG_WORKER_HEADER || memcmp(buf, RG_WORKER_MAGIC, 4))
         return bad(&rd, "frame", NULL, n ? "does not start with RGW1 and a length" : "is empty: nothing was sent");
