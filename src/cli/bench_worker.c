@@ -80,17 +80,31 @@ int rg_cli_worker_send_refusal(const char *cmd, rg_cli_impl *x, const char *line
 
 /* ---- the parent ---------------------------------------------------------------------------- */
 
-/* This executable, the command and its options: the C worker's argv. */
-static char **own_argv(int argc, char **argv)
+/* The worker's argv: the caller's (embed.h), else this executable with the
+ * command and its options; then the backend as resolved here, so that both
+ * sides measure on the same one (the last --backend counts). */
+static char **worker_argv(int argc, char **argv, const char *backend)
 {
     static char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) return NULL;
-    exe[n] = '\0';
-    char **v = calloc((size_t)argc + 2, sizeof *v);
+    size_t n = 0;
+    if (g_worker_argv) {
+        while (g_worker_argv[n]) n++;
+    } else {
+        ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (k <= 0) return NULL;
+        exe[k] = '\0';
+        n = (size_t)argc + 1;
+    }
+    char **v = calloc(n + 3, sizeof *v);
     if (!v) return NULL;
-    v[0] = exe;
-    memcpy(v + 1, argv, (size_t)argc * sizeof *v);
+    if (g_worker_argv) {
+        memcpy(v, g_worker_argv, n * sizeof *v);
+    } else {
+        v[0] = exe;
+        memcpy(v + 1, argv, (size_t)argc * sizeof *v);
+    }
+    v[n] = "--backend";
+    v[n + 1] = (char *)backend;
     return v;
 }
 
@@ -180,13 +194,14 @@ int rg_cli_worker_run(const char *cmd, rg_cli_impl *x, const rg_suite *s, const 
     memset(r, 0, sizeof *r);
     if (!strcmp(o->backend, "auto")) o->backend = ropegrad_cuda_available() ? "cuda" : "cpu";
     if (name_files(cmd, x, o)) return 2;
-    char **own = g_worker_argv ? NULL : own_argv(argc, argv);
-    if (!g_worker_argv && !own) {
-        fprintf(stderr, "ropegrad %s: cannot find this executable to start the worker\n", cmd);
+    char **wargv = worker_argv(argc, argv, o->backend);
+    if (!wargv) {
+        fprintf(stderr, "ropegrad %s: cannot make the worker's command (this executable not found, or out of "
+                "memory)\n", cmd);
         return 2;
     }
-    int rc = supervise(cmd, x, s, indices, n, o, g_worker_argv ? (char **)g_worker_argv : own, r);
-    free(own);
+    int rc = supervise(cmd, x, s, indices, n, o, wargv, r);
+    free(wargv);
     if (rc != 2) {
         r->impl = &x->named;
         snprintf(r->kernel_name, sizeof r->kernel_name, "%s", x->named.label);

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <omp.h>
+
 #include "op.h"
 #include "run_internal.h"
 #include "worker.h"
@@ -90,9 +92,12 @@ int rg_worker_failed_result(const rg_suite *s, const int *indices, size_t n, con
         return 1;
     }
     memset(r, 0, sizeof *r);
-    const int threads = o->threads > 0 ? o->threads : 1;
+    const int threads = o->threads > 0 ? o->threads : omp_get_max_threads();
     rg_result_header(s, o, !strcmp(backend, "cuda"), threads, r);
-    snprintf(r->device, sizeof r->device, "%.200s", !strcmp(backend, "cuda") ? "unknown GPU" : r->env.cpu_model);
+    if (strcmp(backend, "cuda"))   /* as the CPU backend names its device (run.c) */
+        snprintf(r->device, sizeof r->device, "%.200s (%d threads)", r->env.cpu_model, threads);
+    else
+        snprintf(r->device, sizeof r->device, "unknown GPU (the worker failed)");
     snprintf(r->timer, sizeof r->timer, "none");
     snprintf(r->cold_l2, sizeof r->cold_l2, "none (the worker failed)");
     r->n_workloads = n ? n : s->n_workloads;
