@@ -160,12 +160,12 @@ static void test_option_misuse(void **state)
 static void test_cpu_hang_times_out(void **state)
 {
     int rc = tu_run_captured(sc.dir, out, sizeof out, err, sizeof err,
-                             "bench --backend cpu --workloads 2 --iterations 2 --warmup 0 --timeout 1 --impl %s "
+                             "bench --backend cpu --workloads 2 --iterations 2 --warmup 0 --timeout 3 --impl %s "
                              "--record --db hang.db --manifest hang.json", BAD("hang_cpu"));
     print_message("    hang -> %d: %s", rc, err);
     assert_int_equal(rc, 1);
     assert_int_equal(tu_count_lines(err), 1);
-    assert_non_null(strstr(err, "at workload 2: a call into it did not return within 1 s"));
+    assert_non_null(strstr(err, "at workload 2: a call into it did not return within 3 s"));
     assert_true(exists("hang.db"));
     rc = tu_run_captured(sc.dir, out, sizeof out, err, sizeof err, "runs show 1 --db hang.db");
     TU_EXPECT_OK(rc, err);

@@ -28,6 +28,7 @@ static int attack(const void *problem, int num_threads)
 #elif defined(ATTACK_QUICK_EXIT0)
     quick_exit(0);
 #elif defined(ATTACK_SEGV)
+    signal(SIGSEGV, SIG_DFL);   /* the default action, whatever handler the process installed (a sanitizer's) */
     raise(SIGSEGV);
 #elif defined(ATTACK_ABORT)
     abort();
