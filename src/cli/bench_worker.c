@@ -27,7 +27,7 @@ void rg_cli_worker_set_command(char *const *argv, const char *impl_path)
     g_worker_impl_path = impl_path;
 }
 
-int rg_cli_worker_mode(const rg_cli_impl *x) { return x->channel_fd >= 0; }
+int rg_cli_worker_mode(const rg_cli_impl *x) { return x->channel_fd != -1; }
 
 int rg_cli_worker_supervises(const rg_cli_impl *x)
 {
