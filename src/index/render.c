@@ -712,8 +712,9 @@ static void problem_row(rg_buf *b, const rg_render_ctx *ctx, const rg_rank_entry
         rg_buf_printf(b, ">#%lld</a>", (long long)e->id);
     }
     rg_buf_puts(b, "</td><td>");
-    rg_html_esc(b, e->kernel);
+    rg_html_esc(b, e->name[0] ? e->name : e->kernel);
     if (e->suspect) rg_buf_puts(b, " <span class=\"badge suspect\">suspect</span>");
+    if (e->retracted_at[0]) rg_buf_puts(b, " <span class=\"badge retracted\">retracted by its source</span>");
     if (!strcmp(e->verification, "unverifiable")) rg_buf_puts(b, " <span class=\"badge unverifiable\">unverifiable</span>");
     rg_buf_puts(b, "</td>");
     cell_si(b, e->primary_ns, 1e-9, "s");
@@ -1129,6 +1130,21 @@ char *rg_api_index(const rg_index_view *v, char *err, size_t errlen)
     return finish_json(o, err, errlen);
 }
 
+/* What the run's source says of it: "publishedAt" and "sourceRank" {rank, of} (null when none). */
+static void api_source_facts(cJSON *x, const char *published_at, int rank, int of)
+{
+    if (published_at[0]) cJSON_AddStringToObject(x, "publishedAt", published_at);
+    else cJSON_AddNullToObject(x, "publishedAt");
+    if (rank > 0) {
+        cJSON *r = cJSON_AddObjectToObject(x, "sourceRank");
+        cJSON_AddNumberToObject(r, "rank", rank);
+        if (of > 0) cJSON_AddNumberToObject(r, "of", of);
+        else cJSON_AddNullToObject(r, "of");
+    } else {
+        cJSON_AddNullToObject(x, "sourceRank");
+    }
+}
+
 char *rg_api_problem(const rg_problem_view *v, char *err, size_t errlen)
 {
     cJSON *o = cJSON_CreateObject();
@@ -1145,8 +1161,10 @@ char *rg_api_problem(const rg_problem_view *v, char *err, size_t errlen)
             const rg_rank_entry *e = &g->e[i];
             cJSON *x = cJSON_CreateObject();
             cJSON_AddNumberToObject(x, "id", (double)e->id);
+            cJSON_AddStringToObject(x, "name", e->name);
             if (e->rank > 0) cJSON_AddNumberToObject(x, "rank", e->rank);
             else cJSON_AddNullToObject(x, "rank");
+            api_source_facts(x, e->published_at, e->source_rank, e->source_group_size);
             add_num(x, "primaryNs", e->primary_ns);
             add_num(x, "sol", e->sol);
             add_num(x, "xReference", e->x_ref);
@@ -1191,7 +1209,9 @@ char *rg_api_run(const rg_run_view *v, char *err, size_t errlen)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "id", (double)v->id);
+    cJSON_AddStringToObject(o, "name", v->name);
     cJSON_AddStringToObject(o, "definition", v->definition);
+    api_source_facts(o, v->published_at, v->source_rank, v->source_group_size);
     cJSON_AddStringToObject(o, "status", v->status);
     cJSON_AddStringToObject(o, "evidence", v->evidence);
     cJSON_AddStringToObject(o, "device", v->device);
