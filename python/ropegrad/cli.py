@@ -8,8 +8,9 @@
 
 Every other option is `ropegrad bench|check`'s own (--suite, --backend,
 --workloads, --iterations, --record, --db, --manifest, ...), passed to the
-same C harness (impl.py). --impl PATH.so (a C plugin) and no --impl at all
-(ropegrad's own kernels) run as the CLI does, in this process.
+same C harness (impl.py). --impl PATH.so (a C plugin) runs as the CLI runs
+it, in a supervised worker; no --impl at all (ropegrad's own kernels) runs
+in this process.
 
 Every implementation other than ropegrad's own kernels runs in a supervised
 worker (docs/protocol.md, "Supervised worker"): this process never imports

@@ -18,10 +18,13 @@
  * unloaded safely while a GPU may still run it, so the trampolines read the
  * one open plugin, and a second rg_impl_open before rg_impl_close is refused.
  *
- * CPU calls run under a watchdog when timeout_s > 0: a call that has not
- * returned after timeout_s seconds cannot be stopped (it owns the thread), so
- * the watchdog writes one line on stderr and ends the process with exit
- * status 1 before anything is written: nothing is recorded, no file is left.
+ * The CLI opens a plugin only in a supervised worker (worker.h): there every
+ * call, and the loading before it, is marked on the parent's watched page
+ * (rg_impl_set_watch) and the parent kills a worker past its timeout. A
+ * process that opens one itself (no page set) runs its CPU calls under a
+ * watchdog when timeout_s > 0: a call that has not returned after timeout_s
+ * seconds cannot be stopped (it owns the thread), so the watchdog writes one
+ * line on stderr and ends the process with exit status 1.
  */
 #ifndef ROPEGRAD_HARNESS_IMPL_H
 #define ROPEGRAD_HARNESS_IMPL_H
