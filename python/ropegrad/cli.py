@@ -34,6 +34,7 @@ import sys
 import time
 
 from . import progress
+from . import worker
 
 USAGE = """usage: python3 -m ropegrad bench|check [--impl WHAT | --solution FILE.json] [ropegrad bench options]
 
@@ -159,7 +160,7 @@ def _callable(ours, suite, rest):
     except ImportError as e:
         raise ValueError("a Python implementation needs torch, which this Python cannot import (%s)" % e) from None
     progress.log("torch %s imported in %.1f s", torch.__version__, time.monotonic() - t0)
-    _restart_watch(rest)
+    worker.restart()   # a worker: the implementation's loading starts here (worker.py)
     from . import impl_load
     op = _op_of(suite)
     if solution:
@@ -169,28 +170,13 @@ def _callable(ours, suite, rest):
     return impl_load.from_module(torch, impl, op, ours.get("--dps", False))
 
 
-def _worker_channel(rest):
-    """The channel fd when this process is a supervised worker (--worker-channel FD), else None."""
+def _fd_option(rest, name):
+    """FD of `name FD` in rest (--worker-channel, --worker-watch: this process
+    is a supervised worker), else None."""
     for i, a in enumerate(rest):
-        if a == "--worker-channel" and i + 1 < len(rest) and rest[i + 1].isdigit():
+        if a == name and i + 1 < len(rest) and rest[i + 1].isdigit():
             return int(rest[i + 1])
     return None
-
-
-def _restart_watch(rest):
-    """In a supervised worker, once torch is imported: the parent's clock on
-    the loading restarts, so the implementation's import has --timeout of its
-    own (the watched page's first member, src/harness/worker.h: CLOCK_MONOTONIC
-    nanoseconds as an int64)."""
-    import mmap
-    import struct
-    for i, a in enumerate(rest):
-        if a == "--worker-watch" and i + 1 < len(rest) and rest[i + 1].isdigit():
-            try:
-                with mmap.mmap(int(rest[i + 1]), 8) as page:
-                    struct.pack_into("=q", page, 0, time.monotonic_ns())
-            except (OSError, ValueError):
-                pass   # the parent's clock keeps running from the worker's start
 
 
 def _impl_path(ours, suite):
@@ -242,7 +228,10 @@ def main(argv=None):
     channel = None
     try:
         ours, rest = _split(argv[1:])
-        channel = _worker_channel(rest)
+        channel = _fd_option(rest, "--worker-channel")
+        if channel is not None:   # torch's import is not the implementation's loading (worker.py)
+            worker.watch(_fd_option(rest, "--worker-watch"))
+            worker.pause()
         if ours.get("--verbose"):
             progress.enable(True, started)
         if progress.enabled() and "--quiet" not in rest and "--progress" not in rest:
@@ -264,6 +253,7 @@ def main(argv=None):
             return 0
         if c is None and ours.get("--impl"):
             rest = ["--impl", ours["--impl"]] + rest
+            worker.restart()   # a worker: the plugin is loaded by the harness, timed from here
         sys.stdout.flush()
         return impl.run([cmd] + rest, c, sys.modules.get("torch"))
     except (ValueError, OSError) as e:

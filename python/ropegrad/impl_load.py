@@ -45,6 +45,7 @@ import tempfile
 import time
 
 from . import progress
+from . import worker
 from .impl import Callable
 
 PY_LANGUAGES = {"pytorch", "triton", "python"}
@@ -387,7 +388,11 @@ def from_solution(torch, path, op, backend):
     t0 = time.monotonic()
     try:
         if langs & CPP_LANGUAGES:
-            fn = _build_cpp(torch, sol, fname)
+            worker.pause()   # the compiler's time is not the solution's loading (python/ropegrad/worker.py)
+            try:
+                fn = _build_cpp(torch, sol, fname)
+            finally:
+                worker.restart()
             backends = ("cuda",)
         elif langs & PY_LANGUAGES:
             folder = tempfile.mkdtemp(prefix="rg-solution-")

@@ -13,7 +13,8 @@ the CPU backend (the C harness through build/libropegrad_cli.so):
   a solution that calls sys.exit(0) while it is imported, and a function
   that calls os._exit(0) inside a call (each after printing a results line
   of its own): the supervised worker's one line, exit 1, nothing of theirs on
-  stdout, a failed run in the registry;
+  stdout, a failed run in the registry; a solution that sleeps while it is
+  imported: killed after --timeout (its clock restarted once torch is imported);
   --verbose's progress lines (stderr only) and --build-only (nothing measured).
 
 Run with a Python that has torch; ROPEGRAD_LIB points at the build's
@@ -230,6 +231,16 @@ def main():
             expect("%s: one line, exit 1, nothing of its own on stdout" % what,
                    rc == 1 and len(ours) == 1 and "before it sent a result" in ours[0] and "passed" not in out
                    and "recorded as run %d" % (i + 1) in out, err + out)
+        sleeper = os.path.join(tmp, "sleeper.json")
+        with open(sleeper, "w") as f:
+            json.dump({"name": "sleeper", "definition": OP, "author": "tester",
+                       "spec": {"languages": ["pytorch"], "target_hardware": ["LOCAL"], "entry_point": "k.py::run",
+                                "dependencies": ["torch"]},
+                       "sources": [{"path": "k.py", "content": "import time\ntime.sleep(600)\n"}]}, f)
+        rc, out, err = harness(["check", "--solution", sleeper, "--timeout", "5"], tmp)
+        ours = [line for line in err.splitlines() if line.startswith("ropegrad check:")]
+        expect("a solution that sleeps while it is imported: killed after --timeout, one line, exit 1",
+               rc == 1 and len(ours) == 1 and "did not finish loading within 5 s" in ours[0], err + out)
         con = sqlite3.connect(db)
         passed = [r[0] for r in con.execute("SELECT passed FROM runs ORDER BY id")]
         con.close()
