@@ -495,7 +495,8 @@ static int run_as_worker(bench_args *a, rg_suite *s)
     const char *cmd = a->cmd;
     char err[RG_ERRLEN];
     if (rg_cli_worker_attach(cmd, &a->plugin)) return 2;
-    if (rg_cli_impl_load(&a->plugin, s, &a->o, err, sizeof err)) return rg_cli_worker_send_refusal(cmd, &a->plugin, err);
+    if (rg_cli_impl_load(&a->plugin, s, &a->o, err, sizeof err))
+        return rg_cli_worker_send_refusal(cmd, &a->plugin, err);
     rg_run_result r;
     if (rg_run_suite(s, a->indices, a->n_indices, &a->o, &r, err, sizeof err))
         return rg_cli_worker_send_refusal(cmd, &a->plugin, err);
