@@ -254,7 +254,7 @@ static void test_host_pointers_refused(void **state)
     (void)state;
     static float q[128], k[128], qo[128], ko[128], inv[64];
     static int64_t ids[1];
-    const ropegrad_rope_apply_shape sh = {1, 1, 128, 1, 1, ROPEGRAD_LAYOUT_BHSD, ROPEGRAD_F32, ROPEGRAD_BF16, 0};
+    const ropegrad_rope_apply_shape sh = {1, 1, 128, 1, 1, ROPEGRAD_LAYOUT_BHSD, ROPEGRAD_F32, ROPEGRAD_BF16, 0, ROPEGRAD_ROTARY_HALF, 0};
     ropegrad_rope_apply_pos_problem p = {sh, ROPEGRAD_ROTARY_HALF, 0, ids, 64, NULL, 0, inv, 1.0f, q, k, qo, ko};
     assert_int_equal(ropegrad_rope_apply_pos_cuda(&p, NULL), ROPEGRAD_ERR_NOT_DEVICE_POINTER);
     assert_int_equal(ropegrad_rope_apply_pos_backward_cuda(&p, NULL), ROPEGRAD_ERR_NOT_DEVICE_POINTER);
