@@ -168,8 +168,9 @@ def _check_tables(cos, sin, qc, rotary_dim=0):
         if not isinstance(t, torch.Tensor):
             raise TypeError("%s: %s must be a torch.Tensor, got %s" % (_NAME, name, type(t).__name__))
         if t.dim() != 3 or t.shape[0] not in (1, B) or tuple(t.shape[1:]) != (S, D):
-            raise ValueError("%s: %s must be [B,S,R] = [%d,%d,%d] or [1,%d,%d] (R = rotary_dim, 0: head_dim), "
-                             "got shape %s" % (_NAME, name, B, S, D, S, D, list(t.shape)))
+            raise ValueError("%s: %s must be [B,S,%s] = [%d,%d,%d] or [1,%d,%d]%s, got shape %s"
+                             % (_NAME, name, "R" if rotary_dim else "D", B, S, D, S, D,
+                                " (R = rotary_dim)" if rotary_dim else "", list(t.shape)))
         if t.dtype not in _rt.DTYPES:
             raise TypeError("%s: %s must be bfloat16, float16 or float32, got %s" % (_NAME, name, t.dtype))
         if t.device != qc.device:

@@ -313,7 +313,7 @@ def test_refusals(device):
         (ValueError, "rotary_dim", lambda: rope_apply_pos(q, k, pos, inv, rotary_dim=5)),
         (ValueError, "rotary_dim", lambda: apply_rotary_pos_emb(q, k, cs4, cs4, rotary_dim=3)),
         (ValueError, "rotary_dim", lambda: apply_rotary_pos_emb(q, k, cs4, cs4, rotary_dim=10)),
-        (ValueError, "R = rotary_dim", lambda: apply_rotary_pos_emb(q, k, cs4, cs4)),   # [1,4,4] tables, head_dim 8
+        (ValueError, "[B,S,D]", lambda: apply_rotary_pos_emb(q, k, cs4, cs4)),   # [1,4,4] tables, head_dim 8
         (ValueError, "R = rotary_dim", lambda: apply_rotary_pos_emb(q, k, cs4, cs4, interleaved=True, rotary_dim=6)),
         (ValueError, "rotary_dim", lambda: rope_apply_backward(q, k, q, k, cs4, cs4, rotary_dim=-2)),
         (ValueError, "position_ids", lambda: rope_apply_pos(q, k, pos.float(), inv)),

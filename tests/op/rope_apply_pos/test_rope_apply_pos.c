@@ -209,7 +209,8 @@ static void test_refusals(void **state)
     static int64_t ids[4] = {0, 1, 2, 3};
     static int32_t cu[3] = {0, 1, 4};
     static float inv[32];
-    const ropegrad_rope_apply_shape s = {1, 4, 64, 1, 1, ROPEGRAD_LAYOUT_BSHD, ROPEGRAD_BF16, ROPEGRAD_BF16, 0, ROPEGRAD_ROTARY_HALF, 0};
+    const ropegrad_rope_apply_shape s = {1,    4, 64, 1, 1, ROPEGRAD_LAYOUT_BSHD, ROPEGRAD_BF16, ROPEGRAD_BF16,
+                                         0,    ROPEGRAD_ROTARY_HALF, 0};
     const ropegrad_rope_apply_pos_problem ok = {s, ROPEGRAD_ROTARY_HALF, 0, ids, 64, NULL, 0, inv, 1.0f, q, k, qo, ko};
     ropegrad_rope_apply_pos_problem p;
     double ref[2 * 4 * 64];
@@ -238,6 +239,9 @@ static void test_refusals(void **state)
     RP_EXPECT(ROPEGRAD_ERR_BAD_SIZE, p.shape.seq_len = 0);
     RP_EXPECT(ROPEGRAD_ERR_BAD_SIZE, p.shape.num_kv_heads = 0);
     RP_EXPECT(ROPEGRAD_ERR_BAD_HEAD_DIM, p.shape.head_dim = 63);
+    /* the shape's style and rotary_dim are 088's; this problem carries its own */
+    RP_EXPECT(ROPEGRAD_ERR_UNSUPPORTED, p.shape.style = ROPEGRAD_ROTARY_INTERLEAVED);
+    RP_EXPECT(ROPEGRAD_ERR_UNSUPPORTED, p.shape.rotary_dim = 32);
     RP_EXPECT(ROPEGRAD_ERR_BAD_HEAD_DIM, p.shape.head_dim = 2048);
     RP_EXPECT(ROPEGRAD_ERR_BAD_HEAD_DIM, p.rotary_dim = 31);
     RP_EXPECT(ROPEGRAD_ERR_BAD_HEAD_DIM, p.rotary_dim = 66);
