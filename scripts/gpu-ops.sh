@@ -184,8 +184,9 @@ if [[ " $STEPS " == *" applypeers "* ]]; then
 fi
 
 if [[ " $STEPS " == *" hf "* ]]; then
-  # The Hugging Face real client on the GPU (stock vs ropegrad.hf.use_ropegrad, loss and
-  # every gradient; CPU and CUDA cases), then the training step and the RoPE work alone,
+  # The Hugging Face real client on the GPU (stock vs ropegrad.hf.use_ropegrad from positions
+  # and with tables, loss, logits and every gradient, and torch.compile(fullgraph=True) on the
+  # attention blocks; CPU and CUDA cases), then the training step and the RoPE work alone,
   # stock vs ropegrad, Llama-3-like and Qwen3-like, bf16, 4 layers, B=4, S=4096 (bench/hf_step.py).
   log "hf: python/tests/test_hf_real_client.py, bench/hf_step.py"
   timeout 900 python3 python/tests/test_hf_real_client.py > "$W/test_hf_real_client.txt" 2>&1

@@ -5,8 +5,9 @@ apply_rotary_pos_emb; also GPT-J's interleaved pairs and partial rotary.
 
 ctypes (standard library only): Shape (struct ropegrad_rope_apply_shape, shared
 with rope_apply_backward), Problem (struct ropegrad_rope_apply_problem), cpu(),
-cuda(). With torch: apply_rotary_pos_emb(), a drop-in for Hugging Face's whose
-forward is this op and whose backward is rope_apply_backward's (L1/068):
+cuda(). With torch: the op ropegrad::rope_apply (torch.library, with a fake
+implementation; its autograd formula is rope_apply_backward's op, L1/068) and
+apply_rotary_pos_emb(), a drop-in for Hugging Face's that calls it:
 
     from ropegrad.rope_apply import apply_rotary_pos_emb
     q_embed, k_embed = apply_rotary_pos_emb(q, k, cos, sin)      # as transformers' function
@@ -217,6 +218,8 @@ def check_pair(who, names, a, b):
                          % (who, names[0], list(a.shape), names[1], list(b.shape)))
     if D < 2 or D % 2 or D > _lib.MAX_HEAD_DIM:
         raise ValueError("%s: head_dim must be even and in 2..%d, got %d" % (who, _lib.MAX_HEAD_DIM, D))
+    if b.device != a.device:
+        raise ValueError("%s: %s is on %s but %s is on %s" % (who, names[1], b.device, names[0], a.device))
 
 
 def _layout_of(qc, kc):
@@ -231,14 +234,20 @@ def _layout_of(qc, kc):
     return common[0]
 
 
+def _check_op(qc, kc, cos, sin, style=STYLE_HALF, rotary_dim=0):
+    """The op's inputs (shapes, dtypes, strides, devices, style, rotary_dim;
+    never the data): (layout, cos's batch stride)."""
+    check_pair(_NAME, ("q", "k"), qc, kc)
+    check_style(_NAME, style, rotary_dim, qc.shape[3])
+    return _layout_of(qc, kc), _check_tables(cos, sin, qc, rotary_dim)
+
+
 def _forward(qc, kc, cos, sin, style=STYLE_HALF, rotary_dim=0):
     """ropegrad::rope_apply: (q_embed, k_embed) of q, k logical [B,H,S,D]
     (one layout of the two), cos/sin [B,S,R] or [1,S,R], the style's pairs.
     The op's real implementation: the CPU path or the CUDA kernel on the
     current stream."""
-    layout = _layout_of(qc, kc)
-    check_style(_NAME, style, rotary_dim, qc.shape[3])
-    stride = _check_tables(cos, sin, qc, rotary_dim)
+    layout, stride = _check_op(qc, kc, cos, sin, style, rotary_dim)
     q_out, k_out = _empty(layout, qc.shape, qc), _empty(layout, kc.shape, kc)
     if qc.numel() and kc.numel():
         p = Problem()
@@ -250,9 +259,7 @@ def _forward(qc, kc, cos, sin, style=STYLE_HALF, rotary_dim=0):
 
 
 def _forward_fake(qc, kc, cos, sin, style=STYLE_HALF, rotary_dim=0):
-    layout = _layout_of(qc, kc)
-    check_style(_NAME, style, rotary_dim, qc.shape[3])
-    _check_tables(cos, sin, qc, rotary_dim)
+    layout, _ = _check_op(qc, kc, cos, sin, style, rotary_dim)
     return _empty(layout, qc.shape, qc), _empty(layout, kc.shape, kc)
 
 

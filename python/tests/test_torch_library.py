@@ -7,8 +7,9 @@ torch.compile(fullgraph=True) of code calling them (aot_eager and inductor):
 the op stays one opaque call, so the outputs and gradients equal eager's bit
 for bit; and the positions op against the table path: rope_apply_pos with bf16
 cos/sin equals rope_apply on 011's table bit for bit, forward and backward, in
-both styles and with partial rotary; the table path's interleaved style and
-partial rotary against a float64 formula with torch's autograd.
+both styles and with partial rotary, and packed sequences (cu_seqlens) equal
+the same tokens with their offsets as positions; the table path's interleaved
+style and partial rotary against a float64 formula with torch's autograd.
 CPU always, CUDA too where there is a GPU.
 
     ROPEGRAD_LIB=build/libropegrad.so PYTHONPATH=python .venv/bin/python python/tests/test_torch_library.py
@@ -62,6 +63,8 @@ def test_registered(device):
         schema = str(getattr(torch.ops.ropegrad, name).default._schema)
         assert schema.startswith("ropegrad::%s(" % name), schema
         assert "!" not in schema and "(a" not in schema, "%s mutates or aliases an input: %s" % (name, schema)
+        if hasattr(torch.Tag, "needs_exact_strides"):   # compiled code must keep the layouts eager code has
+            assert torch.Tag.needs_exact_strides in getattr(torch.ops.ropegrad, name).default.tags, name
         opdef = OPDEFS["ropegrad::" + name]
         assert opdef._abstract_fn is not None, "%s has no fake implementation" % name
         assert (opdef._backward_fn is not None) == differentiable, \
@@ -199,7 +202,11 @@ def test_opcheck_positions(device):
     q = heads(1, H, T, D, torch.bfloat16, device, True, gen, True)
     k = heads(1, Hkv, T, D, torch.bfloat16, device, True, gen, True)
     cu = torch.tensor([0, 5, 5, 13], dtype=torch.int32, device=device)
-    opcheck(rope_apply_pos_op, (q, k, None, inv_freq(D).to(device), 1.0, torch.bfloat16, 0, 0, cu), "packed")
+    packed = (None, inv_freq(D).to(device), 1.0, torch.bfloat16, 0, 0, cu)
+    opcheck(rope_apply_pos_op, (q, k) + packed, "rope_apply_pos packed")
+    g = torch.randn(1, T, H, D, generator=gen).to(torch.bfloat16).to(device).transpose(1, 2)
+    gk = torch.randn(1, T, Hkv, D, generator=gen).to(torch.bfloat16).to(device).transpose(1, 2)
+    opcheck(rope_apply_pos_backward_op, (g, gk) + packed + (1,), "rope_apply_pos_backward packed")
 
 
 def run(fn, args):
@@ -278,6 +285,20 @@ def test_positions_equal_tables(device):
             c = run(lambda q, k: rope_apply_pos(q, k, p1, inv, 0.9), (q, k))
             d = run(lambda q, k: rope_apply_pos(q, k, p1.expand(B, -1).contiguous(), inv, 0.9), (q, k))
             assert all(torch.equal(x, y) for x, y in zip(c, d)), "%s: [1,S] positions differ from [B,S]" % dtype
+        # packed [T,H,D] with cu_seqlens == the same tokens [1,T,H,D] with each token's offset in its sequence
+        lens = [7, 0, 19, 1]
+        cu = torch.tensor([0] + list(torch.tensor(lens).cumsum(0)), dtype=torch.int32, device=device)
+        offsets = torch.cat([torch.arange(n) for n in lens])[None].to(device)
+        T = sum(lens)
+        q = torch.randn(T, H, D, generator=gen).to(dtype).to(device).requires_grad_()
+        k = torch.randn(T, Hkv, D, generator=gen).to(dtype).to(device).requires_grad_()
+        inv = inv_freq(D, 1e6).to(device)
+        a = run(lambda q, k: rope_apply_pos(q, k, None, inv, 1.0, cu_seqlens=cu), (q, k))
+        b = run(lambda q, k: [t[0] for t in rope_apply_pos(q[None], k[None], offsets, inv, 1.0, unsqueeze_dim=2)],
+                (q, k))
+        for i, (x, y) in enumerate(zip(a, b)):
+            assert x.shape == y.shape and torch.equal(x, y), "%s packed: result %d differs from the unpacked one" % (
+                dtype, i)
     # each style, rotary_dim below head_dim: 011's table at head_dim R, its columns in the style's order
     for interleaved, rotary_dim in ((True, 0), (False, 48), (True, 48)):
         R = rotary_dim or D
