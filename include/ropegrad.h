@@ -178,7 +178,7 @@ const char *ropegrad_cos_sin_kernel_name(int kernel); /* "default", "fast"; NULL
  * are [B,S,R] (or [S,R]) -- Hugging Face's tables for a partial rotary model
  * -- and only elements 0..R-1 of each head's row rotate; elements R..D-1 are
  * copied through (in place: left untouched). Each table column d multiplies
- * element d, and element d's partner p(d) is
+ * element d, and the elements rotate in pairs (a, b):
  *   ROPEGRAD_ROTARY_HALF (NeoX, Hugging Face): pairs (j, j+R/2), j < R/2;
  *   ROPEGRAD_ROTARY_INTERLEAVED (GPT-J): pairs (2i, 2i+1), i < R/2 -- the
  *     table in that order, cos[..,2i] = cos[..,2i+1] = cos(theta_i) (GPT-J's
@@ -192,8 +192,8 @@ const char *ropegrad_cos_sin_kernel_name(int kernel); /* "default", "fast"; NULL
  * formula above with the style's pairs (exact when n[a] == n[b], as in every
  * RoPE table); grad_cos and grad_sin are the exact gradient of 088 with
  * respect to each table entry as 088 indexes it (at rotate-half, R = head_dim:
- * the sums above). grad_cos, grad_sin are
- * [B,S,R] (or [S,R]); cos_sin_batch_stride is then seq_len*R. A style other
+ * the sums above). grad_cos, grad_sin are [B,S,R] (or [S,R]);
+ * cos_sin_batch_stride is then seq_len*R. A style other
  * than the two is ROPEGRAD_ERR_UNSUPPORTED; an odd, negative or too large
  * rotary_dim ROPEGRAD_ERR_BAD_HEAD_DIM. The suites' shapes (rotate-half,
  * R = head_dim) run the kernels they always did; the other cases one
@@ -203,7 +203,9 @@ const char *ropegrad_cos_sin_kernel_name(int kernel); /* "default", "fast"; NULL
  * arithmetic, each output rounded once to its dtype (nearest even).
  *
  * ABI: style and rotary_dim were added to the shape in 0.2.0 (unreleased),
- * after cos_sin_batch_stride; a zero-initialised shape keeps the old meaning. */
+ * after cos_sin_batch_stride, so the shape and the structs holding it
+ * (ropegrad_rope_apply_pos_problem's too) grew; a zero-initialised shape keeps
+ * the old meaning. */
 typedef enum {
     ROPEGRAD_LAYOUT_BHSD = 0,   /* [batch, heads, seq, head_dim] (the suites'; Hugging Face's q, k) */
     ROPEGRAD_LAYOUT_BSHD = 1    /* [batch, seq, heads, head_dim] (a projection's output, flash-attention's) */
