@@ -173,12 +173,46 @@ const char *ropegrad_cos_sin_kernel_name(int kernel); /* "default", "fast"; NULL
  * With shared cos/sin (cos_sin_batch_stride 0) grad_cos and grad_sin are
  * [S,head_dim], summed over the batches too.
  *
+ * Style and partial rotary (shape.style, shape.rotary_dim; zero = all of the
+ * above). With R = rotary_dim (0 = head_dim; even, 2..head_dim) cos and sin
+ * are [B,S,R] (or [S,R]) -- Hugging Face's tables for a partial rotary model
+ * -- and only elements 0..R-1 of each head's row rotate; elements R..D-1 are
+ * copied through (in place: left untouched). Each table column d multiplies
+ * element d, and the elements rotate in pairs (a, b):
+ *   ROPEGRAD_ROTARY_HALF (NeoX, Hugging Face): pairs (j, j+R/2), j < R/2;
+ *   ROPEGRAD_ROTARY_INTERLEAVED (GPT-J): pairs (2i, 2i+1), i < R/2 -- the
+ *     table in that order, cos[..,2i] = cos[..,2i+1] = cos(theta_i) (GPT-J's
+ *     and Cohere's repeat_interleave tables).
+ * For each pair (a, b) (a the first of it), with c = cos row, n = sin row:
+ *   088:  out[a] = x[a]*c[a] - x[b]*n[a]     out[b] = x[b]*c[b] + x[a]*n[b]
+ *   068:  grad_x[a] = g[a]*c[a] + g[b]*n[a]  grad_x[b] = g[b]*c[b] - g[a]*n[b]
+ *         grad_cos[.., d] = sum of g[d]*x[d]
+ *         grad_sin[.., a] = -sum of g[a]*x[b]    grad_sin[.., b] = sum of g[b]*x[a]
+ * (sums over q's and k's heads, and batches when shared). grad_x is 068's
+ * formula above with the style's pairs (exact when n[a] == n[b], as in every
+ * RoPE table); grad_cos and grad_sin are the exact gradient of 088 with
+ * respect to each table entry as 088 indexes it (at rotate-half, R = head_dim:
+ * the sums above). grad_cos, grad_sin are [B,S,R] (or [S,R]);
+ * cos_sin_batch_stride is then seq_len*R. A style other
+ * than the two is ROPEGRAD_ERR_UNSUPPORTED; an odd, negative or too large
+ * rotary_dim ROPEGRAD_ERR_BAD_HEAD_DIM. The suites' shapes (rotate-half,
+ * R = head_dim) run the kernels they always did; the other cases one
+ * generic kernel a direction.
+ *
  * Reference: float64 from the inputs widened exactly. CPU and CUDA: float32
- * arithmetic, each output rounded once to its dtype (nearest even). */
+ * arithmetic, each output rounded once to its dtype (nearest even).
+ *
+ * ABI: style and rotary_dim were added to the shape in 0.2.0 (unreleased),
+ * after cos_sin_batch_stride, so the shape and the structs holding it
+ * (ropegrad_rope_apply_pos_problem's too) grew; a zero-initialised shape keeps
+ * the old meaning. */
 typedef enum {
     ROPEGRAD_LAYOUT_BHSD = 0,   /* [batch, heads, seq, head_dim] (the suites'; Hugging Face's q, k) */
     ROPEGRAD_LAYOUT_BSHD = 1    /* [batch, seq, heads, head_dim] (a projection's output, flash-attention's) */
 } ropegrad_layout;
+
+/* Which elements of a head's row rotate together (see above). */
+typedef enum { ROPEGRAD_ROTARY_HALF = 0, ROPEGRAD_ROTARY_INTERLEAVED = 1 } ropegrad_rotary_style;
 
 typedef struct ropegrad_rope_apply_shape {
     int64_t batch_size, seq_len, head_dim;   /* head_dim: any even value 2..1024 */
@@ -187,7 +221,10 @@ typedef struct ropegrad_rope_apply_shape {
     ropegrad_dtype dtype;                    /* of q, k, their outputs and gradients */
     ropegrad_dtype cos_sin_dtype;            /* of cos, sin (and 068's grad_cos, grad_sin) */
     int64_t cos_sin_batch_stride;            /* elements: seq_len*head_dim for [B,S,D], 0 for one [S,D]
-                                                shared by every batch; any other value is UNSUPPORTED */
+                                                shared by every batch; any other value is UNSUPPORTED
+                                                (seq_len*rotary_dim with partial rotary) */
+    ropegrad_rotary_style style;             /* 088/068: the pairs; 0 = rotate-half (the suites') */
+    int64_t rotary_dim;                      /* 088/068: 0 = head_dim; even, <= head_dim */
 } ropegrad_rope_apply_shape;
 
 /* 088. In place: q_out may be q and k_out k (the same pointers); any other
@@ -254,12 +291,12 @@ int ropegrad_rope_apply_backward_cuda(const ropegrad_rope_apply_backward_problem
  * read. The CPU and reference paths check cu_seqlens' contents
  * (ROPEGRAD_ERR_BAD_SIZE); the CUDA path cannot read them on the host, and a
  * caller that passes other values gets unspecified positions. */
-typedef enum { ROPEGRAD_ROTARY_HALF = 0, ROPEGRAD_ROTARY_INTERLEAVED = 1 } ropegrad_rotary_style;
 
 typedef struct ropegrad_rope_apply_pos_problem {
     ropegrad_rope_apply_shape shape;  /* layout BHSD/BSHD, GQA as 088; cos_sin_dtype: the dtype each cos/sin is
                                          rounded to before use (BF16 like the stock HF table, F16, or F32);
-                                         cos_sin_batch_stride unused, must be 0 */
+                                         cos_sin_batch_stride, style and rotary_dim unused, must be 0
+                                         (the problem's own style and rotary_dim below say them) */
     ropegrad_rotary_style style;
     int64_t rotary_dim;               /* 0 = head_dim; even, 2..head_dim; elements beyond it copied through */
     const void *position_ids;         /* [B,S] (ignored, may be NULL, when cu_seqlens is set) */

@@ -385,7 +385,7 @@ static void run(bool is88, const af_shape &w, af_times *t)
         CK(cudaMalloc(&ogs, (size_t)ncs * 4));
     }
     const ropegrad_rope_apply_shape sh = {w.B, w.S, D, w.hq, w.hk, ROPEGRAD_LAYOUT_BHSD, ROPEGRAD_F32, ROPEGRAD_F32,
-                                          is88 ? 0 : w.S * D};
+                                          is88 ? 0 : w.S * D, ROPEGRAD_ROTARY_HALF, 0};
     if (is88) {
         const ropegrad_rope_apply_problem p = {sh, q, k, c, s, oq, ok};
         t->row_floor_us = t->dev_us = t->dev_err = NAN;
@@ -453,7 +453,8 @@ static af_bf16_times run88_bf16(const af_shape &w)
     bf16 *q = dev_random<bf16>(nq, 1), *k = dev_random<bf16>(nk, 2), *c = dev_random<bf16>(ncs, 3),
          *s = dev_random<bf16>(ncs, 4), *o[4];
     for (int i = 0; i < 4; i++) CK(cudaMalloc(&o[i], (size_t)(i % 2 ? nk : nq) * 2));
-    const ropegrad_rope_apply_shape sh = {w.B, w.S, D, w.hq, w.hk, ROPEGRAD_LAYOUT_BHSD, ROPEGRAD_BF16, ROPEGRAD_BF16, 0};
+    const ropegrad_rope_apply_shape sh = {w.B, w.S, D, w.hq, w.hk, ROPEGRAD_LAYOUT_BHSD, ROPEGRAD_BF16, ROPEGRAD_BF16, 0,
+                                          ROPEGRAD_ROTARY_HALF, 0};
     const int64_t units = (nq + nk) / 16;   // 8 pairs (16 elements) a unit
     af_bf16_times t;
     t.vec_us = time_it([&] {

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """rope_apply (L1/088): the rotary embedding applied to q and k,
 q_embed = q*cos + rotate_half(q)*sin (and the same for k), Hugging Face's
-apply_rotary_pos_emb.
+apply_rotary_pos_emb; also GPT-J's interleaved pairs and partial rotary.
 
 ctypes (standard library only): Shape (struct ropegrad_rope_apply_shape, shared
 with rope_apply_backward), Problem (struct ropegrad_rope_apply_problem), cpu(),
@@ -19,17 +19,23 @@ given; nothing is computed some other way behind your back):
   contiguous either in that order or with heads and sequence swapped (q_proj's
   output viewed and transposed, as Llama and Qwen3 make them); q and k alike.
   bfloat16, float16 or float32 (q and k one dtype).
-  cos, sin [B,S,D] or [1,S,D] (shared by every batch), contiguous per batch,
-  one floating dtype of the three (it may differ from q's).
+  cos, sin [B,S,R] or [1,S,R] (shared by every batch), contiguous per batch,
+  one floating dtype of the three (it may differ from q's); R = rotary_dim.
+  interleaved (keyword): False = rotate-half pairs (i, i+R/2), Hugging Face's
+  and NeoX's; True = GPT-J pairs (2i, 2i+1), the table in that order
+  (cos[..., 2i] = cos[..., 2i+1], as GPT-J's and Cohere's repeat_interleave
+  build it). rotary_dim (keyword): 0 = head_dim, else even and at most
+  head_dim; elements beyond it are returned unchanged (include/ropegrad.h).
   All on the CPU (the library's OpenMP+SIMD path) or one CUDA device (the
   kernels run on torch's current stream of that device, asynchronously).
 
 Gradients: q's and k's always, cos's and sin's when either requires grad
 (then q and k are kept for the backward; otherwise only cos and sin are, as
-autograd keeps for the stock function). 068's grad_x = g*cos - rotate_half(g)*sin
-is the exact gradient when sin's two halves are equal (every RoPE table:
+autograd keeps for the stock function). 068's grad_x = g*cos - rotate(g)*sin
+is the exact gradient when sin's paired columns are equal (every RoPE table:
 Hugging Face builds cos and sin as cat(freqs, freqs)); for a sin whose halves
-differ it is 068's formula, not the derivative of the forward.
+differ it is 068's formula, not the derivative of the forward. cos's and sin's
+gradients are exact in both styles.
 """
 
 import ctypes
@@ -44,7 +50,8 @@ try:
 except ImportError:  # the ctypes half needs no torch
     torch = _rt = None
 
-__all__ = ["Shape", "Problem", "cpu", "cuda", "LAYOUT_BHSD", "LAYOUT_BSHD", "apply_rotary_pos_emb", "rope_apply_op"]
+__all__ = ["Shape", "Problem", "cpu", "cuda", "LAYOUT_BHSD", "LAYOUT_BSHD", "STYLE_HALF", "STYLE_INTERLEAVED",
+           "apply_rotary_pos_emb", "rope_apply_op"]
 
 _C = "ropegrad_rope_apply"
 _NAME = "ropegrad.apply_rotary_pos_emb"
@@ -53,10 +60,14 @@ _NAME = "ropegrad.apply_rotary_pos_emb"
 LAYOUT_BHSD = 0
 LAYOUT_BSHD = 1
 
+# ropegrad_rotary_style (a C enum: an int)
+STYLE_HALF = 0
+STYLE_INTERLEAVED = 1
+
 
 class Shape(ctypes.Structure):
     """struct ropegrad_rope_apply_shape (rope_apply's and rope_apply_backward's):
-    5 x int64, 3 enums (+4 pad), int64: 64 bytes on LP64."""
+    5 x int64, 3 enums (+4 pad), int64, enum (+4 pad), int64: 80 bytes on LP64."""
 
     _fields_ = [
         ("batch_size", ctypes.c_int64),
@@ -68,17 +79,19 @@ class Shape(ctypes.Structure):
         ("dtype", ctypes.c_int),
         ("cos_sin_dtype", ctypes.c_int),
         ("cos_sin_batch_stride", ctypes.c_int64),
+        ("style", ctypes.c_int),
+        ("rotary_dim", ctypes.c_int64),
     ]
 
 
 class Problem(ctypes.Structure):
-    """struct ropegrad_rope_apply_problem: the shape, 6 pointers: 112 bytes."""
+    """struct ropegrad_rope_apply_problem: the shape, 6 pointers: 128 bytes."""
 
     _fields_ = [("shape", Shape)] + [(n, ctypes.c_void_p) for n in ("q", "k", "cos", "sin", "q_out", "k_out")]
 
 
-_lib.check_layout(Shape, 64, {"layout": 40, "cos_sin_batch_stride": 56})
-_lib.check_layout(Problem, 112, {"q": 64, "k_out": 104})
+_lib.check_layout(Shape, 80, {"layout": 40, "cos_sin_batch_stride": 56, "style": 64, "rotary_dim": 72})
+_lib.check_layout(Problem, 128, {"q": 80, "k_out": 120})
 cpu, cuda = _lib.entry_points(_C, Problem)
 
 
@@ -136,15 +149,29 @@ def _check_heads(q, k, unsqueeze_dim):
     return qc, kc, _layout_of(qc, kc)
 
 
-def _check_tables(cos, sin, qc):
-    """cos/sin against q (logical [B,H,S,D]); returns their batch stride in elements (0: shared)."""
-    B, _, S, D = qc.shape
+def check_style(who, style, rotary_dim, D):
+    """style (STYLE_HALF or STYLE_INTERLEAVED) and rotary_dim (0, or even in
+    2..D) as the C API takes them; returns R, the rotated elements a row."""
+    if style not in (STYLE_HALF, STYLE_INTERLEAVED):
+        raise ValueError("%s: style must be %d (rotate-half) or %d (interleaved), got %r"
+                         % (who, STYLE_HALF, STYLE_INTERLEAVED, style))
+    if rotary_dim < 0 or rotary_dim > D or rotary_dim % 2:
+        raise ValueError("%s: rotary_dim must be 0 (head_dim) or even and in 2..%d, got %d" % (who, D, rotary_dim))
+    return rotary_dim or D
+
+
+def _check_tables(cos, sin, qc, rotary_dim=0):
+    """cos/sin against q (logical [B,H,S,D]) and rotary_dim (0: D, validated);
+    returns their batch stride in elements (0: shared)."""
+    B, _, S, _ = qc.shape
+    D = rotary_dim or qc.shape[3]   # the tables' columns
     for name, t in (("cos", cos), ("sin", sin)):
         if not isinstance(t, torch.Tensor):
             raise TypeError("%s: %s must be a torch.Tensor, got %s" % (_NAME, name, type(t).__name__))
         if t.dim() != 3 or t.shape[0] not in (1, B) or tuple(t.shape[1:]) != (S, D):
-            raise ValueError("%s: %s must be [B,S,D] = [%d,%d,%d] or [1,%d,%d], got shape %s"
-                             % (_NAME, name, B, S, D, S, D, list(t.shape)))
+            raise ValueError("%s: %s must be [B,S,%s] = [%d,%d,%d] or [1,%d,%d]%s, got shape %s"
+                             % (_NAME, name, "R" if rotary_dim else "D", B, S, D, S, D,
+                                " (R = rotary_dim)" if rotary_dim else "", list(t.shape)))
         if t.dtype not in _rt.DTYPES:
             raise TypeError("%s: %s must be bfloat16, float16 or float32, got %s" % (_NAME, name, t.dtype))
         if t.device != qc.device:
@@ -165,8 +192,9 @@ def _check_tables(cos, sin, qc):
     return S * D
 
 
-def _shape(qc, kc, layout, cos, stride):
+def _shape(qc, kc, layout, cos, stride, style=STYLE_HALF, rotary_dim=0):
     s = Shape()
+    s.style, s.rotary_dim = style, rotary_dim
     s.batch_size, s.num_heads, s.seq_len, s.head_dim = qc.shape
     s.num_kv_heads = kc.shape[1]
     s.layout, s.dtype = layout, _rt.DTYPES[qc.dtype]
@@ -206,34 +234,38 @@ def _layout_of(qc, kc):
     return common[0]
 
 
-def _check_op(qc, kc, cos, sin):
-    """The op's inputs (shapes, dtypes, strides, devices; never the data): (layout, cos's batch stride)."""
+def _check_op(qc, kc, cos, sin, style=STYLE_HALF, rotary_dim=0):
+    """The op's inputs (shapes, dtypes, strides, devices, style, rotary_dim;
+    never the data): (layout, cos's batch stride)."""
     check_pair(_NAME, ("q", "k"), qc, kc)
-    return _layout_of(qc, kc), _check_tables(cos, sin, qc)
+    check_style(_NAME, style, rotary_dim, qc.shape[3])
+    return _layout_of(qc, kc), _check_tables(cos, sin, qc, rotary_dim)
 
 
-def _forward(qc, kc, cos, sin):
+def _forward(qc, kc, cos, sin, style=STYLE_HALF, rotary_dim=0):
     """ropegrad::rope_apply: (q_embed, k_embed) of q, k logical [B,H,S,D]
-    (one layout of the two), cos/sin [B,S,D] or [1,S,D]. The op's real
-    implementation: the CPU path or the CUDA kernel on the current stream."""
-    layout, stride = _check_op(qc, kc, cos, sin)
+    (one layout of the two), cos/sin [B,S,R] or [1,S,R], the style's pairs.
+    The op's real implementation: the CPU path or the CUDA kernel on the
+    current stream."""
+    layout, stride = _check_op(qc, kc, cos, sin, style, rotary_dim)
     q_out, k_out = _empty(layout, qc.shape, qc), _empty(layout, kc.shape, kc)
     if qc.numel() and kc.numel():
         p = Problem()
-        p.shape = _shape(qc, kc, layout, cos, stride)
+        p.shape = _shape(qc, kc, layout, cos, stride, style, rotary_dim)
         p.q, p.k, p.cos, p.sin = qc.data_ptr(), kc.data_ptr(), cos.data_ptr(), sin.data_ptr()
         p.q_out, p.k_out = q_out.data_ptr(), k_out.data_ptr()
         _rt.launch(qc.device, sys.modules[__name__], p, who=_NAME)
     return q_out, k_out
 
 
-def _forward_fake(qc, kc, cos, sin):
-    layout, _ = _check_op(qc, kc, cos, sin)
+def _forward_fake(qc, kc, cos, sin, style=STYLE_HALF, rotary_dim=0):
+    layout, _ = _check_op(qc, kc, cos, sin, style, rotary_dim)
     return _empty(layout, qc.shape, qc), _empty(layout, kc.shape, kc)
 
 
 def _setup_context(ctx, inputs, output):
-    qc, kc, cos, sin = inputs
+    qc, kc, cos, sin, style, rotary_dim = inputs
+    ctx.style, ctx.rotary_dim = int(style), int(rotary_dim)
     ctx.table_grads = ctx.needs_input_grad[2] or ctx.needs_input_grad[3]
     # q and k only when cos/sin need their gradients (as the stock function's autograd).
     ctx.save_for_backward(cos, sin, *((qc, kc) if ctx.table_grads else ()))
@@ -249,15 +281,19 @@ def _backward(ctx, grad_q_out, grad_k_out):
 # ropegrad::rope_apply (torch.ops.ropegrad.rope_apply): forward 088, autograd
 # through ropegrad::rope_apply_backward (068); its fake implementation gives
 # torch.compile the outputs' shapes and strides (q's and k's layout).
-rope_apply_op = _rt.custom_op("rope_apply", "(Tensor q, Tensor k, Tensor cos, Tensor sin) -> (Tensor, Tensor)",
-                              _forward, _forward_fake, _backward, _setup_context) if torch else None
+rope_apply_op = _rt.custom_op(
+    "rope_apply", "(Tensor q, Tensor k, Tensor cos, Tensor sin, int style=0, int rotary_dim=0) -> (Tensor, Tensor)",
+    _forward, _forward_fake, _backward, _setup_context) if torch else None
 
 
-def apply_rotary_pos_emb(q, k, cos, sin, position_ids=None, unsqueeze_dim=1):
+def apply_rotary_pos_emb(q, k, cos, sin, position_ids=None, unsqueeze_dim=1, *, interleaved=False, rotary_dim=0):
     """Hugging Face's apply_rotary_pos_emb (q*cos + rotate_half(q)*sin, the same
     for k, cos/sin unsqueezed at unsqueeze_dim) through ropegrad's kernels, with
     autograd. position_ids is accepted and unused (as in transformers 4.x).
-    Returns (q_embed, k_embed) in q's and k's shapes and memory layouts."""
+    interleaved=True: GPT-J's pairs (2i, 2i+1); rotary_dim: the first
+    rotary_dim elements of each head rotate (cos/sin [..., rotary_dim]), the
+    rest pass through (0: all). Returns (q_embed, k_embed) in q's and k's
+    shapes and memory layouts."""
     if unsqueeze_dim < 0:
         unsqueeze_dim += 4
     if unsqueeze_dim not in (1, 2):
@@ -266,12 +302,15 @@ def apply_rotary_pos_emb(q, k, cos, sin, position_ids=None, unsqueeze_dim=1):
     qc, kc, _ = _check_heads(q, k, unsqueeze_dim)
     if kc.device != qc.device:
         raise ValueError("%s: k is on %s but q is on %s" % (_NAME, kc.device, qc.device))
-    stride = _check_tables(cos, sin, qc)
+    style = STYLE_INTERLEAVED if interleaved else STYLE_HALF
+    rotary_dim = int(rotary_dim)
+    check_style(_NAME, style, rotary_dim, qc.shape[3])
+    stride = _check_tables(cos, sin, qc, rotary_dim)
     if stride == 0 and cos.shape[0] > 1 and (cos.requires_grad or sin.requires_grad):
         # One table expanded over the batch: its gradient is per batch
         # element (autograd sums it through the expand), so give each its own.
         cos, sin = cos.contiguous(), sin.contiguous()
-    q_embed, k_embed = rope_apply_op(qc, kc, cos, sin)
+    q_embed, k_embed = rope_apply_op(qc, kc, cos, sin, style, rotary_dim)
     if unsqueeze_dim == 2:
         return q_embed.transpose(1, 2), k_embed.transpose(1, 2)
     return q_embed, k_embed

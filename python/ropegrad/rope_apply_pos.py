@@ -32,7 +32,7 @@ import sys
 
 from . import _lib
 from . import rope_apply as _apply
-from .rope_apply import Shape
+from .rope_apply import STYLE_HALF, STYLE_INTERLEAVED, Shape
 
 try:
     import torch
@@ -47,15 +47,10 @@ __all__ = ["Problem", "validate", "reference", "cpu", "cuda", "STYLE_HALF", "STY
 _C = "ropegrad_rope_apply_pos"
 _NAME = "ropegrad.rope_apply_pos"
 
-# ropegrad_rotary_style (a C enum: an int)
-STYLE_HALF = 0
-STYLE_INTERLEAVED = 1
-
-
 class Problem(ctypes.Structure):
     """struct ropegrad_rope_apply_pos_problem (rope_apply_pos's and
     rope_apply_pos_backward's): the shape, style (+4 pad), rotary_dim, pointer,
-    int (+4), pointer, int64, pointer, float (+4), 4 pointers: 160 bytes on LP64."""
+    int (+4), pointer, int64, pointer, float (+4), 4 pointers: 176 bytes on LP64."""
 
     _fields_ = [
         ("shape", Shape),
@@ -74,8 +69,8 @@ class Problem(ctypes.Structure):
     ]
 
 
-_lib.check_layout(Problem, 160, {"style": 64, "rotary_dim": 72, "position_bits": 88, "cu_seqlens": 96,
-                                 "inv_freq": 112, "attention_scaling": 120, "q": 128, "k_out": 152})
+_lib.check_layout(Problem, 176, {"style": 80, "rotary_dim": 88, "position_bits": 104, "cu_seqlens": 112,
+                                 "inv_freq": 128, "attention_scaling": 136, "q": 144, "k_out": 168})
 
 
 def checks(prefix):
@@ -111,12 +106,7 @@ def check(qc, kc, position_ids, inv_freq, attention_scaling, cos_sin_dtype, styl
     layout = _apply._layout_of(qc, kc)
     if cos_sin_dtype not in _rt.DTYPES:
         raise TypeError("%s: cos_sin_dtype must be bfloat16, float16 or float32, got %s" % (_NAME, cos_sin_dtype))
-    if style not in (STYLE_HALF, STYLE_INTERLEAVED):
-        raise ValueError("%s: style must be %d (rotate-half) or %d (interleaved), got %r"
-                         % (_NAME, STYLE_HALF, STYLE_INTERLEAVED, style))
-    if rotary_dim < 0 or rotary_dim > D or rotary_dim % 2 or rotary_dim == 1:
-        raise ValueError("%s: rotary_dim must be 0 (head_dim) or even and in 2..%d, got %d" % (_NAME, D, rotary_dim))
-    R = rotary_dim or D
+    R = _apply.check_style(_NAME, style, rotary_dim, D)
     if not isinstance(inv_freq, torch.Tensor) or inv_freq.dtype != torch.float32 or inv_freq.dim() != 1 \
             or inv_freq.shape[0] != R // 2 or not inv_freq.is_contiguous():
         raise ValueError("%s: inv_freq must be a contiguous float32 tensor [%d] (rotary_dim/2), got %s"

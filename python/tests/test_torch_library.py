@@ -6,8 +6,10 @@ both memory layouts, GQA, the dtypes, inputs with and without gradients; then
 torch.compile(fullgraph=True) of code calling them (aot_eager and inductor):
 the op stays one opaque call, so the outputs and gradients equal eager's bit
 for bit; and the positions op against the table path: rope_apply_pos with bf16
-cos/sin equals rope_apply on 011's table bit for bit, forward and backward, and
-packed sequences (cu_seqlens) equal the same tokens with their offsets as positions.
+cos/sin equals rope_apply on 011's table bit for bit, forward and backward, in
+both styles and with partial rotary, and packed sequences (cu_seqlens) equal
+the same tokens with their offsets as positions; the table path's interleaved
+style and partial rotary against a float64 formula with torch's autograd.
 CPU always, CUDA too where there is a GPU.
 
     ROPEGRAD_LIB=build/libropegrad.so PYTHONPATH=python .venv/bin/python python/tests/test_torch_library.py
@@ -90,6 +92,67 @@ def test_opcheck_apply(device):
                     qk = (q.detach(), k.detach()) if table_grads else (None, None)
                     opcheck(rope_apply_backward_op, (g, gk, cos.detach(), sin.detach(), *qk, layout),
                             "rope_apply_backward " + what)
+
+    # the interleaved style and partial rotary: tables [.., R]
+    for style, rotary_dim in ((1, 0), (0, 12), (1, 20)):
+        R = rotary_dim or D
+        for bshd, Bc, table_grads in ((False, 1, True), (True, B, False), (True, B, True)):
+            q = heads(B, H, S, D, torch.bfloat16, device, bshd, gen, True)
+            k = heads(B, Hkv, S, D, torch.bfloat16, device, bshd, gen, True)
+            cos = torch.randn(Bc, S, R, generator=gen).to(device).requires_grad_(table_grads)
+            sin = torch.randn(Bc, S, R, generator=gen).to(device).requires_grad_(table_grads)
+            what = "rope_apply style=%d rotary_dim=%d bshd=%s Bc=%d" % (style, rotary_dim, bshd, Bc)
+            opcheck(rope_apply_op, (q, k, cos, sin, style, rotary_dim), what)
+            g = torch.randn(B, H, S, D, generator=gen).to(torch.bfloat16).to(device)
+            gk = torch.randn(B, Hkv, S, D, generator=gen).to(torch.bfloat16).to(device)
+            qk = (q.detach(), k.detach()) if table_grads else (None, None)
+            opcheck(rope_apply_backward_op, (g, gk, cos.detach(), sin.detach(), *qk, 1 if bshd else 0, style,
+                                             rotary_dim), "rope_apply_backward " + what)
+
+
+def styled_formula(x, cos, sin, interleaved, R):
+    """x*cos + rotate(x)*sin on x's first R elements (cos/sin [B,S,R] broadcast
+    over heads), the rest passed through: GPT-J's rotate_every_two or
+    Hugging Face's rotate_half, as their model code spells it."""
+    xr, rest = x[..., :R], x[..., R:]
+    if interleaved:
+        rot = torch.stack((-xr[..., 1::2], xr[..., ::2]), dim=-1).flatten(-2)
+    else:
+        rot = torch.cat((-xr[..., R // 2:], xr[..., :R // 2]), dim=-1)
+    return torch.cat((xr * cos[:, None] + rot * sin[:, None], rest), dim=-1)
+
+
+def test_styles_against_formula(device):
+    """apply_rotary_pos_emb(interleaved=, rotary_dim=) against styled_formula in
+    float64: the outputs within the dtype's rounding, and with torch's autograd
+    of the formula q's, k's, cos's and sin's gradients (the tables real RoPE
+    tables: repeat_interleave'd or cat'd angles, so 068's grad_x is exact)."""
+    from ropegrad.rope_apply import apply_rotary_pos_emb
+    gen = torch.Generator().manual_seed(6)
+    B, H, Hkv, S, D = 2, 4, 2, 9, 64
+    for dtype, tol in ((torch.float32, 1e-5), (torch.bfloat16, 2e-2)):
+        for interleaved in (False, True):
+            for rotary_dim in (0, 24, 40):
+                R = rotary_dim or D
+                ang = torch.rand(B, S, R // 2, generator=gen, dtype=torch.float64) * 50
+                ang = ang.repeat_interleave(2, dim=-1) if interleaved else torch.cat((ang, ang), dim=-1)
+                cos = ang.cos().float().to(device).requires_grad_()
+                sin = ang.sin().float().to(device).requires_grad_()
+                for bshd in (False, True):
+                    q = heads(B, H, S, D, dtype, device, bshd, gen, True)
+                    k = heads(B, Hkv, S, D, dtype, device, bshd, gen, True)
+                    got = run(lambda q, k, c, s: apply_rotary_pos_emb(q, k, c, s, interleaved=interleaved,
+                                                                      rotary_dim=rotary_dim), (q, k, cos, sin))
+                    want = run(lambda q, k, c, s: [styled_formula(x.double(), c.double(), s.double(), interleaved, R)
+                                                   for x in (q, k)], (q, k, cos, sin))
+                    for i, (a, b) in enumerate(zip(got, want)):
+                        err = (a.double() - b).abs().max().item()
+                        bound = tol * (1 + b.abs().max().item()) * (B * (H + Hkv) if i >= 4 else 1)
+                        assert a.shape == b.shape and err <= bound, \
+                            "%s interleaved=%s rotary_dim=%d bshd=%s: result %d off by %g (bound %g)" % (
+                                dtype, interleaved, rotary_dim, bshd, i, err, bound)
+                    if R < D:   # the rest of each row passes through bit for bit
+                        assert torch.equal(got[0][..., R:], q[..., R:].detach()), "tail changed"
 
 
 def test_opcheck_cos_sin_generation(device):
@@ -175,13 +238,18 @@ def test_compile_fullgraph(device):
     def with_table_grads(q, k, cos, sin):
         return apply_rotary_pos_emb(q * 2, k, cos, sin, unsqueeze_dim=2)
 
+    def interleaved_partial(q, k, cos, sin):
+        return apply_rotary_pos_emb(q * 2, k, cos[..., :D // 2].contiguous(), sin[..., :D // 2].contiguous(),
+                                    unsqueeze_dim=2, interleaved=True, rotary_dim=D // 2)
+
     q = torch.randn(B, S, H, D, generator=gen).to(torch.bfloat16).to(device).requires_grad_()
     k = torch.randn(B, S, Hkv, D, generator=gen).to(torch.bfloat16).to(device).requires_grad_()
     pos = torch.randint(0, 30000, (B, S), generator=gen).to(device)
     cos = torch.randn(1, S, D, generator=gen).to(device).requires_grad_()
     sin = torch.randn(1, S, D, generator=gen).to(device).requires_grad_()
     for backend in ("aot_eager", "inductor"):
-        for fn, args in ((tables, (q, k, pos)), (positions, (q, k, pos)), (with_table_grads, (q, k, cos, sin))):
+        for fn, args in ((tables, (q, k, pos)), (positions, (q, k, pos)), (with_table_grads, (q, k, cos, sin)),
+                         (interleaved_partial, (q, k, cos, sin))):
             torch._dynamo.reset()
             want = run(fn, args)
             got = run(torch.compile(fn, fullgraph=True, backend=backend), args)
@@ -231,17 +299,44 @@ def test_positions_equal_tables(device):
         for i, (x, y) in enumerate(zip(a, b)):
             assert x.shape == y.shape and torch.equal(x, y), "%s packed: result %d differs from the unpacked one" % (
                 dtype, i)
+    # each style, rotary_dim below head_dim: 011's table at head_dim R, its columns in the style's order
+    for interleaved, rotary_dim in ((True, 0), (False, 48), (True, 48)):
+        R = rotary_dim or D
+        inv = inv_freq(R).to(device)
+        pos = torch.randint(0, 300000, (B, S), generator=gen).to(device)
+        cs = rope_forward(pos, inv, 1.0)   # [B,S,R,2], columns cat(freqs, freqs)
+        if interleaved:
+            cs = cs[..., :R // 2, :].repeat_interleave(2, dim=2)
+        cos, sin = cs[..., 0].contiguous(), cs[..., 1].contiguous()
+        q = heads(B, H, S, D, torch.bfloat16, device, True, gen, True)
+        k = heads(B, Hkv, S, D, torch.bfloat16, device, True, gen, True)
+        a = run(lambda q, k: apply_rotary_pos_emb(q, k, cos, sin, interleaved=interleaved, rotary_dim=rotary_dim),
+                (q, k))
+        b = run(lambda q, k: rope_apply_pos(q, k, pos, inv, 1.0, interleaved=interleaved, rotary_dim=rotary_dim),
+                (q, k))
+        for i, (x, y) in enumerate(zip(a, b)):
+            assert x.stride() == y.stride() and torch.equal(x, y), \
+                "interleaved=%s rotary_dim=%d: result %d differs (max diff %s)" % (
+                    interleaved, rotary_dim, i, (x.float() - y.float()).abs().max().item())
 
 
 def test_refusals(device):
+    from ropegrad.rope_apply import apply_rotary_pos_emb
+    from ropegrad.rope_apply_backward import rope_apply_backward
     from ropegrad.rope_apply_pos import rope_apply_pos
     q = torch.randn(1, 2, 4, 8, device=device)
     k = torch.randn(1, 2, 4, 8, device=device)
     pos = torch.arange(4, device=device)[None]
     inv = inv_freq(8).to(device)
+    cs4 = torch.randn(1, 4, 4, device=device)
     cases = [
         (ValueError, "inv_freq", lambda: rope_apply_pos(q, k, pos, inv[:3])),
         (ValueError, "rotary_dim", lambda: rope_apply_pos(q, k, pos, inv, rotary_dim=5)),
+        (ValueError, "rotary_dim", lambda: apply_rotary_pos_emb(q, k, cs4, cs4, rotary_dim=3)),
+        (ValueError, "rotary_dim", lambda: apply_rotary_pos_emb(q, k, cs4, cs4, rotary_dim=10)),
+        (ValueError, "[B,S,D]", lambda: apply_rotary_pos_emb(q, k, cs4, cs4)),   # [1,4,4] tables, head_dim 8
+        (ValueError, "R = rotary_dim", lambda: apply_rotary_pos_emb(q, k, cs4, cs4, interleaved=True, rotary_dim=6)),
+        (ValueError, "rotary_dim", lambda: rope_apply_backward(q, k, q, k, cs4, cs4, rotary_dim=-2)),
         (ValueError, "position_ids", lambda: rope_apply_pos(q, k, pos.float(), inv)),
         (TypeError, "cos_sin_dtype", lambda: rope_apply_pos(q, k, pos, inv, cos_sin_dtype=torch.float64)),
         (ValueError, "contiguous", lambda: rope_apply_pos(q.transpose(2, 3), k.transpose(2, 3), pos, inv)),
@@ -265,7 +360,7 @@ def main():
     print("torch %s, library %s" % (torch.__version__, _lib.library_path()))
     torch.set_num_threads(min(2, torch.get_num_threads()))
     tests = [test_registered, test_opcheck_apply, test_opcheck_cos_sin_generation, test_opcheck_positions,
-             test_compile_fullgraph, test_positions_equal_tables, test_refusals]
+             test_compile_fullgraph, test_positions_equal_tables, test_styles_against_formula, test_refusals]
     devs = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     if "cuda" not in devs:
         print("cuda cases skipped: no CUDA device (torch.cuda.is_available() is False)")

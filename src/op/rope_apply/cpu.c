@@ -2,7 +2,8 @@
 /* cpu.c -- the CPU path of L1/088 (068's, rope_apply_backward/cpu.c, walks
  * its rows the same way): OpenMP threads over cos/sin rows (rope_apply.h),
  * each row's heads in turn through float32 rows the compiler vectorizes
- * (widen, rotate, narrow: contiguous, branch-free loops). A head's row is
+ * (widen, rotate, narrow: contiguous, branch-free loops; the style's pairs
+ * over the first rotary_dim elements, the rest copied). A head's row is
  * read whole before its output row is written, so in place is safe. */
 #include <stdint.h>
 
@@ -11,8 +12,9 @@
 void rg_apply_cpu_load_cos_sin(void *ctx, int64_t cs_off)
 {
     rg_apply_cpu_row *w = ctx;
-    rg_apply_widen(w->cos, w->s->cos_sin_dtype, cs_off, w->s->head_dim, w->c);
-    rg_apply_widen(w->sin, w->s->cos_sin_dtype, cs_off, w->s->head_dim, w->n);
+    const int64_t R = rg_apply_rotary_dim(w->s);
+    rg_apply_widen(w->cos, w->s->cos_sin_dtype, cs_off, R, w->c);
+    rg_apply_widen(w->sin, w->s->cos_sin_dtype, cs_off, R, w->n);
 }
 
 static void forward_head(void *ctx, int ti, int64_t off)
@@ -20,10 +22,11 @@ static void forward_head(void *ctx, int ti, int64_t off)
     rg_apply_cpu_row *w = ctx;
     const rg_apply_cpu_tensor *t = &w->ts[ti];
     float x[ROPEGRAD_MAX_HEAD_DIM], o[ROPEGRAD_MAX_HEAD_DIM];
-    const int64_t D = w->s->head_dim;
-    rg_apply_widen(t->x, w->s->dtype, off, D, x);
-    rg_apply_rotate_row_f32(x, w->c, w->n, 1.0f, D / 2, o);
-    rg_apply_narrow(o, D, t->out, w->s->dtype, off);
+    const int64_t R = rg_apply_rotary_dim(w->s);
+    rg_apply_widen(t->x, w->s->dtype, off, R, x);
+    rg_apply_rotate_styled_f32(w->s->style, x, w->c, w->n, 1.0f, R / 2, o);
+    rg_apply_narrow(o, R, t->out, w->s->dtype, off);
+    rg_apply_copy_tail(w->s, t->x, t->out, off);
 }
 
 static void forward_rows(const void *ctx, int64_t r0, int64_t r1)

@@ -9,17 +9,20 @@
 void rg_apply_ref_load_cos_sin(void *ctx, int64_t cs_off)
 {
     rg_apply_ref_row *w = ctx;
-    rg_apply_load_row_f64(w->cos, w->s->cos_sin_dtype, cs_off, w->s->head_dim, w->c);
-    rg_apply_load_row_f64(w->sin, w->s->cos_sin_dtype, cs_off, w->s->head_dim, w->n);
+    const int64_t R = rg_apply_rotary_dim(w->s);
+    rg_apply_load_row_f64(w->cos, w->s->cos_sin_dtype, cs_off, R, w->c);
+    rg_apply_load_row_f64(w->sin, w->s->cos_sin_dtype, cs_off, R, w->n);
 }
 
 static void forward_head(void *ctx, int ti, int64_t off)
 {
     rg_apply_ref_row *w = ctx;
     const rg_apply_ref_tensor *t = &w->ts[ti];
-    double x[ROPEGRAD_MAX_HEAD_DIM];
-    rg_apply_load_row_f64(t->x, w->s->dtype, off, w->s->head_dim, x);
-    rg_apply_rotate_row_f64(x, w->c, w->n, 1.0, w->s->head_dim / 2, w->out + t->out_base + off);
+    double x[ROPEGRAD_MAX_HEAD_DIM], *o = w->out + t->out_base + off;
+    const int64_t D = w->s->head_dim, R = rg_apply_rotary_dim(w->s);
+    rg_apply_load_row_f64(t->x, w->s->dtype, off, D, x);
+    rg_apply_rotate_styled_f64(w->s->style, x, w->c, w->n, 1.0, R / 2, o);
+    for (int64_t d = R; d < D; d++) o[d] = x[d];
 }
 
 static void forward_row(const ropegrad_rope_apply_problem *p, int64_t r, double *out)

@@ -17,6 +17,8 @@ int rg_apply_validate_shape(const ropegrad_rope_apply_shape *s)
     if (s->head_dim < 2 || s->head_dim > ROPEGRAD_MAX_HEAD_DIM || (s->head_dim & 1)) return ROPEGRAD_ERR_BAD_HEAD_DIM;
     if (!valid_dtype(s->dtype) || !valid_dtype(s->cos_sin_dtype)) return ROPEGRAD_ERR_BAD_DTYPE;
     if (s->layout != ROPEGRAD_LAYOUT_BHSD && s->layout != ROPEGRAD_LAYOUT_BSHD) return ROPEGRAD_ERR_UNSUPPORTED;
+    if (s->style != ROPEGRAD_ROTARY_HALF && s->style != ROPEGRAD_ROTARY_INTERLEAVED) return ROPEGRAD_ERR_UNSUPPORTED;
+    if (s->rotary_dim < 0 || s->rotary_dim > s->head_dim || (s->rotary_dim & 1)) return ROPEGRAD_ERR_BAD_HEAD_DIM;
     if (s->cos_sin_batch_stride < 0) return ROPEGRAD_ERR_BAD_STRIDE;
     /* Every element offset (of q, k, both together, and cos/sin), times 4 bytes, fits in int64. */
     const int64_t row_bytes = s->head_dim * 4;
@@ -26,7 +28,8 @@ int rg_apply_validate_shape(const ropegrad_rope_apply_shape *s)
     const int64_t rows = s->batch_size * s->seq_len;
     if (heads > INT64_MAX / rows || rows * heads > INT64_MAX / row_bytes) return ROPEGRAD_ERR_OVERFLOW;
     if ((uint64_t)(rows * heads * row_bytes) > (uint64_t)SIZE_MAX) return ROPEGRAD_ERR_OVERFLOW;
-    if (s->cos_sin_batch_stride && s->cos_sin_batch_stride != s->seq_len * s->head_dim) return ROPEGRAD_ERR_UNSUPPORTED;
+    if (s->cos_sin_batch_stride && s->cos_sin_batch_stride != s->seq_len * rg_apply_rotary_dim(s))
+        return ROPEGRAD_ERR_UNSUPPORTED;
     return ROPEGRAD_OK;
 }
 
@@ -39,7 +42,7 @@ rg_apply_span rg_apply_heads_span(const ropegrad_rope_apply_shape *s, const void
 rg_apply_span rg_apply_cs_span(const ropegrad_rope_apply_shape *s, const void *p)
 {
     const size_t e = ropegrad_dtype_size(s->cos_sin_dtype);
-    const int64_t elems = (s->batch_size - 1) * s->cos_sin_batch_stride + s->seq_len * s->head_dim;
+    const int64_t elems = (s->batch_size - 1) * s->cos_sin_batch_stride + s->seq_len * rg_apply_rotary_dim(s);
     return (rg_apply_span){p, (size_t)elems * e, e};
 }
 

@@ -20,10 +20,22 @@ static inline int64_t rg_apply_head_row(const ropegrad_rope_apply_shape *s, int6
     return ((b * heads + h) * s->seq_len + si) * s->head_dim;
 }
 
+/* rotary_dim with 0 read as head_dim: the columns of a cos/sin row. */
+static inline int64_t rg_apply_rotary_dim(const ropegrad_rope_apply_shape *s)
+{
+    return s->rotary_dim ? s->rotary_dim : s->head_dim;
+}
+
+/* 1 for the suites' case, which the fast kernels take: rotate-half over the whole row. */
+static inline int rg_apply_default_style(const ropegrad_rope_apply_shape *s)
+{
+    return s->style == ROPEGRAD_ROTARY_HALF && rg_apply_rotary_dim(s) == s->head_dim;
+}
+
 /* Element offset of the cos/sin row of (b, s). */
 static inline int64_t rg_apply_cs_row(const ropegrad_rope_apply_shape *s, int64_t b, int64_t si)
 {
-    return b * s->cos_sin_batch_stride + si * s->head_dim;
+    return b * s->cos_sin_batch_stride + si * rg_apply_rotary_dim(s);
 }
 
 /* The paths iterate over cos/sin rows, so a row's cos and sin are read once
@@ -68,10 +80,10 @@ static inline int64_t rg_apply_heads_elems(const ropegrad_rope_apply_shape *s, i
 
 static inline int64_t rg_apply_grad_cs_elems(const ropegrad_rope_apply_shape *s)
 {
-    return rg_apply_cs_rows(s) * s->head_dim;
+    return rg_apply_cs_rows(s) * rg_apply_rotary_dim(s);
 }
 
-/* Checks sizes, head_dim, heads, layout, dtypes, stride and overflow. */
+/* Checks sizes, head_dim, heads, layout, dtypes, style, rotary_dim, stride and overflow. */
 int rg_apply_validate_shape(const ropegrad_rope_apply_shape *s);
 
 /* A tensor as the checks see it: where, how many bytes, and its element size. */
@@ -128,6 +140,25 @@ static inline void rg_apply_rotate_row_f64(const double *x, const double *c, con
         o[d] = x[d] * c[d] - sign * x[d + H] * n[d];
         o[d + H] = x[d + H] * c[d + H] + sign * x[d] * n[d + H];
     }
+}
+
+/* The interleaved style's o = x*c + sign*rotate_pairs(x)*n over R = 2H
+ * elements (pairs (2i, 2i+1), table column d for element d). */
+static inline void rg_apply_rotate_pairs_f64(const double *x, const double *c, const double *n, double sign, int64_t H,
+                                             double *o)
+{
+    for (int64_t i = 0; i < H; i++) {
+        o[2 * i] = x[2 * i] * c[2 * i] - sign * x[2 * i + 1] * n[2 * i];
+        o[2 * i + 1] = x[2 * i + 1] * c[2 * i + 1] + sign * x[2 * i] * n[2 * i + 1];
+    }
+}
+
+/* The first R = 2H elements of a row rotated in style st. */
+static inline void rg_apply_rotate_styled_f64(ropegrad_rotary_style st, const double *x, const double *c,
+                                              const double *n, double sign, int64_t H, double *o)
+{
+    if (st == ROPEGRAD_ROTARY_INTERLEAVED) rg_apply_rotate_pairs_f64(x, c, n, sign, H, o);
+    else rg_apply_rotate_row_f64(x, c, n, sign, H, o);
 }
 
 /* rg_apply_walk_row's batch callback: the row's cos and sin (ctx: an rg_apply_ref_row). */
@@ -220,6 +251,35 @@ static inline void rg_apply_rotate_row_f32(const float *restrict x, const float 
         o[d] = x[d] * c[d] - sign * x[d + H] * n[d];
         o[d + H] = x[d + H] * c[d + H] + sign * x[d] * n[d + H];
     }
+}
+
+/* The interleaved style's o = x*c + sign*rotate_pairs(x)*n over R = 2H
+ * elements (pairs (2i, 2i+1), table column d for element d). */
+static inline void rg_apply_rotate_pairs_f32(const float *restrict x, const float *restrict c, const float *restrict n,
+                                             float sign, int64_t H, float *restrict o)
+{
+    for (int64_t i = 0; i < H; i++) {
+        o[2 * i] = x[2 * i] * c[2 * i] - sign * x[2 * i + 1] * n[2 * i];
+        o[2 * i + 1] = x[2 * i + 1] * c[2 * i + 1] + sign * x[2 * i] * n[2 * i + 1];
+    }
+}
+
+/* The first R = 2H elements of a row rotated in style st. */
+static inline void rg_apply_rotate_styled_f32(ropegrad_rotary_style st, const float *restrict x,
+                                              const float *restrict c, const float *restrict n, float sign, int64_t H,
+                                              float *restrict o)
+{
+    if (st == ROPEGRAD_ROTARY_INTERLEAVED) rg_apply_rotate_pairs_f32(x, c, n, sign, H, o);
+    else rg_apply_rotate_row_f32(x, c, n, sign, H, o);
+}
+
+/* Elements R..D-1 of a head's row at off copied from x to out (not when in place). */
+static inline void rg_apply_copy_tail(const ropegrad_rope_apply_shape *s, const void *x, void *out, int64_t off)
+{
+    const int64_t R = rg_apply_rotary_dim(s);
+    if (R == s->head_dim || out == x) return;
+    const size_t e = ropegrad_dtype_size(s->dtype);
+    memcpy((char *)out + (size_t)(off + R) * e, (const char *)x + (size_t)(off + R) * e, (size_t)(s->head_dim - R) * e);
 }
 
 /* rg_apply_walk_row's batch callback: the row's cos and sin (ctx: an rg_apply_cpu_row). */

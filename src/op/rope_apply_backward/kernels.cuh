@@ -17,9 +17,11 @@
 // Both block kernels add the head sums across their groups in shared memory
 // (no atomics; each grad_cos/grad_sin element written once), and write a row
 // only after the block's copies of it have landed (in place is safe).
+// The interleaved style and partial rotary take styled.cuh's generic kernel.
 #pragma once
 
 #include "rope_apply/rotate.cuh"
+#include "rope_apply/styled.cuh"
 
 // The pair (j, j+H) of one head: its gradient written, its share of the sums added.
 template <typename T>
@@ -484,6 +486,14 @@ static cudaError_t rg_apply_backward_go(const ropegrad_rope_apply_backward_probl
 {
     const ropegrad_rope_apply_shape &s = p->shape;
     const T *gq = (const T *)p->grad_q_out, *gk = (const T *)p->grad_k_out;
+    if (!rg_apply_default_style_dev(s)) {
+        if (!p->grad_cos)
+            return rg_apply_styled_go<T, C, false>(s, -1.0f, gq, gk, nullptr, nullptr, (const C *)p->cos,
+                                                   (const C *)p->sin, (T *)p->grad_q, (T *)p->grad_k, nullptr, nullptr, st);
+        return rg_apply_styled_go<T, C, true>(s, -1.0f, gq, gk, (const T *)p->q, (const T *)p->k, (const C *)p->cos,
+                                              (const C *)p->sin, (T *)p->grad_q, (T *)p->grad_k, (C *)p->grad_cos,
+                                              (C *)p->grad_sin, st);
+    }
     if (!p->grad_cos)
         return rg_apply_pairs_go<T, C>(s, -1.0f, gq, gk, (const C *)p->cos, (const C *)p->sin, (T *)p->grad_q,
                                        (T *)p->grad_k, st);

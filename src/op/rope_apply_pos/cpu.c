@@ -4,8 +4,8 @@
  * (rg_cpu_parallel_rows); a token's cos/sin computed once (the sin/cos core of
  * the ISA chosen, rounded to cos_sin_dtype: rg_pos_cos_sin_row) and used for
  * every head of q and k at it; each head's row widened to float32, rotated by
- * 088's own row function (rotate-half) or the interleaved pairs' loop
- * (contiguous, branch-free: the compiler vectorizes them), narrowed once. A
+ * 088's own row functions on the table row those values make (rotate-half or
+ * interleaved; contiguous, branch-free: the compiler vectorizes them), narrowed once. A
  * row's rotary part is read whole before it is written, so in place is safe;
  * the rest of the row is copied byte for byte (in place: not touched). */
 #include <stdint.h>
@@ -17,16 +17,6 @@ typedef struct pos_ctx {
     const ropegrad_rope_apply_pos_problem *p;
     float sign;
 } pos_ctx;
-
-/* o = the interleaved pairs (2i, 2i+1) of x rotated: 088's arithmetic on them. */
-static void rotate_interleaved(const float *restrict x, const float *restrict c, const float *restrict n, float sign,
-                               int64_t H, float *restrict o)
-{
-    for (int64_t i = 0; i < H; i++) {
-        o[2 * i] = x[2 * i] * c[i] - sign * x[2 * i + 1] * n[i];
-        o[2 * i + 1] = x[2 * i + 1] * c[i] + sign * x[2 * i] * n[i];
-    }
-}
 
 static void token_rows(const void *vctx, int64_t r0, int64_t r1)
 {
@@ -46,13 +36,14 @@ static void token_rows(const void *vctx, int64_t r0, int64_t r1)
         if (half) {   /* the table's row: each half the same values */
             memcpy(c + H, c, (size_t)H * sizeof(float));
             memcpy(n + H, n, (size_t)H * sizeof(float));
+        } else {   /* the interleaved table's row: each value twice */
+            for (int64_t i = H - 1; i >= 0; i--) c[2 * i + 1] = c[2 * i] = c[i], n[2 * i + 1] = n[2 * i] = n[i];
         }
         for (int ti = 0; ti < 2; ti++)
             for (int64_t h = 0; h < heads[ti]; h++) {
                 const int64_t off = rg_apply_head_row(s, heads[ti], b, h, si);
                 rg_apply_widen(in[ti], s->dtype, off, R, x);
-                if (half) rg_apply_rotate_row_f32(x, c, n, ctx->sign, H, o);
-                else rotate_interleaved(x, c, n, ctx->sign, H, o);
+                rg_apply_rotate_styled_f32(p->style, x, c, n, ctx->sign, H, o);
                 rg_apply_narrow(o, R, out[ti], s->dtype, off);
                 if (tail && out[ti] != in[ti])
                     memcpy((char *)out[ti] + (size_t)(off + R) * e, (const char *)in[ti] + (size_t)(off + R) * e, tail);

@@ -27,7 +27,8 @@ static int validate_description(const ropegrad_rope_apply_pos_problem *p)
 {
     if (!p) return ROPEGRAD_ERR_NULL_PROBLEM;
     const ropegrad_rope_apply_shape *s = &p->shape;
-    if (s->cos_sin_batch_stride != 0) return ROPEGRAD_ERR_UNSUPPORTED;
+    if (s->cos_sin_batch_stride != 0 || s->style != ROPEGRAD_ROTARY_HALF || s->rotary_dim != 0)
+        return ROPEGRAD_ERR_UNSUPPORTED;
     int rc = rg_apply_validate_shape(s);
     if (rc) return rc;
     if (p->style != ROPEGRAD_ROTARY_HALF && p->style != ROPEGRAD_ROTARY_INTERLEAVED) return ROPEGRAD_ERR_UNSUPPORTED;

@@ -33,6 +33,12 @@ typedef struct ra_case {
     int per_batch;
 } ra_case;
 
+/* The pairs and partial rotary of a case (ra_cases: {0, 0}, rotate-half over the whole row). */
+typedef struct ra_style {
+    ropegrad_rotary_style style;
+    int64_t R;   /* rotary_dim (0 = D); cos/sin are [.., R] */
+} ra_style;
+
 typedef struct ra_data {
     ropegrad_rope_apply_shape s;
     void *in[RA_N];            /* q, k, grad_q_out, grad_k_out, cos, sin (host, in their dtypes) */
@@ -79,15 +85,16 @@ static inline ropegrad_rope_apply_backward_problem ra_backward_problem(const ra_
     return p;
 }
 
-/* The case's inputs and both references; 0, or 1 when out of memory. */
-static inline int ra_make(ra_data *d, const ra_case *c, uint64_t seed)
+/* The case's inputs and both references in style sty; 0, or 1 when out of memory. */
+static inline int ra_make_styled(ra_data *d, const ra_case *c, ra_style sty, uint64_t seed)
 {
     memset(d, 0, sizeof *d);
-    d->s = (ropegrad_rope_apply_shape){c->B, c->S, c->D, c->hq, c->hk, c->layout, c->dt, c->cdt,
-                                       c->per_batch ? c->S * c->D : 0};
+    const int64_t R = sty.R ? sty.R : c->D;
+    d->s = (ropegrad_rope_apply_shape){c->B,   c->S,   c->D, c->hq, c->hk, c->layout, c->dt, c->cdt,
+                                       c->per_batch ? c->S * R : 0, sty.style, sty.R};
     d->n_q = c->B * c->hq * c->S * c->D;
     d->n_k = c->B * c->hk * c->S * c->D;
-    d->n_gcs = (c->per_batch ? c->B : 1) * c->S * c->D;
+    d->n_gcs = (c->per_batch ? c->B : 1) * c->S * R;
     const int64_t n[RA_N] = {d->n_q, d->n_k, d->n_q, d->n_k, d->n_gcs, d->n_gcs};
     uint64_t st = seed * 2654435761ULL + 1;
     int oom = 0;
@@ -105,6 +112,11 @@ static inline int ra_make(ra_data *d, const ra_case *c, uint64_t seed)
     ropegrad_rope_apply_backward_problem b = ra_backward_problem(d, d->in, NULL, NULL, NULL, NULL);
     if (ropegrad_rope_apply_reference(&f, d->ref_fwd) || ropegrad_rope_apply_backward_reference(&b, d->ref_bwd)) return 1;
     return 0;
+}
+
+static inline int ra_make(ra_data *d, const ra_case *c, uint64_t seed)
+{
+    return ra_make_styled(d, c, (ra_style){ROPEGRAD_ROTARY_HALF, 0}, seed);
 }
 
 static inline void ra_free(ra_data *d)
@@ -136,6 +148,18 @@ static inline int64_t ra_count_bad(const char *what, const void *out, ropegrad_d
     return bad;
 }
 
+/* 1 when elements R..D-1 of a head row of out (n elements) differ from in's, byte for byte. */
+static inline int ra_tail_differs(const ra_data *d, const void *in, const void *out, int64_t n)
+{
+    const int64_t D = d->s.head_dim, R = rg_apply_rotary_dim(&d->s);
+    const size_t e = ropegrad_dtype_size(d->s.dtype);
+    for (int64_t row = 0; row < n / D; row++)
+        if (memcmp((const char *)out + (size_t)(row * D + R) * e, (const char *)in + (size_t)(row * D + R) * e,
+                   (size_t)(D - R) * e))
+            return 1;
+    return 0;
+}
+
 /* Terms summed into a grad_cos / grad_sin element. */
 static inline double ra_gcs_terms(const ra_data *d)
 {
@@ -157,5 +181,15 @@ static const ra_case ra_cases[] = {
     {1, 2, 1024, 2, 2, ROPEGRAD_LAYOUT_BSHD, ROPEGRAD_BF16, ROPEGRAD_BF16, 0},
 };
 #define RA_N_CASES ((int)(sizeof ra_cases / sizeof ra_cases[0]))
+
+/* Variant v of the style and partial rotary at head_dim D: v & 1 the
+ * interleaved style, v & 2 a rotary_dim below head_dim (about 3/8 of it, even,
+ * not a multiple of 8 where head_dim allows; 0 when head_dim is 2). */
+static inline ra_style ra_variant(int64_t D, int v)
+{
+    int64_t R = (D * 3 / 8) & ~(int64_t)1;
+    if (R % 8 == 0 && R + 2 < D) R += 2;
+    return (ra_style){v & 1 ? ROPEGRAD_ROTARY_INTERLEAVED : ROPEGRAD_ROTARY_HALF, v & 2 && D > 2 ? (R < 2 ? 2 : R) : 0};
+}
 
 #endif

@@ -5,8 +5,10 @@
  * per-batch cos/sin, odd head_dims) plus one of the suites' shapes, then
  * 068's staged kernel on every dtype pair, layout and sharing at head_dim
  * 128, 64 and 80, and each of its fallbacks; outputs poisoned with NaN first;
- * in place and 068 without grad_cos/grad_sin equal to the plain call; host
- * pointers refused. Skips (exit 77) without a GPU. */
+ * in place and 068 without grad_cos/grad_sin equal to the plain call; every
+ * case again in the interleaved style and with partial rotary (the generic
+ * kernel: rope_apply/styled.cuh; the rest of each row copied bit for bit);
+ * host pointers refused. Skips (exit 77) without a GPU. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -65,6 +67,8 @@ static void forward_case(const ra_data *d, void *const din[RA_N], const char *na
     void *hq = host_copy(qo, d->bytes[RA_Q]), *hk = host_copy(ko, d->bytes[RA_K]);
     assert_int_equal(ra_count_bad(name, hq, d->s.dtype, d->ref_fwd, d->n_q, 2), 0);
     assert_int_equal(ra_count_bad(name, hk, d->s.dtype, d->ref_fwd + d->n_q, d->n_k, 2), 0);
+    assert_false(ra_tail_differs(d, d->in[RA_Q], hq, d->n_q));
+    assert_false(ra_tail_differs(d, d->in[RA_K], hk, d->n_k));
     /* in place: q and k overwritten with the same values */
     void *in[RA_N];
     memcpy(in, din, sizeof in);
@@ -96,6 +100,8 @@ static void backward_case(const ra_data *d, void *const din[RA_N], const char *n
     ref += d->n_q + d->n_k;
     assert_int_equal(ra_count_bad(name, hc, d->s.cos_sin_dtype, ref, d->n_gcs, ra_gcs_terms(d)), 0);
     assert_int_equal(ra_count_bad(name, hs, d->s.cos_sin_dtype, ref + d->n_gcs, d->n_gcs, ra_gcs_terms(d)), 0);
+    assert_false(ra_tail_differs(d, d->in[RA_GQ], hq, d->n_q));
+    assert_false(ra_tail_differs(d, d->in[RA_GK], hk, d->n_k));
     /* in place, then without grad_cos/grad_sin (q, k NULL): the same grad_q, grad_k */
     void *in[RA_N];
     memcpy(in, din, sizeof in);
@@ -121,14 +127,14 @@ static void backward_case(const ra_data *d, void *const din[RA_N], const char *n
     free(hs);
 }
 
-/* One case, its device inputs each `shift` bytes past a cudaMalloc'd base:
- * 0 leaves them 16-byte aligned; 4 (one element or two, of any dtype) leaves
- * them element-aligned only, so the 16-byte kernels give way to the
- * one-pair and one-column ones. */
-static void run_case_at(const ra_case *c, uint64_t seed, const char *name, size_t shift)
+/* One case in style st, its device inputs each `shift` bytes past a
+ * cudaMalloc'd base: 0 leaves them 16-byte aligned; 4 (one element or two, of
+ * any dtype) leaves them element-aligned only, so the 16-byte kernels give way
+ * to the one-pair and one-column ones. */
+static void run_styled_at(const ra_case *c, ra_style st, uint64_t seed, const char *name, size_t shift)
 {
     ra_data d;
-    assert_int_equal(ra_make(&d, c, seed), 0);
+    assert_int_equal(ra_make_styled(&d, c, st, seed), 0);
     void *base[RA_N], *din[RA_N];
     for (int i = 0; i < RA_N; i++) {
         CK(cudaMalloc(&base[i], d.bytes[i] + shift));
@@ -139,6 +145,11 @@ static void run_case_at(const ra_case *c, uint64_t seed, const char *name, size_
     backward_case(&d, din, name);
     for (int i = 0; i < RA_N; i++) cudaFree(base[i]);
     ra_free(&d);
+}
+
+static void run_case_at(const ra_case *c, uint64_t seed, const char *name, size_t shift)
+{
+    run_styled_at(c, (ra_style){ROPEGRAD_ROTARY_HALF, 0}, seed, name, shift);
 }
 
 static void run_case(const ra_case *c, uint64_t seed, const char *name)
@@ -217,12 +228,43 @@ static void test_staged_stages_and_fallbacks(void **state)
     run_case(&d36, 17, "columns: head_dim 36");
 }
 
+/* The interleaved style and partial rotary: every case of the CPU test in
+ * each variant (ra_styled_case), then the suites' workload 0 shapes with
+ * rotary_dim 64 and 50, in both styles, and inputs off 16-byte alignment. */
+static void test_styles(void **state)
+{
+    (void)state;
+    char name[96];
+    for (int i = 0; i < RA_N_CASES; i++)
+        for (int v = 1; v < 4; v++) {
+            const ra_style st = ra_variant(ra_cases[i].D, v);
+            if (st.style == ROPEGRAD_ROTARY_HALF && st.R == 0) continue;
+            snprintf(name, sizeof name, "cuda case %d style %d rotary_dim %d", i, (int)st.style, (int)st.R);
+            run_styled_at(&ra_cases[i], st, 300 + (uint64_t)(4 * i + v), name, 0);
+        }
+    static const int64_t rs[] = {0, 64, 50};
+    const ra_case c088 = {4, 293, 128, 24, 6, ROPEGRAD_LAYOUT_BHSD, ROPEGRAD_BF16, ROPEGRAD_BF16, 0};
+    const ra_case c068 = {1, 293, 128, 32, 8, ROPEGRAD_LAYOUT_BSHD, ROPEGRAD_F32, ROPEGRAD_F32, 1};
+    const ra_case shifted = {2, 7, 128, 8, 2, ROPEGRAD_LAYOUT_BSHD, ROPEGRAD_F16, ROPEGRAD_BF16, 0};
+    for (int il = 0; il < 2; il++)
+        for (int r = 0; r < 3; r++) {
+            if (il == 0 && r == 0) continue;
+            const ra_style st = {il ? ROPEGRAD_ROTARY_INTERLEAVED : ROPEGRAD_ROTARY_HALF, rs[r]};
+            snprintf(name, sizeof name, "cuda 088 shape style %d rotary_dim %d", il, (int)rs[r]);
+            run_styled_at(&c088, st, 40 + (uint64_t)r, name, 0);
+            snprintf(name, sizeof name, "cuda 068 shape style %d rotary_dim %d", il, (int)rs[r]);
+            run_styled_at(&c068, st, 50 + (uint64_t)r, name, 0);
+            snprintf(name, sizeof name, "cuda shifted style %d rotary_dim %d", il, (int)rs[r]);
+            run_styled_at(&shifted, st, 60 + (uint64_t)r, name, 4);
+        }
+}
+
 static void test_host_pointers_refused(void **state)
 {
     (void)state;
     float q[128], k[128], c[128], s[128], qo[128], ko[128];
     memset(q, 0, sizeof q);
-    const ropegrad_rope_apply_shape sh = {1, 1, 128, 1, 1, ROPEGRAD_LAYOUT_BHSD, ROPEGRAD_F32, ROPEGRAD_F32, 0};
+    const ropegrad_rope_apply_shape sh = {1, 1, 128, 1, 1, ROPEGRAD_LAYOUT_BHSD, ROPEGRAD_F32, ROPEGRAD_F32, 0, ROPEGRAD_ROTARY_HALF, 0};
     ropegrad_rope_apply_problem p = {sh, q, k, c, s, qo, ko};
     assert_int_equal(ropegrad_rope_apply_cuda(&p, NULL), ROPEGRAD_ERR_NOT_DEVICE_POINTER);
     ropegrad_rope_apply_backward_problem b = {sh, q, k, NULL, NULL, c, s, qo, ko, NULL, NULL};
@@ -239,6 +281,7 @@ int main(void)
         cmocka_unit_test(test_cases),
         cmocka_unit_test(test_staged_dtypes),
         cmocka_unit_test(test_staged_stages_and_fallbacks),
+        cmocka_unit_test(test_styles),
         cmocka_unit_test(test_host_pointers_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

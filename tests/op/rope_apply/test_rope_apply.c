@@ -2,7 +2,9 @@
 /* test_rope_apply.c -- the apply ops' CPU paths (L1/088 forward, L1/068
  * backward) against their float64 references on small shapes: both layouts,
  * every dtype pair, GQA, shared and per-batch cos/sin, odd head_dims
- * (rope_apply_common.h); in place equal to out of place; 068 without
+ * (rope_apply_common.h), each in both styles and with a rotary_dim below
+ * head_dim (the rest copied bit for bit); the interleaved reference equal to
+ * the rotate-half one on permuted columns; in place equal to out of place; 068 without
  * grad_cos/grad_sin equal to with; one thread equal to all; the f16 rounding
  * the library writes; every refusal; the suites' named axes. */
 #define _POSIX_C_SOURCE 200809L
@@ -39,6 +41,8 @@ static void forward_case(const ra_data *d, const char *name)
     assert_int_equal(ropegrad_rope_apply_cpu(&p, 0), ROPEGRAD_OK);
     assert_int_equal(ra_count_bad(name, qo, d->s.dtype, d->ref_fwd, d->n_q, 2), 0);
     assert_int_equal(ra_count_bad(name, ko, d->s.dtype, d->ref_fwd + d->n_q, d->n_k, 2), 0);
+    assert_false(ra_tail_differs(d, d->in[RA_Q], qo, d->n_q));
+    assert_false(ra_tail_differs(d, d->in[RA_K], ko, d->n_k));
 
     void *in[RA_N];
     memcpy(in, d->in, sizeof in);
@@ -68,6 +72,8 @@ static void backward_case(const ra_data *d, const char *name)
     ref += d->n_q + d->n_k;
     assert_int_equal(ra_count_bad(name, gc, d->s.cos_sin_dtype, ref, d->n_gcs, ra_gcs_terms(d)), 0);
     assert_int_equal(ra_count_bad(name, gs, d->s.cos_sin_dtype, ref + d->n_gcs, d->n_gcs, ra_gcs_terms(d)), 0);
+    assert_false(ra_tail_differs(d, d->in[RA_GQ], gq, d->n_q));
+    assert_false(ra_tail_differs(d, d->in[RA_GK], gk, d->n_k));
 
     void *in[RA_N];
     memcpy(in, d->in, sizeof in);
@@ -112,6 +118,82 @@ static void test_cases(void **state)
     }
 }
 
+/* Every case in the interleaved style and with partial rotary (the
+ * rotate-half full-row case is test_cases'). */
+static void test_styles(void **state)
+{
+    (void)state;
+    for (int i = 0; i < RA_N_CASES; i++)
+        for (int v = 1; v < 4; v++) {
+            const ra_style st = ra_variant(ra_cases[i].D, v);
+            if (st.style == ROPEGRAD_ROTARY_HALF && st.R == 0) continue;   /* head_dim 2: no partial rotary */
+            char name[64];
+            snprintf(name, sizeof name, "case %d style %d rotary_dim %d", i, (int)st.style, (int)st.R);
+            ra_data d;
+            assert_int_equal(ra_make_styled(&d, &ra_cases[i], st, 300 + (uint64_t)(4 * i + v)), 0);
+            forward_case(&d, name);
+            backward_case(&d, name);
+            ra_free(&d);
+        }
+}
+
+/* Column j of a row of L elements, rotary_dim R: where the rotate-half style
+ * keeps what the interleaved style has at j (2i -> i, 2i+1 -> i + R/2). */
+static int64_t half_column(int64_t j, int64_t R)
+{
+    return j >= R ? j : (j & 1 ? j / 2 + R / 2 : j / 2);
+}
+
+/* src's rows of L elements (e bytes each) with their columns moved to half_column. */
+static void *permuted(const void *src, int64_t n, int64_t L, int64_t R, size_t e)
+{
+    char *p = alloc_or_fail((size_t)n * e);
+    for (int64_t row = 0; row < n / L; row++)
+        for (int64_t j = 0; j < L; j++)
+            memcpy(p + (size_t)(row * L + half_column(j, R)) * e, (const char *)src + (size_t)(row * L + j) * e, e);
+    return p;
+}
+
+/* 1 when the doubles of ref (rows of L) differ from half's at the permuted columns. */
+static int ref_differs(const double *ref, const double *half, int64_t n, int64_t L, int64_t R)
+{
+    for (int64_t row = 0; row < n / L; row++)
+        for (int64_t j = 0; j < L; j++)
+            if (ref[row * L + j] != half[row * L + half_column(j, R)]) return 1;
+    return 0;
+}
+
+/* The references' interleaved style, checked against their rotate-half one:
+ * the same problem with every row's pairs (2i, 2i+1) moved to (i, i + R/2),
+ * in q, k, their gradients and the tables, gives the same doubles, moved the
+ * same way (the same products and sums in the same order). */
+static void test_reference_styles_agree(void **state)
+{
+    (void)state;
+    for (int i = 0; i < RA_N_CASES; i++)
+        for (int v = 1; v < 4; v += 2) {
+            ra_data d, h;
+            assert_int_equal(ra_make_styled(&d, &ra_cases[i], ra_variant(ra_cases[i].D, v), 700 + (uint64_t)i), 0);
+            const int64_t D = d.s.head_dim, R = rg_apply_rotary_dim(&d.s);
+            h = d;
+            h.s.style = ROPEGRAD_ROTARY_HALF;
+            for (int t = 0; t < RA_N; t++)
+                h.in[t] = permuted(d.in[t], t >= RA_COS ? d.n_gcs : t == RA_Q || t == RA_GQ ? d.n_q : d.n_k,
+                                   t >= RA_COS ? R : D, R, ropegrad_dtype_size(t >= RA_COS ? d.s.cos_sin_dtype : d.s.dtype));
+            h.ref_fwd = alloc_or_fail((size_t)(d.n_q + d.n_k) * sizeof(double));
+            h.ref_bwd = alloc_or_fail((size_t)(d.n_q + d.n_k + 2 * d.n_gcs) * sizeof(double));
+            ropegrad_rope_apply_problem f = ra_forward_problem(&h, h.in, NULL, NULL);
+            ropegrad_rope_apply_backward_problem b = ra_backward_problem(&h, h.in, NULL, NULL, NULL, NULL);
+            assert_int_equal(ropegrad_rope_apply_reference(&f, h.ref_fwd), ROPEGRAD_OK);
+            assert_int_equal(ropegrad_rope_apply_backward_reference(&b, h.ref_bwd), ROPEGRAD_OK);
+            assert_false(ref_differs(d.ref_fwd, h.ref_fwd, d.n_q + d.n_k, D, R));
+            assert_false(ref_differs(d.ref_bwd, h.ref_bwd, d.n_q + d.n_k, D, R));
+            assert_false(ref_differs(d.ref_bwd + d.n_q + d.n_k, h.ref_bwd + d.n_q + d.n_k, 2 * d.n_gcs, R, R));
+            ra_free(&h);
+            ra_free(&d);
+        }
+}
+
 /* rg_f16_rn against the binary16 grid: every finite value maps to itself, the
  * midpoint between neighbours to the even one, a float either side of it to
  * that side's neighbour, and beyond the largest finite value's midpoint to Inf. */
@@ -143,7 +225,7 @@ static void test_refusals(void **state)
     memset(k, 0, sizeof k);
     memset(c, 0, sizeof c);
     memset(s, 0, sizeof s);
-    const ropegrad_rope_apply_shape sh = {1, 2, 8, 4, 2, ROPEGRAD_LAYOUT_BHSD, ROPEGRAD_F32, ROPEGRAD_F32, 0};
+    const ropegrad_rope_apply_shape sh = {1, 2, 8, 4, 2, ROPEGRAD_LAYOUT_BHSD, ROPEGRAD_F32, ROPEGRAD_F32, 0, ROPEGRAD_ROTARY_HALF, 0};
     const ropegrad_rope_apply_problem ok = {sh, q, k, c, s, qo, ko};
     ropegrad_rope_apply_problem p = ok;
     assert_int_equal(ropegrad_rope_apply_validate(&p), ROPEGRAD_OK);
@@ -165,6 +247,23 @@ static void test_refusals(void **state)
     assert_int_equal(ropegrad_rope_apply_cpu(&p, 0), ROPEGRAD_ERR_UNSUPPORTED);
     p.shape.cos_sin_batch_stride = -16;
     assert_int_equal(ropegrad_rope_apply_cpu(&p, 0), ROPEGRAD_ERR_BAD_STRIDE);
+    p = ok;
+    p.shape.style = (ropegrad_rotary_style)2;
+    assert_int_equal(ropegrad_rope_apply_cpu(&p, 0), ROPEGRAD_ERR_UNSUPPORTED);
+    p = ok;
+    p.shape.rotary_dim = 3;
+    assert_int_equal(ropegrad_rope_apply_cpu(&p, 0), ROPEGRAD_ERR_BAD_HEAD_DIM);
+    p.shape.rotary_dim = 10;   /* beyond head_dim 8 */
+    assert_int_equal(ropegrad_rope_apply_cpu(&p, 0), ROPEGRAD_ERR_BAD_HEAD_DIM);
+    p.shape.rotary_dim = -2;
+    assert_int_equal(ropegrad_rope_apply_cpu(&p, 0), ROPEGRAD_ERR_BAD_HEAD_DIM);
+    p.shape.rotary_dim = 4;
+    p.shape.style = ROPEGRAD_ROTARY_INTERLEAVED;
+    assert_int_equal(ropegrad_rope_apply_cpu(&p, 0), ROPEGRAD_OK);
+    p.shape.cos_sin_batch_stride = 16;   /* S*D, not S*R */
+    assert_int_equal(ropegrad_rope_apply_cpu(&p, 0), ROPEGRAD_ERR_UNSUPPORTED);
+    p.shape.cos_sin_batch_stride = 8;    /* S*R */
+    assert_int_equal(ropegrad_rope_apply_validate(&p), ROPEGRAD_OK);
     p = ok;
     p.shape.batch_size = INT64_MAX / 4;
     assert_int_equal(ropegrad_rope_apply_cpu(&p, 0), ROPEGRAD_ERR_OVERFLOW);
@@ -208,6 +307,12 @@ static void test_refusals(void **state)
     b = bok;
     b.grad_k = qo;    /* the forward's q */
     assert_int_equal(ropegrad_rope_apply_backward_cpu(&b, 0), ROPEGRAD_ERR_OVERLAP);
+    b = bok;
+    b.shape.rotary_dim = 5;
+    assert_int_equal(ropegrad_rope_apply_backward_cpu(&b, 0), ROPEGRAD_ERR_BAD_HEAD_DIM);
+    b = bok;
+    b.shape.style = (ropegrad_rotary_style)-1;
+    assert_int_equal(ropegrad_rope_apply_backward_validate(&b), ROPEGRAD_ERR_UNSUPPORTED);
     b = bok;
     b.q = b.k = NULL;
     assert_int_equal(ropegrad_rope_apply_backward_reference(&b, ref), ROPEGRAD_ERR_NULL_POINTER);
@@ -341,7 +446,8 @@ static void test_suite_missing_axis(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cases),          cmocka_unit_test(test_f16_rounding),
+        cmocka_unit_test(test_cases),          cmocka_unit_test(test_styles),
+        cmocka_unit_test(test_reference_styles_agree), cmocka_unit_test(test_f16_rounding),
         cmocka_unit_test(test_refusals),       cmocka_unit_test(test_suites_axes),
         cmocka_unit_test(test_suite_missing_axis), cmocka_unit_test(test_run_shows_heads),
     };

@@ -106,7 +106,7 @@ static inline int rp_make(rp_data *d, const rp_case *c, uint64_t seed)
             else ((int64_t *)d->ids)[t] = d->pos64[t];
         }
     }
-    const ropegrad_rope_apply_shape s = {c->B, c->S, c->D, c->hq, c->hk, c->layout, c->dt, c->cdt, 0};
+    const ropegrad_rope_apply_shape s = {c->B, c->S, c->D, c->hq, c->hk, c->layout, c->dt, c->cdt, 0, ROPEGRAD_ROTARY_HALF, 0};
     d->p = (ropegrad_rope_apply_pos_problem){s, c->style, c->R, c->nseq > 0 ? NULL : d->ids, c->bits,
                                              c->nseq > 0 ? d->cu : NULL, c->nseq, d->inv, c->scale, d->q, d->k, NULL, NULL};
     if (ropegrad_rope_apply_pos_reference(&d->p, d->ref_fwd) ||
@@ -160,33 +160,45 @@ static inline int rp_tail_differs(const rp_data *d, const void *in, const void *
     return 0;
 }
 
-/* 088's cos and sin tables [B,S,D] (cos_sin_batch_stride S*D) holding the op's
- * values for a rotate-half case with rotary_dim = head_dim: bf16 from 011
- * (ropegrad_rope_forward_cpu on every token's position, de-interleaved), f32
- * from libm's double sin/cos rounded once. 0, or 1 on failure. */
+/* The frequency index table column j of rotary_dim R uses in style st:
+ * rotate-half tables are cat(freqs, freqs), interleaved ones repeat each. */
+static inline int64_t rp_table_freq(ropegrad_rotary_style st, int64_t j, int64_t R)
+{
+    return st == ROPEGRAD_ROTARY_INTERLEAVED ? j / 2 : j % (R / 2);
+}
+
+/* 088's cos and sin tables [B,S,R] (cos_sin_batch_stride S*R, R the case's
+ * rotary_dim) in the case's style's column order (ropegrad.h), holding the
+ * op's values: bf16 from 011 (ropegrad_rope_forward_cpu at head_dim R on every
+ * token's position, de-interleaved and its columns placed), f32 from libm's
+ * double sin/cos rounded once. 0, or 1 on failure. */
 static inline int rp_table(const rp_data *d, void **cos_out, void **sin_out)
 {
     const ropegrad_rope_apply_shape *s = &d->p.shape;
-    const int64_t tokens = s->batch_size * s->seq_len, D = s->head_dim, H = D / 2;
+    const int64_t tokens = s->batch_size * s->seq_len, R = rg_pos_rotary_dim(&d->p);
     const size_t e = ropegrad_dtype_size(s->cos_sin_dtype);
-    void *c = malloc((size_t)(tokens * D) * e), *n = malloc((size_t)(tokens * D) * e);
+    void *c = malloc((size_t)(tokens * R) * e), *n = malloc((size_t)(tokens * R) * e);
     *cos_out = c, *sin_out = n;
     if (!c || !n) return 1;
     if (s->cos_sin_dtype == ROPEGRAD_BF16) {
-        uint16_t *cs = malloc((size_t)(tokens * D * 2) * sizeof(uint16_t));
+        uint16_t *cs = malloc((size_t)(tokens * R * 2) * sizeof(uint16_t));
         if (!cs) return 1;
-        ropegrad_rope_forward_problem f = {1, tokens, D, d->pos64, d->inv, d->p.attention_scaling, cs};
+        ropegrad_rope_forward_problem f = {1, tokens, R, d->pos64, d->inv, d->p.attention_scaling, cs};
         const int rc = ropegrad_rope_forward_cpu(&f, 0);
-        for (int64_t i = 0; i < tokens * D; i++) ((uint16_t *)c)[i] = cs[2 * i], ((uint16_t *)n)[i] = cs[2 * i + 1];
+        for (int64_t t = 0; t < tokens; t++)
+            for (int64_t j = 0; j < R; j++) {   /* 011's column i (and i + R/2) holds frequency i */
+                const int64_t src = t * R + rp_table_freq(d->p.style, j, R);
+                ((uint16_t *)c)[t * R + j] = cs[2 * src], ((uint16_t *)n)[t * R + j] = cs[2 * src + 1];
+            }
         free(cs);
         return rc != 0;
     }
     if (s->cos_sin_dtype != ROPEGRAD_F32) return 1;
     for (int64_t t = 0; t < tokens; t++)
-        for (int64_t j = 0; j < D; j++) {
-            const double x = (double)((float)d->pos64[t] * d->inv[j % H]);
-            ((float *)c)[t * D + j] = (float)((double)d->p.attention_scaling * cos(x));
-            ((float *)n)[t * D + j] = (float)((double)d->p.attention_scaling * sin(x));
+        for (int64_t j = 0; j < R; j++) {
+            const double x = (double)((float)d->pos64[t] * d->inv[rp_table_freq(d->p.style, j, R)]);
+            ((float *)c)[t * R + j] = (float)((double)d->p.attention_scaling * cos(x));
+            ((float *)n)[t * R + j] = (float)((double)d->p.attention_scaling * sin(x));
         }
     return 0;
 }

@@ -60,7 +60,8 @@ static void assert_equals_table_path(const rp_data *d, const void *qo, const voi
     void *cos = NULL, *sin = NULL;
     assert_int_equal(rp_table(d, &cos, &sin), 0);
     ropegrad_rope_apply_shape s = d->p.shape;
-    s.cos_sin_batch_stride = s.seq_len * s.head_dim;
+    s.style = d->p.style, s.rotary_dim = d->p.rotary_dim;
+    s.cos_sin_batch_stride = s.seq_len * rg_pos_rotary_dim(&d->p);
     void *tq = heap(NULL, d->q_bytes), *tk = heap(NULL, d->k_bytes);
     ropegrad_rope_apply_problem f = {s, d->q, d->k, cos, sin, tq, tk};
     assert_int_equal(ropegrad_rope_apply_cpu(&f, 0), ROPEGRAD_OK);
@@ -83,9 +84,7 @@ static void run_case(const rp_case *c, uint64_t seed, const char *name)
     void *qo, *ko, *gq, *gk;
     run_op(&d, ropegrad_rope_apply_pos_cpu, d.ref_fwd, name, &qo, &ko);
     run_op(&d, ropegrad_rope_apply_pos_backward_cpu, d.ref_bwd, name, &gq, &gk);
-    const int64_t R = rg_pos_rotary_dim(&d.p);
-    if (c->style == ROPEGRAD_ROTARY_HALF && R == c->D && (c->cdt == ROPEGRAD_BF16 || c->cdt == ROPEGRAD_F32))
-        assert_equals_table_path(&d, qo, ko, gq, gk);
+    if (c->cdt == ROPEGRAD_BF16 || c->cdt == ROPEGRAD_F32) assert_equals_table_path(&d, qo, ko, gq, gk);
     if (c->nseq > 0) {   /* the same tokens at their explicit positions: the same bytes */
         ropegrad_rope_apply_pos_problem p = d.p;
         p.cu_seqlens = NULL, p.num_seqs = 0, p.position_ids = d.pos64, p.position_bits = 64;
@@ -114,7 +113,8 @@ static void test_cases(void **state)
 }
 
 /* 088's equality on more shapes: every dtype and both layouts, GQA, at
- * head_dim 128 and 64, bf16 and f32 tables, scale 1 and not. */
+ * head_dim 128 and 64, bf16 and f32 tables, scale 1 and not, each style at
+ * rotary_dim head_dim and below it. */
 static void test_table_path_equal(void **state)
 {
     (void)state;
@@ -124,12 +124,16 @@ static void test_table_path_equal(void **state)
     uint64_t seed = 500;
     for (int t = 0; t < 3; t++)
         for (int cs = 0; cs < 2; cs++)
-            for (int layout = 0; layout < 2; layout++) {
-                const rp_case c = {2,    17, layout ? 64 : 128, 0, 8, 2, (ropegrad_layout)layout, dts[t], cdts[cs],
-                                   ROPEGRAD_ROTARY_HALF, 64, 0, cs ? 1.0f : 0.8f, 131072};
-                snprintf(name, sizeof name, "table dt %d cs %d layout %d", t, cs, layout);
-                run_case(&c, seed++, name);
-            }
+            for (int layout = 0; layout < 2; layout++)
+                for (int v = 0; v < 4; v++) {
+                    const int64_t D = layout ? 64 : 128, R = v & 1 ? D / 2 - 6 : 0;
+                    const ropegrad_rotary_style st = v & 2 ? ROPEGRAD_ROTARY_INTERLEAVED : ROPEGRAD_ROTARY_HALF;
+                    const rp_case c = {2,  17, D, R, 8, 2, (ropegrad_layout)layout, dts[t], cdts[cs], st, 64, 0,
+                                       cs ? 1.0f : 0.8f, 131072};
+                    snprintf(name, sizeof name, "table dt %d cs %d layout %d style %d R %d", t, cs, layout, (int)st,
+                             (int)R);
+                    run_case(&c, seed++, name);
+                }
 }
 
 /* The cos/sin values themselves: f32 q rows [1..1, 0..0] give out = [c, n]
@@ -149,7 +153,7 @@ static void test_cos_sin_values(void **state)
         for (int sc = 0; sc < 4; sc++) {   /* scale 1 and not; positions to 3e5, then to 1e8 (beyond 4e6 rad) */
             const float scale = sc & 1 ? 0.7071f : 1.0f;
             for (int64_t t = 0; t < S; t++) pos[t] = t * (sc & 2 ? 389117 : 1171);
-            const ropegrad_rope_apply_shape s = {1, S, D, 1, 1, ROPEGRAD_LAYOUT_BHSD, ROPEGRAD_F32, cdts[ci], 0};
+            const ropegrad_rope_apply_shape s = {1, S, D, 1, 1, ROPEGRAD_LAYOUT_BHSD, ROPEGRAD_F32, cdts[ci], 0, ROPEGRAD_ROTARY_HALF, 0};
             const ropegrad_rope_apply_pos_problem p = {s, ROPEGRAD_ROTARY_HALF, 0, pos, 64, NULL, 0, inv, scale,
                                                        q, k, out, ko};
             assert_int_equal(ropegrad_rope_apply_pos_cpu(&p, 0), ROPEGRAD_OK);
@@ -205,7 +209,8 @@ static void test_refusals(void **state)
     static int64_t ids[4] = {0, 1, 2, 3};
     static int32_t cu[3] = {0, 1, 4};
     static float inv[32];
-    const ropegrad_rope_apply_shape s = {1, 4, 64, 1, 1, ROPEGRAD_LAYOUT_BSHD, ROPEGRAD_BF16, ROPEGRAD_BF16, 0};
+    const ropegrad_rope_apply_shape s = {1,    4, 64, 1, 1, ROPEGRAD_LAYOUT_BSHD, ROPEGRAD_BF16, ROPEGRAD_BF16,
+                                         0,    ROPEGRAD_ROTARY_HALF, 0};
     const ropegrad_rope_apply_pos_problem ok = {s, ROPEGRAD_ROTARY_HALF, 0, ids, 64, NULL, 0, inv, 1.0f, q, k, qo, ko};
     ropegrad_rope_apply_pos_problem p;
     double ref[2 * 4 * 64];
@@ -234,6 +239,9 @@ static void test_refusals(void **state)
     RP_EXPECT(ROPEGRAD_ERR_BAD_SIZE, p.shape.seq_len = 0);
     RP_EXPECT(ROPEGRAD_ERR_BAD_SIZE, p.shape.num_kv_heads = 0);
     RP_EXPECT(ROPEGRAD_ERR_BAD_HEAD_DIM, p.shape.head_dim = 63);
+    /* the shape's style and rotary_dim are 088's; this problem carries its own */
+    RP_EXPECT(ROPEGRAD_ERR_UNSUPPORTED, p.shape.style = ROPEGRAD_ROTARY_INTERLEAVED);
+    RP_EXPECT(ROPEGRAD_ERR_UNSUPPORTED, p.shape.rotary_dim = 32);
     RP_EXPECT(ROPEGRAD_ERR_BAD_HEAD_DIM, p.shape.head_dim = 2048);
     RP_EXPECT(ROPEGRAD_ERR_BAD_HEAD_DIM, p.rotary_dim = 31);
     RP_EXPECT(ROPEGRAD_ERR_BAD_HEAD_DIM, p.rotary_dim = 66);
