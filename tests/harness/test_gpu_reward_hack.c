@@ -10,6 +10,8 @@
  *     round, the timed iterations' "launched nothing"), the output written
  *     into an input, another kernel on some iterations (the same-kernels
  *     check; under CUDA events that check does not run, and the run says so);
+ *     poison-aware, call-counting, input-scribbling and value-keyed-cache
+ *     plugins (the checked timed calls);
  *   - the honest example plugin and ropegrad's own kernel pass with every
  *     point on (the defaults), and with every point switched to the old
  *     protocol; the JSON and the manifest say which;
@@ -156,6 +158,20 @@ static void test_other_kernels_caught(void **state)
     cJSON_Delete(j);
 }
 
+/* The cheats below passed while the timed calls were neither filled nor
+ * checked (timed_sets.c): each is now caught in its timed calls, with the
+ * re-staging on (the default) and off. */
+static void test_checked_timed_calls_catch(void **state)
+{
+    (void)state;
+    expect_caught(CHEAT("poison"), "--rounds 3", "of 5 does not match the reference (input set");
+    expect_caught(CHEAT("poison"), "--rounds 3 --restage off --sync end", "of 5 does not match the reference");
+    expect_caught(CHEAT("count"), "--rounds 3", "of 5 does not match the reference (input set");
+    expect_caught(CHEAT("scribble"), "--rounds 3", "wrote into its input grad_cos");
+    expect_caught(CHEAT("scribble"), "--rounds 3 --restage off", "wrote into its input grad_cos");
+    expect_caught(CHEAT("keyed"), "--rounds 3", "matched ratio");
+}
+
 /* The first workload's flush gap, in us. */
 static double first_gap_us(const cJSON *j)
 {
@@ -227,6 +243,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_nothing_on_second_call_caught, setup, teardown),
         cmocka_unit_test_setup_teardown(test_output_in_input_caught, setup, teardown),
         cmocka_unit_test_setup_teardown(test_other_kernels_caught, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_checked_timed_calls_catch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_other_stream_work_in_span, setup, teardown),
         cmocka_unit_test_setup_teardown(test_settle_on, setup, teardown),
     };
