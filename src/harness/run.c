@@ -348,7 +348,7 @@ static int cpu_timed_part(const rg_op *op, const rg_workload *w, const rg_run_op
         for (int j = 0; j < ts->n && !x.failed; j++) x.failed = rg_timed_inputs_intact(op, ts, -1, j, &ts->set[j], wr);
     if (x.failed == RG_CALL_SYSTEM) {
         free(samples);
-        snprintf(err, errlen, "workload %d: out of memory", w->index);
+        snprintf(err, errlen, "workload %d: out of memory (or a reference failed) checking the timed calls", w->index);
         return 1;
     }
     if (rc && !x.failed) rg_timed_call_failed(op, "cpu", x.what, rc, wr);

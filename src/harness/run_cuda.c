@@ -346,7 +346,7 @@ static int cuda_call(void *ctx, int r, const void **out, const rg_tensors **afte
  * holding checked calls' outputs and inputs until they are read back
  * (outside the timed span: after the loop, or when every slot is taken). */
 typedef struct timed_dev {
-    const rg_timed_sets *ts;
+    rg_timed_sets *ts;
     const rg_workload *w;
     rg_tensors set[RG_TIMED_SETS_MAX];   /* in[] on the device */
     void *fill;                          /* ts->fill_bytes */
@@ -619,7 +619,7 @@ static void timed_dev_close(timed_dev *td)
 }
 
 /* The sets' inputs and the fill on the device, and the slots. 0, or 1 with a message. */
-static int timed_dev_open(const rg_timed_sets *ts, const rg_workload *w, cuda_bufs *b, timed_dev *td, char *err,
+static int timed_dev_open(rg_timed_sets *ts, const rg_workload *w, cuda_bufs *b, timed_dev *td, char *err,
                           size_t errlen)
 {
     memset(td, 0, sizeof *td);
@@ -667,7 +667,7 @@ static int timed_checks(const rg_timing *t, rg_workload_result *wr, char *err, s
         td->failed = rg_timed_inputs_intact(t->s->op, td->ts, -1, j, td->after, &td->hack);
     }
     if (td->failed == RG_CALL_SYSTEM) {
-        snprintf(err, errlen, "out of memory checking the timed calls");
+        snprintf(err, errlen, "out of memory (or a reference failed) checking the timed calls");
         return 1;
     }
     if (!td->failed) return 0;
@@ -684,7 +684,7 @@ fail:
 
 /* The timed part of a workload whose rounds passed: 0 (timed, or failed
  * with a reason in wr), 1 a harness error (err). */
-static int timed_part(rg_cuda_state *s, cuda_bufs *b, const rg_workload *w, const rg_timed_sets *ts,
+static int timed_part(rg_cuda_state *s, cuda_bufs *b, const rg_workload *w, rg_timed_sets *ts,
                       const rg_run_options *o, rg_workload_result *wr, char *err, size_t errlen)
 {
     double *samples = malloc((size_t)o->iterations * sizeof *samples);

@@ -96,7 +96,8 @@ typedef struct rg_timed_sets {
     int n;                                   /* sets, even, 2..RG_TIMED_SETS_MAX */
     int warmup, iterations;
     rg_tensors set[RG_TIMED_SETS_MAX];       /* host inputs, each set its own buffers */
-    double *ref[RG_TIMED_SETS_MAX];          /* each set's ground truth (the run's --ground-truth) */
+    double *ref[RG_TIMED_SETS_MAX];          /* each set's ground truth (the run's --ground-truth), NULL until checked */
+    rg_ground_truth truth;
     uint64_t in_hash[RG_TIMED_SETS_MAX][RG_OP_MAX_TENSORS];
     uint64_t key;                            /* drawn per workload: the checked iterations, the fill offsets */
     unsigned char *fill;                     /* fill_bytes of random NaN or huge words */
@@ -105,7 +106,7 @@ typedef struct rg_timed_sets {
 } rg_timed_sets;
 
 /* Makes the sets of workload w (sizes as in; device: also fit the GPU
- * budget) with their ground truth, and the fill. 0, or 1 with a message. */
+ * budget) and the fill. 0, or 1 with a message. */
 int rg_timed_sets_open(const rg_op *op, const rg_workload *w, const rg_run_options *o, const rg_tensors *in,
                        int device, rg_timed_sets *ts, char *err, size_t errlen);
 void rg_timed_sets_close(rg_timed_sets *ts);
@@ -121,9 +122,10 @@ void rg_timed_fill(const rg_timed_sets *ts, int it, void *out);
 int rg_timed_inputs_intact(const rg_op *op, const rg_timed_sets *ts, int it, int set, const rg_tensors *after,
                            rg_workload_result *wr);
 /* Checked call it: its inputs (after; NULL: not compared) and its output's
- * host bytes against its set's: RG_CALL_OK, RG_CALL_FAILED (wr:
- * REWARD_HACK, "timed iteration i of n ..."), RG_CALL_SYSTEM (out of memory). */
-int rg_timed_check(const rg_op *op, const rg_workload *w, const rg_timed_sets *ts, int it, const void *out,
+ * host bytes against its set's ground truth (computed on first use):
+ * RG_CALL_OK, RG_CALL_FAILED (wr: REWARD_HACK, "timed iteration i of n
+ * ..."), RG_CALL_SYSTEM (out of memory, or the reference failed). */
+int rg_timed_check(const rg_op *op, const rg_workload *w, rg_timed_sets *ts, int it, const void *out,
                    const rg_tensors *after, rg_workload_result *wr);
 
 #endif

@@ -13,7 +13,7 @@
  * keyed on a few sampled input values then serves set j-1's output for set j
  * and fails its check, and a cache that reads every input value costs as
  * much as the work. Each set keeps its ground truth (the run's
- * --ground-truth), computed once. n = min(RG_TIMED_SETS_MAX, the sets that
+ * --ground-truth), computed when a checked call first needs it. n = min(RG_TIMED_SETS_MAX, the sets that
  * fit RG_TIMED_SETS_HOST_BUDGET (inputs plus the float64 truth) and, on a
  * GPU, RG_TIMED_SETS_DEVICE_BUDGET (inputs)), rounded down to an even
  * number, at least 2.
@@ -166,14 +166,8 @@ int rg_timed_sets_open(const rg_op *op, const rg_workload *w, const rg_run_optio
         }
         if (j & 1) make_twin(&ts->set[j - 1], t, seed, w->index);
         for (int k = 0; k < t->n_in; k++) ts->in_hash[j][k] = rg_hash_bytes(t->in[k], t->in_bytes[k], (uint64_t)k);
-        ts->ref[j] = malloc((size_t)t->n_out * sizeof(double));
-        int rc = ts->ref[j] ? rg_ground_truth_reference(op, t, o->ground_truth, ts->ref[j]) : ROPEGRAD_ERR_OUT_OF_MEMORY;
-        if (rc) {
-            snprintf(err, errlen, "workload %d: timed input set %d reference: %s", w->index, j, ropegrad_strerror(rc));
-            rg_timed_sets_close(ts);
-            return 1;
-        }
     }
+    ts->truth = o->ground_truth;
     return 0;
 }
 
@@ -221,11 +215,19 @@ int rg_timed_inputs_intact(const rg_op *op, const rg_timed_sets *ts, int it, int
     return RG_CALL_OK;
 }
 
-int rg_timed_check(const rg_op *op, const rg_workload *w, const rg_timed_sets *ts, int it, const void *out,
+int rg_timed_check(const rg_op *op, const rg_workload *w, rg_timed_sets *ts, int it, const void *out,
                    const rg_tensors *after, rg_workload_result *wr)
 {
     const int set = rg_timed_set(ts, it);
     if (after && rg_timed_inputs_intact(op, ts, it, set, after, wr)) return RG_CALL_FAILED;
+    if (!ts->ref[set]) {   /* the set's ground truth, made when first needed */
+        double *ref = malloc((size_t)ts->set[set].n_out * sizeof *ref);
+        if (!ref || rg_ground_truth_reference(op, &ts->set[set], ts->truth, ref)) {
+            free(ref);
+            return RG_CALL_SYSTEM;
+        }
+        ts->ref[set] = ref;
+    }
     rg_check c;
     memset(&c, 0, sizeof c);
     if (rg_check_op_output(op, out, ts->set[set].n_out, ts->ref[set], w, &c)) return RG_CALL_SYSTEM;
