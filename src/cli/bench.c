@@ -53,9 +53,9 @@ static void usage(FILE *f, const char *cmd, int timed)
     if (timed) {
         fprintf(f, "  --iterations N        timed iterations per workload (default 50)\n");
         fprintf(f, "  --warmup N            warmup iterations per workload (default 10)\n");
-        fprintf(f, "  --restage on|off      cuda: copy the inputs to an address 256 B further before every iteration,\n"
-                   "                        outside the timed span (default on, as the official evaluator; off: the\n"
-                   "                        same buffers every iteration)\n");
+        fprintf(f, "  --restage on|off      cuda: copy the iteration's input set to an address 256 B further before\n"
+                   "                        every iteration, outside the timed span (default on, as the official\n"
+                   "                        evaluator; off: each input set's own buffers, no copy)\n");
         fprintf(f, "  --span all|kernels    cuda: a sample spans every GPU activity the call issued, kernels, memcpy\n"
                    "                        and memset on any stream (default all, as the official evaluator), or its\n"
                    "                        kernels only\n");

@@ -52,7 +52,7 @@
 
 #define RG_POS_MAX 262143   /* largest position: context 262144 */
 
-static inline uint64_t mix64(uint64_t z)
+uint64_t rg_mix64(uint64_t z)
 {
     z ^= z >> 30;
     z *= 0xbf58476d1ce4e5b9ull;
@@ -64,17 +64,17 @@ static inline uint64_t mix64(uint64_t z)
 
 uint64_t rg_stream_key(uint64_t seed, int w, int t)
 {
-    return mix64(seed ^ mix64(0x9e3779b97f4a7c15ull * (8ull * (uint64_t)w + (uint64_t)t + 1ull)));
+    return rg_mix64(seed ^ rg_mix64(0x9e3779b97f4a7c15ull * (8ull * (uint64_t)w + (uint64_t)t + 1ull)));
 }
 
 static inline double u_open0(uint64_t key, int64_t i)   /* (0, 1] */
 {
-    return (double)((mix64(key ^ mix64(2ull * (uint64_t)i)) >> 11) + 1) * 0x1p-53;
+    return (double)((rg_mix64(key ^ rg_mix64(2ull * (uint64_t)i)) >> 11) + 1) * 0x1p-53;
 }
 
 double rg_uniform_at(uint64_t key, int64_t i) /* [0, 1) */
 {
-    return (double)(mix64(key ^ mix64(2ull * (uint64_t)i + 1ull)) >> 11) * 0x1p-53;
+    return (double)(rg_mix64(key ^ rg_mix64(2ull * (uint64_t)i + 1ull)) >> 11) * 0x1p-53;
 }
 
 double rg_normal_at(uint64_t key, int64_t i)

@@ -3,12 +3,13 @@
  * warmup and timed iteration (--restage on; run_cuda_parts.h), as the
  * official evaluator's ShiftingMemoryPoolAllocator (core/bench/io.py) does.
  *
- * Each input keeps a pristine device copy and a pool of its size plus
- * (slots - 1) * 256 bytes. Before iteration it the pristine bytes are copied
- * (cudaMemcpyAsync, device to device, on the harness's stream) to
- * pool + (it mod slots) * 256 and the call gets that address: every call
- * sees its inputs at a new data pointer (still 256-byte aligned), with fresh
- * values the previous call cannot have left behind. The official pool holds
+ * Each input has a pool of its size plus (slots - 1) * 256 bytes. Before
+ * iteration it the bytes of the iteration's input set (a pristine device
+ * copy the calls never see: timed_sets.c) are copied (cudaMemcpyAsync,
+ * device to device, on the harness's stream) to pool + (it mod slots) * 256
+ * and the call gets that address: every call sees its inputs at a new data
+ * pointer (still 256-byte aligned), with values the previous call cannot
+ * have left behind. The official pool holds
  * one offset per call (slots = warmup + iterations, never wrapping); here
  * too, up to RG_RESTAGE_MAX_SLOTS calls (the default 10 + 50 fit), after
  * which the offsets wrap around, to keep the pool's memory bounded. */
@@ -23,15 +24,12 @@
 void rg_restage_close(rg_restage_pool *p)
 {
     if (!p) return;
-    for (int k = 0; k < p->n_in; k++) {
-        if (p->pristine[k]) cudaFree(p->pristine[k]);
+    for (int k = 0; k < p->n_in; k++)
         if (p->pool[k]) cudaFree(p->pool[k]);
-    }
     memset(p, 0, sizeof *p);
 }
 
-int rg_restage_open(rg_restage_pool *p, const rg_tensors *dev, int iterations, cudaStream_t st, char *err,
-                    size_t errlen)
+int rg_restage_open(rg_restage_pool *p, const rg_tensors *dev, int iterations, char *err, size_t errlen)
 {
     if (!p || !dev || iterations < 1 || dev->n_in < 0 || dev->n_in > RG_OP_MAX_TENSORS) {
         snprintf(err, errlen, "rg_restage_open: bad arguments");
@@ -43,9 +41,7 @@ int rg_restage_open(rg_restage_pool *p, const rg_tensors *dev, int iterations, c
     for (int k = 0; k < dev->n_in; k++) {
         const size_t bytes = dev->in_bytes[k], pool = bytes + (size_t)(p->slots - 1) * RG_RESTAGE_SHIFT;
         p->bytes[k] = bytes;
-        cudaError_t ce = cudaMalloc(&p->pristine[k], bytes);
-        if (ce == cudaSuccess) ce = cudaMalloc(&p->pool[k], pool);
-        if (ce == cudaSuccess) ce = cudaMemcpyAsync(p->pristine[k], dev->in[k], bytes, cudaMemcpyDeviceToDevice, st);
+        cudaError_t ce = cudaMalloc(&p->pool[k], pool);
         if (ce != cudaSuccess) {
             snprintf(err, errlen, "re-staged inputs: input %d (%zu bytes): %s", k, bytes, cudaGetErrorString(ce));
             rg_restage_close(p);
@@ -55,16 +51,17 @@ int rg_restage_open(rg_restage_pool *p, const rg_tensors *dev, int iterations, c
     return 0;
 }
 
-int rg_restage_next(const rg_restage_pool *p, int it, rg_tensors *call, cudaStream_t st, char *err, size_t errlen)
+int rg_restage_next(const rg_restage_pool *p, int it, const rg_tensors *src, rg_tensors *call, cudaStream_t st,
+                    char *err, size_t errlen)
 {
-    if (!p || !call || it < 0 || p->slots < 1) {
+    if (!p || !src || !call || it < 0 || p->slots < 1 || src->n_in != p->n_in) {
         snprintf(err, errlen, "rg_restage_next: bad arguments");
         return 1;
     }
     const size_t offset = (size_t)(it % p->slots) * RG_RESTAGE_SHIFT;
     for (int k = 0; k < p->n_in; k++) {
         void *at = (char *)p->pool[k] + offset;
-        cudaError_t ce = cudaMemcpyAsync(at, p->pristine[k], p->bytes[k], cudaMemcpyDeviceToDevice, st);
+        cudaError_t ce = cudaMemcpyAsync(at, src->in[k], p->bytes[k], cudaMemcpyDeviceToDevice, st);
         if (ce != cudaSuccess) {
             snprintf(err, errlen, "cudaMemcpyAsync (re-staged input %d): %s", k, cudaGetErrorString(ce));
             return 1;

@@ -25,9 +25,12 @@
  * in-process implementation's own check, python/ropegrad/impl.py: a returned
  * output that is a view of an input) fails as a reward hack too.
  *
- * After the timed iterations one more call on the round-0 inputs, output
- * poisoned, must pass the check again: an implementation that stops
- * computing after its first calls (a lazy or skipped call) is caught. The
+ * The timed iterations themselves are filled and checked too, over input
+ * sets of their own (timed_sets.c). After them one more call on the round-0
+ * inputs, output poisoned, must pass the check again: an implementation that
+ * stops computing after its first calls (a lazy or skipped call) is caught
+ * (it is made also when a timed call failed, before the timed buffers are
+ * freed, and the first failure's reason stands). The
  * first failure ends the workload; the check kept is the failing round's, or
  * the worst of all rounds (largest errors, smallest matched ratio).
  */
@@ -44,7 +47,7 @@
 uint64_t rg_round_seed(uint64_t seed, int round) { return seed + (uint64_t)round * RG_ROUND_SEED_STEP; }
 
 /* A 64-bit digest of n bytes (word-wise multiply-xorshift; not cryptographic). */
-static uint64_t hash_bytes(const void *p, size_t n, uint64_t h)
+uint64_t rg_hash_bytes(const void *p, size_t n, uint64_t h)
 {
     const unsigned char *b = p;
     size_t i = 0;
@@ -60,7 +63,7 @@ static uint64_t hash_bytes(const void *p, size_t n, uint64_t h)
 
 static uint64_t input_hash(const rg_tensors *in, int k)
 {
-    return hash_bytes(in->in[k], in->in_bytes[k], 0xcbf29ce484222325ULL + (uint64_t)k);
+    return rg_hash_bytes(in->in[k], in->in_bytes[k], 0xcbf29ce484222325ULL + (uint64_t)k);
 }
 
 static int all_poison(const void *out, size_t n)
@@ -98,6 +101,19 @@ void rg_call_failed(const rg_op *op, const char *backend, int rc, int r, rg_work
     wr->check.pass = 0;
     snprintf(wr->check.reason, sizeof wr->check.reason, "op %s %s: %s%s", op->id, backend, text,
              r > 0 ? " (in a later correctness round)" : "");
+}
+
+void rg_timed_call_failed(const rg_op *op, const char *backend, const char *what, int rc, rg_workload_result *wr)
+{
+    const char *text = rg_op_error_text(op, rc);
+    if (text && !strncmp(text, RG_HACK_PREFIX, strlen(RG_HACK_PREFIX))) {
+        char why[128];
+        snprintf(why, sizeof why, "a call (%s): %.90s", what, text + strlen(RG_HACK_PREFIX));
+        rg_reward_hack(wr, why);
+        return;
+    }
+    wr->check.pass = 0;
+    snprintf(wr->check.reason, sizeof wr->check.reason, "op %s %s (%s): %s", op->id, backend, what, text);
 }
 
 /* The worst of two rounds' checks into acc. */
@@ -152,7 +168,7 @@ static int guards(const rg_op *op, int r, const rg_tensors *in, const void *out,
             rg_reward_hack(wr, why);
             return RG_CALL_FAILED;
         }
-    uint64_t out_hash = hash_bytes(out, in->out_bytes, 0);
+    uint64_t out_hash = rg_hash_bytes(out, in->out_bytes, 0);
     if (st->have_prev && out_hash == st->prev_out_hash && all_in != st->prev_in_hash) {
         snprintf(why, sizeof why, "round %d: output bit-identical to round %d's, inputs differ (a cache)", r, r - 1);
         rg_reward_hack(wr, why);
@@ -278,6 +294,13 @@ int rg_after_timing(const rg_op *op, const rg_workload *w, const rg_tensors *in,
     memset(&c, 0, sizeof c);
     const void *out = NULL;
     const rg_tensors *after = NULL;
+    if (!wr->check.pass) {   /* failed already (timed): the call is made, the first reason stands */
+        rg_check keep = wr->check;
+        int rc = io->call(io->ctx, -1, &out, &after, wr, err, errlen);
+        wr->check = keep;
+        drop_timing(wr);
+        return rc == RG_CALL_SYSTEM;
+    }
     int rc = io->call(io->ctx, -1, &out, &after, wr, err, errlen);
     if (rc == RG_CALL_SYSTEM) return 1;
     if (rc == RG_CALL_LOST) {   /* the GPU was lost: the call's reason stands, not a reward hack */

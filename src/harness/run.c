@@ -5,11 +5,15 @@
  * ground truth (in parallel, over row blocks), check the backend over the
  * correctness rounds (rounds.c: fresh inputs, an output poisoned with NaN,
  * the reward-hack guards; check.c), then -- when timing and the output was
- * correct -- warm up and time it, and check one more call after it:
+ * correct -- warm up and time it over rotating input sets, each call's
+ * output filled beforehand and a sample of them checked (timed_sets.c), and
+ * check one more call after it:
  *
- *   CPU   before each call, write through a buffer of 2x the last-level
- *         cache (so inputs start in DRAM, as the GPU protocol's cold L2);
- *         each call timed with clock_gettime(CLOCK_MONOTONIC).
+ *   CPU   before each call, fill the output, then write through a buffer of
+ *         2x the last-level cache (so inputs start in DRAM, as the GPU
+ *         protocol's cold L2); each call timed with
+ *         clock_gettime(CLOCK_MONOTONIC); a checked call's output copied
+ *         aside the moment it returns, then checked.
  *   CUDA  run_cuda.c: the inputs re-staged at a shifted address, a 2x-L2
  *         memset, the call timed by the CUPTI span of all the GPU work it
  *         issued, a host synchronization (each switchable: harness.h).
@@ -195,28 +199,67 @@ static double now_ns(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-/* The timed loop of the entry points below; t NULL: no flush; stage NULL: nothing before the flush. */
-static int timed_loop(rg_cpu_timer *t, int warmup, int iterations, rg_cpu_timed_fn stage, rg_cpu_timed_fn fn,
-                      void *ctx, double *samples_ns)
+/* What a timed loop calls: before(ctx, it) ahead of the flush and after(ctx, it)
+ * once the call returned, both outside the timed span (NULL: nothing), and the
+ * timed call(ctx, it). A non-zero status of any stops the loop and is returned. */
+typedef struct cpu_loop {
+    int (*before)(void *ctx, int it);
+    int (*call)(void *ctx, int it);
+    int (*after)(void *ctx, int it);
+    void *ctx;
+} cpu_loop;
+
+/* The timed loop of the entry points below; t NULL: no flush. */
+static int timed_loop(rg_cpu_timer *t, int warmup, int iterations, const cpu_loop *l, double *samples_ns)
 {
-    if (!fn || !samples_ns || warmup < 0 || iterations < 1) return -1;
+    if (!l->call || !samples_ns || warmup < 0 || iterations < 1) return -1;
     int rc = 0;
     for (int it = 0; it < warmup + iterations && !rc; it++) {
-        if (stage && (rc = stage(ctx)) != 0) break;
+        if (l->before && (rc = l->before(l->ctx, it)) != 0) break;
         if (t) cold_flush(t, it);
         double t0 = now_ns();
-        rc = fn(ctx);
+        rc = l->call(l->ctx, it);
         double t1 = now_ns();
         if (it >= warmup) samples_ns[it - warmup] = t1 - t0;
+        if (!rc && l->after) rc = l->after(l->ctx, it);
     }
     return rc;
+}
+
+/* rg_cpu_timed_fn's as a loop's calls. */
+typedef struct plain_fns {
+    rg_cpu_timed_fn stage, fn;
+    void *ctx;
+} plain_fns;
+
+static int plain_stage(void *ctx, int it)
+{
+    (void)it;
+    const plain_fns *p = ctx;
+    return p->stage(p->ctx);
+}
+
+static int plain_call(void *ctx, int it)
+{
+    (void)it;
+    const plain_fns *p = ctx;
+    return p->fn(p->ctx);
+}
+
+static int plain_loop(rg_cpu_timer *t, int warmup, int iterations, rg_cpu_timed_fn stage, rg_cpu_timed_fn fn,
+                      void *ctx, double *samples_ns)
+{
+    if (!fn) return -1;
+    plain_fns p = {stage, fn, ctx};
+    const cpu_loop l = {stage ? plain_stage : NULL, plain_call, NULL, &p};
+    return timed_loop(t, warmup, iterations, &l, samples_ns);
 }
 
 int rg_cpu_timer_run_staged(rg_cpu_timer *t, int warmup, int iterations, rg_cpu_timed_fn stage, rg_cpu_timed_fn fn,
                             void *ctx, double *samples_ns)
 {
     if (!t || !t->buf) return -1;
-    return timed_loop(t, warmup, iterations, stage, fn, ctx, samples_ns);
+    return plain_loop(t, warmup, iterations, stage, fn, ctx, samples_ns);
 }
 
 int rg_cpu_timer_run(rg_cpu_timer *t, int warmup, int iterations, rg_cpu_timed_fn fn, void *ctx, double *samples_ns)
@@ -226,7 +269,7 @@ int rg_cpu_timer_run(rg_cpu_timer *t, int warmup, int iterations, rg_cpu_timed_f
 
 int rg_cpu_timer_run_warm(int warmup, int iterations, rg_cpu_timed_fn fn, void *ctx, double *samples_ns)
 {
-    return timed_loop(NULL, warmup, iterations, NULL, fn, ctx, samples_ns);
+    return plain_loop(NULL, warmup, iterations, NULL, fn, ctx, samples_ns);
 }
 
 int rg_cpu_call_run(void *ctx)
@@ -241,6 +284,86 @@ int rg_cpu_call_stage(void *ctx)
     return c->op->stage ? c->op->stage(c->in, c->out, NULL) : 0;
 }
 
+/* The CPU backend's checked timed calls (timed_sets.c): call it reads set
+ * it mod n, its output filled before the flush; a checked call's output is
+ * copied aside right after it returns (an implementation still writing it
+ * from a thread of its own is caught), then checked. */
+typedef struct cpu_timed {
+    const rg_op *op;
+    const rg_workload *w;
+    rg_timed_sets *ts;
+    void *out;
+    int threads;
+    rg_workload_result *wr;
+    int failed;          /* RG_CALL_FAILED (wr says why), RG_CALL_SYSTEM (out of memory) */
+    const char *what;    /* the op's status failed in: "staging a timed call", "timed", ... */
+} cpu_timed;
+
+static int cpu_timed_before(void *ctx, int it)
+{
+    cpu_timed *x = ctx;
+    const rg_tensors *in = &x->ts->set[rg_timed_set(x->ts, it)];
+    int rc = x->op->stage ? x->op->stage(in, x->out, NULL) : 0;
+    if (rc) {
+        x->what = "staging a timed call";
+        return rc;
+    }
+    rg_timed_fill(x->ts, it, x->out);
+    return 0;
+}
+
+static int cpu_timed_call(void *ctx, int it)
+{
+    cpu_timed *x = ctx;
+    x->what = "timed";
+    return x->op->cpu(&x->ts->set[rg_timed_set(x->ts, it)], x->out, x->threads);
+}
+
+static int cpu_timed_after(void *ctx, int it)
+{
+    cpu_timed *x = ctx;
+    if (!rg_timed_checked(x->ts, it)) return 0;
+    const rg_tensors *in = &x->ts->set[rg_timed_set(x->ts, it)];
+    int rc = x->op->finish ? x->op->finish(in, x->out, NULL) : 0;
+    if (rc) {
+        x->what = "finishing a checked timed call";
+        return rc;
+    }
+    memcpy(x->ts->snap, x->out, x->ts->out_bytes);
+    x->failed = rg_timed_check(x->op, x->w, x->ts, it, x->ts->snap, in, x->wr);
+    return x->failed ? -2 : 0;
+}
+
+/* The timed part of a workload whose rounds passed, over the sets ts:
+ * samples, or wr failed (the op's error, a reward hack). 0, or 1 with a message. */
+static int cpu_timed_part(const rg_op *op, const rg_workload *w, const rg_run_options *o, rg_cpu_timer *cold,
+                          rg_timed_sets *ts, void *out, rg_workload_result *wr, char *err, size_t errlen)
+{
+    double *samples = malloc((size_t)o->iterations * sizeof *samples);
+    if (!samples) {
+        snprintf(err, errlen, "workload %d: out of memory", w->index);
+        return 1;
+    }
+    cpu_timed x = {op, w, ts, out, o->threads, wr, 0, "timed"};
+    const cpu_loop l = {cpu_timed_before, cpu_timed_call, cpu_timed_after, &x};
+    int rc = timed_loop(cold, o->warmup, o->iterations, &l, samples);
+    if (!rc) /* a write into an input during an unchecked call */
+        for (int j = 0; j < ts->n && !x.failed; j++) x.failed = rg_timed_inputs_intact(op, ts, -1, j, &ts->set[j], wr);
+    if (x.failed == RG_CALL_SYSTEM) {
+        free(samples);
+        snprintf(err, errlen, "workload %d: out of memory (or a reference failed) checking the timed calls", w->index);
+        return 1;
+    }
+    if (rc && !x.failed) rg_timed_call_failed(op, "cpu", x.what, rc, wr);
+    if (rc || x.failed) {
+        free(samples);
+        return 0;
+    }
+    rg_result_set_samples(wr, samples, o->iterations);
+    snprintf(wr->timer, sizeof wr->timer, "wall-clock");
+    return 0;
+}
+
 static int cpu_workload(const rg_op *op, rg_tensors *in, const double *ref, const rg_workload *w,
                         const rg_run_options *o, rg_cpu_timer *cold, rg_workload_result *wr, char *err, size_t errlen)
 {
@@ -250,36 +373,23 @@ static int cpu_workload(const rg_op *op, rg_tensors *in, const double *ref, cons
         return 1;
     }
     /* Rounds of fresh inputs, the output poisoned each time, the reward-hack guards (rounds.c). */
-    if (rg_cpu_correctness(op, w, o, in, out, ref, wr, err, errlen)) {
+    int rc = rg_cpu_correctness(op, w, o, in, out, ref, wr, err, errlen);
+    if (rc || !o->timed || !wr->check.pass) {
         free(out);
-        return 1;
+        return rc;
     }
-    if (!o->timed || !wr->check.pass) {
-        free(out);
-        return 0;
-    }
-    double *samples = malloc((size_t)o->iterations * sizeof *samples);
-    if (!samples) {
-        free(out);
+    rg_timed_sets ts;
+    rc = rg_timed_sets_open(op, w, o, in, 0, &ts, err, errlen);
+    if (!rc) rc = cpu_timed_part(op, w, o, cold, &ts, out, wr, err, errlen);
+    /* Every call computes (rounds.c); made whatever the timed calls gave and
+     * before their buffers are freed, so work an implementation left pending
+     * in them (a thread of its own) ends inside a call of its own. */
+    if (!rc && rg_cpu_after_timing(op, w, in, out, ref, o->threads, wr)) {
         snprintf(err, errlen, "workload %d: out of memory", w->index);
-        return 1;
+        rc = 1;
     }
-    rg_cpu_call call = {op, in, out, o->threads};
-    int rc = rg_cpu_timer_run_staged(cold, o->warmup, o->iterations, op->stage ? rg_cpu_call_stage : NULL,
-                                     rg_cpu_call_run, &call, samples);
-    if (rc) {
-        free(out);
-        free(samples);
-        wr->check.pass = 0;
-        snprintf(wr->check.reason, sizeof wr->check.reason, "op %s cpu (timed): %s", op->id,
-                 rg_op_error_text(op, rc));
-        return 0;
-    }
-    rg_result_set_samples(wr, samples, o->iterations);
-    snprintf(wr->timer, sizeof wr->timer, "wall-clock");
-    rc = rg_cpu_after_timing(op, w, in, out, ref, o->threads, wr);   /* every call computes (rounds.c) */
+    rg_timed_sets_close(&ts);
     free(out);
-    if (rc) snprintf(err, errlen, "workload %d: out of memory", w->index);
     return rc;
 }
 

@@ -9,8 +9,10 @@
  * it for the reward-hack guards and the check. Then, when timing and every
  * round passed, warmup + iterations, each iteration being
  *
- *     re-stage the inputs         --restage on: a device-to-device copy from a pristine copy to a
- *                                 pool at +256 B per iteration (restage_cuda.c): fresh pointers
+ *     re-stage the inputs         --restage on: a device-to-device copy of the iteration's input
+ *                                 set (timed_sets.c: 2 to 8 sets, rotating) to a pool at +256 B per
+ *                                 iteration (restage_cuda.c): fresh pointers; off: the set's own
+ *     fill the output             a device-to-device copy of wrong values, another window every call
  *     cudaMemsetAsync(cold, 0, 2 x L2)   evicts the previous iteration's data from L2
  *     settle                      --settle on (the default): the host waits for the flush, so the
  *                                 call starts on an idle GPU as the official evaluator's Python
@@ -19,6 +21,9 @@
  *     op->cuda(...)               the op row's call into the public API (014:
  *                                 ropegrad_rope_backward_cuda), or a plugin's
  *     t1 = cuptiGetTimestamp()
+ *     keep a checked call         one in 8 timed iterations and the last: its output and inputs
+ *                                 copied (device to device) into a slot, read back and checked
+ *                                 after the loop (timed_sets.c)
  *     synchronize                 --sync iteration: the host waits for the device
  *
  * all enqueued on the harness's stream. One sample is the span of the GPU
@@ -67,6 +72,12 @@ struct rg_cuda_state {
     double timeout_s;        /* rg_run_options.timeout_s: how long one launch may run, 0 = no limit */
     char lost[128];          /* why the GPU is unusable (a sticky CUDA error, a kernel still running), "" when it is not */
 };
+
+/* The checked timed calls' slots on the device (timed_sets.c): at most this
+ * many, holding at most this many bytes together; more checked calls than
+ * slots are read back in turns (a host wait between two timed iterations). */
+#define RG_TIMED_SLOTS_MAX 64
+#define RG_TIMED_SLOTS_BUDGET ((size_t)256 << 20)
 
 #define CK(call)                                                                                   \
     do {                                                                                           \
@@ -331,12 +342,31 @@ static int cuda_call(void *ctx, int r, const void **out, const rg_tensors **afte
 
 /* ---- timing ------------------------------------------------------------------------------------ */
 
-/* What the timed loops need: the CUDA state, the workload's buffers, the re-staging pool (NULL: off). */
+/* The device side of the timed input sets (timed_sets.c): each set's
+ * inputs (never handed to a call when re-staging), the fill, and slots
+ * holding checked calls' outputs and inputs until they are read back
+ * (outside the timed span: after the loop, or when every slot is taken). */
+typedef struct timed_dev {
+    rg_timed_sets *ts;
+    const rg_workload *w;
+    rg_tensors set[RG_TIMED_SETS_MAX];   /* in[] on the device */
+    void *fill;                          /* ts->fill_bytes */
+    int n_slots, used;
+    void *slot_out[RG_TIMED_SLOTS_MAX];
+    void *slot_in[RG_TIMED_SLOTS_MAX][RG_OP_MAX_TENSORS];
+    int slot_it[RG_TIMED_SLOTS_MAX];
+    rg_tensors *after;                   /* host buffers of the inputs' size (cuda_bufs.after) */
+    int failed;                          /* RG_CALL_FAILED: hack says why */
+    rg_workload_result hack;
+} timed_dev;
+
+/* What the timed loops need: the CUDA state, the workload's buffers, the re-staging pool (NULL: off), the sets. */
 typedef struct rg_timing {
     rg_cuda_state *s;
     const cuda_bufs *b;
     const rg_restage_pool *pool;
     const rg_run_options *o;
+    timed_dev *td;
 } rg_timing;
 
 enum { TIME_OK = 0, TIME_FALLBACK = 1, TIME_FAILED = 2, TIME_CUDA_ERROR = -1 };
@@ -359,7 +389,14 @@ static int settle(const rg_timing *t, int it, char *err, size_t errlen)
 static int prepare(const rg_timing *t, int it, rg_tensors *call, rg_workload_result *wr, char *err, size_t errlen)
 {
     *call = t->b->dev;
-    if (t->pool && rg_restage_next(t->pool, it, call, t->s->stream, err, errlen)) return TIME_CUDA_ERROR;
+    const int set = rg_timed_set(t->td->ts, it);
+    const rg_tensors *src = &t->td->set[set];
+    call->attention_scaling = src->attention_scaling;
+    if (t->pool) {
+        if (rg_restage_next(t->pool, it, src, call, t->s->stream, err, errlen)) return TIME_CUDA_ERROR;
+    } else {
+        for (int k = 0; k < call->n_in; k++) call->in[k] = src->in[k];
+    }
     const rg_op *op = t->s->op;
     int rc = op->stage ? op->stage(call, t->b->d_out, t->s->stream) : 0;
     if (rc) {
@@ -368,9 +405,12 @@ static int prepare(const rg_timing *t, int it, rg_tensors *call, rg_workload_res
                  rg_op_error_text(op, rc));
         return TIME_FAILED;
     }
-    cudaError_t ce = cudaMemsetAsync(t->s->cold, 0, t->s->cold_bytes, t->s->stream);
+    /* The fill (timed_sets.c): another window of wrong values every call, before the flush. */
+    cudaError_t ce = cudaMemcpyAsync(t->b->d_out, (const char *)t->td->fill + rg_timed_fill_offset(t->td->ts, it),
+                                     t->b->dev.out_bytes, cudaMemcpyDeviceToDevice, t->s->stream);
+    if (ce == cudaSuccess) ce = cudaMemsetAsync(t->s->cold, 0, t->s->cold_bytes, t->s->stream);
     if (ce != cudaSuccess) {
-        snprintf(err, errlen, "cudaMemsetAsync (cold L2): %s", cudaGetErrorString(ce));
+        snprintf(err, errlen, "cudaMemsetAsync (cold L2) or the fill: %s", cudaGetErrorString(ce));
         return TIME_CUDA_ERROR;
     }
     return settle(t, it, err, errlen);
@@ -387,6 +427,53 @@ static int call_timed(const rg_timing *t, const rg_tensors *call, rg_workload_re
     return TIME_FAILED;
 }
 
+/* The checked calls held in the slots read back and checked (the device
+ * waited for first); the first failure is kept in td. TIME_OK or
+ * TIME_CUDA_ERROR (err). */
+static int drain(const rg_timing *t, char *err, size_t errlen)
+{
+    timed_dev *td = t->td;
+    if (!td->used) return TIME_OK;
+    cudaError_t ce = device_wait(t->s->stream, t->s->timeout_s);
+    for (int j = 0; j < td->used && ce == cudaSuccess; j++) {
+        ce = cudaMemcpy(td->ts->snap, td->slot_out[j], td->ts->out_bytes, cudaMemcpyDeviceToHost);
+        for (int k = 0; k < td->after->n_in && ce == cudaSuccess; k++)
+            ce = cudaMemcpy(td->after->in[k], td->slot_in[j][k], td->after->in_bytes[k], cudaMemcpyDeviceToHost);
+        if (ce == cudaSuccess && !td->failed)
+            td->failed = rg_timed_check(t->s->op, td->w, td->ts, td->slot_it[j], td->ts->snap, td->after, &td->hack);
+    }
+    td->used = 0;
+    if (ce == cudaSuccess) return TIME_OK;
+    snprintf(err, errlen, "reading back the checked timed calls: %s", cudaGetErrorString(ce));
+    return TIME_CUDA_ERROR;
+}
+
+/* After call it, outside the timed span: a checked call's output (made by
+ * rg_op.finish first when the implementation has one) and inputs copied
+ * into a slot. TIME_OK, TIME_FAILED (finish failed: wr says why) or
+ * TIME_CUDA_ERROR (err). */
+static int keep(const rg_timing *t, int it, const rg_tensors *call, rg_workload_result *wr, char *err, size_t errlen)
+{
+    timed_dev *td = t->td;
+    if (!rg_timed_checked(td->ts, it)) return TIME_OK;
+    const rg_op *op = t->s->op;
+    int rc = op->finish ? op->finish(call, t->b->d_out, t->s->stream) : 0;
+    if (rc) {
+        rg_timed_call_failed(op, "cuda", "finishing a checked timed call", rc, wr);
+        return TIME_FAILED;
+    }
+    if (td->used == td->n_slots && drain(t, err, errlen)) return TIME_CUDA_ERROR;
+    const int j = td->used++;
+    td->slot_it[j] = it;
+    cudaError_t ce = cudaMemcpyAsync(td->slot_out[j], t->b->d_out, t->b->dev.out_bytes, cudaMemcpyDeviceToDevice,
+                                     t->s->stream);
+    for (int k = 0; k < call->n_in && ce == cudaSuccess; k++)
+        ce = cudaMemcpyAsync(td->slot_in[j][k], call->in[k], call->in_bytes[k], cudaMemcpyDeviceToDevice, t->s->stream);
+    if (ce == cudaSuccess) return TIME_OK;
+    snprintf(err, errlen, "copying a checked timed call aside: %s", cudaGetErrorString(ce));
+    return TIME_CUDA_ERROR;
+}
+
 /* --sync iteration: the host waits after the last warmup and after every timed iteration. */
 static int sync_after(const rg_timing *t, int it, char *err, size_t errlen)
 {
@@ -401,6 +488,7 @@ static int sync_after(const rg_timing *t, int it, char *err, size_t errlen)
 static int timed_loop(const rg_timing *t, uint64_t *t0, uint64_t *t1, rg_workload_result *wr, char *err, size_t errlen)
 {
     const int warmup = t->o->warmup, total = warmup + t->o->iterations;
+    t->td->used = 0;   /* a loop tried before (CUPTI's, when its records were unusable) left nothing to read */
     for (int it = 0; it < total; it++) {
         rg_tensors call;
         int prc = prepare(t, it, &call, wr, err, errlen);
@@ -409,7 +497,7 @@ static int timed_loop(const rg_timing *t, uint64_t *t0, uint64_t *t1, rg_workloa
         if (i >= 0 && t0 && rg_span_now(&t0[i])) return TIME_FALLBACK;
         int rc = call_timed(t, &call, wr);
         if (i >= 0 && t1 && rg_span_now(&t1[i])) return TIME_FALLBACK;
-        if (rc) return rc;
+        if (rc || (rc = keep(t, it, &call, wr, err, errlen)) != TIME_OK) return rc;
         if (sync_after(t, it, err, errlen)) return TIME_CUDA_ERROR;
     }
     cudaError_t ce = device_wait(t->s->stream, t->s->timeout_s * total);
@@ -471,6 +559,7 @@ static int time_events(const rg_timing *t, double *samples, rg_workload_result *
         return TIME_CUDA_ERROR;
     }
     for (; made < 2 * iters; made++) CK(cudaEventCreate(&ev[made]));
+    t->td->used = 0;
     for (int it = 0; it < warmup + iters; it++) {
         const int i = it - warmup;
         rg_tensors call;
@@ -483,6 +572,8 @@ static int time_events(const rg_timing *t, double *samples, rg_workload_result *
         if ((rc = call_timed(t, &call, wr)) != TIME_OK) goto fail;
         rc = TIME_CUDA_ERROR;
         if (i >= 0) CK(cudaEventRecord(ev[2 * i + 1], t->s->stream));
+        if ((rc = keep(t, it, &call, wr, err, errlen)) != TIME_OK) goto fail;
+        rc = TIME_CUDA_ERROR;
         if (sync_after(t, it, err, errlen)) goto fail;
     }
     CK(device_wait(t->s->stream, t->s->timeout_s * (warmup + iters)));
@@ -516,29 +607,109 @@ static int time_workload(rg_cuda_state *s, const rg_timing *t, double *samples, 
     return rc;
 }
 
+static void timed_dev_close(timed_dev *td)
+{
+    for (int j = 0; j < RG_TIMED_SETS_MAX; j++)
+        for (int k = 0; k < td->set[j].n_in; k++) cudaFree(td->set[j].in[k]);
+    for (int j = 0; j < td->n_slots; j++) {
+        cudaFree(td->slot_out[j]);
+        for (int k = 0; k < RG_OP_MAX_TENSORS; k++) cudaFree(td->slot_in[j][k]);
+    }
+    cudaFree(td->fill);
+    memset(td, 0, sizeof *td);
+}
+
+/* The sets' inputs and the fill on the device, and the slots. 0, or 1 with a message. */
+static int timed_dev_open(rg_timed_sets *ts, const rg_workload *w, cuda_bufs *b, timed_dev *td, char *err,
+                          size_t errlen)
+{
+    memset(td, 0, sizeof *td);
+    td->ts = ts;
+    td->w = w;
+    td->after = &b->after;
+    size_t per_slot = b->dev.out_bytes;
+    for (int k = 0; k < b->dev.n_in; k++) per_slot += b->dev.in_bytes[k];
+    const int checked = (ts->iterations + RG_TIMED_CHECK_WINDOW - 1) / RG_TIMED_CHECK_WINDOW + 1;
+    size_t fit = RG_TIMED_SLOTS_BUDGET / (per_slot ? per_slot : 1);
+    td->n_slots = fit < 1 ? 1 : fit < (size_t)checked ? (int)fit : checked;
+    if (td->n_slots > RG_TIMED_SLOTS_MAX) td->n_slots = RG_TIMED_SLOTS_MAX;
+    for (int j = 0; j < ts->n; j++) {
+        td->set[j] = b->dev;
+        td->set[j].attention_scaling = ts->set[j].attention_scaling;
+        for (int k = 0; k < b->dev.n_in; k++) td->set[j].in[k] = NULL;
+        for (int k = 0; k < b->dev.n_in; k++) {
+            CK(cudaMalloc(&td->set[j].in[k], b->dev.in_bytes[k]));
+            CK(cudaMemcpy(td->set[j].in[k], ts->set[j].in[k], b->dev.in_bytes[k], cudaMemcpyHostToDevice));
+        }
+    }
+    CK(cudaMalloc(&td->fill, ts->fill_bytes));
+    CK(cudaMemcpy(td->fill, ts->fill, ts->fill_bytes, cudaMemcpyHostToDevice));
+    for (int j = 0; j < td->n_slots; j++) {
+        CK(cudaMalloc(&td->slot_out[j], b->dev.out_bytes));
+        for (int k = 0; k < b->dev.n_in; k++) CK(cudaMalloc(&td->slot_in[j][k], b->dev.in_bytes[k]));
+    }
+    return 0;
+fail:
+    timed_dev_close(td);
+    return 1;
+}
+
+/* After the timed loop: the checked calls still held, then every set's
+ * inputs as the calls left them (a write during an unchecked call, without
+ * re-staging). A failure found fails wr as REWARD_HACK and drops its
+ * samples. 0, or 1 with a message. */
+static int timed_checks(const rg_timing *t, rg_workload_result *wr, char *err, size_t errlen)
+{
+    timed_dev *td = t->td;
+    if (drain(t, err, errlen)) return 1;
+    for (int j = 0; j < td->ts->n && !td->failed; j++) {
+        for (int k = 0; k < td->after->n_in; k++)
+            CK(cudaMemcpy(td->after->in[k], td->set[j].in[k], td->after->in_bytes[k], cudaMemcpyDeviceToHost));
+        td->failed = rg_timed_inputs_intact(t->s->op, td->ts, -1, j, td->after, &td->hack);
+    }
+    if (td->failed == RG_CALL_SYSTEM) {
+        snprintf(err, errlen, "out of memory (or a reference failed) checking the timed calls");
+        return 1;
+    }
+    if (!td->failed) return 0;
+    free(wr->samples_ns);
+    wr->samples_ns = NULL;
+    wr->n_samples = 0;
+    wr->timed = 0;
+    wr->check = td->hack.check;
+    wr->reward_hack = 1;
+    return 0;
+fail:
+    return 1;
+}
+
 /* The timed part of a workload whose rounds passed: 0 (timed, or failed
  * with a reason in wr), 1 a harness error (err). */
-static int timed_part(rg_cuda_state *s, const cuda_bufs *b, const rg_run_options *o, rg_workload_result *wr,
-                      char *err, size_t errlen)
+static int timed_part(rg_cuda_state *s, cuda_bufs *b, const rg_workload *w, rg_timed_sets *ts,
+                      const rg_run_options *o, rg_workload_result *wr, char *err, size_t errlen)
 {
     double *samples = malloc((size_t)o->iterations * sizeof *samples);
     rg_restage_pool pool;
-    int have_pool = 0, rc = 1;
+    timed_dev td;
+    int have_pool = 0, have_td = 0, rc = 1;
     if (!samples) {
         snprintf(err, errlen, "out of memory");
         return 1;
     }
+    if (timed_dev_open(ts, w, b, &td, err, errlen)) goto out;
+    have_td = 1;
     if (o->restage == RG_RESTAGE_ON) {
-        if (rg_restage_open(&pool, &b->dev, o->warmup + o->iterations, s->stream, err, errlen)) goto out;
+        if (rg_restage_open(&pool, &b->dev, o->warmup + o->iterations, err, errlen)) goto out;
         have_pool = 1;
     }
-    const rg_timing t = {s, b, have_pool ? &pool : NULL, o};
+    const rg_timing t = {s, b, have_pool ? &pool : NULL, o, &td};
     int tr = time_workload(s, &t, samples, wr, err, errlen);
     if (tr == TIME_OK) {
         rg_result_set_samples(wr, samples, o->iterations);
         samples = NULL;
     }
     rc = 0;
+    if (tr == TIME_OK) rc = timed_checks(&t, wr, err, errlen);
     if (tr == TIME_CUDA_ERROR) {
         /* A kernel that faulted or hung while timed fails the workload (never
          * a half-measured pass); any other error is the harness's own. */
@@ -548,6 +719,7 @@ static int timed_part(rg_cuda_state *s, const cuda_bufs *b, const rg_run_options
     }
 out:
     if (have_pool && !s->lost[0]) rg_restage_close(&pool);
+    if (have_td && !s->lost[0]) timed_dev_close(&td);
     free(samples);
     return rc;
 }
@@ -562,8 +734,16 @@ int rg_cuda_workload(rg_cuda_state *s, rg_tensors *in, const double *ref, const 
     if (bufs_open(s, in, &b, err, errlen)) return 1;
     const rg_round_io io = {cuda_stage, cuda_call, &b};
     int rc = rg_correctness_rounds(s->op, w, o, in, ref, &io, wr, err, errlen);
-    if (!rc && !s->lost[0] && o->timed && wr->check.pass) rc = timed_part(s, &b, o, wr, err, errlen);
-    if (!rc && !s->lost[0] && wr->timed) rc = rg_after_timing(s->op, w, in, ref, &io, wr, err, errlen);
+    if (rc || s->lost[0] || !o->timed || !wr->check.pass) {
+        bufs_free(&b);
+        return rc;
+    }
+    rg_timed_sets ts;
+    rc = rg_timed_sets_open(s->op, w, o, in, 1, &ts, err, errlen);
+    if (!rc) rc = timed_part(s, &b, w, &ts, o, wr, err, errlen);
+    /* Made whatever the timed calls gave (rounds.c: a failure found first stands). */
+    if (!rc && !s->lost[0]) rc = rg_after_timing(s->op, w, in, ref, &io, wr, err, errlen);
+    rg_timed_sets_close(&ts);
     bufs_free(&b);
     return rc;
 }

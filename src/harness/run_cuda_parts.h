@@ -60,24 +60,24 @@ int rg_span_attribute(const uint64_t *t0, const uint64_t *t1, int n, rg_span mod
 
 /* ---- restage_cuda.c ------------------------------------------------------------------- */
 
-/* A pristine device copy of each input and a pool per input, as the
- * official evaluator's ShiftingMemoryPoolAllocator: before iteration it the
- * input is copied to pool + (it mod slots) * 256 B. */
+/* A pool per input, as the official evaluator's ShiftingMemoryPoolAllocator:
+ * before iteration it the input is copied to pool + (it mod slots) * 256 B. */
 typedef struct rg_restage_pool {
     int n_in, slots;
-    void *pristine[RG_OP_MAX_TENSORS], *pool[RG_OP_MAX_TENSORS];
+    void *pool[RG_OP_MAX_TENSORS];
     size_t bytes[RG_OP_MAX_TENSORS];
 } rg_restage_pool;
 
-/* Copies dev's inputs (device memory) aside and allocates the pools for
- * iterations calls (the offsets wrap after RG_RESTAGE_MAX_SLOTS). 0, or 1
- * with a message (nothing left allocated). */
-int rg_restage_open(rg_restage_pool *p, const rg_tensors *dev, int iterations, cudaStream_t st, char *err,
-                    size_t errlen);
+/* Allocates the pools for dev's inputs (their sizes) for iterations calls
+ * (the offsets wrap after RG_RESTAGE_MAX_SLOTS). 0, or 1 with a message
+ * (nothing left allocated). */
+int rg_restage_open(rg_restage_pool *p, const rg_tensors *dev, int iterations, char *err, size_t errlen);
 
-/* Enqueues iteration it's copies on st and points call's inputs at them
- * (call: a copy of the device tensors). 0, or 1 with a message. */
-int rg_restage_next(const rg_restage_pool *p, int it, rg_tensors *call, cudaStream_t st, char *err, size_t errlen);
+/* Enqueues iteration it's copies of src's inputs (device memory, dev's
+ * sizes) on st and points call's inputs at them (call: a copy of the device
+ * tensors). 0, or 1 with a message. */
+int rg_restage_next(const rg_restage_pool *p, int it, const rg_tensors *src, rg_tensors *call, cudaStream_t st,
+                    char *err, size_t errlen);
 
 void rg_restage_close(rg_restage_pool *p);
 

@@ -10,6 +10,8 @@
  *     round, the timed iterations' "launched nothing"), the output written
  *     into an input, another kernel on some iterations (the same-kernels
  *     check; under CUDA events that check does not run, and the run says so);
+ *     poison-aware, call-counting, input-scribbling and value-keyed-cache
+ *     plugins (the checked timed calls);
  *   - the honest example plugin and ropegrad's own kernel pass with every
  *     point on (the defaults), and with every point switched to the old
  *     protocol; the JSON and the manifest say which;
@@ -156,6 +158,42 @@ static void test_other_kernels_caught(void **state)
     cJSON_Delete(j);
 }
 
+/* The cheats below passed while the timed calls were neither filled nor
+ * checked (timed_sets.c). With CUPTI some trip the same-kernels check first
+ * (nothing launched while timed, or other work on a cache hit); under CUDA
+ * events that check does not run and the checked timed calls catch each one
+ * (the keyed cache: 2 + 2 calls, the last on input set 3, whose near twin
+ * set 2 shares the plugin's sampled bytes in both workloads at seed 200, as
+ * test_reward_hack's CPU run shows). */
+static void expect_caught_events(const char *plugin, const char *options, const char *needle)
+{
+    char args[1024];
+    snprintf(args, sizeof args, "bench " FEW " --impl %s %s --json r.json", plugin, options);
+    int rc = tu_run_prefixed(sc.dir, "env ROPEGRAD_TIMER=cuda-events", out_text, sizeof out_text, err_text,
+                             sizeof err_text, args);
+    print_message("    cuda-events: %s %s -> %d\n%s", plugin, options, rc, err_text);
+    rh_expect_all_caught(sc.dir, rc, err_text, needle);
+}
+
+static void test_checked_timed_calls_catch(void **state)
+{
+    (void)state;
+    static const char *const cheats[][3] = {
+        {"poison", "--rounds 3", "of 5 does not match the reference (input set"},
+        {"poison", "--rounds 3 --restage off --sync end", "of 5 does not match the reference"},
+        {"count", "--rounds 3", "of 5 does not match the reference (input set"},
+        {"scribble", "--rounds 3", "wrote into its input grad_cos"},
+        {"scribble", "--rounds 3 --restage off", "wrote into its input grad_cos"},
+        {"keyed", "--rounds 3 --iterations 2", "matched ratio"},
+    };
+    for (size_t i = 0; i < sizeof cheats / sizeof cheats[0]; i++) {
+        char plugin[512];
+        snprintf(plugin, sizeof plugin, RG_BINARY_DIR "/tests/plugins/libgpu_cheat_%s.so", cheats[i][0]);
+        expect_caught(plugin, cheats[i][1], "iteration");
+        expect_caught_events(plugin, cheats[i][1], cheats[i][2]);
+    }
+}
+
 /* The first workload's flush gap, in us. */
 static double first_gap_us(const cJSON *j)
 {
@@ -229,6 +267,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_nothing_on_second_call_caught, setup, teardown),
         cmocka_unit_test_setup_teardown(test_output_in_input_caught, setup, teardown),
         cmocka_unit_test_setup_teardown(test_other_kernels_caught, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_checked_timed_calls_catch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_other_stream_work_in_span, setup, teardown),
         cmocka_unit_test_setup_teardown(test_settle_on, setup, teardown),
     };

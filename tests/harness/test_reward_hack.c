@@ -5,7 +5,9 @@
  * (correct values, a cheated measurement) fails its workloads with the
  * REWARD_HACK reason of the check that caught it, exit 1; the honest example
  * plugin passes every round. With --rounds 1 the cache and lazy cheats pass:
- * the rounds are what catch them. Also: --ground-truth float32-reference and
+ * the rounds are what catch them. The poison-aware, call-counting,
+ * background-thread, input-scribbling and value-keyed-cache cheats pass the
+ * rounds: the checked timed calls over rotating input sets catch them. Also: --ground-truth float32-reference and
  * its float64 yardstick in the JSON and the manifest's protocol. */
 #define _POSIX_C_SOURCE 200809L
 #include <unistd.h>
@@ -83,7 +85,42 @@ static void test_output_in_input_caught(void **state)
 static void test_stops_after_correctness_caught(void **state)
 {
     (void)state;
-    expect_caught(CHEAT("stop"), "3", "the call after the timed iterations fails the check");
+    expect_caught(CHEAT("stop"), "3", "of 3 does not match the reference (input set");
+}
+
+/* The cheats below passed while the timed calls were neither filled nor
+ * checked (timed_sets.c): each is now caught in its timed calls. The keyed
+ * cache: the near-twin input sets share its sampled values, so it serves a
+ * stale output (a low matched ratio, not the fill's NaN). */
+static void test_timed_cheats_caught(void **state)
+{
+    (void)state;
+    static const char *const cheats[][2] = {
+        {"poison", "of 3 does not match the reference (input set"},
+        {"count", "of 3 does not match the reference (input set"},
+        {"thread", "of 3 does not match the reference (input set"},
+        {"scribble", "wrote into its input grad_cos"},
+        {"keyed", "matched ratio"},
+    };
+    for (size_t i = 0; i < sizeof cheats / sizeof cheats[0]; i++) {
+        char plugin[512];
+        snprintf(plugin, sizeof plugin, RG_BINARY_DIR "/tests/plugins/libcheat_%s.so", cheats[i][0]);
+        print_message("    %s\n", cheats[i][0]);
+        expect_caught(plugin, "3", cheats[i][1]);
+    }
+}
+
+/* More timed iterations than one check window: still passes (one checked call per window and the last). */
+static void test_honest_plugin_passes_many_iterations(void **state)
+{
+    (void)state;
+    TU_EXPECT_OK(rg("bench --backend cpu --workloads 1 --warmup 3 --iterations 21 --quiet --impl " PLAIN
+                    " --rounds 2 --json r.json"), err_text);
+    cJSON *j = result();
+    const cJSON *w0 = cJSON_GetArrayItem(tu_get(j, "workloads"), 0);
+    assert_true(cJSON_IsTrue(tu_get(w0, "pass")));
+    assert_true(tu_get(tu_get(w0, "time_ns"), "median")->valuedouble > 0);
+    cJSON_Delete(j);
 }
 
 /* float32-reference: the official semantics; the float64 yardstick beside it, in JSON and manifest. */
@@ -124,6 +161,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_nothing_on_second_call_caught, setup, teardown),
         cmocka_unit_test_setup_teardown(test_output_in_input_caught, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stops_after_correctness_caught, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_timed_cheats_caught, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_honest_plugin_passes_many_iterations, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ground_truth_float32, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

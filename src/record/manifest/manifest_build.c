@@ -24,6 +24,12 @@
 #include "manifest_parts.h"
 #include "rg_util.h"
 
+/* The timed calls' checks (src/harness/timed_sets.c), as the record states them. */
+#define RG_TIMED_CHECKS_TEXT                                                                                   \
+    "timed calls: 2 to 8 input sets of their own values in rotation, the output filled with wrong values "    \
+    "before every call; a random one of every 8 timed iterations and the last checked against its set's "      \
+    "reference, inputs included"
+
 #define RG_FAMILY "ropegrad_sol_execbench"
 
 /* ---- small cJSON helpers ------------------------------------------------------- */
@@ -94,11 +100,12 @@ static cJSON *protocol_spec(const rg_run_result *r)
             strcmp(r->backend, "cuda")
                 ? "output poisoned before every call; fails a call that writes no output, writes into an input, or "
                   "repeats the previous round's output bit for bit on different inputs; one call after the timed "
-                  "iterations must pass again"
+                  "iterations must pass again; " RG_TIMED_CHECKS_TEXT
                 : "output poisoned before every call (the same device buffers every round; output and inputs copied "
                   "back); fails a call that writes no output, writes into an input, or repeats the previous round's "
                   "output bit for bit on different inputs; one call after the timed iterations must pass again; "
-                  "every timed iteration must launch the same kernels (measurement.sameKernelsCheck)");
+                  "every timed iteration must launch the same kernels (measurement.sameKernelsCheck); "
+                  RG_TIMED_CHECKS_TEXT);
     add_str(c, "comparator", "ropegrad tolerance check (SOL-ExecBench rules)");
     add_str(c, "element", "ok when |out - ref| <= max_atol + max_rtol * |ref|");
     add_str(c, "workload", "correct when matched ratio >= required_matched_ratio and, if max_error_cap is set, "
