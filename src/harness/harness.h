@@ -104,8 +104,6 @@ typedef struct rg_cpu_call {
     int threads;
 } rg_cpu_call;
 int rg_cpu_call_run(void *ctx);
-/* The op's stage for that call (rg_op.stage with no stream), as an rg_cpu_timed_fn; 0 when it has none. */
-int rg_cpu_call_stage(void *ctx);
 
 /* Runs the workloads whose indices are listed (all when n_indices == 0).
  * Returns 0 when the run completed (whether or not workloads passed), non-zero

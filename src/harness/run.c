@@ -278,12 +278,6 @@ int rg_cpu_call_run(void *ctx)
     return c->op->cpu(c->in, c->out, c->threads);
 }
 
-int rg_cpu_call_stage(void *ctx)
-{
-    const rg_cpu_call *c = ctx;
-    return c->op->stage ? c->op->stage(c->in, c->out, NULL) : 0;
-}
-
 /* The CPU backend's checked timed calls (timed_sets.c): call it reads set
  * it mod n, its output filled before the flush; a checked call's output is
  * copied aside right after it returns (an implementation still writing it
