@@ -170,6 +170,7 @@ static void run_headline(const rg_manifest *m, const rg_run_row *row, rg_run_vie
     copy(v->run_digest, sizeof v->run_digest, m->obj[RG_ROLE_RUN].digest);
     copy(v->comparison_key, sizeof v->comparison_key, row ? row->comparison_key : m->comparison_key);
     implementation_name(m, impl, implen);
+    rg_model_display_name(m, row, v->display_name, sizeof v->display_name);
     v->cpu = !strcmp(m->vendor, "cpu");
     v->replicable = m->have_detail;   /* replicate.c reads the protocol from run.spec.ropegrad */
     copy(v->comparison_label, sizeof v->comparison_label,
@@ -314,6 +315,7 @@ static void workload_views(const rg_manifest *m, rg_run_view *v, const double *t
         w->score = v->cpu ? NAN : t->sol_score;
         w->speedup = t->speedup;
         w->pass = t->pass;
+        rg_model_shape_label(t, w->shape, sizeof w->shape);
     }
     v->n_wl = m->n_workloads;
 }
@@ -663,8 +665,9 @@ static void primary_row(rg_compare_view *v)
     r->primary = 1;
     r->a = v->a.primary_ns;
     r->b = v->b.primary_ns;
+    r->ratio = r->lo = r->hi = NAN;
+    if (!v->same_gpu || !v->same_statistic) return;   /* unlike figures are not divided (v->unlike says why) */
     r->ratio = r->b / r->a;
-    r->lo = r->hi = NAN;
     const rg_interval *ia = &v->a.iv, *ib = &v->b.iv;
     if (ia->known && ib->known && ia->lo > 0 && ib->lo > 0 && isfinite(ia->hi) && isfinite(ib->hi)) {
         r->lo = ib->lo / ia->hi;
@@ -700,6 +703,7 @@ int rg_model_compare(rg_registry *g, int64_t a, int64_t b, rg_compare_view *v, c
         return rc;
     }
     v->comparable = !strcmp(v->a.comparison_key, v->b.comparison_key);
+    rg_model_compare_unlike(v);
     size_t cap = v->a.n_wl + v->b.n_wl + 1;   /* + the primary row */
     v->rows = calloc(cap ? cap : 1, sizeof *v->rows);
     if (!v->rows) {

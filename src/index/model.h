@@ -35,6 +35,7 @@ typedef struct rg_kvlist {
 typedef struct rg_wl_view {
     int index, pass;                /* pass: 1, 0, or -1 unknown */
     double bytes, median, mean, min, max, stddev, gbps, t_sol, t_b, score, speedup;
+    char shape[48];                 /* "32×256" (B×S), "· 32/8 heads" when it has head axes (rg_model_shape_label) */
 } rg_wl_view;
 
 typedef struct rg_run_view {
@@ -82,6 +83,7 @@ typedef struct rg_run_view {
     char *manifest;                 /* the canonical bytes, as stored */
     size_t manifest_len;
     char *manifest_pretty;          /* the same, indented for the page (NULL when not read) */
+    char display_name[200];         /* who and what (rg_model_display_name) */
 } rg_run_view;
 
 /* One ranked line of a problem page. */
@@ -94,6 +96,20 @@ typedef struct rg_rank_entry {
     char verification[16];          /* rg_sol_state_name, "" when not read (groups above RG_INTERVAL_RANK_MAX) */
     rg_interval iv;
     double x_ref_run;               /* the group's reference run's primary over this one's (model_field.c); NAN none */
+    /* The field (model_field.c). x_ref above is then the ONE × reference
+     * figure of the run: x_ref_run where the group has a reference run, else
+     * the source's, else the record's own per-workload speedups. */
+    char name[200];                 /* who and what (rg_model_display_name) */
+    char rank_class[16];            /* measured | reported | suspect | partial | busy | damaged | failed (rank.h) */
+    char rank_reason[200];          /* one line: why that class */
+    int superseded;                 /* a run of an older protocol: listed apart, never ranked */
+    int impl_best, impl_runs;       /* 1: the best run of its implementation in the group (a row of the
+                                     * field); the implementation's runs in the group */
+    int field_rank, field_tied;     /* rank among the field's rows of its kind (measured, reported); 0 none */
+    int replications, signatures;   /* replications that agreed with it; signatures it carries */
+    char sol_why[160], x_ref_why[160], fast_why[160];   /* why a figure is absent; "" when it is there */
+    char sol_basis[120], x_ref_basis[160];              /* where a figure comes from */
+    char date[40];                  /* published, else observed (the records page) */
 } rg_rank_entry;
 
 /* One implementation's per-workload medians, for a problem page's chart of
@@ -104,7 +120,11 @@ typedef struct rg_field_series {
     char kernel[96];                /* as its rg_rank_entry */
     int *index, *pass;              /* workload index, pass (1, 0, -1 unknown); malloc'd, n */
     double *median;                 /* ns, NAN absent */
+    double *bytes;                  /* bytes any kernel must move, NAN absent */
+    char (*shape)[48];              /* rg_model_shape_label */
     size_t n;
+    char name[200];                 /* as its rg_rank_entry */
+    int reference;                  /* the group's reference run */
 } rg_field_series;
 
 typedef struct rg_group_view {
@@ -122,7 +142,30 @@ typedef struct rg_group_view {
     double ref_ns;
     rg_field_series *series;
     size_t n_series;
+    /* What makes its runs comparable, in words: "NVIDIA B200 · SOL-ExecBench
+     * evaluation stack v1.0 · mean · 16 workloads"; superseded 1 when every
+     * run of it is of an older protocol (or a newer version of its harness
+     * has a group on the same GPU with the same statistic). */
+    char harness[160], words[520];
+    int superseded;
+    size_t n_impls;                 /* rows of the field: entries with impl_best */
+    double peak_gbps;               /* the GPU's datasheet bandwidth (rg_model_peak_gbps), NAN none */
+    char peak_label[160];
+    double floor_ns;                /* the shortest median any drawn run took on any workload, NAN none */
 } rg_group_view;
+
+/* At most this many lines on a group's chart: the top five implementations and the reference. */
+#define RG_FIELD_CHART_LINES 6
+
+/* Who and what a run is ("Recursive · submission 6579", "ropegrad 0.1.0 · CUDA
+ * kernel 0", "torch.compile 2.11.0 · reference", a plugin's own name): the
+ * one accessor every page uses for an implementation's name. */
+void rg_model_display_name(const rg_manifest *m, const rg_run_row *r, char *out, size_t n);
+/* A workload's shape: "32×256" (batch × sequence), then " · 32/8 heads"
+ * when it has head axes; "" when it has no such axes. */
+void rg_model_shape_label(const rg_mf_workload *w, char *out, size_t n);
+/* A GPU's datasheet bandwidth in GB/s (NAN when not known), label "NVIDIA H200 datasheet peak". */
+double rg_model_peak_gbps(const char *device, char *label, size_t n);
 
 /* The name a reference run's implementation starts with (python/ropegrad/impl_load.py). */
 #define RG_REFERENCE_RUN_NAME "reference (torch eager)"
@@ -188,7 +231,39 @@ typedef struct rg_compare_view {
      * over the shared workloads (NAN when none), and the verdicts counted */
     int n_shared, n_slow, n_fast;
     double geo_a, geo_b;
+    /* Why the two runs' figures do not compare ("" when they do): set when
+     * the GPUs or the primary statistics differ. The primary figures are then
+     * not divided (the primary row's ratio is NAN). */
+    int same_gpu, same_statistic;
+    char unlike[700];
 } rg_compare_view;
+
+/* Records over time (model_records.c): per comparison group of a problem
+ * (one GPU, harness and statistic), every rankable run by date (published,
+ * else observed) and the runs that set a new best figure. */
+typedef struct rg_record_point {
+    int64_t id;
+    char name[200], date[40], rank_class[16];
+    double primary_ns;
+    int record;                     /* 1: faster than every earlier run of the group */
+    double gain;                    /* the previous record's figure over this one's (record only), NAN first */
+} rg_record_point;
+
+typedef struct rg_records_group {
+    char words[520], device[256], primary_stat[96], comparison_key[RG_DIGEST_LEN];
+    int superseded;
+    rg_record_point *p;             /* by date, then id */
+    size_t n, n_records;
+} rg_records_group;
+
+typedef struct rg_records_view {
+    char definition[256];
+    rg_records_group *groups;
+    size_t n_groups;
+} rg_records_view;
+/* 0, 1 no runs of the problem (err says so), 2 error. */
+int rg_model_records(rg_registry *g, const char *definition, rg_records_view *v, char *err, size_t errlen);
+void rg_model_records_free(rg_records_view *v);
 
 /* Said once where a CPU run's or group's SOL columns would be empty. */
 #define RG_NO_SOL_ON_CPU "no speed-of-light figure on CPU runs"
@@ -239,6 +314,8 @@ int rg_model_index(rg_registry *g, rg_index_view *v, char *err, size_t errlen);
 void rg_model_index_free(rg_index_view *v);
 int rg_model_compare(rg_registry *g, int64_t a, int64_t b, rg_compare_view *v, char *err, size_t errlen);
 void rg_model_compare_free(rg_compare_view *v);
+/* Sets v's same_gpu, same_statistic and unlike from its two runs (model_field.c). */
+void rg_model_compare_unlike(rg_compare_view *v);
 
 /* kv lists */
 void rg_kv_add(rg_kvlist *l, const char *key, const char *value);

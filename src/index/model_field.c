@@ -1,15 +1,114 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* model_field.c -- a problem page's field (model.h): in each comparison
- * group, the reference run that "x reference" is taken from, and the
- * per-workload medians of the implementations its chart draws. The
- * reference is a run the registry holds (`python3 -m ropegrad bench --impl
- * reference` records one), so the figure can be followed to its record. */
+ * group, one row per implementation (its best run, how many runs it has),
+ * named by who and what, its trust class and the reason for it, the one
+ * "× reference" figure, SOL and cases faster (or why each is absent), which
+ * runs are of an older protocol (superseded), what makes the group
+ * comparable in words, and the per-workload figures of the implementations
+ * its chart draws (the top five and the reference).
+ *
+ * The reference is a run the registry holds (`python3 -m ropegrad bench
+ * --impl reference` records one), so the figure can be followed to its
+ * record. */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gate.h"
 #include "model.h"
+#include "names.h"
+
+/* ---- names, shapes, peaks ------------------------------------------------------------------ */
+
+/* "reference (torch.compile) torch 2.11.0+cu130" -> "torch.compile 2.11.0+cu130 · reference". */
+static int reference_name(const char *k, char *out, size_t n)
+{
+    const char *open = strchr(k, '('), *close = open ? strchr(open, ')') : NULL;
+    if (strncmp(k, "reference (", 11) || !close) return 0;
+    const char *ver = close + 1;
+    while (*ver == ' ') ver++;
+    if (!strncmp(ver, "torch ", 6)) ver += 6;
+    snprintf(out, n, "%.*s%s%.60s · reference", (int)(close - open - 1 < 80 ? close - open - 1 : 80), open + 1,
+             *ver ? " " : "", ver);
+    return 1;
+}
+
+void rg_model_display_name(const rg_manifest *m, const rg_run_row *r, char *out, size_t n)
+{
+    if (!out || !n) return;
+    out[0] = 0;
+    if (!m) return;
+    const char *title = m->obj[RG_ROLE_RUN].title, *dot = strstr(title, " · ");
+    const char *kernel = m->kernel_name;
+    char ext[160];
+    rg_source_external_id(m->source, m->external_id, ext, sizeof ext);
+    if (m->impl_name[0] && reference_name(kernel, out, n)) return;
+    if (m->impl_name[0] && kernel[0] && strcmp(kernel, "default")) {   /* a plugin: its own name and version */
+        snprintf(out, n, "%.150s", kernel);
+        return;
+    }
+    if (m->impl_name[0]) {   /* ropegrad's own kernel */
+        char be[16];
+        size_t i = 0;
+        for (; m->backend[i] && i + 1 < sizeof be; i++) be[i] = (char)toupper((unsigned char)m->backend[i]);
+        be[i] = 0;
+        int k = r && r->kernel >= 0 ? r->kernel : 0;
+        snprintf(out, n, "%.60s%s%.30s · %s kernel %d", m->impl_name, m->impl_version[0] ? " " : "", m->impl_version,
+                 be, k);
+        return;
+    }
+    if (dot && dot > title && m->external_id[0]) {   /* "Recursive · submission 6579" */
+        const char *slash = strchr(ext, '/');
+        snprintf(out, n, "%.*s · %.60s%s%.60s", (int)(dot - title < 100 ? dot - title : 100), title,
+                 slash ? "" : "#", slash ? ext : m->external_id, "");
+        if (slash) {   /* "submission/6579" -> "submission 6579" */
+            char *s = strstr(out, " · ");
+            char *sl = s ? strchr(s, '/') : NULL;
+            if (sl) *sl = ' ';
+        }
+        return;
+    }
+    if (dot && dot > title) snprintf(out, n, "%.*s", (int)(dot - title < 150 ? dot - title : 150), title);
+    else if (!m->external_id[0] && kernel[0]) snprintf(out, n, "%.60s: %.60s", rg_source_display(m->source), kernel);
+    else snprintf(out, n, "%.60s %.100s", rg_source_display(m->source), ext);
+}
+
+static double axis_value(const rg_mf_workload *w, const char *name)
+{
+    for (size_t i = 0; i < w->n_axes && i < 8; i++)
+        if (!strcmp(w->axes[i].name, name)) return w->axes[i].value;
+    return NAN;
+}
+
+void rg_model_shape_label(const rg_mf_workload *w, char *out, size_t n)
+{
+    if (!out || !n) return;
+    out[0] = 0;
+    if (!w) return;
+    double b = axis_value(w, "batch_size"), s = axis_value(w, "seq_len");
+    double hq = axis_value(w, "num_heads"), hk = axis_value(w, "num_kv_heads");
+    size_t at = 0;
+    if (isfinite(b) && isfinite(s)) at = (size_t)snprintf(out, n, "%.0f×%.0f", b, s);
+    if (at >= n || !isfinite(hq)) return;
+    if (isfinite(hk) && hk != hq) snprintf(out + at, n - at, "%s%.0f/%.0f heads", at ? " · " : "", hq, hk);
+    else snprintf(out + at, n - at, "%s%.0f heads", at ? " · " : "", hq);
+}
+
+/* The GPU's datasheet bandwidth (record.h's table; the hardware table of
+ * src/record/stats replaces this one call when it lands). */
+double rg_model_peak_gbps(const char *device, char *label, size_t n)
+{
+    const char *product = NULL;
+    double tbps = device && *device ? rg_datasheet_bandwidth_tbps(device, &product) : 0;
+    if (label && n) label[0] = 0;
+    if (!(tbps > 0)) return NAN;
+    if (label && n) snprintf(label, n, "%.120s datasheet peak", product ? product : device);
+    return tbps * 1e3;
+}
+
+/* ---- the group's reference run -------------------------------------------------------------- */
 
 /* "cuda reference (torch eager) torch 2.5.1": the backend, then the name. */
 static int is_reference(const rg_rank_entry *e)
@@ -40,62 +139,326 @@ static void find_reference(rg_group_view *gv)
     }
 }
 
+/* ---- per-workload series -------------------------------------------------------------------- */
+
 static void series_free(rg_field_series *s)
 {
     free(s->index);
     free(s->pass);
     free(s->median);
+    free(s->bytes);
+    free(s->shape);
     memset(s, 0, sizeof *s);
 }
 
-/* Entry e's per-workload medians from its manifest (s->n 0: none). 0, or 2
- * on error (s left empty). */
-static int load_series(rg_registry *g, const rg_rank_entry *e, rg_field_series *s, char *err, size_t errlen)
+/* m's per-workload medians, bytes and shapes into s (s->n 0: none). 0, or 2 out of memory. */
+static int series_of(const rg_manifest *m, const rg_rank_entry *e, rg_field_series *s, char *err, size_t errlen)
 {
-    rg_run_row row;
-    rg_manifest m;
     memset(s, 0, sizeof *s);
     s->id = e->id;
     snprintf(s->kernel, sizeof s->kernel, "%s", e->kernel);
-    int rc = rg_registry_get_display(g, e->id, &row, &m, err, errlen);
-    if (rc) return rc == 1 ? 0 : 2;   /* gone since the group was read: no series */
-    size_t n = m.n_workloads;
-    s->index = calloc(n ? n : 1, sizeof *s->index);
-    s->pass = calloc(n ? n : 1, sizeof *s->pass);
-    s->median = calloc(n ? n : 1, sizeof *s->median);
-    if (!s->index || !s->pass || !s->median) {
-        rg_manifest_free(&m);
+    snprintf(s->name, sizeof s->name, "%s", e->name);
+    size_t n = m->n_workloads, c = n ? n : 1;
+    s->index = calloc(c, sizeof *s->index);
+    s->pass = calloc(c, sizeof *s->pass);
+    s->median = calloc(c, sizeof *s->median);
+    s->bytes = calloc(c, sizeof *s->bytes);
+    s->shape = calloc(c, sizeof *s->shape);
+    if (!s->index || !s->pass || !s->median || !s->bytes || !s->shape) {
         series_free(s);
         snprintf(err, errlen, "out of memory");
         return 2;
     }
     for (size_t i = 0; i < n; i++) {
-        const rg_mf_workload *w = &m.workloads[i];
+        const rg_mf_workload *w = &m->workloads[i];
         s->index[i] = w->index;
         s->pass[i] = w->pass;
         s->median[i] = isfinite(w->median) && w->median > 0 ? w->median : NAN;
+        s->bytes[i] = isfinite(w->bytes) && w->bytes > 0 ? w->bytes : NAN;
+        rg_model_shape_label(w, s->shape[i], sizeof s->shape[i]);
     }
     s->n = n;
-    rg_manifest_free(&m);
     return 0;
+}
+
+/* ---- one run's class, figures and the reasons for absent ones ------------------------------ */
+
+/* The run's trust class and its reason (contract: rank.h's rank_class; the
+ * same rules here until the ranking gives them per run). */
+static void classify(const rg_manifest *m, rg_rank_entry *e)
+{
+    char why[160];
+    size_t samples = 0;
+    for (size_t i = 0; i < m->n_workloads; i++) samples += m->workloads[i].n_samples;
+    if (strcmp(e->status, "passed")) {
+        snprintf(e->rank_class, sizeof e->rank_class, "failed");
+        const char *f = rg_manifest_first_failure(m);
+        snprintf(e->rank_reason, sizeof e->rank_reason, "did not pass correctness%s%.170s", *f ? ": " : "", f);
+    } else if (!(isfinite(e->primary_ns) && e->primary_ns > 0)) {
+        snprintf(e->rank_class, sizeof e->rank_class, "partial");
+        snprintf(e->rank_reason, sizeof e->rank_reason, "passed, but nothing was timed: correctness only");
+    } else if (e->suspect) {
+        snprintf(e->rank_class, sizeof e->rank_class, "suspect");
+        char s[200];
+        rg_manifest_suspect(m, s, sizeof s);
+        snprintf(e->rank_reason, sizeof e->rank_reason, "%s", *s ? s : "too fast to be real");
+    } else if (rg_manifest_busy(m, why, sizeof why)) {
+        snprintf(e->rank_class, sizeof e->rank_class, "busy");
+        snprintf(e->rank_reason, sizeof e->rank_reason, "recorded on a busy machine (%.150s)", why);
+    } else if (!samples) {
+        snprintf(e->rank_class, sizeof e->rank_class, "reported");
+        snprintf(e->rank_reason, sizeof e->rank_reason, "imported from %.60s: its figure as published, no samples "
+                 "held here, so it ranks among reported runs by that figure", m->source[0] ? rg_source_display(m->source)
+                                                                                           : "its source");
+    } else {
+        int unverifiable = !strcmp(e->verification, "unverifiable");
+        snprintf(e->rank_class, sizeof e->rank_class, "measured");
+        snprintf(e->rank_reason, sizeof e->rank_reason, "its samples are held here (%zu timed iterations over %zu "
+                 "workloads): ranked by 95%% intervals%s", samples, m->n_workloads,
+                 unverifiable ? "; its figures cannot be checked against T_SOL, so it ranks after the verified runs"
+                              : "");
+    }
+}
+
+/* A ropegrad CUDA run timed before the harness recorded its timing switches
+ * (input restage, timed span, host sync): an older protocol. */
+static int old_protocol(const rg_manifest *m)
+{
+    return !strcmp(m->harness_name, "ropegrad") && !strcmp(m->backend, "cuda") && m->iterations > 0 && !m->restage[0];
+}
+
+/* SOL, cases faster and the one × reference figure; the reason where one is absent. */
+static void figures(const rg_manifest *m, const rg_group_view *gv, rg_rank_entry *e)
+{
+    int cpu = !strcmp(m->vendor, "cpu"), passed = !strcmp(e->status, "passed");
+    double sum = 0, ssum = 0;
+    size_t scores = 0, speedups = 0, faster = 0;
+    for (size_t i = 0; i < m->n_workloads; i++) {
+        const rg_mf_workload *w = &m->workloads[i];
+        if (isfinite(w->sol_score)) sum += w->sol_score, scores++;
+        if (isfinite(w->speedup) && w->speedup > 0) ssum += w->speedup, speedups++, faster += w->speedup > 1;
+    }
+    const char *none = !passed ? "not computed: the run did not pass correctness" : cpu ? RG_NO_SOL_ON_CPU : NULL;
+    if (isfinite(e->sol)) snprintf(e->sol_basis, sizeof e->sol_basis, "as its source published it");
+    else if (!none && scores && scores == m->n_workloads) {
+        e->sol = sum / (double)scores;
+        snprintf(e->sol_basis, sizeof e->sol_basis, "mean of its %zu per-workload SOL scores", scores);
+    } else snprintf(e->sol_why, sizeof e->sol_why, "%s", none ? none : m->n_workloads ? "no SOL score: the record "
+                    "has no baseline time (T_b) per workload" : "no SOL score: the record carries neither one nor "
+                    "per-workload figures");
+    if (!(isfinite(e->fast_total) && e->fast_total > 0)) {
+        if (!none && speedups) e->fast_count = (double)faster, e->fast_total = (double)speedups;
+        else snprintf(e->fast_why, sizeof e->fast_why, "%s", none ? none : "no per-workload speedup over a baseline "
+                      "in this record");
+    }
+    double source = e->x_ref;
+    e->x_ref = NAN;
+    if (isfinite(e->x_ref_run)) {
+        e->x_ref = e->x_ref_run;
+        snprintf(e->x_ref_basis, sizeof e->x_ref_basis, "the group's reference run #%lld, measured here: its figure "
+                 "over this run's", (long long)gv->ref_id);
+    } else if (passed && isfinite(source)) {
+        e->x_ref = source;
+        snprintf(e->x_ref_basis, sizeof e->x_ref_basis, "as its source published it: the mean per-workload speedup "
+                 "over the source's reference");
+    } else if (passed && speedups && speedups == m->n_workloads) {
+        e->x_ref = ssum / (double)speedups;
+        snprintf(e->x_ref_basis, sizeof e->x_ref_basis, "the mean per-workload speedup over the baseline the run "
+                 "recorded (T_b)");
+    } else snprintf(e->x_ref_why, sizeof e->x_ref_why, "%s", !passed ? "not computed: the run did not pass "
+                    "correctness" : "no reference run in this group and no baseline or published speedup in the "
+                    "record");
+}
+
+/* The implementation a run belongs to: an implementation line (rank.h) for
+ * ropegrad's runs, the source's external id for an imported record. */
+static void impl_key(const rg_manifest *m, char *out, size_t n)
+{
+    if (m->impl_name[0]) snprintf(out, n, "L %.60s|%.16s|%.64s", m->impl_name, m->backend, m->kernel_name);
+    else snprintf(out, n, "S %.60s|%.120s|%.60s", m->source, m->external_id, m->external_id[0] ? "" : m->kernel_name);
+}
+
+/* ---- one group ----------------------------------------------------------------------------- */
+
+/* Dense ranks among the rows of one kind: measured rows keep the order of
+ * their interval ranks (ties stay ties), reported rows rank by their figure. */
+static void field_ranks(rg_group_view *gv, const char *kind)
+{
+    int measured = !strcmp(kind, "measured");
+    for (size_t i = 0; i < gv->n; i++) {
+        rg_rank_entry *e = &gv->e[i];
+        if (!e->impl_best || strcmp(e->rank_class, kind)) continue;
+        int below = 0, same = 0;
+        for (size_t k = 0; k < gv->n; k++) {
+            const rg_rank_entry *o = &gv->e[k];
+            if (k == i || !o->impl_best || strcmp(o->rank_class, kind)) continue;
+            double a = measured ? (double)e->rank : e->primary_ns, b = measured ? (double)o->rank : o->primary_ns;
+            below += b < a;
+            same += b == a;
+        }
+        e->field_rank = 1 + below;
+        e->field_tied = same > 0;
+    }
+}
+
+/* Entries i of the field in the page's order: measured by rank, then reported by rank. */
+static size_t field_order(const rg_group_view *gv, size_t *order)
+{
+    size_t n = 0;
+    const char *kinds[] = {"measured", "reported"};
+    for (int k = 0; k < 2; k++)
+        for (int r = 1; r <= (int)gv->n; r++)
+            for (size_t i = 0; i < gv->n; i++)
+                if (gv->e[i].impl_best && gv->e[i].field_rank == r && !strcmp(gv->e[i].rank_class, kinds[k]))
+                    order[n++] = i;
+    return n;
+}
+
+/* The chart's series: the top five rows with per-workload figures, and the reference run. */
+static void pick_series(rg_group_view *gv, rg_field_series *all, const size_t *order, size_t n_order)
+{
+    size_t keep = 0;
+    int have_ref = 0;
+    for (size_t k = 0; k < n_order && keep < RG_FIELD_CHART_LINES - 1; k++) {
+        size_t i = order[k];
+        if (!all[i].n) continue;
+        all[i].reference = gv->e[i].id == gv->ref_id;
+        have_ref |= all[i].reference;
+        gv->series[keep++] = all[i];
+        memset(&all[i], 0, sizeof all[i]);
+    }
+    for (size_t i = 0; gv->ref_id && !have_ref && i < gv->n; i++)
+        if (gv->e[i].id == gv->ref_id && all[i].n) {
+            all[i].reference = 1;
+            gv->series[keep++] = all[i];
+            memset(&all[i], 0, sizeof all[i]);
+        }
+    gv->n_series = keep;
+    gv->floor_ns = NAN;
+    for (size_t s = 0; s < keep; s++)
+        for (size_t w = 0; w < gv->series[s].n; w++)
+            if (gv->series[s].pass[w] != 0 && isfinite(gv->series[s].median[w]) &&
+                !(gv->series[s].median[w] >= gv->floor_ns))
+                gv->floor_ns = gv->series[s].median[w];
+}
+
+/* "NVIDIA B200 · SOL-ExecBench evaluation stack v1.0 · mean · 16 workloads". */
+static void group_words(rg_group_view *gv)
+{
+    char wl[32] = "";
+    if (gv->n_workloads > 0) snprintf(wl, sizeof wl, " · %d workload%s", gv->n_workloads, gv->n_workloads == 1 ? "" : "s");
+    snprintf(gv->words, sizeof gv->words, "%.200s%s%.160s · %.96s%s", gv->device, gv->harness[0] ? " · " : "",
+             gv->harness, gv->primary_stat, wl);
 }
 
 static int group_field(rg_registry *g, rg_group_view *gv, char *err, size_t errlen)
 {
     find_reference(gv);
-    size_t want = gv->n < RG_FIELD_MAX_SERIES ? gv->n : RG_FIELD_MAX_SERIES;
-    gv->series = calloc(want ? want : 1, sizeof *gv->series);
-    if (!gv->series) {
-        snprintf(err, errlen, "out of memory");
-        return 2;
+    gv->peak_gbps = rg_model_peak_gbps(gv->device, gv->peak_label, sizeof gv->peak_label);
+    gv->floor_ns = NAN;
+    size_t c = gv->n ? gv->n : 1;
+    rg_field_series *all = calloc(c, sizeof *all);
+    char (*keys)[320] = calloc(c, sizeof *keys);
+    size_t *order = calloc(c, sizeof *order);
+    gv->series = calloc(RG_FIELD_CHART_LINES, sizeof *gv->series);
+    int rc = !all || !keys || !order || !gv->series ? 2 : 0;
+    if (rc) snprintf(err, errlen, "out of memory");
+    int current = 0;
+    for (size_t i = 0; !rc && i < gv->n; i++) {
+        rg_rank_entry *e = &gv->e[i];
+        rg_run_row row;
+        rg_manifest m;
+        int got = rg_registry_get_display(g, e->id, &row, &m, err, errlen);
+        if (got == 1) continue;   /* gone since the group was read */
+        if (got) {
+            rc = 2;
+            break;
+        }
+        rg_model_display_name(&m, &row, e->name, sizeof e->name);
+        classify(&m, e);
+        e->superseded = old_protocol(&m);
+        current += !e->superseded;
+        figures(&m, gv, e);
+        impl_key(&m, keys[i], sizeof keys[i]);
+        snprintf(e->date, sizeof e->date, "%s", e->observed_at);
+        if (!gv->harness[0])
+            snprintf(gv->harness, sizeof gv->harness, "%.100s%s%.50s", m.harness_name, m.harness_version[0] ? " " : "",
+                     m.harness_version);
+        rc = series_of(&m, e, &all[i], err, errlen);
+        rg_manifest_free(&m);
+        rg_replication *reps = NULL;
+        rg_run_signature *sigs = NULL;
+        size_t nr = 0, ns = 0;
+        if (!rc && (rg_registry_replications(g, e->id, &reps, &nr, err, errlen) ||
+                    rg_registry_signatures(g, e->id, &sigs, &ns, err, errlen)))
+            rc = 2;
+        for (size_t k = 0; k < nr; k++) e->replications += reps[k].agreed;
+        e->signatures = (int)ns;
+        free(reps);
+        free(sigs);
     }
-    for (size_t i = 0; i < want; i++) {
-        rg_field_series *s = &gv->series[gv->n_series];
-        if (load_series(g, &gv->e[i], s, err, errlen)) return 2;
-        if (s->n) gv->n_series++;
-        else series_free(s);
+    gv->superseded = gv->n > 0 && !current;
+    for (size_t i = 0; !rc && i < gv->n; i++) {   /* rank order: an implementation's first run is its best */
+        rg_rank_entry *e = &gv->e[i];
+        if (e->superseded || !keys[i][0]) continue;
+        size_t first = i;
+        for (size_t k = 0; k < i; k++)
+            if (!gv->e[k].superseded && !strcmp(keys[k], keys[i])) {
+                first = k;
+                break;
+            }
+        gv->e[first].impl_runs++;
+        if (first == i) e->impl_best = 1, gv->n_impls++;
+    }
+    if (!rc) {
+        field_ranks(gv, "measured");
+        field_ranks(gv, "reported");
+        pick_series(gv, all, order, field_order(gv, order));
+        group_words(gv);
+    }
+    for (size_t i = 0; all && i < gv->n; i++) series_free(&all[i]);
+    free(all);
+    free(keys);
+    free(order);
+    return rc;
+}
+
+/* Versions compared number by number ("v1.10" after "v1.9"); <0, 0, >0. */
+static int version_cmp(const char *a, const char *b)
+{
+    while (*a || *b) {
+        while (*a && !isdigit((unsigned char)*a)) a++;
+        while (*b && !isdigit((unsigned char)*b)) b++;
+        if (!*a || !*b) return (*a != 0) - (*b != 0);
+        char *ea, *eb;
+        unsigned long x = strtoul(a, &ea, 10), y = strtoul(b, &eb, 10);
+        if (x != y) return x < y ? -1 : 1;
+        a = ea, b = eb;
     }
     return 0;
+}
+
+/* The harness name of "name version" (up to the last space). */
+static size_t harness_name_len(const char *h)
+{
+    const char *sp = strrchr(h, ' ');
+    return sp ? (size_t)(sp - h) : strlen(h);
+}
+
+/* A group is superseded by one of the same GPU, statistic and harness with a newer version. */
+static void newer_harness(rg_problem_view *v)
+{
+    for (size_t i = 0; i < v->n_groups; i++) {
+        rg_group_view *a = &v->groups[i];
+        size_t la = harness_name_len(a->harness);
+        for (size_t k = 0; k < v->n_groups && !a->superseded; k++) {
+            const rg_group_view *b = &v->groups[k];
+            if (k == i || b->superseded || strcmp(a->device, b->device) || strcmp(a->primary_stat, b->primary_stat) ||
+                harness_name_len(b->harness) != la || strncmp(a->harness, b->harness, la))
+                continue;
+            if (version_cmp(a->harness + la, b->harness + la) < 0) a->superseded = 1;
+        }
+    }
 }
 
 int rg_model_field(rg_registry *g, rg_problem_view *v, char *err, size_t errlen)
@@ -106,6 +469,16 @@ int rg_model_field(rg_registry *g, rg_problem_view *v, char *err, size_t errlen)
     }
     for (size_t i = 0; i < v->n_groups; i++)
         if (group_field(g, &v->groups[i], err, errlen)) return 2;
+    newer_harness(v);
+    /* current protocol first: superseded groups after the others, each side in its order */
+    size_t w = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = w; i < v->n_groups; i++)
+            if (v->groups[i].superseded == pass) {
+                rg_group_view t = v->groups[i];
+                memmove(&v->groups[w + 1], &v->groups[w], (i - w) * sizeof t);
+                v->groups[w++] = t;
+            }
     return 0;
 }
 
@@ -116,4 +489,23 @@ void rg_model_field_free(rg_group_view *gv)
     free(gv->series);
     gv->series = NULL;
     gv->n_series = 0;
+}
+
+/* ---- the compare page -------------------------------------------------------------------- */
+
+void rg_model_compare_unlike(rg_compare_view *v)
+{
+    v->same_gpu = !strcmp(v->a.device, v->b.device);
+    v->same_statistic = !strcmp(v->a.primary_stat, v->b.primary_stat);
+    v->unlike[0] = 0;
+    if (v->same_gpu && v->same_statistic) return;
+    char gpu[260] = "", stat[260] = "";
+    if (!v->same_gpu) snprintf(gpu, sizeof gpu, "were measured on different GPUs (%.100s and %.100s)", v->a.device,
+                               v->b.device);
+    if (!v->same_statistic)
+        snprintf(stat, sizeof stat, "report different statistics (%.100s and %.100s)", v->a.primary_stat,
+                 v->b.primary_stat);
+    snprintf(v->unlike, sizeof v->unlike, "These runs %s%s%s: their figures do not compare, so the "
+             "primary figures are not divided and no ratio below says which implementation is faster.", gpu,
+             *gpu && *stat ? " and " : "", stat);
 }

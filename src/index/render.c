@@ -114,7 +114,20 @@ static const char css[] =
     ".unverifiable{background:#fff1cc;color:#6b4e00}"
     ".trend{background:#fff;border:1px solid #d8dce3;border-radius:8px;max-width:100%;height:auto}"
     "nav.links a{margin-left:16px;font-weight:400}nav.crumbs{font-size:13px;margin-bottom:8px}"
-    ".nowrap{white-space:nowrap}pre.manifest{word-break:normal}tr.summary td{font-weight:600}";
+    ".nowrap{white-space:nowrap}pre.manifest{word-break:normal}tr.summary td{font-weight:600}"
+    "td.why{color:#9aa3b2;text-align:center;cursor:help}table.field td.num,.trust{white-space:nowrap}th[title],.trust .badge{cursor:help}"
+    ".trust-measured{background:#e2ecfb;color:#1b4a8f}.trust-reported{background:#efe6fb;color:#4f2a85}"
+    ".trust-suspect,.trust-failed,.trust-damaged{background:#fde2e1;color:#8a1c17}"
+    ".trust-busy,.trust-partial{background:#fff1cc;color:#6b4e00}.runid{font-size:11px}"
+    "h3.kind{font-size:13px;margin:14px 0 6px;color:#3b4456}td.reason{font-size:12px;color:#5b6475}"
+    ".leader{background:#fff;border:1px solid #d8dce3;border-radius:8px;padding:10px 14px;margin:12px 0}"
+    ".leader .big{font-size:26px;text-decoration:none}ul.leaders{margin:4px 0 0;padding-left:18px}"
+    ".chart .legend{font-size:12px;fill:#1d2330}.chart .wl{font-size:11px;fill:#1d2330}.chart .sub{font-size:10px;"
+    "fill:#5b6475}.chart .launch{stroke:#8a94a6;stroke-width:1.5;stroke-dasharray:2 3}"
+    ".chart .launchbound{fill:#f1f2f5}.chart .peaklabel{fill:#c0392b}.chart .launchlabel{fill:#5b6475}"
+    ".chart .stair{stroke:#c25a00;stroke-width:2}section.superseded{opacity:.85}"
+    "h1 .side .muted{font-size:14px;font-weight:400}.chart{margin-bottom:8px}"
+    ".unlike{background:#fde2e1;border:1px solid #d9534f;padding:10px;border-radius:6px;font-weight:600}";
 
 /* href="ROOT" + the index page + anchor ("#gpus"), for the header's links. */
 static void href_index(rg_buf *b, const rg_render_ctx *ctx, const char *anchor)
@@ -660,14 +673,6 @@ static void group_label(rg_buf *b, const char *device, int n_workloads)
     if (n_workloads > 0) rg_buf_printf(b, " · %d workload%s", n_workloads, n_workloads == 1 ? "" : "s");
 }
 
-/* 1 when some ranked line carries SOL, reference or cases-faster figures. */
-static int group_has_sol(const rg_group_view *g)
-{
-    for (size_t i = 0; i < g->n; i++)
-        if (isfinite(g->e[i].sol) || isfinite(g->e[i].x_ref) || isfinite(g->e[i].fast_total)) return 1;
-    return 0;
-}
-
 /* The primary statistic's 95% interval, "" when the record has no samples. */
 static void interval_cell(rg_buf *b, const rg_interval *iv)
 {
@@ -682,80 +687,252 @@ static void interval_cell(rg_buf *b, const rg_interval *iv)
     rg_buf_puts(b, "</td>");
 }
 
-/* Where the "× reference run" column comes from: the group's reference run, linked. */
+/* Where the one "× reference" figure comes from, for the group's note. */
 static void reference_note(rg_buf *b, const rg_render_ctx *ctx, const rg_group_view *g)
 {
     if (!g->ref_id) {
-        rg_buf_puts(b, "<br>× reference run: no \"" RG_REFERENCE_RUN_NAME "\" run in this group "
-                       "(<code>python3 -m ropegrad bench --impl reference</code> records one)");
+        rg_buf_puts(b, "× reference: no \"" RG_REFERENCE_RUN_NAME "\" run in this group "
+                       "(<code>python3 -m ropegrad bench --impl reference</code> records one), so each run's figure is "
+                       "its source's or its own baseline's (hover a figure for its basis).");
         return;
     }
-    rg_buf_puts(b, "<br>× reference run: that run's primary figure over each run's, from ");
+    rg_buf_puts(b, "× reference: the reference run's primary figure over each run's, from ");
     if (ctx->single_page) rg_buf_printf(b, "run #%lld", (long long)g->ref_id);
     else {
         rg_buf_puts(b, "<a class=\"reference-run\" ");
         href_run(b, ctx, g->ref_id);
         rg_buf_printf(b, ">run #%lld</a>", (long long)g->ref_id);
     }
-    rg_buf_puts(b, " (" RG_REFERENCE_RUN_NAME ", measured in this group)");
+    rg_buf_puts(b, " (" RG_REFERENCE_RUN_NAME ", measured in this group).");
 }
 
-static void problem_row(rg_buf *b, const rg_render_ctx *ctx, const rg_rank_entry *e, int sol)
+/* The trust column's words for a class. */
+static const char *trust_label(const char *cls)
 {
-    char d[16];
-    if (e->rank > 0) rg_buf_printf(b, "<tr><td class=\"rank\">%s%d</td><td>", e->tied ? "=" : "", e->rank);
-    else rg_buf_puts(b, strcmp(e->status, "passed") ? "<tr><td>failed</td><td>" : "<tr><td>correctness only</td><td>");
-    if (ctx->single_page) rg_buf_printf(b, "#%lld", (long long)e->id);
-    else {
-        rg_buf_puts(b, "<a class=\"rank-link nowrap\" ");
-        href_run(b, ctx, e->id);
-        rg_buf_printf(b, ">#%lld</a>", (long long)e->id);
-    }
-    rg_buf_puts(b, "</td><td>");
-    rg_html_esc(b, e->kernel);
-    if (e->suspect) rg_buf_puts(b, " <span class=\"badge suspect\">suspect</span>");
-    if (!strcmp(e->verification, "unverifiable")) rg_buf_puts(b, " <span class=\"badge unverifiable\">unverifiable</span>");
-    rg_buf_puts(b, "</td>");
-    cell_si(b, e->primary_ns, 1e-9, "s");
-    interval_cell(b, &e->iv);
-    cell_num(b, e->x_ref_run, "×");
-    if (sol) {
-        cell_num(b, e->sol, "");
-        cell_num(b, e->x_ref, "×");
-        rg_buf_puts(b, "<td class=\"num\">");
-        if (isfinite(e->fast_total)) rg_buf_printf(b, "%.0f/%.0f", e->fast_count, e->fast_total);
+    if (!strcmp(cls, "measured")) return "measured here";
+    return *cls ? cls : "unknown";
+}
+
+/* A figure's cell: its text with its basis on hover, or a dash saying why it is absent. */
+static void why_cell(rg_buf *b, const char *text, const char *basis, const char *why)
+{
+    if (*text) {
+        put_esc(b, "<td class=\"num\" title=\"", basis, "\">");
+        rg_html_esc(b, text);
         rg_buf_puts(b, "</td>");
-    }
-    put_esc(b, "<td>", e->evidence, "</td><td>");
-    rg_html_esc(b, date_part(e->observed_at, d));
-    rg_buf_puts(b, "</td></tr>\n");
+    } else put_esc(b, "<td class=\"num why\" title=\"", *why ? why : "not known", "\">–</td>");
 }
 
-static void problem_group(rg_buf *b, const rg_render_ctx *ctx, const rg_group_view *g)
+/* The implementation's name, linked to its best run, the run's number under it. */
+static void name_cell(rg_buf *b, const rg_render_ctx *ctx, const rg_rank_entry *e)
 {
-    int sol = group_has_sol(g);
-    rg_buf_puts(b, "<section class=\"group\"><h2>");
-    group_label(b, g->device, g->n_workloads);
-    rg_buf_printf(b, " · %lld run%s</h2>\n<p class=\"muted\">comparison key ", (long long)g->runs,
-                  g->runs == 1 ? "" : "s");
-    short_key(b, g->comparison_key);
-    rg_buf_puts(b, " · ranked by ");
-    rg_html_esc(b, g->primary_stat);
-    if ((int64_t)g->n < g->runs) rg_buf_printf(b, " · the first %zu shown", g->n);
-    if (!sol) rg_buf_puts(b, " · no SOL, reference or cases-faster column: none of these runs has a SOL score, "
-                             "which needs a speed-of-light time and a baseline time (" RG_NO_SOL_ON_CPU "; a GPU run "
-                             "has one when it was recorded with a baseline)");
-    rg_buf_puts(b, "<br>");
-    rank_method(b, g->interval_ranked);
-    reference_note(b, ctx, g);
-    rg_buf_puts(b, "</p>\n<table class=\"field\"><tr><th>rank</th><th>run</th><th>implementation</th><th>primary</th>"
-                   "<th>95% interval</th><th>× reference run</th>");
-    if (sol) rg_buf_puts(b, "<th>SOL</th><th>× reference</th><th>cases faster</th>");
-    rg_buf_puts(b, "<th>evidence</th><th>observed</th></tr>\n");
-    for (size_t i = 0; i < g->n; i++) problem_row(b, ctx, &g->e[i], sol);
+    rg_buf_puts(b, "<td class=\"impl\">");
+    if (ctx->single_page) rg_html_esc(b, *e->name ? e->name : e->kernel);
+    else {
+        rg_buf_puts(b, "<a class=\"impl-link\" ");
+        href_run(b, ctx, e->id);
+        put_esc(b, ">", *e->name ? e->name : e->kernel, "</a>");
+    }
+    rg_buf_printf(b, " <span class=\"muted runid\">run #%lld</span>", (long long)e->id);
+    if (e->suspect) rg_buf_puts(b, " <span class=\"badge suspect\">suspect</span>");
+    rg_buf_puts(b, "</td>");
+}
+
+/* Trust: the class (its reason on hover), replications and signatures. */
+static void trust_cell(rg_buf *b, const rg_rank_entry *e)
+{
+    put_esc(b, "<td class=\"trust\"><span class=\"badge trust-", e->rank_class, "\" title=\"");
+    rg_html_esc(b, e->rank_reason);
+    put_esc(b, "\">", trust_label(e->rank_class), "</span>");
+    if (e->replications > 0) rg_buf_printf(b, " · replicated %d", e->replications);
+    if (e->signatures > 0) rg_buf_puts(b, " · signed");
+    rg_buf_puts(b, "</td>");
+}
+
+/* How many runs the implementation has, linked to its line's history when more than one. */
+static void runs_cell(rg_buf *b, const rg_render_ctx *ctx, const rg_rank_entry *e)
+{
+    int n = e->impl_runs > 0 ? e->impl_runs : 1;
+    rg_buf_puts(b, "<td class=\"num\">");
+    if (n > 1 && ctx->history_pages) {
+        rg_buf_puts(b, "<a class=\"impl-runs\" ");
+        href_history(b, ctx, e->id);
+        rg_buf_printf(b, ">%d runs</a>", n);
+    } else rg_buf_printf(b, "%d", n);
+    rg_buf_puts(b, "</td>");
+}
+
+enum field_table { FT_MEASURED, FT_REPORTED, FT_UNRANKED, FT_SUPERSEDED };
+
+static int in_table(const rg_rank_entry *e, enum field_table t)
+{
+    if (t == FT_SUPERSEDED) return e->superseded;
+    if (!e->impl_best) return 0;
+    if (t == FT_MEASURED) return !strcmp(e->rank_class, "measured");
+    if (t == FT_REPORTED) return !strcmp(e->rank_class, "reported");
+    return strcmp(e->rank_class, "measured") && strcmp(e->rank_class, "reported");
+}
+
+static void field_row(rg_buf *b, const rg_render_ctx *ctx, const rg_rank_entry *e, enum field_table t)
+{
+    char d[16], s[48] = "";
+    if (e->field_rank > 0 && (t == FT_MEASURED || t == FT_REPORTED))
+        rg_buf_printf(b, "<tr><td class=\"rank\">%s%d</td>", e->field_tied ? "=" : "", e->field_rank);
+    else put_esc(b, "<tr><td class=\"rank unranked\">", t == FT_SUPERSEDED ? "superseded" : e->rank_class, "</td>");
+    name_cell(b, ctx, e);
+    cell_si(b, e->primary_ns, 1e-9, "s");
+    if (t != FT_REPORTED) interval_cell(b, &e->iv);
+    trust_cell(b, e);
+    if (isfinite(e->x_ref)) snprintf(s, sizeof s, "%.3g×", e->x_ref);
+    why_cell(b, s, e->x_ref_basis, e->x_ref_why);
+    s[0] = 0;
+    if (isfinite(e->sol)) snprintf(s, sizeof s, "%.3f", e->sol);
+    why_cell(b, s, e->sol_basis, e->sol_why);
+    s[0] = 0;
+    if (isfinite(e->fast_total) && e->fast_total > 0) snprintf(s, sizeof s, "%.0f/%.0f", e->fast_count, e->fast_total);
+    why_cell(b, s, "workloads on which the run beat the reference", e->fast_why);
+    if (t == FT_UNRANKED || t == FT_SUPERSEDED) put_esc(b, "<td class=\"reason\">", e->rank_reason, "</td>");
+    else runs_cell(b, ctx, e);
+    put_esc(b, "<td class=\"nowrap\">", date_part(e->observed_at, d), "</td></tr>\n");
+}
+
+/* One table of a group's field; nothing when it has no row. */
+static void field_table(rg_buf *b, const rg_render_ctx *ctx, const rg_group_view *g, enum field_table t)
+{
+    static const char *const heading[] = {
+        "Measured here · ranked by their 95% intervals (overlapping intervals tie)",
+        "Reported by their source · ranked by their published figure (no samples held here)",
+        "Not ranked · listed with the reason", ""};
+    size_t n = 0;
+    for (size_t i = 0; i < g->n; i++) n += in_table(&g->e[i], t);
+    if (!n) return;
+    if (t != FT_SUPERSEDED) put_esc(b, "<h3 class=\"kind\">", heading[t], "</h3>\n");
+    static const char *const table_id[] = {"measured", "reported", "unranked", "superseded"};
+    rg_buf_printf(b, "<table class=\"field\" data-kind=\"%s\"><tr><th>#</th><th>implementation</th>", table_id[t]);
+    put_esc(b, "<th title=\"", g->primary_stat, "\">time</th>");
+    if (t != FT_REPORTED) rg_buf_puts(b, "<th>95% interval</th>");
+    rg_buf_puts(b, "<th title=\"measured here: samples held; reported: imported, no samples; replicated N: N agreeing "
+                   "reruns; signed: carries a signature\">trust</th><th title=\"the reference's time over this run's"
+                   "\">× reference</th><th title=\"speed-of-light score: 1 is the floor\">SOL</th>"
+                   "<th>cases faster</th>");
+    rg_buf_puts(b, t == FT_UNRANKED || t == FT_SUPERSEDED ? "<th>why</th>" : "<th>runs</th>");
+    rg_buf_puts(b, "<th>observed</th></tr>\n");
+    for (size_t i = 0; i < g->n; i++)
+        if (in_table(&g->e[i], t)) field_row(b, ctx, &g->e[i], t);
     rg_buf_puts(b, "</table>\n");
+}
+
+/* The implementations the chart leaves out, listed under it. */
+static void chart_others(rg_buf *b, const rg_group_view *g)
+{
+    size_t shown = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        const rg_rank_entry *e = &g->e[i];
+        if (!e->impl_best) continue;
+        int drawn = 0;
+        for (size_t s = 0; s < g->n_series; s++) drawn |= g->series[s].id == e->id;
+        if (drawn) continue;
+        rg_buf_puts(b, shown++ ? "; " : "<p class=\"muted others\" id=\"chart-others\">Not drawn (the chart shows "
+                                        "at most the top five and the reference): ");
+        rg_html_esc(b, *e->name ? e->name : e->kernel);
+        char s[48];
+        rg_fmt_si(s, sizeof s, e->primary_ns * 1e-9, "s");
+        if (*s) put_esc(b, " ", s, "");
+        if (!g->n_series || !strcmp(e->rank_class, "reported")) rg_buf_puts(b, " (no per-workload figures)");
+    }
+    if (shown) rg_buf_puts(b, ".</p>\n");
+}
+
+/* The group's #1: the measured rank 1, else the reported rank 1; NULL when none. */
+static const rg_rank_entry *group_first(const rg_group_view *g)
+{
+    const char *kinds[] = {"measured", "reported"};
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < g->n; i++)
+            if (g->e[i].impl_best && g->e[i].field_rank == 1 && !strcmp(g->e[i].rank_class, kinds[k])) return &g->e[i];
+    return NULL;
+}
+
+static void problem_group(rg_buf *b, const rg_render_ctx *ctx, const rg_group_view *g, size_t gi)
+{
+    int64_t superseded = 0;
+    for (size_t i = 0; i < g->n; i++) superseded += g->e[i].superseded;
+    rg_buf_printf(b, "<section class=\"group%s\" id=\"group-%zu\"><h2>", g->superseded ? " superseded" : "", gi + 1);
+    rg_html_esc(b, *g->words ? g->words : g->device);
+    rg_buf_puts(b, "</h2>\n<p class=\"muted group-why\">Comparable: one GPU (");
+    rg_html_esc(b, g->device);
+    if (*g->harness) put_esc(b, "), one harness and version (", g->harness, "");
+    put_esc(b, "), one statistic (", g->primary_stat, ")");
+    rg_buf_printf(b, ". %zu implementation%s, %lld run%s · comparison key ", g->n_impls, g->n_impls == 1 ? "" : "s",
+                  (long long)g->runs, g->runs == 1 ? "" : "s");
+    short_key(b, g->comparison_key);
+    if ((int64_t)g->n < g->runs) rg_buf_printf(b, " · the first %zu runs read", g->n);
+    rg_buf_puts(b, "<br>");
+    reference_note(b, ctx, g);
+    rg_buf_puts(b, "</p>\n");
+    field_table(b, ctx, g, FT_MEASURED);
+    size_t measured = 0;
+    for (size_t i = 0; i < g->n; i++) measured += in_table(&g->e[i], FT_MEASURED);
+    if (measured) {
+        rg_buf_puts(b, "<p class=\"muted\">");
+        rank_method(b, g->interval_ranked);
+        rg_buf_puts(b, "</p>\n");
+    }
+    field_table(b, ctx, g, FT_REPORTED);
+    field_table(b, ctx, g, FT_UNRANKED);
     rg_chart_field(b, g);
+    chart_others(b, g);
+    if (superseded) {
+        rg_buf_printf(b, "<details class=\"superseded-runs\"><summary>Superseded: %lld run%s of an older protocol "
+                         "(timed before the harness recorded its input restage, timed span and host sync), listed, "
+                         "never ranked</summary>\n", (long long)superseded, superseded == 1 ? "" : "s");
+        field_table(b, ctx, g, FT_SUPERSEDED);
+        rg_buf_puts(b, "</details>\n");
+    }
     rg_buf_puts(b, "</section>\n");
+}
+
+/* The first screen: the #1 of the first current group, large; the other groups' #1 in a line each. */
+static void problem_leaders(rg_buf *b, const rg_render_ctx *ctx, const rg_problem_view *v)
+{
+    size_t shown = 0;
+    for (size_t gi = 0; gi < v->n_groups; gi++) {
+        const rg_group_view *g = &v->groups[gi];
+        const rg_rank_entry *e = g->superseded ? NULL : group_first(g);
+        if (!e) continue;
+        char s[48];
+        rg_fmt_si(s, sizeof s, e->primary_ns * 1e-9, "s");
+        if (!shown++) {
+            rg_buf_puts(b, "<section id=\"leaders\"><div class=\"leader\" id=\"leader\"><div class=\"muted\">#1 on ");
+            rg_html_esc(b, g->words);
+            rg_buf_printf(b, " (%s)</div><div><a class=\"big\" id=\"leader-name\" href=\"#group-%zu\">",
+                          !strcmp(e->rank_class, "measured") ? "measured here" : "as reported", gi + 1);
+            rg_html_esc(b, *e->name ? e->name : e->kernel);
+            put_esc(b, "</a> <span class=\"big\" id=\"leader-time\">", s, "</span> <span class=\"muted\">");
+            rg_html_esc(b, g->primary_stat);
+            rg_buf_puts(b, "</span></div></div>\n<ul class=\"leaders\" id=\"other-leaders\">");
+            continue;
+        }
+        rg_buf_printf(b, "<li><a href=\"#group-%zu\">", gi + 1);
+        rg_html_esc(b, g->words);
+        put_esc(b, "</a>: #1 ", *e->name ? e->name : e->kernel, " ");
+        put_esc(b, "<b>", s, "</b></li>");
+    }
+    if (shown) rg_buf_puts(b, "</ul></section>\n");
+    (void)ctx;
+}
+
+/* href="ROOT/records/DEF" (static: records/SLUG.html). */
+static void href_records(rg_buf *b, const rg_render_ctx *ctx, const char *def)
+{
+    rg_buf tmp = {0};
+    if (ctx->static_site) rg_problem_slug(&tmp, def);
+    else rg_url_esc(&tmp, def);
+    put_esc(b, "href=\"", ctx->root, "records/");
+    rg_html_esc(b, tmp.p ? tmp.p : "");
+    rg_html_esc(b, ctx->ext);
+    rg_buf_puts(b, "\"");
+    free(tmp.p);
 }
 
 char *rg_render_problem(const rg_render_ctx *ctx, const rg_problem_view *v, char *err, size_t errlen)
@@ -766,8 +943,78 @@ char *rg_render_problem(const rg_render_ctx *ctx, const rg_problem_view *v, char
     page_open(&b, ctx, title);
     crumbs(&b, ctx, v->definition, NULL);
     put_esc(&b, "<h1 id=\"problem-title\">", title, "</h1>\n");
-    put_esc(&b, "<p class=\"muted\">definition <code>", v->definition, "</code></p>\n");
-    for (size_t gi = 0; gi < v->n_groups; gi++) problem_group(&b, ctx, &v->groups[gi]);
+    put_esc(&b, "<p class=\"muted\">definition <code>", v->definition, "</code>");
+    if (!ctx->single_page) {
+        rg_buf_puts(&b, " · <a id=\"records-link\" ");
+        href_records(&b, ctx, v->definition);
+        rg_buf_puts(&b, ">records over time →</a>");
+    }
+    rg_buf_puts(&b, "</p>\n");
+    problem_leaders(&b, ctx, v);
+    int heading = 0;
+    for (size_t gi = 0; gi < v->n_groups; gi++) {
+        if (v->groups[gi].superseded && !heading++)
+            rg_buf_puts(&b, "<h2 id=\"superseded\">Superseded groups</h2>\n<p class=\"muted\">Runs of an older "
+                            "protocol or an older version of their harness: listed, never ranked against the groups "
+                            "above.</p>\n");
+        problem_group(&b, ctx, &v->groups[gi], gi);
+    }
+    return page_close(&b, err, errlen);
+}
+
+/* ---- records over time -------------------------------------------------------------------- */
+
+char *rg_render_records(const rg_render_ctx *ctx, const rg_records_view *v, char *err, size_t errlen)
+{
+    rg_buf b = {0};
+    char title[400], t2[460];
+    if (rg_problem_title(v->definition, title, sizeof title, err, errlen)) return NULL;
+    snprintf(t2, sizeof t2, "Records · %s", title);
+    page_open(&b, ctx, t2);
+    crumbs(&b, ctx, v->definition, "records");
+    put_esc(&b, "<h1 id=\"records-title\">Records over time: ", title, "</h1>\n");
+    rg_buf_puts(&b, "<p class=\"muted\">Per GPU, harness and statistic: every run that may rank (measured here, or "
+                    "reported by its source) by its date -- published where the record says so, else observed -- and "
+                    "the runs that set a new best figure. Suspect, busy, partial, failed and superseded runs set no "
+                    "record.</p>\n");
+    size_t shown = 0;
+    for (size_t gi = 0; gi < v->n_groups; gi++) {
+        const rg_records_group *r = &v->groups[gi];
+        if (!r->n) continue;
+        rg_buf_printf(&b, "<section class=\"records-group%s\" id=\"records-%zu\"><h2>", r->superseded ? " superseded" : "",
+                      ++shown);
+        rg_html_esc(&b, r->words);
+        rg_buf_puts(&b, r->superseded ? " <span class=\"badge\">superseded</span></h2>\n" : "</h2>\n");
+        rg_chart_records(&b, r);
+        rg_buf_puts(&b, "<table class=\"records\"><tr><th>date</th><th>implementation</th><th>time</th>"
+                        "<th>trust</th><th>gain over the previous record</th></tr>\n");
+        for (size_t i = 0; i < r->n; i++) {
+            const rg_record_point *p = &r->p[i];
+            if (!p->record) continue;
+            char d[16], s[48];
+            put_esc(&b, "<tr class=\"record\"><td class=\"nowrap\">", date_part(p->date, d), "</td><td>");
+            if (ctx->single_page) rg_html_esc(&b, p->name);
+            else {
+                rg_buf_puts(&b, "<a ");
+                href_run(&b, ctx, p->id);
+                put_esc(&b, ">", p->name, "</a>");
+            }
+            rg_fmt_si(s, sizeof s, p->primary_ns * 1e-9, "s");
+            put_esc(&b, "</td><td class=\"num\">", s, "</td>");
+            put_esc(&b, "<td>", trust_label(p->rank_class), "</td><td class=\"num\">");
+            if (isfinite(p->gain)) rg_buf_printf(&b, "%.3g× faster", p->gain);
+            else rg_buf_puts(&b, "the first");
+            rg_buf_puts(&b, "</td></tr>\n");
+        }
+        rg_buf_printf(&b, "</table>\n<p class=\"muted\">%zu record%s among %zu dated run%s.</p></section>\n",
+                      r->n_records, r->n_records == 1 ? "" : "s", r->n, r->n == 1 ? "" : "s");
+    }
+    if (!shown) rg_buf_puts(&b, "<p class=\"muted\" id=\"no-records\">No run of this problem may rank yet.</p>\n");
+    if (!ctx->single_page) {
+        rg_buf_puts(&b, "<p><a id=\"problem-link\" ");
+        href_problem(&b, ctx, v->definition);
+        rg_buf_puts(&b, ">The field of this problem →</a></p>\n");
+    }
     return page_close(&b, err, errlen);
 }
 
@@ -973,20 +1220,36 @@ static void fmt_pair(double a, double b, double ratio, char *sa, char *sb, size_
     }
 }
 
-static void compare_row(rg_buf *b, const rg_compare_row *r)
+/* A workload's shape from either run ("" when neither has one). */
+static const char *compare_shape(const rg_compare_view *v, int index)
+{
+    for (size_t k = 0; k < v->a.n_wl; k++)
+        if (v->a.wl[k].index == index) return v->a.wl[k].shape;
+    for (size_t k = 0; k < v->b.n_wl; k++)
+        if (v->b.wl[k].index == index) return v->b.wl[k].shape;
+    return "";
+}
+
+static void compare_row(rg_buf *b, const rg_compare_row *r, const rg_compare_view *v)
 {
     char sa[48], sb[48];
     fmt_pair(r->a, r->b, r->ratio, sa, sb, sizeof sa);
     if (r->primary) rg_buf_puts(b, "<tr id=\"primary-row\"><td>primary</td>");
-    else rg_buf_printf(b, "<tr><td>%d</td>", r->index);
+    else {
+        const char *shape = compare_shape(v, r->index);
+        rg_buf_printf(b, "<tr><td>#%d", r->index);
+        if (*shape) put_esc(b, " <span class=\"muted\">", shape, "</span>");
+        rg_buf_puts(b, "</td>");
+    }
     put_esc(b, "<td class=\"num\">", sa, "</td>");
     put_esc(b, "<td class=\"num\">", sb, "</td><td class=\"num\">");
     if (isfinite(r->ratio)) rg_buf_printf(b, "%.3f", r->ratio);
     rg_buf_puts(b, "</td><td class=\"num\">");
     if (isfinite(r->lo) && isfinite(r->hi)) rg_buf_printf(b, "%.3f to %.3f", r->lo, r->hi);
-    else if (r->primary) rg_buf_puts(b, "none: a record carries no samples");
+    else if (r->primary && !*v->unlike) rg_buf_puts(b, "none: a record carries no samples");
     rg_buf_puts(b, "</td><td>");
     if (r->shift) rg_buf_printf(b, "%s (p %.2g)", r->verdict, r->p);
+    else if (r->primary && *v->unlike) rg_buf_puts(b, "not divided: the GPUs or the statistics differ (see above)");
     else if (r->primary) rg_buf_puts(b, "the runs' primary figures (a record has no per-workload figures)");
     else if (!isfinite(r->a) || !isfinite(r->b)) rg_buf_puts(b, "in one run only");
     else rg_buf_puts(b, "no samples");
@@ -1006,21 +1269,38 @@ static void compare_summary_row(rg_buf *b, const rg_compare_view *v)
                      "</td></tr>\n", ratio, v->n_shared, v->n_shared == 1 ? "" : "s", v->n_slow, v->n_fast);
 }
 
+/* "NAME (run #ID)", the name linked to the run. */
+static void compare_side(rg_buf *b, const rg_render_ctx *ctx, const rg_run_view *r)
+{
+    rg_buf_puts(b, "<span class=\"side\">");
+    if (ctx->single_page) rg_html_esc(b, *r->display_name ? r->display_name : r->title);
+    else {
+        rg_buf_puts(b, "<a ");
+        href_run(b, ctx, r->id);
+        put_esc(b, ">", *r->display_name ? r->display_name : r->title, "</a>");
+    }
+    rg_buf_printf(b, " <span class=\"muted\">(run #%lld, ", (long long)r->id);
+    rg_html_esc(b, r->device);
+    put_esc(b, ", ", r->primary_stat, ")</span></span>");
+}
+
 char *rg_render_compare(const rg_render_ctx *ctx, const rg_compare_view *v, char *err, size_t errlen)
 {
     rg_buf b = {0};
-    char title[96];
-    snprintf(title, sizeof title, "Run #%lld against run #%lld", (long long)v->b.id, (long long)v->a.id);
+    char title[480];
+    snprintf(title, sizeof title, "%.200s against %.200s", *v->b.display_name ? v->b.display_name : "run",
+             *v->a.display_name ? v->a.display_name : "run");
     page_open(&b, ctx, title);
     char here[64];
     snprintf(here, sizeof here, "run #%lld against #%lld", (long long)v->b.id, (long long)v->a.id);
     crumbs(&b, ctx, v->b.definition, here);
-    rg_buf_puts(&b, "<h1>Run ");
-    run_link(&b, ctx, v->b.id, "#");
-    rg_buf_puts(&b, " against run ");
-    run_link(&b, ctx, v->a.id, "#");
+    if (*v->unlike) put_esc(&b, "<p class=\"unlike\" id=\"unlike\">", v->unlike, "</p>\n");
+    rg_buf_puts(&b, "<h1 id=\"compare-title\">");
+    compare_side(&b, ctx, &v->b);
+    rg_buf_puts(&b, "<br><span class=\"muted\" style=\"font-size:15px\">against</span> ");
+    compare_side(&b, ctx, &v->a);
     rg_buf_puts(&b, "</h1>\n");
-    if (!v->comparable)
+    if (!v->comparable && !*v->unlike)
         rg_buf_puts(&b, "<p class=\"flag\">Different comparison keys: these runs were not measured under one "
                         "protocol, workload set and device; the ratios are shown but do not rank them.</p>\n");
     const rg_run_view *sv[2] = {&v->a, &v->b};
@@ -1038,13 +1318,14 @@ char *rg_render_compare(const rg_render_ctx *ctx, const rg_compare_view *v, char
                       "a record has no per-workload figures, its primary figure. The figures show as many digits as "
                       "tell them apart.</p>\n",
                   (long long)v->b.id, (long long)v->a.id, (long long)v->b.id, 100 * RG_STATS_THRESHOLD, RG_STATS_ALPHA);
-    rg_buf_printf(&b, "<table id=\"compare-table\"><tr><th>#</th><th>run #%lld</th><th>run #%lld</th><th>ratio</th>"
-                      "<th>interval</th><th>verdict</th></tr>\n",
+    rg_chart_ratio(&b, v);
+    rg_buf_printf(&b, "<table id=\"compare-table\"><tr><th>workload</th><th>run #%lld</th><th>run #%lld</th>"
+                      "<th>ratio</th><th>interval</th><th>verdict</th></tr>\n",
                   (long long)v->a.id, (long long)v->b.id);
     for (size_t i = 0; i < v->n; i++)   /* the primary figures' row first */
-        if (v->rows[i].primary) compare_row(&b, &v->rows[i]);
+        if (v->rows[i].primary) compare_row(&b, &v->rows[i], v);
     for (size_t i = 0; i < v->n; i++)
-        if (!v->rows[i].primary) compare_row(&b, &v->rows[i]);
+        if (!v->rows[i].primary) compare_row(&b, &v->rows[i], v);
     compare_summary_row(&b, v);
     rg_buf_puts(&b, "</table>\n");
     return page_close(&b, err, errlen);
@@ -1129,6 +1410,32 @@ char *rg_api_index(const rg_index_view *v, char *err, size_t errlen)
     return finish_json(o, err, errlen);
 }
 
+/* A reason as a string, or null when the figure is there. */
+static void add_why(cJSON *o, const char *k, const char *why)
+{
+    if (*why) cJSON_AddStringToObject(o, k, why);
+    else cJSON_AddNullToObject(o, k);
+}
+
+/* The field's columns of a run (model_field.c). */
+static void api_field_entry(cJSON *x, const rg_rank_entry *e)
+{
+    cJSON_AddStringToObject(x, "name", e->name);
+    cJSON_AddStringToObject(x, "rank_class", e->rank_class);
+    cJSON_AddStringToObject(x, "rank_reason", e->rank_reason);
+    cJSON_AddBoolToObject(x, "superseded", e->superseded);
+    cJSON_AddBoolToObject(x, "implementationBest", e->impl_best);
+    if (e->impl_best) cJSON_AddNumberToObject(x, "implementationRuns", e->impl_runs);
+    if (e->field_rank > 0) cJSON_AddNumberToObject(x, "fieldRank", e->field_rank);
+    else cJSON_AddNullToObject(x, "fieldRank");
+    cJSON_AddNumberToObject(x, "replications", e->replications);
+    cJSON_AddBoolToObject(x, "signed", e->signatures > 0);
+    add_why(x, "solWhyAbsent", e->sol_why);
+    add_why(x, "xReferenceWhyAbsent", e->x_ref_why);
+    add_why(x, "casesFasterWhyAbsent", e->fast_why);
+    cJSON_AddStringToObject(x, "xReferenceBasis", e->x_ref_basis);
+}
+
 char *rg_api_problem(const rg_problem_view *v, char *err, size_t errlen)
 {
     cJSON *o = cJSON_CreateObject();
@@ -1141,6 +1448,10 @@ char *rg_api_problem(const rg_problem_view *v, char *err, size_t errlen)
         cJSON_AddStringToObject(go, "device", g->device);
         cJSON_AddStringToObject(go, "primaryStatistic", g->primary_stat);
         cJSON_AddNumberToObject(go, "runs", (double)g->runs);
+        cJSON_AddStringToObject(go, "comparableBy", g->words);
+        cJSON_AddStringToObject(go, "harness", g->harness);
+        cJSON_AddBoolToObject(go, "superseded", g->superseded);
+        cJSON_AddNumberToObject(go, "implementations", (double)g->n_impls);
         for (size_t i = 0; ra && i < g->n; i++) {
             const rg_rank_entry *e = &g->e[i];
             cJSON *x = cJSON_CreateObject();
@@ -1158,6 +1469,7 @@ char *rg_api_problem(const rg_problem_view *v, char *err, size_t errlen)
             cJSON_AddBoolToObject(x, "suspect", e->suspect);
             if (e->verification[0]) cJSON_AddStringToObject(x, "verification", e->verification);
             else cJSON_AddNullToObject(x, "verification");
+            api_field_entry(x, e);
             cJSON_AddItemToArray(ra, x);
         }
         cJSON_AddItemToArray(gs, go);
