@@ -122,7 +122,9 @@ static int has_whisker(const rg_wl_view *w) { return figure(w->min) && figure(w-
 
 static void lat_row_label(char *out, size_t n, const rg_wl_view *w)
 {
-    snprintf(out, n, "#%d%s", w->index, w->pass == 0 ? " failed" : "");
+    const char *dot = strstr(w->shape, " · ");
+    int len = dot ? (int)(dot - w->shape) : (int)strlen(w->shape);
+    snprintf(out, n, "#%d%s%.*s%s", w->index, len ? " " : "", len, w->shape, w->pass == 0 ? " failed" : "");
 }
 
 /* Position of v on a log axis over decades [e0, e1] mapped to [x0, x0 + w]. */
@@ -341,7 +343,14 @@ void rg_chart_bandwidth(rg_buf *b, const rg_run_view *v)
         double xc = x0 + slot * ((double)i + 0.5);
         char lab[24];
         snprintf(lab, sizeof lab, "#%d", w->index);
-        text_at(b, xc, bottom + 14, "middle", "", lab);
+        if (w->shape[0]) {   /* the shape over the number */
+            const char *dot = strstr(w->shape, " · ");
+            char top[48];
+            snprintf(top, sizeof top, "%.*s", dot ? (int)(dot - w->shape) : (int)strlen(w->shape), w->shape);
+            rg_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" class=\"axis wl\" text-anchor=\"middle\">", xc, bottom + 14);
+            rg_html_esc(b, top);
+            rg_buf_printf(b, "<tspan x=\"%.1f\" dy=\"1.2em\" class=\"sub\">%s</tspan></text>", xc, lab);
+        } else text_at(b, xc, bottom + 14, "middle", "", lab);
         if (figure(w->gbps)) bw_bar(b, w, &a, xc, bw);
     }
     axis_titles(b, x0 + pw / 2, bottom + 34, PLOT_TOP + BW_PLOT_H / 2, "workload", "bandwidth");
@@ -680,8 +689,8 @@ void rg_chart_field(rg_buf *b, const rg_group_view *g)
         }
     if (!a || !a->n || !(vmax > 0)) {
         free(a);
-        rg_buf_puts(b, "<p class=\"muted field-absent\">No per-workload figures to chart in this group: its records "
-                       "carry one figure each.</p>\n");
+        rg_buf_puts(b, "<p class=\"muted field-absent\">No chart: no implementation of this group that ranks has "
+                       "per-workload figures (a reported record carries one figure).</p>\n");
         return;
     }
     wl_sort(a);
@@ -744,7 +753,7 @@ void rg_chart_records(rg_buf *b, const rg_records_group *r)
         return;
     }
     if (d1 - d0 < 1) d0 -= 1, d1 += 1;
-    const double x0 = plot_left(a.widest), pw = RG_CHART_WIDTH - x0 - 24, bottom = PLOT_TOP + REC_PLOT_H;
+    const double x0 = plot_left(a.widest), pw = RG_CHART_WIDTH - x0 - 60, bottom = PLOT_TOP + REC_PLOT_H;
     svg_open(b, "class=\"chart records\"", bottom + 48, "The best figure by date: each run that may rank, and the "
              "record staircase");
     legend l = {b, x0};
@@ -753,7 +762,7 @@ void rg_chart_records(rg_buf *b, const rg_records_group *r)
     legend_entry(&l, "best", MARK_STROKE, "stair", "the best figure so far");
     rg_buf_puts(b, "\n");
     lin_y_axis(b, &a, x0, pw, PLOT_TOP, REC_PLOT_H);
-#define REC_X(d) (x0 + 10 + (pw - 20) * ((d) - d0) / (d1 - d0))
+#define REC_X(d) (x0 + 30 + (pw - 40) * ((d) - d0) / (d1 - d0))
     double step = fmax(1, ceil((d1 - d0) / 5));   /* whole days, at most six labels */
     for (double d = ceil(d0); d <= d1; d += step) {
         long z = (long)d + 719468, era = (z >= 0 ? z : z - 146096) / 146097;   /* civil_from_days */

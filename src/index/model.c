@@ -591,7 +591,12 @@ static int index_best(rg_registry *g, rg_index_view *v, char *err, size_t errlen
         b->n_workloads = -1;
         if (v->rows[i].best_id <= 0) continue;
         rg_run_row r;
-        if (rg_registry_get(g, v->rows[i].best_id, &r, NULL, err, errlen)) return 2;
+        rg_manifest m;
+        if (rg_registry_get_display(g, v->rows[i].best_id, &r, &m, err, errlen)) return 2;
+        rg_model_display_name(&m, &r, b->name, sizeof b->name);
+        snprintf(b->harness, sizeof b->harness, "%.100s%s%.50s", m.harness_name, m.harness_version[0] ? " " : "",
+                 m.harness_version);
+        rg_manifest_free(&m);
         b->primary_ns = positive_or_nan(r.primary_ns);
         b->n_workloads = r.n_workloads;
         copy(b->primary_stat, sizeof b->primary_stat, stat_label(r.primary_statistic));
@@ -639,7 +644,15 @@ int rg_model_index(rg_registry *g, rg_index_view *v, char *err, size_t errlen)
 int rg_model_history(rg_registry *g, int64_t id, rg_history_view *v, char *err, size_t errlen)
 {
     memset(v, 0, sizeof *v);
-    return rg_registry_line(g, id, &v->e, &v->n, err, errlen);
+    int rc = rg_registry_line(g, id, &v->e, &v->n, err, errlen);
+    if (rc) return rc;
+    rg_run_row row;
+    rg_manifest m;
+    if (v->n && !rg_registry_get_display(g, v->e[v->n - 1].row.id, &row, &m, err, errlen)) {
+        rg_model_display_name(&m, &row, v->name, sizeof v->name);
+        rg_manifest_free(&m);
+    }
+    return 0;
 }
 
 void rg_model_history_free(rg_history_view *v)

@@ -148,6 +148,7 @@ typedef struct rg_group_view {
      * has a group on the same GPU with the same statistic). */
     char harness[160], words[520];
     int superseded;
+    int cpu;                        /* its runs were measured on a CPU */
     size_t n_impls;                 /* rows of the field: entries with impl_best */
     double peak_gbps;               /* the GPU's datasheet bandwidth (rg_model_peak_gbps), NAN none */
     char peak_label[160];
@@ -187,6 +188,8 @@ typedef struct rg_index_best {
     double primary_ns;              /* NAN when the group has no #1 */
     char primary_stat[96];
     int n_workloads;                /* of #1; tells two groups of one device apart; -1 unknown */
+    char name[200];                 /* #1's implementation (rg_model_display_name), "" none */
+    char harness[160];              /* its harness and version: "SOL-ExecBench evaluation stack v1.0" */
 } rg_index_best;
 
 /* Runs listed under "Latest runs" on the front page. */
@@ -276,6 +279,7 @@ void rg_model_records_free(rg_records_view *v);
 typedef struct rg_history_view {
     rg_ranked *e;
     size_t n;
+    char name[200];                 /* the implementation (rg_model_display_name of its newest run) */
 } rg_history_view;
 int rg_model_history(rg_registry *g, int64_t id, rg_history_view *v, char *err, size_t errlen);
 void rg_model_history_free(rg_history_view *v);

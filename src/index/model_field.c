@@ -45,18 +45,23 @@ void rg_model_display_name(const rg_manifest *m, const rg_run_row *r, char *out,
     char ext[160];
     rg_source_external_id(m->source, m->external_id, ext, sizeof ext);
     if (m->impl_name[0] && reference_name(kernel, out, n)) return;
-    if (m->impl_name[0] && kernel[0] && strcmp(kernel, "default")) {   /* a plugin: its own name and version */
-        snprintf(out, n, "%.150s", kernel);
+    int own = !strcmp(m->impl_name, "ropegrad");
+    if (m->impl_name[0] && !own) {   /* a plugin: its own name and version */
+        if (kernel[0]) snprintf(out, n, "%.150s", kernel);
+        else snprintf(out, n, "%.60s%s%.60s", m->impl_name, m->impl_version[0] ? " " : "", m->impl_version);
         return;
     }
-    if (m->impl_name[0]) {   /* ropegrad's own kernel */
+    if (own) {   /* ropegrad's own kernel: "ropegrad 0.1.0 · CUDA kernel 0", "ropegrad 0.1.0 · CPU avx512" */
         char be[16];
         size_t i = 0;
         for (; m->backend[i] && i + 1 < sizeof be; i++) be[i] = (char)toupper((unsigned char)m->backend[i]);
         be[i] = 0;
         int k = r && r->kernel >= 0 ? r->kernel : 0;
-        snprintf(out, n, "%.60s%s%.30s · %s kernel %d", m->impl_name, m->impl_version[0] ? " " : "", m->impl_version,
-                 be, k);
+        size_t bl = strlen(m->backend);
+        const char *variant = !strncmp(kernel, m->backend, bl) && kernel[bl] == '-' ? kernel + bl + 1 : kernel;
+        if (!*variant || !strcmp(variant, "default"))
+            snprintf(out, n, "ropegrad%s%.30s · %s kernel %d", m->impl_version[0] ? " " : "", m->impl_version, be, k);
+        else snprintf(out, n, "ropegrad%s%.30s · %s %.60s", m->impl_version[0] ? " " : "", m->impl_version, be, variant);
         return;
     }
     if (dot && dot > title && m->external_id[0]) {   /* "Recursive · submission 6579" */
@@ -381,6 +386,7 @@ static int group_field(rg_registry *g, rg_group_view *gv, char *err, size_t errl
         figures(&m, gv, e);
         impl_key(&m, keys[i], sizeof keys[i]);
         snprintf(e->date, sizeof e->date, "%s", e->observed_at);
+        gv->cpu = !strcmp(m.vendor, "cpu");
         if (!gv->harness[0])
             snprintf(gv->harness, sizeof gv->harness, "%.100s%s%.50s", m.harness_name, m.harness_version[0] ? " " : "",
                      m.harness_version);

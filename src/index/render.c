@@ -121,7 +121,7 @@ static const char css[] =
     ".trust-busy,.trust-partial{background:#fff1cc;color:#6b4e00}.runid{font-size:11px}"
     "h3.kind{font-size:13px;margin:14px 0 6px;color:#3b4456}td.reason{font-size:12px;color:#5b6475}"
     ".leader{background:#fff;border:1px solid #d8dce3;border-radius:8px;padding:10px 14px;margin:12px 0}"
-    ".leader .big{font-size:26px;text-decoration:none}ul.leaders{margin:4px 0 0;padding-left:18px}"
+    ".leader .big{font-size:26px;text-decoration:none;margin-right:10px}ul.leaders{margin:4px 0 0;padding-left:18px}"
     ".chart .legend{font-size:12px;fill:#1d2330}.chart .wl{font-size:11px;fill:#1d2330}.chart .sub{font-size:10px;"
     "fill:#5b6475}.chart .launch{stroke:#8a94a6;stroke-width:1.5;stroke-dasharray:2 3}"
     ".chart .launchbound{fill:#f1f2f5}.chart .peaklabel{fill:#c0392b}.chart .launchlabel{fill:#5b6475}"
@@ -369,13 +369,14 @@ static void measurements_table(rg_buf *b, const rg_run_view *v)
     int sol = !v->cpu && has_sol_figures(v);   /* a GPU's figures say nothing of a CPU run */
     if (v->cpu) put_esc(b, "<p class=\"muted\" id=\"no-sol\">No T_SOL, reference or SOL score columns: ",
                                 RG_NO_SOL_ON_CPU, ".</p>\n");
-    rg_buf_puts(b, "<table id=\"measurements-table\"><tr><th>#</th><th>median</th><th>mean</th><th>min</th>"
+    rg_buf_puts(b, "<table id=\"measurements-table\"><tr><th>#</th><th>shape</th><th>median</th><th>mean</th><th>min</th>"
                    "<th>max</th><th>bytes</th><th>bandwidth</th>");
     if (sol) rg_buf_puts(b, "<th>T_SOL</th><th>reference</th><th>SOL score</th>");
     rg_buf_puts(b, "<th>correct</th></tr>\n");
     for (size_t i = 0; i < v->n_wl; i++) {
         const rg_wl_view *w = &v->wl[i];
         rg_buf_printf(b, "<tr><td>%d</td>", w->index);
+        put_esc(b, "<td class=\"nowrap\">", w->shape, "</td>");
         cell_si(b, w->median, 1e-9, "s");
         cell_si(b, w->mean, 1e-9, "s");
         cell_si(b, w->min, 1e-9, "s");
@@ -418,7 +419,9 @@ static void measurements_section(rg_buf *b, const rg_run_view *v)
 /* The run page's heading: its number, title, status and evidence, any issue reported. */
 static void run_header(rg_buf *b, const rg_render_ctx *ctx, const rg_run_view *v)
 {
-    rg_buf_printf(b, "<h1>Run #%lld</h1>\n<div class=\"muted\" id=\"title\">", (long long)v->id);
+    rg_buf_printf(b, "<h1>Run #%lld", (long long)v->id);
+    if (*v->display_name) put_esc(b, ": <span id=\"run-name\">", v->display_name, "</span>");
+    rg_buf_puts(b, "</h1>\n<div class=\"muted\" id=\"title\">");
     rg_html_esc(b, v->title);
     put_esc(b, " <span class=\"badge ", !strcmp(v->status, "passed") ? "passed" : "failed", "\">");
     rg_html_esc(b, v->status);
@@ -791,8 +794,8 @@ static void field_row(rg_buf *b, const rg_render_ctx *ctx, const rg_rank_entry *
     s[0] = 0;
     if (isfinite(e->fast_total) && e->fast_total > 0) snprintf(s, sizeof s, "%.0f/%.0f", e->fast_count, e->fast_total);
     why_cell(b, s, "workloads on which the run beat the reference", e->fast_why);
+    if (t != FT_SUPERSEDED) runs_cell(b, ctx, e);
     if (t == FT_UNRANKED || t == FT_SUPERSEDED) put_esc(b, "<td class=\"reason\">", e->rank_reason, "</td>");
-    else runs_cell(b, ctx, e);
     put_esc(b, "<td class=\"nowrap\">", date_part(e->observed_at, d), "</td></tr>\n");
 }
 
@@ -815,7 +818,8 @@ static void field_table(rg_buf *b, const rg_render_ctx *ctx, const rg_group_view
                    "reruns; signed: carries a signature\">trust</th><th title=\"the reference's time over this run's"
                    "\">× reference</th><th title=\"speed-of-light score: 1 is the floor\">SOL</th>"
                    "<th>cases faster</th>");
-    rg_buf_puts(b, t == FT_UNRANKED || t == FT_SUPERSEDED ? "<th>why</th>" : "<th>runs</th>");
+    if (t != FT_SUPERSEDED) rg_buf_puts(b, "<th>runs</th>");
+    if (t == FT_UNRANKED || t == FT_SUPERSEDED) rg_buf_puts(b, "<th>why</th>");
     rg_buf_puts(b, "<th>observed</th></tr>\n");
     for (size_t i = 0; i < g->n; i++)
         if (in_table(&g->e[i], t)) field_row(b, ctx, &g->e[i], t);
@@ -826,6 +830,7 @@ static void field_table(rg_buf *b, const rg_render_ctx *ctx, const rg_group_view
 static void chart_others(rg_buf *b, const rg_group_view *g)
 {
     size_t shown = 0;
+    if (!g->n_series) return;   /* no chart: the tables list them all */
     for (size_t i = 0; i < g->n; i++) {
         const rg_rank_entry *e = &g->e[i];
         if (!e->impl_best) continue;
@@ -838,7 +843,7 @@ static void chart_others(rg_buf *b, const rg_group_view *g)
         char s[48];
         rg_fmt_si(s, sizeof s, e->primary_ns * 1e-9, "s");
         if (*s) put_esc(b, " ", s, "");
-        if (!g->n_series || !strcmp(e->rank_class, "reported")) rg_buf_puts(b, " (no per-workload figures)");
+        if (!strcmp(e->rank_class, "reported")) rg_buf_puts(b, " (no per-workload figures)");
     }
     if (shown) rg_buf_puts(b, ".</p>\n");
 }
@@ -859,7 +864,8 @@ static void problem_group(rg_buf *b, const rg_render_ctx *ctx, const rg_group_vi
     for (size_t i = 0; i < g->n; i++) superseded += g->e[i].superseded;
     rg_buf_printf(b, "<section class=\"group%s\" id=\"group-%zu\"><h2>", g->superseded ? " superseded" : "", gi + 1);
     rg_html_esc(b, *g->words ? g->words : g->device);
-    rg_buf_puts(b, "</h2>\n<p class=\"muted group-why\">Comparable: one GPU (");
+    rg_buf_puts(b, g->cpu ? "</h2>\n<p class=\"muted group-why\">Comparable: one CPU ("
+                          : "</h2>\n<p class=\"muted group-why\">Comparable: one GPU (");
     rg_html_esc(b, g->device);
     if (*g->harness) put_esc(b, "), one harness and version (", g->harness, "");
     put_esc(b, "), one statistic (", g->primary_stat, ")");
@@ -1061,22 +1067,29 @@ static void index_problems(rg_buf *b, const rg_render_ctx *ctx, const rg_index_v
 /* Best per problem per device: #1's primary figure. */
 static void index_headlines(rg_buf *b, const rg_render_ctx *ctx, const rg_index_view *v)
 {
-    rg_buf_puts(b, "<h2 id=\"gpus\">Headline figures by device</h2>\n");
+    rg_buf_puts(b, "<h2 id=\"gpus\">Headline figures: each comparison group's #1</h2>\n");
     size_t shown = 0;
     for (size_t i = 0; i < v->n; i++) {
         if (!v->best || !figure(v->best[i].primary_ns)) continue;
-        if (!shown++) rg_buf_puts(b, "<table id=\"headlines\"><tr><th>device</th><th>problem</th><th>#1</th>"
-                                     "<th>primary</th></tr>\n");
+        if (!shown++) rg_buf_puts(b, "<table id=\"headlines\"><tr><th>problem</th><th>GPU · harness · statistic</th>"
+                                     "<th>#1</th><th>time</th></tr>\n");
         char title[400], e[64], s[48];
         if (rg_problem_short(v->rows[i].definition, title, sizeof title, e, sizeof e)) snprintf(title, sizeof title, "?");
-        rg_buf_puts(b, "<tr><td>");
-        group_label(b, v->rows[i].device, v->best[i].n_workloads);
-        put_esc(b, "</td><td>", title, "</td><td class=\"nowrap\">");
-        run_link(b, ctx, v->rows[i].best_id, "run #");
+        put_esc(b, "<tr><td>", title, "</td><td>");
+        rg_html_esc(b, v->rows[i].device);
+        if (*v->best[i].harness) put_esc(b, " · ", v->best[i].harness, "");
+        put_esc(b, " · ", v->best[i].primary_stat, "");
+        if (v->best[i].n_workloads > 0)
+            rg_buf_printf(b, " · %d workload%s", v->best[i].n_workloads, v->best[i].n_workloads == 1 ? "" : "s");
+        rg_buf_puts(b, "</td><td>");
+        if (ctx->single_page) rg_html_esc(b, v->best[i].name);
+        else {
+            rg_buf_puts(b, "<a ");
+            href_run(b, ctx, v->rows[i].best_id);
+            put_esc(b, ">", *v->best[i].name ? v->best[i].name : "run", "</a>");
+        }
         rg_fmt_si(s, sizeof s, v->best[i].primary_ns * 1e-9, "s");
-        put_esc(b, "</td><td class=\"num\">", s, " <span class=\"muted\">");
-        rg_html_esc(b, v->best[i].primary_stat);
-        rg_buf_puts(b, "</span></td></tr>\n");
+        put_esc(b, "</td><td class=\"num nowrap\">", s, "</td></tr>\n");
     }
     if (shown) rg_buf_puts(b, "</table>\n");
     else rg_buf_puts(b, "<p class=\"muted\">No comparison group has a #1 yet.</p>\n");
@@ -1174,13 +1187,13 @@ char *rg_render_history(const rg_render_ctx *ctx, const rg_history_view *v, char
     else snprintf(line, sizeof line, "source %.100s", r0->source);
     page_open(&b, ctx, "History");
     crumbs(&b, ctx, r0->definition, "history");
-    put_esc(&b, "<h1>History: ", line, "</h1>\n<p class=\"muted\">");
+    put_esc(&b, "<h1>History: ", *v->name ? v->name : line, "</h1>\n<p class=\"muted\">");
     rg_html_esc(&b, r0->definition);
     rg_buf_puts(&b, " on ");
     rg_html_esc(&b, r0->device);
-    rg_buf_puts(&b, " · comparison key <code>");
-    rg_html_esc(&b, r0->comparison_key);
-    rg_buf_puts(&b, "</code><br>The primary statistic of each run, oldest first, with its 95% interval (");
+    rg_buf_puts(&b, " · comparison key ");
+    short_key(&b, r0->comparison_key);
+    rg_buf_puts(&b, "<br>The primary statistic of each run, oldest first, with its 95% interval (");
     rg_html_esc(&b, RG_RANK_METHOD);
     rg_buf_puts(&b, "). Red points are suspect runs.</p>\n");
     rg_chart_trend(&b, v->e, v->n);
