@@ -804,7 +804,7 @@ void rg_chart_records(rg_buf *b, const rg_records_group *r)
     }
 #undef REC_X
     rg_buf_puts(b, "\n");
-    axis_titles(b, x0 + pw / 2, bottom + 38, PLOT_TOP + REC_PLOT_H / 2, "date (published, else observed)", r->primary_stat);
+    axis_titles(b, x0 + pw / 2, bottom + 38, PLOT_TOP + REC_PLOT_H / 2, "date observed", r->primary_stat);
     rg_buf_puts(b, "</svg>\n");
 }
 

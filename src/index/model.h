@@ -103,13 +103,14 @@ typedef struct rg_rank_entry {
     char rank_class[16];            /* measured | reported | suspect | partial | busy | damaged | failed (rank.h) */
     char rank_reason[200];          /* one line: why that class */
     int superseded;                 /* a run of an older protocol: listed apart, never ranked */
+    char superseded_why[240];       /* why, "" when not superseded */
     int impl_best, impl_runs;       /* 1: the best run of its implementation in the group (a row of the
                                      * field); the implementation's runs in the group */
     int field_rank, field_tied;     /* rank among the field's rows of its kind (measured, reported); 0 none */
     int replications, signatures;   /* replications that agreed with it; signatures it carries */
     char sol_why[160], x_ref_why[160], fast_why[160];   /* why a figure is absent; "" when it is there */
     char sol_basis[120], x_ref_basis[160];              /* where a figure comes from */
-    char date[40];                  /* published, else observed (the records page) */
+    char date[40];                  /* observed, else published (the records page) */
 } rg_rank_entry;
 
 /* One implementation's per-workload medians, for a problem page's chart of
@@ -242,8 +243,8 @@ typedef struct rg_compare_view {
 } rg_compare_view;
 
 /* Records over time (model_records.c): per comparison group of a problem
- * (one GPU, harness and statistic), every rankable run by date (published,
- * else observed) and the runs that set a new best figure. */
+ * (one GPU, harness and statistic), every rankable run by date (observed,
+ * else published) and the runs that set a new best figure. */
 typedef struct rg_record_point {
     int64_t id;
     char name[200], date[40], rank_class[16];

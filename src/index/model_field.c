@@ -356,6 +356,50 @@ static void group_words(rg_group_view *gv)
              gv->harness, gv->primary_stat, wl);
 }
 
+/* Versions compared number by number ("v1.10" after "v1.9"); <0, 0, >0. */
+static int version_cmp(const char *a, const char *b)
+{
+    while (*a || *b) {
+        while (*a && !isdigit((unsigned char)*a)) a++;
+        while (*b && !isdigit((unsigned char)*b)) b++;
+        if (!*a || !*b) return (*a != 0) - (*b != 0);
+        char *ea, *eb;
+        unsigned long x = strtoul(a, &ea, 10), y = strtoul(b, &eb, 10);
+        if (x != y) return x < y ? -1 : 1;
+        a = ea, b = eb;
+    }
+    return 0;
+}
+
+/* The harness name of "name version" (up to the last space). */
+static size_t harness_name_len(const char *h)
+{
+    const char *sp = strrchr(h, ' ');
+    return sp ? (size_t)(sp - h) : strlen(h);
+}
+
+/* Runs of an older version of a harness that the group also holds newer are superseded;
+ * the group's harness is its newest current one. */
+static void older_versions(rg_group_view *gv, char (*harn)[160])
+{
+    for (size_t i = 0; i < gv->n; i++) {
+        rg_rank_entry *e = &gv->e[i];
+        size_t li = harness_name_len(harn[i]);
+        for (size_t k = 0; k < gv->n && !e->superseded; k++) {
+            if (harness_name_len(harn[k]) != li || strncmp(harn[i], harn[k], li) ||
+                version_cmp(harn[i] + li, harn[k] + li) >= 0)
+                continue;
+            e->superseded = 1;
+            snprintf(e->superseded_why, sizeof e->superseded_why, "an older version of its harness (%.80s; the "
+                     "group holds %.80s)", harn[i], harn[k]);
+        }
+    }
+    gv->harness[0] = 0;
+    for (size_t i = 0; i < gv->n; i++)
+        if (!gv->e[i].superseded && harn[i][0] && !gv->harness[0]) snprintf(gv->harness, sizeof gv->harness, "%s", harn[i]);
+    for (size_t i = 0; i < gv->n && !gv->harness[0]; i++) snprintf(gv->harness, sizeof gv->harness, "%s", harn[i]);
+}
+
 static int group_field(rg_registry *g, rg_group_view *gv, char *err, size_t errlen)
 {
     find_reference(gv);
@@ -364,9 +408,10 @@ static int group_field(rg_registry *g, rg_group_view *gv, char *err, size_t errl
     size_t c = gv->n ? gv->n : 1;
     rg_field_series *all = calloc(c, sizeof *all);
     char (*keys)[320] = calloc(c, sizeof *keys);
+    char (*harn)[160] = calloc(c, sizeof *harn);
     size_t *order = calloc(c, sizeof *order);
     gv->series = calloc(RG_FIELD_CHART_LINES, sizeof *gv->series);
-    int rc = !all || !keys || !order || !gv->series ? 2 : 0;
+    int rc = !all || !keys || !harn || !order || !gv->series ? 2 : 0;
     if (rc) snprintf(err, errlen, "out of memory");
     int current = 0;
     for (size_t i = 0; !rc && i < gv->n; i++) {
@@ -382,14 +427,15 @@ static int group_field(rg_registry *g, rg_group_view *gv, char *err, size_t errl
         rg_model_display_name(&m, &row, e->name, sizeof e->name);
         classify(&m, e);
         e->superseded = old_protocol(&m);
-        current += !e->superseded;
+        if (e->superseded)
+            snprintf(e->superseded_why, sizeof e->superseded_why, "an older protocol: timed before the harness "
+                     "recorded its input restage, timed span and host sync");
         figures(&m, gv, e);
         impl_key(&m, keys[i], sizeof keys[i]);
-        snprintf(e->date, sizeof e->date, "%s", e->observed_at);
+        snprintf(e->date, sizeof e->date, "%s", e->observed_at);   /* observed; the published date where none */
         gv->cpu = !strcmp(m.vendor, "cpu");
-        if (!gv->harness[0])
-            snprintf(gv->harness, sizeof gv->harness, "%.100s%s%.50s", m.harness_name, m.harness_version[0] ? " " : "",
-                     m.harness_version);
+        snprintf(harn[i], sizeof harn[i], "%.100s%s%.50s", m.harness_name, m.harness_version[0] ? " " : "",
+                 m.harness_version);
         rc = series_of(&m, e, &all[i], err, errlen);
         rg_manifest_free(&m);
         rg_replication *reps = NULL;
@@ -403,6 +449,8 @@ static int group_field(rg_registry *g, rg_group_view *gv, char *err, size_t errl
         free(reps);
         free(sigs);
     }
+    if (!rc) older_versions(gv, harn);
+    for (size_t i = 0; i < gv->n; i++) current += !gv->e[i].superseded;
     gv->superseded = gv->n > 0 && !current;
     for (size_t i = 0; !rc && i < gv->n; i++) {   /* rank order: an implementation's first run is its best */
         rg_rank_entry *e = &gv->e[i];
@@ -425,30 +473,9 @@ static int group_field(rg_registry *g, rg_group_view *gv, char *err, size_t errl
     for (size_t i = 0; all && i < gv->n; i++) series_free(&all[i]);
     free(all);
     free(keys);
+    free(harn);
     free(order);
     return rc;
-}
-
-/* Versions compared number by number ("v1.10" after "v1.9"); <0, 0, >0. */
-static int version_cmp(const char *a, const char *b)
-{
-    while (*a || *b) {
-        while (*a && !isdigit((unsigned char)*a)) a++;
-        while (*b && !isdigit((unsigned char)*b)) b++;
-        if (!*a || !*b) return (*a != 0) - (*b != 0);
-        char *ea, *eb;
-        unsigned long x = strtoul(a, &ea, 10), y = strtoul(b, &eb, 10);
-        if (x != y) return x < y ? -1 : 1;
-        a = ea, b = eb;
-    }
-    return 0;
-}
-
-/* The harness name of "name version" (up to the last space). */
-static size_t harness_name_len(const char *h)
-{
-    const char *sp = strrchr(h, ' ');
-    return sp ? (size_t)(sp - h) : strlen(h);
 }
 
 /* A group is superseded by one of the same GPU, statistic and harness with a newer version. */
@@ -476,15 +503,15 @@ int rg_model_field(rg_registry *g, rg_problem_view *v, char *err, size_t errlen)
     for (size_t i = 0; i < v->n_groups; i++)
         if (group_field(g, &v->groups[i], err, errlen)) return 2;
     newer_harness(v);
-    /* current protocol first: superseded groups after the others, each side in its order */
-    size_t w = 0;
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t i = w; i < v->n_groups; i++)
-            if (v->groups[i].superseded == pass) {
-                rg_group_view t = v->groups[i];
-                memmove(&v->groups[w + 1], &v->groups[w], (i - w) * sizeof t);
-                v->groups[w++] = t;
-            }
+    /* current protocol first, the larger fields before the smaller (a stable insertion sort) */
+    for (size_t i = 1; i < v->n_groups; i++)
+        for (size_t k = i; k > 0; k--) {
+            const rg_group_view *a = &v->groups[k - 1], *b = &v->groups[k];
+            if (a->superseded < b->superseded || (a->superseded == b->superseded && a->n_impls >= b->n_impls)) break;
+            rg_group_view t = v->groups[k];
+            v->groups[k] = v->groups[k - 1];
+            v->groups[k - 1] = t;
+        }
     return 0;
 }
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* model_records.c -- records over time (model.h): per comparison group of a
  * problem (one GPU, one harness version, one statistic), every run that may
- * rank (measured here, or reported by its source) by its date -- published
- * where the record says so, else observed -- and the runs that set a new
+ * rank (measured here, or reported by its source) by the date it was
+ * observed (published where none is recorded) -- and the runs that set a new
  * best figure: KernelIndex's record staircase. Runs of an older protocol,
  * suspect, busy, partial, damaged and failed runs set no record. */
 #include <math.h>

@@ -795,7 +795,8 @@ static void field_row(rg_buf *b, const rg_render_ctx *ctx, const rg_rank_entry *
     if (isfinite(e->fast_total) && e->fast_total > 0) snprintf(s, sizeof s, "%.0f/%.0f", e->fast_count, e->fast_total);
     why_cell(b, s, "workloads on which the run beat the reference", e->fast_why);
     if (t != FT_SUPERSEDED) runs_cell(b, ctx, e);
-    if (t == FT_UNRANKED || t == FT_SUPERSEDED) put_esc(b, "<td class=\"reason\">", e->rank_reason, "</td>");
+    if (t == FT_UNRANKED || t == FT_SUPERSEDED)
+        put_esc(b, "<td class=\"reason\">", t == FT_SUPERSEDED ? e->superseded_why : e->rank_reason, "</td>");
     put_esc(b, "<td class=\"nowrap\">", date_part(e->observed_at, d), "</td></tr>\n");
 }
 
@@ -890,8 +891,8 @@ static void problem_group(rg_buf *b, const rg_render_ctx *ctx, const rg_group_vi
     chart_others(b, g);
     if (superseded) {
         rg_buf_printf(b, "<details class=\"superseded-runs\"><summary>Superseded: %lld run%s of an older protocol "
-                         "(timed before the harness recorded its input restage, timed span and host sync), listed, "
-                         "never ranked</summary>\n", (long long)superseded, superseded == 1 ? "" : "s");
+                         "or an older version of the harness, listed, never ranked</summary>\n", (long long)superseded,
+                      superseded == 1 ? "" : "s");
         field_table(b, ctx, g, FT_SUPERSEDED);
         rg_buf_puts(b, "</details>\n");
     }
@@ -980,7 +981,7 @@ char *rg_render_records(const rg_render_ctx *ctx, const rg_records_view *v, char
     crumbs(&b, ctx, v->definition, "records");
     put_esc(&b, "<h1 id=\"records-title\">Records over time: ", title, "</h1>\n");
     rg_buf_puts(&b, "<p class=\"muted\">Per GPU, harness and statistic: every run that may rank (measured here, or "
-                    "reported by its source) by its date -- published where the record says so, else observed -- and "
+                    "reported by its source) by the date it was observed (published where none is recorded) -- and "
                     "the runs that set a new best figure. Suspect, busy, partial, failed and superseded runs set no "
                     "record.</p>\n");
     size_t shown = 0;

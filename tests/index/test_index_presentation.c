@@ -21,6 +21,8 @@
 
 #define DEF "014_rotary_embedding_with_attention_scaling_backward"
 #define PUBLIC RG_SOURCE_DIR "/tests/data/kernelindex/run-01a03529.manifest.json"
+/* doubleAI's 014 run on the B200 from KernelIndex's catalog: the same comparison key, stack v1.1 */
+#define PUBLIC_V11 RG_SOURCE_DIR "/tests/data/kernelindex/catalog-014-doubleai-b200.manifest.json"
 #define OLD RG_SOURCE_DIR "/tests/data/old-format/h200-cuda-014-before-switches.manifest.json"
 #define CURRENT RG_SOURCE_DIR "/results/ops/h200-cuda-014.manifest.json"
 #define B200 "NVIDIA B200"
@@ -49,8 +51,9 @@ static int add_file(rg_registry *g, const char *path, int64_t want)
  * named NASTY, the reference at 3x, a second run of A (1.25x). Dates: C day
  * 1 (1.2x), D day 2 (1.3x), B day 3 (1.1x), E day 4, A day 5 (1.0x), F..H
  * days 6-8, A again day 9: records C, B, A.
- * Then: 11 the public record (B200, mean), 12 an H200 fixture, 13 and 14 the
- * H200 runs of 014 before and after the timing switches. */
+ * Then: 11 the public record (B200, mean, stack v1.0), 12 an H200 fixture,
+ * 13 and 14 the H200 runs of 014 before and after the timing switches, 15
+ * doubleAI's public run (B200, mean, stack v1.1). */
 static int setup(void **state)
 {
     (void)state;
@@ -65,7 +68,7 @@ static int setup(void **state)
     for (int i = 0; i < 8 && !rc; i++) rc = add(g, run_text(B200, names[i], 1.0 + 0.1 * i, days[i], 0), i + 1);
     rc = rc || add(g, run_text(B200, REF_NAME, 3.0, 1, 1), 9) || add(g, run_text(B200, "impl-A", 1.25, 9, 0), 10) ||
          add_file(g, PUBLIC, 11) || add(g, run_text("NVIDIA H200", "impl-A", 0.8, 10, 0), 12) ||
-         add_file(g, OLD, 13) || add_file(g, CURRENT, 14);
+         add_file(g, OLD, 13) || add_file(g, CURRENT, 14) || add_file(g, PUBLIC_V11, 15);
     rg_registry_close(g);
     return rc ? -1 : 0;
 }
@@ -154,14 +157,21 @@ static void test_field_rows(void **state)
     has(b, "&lt;b&gt;x&lt;/b&gt;&amp;&quot;q&quot;");
     lacks(p, NASTY);
     free(b);
-    /* The public record: reported, ranked by its figure in its own table. */
-    b = group_with(p, B200 " · SOL-ExecBench evaluation stack v1.0 · mean");
+    /* The public field: reported, ranked by its figure in its own table; the v1.0 record superseded
+     * by the group's v1.1 run. */
+    b = group_with(p, B200 " · SOL-ExecBench evaluation stack v1.1 · mean");
     has(b, "data-kind=\"reported\"");
     lacks(b, "data-kind=\"measured\"");
-    has(b, "<td class=\"rank\">1</td><td class=\"impl\"><a class=\"impl-link\" href=\"/runs/11\">Recursive · submission "
-           "6579</a>");
+    has(b, "<td class=\"rank\">1</td><td class=\"impl\"><a class=\"impl-link\" href=\"/runs/15\">doubleAI · "
+           "submission 19887</a>");
     has(b, "<span class=\"badge trust-reported\" title=\"imported from NVIDIA SOL-ExecBench: its figure as published, "
            "no samples held here");
+    const char *old = strstr(b, "<details class=\"superseded-runs\">");
+    assert_non_null(old);
+    has(old, "Recursive · submission 6579");
+    has(old, "an older version of its harness (SOL-ExecBench evaluation stack v1.0; the group holds SOL-ExecBench "
+             "evaluation stack v1.1)");
+    assert_true(strstr(b, "href=\"/runs/11\"") > old);
     free(b);
     /* The H200 run made before the timing switches is superseded, listed apart. */
     b = group_with(p, "NVIDIA H200 · ropegrad 0.1.0 · geomean of per-workload medians · 16 workloads");
