@@ -177,6 +177,8 @@ double rg_model_peak_gbps(const char *device, char *label, size_t n);
 struct rg_problem_view;
 int rg_model_field(rg_registry *g, struct rg_problem_view *v, char *err, size_t errlen);
 void rg_model_field_free(rg_group_view *gv);
+/* A group's #1 as its page shows it: the measured #1, else the reported #1; NULL when none. */
+const rg_rank_entry *rg_group_first(const rg_group_view *g);
 
 typedef struct rg_problem_view {
     char definition[256];
@@ -196,10 +198,24 @@ typedef struct rg_index_best {
 /* Runs listed under "Latest runs" on the front page. */
 #define RG_LATEST_RUNS 10
 
+/* A current comparison group's #1 as the problem page shows it (the field's
+ * measured #1, else its reported #1), for the front page's headline figures. */
+typedef struct rg_index_leader {
+    char definition[256], words[520], name[200], primary_stat[96], comparison_key[RG_DIGEST_LEN];
+    int64_t id;
+    double primary_ns;
+    int measured;                   /* 1: measured here; 0: as reported */
+} rg_index_leader;
+
 typedef struct rg_index_view {
     rg_problem_row *rows;           /* one per (definition, comparison group) */
     rg_index_best *best;            /* one per row */
     size_t n;
+    /* every current group's #1 from the problems' fields (rg_model_index_leaders); listed 0 above
+     * RG_INTERVAL_RANK_MAX runs (then the headline figures are best[]) */
+    rg_index_leader *leaders;
+    size_t n_leaders;
+    int leaders_listed;
     /* the newest runs, newest first; listed 0 when the registry holds more
      * than RG_INTERVAL_RANK_MAX runs (not read here) */
     rg_run_row latest[RG_LATEST_RUNS];
@@ -316,6 +332,8 @@ void rg_model_run_free(rg_run_view *v);
 int rg_model_problem(rg_registry *g, const char *definition, rg_problem_view *v, char *err, size_t errlen);
 void rg_model_problem_free(rg_problem_view *v);
 int rg_model_index(rg_registry *g, rg_index_view *v, char *err, size_t errlen);
+/* Fills v->leaders from each problem's field (model_field.c). 0, or 2 on error. */
+int rg_model_index_leaders(rg_registry *g, rg_index_view *v, char *err, size_t errlen);
 void rg_model_index_free(rg_index_view *v);
 int rg_model_compare(rg_registry *g, int64_t a, int64_t b, rg_compare_view *v, char *err, size_t errlen);
 void rg_model_compare_free(rg_compare_view *v);

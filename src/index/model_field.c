@@ -378,6 +378,13 @@ static size_t harness_name_len(const char *h)
     return sp ? (size_t)(sp - h) : strlen(h);
 }
 
+/* A harness whose version names its protocol (an imported evaluation stack's "v1.1"): ropegrad's
+ * version is the software's, and its protocol changes are told by the record (old_protocol). */
+static int versioned_protocol(const char *harness)
+{
+    return *harness && strncmp(harness, "ropegrad ", 9) && strcmp(harness, "ropegrad");
+}
+
 /* Runs of an older version of a harness that the group also holds newer are superseded;
  * the group's harness is its newest current one. */
 static void older_versions(rg_group_view *gv, char (*harn)[160])
@@ -386,7 +393,7 @@ static void older_versions(rg_group_view *gv, char (*harn)[160])
         rg_rank_entry *e = &gv->e[i];
         size_t li = harness_name_len(harn[i]);
         for (size_t k = 0; k < gv->n && !e->superseded; k++) {
-            if (harness_name_len(harn[k]) != li || strncmp(harn[i], harn[k], li) ||
+            if (!versioned_protocol(harn[i]) || harness_name_len(harn[k]) != li || strncmp(harn[i], harn[k], li) ||
                 version_cmp(harn[i] + li, harn[k] + li) >= 0)
                 continue;
             e->superseded = 1;
@@ -478,7 +485,8 @@ static int group_field(rg_registry *g, rg_group_view *gv, char *err, size_t errl
     return rc;
 }
 
-/* A group is superseded by one of the same GPU, statistic and harness with a newer version. */
+/* A group is superseded by one of the same GPU, statistic, workload count and harness with a newer
+ * version (a harness whose version names its protocol). */
 static void newer_harness(rg_problem_view *v)
 {
     for (size_t i = 0; i < v->n_groups; i++) {
@@ -486,7 +494,8 @@ static void newer_harness(rg_problem_view *v)
         size_t la = harness_name_len(a->harness);
         for (size_t k = 0; k < v->n_groups && !a->superseded; k++) {
             const rg_group_view *b = &v->groups[k];
-            if (k == i || b->superseded || strcmp(a->device, b->device) || strcmp(a->primary_stat, b->primary_stat) ||
+            if (k == i || b->superseded || !versioned_protocol(a->harness) || a->n_workloads != b->n_workloads ||
+                strcmp(a->device, b->device) || strcmp(a->primary_stat, b->primary_stat) ||
                 harness_name_len(b->harness) != la || strncmp(a->harness, b->harness, la))
                 continue;
             if (version_cmp(a->harness + la, b->harness + la) < 0) a->superseded = 1;
@@ -522,6 +531,15 @@ void rg_model_field_free(rg_group_view *gv)
     free(gv->series);
     gv->series = NULL;
     gv->n_series = 0;
+}
+
+const rg_rank_entry *rg_group_first(const rg_group_view *g)
+{
+    const char *kinds[] = {"measured", "reported"};
+    for (int k = 0; g && k < 2; k++)
+        for (size_t i = 0; i < g->n; i++)
+            if (g->e[i].impl_best && g->e[i].field_rank == 1 && !strcmp(g->e[i].rank_class, kinds[k])) return &g->e[i];
+    return NULL;
 }
 
 /* ---- the compare page -------------------------------------------------------------------- */

@@ -240,6 +240,18 @@ static void run_link(rg_buf *b, const rg_render_ctx *ctx, int64_t id, const char
     rg_buf_printf(b, "%lld</a>", (long long)id);
 }
 
+/* name linked to run id's page; the text alone in a one-file report. */
+static void run_name_link(rg_buf *b, const rg_render_ctx *ctx, int64_t id, const char *name)
+{
+    if (ctx->single_page) {
+        rg_html_esc(b, name);
+        return;
+    }
+    rg_buf_puts(b, "<a ");
+    href_run(b, ctx, id);
+    put_esc(b, ">", name, "</a>");
+}
+
 static void href_history(rg_buf *b, const rg_render_ctx *ctx, int64_t id)
 {
     rg_buf_puts(b, "href=\"");
@@ -849,16 +861,6 @@ static void chart_others(rg_buf *b, const rg_group_view *g)
     if (shown) rg_buf_puts(b, ".</p>\n");
 }
 
-/* The group's #1: the measured rank 1, else the reported rank 1; NULL when none. */
-static const rg_rank_entry *group_first(const rg_group_view *g)
-{
-    const char *kinds[] = {"measured", "reported"};
-    for (int k = 0; k < 2; k++)
-        for (size_t i = 0; i < g->n; i++)
-            if (g->e[i].impl_best && g->e[i].field_rank == 1 && !strcmp(g->e[i].rank_class, kinds[k])) return &g->e[i];
-    return NULL;
-}
-
 static void problem_group(rg_buf *b, const rg_render_ctx *ctx, const rg_group_view *g, size_t gi)
 {
     int64_t superseded = 0;
@@ -905,7 +907,7 @@ static void problem_leaders(rg_buf *b, const rg_render_ctx *ctx, const rg_proble
     size_t shown = 0;
     for (size_t gi = 0; gi < v->n_groups; gi++) {
         const rg_group_view *g = &v->groups[gi];
-        const rg_rank_entry *e = g->superseded ? NULL : group_first(g);
+        const rg_rank_entry *e = g->superseded ? NULL : rg_group_first(g);
         if (!e) continue;
         char s[48];
         rg_fmt_si(s, sizeof s, e->primary_ns * 1e-9, "s");
@@ -1000,12 +1002,7 @@ char *rg_render_records(const rg_render_ctx *ctx, const rg_records_view *v, char
             if (!p->record) continue;
             char d[16], s[48];
             put_esc(&b, "<tr class=\"record\"><td class=\"nowrap\">", date_part(p->date, d), "</td><td>");
-            if (ctx->single_page) rg_html_esc(&b, p->name);
-            else {
-                rg_buf_puts(&b, "<a ");
-                href_run(&b, ctx, p->id);
-                put_esc(&b, ">", p->name, "</a>");
-            }
+            run_name_link(&b, ctx, p->id, p->name);
             rg_fmt_si(s, sizeof s, p->primary_ns * 1e-9, "s");
             put_esc(&b, "</td><td class=\"num\">", s, "</td>");
             put_esc(&b, "<td>", trust_label(p->rank_class), "</td><td class=\"num\">");
@@ -1059,15 +1056,54 @@ static void index_problems(rg_buf *b, const rg_render_ctx *ctx, const rg_index_v
         rg_buf_puts(b, "</td><td>");
         short_key(b, p->comparison_key);
         rg_buf_printf(b, "</td><td class=\"num\">%lld</td><td class=\"nowrap\">", (long long)p->runs);
-        if (p->best_id > 0) run_link(b, ctx, p->best_id, "run #");
+        const rg_index_leader *l = NULL;
+        for (size_t k = 0; v->leaders_listed && k < v->n_leaders && !l; k++)
+            if (!strcmp(v->leaders[k].comparison_key, p->comparison_key)) l = &v->leaders[k];
+        if (l) {   /* the #1 its problem page shows */
+            run_name_link(b, ctx, l->id, l->name);
+        } else if (p->best_id > 0 && !v->leaders_listed) run_link(b, ctx, p->best_id, "run #");
         rg_buf_puts(b, "</td></tr>\n");
     }
     rg_buf_puts(b, "</table>\n");
 }
 
-/* Best per problem per device: #1's primary figure. */
+/* Each current group's #1 as its problem page shows it. */
+static void index_leaders(rg_buf *b, const rg_render_ctx *ctx, const rg_index_view *v)
+{
+    rg_buf_puts(b, "<h2 id=\"gpus\">Headline figures: each comparison group's #1</h2>\n");
+    if (!v->n_leaders) {
+        rg_buf_puts(b, "<p class=\"muted\">No comparison group has a #1 yet.</p>\n");
+        return;
+    }
+    rg_buf_puts(b, "<table id=\"headlines\"><tr><th>problem</th><th>GPU · harness · statistic</th><th>#1</th>"
+                   "<th>time</th><th>trust</th></tr>\n");
+    for (size_t i = 0; i < v->n_leaders; i++) {
+        const rg_index_leader *l = &v->leaders[i];
+        char title[400], e[64], s[48];
+        if (rg_problem_short(l->definition, title, sizeof title, e, sizeof e)) snprintf(title, sizeof title, "?");
+        rg_buf_puts(b, "<tr><td>");
+        if (ctx->single_page) rg_html_esc(b, title);
+        else {
+            rg_buf_puts(b, "<a ");
+            href_problem(b, ctx, l->definition);
+            put_esc(b, ">", title, "</a>");
+        }
+        put_esc(b, "</td><td>", l->words, "</td><td>");
+        run_name_link(b, ctx, l->id, l->name);
+        rg_fmt_si(s, sizeof s, l->primary_ns * 1e-9, "s");
+        put_esc(b, "</td><td class=\"num nowrap\">", s, "</td>");
+        rg_buf_puts(b, l->measured ? "<td>measured here</td></tr>\n" : "<td>reported</td></tr>\n");
+    }
+    rg_buf_puts(b, "</table>\n");
+}
+
+/* Best per problem per device: #1's primary figure (a registry too large to read each field). */
 static void index_headlines(rg_buf *b, const rg_render_ctx *ctx, const rg_index_view *v)
 {
+    if (v->leaders_listed) {
+        index_leaders(b, ctx, v);
+        return;
+    }
     rg_buf_puts(b, "<h2 id=\"gpus\">Headline figures: each comparison group's #1</h2>\n");
     size_t shown = 0;
     for (size_t i = 0; i < v->n; i++) {
@@ -1287,12 +1323,7 @@ static void compare_summary_row(rg_buf *b, const rg_compare_view *v)
 static void compare_side(rg_buf *b, const rg_render_ctx *ctx, const rg_run_view *r)
 {
     rg_buf_puts(b, "<span class=\"side\">");
-    if (ctx->single_page) rg_html_esc(b, *r->display_name ? r->display_name : r->title);
-    else {
-        rg_buf_puts(b, "<a ");
-        href_run(b, ctx, r->id);
-        put_esc(b, ">", *r->display_name ? r->display_name : r->title, "</a>");
-    }
+    run_name_link(b, ctx, r->id, *r->display_name ? r->display_name : r->title);
     rg_buf_printf(b, " <span class=\"muted\">(run #%lld, ", (long long)r->id);
     rg_html_esc(b, r->device);
     put_esc(b, ", ", r->primary_stat, ")</span></span>");
@@ -1517,6 +1548,7 @@ char *rg_api_run(const rg_run_view *v, char *err, size_t errlen)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "id", (double)v->id);
+    cJSON_AddStringToObject(o, "name", v->display_name);
     cJSON_AddStringToObject(o, "definition", v->definition);
     cJSON_AddStringToObject(o, "status", v->status);
     cJSON_AddStringToObject(o, "evidence", v->evidence);

@@ -188,6 +188,23 @@ static void test_field_rows(void **state)
     free(p);
 }
 
+/* The front page's headline figures: each current group's #1 as its problem page shows it. */
+static void test_front_page(void **state)
+{
+    (void)state;
+    char *p = page("/");
+    const char *t = strstr(p, "<table id=\"headlines\">"), *end = t ? strstr(t, "</table>") : NULL;
+    assert_non_null(end);
+    const char *pub = strstr(t, "<td>" B200 " · SOL-ExecBench evaluation stack v1.1 · mean</td><td><a href=\"/runs/15\">"
+                                "doubleAI · submission 19887</a>");
+    assert_true(pub && pub < end);
+    const char *h200 = strstr(t, "href=\"/runs/14\"");   /* the current H200 run, not the superseded #13 */
+    assert_true(h200 && h200 < end);
+    const char *old = strstr(t, "href=\"/runs/13\"");
+    assert_true(!old || old > end);
+    free(p);
+}
+
 static void test_api_classes(void **state)
 {
     (void)state;
@@ -325,7 +342,7 @@ static void test_compare(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_field_rows), cmocka_unit_test(test_api_classes), cmocka_unit_test(test_chart),
+        cmocka_unit_test(test_field_rows), cmocka_unit_test(test_front_page), cmocka_unit_test(test_api_classes), cmocka_unit_test(test_chart),
         cmocka_unit_test(test_chart_unit), cmocka_unit_test(test_records),     cmocka_unit_test(test_compare),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
