@@ -170,7 +170,7 @@ static void run_headline(const rg_manifest *m, const rg_run_row *row, rg_run_vie
     copy(v->run_digest, sizeof v->run_digest, m->obj[RG_ROLE_RUN].digest);
     copy(v->comparison_key, sizeof v->comparison_key, row ? row->comparison_key : m->comparison_key);
     implementation_name(m, impl, implen);
-    rg_model_display_name(m, row, v->display_name, sizeof v->display_name);
+    if (!v->name[0]) rg_model_display_name(m, row, v->name, sizeof v->name);
     v->cpu = !strcmp(m->vendor, "cpu");
     v->replicable = m->have_detail;   /* replicate.c reads the protocol from run.spec.ropegrad */
     copy(v->comparison_label, sizeof v->comparison_label,

@@ -41,6 +41,7 @@ typedef struct rg_wl_view {
 typedef struct rg_run_view {
     int64_t id, replicates_of;
     char definition[256], title[512], status[16], evidence[16], device[256], backend[16];
+    char name[200];                 /* the implementation's display name (rg_model_display_name) */
     char observed_at[40], created_at[32];
     char run_digest[RG_DIGEST_LEN], comparison_key[RG_DIGEST_LEN];
     /* the primary measurement */
@@ -83,7 +84,6 @@ typedef struct rg_run_view {
     char *manifest;                 /* the canonical bytes, as stored */
     size_t manifest_len;
     char *manifest_pretty;          /* the same, indented for the page (NULL when not read) */
-    char display_name[200];         /* who and what (rg_model_display_name) */
 } rg_run_view;
 
 /* One ranked line of a problem page. */
@@ -92,23 +92,23 @@ typedef struct rg_rank_entry {
     int rank;                       /* 0: not ranked (failed correctness) */
     double primary_ns, sol, x_ref, fast_count, fast_total;
     char evidence[16], observed_at[40], status[16], kernel[96];
+    char name[200];                 /* the implementation's display name (rg_model_display_name) */
     int tied, suspect;              /* interval ranks (rank.h) */
     char verification[16];          /* rg_sol_state_name, "" when not read (groups above RG_INTERVAL_RANK_MAX) */
     rg_interval iv;
     double x_ref_run;               /* the group's reference run's primary over this one's (model_field.c); NAN none */
+    char x_ref_why[256], sol_why[256], fast_why[256];   /* why a figure is empty; "" when it is there */
     /* The field (model_field.c). x_ref above is then the ONE × reference
      * figure of the run: x_ref_run where the group has a reference run, else
      * the source's, else the record's own per-workload speedups. */
-    char name[200];                 /* who and what (rg_model_display_name) */
-    char rank_class[16];            /* measured | reported | suspect | partial | busy | damaged | failed (rank.h) */
-    char rank_reason[200];          /* one line: why that class */
+    char trust[16];                 /* the trust class: measured | reported | suspect | partial | busy | damaged | failed */
+    char trust_reason[256];         /* one line: why that class */
     int superseded;                 /* a run of an older protocol: listed apart, never ranked */
     char superseded_why[240];       /* why, "" when not superseded */
     int impl_best, impl_runs;       /* 1: the best run of its implementation in the group (a row of the
                                      * field); the implementation's runs in the group */
     int field_rank, field_tied;     /* rank among the field's rows of its kind (measured, reported); 0 none */
     int replications, signatures;   /* replications that agreed with it; signatures it carries */
-    char sol_why[160], x_ref_why[160], fast_why[160];   /* why a figure is absent; "" when it is there */
     char sol_basis[120], x_ref_basis[160];              /* where a figure comes from */
     char date[40];                  /* observed, else published (the records page) */
 } rg_rank_entry;
@@ -263,7 +263,7 @@ typedef struct rg_compare_view {
  * else published) and the runs that set a new best figure. */
 typedef struct rg_record_point {
     int64_t id;
-    char name[200], date[40], rank_class[16];
+    char name[200], date[40], trust[16];
     double primary_ns;
     int record;                     /* 1: faster than every earlier run of the group */
     double gain;                    /* the previous record's figure over this one's (record only), NAN first */

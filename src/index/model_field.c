@@ -188,37 +188,38 @@ static int series_of(const rg_manifest *m, const rg_rank_entry *e, rg_field_seri
 
 /* ---- one run's class, figures and the reasons for absent ones ------------------------------ */
 
-/* The run's trust class and its reason (contract: rank.h's rank_class; the
- * same rules here until the ranking gives them per run). */
+/* The run's trust class and its reason, as contract 1 (rank.h's rank_class
+ * and rank_reason) defines them: where the ranking gives them per run, this
+ * copies rg_rank_class_name(e->rank_class) and e->rank_reason instead. */
 static void classify(const rg_manifest *m, rg_rank_entry *e)
 {
     char why[160];
     size_t samples = 0;
     for (size_t i = 0; i < m->n_workloads; i++) samples += m->workloads[i].n_samples;
     if (strcmp(e->status, "passed")) {
-        snprintf(e->rank_class, sizeof e->rank_class, "failed");
+        snprintf(e->trust, sizeof e->trust, "failed");
         const char *f = rg_manifest_first_failure(m);
-        snprintf(e->rank_reason, sizeof e->rank_reason, "did not pass correctness%s%.170s", *f ? ": " : "", f);
+        snprintf(e->trust_reason, sizeof e->trust_reason, "did not pass correctness%s%.170s", *f ? ": " : "", f);
     } else if (!(isfinite(e->primary_ns) && e->primary_ns > 0)) {
-        snprintf(e->rank_class, sizeof e->rank_class, "partial");
-        snprintf(e->rank_reason, sizeof e->rank_reason, "passed, but nothing was timed: correctness only");
+        snprintf(e->trust, sizeof e->trust, "partial");
+        snprintf(e->trust_reason, sizeof e->trust_reason, "passed, but nothing was timed: correctness only");
     } else if (e->suspect) {
-        snprintf(e->rank_class, sizeof e->rank_class, "suspect");
+        snprintf(e->trust, sizeof e->trust, "suspect");
         char s[200];
         rg_manifest_suspect(m, s, sizeof s);
-        snprintf(e->rank_reason, sizeof e->rank_reason, "%s", *s ? s : "too fast to be real");
+        snprintf(e->trust_reason, sizeof e->trust_reason, "%s", *s ? s : "too fast to be real");
     } else if (rg_manifest_busy(m, why, sizeof why)) {
-        snprintf(e->rank_class, sizeof e->rank_class, "busy");
-        snprintf(e->rank_reason, sizeof e->rank_reason, "recorded on a busy machine (%.150s)", why);
+        snprintf(e->trust, sizeof e->trust, "busy");
+        snprintf(e->trust_reason, sizeof e->trust_reason, "recorded on a busy machine (%.150s)", why);
     } else if (!samples) {
-        snprintf(e->rank_class, sizeof e->rank_class, "reported");
-        snprintf(e->rank_reason, sizeof e->rank_reason, "imported from %.60s: its figure as published, no samples "
+        snprintf(e->trust, sizeof e->trust, "reported");
+        snprintf(e->trust_reason, sizeof e->trust_reason, "imported from %.60s: its figure as published, no samples "
                  "held here, so it ranks among reported runs by that figure", m->source[0] ? rg_source_display(m->source)
                                                                                            : "its source");
     } else {
         int unverifiable = !strcmp(e->verification, "unverifiable");
-        snprintf(e->rank_class, sizeof e->rank_class, "measured");
-        snprintf(e->rank_reason, sizeof e->rank_reason, "its samples are held here (%zu timed iterations over %zu "
+        snprintf(e->trust, sizeof e->trust, "measured");
+        snprintf(e->trust_reason, sizeof e->trust_reason, "its samples are held here (%zu timed iterations over %zu "
                  "workloads): ranked by 95%% intervals%s", samples, m->n_workloads,
                  unverifiable ? "; its figures cannot be checked against T_SOL, so it ranks after the verified runs"
                               : "");
@@ -232,7 +233,9 @@ static int old_protocol(const rg_manifest *m)
     return !strcmp(m->harness_name, "ropegrad") && !strcmp(m->backend, "cuda") && m->iterations > 0 && !m->restage[0];
 }
 
-/* SOL, cases faster and the one × reference figure; the reason where one is absent. */
+/* SOL, cases faster and the one × reference figure; the reason where one is
+ * absent. Where the ranking computes them per run (one definition for every
+ * page, with the reasons), the page takes those and this is not called. */
 static void figures(const rg_manifest *m, const rg_group_view *gv, rg_rank_entry *e)
 {
     int cpu = !strcmp(m->vendor, "cpu"), passed = !strcmp(e->status, "passed");
@@ -292,11 +295,11 @@ static void field_ranks(rg_group_view *gv, const char *kind)
     int measured = !strcmp(kind, "measured");
     for (size_t i = 0; i < gv->n; i++) {
         rg_rank_entry *e = &gv->e[i];
-        if (!e->impl_best || strcmp(e->rank_class, kind)) continue;
+        if (!e->impl_best || strcmp(e->trust, kind)) continue;
         int below = 0, same = 0;
         for (size_t k = 0; k < gv->n; k++) {
             const rg_rank_entry *o = &gv->e[k];
-            if (k == i || !o->impl_best || strcmp(o->rank_class, kind)) continue;
+            if (k == i || !o->impl_best || strcmp(o->trust, kind)) continue;
             double a = measured ? (double)e->rank : e->primary_ns, b = measured ? (double)o->rank : o->primary_ns;
             below += b < a;
             same += b == a;
@@ -314,7 +317,7 @@ static size_t field_order(const rg_group_view *gv, size_t *order)
     for (int k = 0; k < 2; k++)
         for (int r = 1; r <= (int)gv->n; r++)
             for (size_t i = 0; i < gv->n; i++)
-                if (gv->e[i].impl_best && gv->e[i].field_rank == r && !strcmp(gv->e[i].rank_class, kinds[k]))
+                if (gv->e[i].impl_best && gv->e[i].field_rank == r && !strcmp(gv->e[i].trust, kinds[k]))
                     order[n++] = i;
     return n;
 }
@@ -431,7 +434,7 @@ static int group_field(rg_registry *g, rg_group_view *gv, char *err, size_t errl
             rc = 2;
             break;
         }
-        rg_model_display_name(&m, &row, e->name, sizeof e->name);
+        if (!e->name[0]) rg_model_display_name(&m, &row, e->name, sizeof e->name);
         classify(&m, e);
         e->superseded = old_protocol(&m);
         if (e->superseded)
@@ -538,7 +541,7 @@ const rg_rank_entry *rg_group_first(const rg_group_view *g)
     const char *kinds[] = {"measured", "reported"};
     for (int k = 0; g && k < 2; k++)
         for (size_t i = 0; i < g->n; i++)
-            if (g->e[i].impl_best && g->e[i].field_rank == 1 && !strcmp(g->e[i].rank_class, kinds[k])) return &g->e[i];
+            if (g->e[i].impl_best && g->e[i].field_rank == 1 && !strcmp(g->e[i].trust, kinds[k])) return &g->e[i];
     return NULL;
 }
 

@@ -43,7 +43,7 @@ static int problem_leaders(rg_registry *g, const char *def, rg_index_view *v, si
         snprintf(l->comparison_key, sizeof l->comparison_key, "%s", gv->comparison_key);
         l->id = e->id;
         l->primary_ns = e->primary_ns;
-        l->measured = !strcmp(e->rank_class, "measured");
+        l->measured = !strcmp(e->trust, "measured");
     }
     rg_model_problem_free(&pv);
     return 0;

@@ -21,7 +21,7 @@ static int by_date(const void *x, const void *y)
 
 static int may_rank(const rg_rank_entry *e)
 {
-    return !e->superseded && (!strcmp(e->rank_class, "measured") || !strcmp(e->rank_class, "reported")) &&
+    return !e->superseded && (!strcmp(e->trust, "measured") || !strcmp(e->trust, "reported")) &&
            isfinite(e->primary_ns) && e->primary_ns > 0;
 }
 
@@ -46,7 +46,7 @@ static int records_group(const rg_group_view *gv, rg_records_group *rg, char *er
         p->gain = NAN;
         snprintf(p->name, sizeof p->name, "%s", e->name);
         snprintf(p->date, sizeof p->date, "%s", e->date);
-        snprintf(p->rank_class, sizeof p->rank_class, "%s", e->rank_class);
+        snprintf(p->trust, sizeof p->trust, "%s", e->trust);
     }
     qsort(rg->p, rg->n, sizeof *rg->p, by_date);
     double best = INFINITY;

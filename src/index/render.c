@@ -432,7 +432,7 @@ static void measurements_section(rg_buf *b, const rg_run_view *v)
 static void run_header(rg_buf *b, const rg_render_ctx *ctx, const rg_run_view *v)
 {
     rg_buf_printf(b, "<h1>Run #%lld", (long long)v->id);
-    if (*v->display_name) put_esc(b, ": <span id=\"run-name\">", v->display_name, "</span>");
+    if (*v->name) put_esc(b, ": <span id=\"run-name\">", v->name, "</span>");
     rg_buf_puts(b, "</h1>\n<div class=\"muted\" id=\"title\">");
     rg_html_esc(b, v->title);
     put_esc(b, " <span class=\"badge ", !strcmp(v->status, "passed") ? "passed" : "failed", "\">");
@@ -756,9 +756,9 @@ static void name_cell(rg_buf *b, const rg_render_ctx *ctx, const rg_rank_entry *
 /* Trust: the class (its reason on hover), replications and signatures. */
 static void trust_cell(rg_buf *b, const rg_rank_entry *e)
 {
-    put_esc(b, "<td class=\"trust\"><span class=\"badge trust-", e->rank_class, "\" title=\"");
-    rg_html_esc(b, e->rank_reason);
-    put_esc(b, "\">", trust_label(e->rank_class), "</span>");
+    put_esc(b, "<td class=\"trust\"><span class=\"badge trust-", e->trust, "\" title=\"");
+    rg_html_esc(b, e->trust_reason);
+    put_esc(b, "\">", trust_label(e->trust), "</span>");
     if (e->replications > 0) rg_buf_printf(b, " · replicated %d", e->replications);
     if (e->signatures > 0) rg_buf_puts(b, " · signed");
     rg_buf_puts(b, "</td>");
@@ -783,9 +783,9 @@ static int in_table(const rg_rank_entry *e, enum field_table t)
 {
     if (t == FT_SUPERSEDED) return e->superseded;
     if (!e->impl_best) return 0;
-    if (t == FT_MEASURED) return !strcmp(e->rank_class, "measured");
-    if (t == FT_REPORTED) return !strcmp(e->rank_class, "reported");
-    return strcmp(e->rank_class, "measured") && strcmp(e->rank_class, "reported");
+    if (t == FT_MEASURED) return !strcmp(e->trust, "measured");
+    if (t == FT_REPORTED) return !strcmp(e->trust, "reported");
+    return strcmp(e->trust, "measured") && strcmp(e->trust, "reported");
 }
 
 static void field_row(rg_buf *b, const rg_render_ctx *ctx, const rg_rank_entry *e, enum field_table t)
@@ -793,7 +793,7 @@ static void field_row(rg_buf *b, const rg_render_ctx *ctx, const rg_rank_entry *
     char d[16], s[48] = "";
     if (e->field_rank > 0 && (t == FT_MEASURED || t == FT_REPORTED))
         rg_buf_printf(b, "<tr><td class=\"rank\">%s%d</td>", e->field_tied ? "=" : "", e->field_rank);
-    else put_esc(b, "<tr><td class=\"rank unranked\">", t == FT_SUPERSEDED ? "superseded" : e->rank_class, "</td>");
+    else put_esc(b, "<tr><td class=\"rank unranked\">", t == FT_SUPERSEDED ? "superseded" : e->trust, "</td>");
     name_cell(b, ctx, e);
     cell_si(b, e->primary_ns, 1e-9, "s");
     if (t != FT_REPORTED) interval_cell(b, &e->iv);
@@ -808,7 +808,7 @@ static void field_row(rg_buf *b, const rg_render_ctx *ctx, const rg_rank_entry *
     why_cell(b, s, "workloads on which the run beat the reference", e->fast_why);
     if (t != FT_SUPERSEDED) runs_cell(b, ctx, e);
     if (t == FT_UNRANKED || t == FT_SUPERSEDED)
-        put_esc(b, "<td class=\"reason\">", t == FT_SUPERSEDED ? e->superseded_why : e->rank_reason, "</td>");
+        put_esc(b, "<td class=\"reason\">", t == FT_SUPERSEDED ? e->superseded_why : e->trust_reason, "</td>");
     put_esc(b, "<td class=\"nowrap\">", date_part(e->observed_at, d), "</td></tr>\n");
 }
 
@@ -856,7 +856,7 @@ static void chart_others(rg_buf *b, const rg_group_view *g)
         char s[48];
         rg_fmt_si(s, sizeof s, e->primary_ns * 1e-9, "s");
         if (*s) put_esc(b, " ", s, "");
-        if (!strcmp(e->rank_class, "reported")) rg_buf_puts(b, " (no per-workload figures)");
+        if (!strcmp(e->trust, "reported")) rg_buf_puts(b, " (no per-workload figures)");
     }
     if (shown) rg_buf_puts(b, ".</p>\n");
 }
@@ -915,7 +915,7 @@ static void problem_leaders(rg_buf *b, const rg_render_ctx *ctx, const rg_proble
             rg_buf_puts(b, "<section id=\"leaders\"><div class=\"leader\" id=\"leader\"><div class=\"muted\">#1 on ");
             rg_html_esc(b, g->words);
             rg_buf_printf(b, " (%s)</div><div><a class=\"big\" id=\"leader-name\" href=\"#group-%zu\">",
-                          !strcmp(e->rank_class, "measured") ? "measured here" : "as reported", gi + 1);
+                          !strcmp(e->trust, "measured") ? "measured here" : "as reported", gi + 1);
             rg_html_esc(b, *e->name ? e->name : e->kernel);
             put_esc(b, "</a> <span class=\"big\" id=\"leader-time\">", s, "</span> <span class=\"muted\">");
             rg_html_esc(b, g->primary_stat);
@@ -1005,7 +1005,7 @@ char *rg_render_records(const rg_render_ctx *ctx, const rg_records_view *v, char
             run_name_link(&b, ctx, p->id, p->name);
             rg_fmt_si(s, sizeof s, p->primary_ns * 1e-9, "s");
             put_esc(&b, "</td><td class=\"num\">", s, "</td>");
-            put_esc(&b, "<td>", trust_label(p->rank_class), "</td><td class=\"num\">");
+            put_esc(&b, "<td>", trust_label(p->trust), "</td><td class=\"num\">");
             if (isfinite(p->gain)) rg_buf_printf(&b, "%.3g× faster", p->gain);
             else rg_buf_puts(&b, "the first");
             rg_buf_puts(&b, "</td></tr>\n");
@@ -1323,7 +1323,7 @@ static void compare_summary_row(rg_buf *b, const rg_compare_view *v)
 static void compare_side(rg_buf *b, const rg_render_ctx *ctx, const rg_run_view *r)
 {
     rg_buf_puts(b, "<span class=\"side\">");
-    run_name_link(b, ctx, r->id, *r->display_name ? r->display_name : r->title);
+    run_name_link(b, ctx, r->id, *r->name ? r->name : r->title);
     rg_buf_printf(b, " <span class=\"muted\">(run #%lld, ", (long long)r->id);
     rg_html_esc(b, r->device);
     put_esc(b, ", ", r->primary_stat, ")</span></span>");
@@ -1333,8 +1333,8 @@ char *rg_render_compare(const rg_render_ctx *ctx, const rg_compare_view *v, char
 {
     rg_buf b = {0};
     char title[480];
-    snprintf(title, sizeof title, "%.200s against %.200s", *v->b.display_name ? v->b.display_name : "run",
-             *v->a.display_name ? v->a.display_name : "run");
+    snprintf(title, sizeof title, "%.200s against %.200s", *v->b.name ? v->b.name : "run",
+             *v->a.name ? v->a.name : "run");
     page_open(&b, ctx, title);
     char here[64];
     snprintf(here, sizeof here, "run #%lld against #%lld", (long long)v->b.id, (long long)v->a.id);
@@ -1455,19 +1455,12 @@ char *rg_api_index(const rg_index_view *v, char *err, size_t errlen)
     return finish_json(o, err, errlen);
 }
 
-/* A reason as a string, or null when the figure is there. */
-static void add_why(cJSON *o, const char *k, const char *why)
-{
-    if (*why) cJSON_AddStringToObject(o, k, why);
-    else cJSON_AddNullToObject(o, k);
-}
-
 /* The field's columns of a run (model_field.c). */
 static void api_field_entry(cJSON *x, const rg_rank_entry *e)
 {
     cJSON_AddStringToObject(x, "name", e->name);
-    cJSON_AddStringToObject(x, "rank_class", e->rank_class);
-    cJSON_AddStringToObject(x, "rank_reason", e->rank_reason);
+    cJSON_AddStringToObject(x, "trust", e->trust);
+    cJSON_AddStringToObject(x, "trustReason", e->trust_reason);
     cJSON_AddBoolToObject(x, "superseded", e->superseded);
     cJSON_AddBoolToObject(x, "implementationBest", e->impl_best);
     if (e->impl_best) cJSON_AddNumberToObject(x, "implementationRuns", e->impl_runs);
@@ -1475,9 +1468,6 @@ static void api_field_entry(cJSON *x, const rg_rank_entry *e)
     else cJSON_AddNullToObject(x, "fieldRank");
     cJSON_AddNumberToObject(x, "replications", e->replications);
     cJSON_AddBoolToObject(x, "signed", e->signatures > 0);
-    add_why(x, "solWhyAbsent", e->sol_why);
-    add_why(x, "xReferenceWhyAbsent", e->x_ref_why);
-    add_why(x, "casesFasterWhyAbsent", e->fast_why);
     cJSON_AddStringToObject(x, "xReferenceBasis", e->x_ref_basis);
 }
 
@@ -1548,7 +1538,7 @@ char *rg_api_run(const rg_run_view *v, char *err, size_t errlen)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "id", (double)v->id);
-    cJSON_AddStringToObject(o, "name", v->display_name);
+    cJSON_AddStringToObject(o, "name", v->name);
     cJSON_AddStringToObject(o, "definition", v->definition);
     cJSON_AddStringToObject(o, "status", v->status);
     cJSON_AddStringToObject(o, "evidence", v->evidence);

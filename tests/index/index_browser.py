@@ -50,7 +50,7 @@ def leader_expected(base):
             continue
         for kind in ("measured", "reported"):
             for e in g["ranked"]:
-                if e.get("implementationBest") and e.get("fieldRank") == 1 and e.get("rank_class") == kind:
+                if e.get("implementationBest") and e.get("fieldRank") == 1 and e.get("trust") == kind:
                     return e["name"], e["primaryNs"]
     return None, None
 

@@ -209,10 +209,9 @@ static void test_api_classes(void **state)
 {
     (void)state;
     char *j = page("/api/problems/" DEF);
-    has(j, "\"rank_class\":\"reported\"");
-    has(j, "\"rank_class\":\"measured\"");
-    has(j, "\"rank_reason\":\"imported from NVIDIA SOL-ExecBench");
-    has(j, "\"solWhyAbsent\":");
+    has(j, "\"trust\":\"reported\"");
+    has(j, "\"trust\":\"measured\"");
+    has(j, "\"trustReason\":\"imported from NVIDIA SOL-ExecBench");
     has(j, "\"superseded\":true");
     free(j);
 }
