@@ -4,7 +4,7 @@
 # and (ROPEGRAD_WITH_TORCH=1, ROPEGRAD_WITH_HF=1) the Python venv .venv.
 # Safe to run again: it does nothing when everything is there.
 set -euo pipefail
-pkgs=(cmake ninja-build gcc clang pkg-config libsleef-dev libcjson-dev libcmocka-dev libssl-dev
+pkgs=(cmake ninja-build gcc clang pkg-config libsleef-dev libcjson-dev libcmocka-dev libssl-dev libzstd-dev
       libsqlite3-dev libclang-rt-14-dev libmicrohttpd-dev libcurl4-openssl-dev curl)
 # venv for Debian's python3: `pip install ./python` into a fresh venv
 # (python/tests/test_pip_install.py) and the torch venv below.

@@ -14,13 +14,13 @@
 #   bash scripts/gpu-ops.sh
 #   STEPS="bench probe" bash scripts/gpu-ops.sh        # a subset
 #
-# STEPS (default "tests python bench apply applypeers hf probe bound dev ddp sanitize";
+# STEPS (default "tests python bench apply applypeers hf hfrope probe bound dev ddp sanitize";
 # python first: its torch eager times are the benches' baselines; `peers` is not in the
 # default list: STEPS=peers runs the field alone; ddp needs two GPUs and skips on one;
 # STEPS=solutions runs only the python step's solution export).
 # The result files go to $OUT (default results/ops/, the files the docs cite), every log to
 # $W (a fresh folder under /tmp; W=DIR reuses an earlier run's work, its baselines).
-# Liger-Kernel (applypeers) comes from bench/wheels/liger_kernel-*.whl when there is one
+# Liger-Kernel (applypeers, hfrope) comes from bench/wheels/liger_kernel-*.whl when there is one
 # (pip download --no-deps liger-kernel -d bench/wheels), else from the python3 environment.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -30,7 +30,7 @@ case $OUT in /*) ;; *) OUT=$ROOT/$OUT ;; esac
 W=${W:-$(mktemp -d /tmp/rg-ops.XXXXXX)}   # W=DIR keeps the work of an earlier run (its baselines)
 mkdir -p "$W"
 mkdir -p "$OUT"
-STEPS=${STEPS:-"tests python bench apply applypeers hf probe bound dev ddp sanitize"}
+STEPS=${STEPS:-"tests python bench apply applypeers hf hfrope probe bound dev ddp sanitize"}
 B=${BUILD:-build-gpu}
 if [ -z "${BUILD:-}" ] || [ ! -x "$B/ropegrad" ]; then BUILD=$B bash scripts/gpu-build.sh || exit 2; fi
 # $B/lib: the libraries a bundled build carries (ROPEGRAD_BUNDLE_RUNTIME), for ropegrad and the tests only.
@@ -156,17 +156,20 @@ if [[ " $STEPS " == *" apply "* ]]; then
   done
 fi
 
-if [[ " $STEPS " == *" applypeers "* ]]; then
-  # 088 and 068 beside torch eager, torch.compile of the definitions' formulas and
-  # Liger-Kernel's Triton RoPE (bench/wheels/ or the environment) on every workload (bench/vs_torch_apply.py).
-  log "applypeers: 088/068 vs eager, torch.compile, Liger (bench/vs_torch_apply.py)"
-  liger_path=""
+liger_path=""
+if [[ " $STEPS " == *" applypeers "* || " $STEPS " == *" hfrope "* ]]; then
   if ls bench/wheels/liger_kernel-*.whl >/dev/null 2>&1; then
     python3 -m pip install -q --no-deps --no-index --target "$W/liger" bench/wheels/liger_kernel-*.whl \
       > "$W/liger-install.txt" 2>&1 && liger_path="$W/liger"
   else
     echo "no bench/wheels/liger_kernel-*.whl: Liger from the python3 environment, if it has it" | tee "$W/liger-install.txt"
   fi
+fi
+
+if [[ " $STEPS " == *" applypeers "* ]]; then
+  # 088 and 068 beside torch eager, torch.compile of the definitions' formulas and
+  # Liger-Kernel's Triton RoPE (bench/wheels/ or the environment) on every workload (bench/vs_torch_apply.py).
+  log "applypeers: 088/068 vs eager, torch.compile, Liger (bench/vs_torch_apply.py)"
   PYTHONPATH="$ROOT/python${liger_path:+:$liger_path}" timeout 500 python3 bench/vs_torch_apply.py \
     --out "$W/h200-vs-torch-apply.json" > "$W/vs_torch_apply.txt" 2>&1
   status[vs_torch_apply]="exit $?: $(grep -E '^\| geomean|^liger' "$W/vs_torch_apply.txt" | tr '\n' ' ')"
@@ -189,6 +192,17 @@ if [[ " $STEPS " == *" hf "* ]]; then
   timeout 500 python3 bench/hf_step.py --out "$W/h200-hf-step.json" > "$W/hf_step.txt" 2>&1
   status[hf_step]="exit $?: $(grep -E 'step [+-]' "$W/hf_step.txt" | tr '\n' ' ')"
   grep -E "^\||step" "$W/hf_step.txt"
+fi
+
+if [[ " $STEPS " == *" hfrope "* ]]; then
+  # The RoPE layer as training spends it (cos/sin + apply, forward + backward, bf16, Qwen3-4B and
+  # Llama-3.1-8B heads, B x S 1x4096..8x8192 and packed batches): stock HF, torch.compile, Liger,
+  # FlashInfer and TransformerEngine where installed, ropegrad with tables and from positions.
+  log "hfrope: bench/hf_rope.py"
+  PYTHONPATH="$ROOT/python${liger_path:+:$liger_path}" timeout 500 python3 bench/hf_rope.py \
+    --out "$W/hf-rope.json" > "$W/hf-rope.txt" 2>&1
+  status[hf_rope]="exit $?"
+  tail -n 40 "$W/hf-rope.txt"
 fi
 
 if [[ " $STEPS " == *" bound "* ]]; then
@@ -240,7 +254,7 @@ fi
 
 # The result files the docs cite into $OUT (default results/ops/); every log stays in $W.
 (cd "$W" && cp -f h200-*.json probe-ops.txt bench-*.txt positions-*.txt rank.txt dev-*.txt sincos-bound.txt \
-  apply-floor-*.txt hf_step.txt "$OUT/" 2>/dev/null)
+  apply-floor-*.txt hf_step.txt hf-rope.json hf-rope.txt "$OUT/" 2>/dev/null)
 echo "gpu-ops: result files in $OUT, logs in $W"
 echo
 echo "| step | result |"

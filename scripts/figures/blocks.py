@@ -668,6 +668,26 @@ def block_agreement():
                    "ropegrad's results, both committed beside it).")
 
 
+def agreement_summary(rel, how):
+    """A summary of scripts/gpu-agreement.sh (scripts/figures/agreement_summary.py), title line left
+    out, or "not measured yet" while no run's summary is committed."""
+    if not os.path.exists(path(rel)):
+        return f"Not measured yet: there is no `{rel}` (`scripts/gpu-agreement.sh` writes it on the GPU machine)."
+    text = "\n".join(ln for ln in load_lines(rel) if not ln.startswith("# ")).strip()
+    if "| op | ropegrad side |" not in text:
+        raise InputError(f"{rel}: not a summary of scripts/figures/agreement_summary.py")
+    return text + f"\n\nFrom `{rel}` ({how})."
+
+
+AGREEMENT_SUMMARIES = {
+    "flush-to-call": (f"{RES}/official/flush-to-call-h200/agreement-summary.md",
+                      "`PROBLEMS='011 012 014' ROUNDS=2 bash scripts/gpu-agreement.sh`, the harness with "
+                      "`--settle off` as its default then, so the solution-file rows ran with it"),
+    "agreement-all": (f"{RES}/official/agreement-all/agreement-summary.md",
+                      "`bash scripts/gpu-agreement.sh`, one run"),
+}
+
+
 PEER_012_ROUNDS = f"{RES}/official/012-rounds/table-012.md"
 # The blocks that show a whole table of one scripts/gpu-012.sh run: the first full run (012/),
 # the rounds once the far path needed no stack frame (012-far/, ROUNDS_ONLY=1), and the full run
@@ -722,6 +742,8 @@ BLOCKS = {
     "peer-012-rounds": block_peer_012_rounds,
 }
 BLOCKS.update({name: (lambda rel=rel: peer_012_table(rel)) for name, rel in PEER_012_TABLES.items()})
+BLOCKS.update({name: (lambda rel=rel, how=how: agreement_summary(rel, how))
+               for name, (rel, how) in AGREEMENT_SUMMARIES.items()})
 
 # blocks inside a sentence: no line breaks around them, no wrapping
 INLINE = {"solution-export", "sincos-max", "positions-max"}

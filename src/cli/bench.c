@@ -60,9 +60,9 @@ static void usage(FILE *f, const char *cmd, int timed)
                    "                        kernels only\n");
         fprintf(f, "  --sync iteration|end  cuda: the host synchronizes after every timed iteration (default iteration,\n"
                    "                        as the official evaluator), or once after all of them\n");
-        fprintf(f, "  --settle off|on       cuda: off issues the timed call right after the cold-L2 flush is enqueued\n"
-                   "                        (default, as the official evaluator); on waits for the flush first, so\n"
-                   "                        every call starts on an idle GPU (a diagnosis; cpu: no meaning, ignored)\n");
+        fprintf(f, "  --settle on|off       cuda: on waits for the cold-L2 flush to finish before every call, so each\n"
+                   "                        starts on an idle GPU, as the official evaluator's calls reach it (default);\n"
+                   "                        off issues the call right behind the flush (cpu: no meaning, ignored)\n");
     }
     fprintf(f, "  --seed N              input generator seed (default 200)\n");
     fprintf(f, "  --rounds N            correctness rounds of fresh seeded inputs per workload, 1..1000 (default 10;\n"

@@ -31,9 +31,13 @@ static void runs_usage(FILE *f)
                "  export ID [--out FILE] the manifest (stdout or --out -, or FILE written atomically)\n"
                "  import FILE            verify a manifest made elsewhere (an old one is converted), then\n"
                "                         store it as 'imported' (--trusted-keys: require a trusted signature)\n"
+               "                         --published-at DATE --source-rank N[/M]: what its source says of it\n"
                "  import traces.jsonl [--suite DIR | --definition FILE]\n"
                "                         the official SOL-ExecBench evaluator's trace file (sol-execbench -o)\n"
                "                         as one imported run (default suite: the bundled one of its definition)\n"
+               "  import-catalog FILE.jsonl[.zst] [--operation NAME]...\n"
+               "                         KernelIndex's catalog export: the runs of the bundled suites' operations\n"
+               "                         verified and imported with their names (see runs import-catalog --help)\n"
                "  sign ID --key KEY      add an Ed25519 signature over the run digest to a stored run\n"
                "  push URL FILE          send a manifest to an index (ropegrad serve); see runs push --help\n"
                "  cite ID                a citation line\n"
@@ -48,7 +52,8 @@ static void runs_usage(FILE *f)
                "exit status: 0 ok, 1 a check failed (digest mismatch, replication disagreed), 2 bad usage or input\n");
 }
 
-enum { OPT_DB = 1000, OPT_OUT, OPT_VERBOSE, OPT_EVIDENCE, OPT_SUITE, OPT_KEY, OPT_TRUSTED, OPT_JSON, OPT_DEFINITION };
+enum { OPT_DB = 1000, OPT_OUT, OPT_VERBOSE, OPT_EVIDENCE, OPT_SUITE, OPT_KEY, OPT_TRUSTED, OPT_JSON, OPT_DEFINITION,
+       OPT_PUBLISHED, OPT_SOURCE_RANK };
 static const struct option longopts[] = {{"db", required_argument, NULL, OPT_DB},
                                          {"out", required_argument, NULL, OPT_OUT},
                                          {"verbose", no_argument, NULL, OPT_VERBOSE},
@@ -58,6 +63,8 @@ static const struct option longopts[] = {{"db", required_argument, NULL, OPT_DB}
                                          {"trusted-keys", required_argument, NULL, OPT_TRUSTED},
                                          {"json", no_argument, NULL, OPT_JSON},
                                          {"definition", required_argument, NULL, OPT_DEFINITION},
+                                         {"published-at", required_argument, NULL, OPT_PUBLISHED},
+                                         {"source-rank", required_argument, NULL, OPT_SOURCE_RANK},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
 
@@ -99,6 +106,10 @@ static int handed_over(int argc, char **argv, int *rc)
         *rc = rg_cmd_runs_push(argc - 1, argv + 1);   /* push.c */
         return 1;
     }
+    if (argc > 1 && !strcmp(argv[1], "import-catalog")) {
+        *rc = rg_cmd_runs_import_catalog(argc - 1, argv + 1);   /* runs_import_catalog.c */
+        return 1;
+    }
     return 0;
 }
 
@@ -121,6 +132,8 @@ static int parse_options(int argc, char **argv, runs_ctx *x)
         case OPT_TRUSTED: x->trusted = optarg; break;
         case OPT_JSON: x->json = 1; break;
         case OPT_DEFINITION: x->definition = optarg; break;
+        case OPT_PUBLISHED: x->published_at = optarg; break;
+        case OPT_SOURCE_RANK: x->source_rank = optarg; break;
         case 'h': runs_usage(stdout); return 0;
         case ':': rg_term_printf(stderr, "ropegrad runs: %s needs a value\n", argv[optind - 1]); return 2;
         default: rg_term_printf(stderr, "ropegrad runs: unknown option '%s' (try --help)\n", argv[optind - 1]); return 2;
@@ -157,6 +170,7 @@ static int check_options(const runs_ctx *x, const char *sub)
     } scoped[] = {{x->out, "--out", "export"},   {x->evidence, "--evidence", "rank"},
                   {x->suite, "--suite", strcmp(sub, "import") ? "replicate" : "import"},
                   {x->definition, "--definition", "import"},
+                  {x->published_at, "--published-at", "import"}, {x->source_rank, "--source-rank", "import"},
                   {x->key, "--key", "sign"},     {x->trusted, "--trusted-keys", "import"},
                   {x->json ? "" : NULL, "--json", "list"}};
     for (size_t i = 0; i < sizeof scoped / sizeof scoped[0]; i++)
@@ -170,6 +184,7 @@ static int check_options(const runs_ctx *x, const char *sub)
                 x->evidence);
         return 2;
     }
+    if (rg_runs_import_facts_check(x)) return 2;
     if (!strcmp(sub, "sign") && !x->key) {
         rg_term_printf(stderr, "ropegrad runs sign: --key KEY is required (a private key from `ropegrad keygen`)\n");
         return 2;

@@ -22,6 +22,7 @@ typedef struct runs_ctx {
     const char *key;
     const char *trusted;
     const char *definition;   /* import of a traces file: --definition FILE */
+    const char *published_at, *source_rank;   /* import: what the record's source says (runs_import_facts.c) */
     int verbose;
     int json;   /* list --json */
     rg_registry *g;
@@ -41,5 +42,12 @@ int rg_runs_compare(runs_ctx *x, int64_t ida, int64_t idb); /* runs_compare.c: c
 int rg_runs_export(runs_ctx *x, int64_t id);              /* runs_exchange.c: export */
 int rg_runs_import(runs_ctx *x, const char *path);        /* runs_exchange.c: import (opens the registry itself) */
 int rg_runs_sign(runs_ctx *x, int64_t id);                /* runs_exchange.c: sign */
+/* runs_import_facts.c: import --published-at DATE --source-rank N[/M]. has: either given; check: 0 or 2
+ * (one line); begin (after the registry is open) and end (after the store, with its rc and the run's id)
+ * put the store and the facts in one transaction; both return the exit code. */
+int rg_runs_import_has_facts(const runs_ctx *x);
+int rg_runs_import_facts_check(const runs_ctx *x);
+int rg_runs_import_facts_begin(runs_ctx *x);
+int rg_runs_import_facts_end(runs_ctx *x, int64_t id, int rc);
 
 #endif

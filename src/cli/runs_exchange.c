@@ -81,9 +81,19 @@ int rg_runs_import(runs_ctx *x, const char *path)
     int64_t id;
     int existed;
     rc = rg_runs_open_db(x, 1);
+    if (!rc) rc = rg_runs_import_facts_begin(x);   /* the facts its source gives join the store (runs_import_facts.c) */
     if (!rc)
         rc = rg_registry_store_bytes(x->g, m, converted ? NULL : bytes, n, RG_EVIDENCE_IMPORTED, &id, &existed,
                                      x->err, sizeof x->err);   /* an old bundle is stored as converted */
+    if (x->g && rg_runs_import_has_facts(x)) {
+        if (rc) rg_term_printf(stderr, "ropegrad runs import: %s\n", x->err);
+        rc = rg_runs_import_facts_end(x, id, rc);
+        if (rc) {
+            cJSON_Delete(m);
+            free(bytes);
+            return 2;
+        }
+    }
     cJSON_Delete(m);
     free(bytes);
     if (rc) {

@@ -63,6 +63,9 @@ void rg_run_options_default(rg_run_options *o)
     o->verbose = 0;
     o->rounds = 10;
     o->ground_truth = RG_TRUTH_FLOAT64;
+    /* The call after the flush has finished, as it reaches the GPU under the official evaluator's
+     * Python call path (docs/protocol.md, "Flush to call"). */
+    o->settle = RG_SETTLE_ON;
 }
 
 /* ---- environment --------------------------------------------------------------- */

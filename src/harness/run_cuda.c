@@ -12,8 +12,9 @@
  *     re-stage the inputs         --restage on: a device-to-device copy from a pristine copy to a
  *                                 pool at +256 B per iteration (restage_cuda.c): fresh pointers
  *     cudaMemsetAsync(cold, 0, 2 x L2)   evicts the previous iteration's data from L2
- *     settle                      --settle on: the host waits for the flush (off, the default: the
- *                                 call is issued at once, as the official evaluator issues it)
+ *     settle                      --settle on (the default): the host waits for the flush, so the
+ *                                 call starts on an idle GPU as the official evaluator's Python
+ *                                 call does (off: issued at once, right behind the flush)
  *     t0 = cuptiGetTimestamp()
  *     op->cuda(...)               the op row's call into the public API (014:
  *                                 ropegrad_rope_backward_cuda), or a plugin's

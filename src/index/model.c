@@ -170,12 +170,19 @@ static void run_headline(const rg_manifest *m, const rg_run_row *row, rg_run_vie
     copy(v->run_digest, sizeof v->run_digest, m->obj[RG_ROLE_RUN].digest);
     copy(v->comparison_key, sizeof v->comparison_key, row ? row->comparison_key : m->comparison_key);
     implementation_name(m, impl, implen);
-    if (!v->name[0]) rg_model_display_name(m, row, v->name, sizeof v->name);
+    rg_impl_name_parts parts = {m->impl_name, m->impl_version, m->backend, m->kernel, m->kernel_name,
+                                row ? row->project : "", m->obj[RG_ROLE_RUN].title, m->source, m->external_id};
+    rg_impl_display_name(&parts, v->name, sizeof v->name);
+    if (row) {
+        copy(v->published_at, sizeof v->published_at, row->published_at);
+        v->source_rank = row->source_rank;
+        v->source_group_size = row->source_group_size;
+    }
     v->cpu = !strcmp(m->vendor, "cpu");
     v->replicable = m->have_detail;   /* replicate.c reads the protocol from run.spec.ropegrad */
     copy(v->comparison_label, sizeof v->comparison_label,
          m->source[0] && !m->have_detail ? "source-native comparison" : "ropegrad comparison");
-    snprintf(v->title, sizeof v->title, "%.200s · %.150s · %.150s", impl, v->definition, v->device);
+    snprintf(v->title, sizeof v->title, "%.200s · %.150s · %.150s", v->name, v->definition, v->device);
 
     v->primary_ns = positive_or_nan(m->primary_ns);
     snprintf(v->primary_stat, sizeof v->primary_stat, "%s", stat_label(m->primary_statistic));
@@ -205,8 +212,10 @@ static void identity_rows(const rg_manifest *m, const rg_run_row *row, rg_run_vi
 {
     char s[512];
     rg_kv_add(&v->identity, "implementation", impl);
-    kv_str(&v->identity, "project", m->impl_name[0] ? m->impl_name : impl);
-    kv_str(&v->identity, "revision", v->revision);
+    kv_str(&v->identity, "project", row && row->project[0] ? row->project : m->impl_name[0] ? m->impl_name : impl);
+    if (row && row->author[0] && strcmp(row->author, row->project)) kv_str(&v->identity, "authors", row->author);
+    /* the source's revision of an imported run (its catalog), else the record's own */
+    kv_str(&v->identity, "revision", row && row->source_revision[0] ? row->source_revision : v->revision);
     kv_str(&v->identity, "backend", m->backend);
     snprintf(s, sizeof s, "suite of %zu case%s · %s", m->n_workloads, m->n_workloads == 1 ? "" : "s", v->primary_stat);
     if (m->n_workloads) rg_kv_add(&v->identity, "workload", s);
@@ -218,10 +227,22 @@ static void identity_rows(const rg_manifest *m, const rg_run_row *row, rg_run_vi
     if (v->comparison_key[0]) rg_kv_add(&v->identity, "comparison key", s);
     kv_str(&v->identity, "source", rg_source_display(m->source));
     kv_str(&v->identity, "external id", ext);
-    if (row && row->created_at[0]) {   /* when this index received it (the record carries no publication date) */
+    if (v->published_at[0]) {   /* the source's publication date (its catalog) */
+        char day[16];
+        snprintf(s, sizeof s, "%s · %s", date_of(v->published_at, day, sizeof day),
+                 *m->source ? rg_source_display(m->source) : "its source");
+        rg_kv_add(&v->identity, "published", s);
+    } else if (row && row->created_at[0]) {   /* when this index received it (the record carries no publication date) */
         char day[16];
         snprintf(s, sizeof s, "%s (in this index)", date_of(row->created_at, day, sizeof day));
         rg_kv_add(&v->identity, "published", s);
+    }
+    if (v->source_rank > 0) {   /* the source's own rank, beside (never instead of) this index's */
+        char of[32] = "";
+        if (v->source_group_size > 0) snprintf(of, sizeof of, " of %d", v->source_group_size);
+        snprintf(s, sizeof s, "%d%s in its comparison group on %s", v->source_rank, of,
+                 *m->source ? rg_source_display(m->source) : "its source");
+        rg_kv_add(&v->identity, "source rank", s);
     }
     kv_str(&v->identity, "run digest", v->run_digest);
     kv_str(&v->identity, "implementation digest", m->implementation_digest);
@@ -419,6 +440,37 @@ static int interval_rank_run(rg_registry *g, const rg_run_row *row, rg_run_view 
     return 0;
 }
 
+/* What the run's source says of it beyond the row's names and dates
+ * (run_sources): its trust columns, retraction and supersession. */
+static int source_rows(rg_registry *g, int64_t id, rg_run_view *v, char *err, size_t errlen)
+{
+    rg_run_source_facts f;
+    int found;
+    if (rg_registry_source_facts(g, id, &f, &found, err, errlen)) return 2;
+    if (!found) return 0;
+    copy(v->source_name, sizeof v->source_name, f.source_name);
+    char s[600];
+    if (f.reported >= 0 || f.reproduced >= 0 || f.replications >= 0) {
+        snprintf(s, sizeof s, "%s · %s · %d independent replication%s",
+                 f.reported > 0 ? "reported by the source" : "not marked reported",
+                 f.reproduced > 0 ? "reproduced by KernelIndex" : "not reproduced by KernelIndex",
+                 f.replications > 0 ? f.replications : 0, f.replications == 1 ? "" : "s");
+        rg_kv_add(&v->identity, "KernelIndex trust", s);
+    }
+    if (f.retracted_at[0]) {
+        snprintf(s, sizeof s, "%.40s%s%.400s", f.retracted_at, f.retraction_reason[0] ? ": " : "", f.retraction_reason);
+        rg_kv_add(&v->identity, "retracted", s);
+    }
+    kv_str(&v->identity, "supersedes (source id)", f.supersedes);
+    kv_str(&v->identity, "superseded by (source id)", f.superseded_by);
+    kv_str(&v->identity, "source run id", f.catalog_id);
+    if (v->identity.oom) {
+        snprintf(err, errlen, "out of memory");
+        return 2;
+    }
+    return 0;
+}
+
 int rg_model_run(rg_registry *g, int64_t id, rg_run_view *v, char *err, size_t errlen)
 {
     memset(v, 0, sizeof *v);
@@ -440,6 +492,7 @@ int rg_model_run(rg_registry *g, int64_t id, rg_run_view *v, char *err, size_t e
     }
     free(text);
     free(bytes);
+    if (!rc) rc = source_rows(g, id, v, err, errlen);
     if (rc || rank_run(g, &row, v, err, errlen) || interval_rank_run(g, &row, v, err, errlen) ||
         rg_registry_notes(g, id, &v->notes, &v->n_notes, err, errlen) ||
         rg_registry_replications(g, id, &v->reps, &v->n_reps, err, errlen) ||
@@ -449,6 +502,13 @@ int rg_model_run(rg_registry *g, int64_t id, rg_run_view *v, char *err, size_t e
         return 2;
     }
     return 0;
+}
+
+const char *rg_run_display_name(const rg_run_row *r, char *out, size_t n)
+{
+    rg_impl_name_parts p = {r->impl_name, r->impl_version, r->backend,       r->kernel,
+                            r->kernel_name, r->project, r->run_title, r->source, r->external_id};
+    return rg_impl_display_name(&p, out, n);
 }
 
 /* A ranked line from the registry row alone (the row carries the figures). */
@@ -464,6 +524,11 @@ static void fill_entry(const rg_run_row *r, rg_rank_entry *e)
     copy(e->evidence, sizeof e->evidence, r->evidence);
     copy(e->observed_at, sizeof e->observed_at, r->observed_at);
     copy(e->status, sizeof e->status, r->status);
+    rg_run_display_name(r, e->name, sizeof e->name);
+    copy(e->published_at, sizeof e->published_at, r->published_at);
+    e->source_rank = r->source_rank;
+    e->source_group_size = r->source_group_size;
+    copy(e->retracted_at, sizeof e->retracted_at, r->retracted_at);
     if (r->backend[0]) snprintf(e->kernel, sizeof e->kernel, "%.15s %.70s", r->backend, r->kernel_name);
     else if (!r->external_id[0] && r->kernel_name[0])   /* an imported official trace: the solution it ran */
         snprintf(e->kernel, sizeof e->kernel, "%.30s: %.70s", rg_source_display(r->source), r->kernel_name);
@@ -577,23 +642,86 @@ void rg_model_problem_free(rg_problem_view *v)
     memset(v, 0, sizeof *v);
 }
 
+/* Each group's #1 (primary figure, statistic, workloads): the headline figures. */
+static int index_best(rg_registry *g, rg_index_view *v, char *err, size_t errlen)
+{
+    v->best = calloc(v->n ? v->n : 1, sizeof *v->best);
+    if (!v->best) {
+        snprintf(err, errlen, "out of memory");
+        return 2;
+    }
+    for (size_t i = 0; i < v->n; i++) {
+        rg_index_best *b = &v->best[i];
+        b->primary_ns = NAN;
+        b->n_workloads = -1;
+        if (v->rows[i].best_id <= 0) continue;
+        rg_run_row r;
+        if (rg_registry_get(g, v->rows[i].best_id, &r, NULL, err, errlen)) return 2;
+        b->primary_ns = positive_or_nan(r.primary_ns);
+        b->n_workloads = r.n_workloads;
+        copy(b->primary_stat, sizeof b->primary_stat, stat_label(r.primary_statistic));
+    }
+    return 0;
+}
+
+/* The RG_LATEST_RUNS newest runs, newest first. */
+static int index_latest(rg_registry *g, rg_index_view *v, char *err, size_t errlen)
+{
+    rg_run_row *rows;
+    size_t n;
+    if (rg_registry_list(g, &rows, &n, err, errlen)) return 2;
+    size_t keep = n < RG_LATEST_RUNS ? n : RG_LATEST_RUNS;
+    for (size_t i = 0; i < keep; i++) v->latest[i] = rows[n - 1 - i];
+    v->n_latest = keep;
+    free(rows);
+    return 0;
+}
+
+int rg_model_index(rg_registry *g, rg_index_view *v, char *err, size_t errlen)
+{
+    memset(v, 0, sizeof *v);
+    if (rg_registry_problems(g, NULL, &v->rows, &v->n, err, errlen)) return 2;
+    if (index_best(g, v, err, errlen)) {
+        rg_model_index_free(v);
+        return 2;
+    }
+    int64_t total = 0;
+    for (size_t i = 0; i < v->n; i++) total += v->rows[i].runs;
+    if (total > RG_INTERVAL_RANK_MAX) return 0;
+    if (index_latest(g, v, err, errlen)) {
+        rg_model_index_free(v);
+        return 2;
+    }
+    v->latest_listed = 1;
+    if (rg_registry_regressions(g, RG_STATS_ALPHA, RG_STATS_THRESHOLD, 1, &v->alerts, &v->n_alerts, err, errlen)) {
+        rg_model_index_free(v);
+        return 2;
+    }
+    v->alerts_checked = 1;
+    return 0;
+}
+
 int rg_model_history(rg_registry *g, int64_t id, rg_history_view *v, char *err, size_t errlen)
 {
     memset(v, 0, sizeof *v);
     int rc = rg_registry_line(g, id, &v->e, &v->n, err, errlen);
     if (rc) return rc;
-    rg_run_row row;
-    rg_manifest m;
-    if (v->n && !rg_registry_get_display(g, v->e[v->n - 1].row.id, &row, &m, err, errlen)) {
-        rg_model_display_name(&m, &row, v->name, sizeof v->name);
-        rg_manifest_free(&m);
-    }
+    if (v->n) rg_run_display_name(&v->e[v->n - 1].row, v->name, sizeof v->name);
     return 0;
 }
 
 void rg_model_history_free(rg_history_view *v)
 {
     free(v->e);
+    memset(v, 0, sizeof *v);
+}
+
+void rg_model_index_free(rg_index_view *v)
+{
+    rg_regressions_free(v->alerts, v->n_alerts);
+    free(v->rows);
+    free(v->best);
+    free(v->leaders);
     memset(v, 0, sizeof *v);
 }
 
@@ -755,7 +883,7 @@ int rg_model_search(rg_registry *g, const char *q, rg_search_view *v, char *err,
     for (size_t k = n; k-- > 0;) {   /* newest first */
         rg_rank_entry e;
         fill_entry(&rows[k], &e);
-        if (!contains_ci(e.kernel, needle)) continue;
+        if (!contains_ci(e.kernel, needle) && !contains_ci(e.name, needle)) continue;   /* "cuda default", "doubleAI" */
         if (v->n == RG_SEARCH_MAX) {
             v->more = 1;
             break;

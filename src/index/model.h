@@ -41,7 +41,12 @@ typedef struct rg_wl_view {
 typedef struct rg_run_view {
     int64_t id, replicates_of;
     char definition[256], title[512], status[16], evidence[16], device[256], backend[16];
-    char name[200];                 /* the implementation's display name (rg_model_display_name) */
+    char name[200];                 /* the implementation's display name (names.h rg_impl_display_name) */
+    /* What the run's source says of it (runs import-catalog; "" / 0 when
+     * nothing): when it published the run, its rank in the source's own
+     * comparison group, of how many, and the source's name. */
+    char published_at[40], source_name[128];
+    int source_rank, source_group_size;
     char observed_at[40], created_at[32];
     char run_digest[RG_DIGEST_LEN], comparison_key[RG_DIGEST_LEN];
     /* the primary measurement */
@@ -92,7 +97,10 @@ typedef struct rg_rank_entry {
     int rank;                       /* 0: not ranked (failed correctness) */
     double primary_ns, sol, x_ref, fast_count, fast_total;
     char evidence[16], observed_at[40], status[16], kernel[96];
-    char name[200];                 /* the implementation's display name (rg_model_display_name) */
+    char name[200];                 /* the implementation's display name (names.h rg_impl_display_name) */
+    char published_at[40];          /* the source's publication date, "" when none */
+    int source_rank, source_group_size;   /* the source's own rank, of how many; 0 when none */
+    char retracted_at[40];          /* its source retracted it then; "" when not */
     int tied, suspect;              /* interval ranks (rank.h) */
     char verification[16];          /* rg_sol_state_name, "" when not read (groups above RG_INTERVAL_RANK_MAX) */
     rg_interval iv;
@@ -191,8 +199,6 @@ typedef struct rg_index_best {
     double primary_ns;              /* NAN when the group has no #1 */
     char primary_stat[96];
     int n_workloads;                /* of #1; tells two groups of one device apart; -1 unknown */
-    char name[200];                 /* #1's implementation (rg_model_display_name), "" none */
-    char harness[160];              /* its harness and version: "SOL-ExecBench evaluation stack v1.0" */
 } rg_index_best;
 
 /* Runs listed under "Latest runs" on the front page. */
@@ -332,13 +338,20 @@ void rg_model_run_free(rg_run_view *v);
 int rg_model_problem(rg_registry *g, const char *definition, rg_problem_view *v, char *err, size_t errlen);
 void rg_model_problem_free(rg_problem_view *v);
 int rg_model_index(rg_registry *g, rg_index_view *v, char *err, size_t errlen);
-/* Fills v->leaders from each problem's field (model_field.c). 0, or 2 on error. */
+/* Fills v->leaders from each problem's field (model_index.c). 0, or 2 on error. */
 int rg_model_index_leaders(rg_registry *g, rg_index_view *v, char *err, size_t errlen);
+/* The front page's view: rg_model_index, then the leaders where the runs are few enough to list. */
+int rg_model_front(rg_registry *g, rg_index_view *v, char *err, size_t errlen);
 void rg_model_index_free(rg_index_view *v);
 int rg_model_compare(rg_registry *g, int64_t a, int64_t b, rg_compare_view *v, char *err, size_t errlen);
 void rg_model_compare_free(rg_compare_view *v);
 /* Sets v's same_gpu, same_statistic and unlike from its two runs (model_field.c). */
 void rg_model_compare_unlike(rg_compare_view *v);
+
+/* The display name of a registry row's implementation (names.h,
+ * rg_impl_display_name, from the row's names): for lists that show rows
+ * (the front page, `runs list`). Returns out. */
+const char *rg_run_display_name(const rg_run_row *r, char *out, size_t n);
 
 /* kv lists */
 void rg_kv_add(rg_kvlist *l, const char *key, const char *value);

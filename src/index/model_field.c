@@ -22,62 +22,14 @@
 
 /* ---- names, shapes, peaks ------------------------------------------------------------------ */
 
-/* "reference (torch.compile) torch 2.11.0+cu130" -> "torch.compile 2.11.0+cu130 · reference". */
-static int reference_name(const char *k, char *out, size_t n)
-{
-    const char *open = strchr(k, '('), *close = open ? strchr(open, ')') : NULL;
-    if (strncmp(k, "reference (", 11) || !close) return 0;
-    const char *ver = close + 1;
-    while (*ver == ' ') ver++;
-    if (!strncmp(ver, "torch ", 6)) ver += 6;
-    snprintf(out, n, "%.*s%s%.60s · reference", (int)(close - open - 1 < 80 ? close - open - 1 : 80), open + 1,
-             *ver ? " " : "", ver);
-    return 1;
-}
-
 void rg_model_display_name(const rg_manifest *m, const rg_run_row *r, char *out, size_t n)
 {
     if (!out || !n) return;
     out[0] = 0;
     if (!m) return;
-    const char *title = m->obj[RG_ROLE_RUN].title, *dot = strstr(title, " · ");
-    const char *kernel = m->kernel_name;
-    char ext[160];
-    rg_source_external_id(m->source, m->external_id, ext, sizeof ext);
-    if (m->impl_name[0] && reference_name(kernel, out, n)) return;
-    int own = !strcmp(m->impl_name, "ropegrad");
-    if (m->impl_name[0] && !own) {   /* a plugin: its own name and version */
-        if (kernel[0]) snprintf(out, n, "%.150s", kernel);
-        else snprintf(out, n, "%.60s%s%.60s", m->impl_name, m->impl_version[0] ? " " : "", m->impl_version);
-        return;
-    }
-    if (own) {   /* ropegrad's own kernel: "ropegrad 0.1.0 · CUDA kernel 0", "ropegrad 0.1.0 · CPU avx512" */
-        char be[16];
-        size_t i = 0;
-        for (; m->backend[i] && i + 1 < sizeof be; i++) be[i] = (char)toupper((unsigned char)m->backend[i]);
-        be[i] = 0;
-        int k = r && r->kernel >= 0 ? r->kernel : 0;
-        size_t bl = strlen(m->backend);
-        const char *variant = !strncmp(kernel, m->backend, bl) && kernel[bl] == '-' ? kernel + bl + 1 : kernel;
-        if (!*variant || !strcmp(variant, "default"))
-            snprintf(out, n, "ropegrad%s%.30s · %s kernel %d", m->impl_version[0] ? " " : "", m->impl_version, be, k);
-        else snprintf(out, n, "ropegrad%s%.30s · %s %.60s", m->impl_version[0] ? " " : "", m->impl_version, be, variant);
-        return;
-    }
-    if (dot && dot > title && m->external_id[0]) {   /* "Recursive · submission 6579" */
-        const char *slash = strchr(ext, '/');
-        snprintf(out, n, "%.*s · %.60s%s%.60s", (int)(dot - title < 100 ? dot - title : 100), title,
-                 slash ? "" : "#", slash ? ext : m->external_id, "");
-        if (slash) {   /* "submission/6579" -> "submission 6579" */
-            char *s = strstr(out, " · ");
-            char *sl = s ? strchr(s, '/') : NULL;
-            if (sl) *sl = ' ';
-        }
-        return;
-    }
-    if (dot && dot > title) snprintf(out, n, "%.*s", (int)(dot - title < 150 ? dot - title : 150), title);
-    else if (!m->external_id[0] && kernel[0]) snprintf(out, n, "%.60s: %.60s", rg_source_display(m->source), kernel);
-    else snprintf(out, n, "%.60s %.100s", rg_source_display(m->source), ext);
+    rg_impl_name_parts parts = {m->impl_name, m->impl_version, m->backend, m->kernel, m->kernel_name,
+                                r ? r->project : "", m->obj[RG_ROLE_RUN].title, m->source, m->external_id};
+    rg_impl_display_name(&parts, out, n);
 }
 
 static double axis_value(const rg_mf_workload *w, const char *name)
@@ -442,7 +394,7 @@ static int group_field(rg_registry *g, rg_group_view *gv, char *err, size_t errl
                      "recorded its input restage, timed span and host sync");
         figures(&m, gv, e);
         impl_key(&m, keys[i], sizeof keys[i]);
-        snprintf(e->date, sizeof e->date, "%s", e->observed_at);   /* observed; the published date where none */
+        snprintf(e->date, sizeof e->date, "%s", *e->observed_at ? e->observed_at : e->published_at);
         gv->cpu = !strcmp(m.vendor, "cpu");
         snprintf(harn[i], sizeof harn[i], "%.100s%s%.50s", m.harness_name, m.harness_version[0] ? " " : "",
                  m.harness_version);

@@ -95,3 +95,70 @@ int rg_short_key(const char *key, char *out, size_t n, char *err, size_t errlen)
     if (strlen(k) <= 12) return fits(snprintf(out, n, "%s", k), n, err, errlen);
     return fits(snprintf(out, n, "%.12s…", k), n, err, errlen);
 }
+
+/* "2.11" of "torch 2.11.0+cu128" (major.minor of the first number), "" when none. */
+static void major_minor(const char *v, char *out, size_t n)
+{
+    const char *d = v ? v : "";
+    while (*d && !isdigit((unsigned char)*d)) d++;
+    size_t k = 0, dots = 0;
+    while (d[k] && (isdigit((unsigned char)d[k]) || (d[k] == '.' && dots < 1 && isdigit((unsigned char)d[k + 1]))))
+        dots += d[k++] == '.';
+    snprintf(out, n, "%.*s", (int)k, d);
+}
+
+static const char *nz(const char *s) { return s ? s : ""; }
+
+/* "submission 19887": a known source's external id in words; the id as it is otherwise. */
+static void external_words(const char *source, const char *id, char *out, size_t n)
+{
+    char ext[160];
+    rg_source_external_id(source, id, ext, sizeof ext);
+    const char *slash = strchr(ext, '/');
+    if (slash && slash[1]) snprintf(out, n, "%.*s %s", (int)(slash - ext), ext, slash + 1);
+    else snprintf(out, n, "%s", ext);
+}
+
+const char *rg_impl_display_name(const rg_impl_name_parts *p, char *out, size_t n)
+{
+    if (!out || !n) return out;
+    out[0] = '\0';
+    if (!p) return out;
+    const char *name = nz(p->impl_name), *ver = nz(p->impl_version), *backend = nz(p->backend);
+    const char *kname = nz(p->kernel_name);
+    if (!strcmp(name, "ropegrad")) {
+        char bk[24];
+        size_t i = 0;
+        for (; backend[i] && i + 1 < sizeof bk; i++) bk[i] = (char)toupper((unsigned char)backend[i]);
+        bk[i] = '\0';
+        int named = kname[0] && strcmp(kname, "default");
+        if (!strcmp(backend, "cpu"))
+            snprintf(out, n, "ropegrad %.30s · CPU%s%.40s", ver, named ? " " : "",
+                     named && !strncmp(kname, "cpu-", 4) ? kname + 4 : named ? kname : "");
+        else if (p->kernel >= 0)
+            snprintf(out, n, "ropegrad %.30s · %s kernel %d%s%.40s%s", ver, bk, p->kernel, named ? " (" : "",
+                     named ? kname : "", named ? ")" : "");
+        else snprintf(out, n, "ropegrad %.30s · %s", ver, bk);
+        return out;
+    }
+    if (!strncmp(name, "reference (", 11) && name[strlen(name) - 1] == ')') {   /* the torch reference (impl_load.py) */
+        char mm[32];
+        major_minor(ver, mm, sizeof mm);
+        snprintf(out, n, "%.*s%s%s · reference", (int)(strlen(name) - 12), name + 11, mm[0] ? " " : "", mm);
+        return out;
+    }
+    if (name[0]) {   /* a plugin: its own name and version */
+        snprintf(out, n, "%.80s%s%.60s", name, ver[0] ? " " : "", ver);
+        return out;
+    }
+    /* An imported run: who made it, and the source's id of it. */
+    char who[160] = "", ext[160] = "";
+    const char *title = nz(p->run_title), *dot = strstr(title, " · ");
+    if (p->project && p->project[0]) snprintf(who, sizeof who, "%s", p->project);
+    else if (dot && dot > title) snprintf(who, sizeof who, "%.*s", (int)(dot - title < 150 ? dot - title : 150), title);
+    else snprintf(who, sizeof who, "%s", rg_source_display(p->source));
+    if (p->external_id && p->external_id[0]) external_words(p->source, p->external_id, ext, sizeof ext);
+    else if (kname[0]) snprintf(ext, sizeof ext, "%s", kname);   /* an imported official trace: the solution it ran */
+    snprintf(out, n, "%s%s%s", who, ext[0] && who[0] ? " · " : "", ext);
+    return out;
+}

@@ -31,4 +31,30 @@ const char *rg_source_display(const char *source);
 void rg_source_external_id(const char *source, const char *id, char *out, size_t n);
 const char *rg_source_comparator_description(const char *source);
 
+/* What an implementation's display name is made of ("" or NULL when the
+ * record has none): a ropegrad or plugin run's implementation spec (name,
+ * version, backend, kernel, kernelName); an imported run's project (who made
+ * it: the catalog's project, else its run title before the first " · "),
+ * source and external id. */
+typedef struct rg_impl_name_parts {
+    const char *impl_name, *impl_version;   /* "ropegrad" "0.1.0"; a plugin's own; "reference (torch.compile)" "torch 2.11.0" */
+    const char *backend;                    /* "cuda", "cpu" */
+    int kernel;                             /* -1 unknown */
+    const char *kernel_name;                /* "default", a version's name */
+    const char *project;                    /* "doubleAI" */
+    const char *run_title;                  /* "Recursive · 014_... · B200" (metadata: display only) */
+    const char *source, *external_id;       /* "sol-execbench", "19887" */
+} rg_impl_name_parts;
+
+/* The implementation's display name, by who and what:
+ *   an imported run      "doubleAI · submission 19887" (project · the source's
+ *                        external id in words; "NVIDIA SOL-ExecBench · submission
+ *                        6579" when no project is known)
+ *   ropegrad's own       "ropegrad 0.1.0 · CUDA kernel 0" (a named kernel
+ *                        version other than default follows in parentheses)
+ *   the torch reference  "torch.compile 2.11 · reference", "torch eager 2.11 · reference"
+ *   a plugin             its own name and version ("plain014 1.0")
+ * Always a NUL-terminated name in out[n] (cut to fit); returns out. */
+const char *rg_impl_display_name(const rg_impl_name_parts *p, char *out, size_t n);
+
 #endif

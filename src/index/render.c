@@ -750,6 +750,10 @@ static void name_cell(rg_buf *b, const rg_render_ctx *ctx, const rg_rank_entry *
     }
     rg_buf_printf(b, " <span class=\"muted runid\">run #%lld</span>", (long long)e->id);
     if (e->suspect) rg_buf_puts(b, " <span class=\"badge suspect\">suspect</span>");
+    if (e->retracted_at[0]) rg_buf_puts(b, " <span class=\"badge retracted\">retracted by its source</span>");
+    if (!strcmp(e->verification, "unverifiable") && strcmp(e->trust, "reported"))   /* a reported record has no medians */
+        rg_buf_puts(b, " <span class=\"badge unverifiable\" title=\"the index cannot check its figures against its "
+                       "T_SOL\">unverifiable</span>");
     rg_buf_puts(b, "</td>");
 }
 
@@ -1097,36 +1101,29 @@ static void index_leaders(rg_buf *b, const rg_render_ctx *ctx, const rg_index_vi
     rg_buf_puts(b, "</table>\n");
 }
 
-/* Best per problem per device: #1's primary figure (a registry too large to read each field). */
+/* Best per problem per device: #1's primary figure. */
 static void index_headlines(rg_buf *b, const rg_render_ctx *ctx, const rg_index_view *v)
 {
-    if (v->leaders_listed) {
+    if (v->leaders_listed) {   /* each group's #1 as its problem page shows it */
         index_leaders(b, ctx, v);
         return;
     }
-    rg_buf_puts(b, "<h2 id=\"gpus\">Headline figures: each comparison group's #1</h2>\n");
+    rg_buf_puts(b, "<h2 id=\"gpus\">Headline figures by device</h2>\n");
     size_t shown = 0;
     for (size_t i = 0; i < v->n; i++) {
         if (!v->best || !figure(v->best[i].primary_ns)) continue;
-        if (!shown++) rg_buf_puts(b, "<table id=\"headlines\"><tr><th>problem</th><th>GPU · harness · statistic</th>"
-                                     "<th>#1</th><th>time</th></tr>\n");
+        if (!shown++) rg_buf_puts(b, "<table id=\"headlines\"><tr><th>device</th><th>problem</th><th>#1</th>"
+                                     "<th>primary</th></tr>\n");
         char title[400], e[64], s[48];
         if (rg_problem_short(v->rows[i].definition, title, sizeof title, e, sizeof e)) snprintf(title, sizeof title, "?");
-        put_esc(b, "<tr><td>", title, "</td><td>");
-        rg_html_esc(b, v->rows[i].device);
-        if (*v->best[i].harness) put_esc(b, " · ", v->best[i].harness, "");
-        put_esc(b, " · ", v->best[i].primary_stat, "");
-        if (v->best[i].n_workloads > 0)
-            rg_buf_printf(b, " · %d workload%s", v->best[i].n_workloads, v->best[i].n_workloads == 1 ? "" : "s");
-        rg_buf_puts(b, "</td><td>");
-        if (ctx->single_page) rg_html_esc(b, v->best[i].name);
-        else {
-            rg_buf_puts(b, "<a ");
-            href_run(b, ctx, v->rows[i].best_id);
-            put_esc(b, ">", *v->best[i].name ? v->best[i].name : "run", "</a>");
-        }
+        rg_buf_puts(b, "<tr><td>");
+        group_label(b, v->rows[i].device, v->best[i].n_workloads);
+        put_esc(b, "</td><td>", title, "</td><td class=\"nowrap\">");
+        run_link(b, ctx, v->rows[i].best_id, "run #");
         rg_fmt_si(s, sizeof s, v->best[i].primary_ns * 1e-9, "s");
-        put_esc(b, "</td><td class=\"num nowrap\">", s, "</td></tr>\n");
+        put_esc(b, "</td><td class=\"num\">", s, " <span class=\"muted\">");
+        rg_html_esc(b, v->best[i].primary_stat);
+        rg_buf_puts(b, "</span></td></tr>\n");
     }
     if (shown) rg_buf_puts(b, "</table>\n");
     else rg_buf_puts(b, "<p class=\"muted\">No comparison group has a #1 yet.</p>\n");
@@ -1458,7 +1455,6 @@ char *rg_api_index(const rg_index_view *v, char *err, size_t errlen)
 /* The field's columns of a run (model_field.c). */
 static void api_field_entry(cJSON *x, const rg_rank_entry *e)
 {
-    cJSON_AddStringToObject(x, "name", e->name);
     cJSON_AddStringToObject(x, "trust", e->trust);
     cJSON_AddStringToObject(x, "trustReason", e->trust_reason);
     cJSON_AddBoolToObject(x, "superseded", e->superseded);
@@ -1469,6 +1465,21 @@ static void api_field_entry(cJSON *x, const rg_rank_entry *e)
     cJSON_AddNumberToObject(x, "replications", e->replications);
     cJSON_AddBoolToObject(x, "signed", e->signatures > 0);
     cJSON_AddStringToObject(x, "xReferenceBasis", e->x_ref_basis);
+}
+
+/* What the run's source says of it: "publishedAt" and "sourceRank" {rank, of} (null when none). */
+static void api_source_facts(cJSON *x, const char *published_at, int rank, int of)
+{
+    if (published_at[0]) cJSON_AddStringToObject(x, "publishedAt", published_at);
+    else cJSON_AddNullToObject(x, "publishedAt");
+    if (rank > 0) {
+        cJSON *r = cJSON_AddObjectToObject(x, "sourceRank");
+        cJSON_AddNumberToObject(r, "rank", rank);
+        if (of > 0) cJSON_AddNumberToObject(r, "of", of);
+        else cJSON_AddNullToObject(r, "of");
+    } else {
+        cJSON_AddNullToObject(x, "sourceRank");
+    }
 }
 
 char *rg_api_problem(const rg_problem_view *v, char *err, size_t errlen)
@@ -1491,8 +1502,10 @@ char *rg_api_problem(const rg_problem_view *v, char *err, size_t errlen)
             const rg_rank_entry *e = &g->e[i];
             cJSON *x = cJSON_CreateObject();
             cJSON_AddNumberToObject(x, "id", (double)e->id);
+            cJSON_AddStringToObject(x, "name", e->name);
             if (e->rank > 0) cJSON_AddNumberToObject(x, "rank", e->rank);
             else cJSON_AddNullToObject(x, "rank");
+            api_source_facts(x, e->published_at, e->source_rank, e->source_group_size);
             add_num(x, "primaryNs", e->primary_ns);
             add_num(x, "sol", e->sol);
             add_num(x, "xReference", e->x_ref);
@@ -1540,6 +1553,7 @@ char *rg_api_run(const rg_run_view *v, char *err, size_t errlen)
     cJSON_AddNumberToObject(o, "id", (double)v->id);
     cJSON_AddStringToObject(o, "name", v->name);
     cJSON_AddStringToObject(o, "definition", v->definition);
+    api_source_facts(o, v->published_at, v->source_rank, v->source_group_size);
     cJSON_AddStringToObject(o, "status", v->status);
     cJSON_AddStringToObject(o, "evidence", v->evidence);
     cJSON_AddStringToObject(o, "device", v->device);

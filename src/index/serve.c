@@ -445,7 +445,7 @@ static void index_page(rg_server *s, rg_registry *g, const rg_request *q, rg_res
 {
     rg_index_view v;
     char err[512];
-    if (rg_model_index(g, &v, err, sizeof err)) {
+    if ((api ? rg_model_index(g, &v, err, sizeof err) : rg_model_front(g, &v, err, sizeof err))) {
         error_resp(s, q, r, 500, err);
         return;
     }

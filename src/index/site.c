@@ -72,7 +72,7 @@ int rg_site_write(rg_registry *g, const char *dir, size_t *files, char *err, siz
     top.history_pages = deep.history_pages = deeper.history_pages = 1;   /* written below */
 
     rg_index_view iv;
-    if (rg_model_index(g, &iv, err, errlen)) return 2;
+    if (rg_model_front(g, &iv, err, errlen)) return 2;
     char *t = rg_render_index(&top, &iv, err, errlen);
     int rc = put(dir, "index.html", t, t ? strlen(t) : 0, files, err, errlen);
     for (size_t i = 0; !rc && i < iv.n; i++) {

@@ -255,6 +255,13 @@ typedef struct rg_run_row {
     double mean_ns, geomean_ns, sol_score;  /* NAN when unknown */
     double avg_speedup, fast_count, fast_total;   /* NAN when unknown */
     char source[64], external_id[128], family[256], architecture[64];
+    /* The names (schema 5): the implementation spec's name and version and
+     * the run's metadata title, as stored; what its source says of it
+     * (rg_registry_set_source_facts: runs import-catalog), "" / 0 when none. */
+    char impl_name[64], impl_version[64], run_title[256];
+    char project[128], author[128], source_revision[128], published_at[40];
+    int source_rank, source_group_size;   /* the source's rank in its own comparison group, of how many */
+    char retracted_at[40];                /* the source retracted it then; "" when not */
 } rg_run_row;
 
 /* A run with nothing timed (primary_ns NAN: a failed run, or `check`,
@@ -265,6 +272,39 @@ typedef struct rg_run_row {
 int rg_untimed_label(const char *status, double primary_ns, const char *reason, char *buf, size_t n);
 /* The reason of m's first workload that failed its check ("" when none). */
 const char *rg_manifest_first_failure(const rg_manifest *m);
+
+/* One transaction around several writes (runs import-catalog: all or
+ * nothing): the stores and source facts written between begin and commit
+ * join it (each as a savepoint). rollback undoes all of it. 0, or 2 with a
+ * message (commit rolls back when it cannot commit). */
+int rg_registry_begin(rg_registry *g, char *err, size_t errlen);
+int rg_registry_commit(rg_registry *g, char *err, size_t errlen);
+void rg_registry_rollback(rg_registry *g);
+
+/* What a run's source says of it beyond its manifest, which no digest covers
+ * (KernelIndex's catalog: `runs import-catalog`): who made it and when the
+ * source published it, the source's rank in its own comparison group, its
+ * trust columns, retraction and supersession. Text "" and numbers -1 when
+ * the source says nothing. */
+typedef struct rg_run_source_facts {
+    char catalog_id[64];                  /* the source's own id of the run ("" when not given) */
+    char project[128], author[128], source_revision[128], impl_title[256], source_name[128];
+    char published_at[40];
+    int source_rank, source_group_size;   /* 1-based rank of how many; 0 unknown */
+    int reported, reproduced;             /* KernelIndex: reported by the source; reproduced by KernelIndex (1/0/-1) */
+    int replications;                     /* KernelIndex's independent replication count, -1 unknown */
+    char retracted_at[40], retraction_reason[256];
+    char supersedes[64];                  /* the source's id of the run this one supersedes */
+    char superseded_by[64];               /* the source's id of the run that supersedes this one */
+    char catalog_key[RG_DIGEST_LEN];      /* the source's comparison key */
+} rg_run_source_facts;
+/* Writes f for run id (replacing what was there); *changed (may be NULL) is
+ * 1 when anything differed from what was stored. 0, or 2 with a message. */
+int rg_registry_set_source_facts(rg_registry *g, int64_t id, const rg_run_source_facts *f, int *changed, char *err,
+                                 size_t errlen);
+/* The facts stored for run id: 0 with *found 1 (f filled) or 0 (none), 2 error. */
+int rg_registry_source_facts(rg_registry *g, int64_t id, rg_run_source_facts *f, int *found, char *err,
+                             size_t errlen);
 
 /* Runs ordered by id (newest last). *rows is malloc'd. */
 int rg_registry_list(rg_registry *g, rg_run_row **rows, size_t *n, char *err, size_t errlen);

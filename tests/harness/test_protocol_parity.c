@@ -89,13 +89,13 @@ static void test_words(void **state)
     assert_int_equal(rg_sync_parse("", &y), 1);
     assert_int_equal(rg_sync_parse("end", NULL), 1);
     assert_int_equal(r, RG_RESTAGE_OFF);
-    /* The defaults are the official evaluator's. */
+    /* The defaults are the official evaluator's (settle: its calls start after the flush). */
     rg_run_options o;
     rg_run_options_default(&o);
     assert_int_equal(o.restage, RG_RESTAGE_ON);
     assert_int_equal(o.span, RG_SPAN_ALL);
     assert_int_equal(o.sync, RG_SYNC_ITERATION);
-    assert_int_equal(o.settle, RG_SETTLE_OFF);
+    assert_int_equal(o.settle, RG_SETTLE_ON);
     assert_int_equal(o.rounds, 10);
     /* Each word's meaning, and the record before the switch. */
     assert_non_null(strstr(rg_restage_text("on"), "256 B"));
@@ -123,7 +123,7 @@ static void test_cli_refusals(void **state)
     assert_non_null(strstr(out_text, "--restage on|off"));
     assert_non_null(strstr(out_text, "--span all|kernels"));
     assert_non_null(strstr(out_text, "--sync iteration|end"));
-    assert_non_null(strstr(out_text, "--settle off|on"));
+    assert_non_null(strstr(out_text, "--settle on|off"));
 }
 
 /* A CPU run takes the switches (nothing to switch) and records none of them. */

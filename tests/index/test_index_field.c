@@ -147,7 +147,7 @@ static void test_page(void **state)
         assert_non_null(strstr(html, legend));
         assert_non_null(strstr(html, mark));
     }
-    assert_non_null(strstr(html, "plain-014 1.0.0, workload #"));
+    assert_non_null(strstr(html, "plain-014 1.0.0), workload #"));
     /* The CPU group has no reference run, and says how to record one. */
     assert_non_null(strstr(html, "no \"reference (torch eager)\" run in this group"));
     free(html);

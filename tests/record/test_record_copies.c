@@ -210,7 +210,13 @@ static void test_schema3_migrates(void **state)
     rg_registry_close(g);
     sqlite3 *h;
     assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(h, "DROP TABLE run_signatures; DROP TABLE run_conflicts; PRAGMA user_version = 3;",
+    assert_int_equal(sqlite3_exec(h, "DROP TABLE run_signatures; DROP TABLE run_conflicts; DROP TABLE run_sources;"
+                                     "ALTER TABLE runs DROP COLUMN impl_name; ALTER TABLE runs DROP COLUMN impl_version;"
+                                     "ALTER TABLE runs DROP COLUMN run_title; ALTER TABLE runs DROP COLUMN project;"
+                                     "ALTER TABLE runs DROP COLUMN author; ALTER TABLE runs DROP COLUMN source_revision;"
+                                     "ALTER TABLE runs DROP COLUMN published_at; ALTER TABLE runs DROP COLUMN source_rank;"
+                                     "ALTER TABLE runs DROP COLUMN source_group_size;"
+                                     "ALTER TABLE runs DROP COLUMN retracted_at; PRAGMA user_version = 3;",
                                   NULL, NULL, NULL),
                      SQLITE_OK);
     sqlite3_close(h);
@@ -221,6 +227,14 @@ static void test_schema3_migrates(void **state)
     assert_int_equal(ns, 1);
     assert_string_equal(sigs[0].key_id, kid2);
     free(sigs);
+    /* Schema 5 filled the names of the runs already stored from their manifests. */
+    rg_run_row row;
+    assert_int_equal(rg_registry_get(g, id, &row, NULL, err, sizeof err), 0);
+    assert_string_equal(row.impl_name, "ropegrad");
+    assert_true(row.impl_version[0] != '\0');
+    assert_true(row.run_title[0] != '\0');
+    assert_string_equal(row.published_at, "");
+    assert_int_equal(row.source_rank, 0);
     rg_registry_close(g);
     free(signed_copy);
 }

@@ -28,13 +28,18 @@ static inline int prep(rg_registry *g, const char *sql, sqlite3_stmt **st)
 }
 static inline void release(rg_registry *g, sqlite3_stmt *st) { rg_stmt_release(&g->stmts, st); }
 
-/* The columns of an rg_run_row, in reg_read_row's order (29 of them). */
+/* The columns of an rg_run_row, in reg_read_row's order (ROW_N_COLUMNS of
+ * them): the run's own, then the names and what its source says of it
+ * (schema 5: NULL for runs stored before, and for facts no source gave). */
 #define ROW_COLUMNS                                                                                                \
     "id, created_at, observed_at, evidence, COALESCE(replicates_of, 0), definition, comparison_key, "             \
     "implementation_digest, run_digest, device, backend, kernel_name, status, COALESCE(kernel, -1), "             \
     "COALESCE(passed, -1), COALESCE(total, -1), "                                                               \
     "(SELECT COUNT(*) FROM run_workloads w WHERE w.run_id = runs.id), mean_ns, geomean_ns, sol_score, "          \
-    "primary_statistic, primary_ns, avg_speedup, fast_count, fast_total, source, external_id, family, architecture"
+    "primary_statistic, primary_ns, avg_speedup, fast_count, fast_total, source, external_id, family, architecture, "   \
+    "impl_name, impl_version, run_title, project, author, source_revision, published_at, "                       \
+    "COALESCE(source_rank, 0), COALESCE(source_group_size, 0), retracted_at"
+#define ROW_N_COLUMNS 39
 
 /* ---- registry_sql.c ---- */
 
@@ -52,6 +57,12 @@ int reg_fail_open(rg_registry *g, int rc, char *err, size_t errlen, const char *
 int reg_exec(rg_registry *g, const char *sql, char *err, size_t errlen, const char *what);
 /* BEGIN IMMEDIATE, retried while busy: 0 or 2. */
 int reg_begin_write(rg_registry *g, char *err, size_t errlen, const char *what);
+/* A write that may run inside a caller's transaction (rg_registry_begin):
+ * then a savepoint (*nested = 1), else BEGIN IMMEDIATE. Its end: commit
+ * (RELEASE or COMMIT, 0 or 2) or roll back (to the savepoint, or all). */
+int reg_write_begin(rg_registry *g, int *nested, char *err, size_t errlen, const char *what);
+int reg_write_commit(rg_registry *g, int nested, char *err, size_t errlen, const char *what);
+void reg_write_rollback(rg_registry *g, int nested);
 
 /* ---- registry_query.c ---- */
 

@@ -47,7 +47,7 @@
 
 /* "RGRD": marks a SQLite file as a ropegrad registry. */
 #define RG_APPLICATION_ID 0x52475244
-#define RG_SCHEMA_VERSION 4
+#define RG_SCHEMA_VERSION 5
 
 /* The runs table's columns from id to backend: the same in the first schema
  * (0 -> 1) and in the table that migration 1 -> 2 rebuilds it as. Part of
@@ -161,13 +161,39 @@ static const char *const migrations[RG_SCHEMA_VERSION] = {
     "  stored TEXT NOT NULL,"
     "  offered TEXT NOT NULL);"
     "CREATE INDEX run_conflicts_by_run ON run_conflicts(run_id);",
+    /* 4 -> 5 (issue 41): names and what a run's source says of it. Copies of
+     * the manifest's implementation name and version and the run's metadata
+     * title (filled here for the runs already stored); who made it, its
+     * revision, when the source published it and the source's own rank
+     * (nullable: only a source's catalog gives them, runs import-catalog);
+     * the rest of the source's columns in run_sources. */
+    "ALTER TABLE runs ADD COLUMN impl_name TEXT;"
+    "ALTER TABLE runs ADD COLUMN impl_version TEXT;"
+    "ALTER TABLE runs ADD COLUMN run_title TEXT;"
+    "ALTER TABLE runs ADD COLUMN project TEXT;"
+    "ALTER TABLE runs ADD COLUMN author TEXT;"
+    "ALTER TABLE runs ADD COLUMN source_revision TEXT;"
+    "ALTER TABLE runs ADD COLUMN published_at TEXT;"
+    "ALTER TABLE runs ADD COLUMN source_rank INTEGER;"
+    "ALTER TABLE runs ADD COLUMN source_group_size INTEGER;"
+    "ALTER TABLE runs ADD COLUMN retracted_at TEXT;"
+    "UPDATE runs SET impl_name = json_extract(manifest, '$.implementation.spec.name'),"
+    "  impl_version = json_extract(manifest, '$.implementation.spec.version'),"
+    "  run_title = json_extract(manifest, '$.run.metadata.title') WHERE json_valid(manifest);"
+    "CREATE TABLE run_sources ("
+    "  run_id INTEGER PRIMARY KEY REFERENCES runs(id),"
+    "  catalog_id TEXT NOT NULL,"
+    "  impl_title TEXT, source_name TEXT,"
+    "  reported INTEGER, reproduced INTEGER, replications INTEGER,"
+    "  retraction_reason TEXT, supersedes TEXT, superseded_by TEXT, catalog_key TEXT);"
+    "CREATE INDEX run_sources_by_catalog_id ON run_sources(catalog_id);",
 };
 
 /* The C half of a migration, run after its SQL (NULL: none). */
 static int (*const migration_steps[RG_SCHEMA_VERSION])(rg_registry *, char *, size_t) = {
-    NULL, reg_convert_stored_manifests, NULL, reg_index_stored_signatures};
+    NULL, reg_convert_stored_manifests, NULL, reg_index_stored_signatures, NULL};
 
-static const char *const our_tables[] = {"runs", "run_workloads", "notes", "replications"};
+static const char *const our_tables[] = {"runs", "run_workloads", "notes", "replications", "run_sources"};
 
 /* The XDG Base Directory rule: $XDG_DATA_HOME when set to an absolute path,
  * else ~/.local/share. Without HOME either, the current folder. */

@@ -88,6 +88,16 @@ void reg_read_row(sqlite3_stmt *st, rg_run_row *r)
     reg_copy_col(st, 26, r->external_id, sizeof r->external_id);
     reg_copy_col(st, 27, r->family, sizeof r->family);
     reg_copy_col(st, 28, r->architecture, sizeof r->architecture);
+    reg_copy_col(st, 29, r->impl_name, sizeof r->impl_name);
+    reg_copy_col(st, 30, r->impl_version, sizeof r->impl_version);
+    reg_copy_col(st, 31, r->run_title, sizeof r->run_title);
+    reg_copy_col(st, 32, r->project, sizeof r->project);
+    reg_copy_col(st, 33, r->author, sizeof r->author);
+    reg_copy_col(st, 34, r->source_revision, sizeof r->source_revision);
+    reg_copy_col(st, 35, r->published_at, sizeof r->published_at);
+    r->source_rank = sqlite3_column_int(st, 36);
+    r->source_group_size = sqlite3_column_int(st, 37);
+    reg_copy_col(st, 38, r->retracted_at, sizeof r->retracted_at);
 }
 
 int rg_registry_list(rg_registry *g, rg_run_row **rows, size_t *n, char *err, size_t errlen)
@@ -166,7 +176,8 @@ static int get_row_bytes(rg_registry *g, int64_t id, rg_run_row *row, char **tex
     if (rc) return rc;
     rg_run_row tmp;
     reg_read_row(st, row ? row : &tmp);
-    int oom = (text && !(*text = column_copy(st, 29, NULL))) || (bytes && !(*bytes = column_copy(st, 30, nbytes)));
+    int oom = (text && !(*text = column_copy(st, ROW_N_COLUMNS, NULL))) ||
+              (bytes && !(*bytes = column_copy(st, ROW_N_COLUMNS + 1, nbytes)));
     release(g, st);
     if (oom) {
         if (text) free(*text), *text = NULL;

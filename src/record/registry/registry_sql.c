@@ -121,3 +121,40 @@ int reg_begin_write(rg_registry *g, char *err, size_t errlen, const char *what)
     release(g, st);
     return rc;
 }
+
+int reg_write_begin(rg_registry *g, int *nested, char *err, size_t errlen, const char *what)
+{
+    *nested = !sqlite3_get_autocommit(g->db);
+    return *nested ? reg_exec(g, "SAVEPOINT rg_write", err, errlen, what) : reg_begin_write(g, err, errlen, what);
+}
+
+int reg_write_commit(rg_registry *g, int nested, char *err, size_t errlen, const char *what)
+{
+    return reg_exec(g, nested ? "RELEASE rg_write" : "COMMIT", err, errlen, what);
+}
+
+void reg_write_rollback(rg_registry *g, int nested)
+{
+    sqlite3_exec(g->db, nested ? "ROLLBACK TO rg_write; RELEASE rg_write" : "ROLLBACK", NULL, NULL, NULL);
+}
+
+int rg_registry_begin(rg_registry *g, char *err, size_t errlen)
+{
+    if (!g || !sqlite3_get_autocommit(g->db)) {
+        snprintf(err, errlen, "registry: a transaction is already open");
+        return 2;
+    }
+    return reg_begin_write(g, err, errlen, "cannot start a write");
+}
+
+int rg_registry_commit(rg_registry *g, char *err, size_t errlen)
+{
+    if (!reg_exec(g, "COMMIT", err, errlen, "cannot commit")) return 0;
+    sqlite3_exec(g->db, "ROLLBACK", NULL, NULL, NULL);
+    return 2;
+}
+
+void rg_registry_rollback(rg_registry *g)
+{
+    if (g && !sqlite3_get_autocommit(g->db)) sqlite3_exec(g->db, "ROLLBACK", NULL, NULL, NULL);
+}

@@ -165,8 +165,8 @@ static int store_impl(rg_registry *g, const cJSON *manifest, const char *bytes, 
     char now[32];
     reg_now_utc(now);
     sqlite3_stmt *st = NULL;
-    int rc = 2;
-    if (reg_begin_write(g, err, errlen, "cannot start a write")) {
+    int rc = 2, nested;
+    if (reg_write_begin(g, &nested, err, errlen, "cannot start a write")) {
         free(text);
         rg_manifest_free(&m);
         return 2;
@@ -186,13 +186,16 @@ static int store_impl(rg_registry *g, const cJSON *manifest, const char *bytes, 
         if (existed) *existed = merged;
         if (rc) goto rollback;
         rg_manifest_free(&m);
-        return reg_exec(g, "COMMIT", err, errlen, "cannot commit");
+        if (!reg_write_commit(g, nested, err, errlen, "cannot commit")) return 0;
+        reg_write_rollback(g, nested);
+        return 2;
     }
     release(g, st);
     st = NULL;
     if (prep(g,
                            "INSERT INTO runs (created_at, observed_at, evidence, replicates_of, " MF_COLUMNS
-                           ", manifest_bytes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st) != SQLITE_OK)
+                           ", manifest_bytes, impl_name, impl_version, run_title) "
+                           "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st) != SQLITE_OK)
         goto dberr;
     sqlite3_bind_text(st, 1, now, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, m.observed_at, -1, SQLITE_STATIC);
@@ -202,6 +205,9 @@ static int store_impl(rg_registry *g, const cJSON *manifest, const char *bytes, 
     int at = bind_manifest(st, 5, &m, key, text);
     if (bytes) sqlite3_bind_blob64(st, at, bytes, nbytes, SQLITE_STATIC);
     else sqlite3_bind_null(st, at);
+    sqlite3_bind_text(st, at + 1, m.impl_name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, at + 2, m.impl_version, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, at + 3, m.obj[RG_ROLE_RUN].title, -1, SQLITE_STATIC);
     if (sqlite3_step(st) != SQLITE_DONE) goto dberr;
     release(g, st);
     st = NULL;
@@ -210,7 +216,7 @@ static int store_impl(rg_registry *g, const cJSON *manifest, const char *bytes, 
     free(text);
     text = NULL;
     rg_manifest_free(&m);
-    if (reg_exec(g, "COMMIT", err, errlen, "cannot commit the run")) goto rollback;
+    if (reg_write_commit(g, nested, err, errlen, "cannot commit the run")) goto rollback;
     if (id) *id = rid;
     return 0;
 dberr:
@@ -219,7 +225,7 @@ rollback:
     if (st) release(g, st);
     free(text);
     rg_manifest_free(&m);
-    sqlite3_exec(g->db, "ROLLBACK", NULL, NULL, NULL);
+    reg_write_rollback(g, nested);
     return rc;
 }
 
