@@ -380,11 +380,20 @@ static int group_field(rg_registry *g, rg_group_view *gv, char *err, size_t errl
         rg_rank_entry *e = &gv->e[i];
         rg_run_row row;
         rg_manifest m;
-        int got = rg_registry_get_display(g, e->id, &row, &m, err, errlen);
+        char why[200];
+        int got = rg_registry_get_display(g, e->id, &row, &m, why, sizeof why);
         if (got == 1) continue;   /* gone since the group was read */
-        if (got) {
+        if (got && rg_registry_get(g, e->id, &row, NULL, err, errlen)) {
             rc = 2;
             break;
+        }
+        if (got) {   /* its row reads, its manifest does not: damaged, listed with the reason */
+            snprintf(e->trust, sizeof e->trust, "damaged");
+            snprintf(e->trust_reason, sizeof e->trust_reason, "damaged: the stored manifest cannot be read (%.200s)", why);
+            for (char *q = e->trust_reason; *q; q++)
+                if ((unsigned char)*q < 0x20 || *q == 0x7f) *q = '?';
+            snprintf(keys[i], sizeof keys[i], "D %lld", (long long)e->id);
+            continue;
         }
         if (!e->name[0]) rg_model_display_name(&m, &row, e->name, sizeof e->name);
         classify(&m, e);
