@@ -31,12 +31,14 @@ int rg_runs_list(runs_ctx *x)
             "SOL", "x ref", "evidence");
     for (size_t i = 0; i < n; i++) {
         rg_manifest m;
-        char why[200] = "", untimed[320] = "";
+        char why[200] = "", untimed[320] = "", reason[RG_RANK_REASON_LEN] = "";
         int suspect = 0;
+        rg_rank_class cls = RG_CLASS_DAMAGED;
         rg_sol_check sol = {.state = RG_SOL_VERIFIED};
         rg_run_row *r = &rows[i];
         if (!rg_registry_get(x->g, r->id, NULL, &m, x->err, sizeof x->err)) {
             suspect = rg_manifest_suspect(&m, why, sizeof why);
+            cls = rg_manifest_rank_class(&m, r->evidence, reason, sizeof reason);
             rg_manifest_sol_check(&m, &sol, NULL, x->err, sizeof x->err);
             rg_untimed_label(r->status, r->primary_ns, rg_manifest_first_failure(&m), untimed, sizeof untimed);
             rg_manifest_free(&m);
@@ -68,6 +70,8 @@ int rg_runs_list(runs_ctx *x)
             w += (size_t)snprintf(note + w, sizeof note - w, "  (replicates #%lld)", (long long)r->replicates_of);
         if (untimed[0] && w < sizeof note) w += (size_t)snprintf(note + w, sizeof note - w, "  %s", untimed);
         if (suspect && w < sizeof note) w += (size_t)snprintf(note + w, sizeof note - w, "  SUSPECT: %s", why);
+        if ((cls == RG_CLASS_PARTIAL || cls == RG_CLASS_BUSY) && w < sizeof note)   /* rank.h: listed, not ranked */
+            w += (size_t)snprintf(note + w, sizeof note - w, "  %s", reason);
         if (sol.state == RG_SOL_UNVERIFIABLE && w < sizeof note)
             snprintf(note + w, sizeof note - w, "  UNVERIFIABLE: %s", sol.basis);
         if (note[0]) tprintf("   %s\n", rg_cli_fit(c[6], sizeof c[6], note, 97));
@@ -120,11 +124,13 @@ int rg_runs_list_json(runs_ctx *x)
         oom |= !(r->replicates_of ? cJSON_AddNumberToObject(o, "replicates_of", (double)r->replicates_of)
                                   : cJSON_AddNullToObject(o, "replicates_of"));
         rg_manifest m;   /* the suspect flag (rank.h) and the T_SOL check (sol_check.h): derived from the record */
-        char why[200] = "", untimed[320] = "";
+        char why[200] = "", untimed[320] = "", reason[RG_RANK_REASON_LEN] = "damaged: the record cannot be read";
         int suspect = 0;
+        rg_rank_class cls = RG_CLASS_DAMAGED;
         rg_sol_check sol = {.state = RG_SOL_UNVERIFIABLE, .basis = "the record cannot be read"};
         if (!rg_registry_get(x->g, r->id, NULL, &m, x->err, sizeof x->err)) {
             suspect = rg_manifest_suspect(&m, why, sizeof why);
+            cls = rg_manifest_rank_class(&m, r->evidence, reason, sizeof reason);
             rg_manifest_sol_check(&m, &sol, NULL, x->err, sizeof x->err);
             rg_untimed_label(r->status, r->primary_ns, rg_manifest_first_failure(&m), untimed, sizeof untimed);
             rg_manifest_free(&m);
@@ -136,6 +142,8 @@ int rg_runs_list_json(runs_ctx *x)
         oom |= !cJSON_AddStringToObject(o, "verification_basis", rg_term(sol.basis));
         oom |= !cJSON_AddBoolToObject(o, "suspect", suspect);
         oom |= !(suspect ? cJSON_AddStringToObject(o, "suspect_reason", why) : cJSON_AddNullToObject(o, "suspect_reason"));
+        oom |= !cJSON_AddStringToObject(o, "rank_class", rg_rank_class_name(cls));   /* rank.h's trust class */
+        oom |= !cJSON_AddStringToObject(o, "rank_reason", rg_term(reason));
     }
     free(rows);
     char *text = oom ? NULL : cJSON_Print(arr);

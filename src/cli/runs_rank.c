@@ -35,10 +35,12 @@ int rg_runs_rank(runs_ctx *x)
         return 0;
     }
     qsort(rows, m, sizeof *rows, cmp_key);
-    tprintf("rank: %s; unverifiable runs (no T_SOL the index can compute) rank after the verified ones, suspect\n"
-           "runs (faster than the index's T_SOL, or an all-zero/NaN output) after them until a replication confirms\n"
-           "them; failed runs and runs that timed nothing (check: correctness only) are not ranked; #1 is the best\n"
-           "passed, verified, non-suspect run\n\n", RG_RANK_METHOD);
+    tprintf("rank: %s; measured runs (samples held) by their intervals, unverifiable ones (no T_SOL the index\n"
+           "can compute) after the verified ones; reported runs (no samples) ranked apart, from 1, by their figure;\n"
+           "suspect (faster than max(T_SOL, the GPU's launch floor) or the CPU's memory ceiling, or an all-zero/NaN\n"
+           "output), partial (fewer workloads than the suite), busy, damaged and failed runs are listed, not ranked;\n"
+           "#1 is the best verified measured run (a group without one: the best verified reported run)\n\n",
+           RG_RANK_METHOD);
     int rc = 0;
     for (size_t i = 0; i < m && !rc;) {
         size_t j = i;
@@ -63,7 +65,9 @@ int rg_runs_rank(runs_ctx *x)
             char a[64], rk[16], kn[96], ratio[32], h[128];
             rg_rank_label(r, rk, sizeof rk);
             if (r->rank && isfinite(best)) snprintf(ratio, sizeof ratio, "%.3fx", r->iv.est / best);
-            else snprintf(ratio, sizeof ratio, r->rank ? "-" : strcmp(r->row.status, "passed") ? "failed" : "unranked");
+            else if (r->rank || r->rank_class == RG_CLASS_FAILED)
+                snprintf(ratio, sizeof ratio, r->rank ? "-" : strcmp(r->row.status, "passed") ? "failed" : "unranked");
+            else snprintf(ratio, sizeof ratio, "%s", rg_rank_class_name(r->rank_class));   /* not ranked: its class */
             char untimed[64];
             if (!rg_untimed_label(r->row.status, r->row.primary_ns, NULL, untimed, sizeof untimed))
                 snprintf(a, sizeof a, "%s", untimed);
@@ -71,10 +75,14 @@ int rg_runs_rank(runs_ctx *x)
             rg_cli_headline(h, sizeof h, r->row.sol_score, r->row.avg_speedup, r->row.fast_count, r->row.fast_total);
             tprintf("  %4s  %5lld  %-30s  %8s  ", rk, (long long)r->row.id, a, ratio);
             rg_cli_print_cols(h, 44);
-            tprintf("  %-28.28s  %-10s  %-22s  %s%s%s%s\n", rg_cli_impl_label(kn, sizeof kn, &r->row), r->row.evidence,
-                   r->revision, r->suspect ? (r->confirmed ? "SUSPECT (replicated): " : "SUSPECT: ") : "",
+            int other = r->rank_class != RG_CLASS_MEASURED && r->rank_class != RG_CLASS_SUSPECT &&
+                        r->rank_class != RG_CLASS_FAILED;   /* reported, partial, busy, damaged: its reason */
+            tprintf("  %-28.28s  %-10s  %-22s  %s%s%s%s%s%s\n", rg_cli_impl_label(kn, sizeof kn, &r->row),
+                   r->row.evidence, r->revision,
+                   r->suspect ? (r->confirmed ? "SUSPECT (replicated): " : "SUSPECT: ") : "",
                    r->suspect ? r->suspect_why : "", r->sol.state == RG_SOL_UNVERIFIABLE ? "UNVERIFIABLE: " : "",
-                   r->sol.state == RG_SOL_UNVERIFIABLE ? r->sol.basis : "");
+                   r->sol.state == RG_SOL_UNVERIFIABLE ? r->sol.basis : "", other ? "  " : "",
+                   other ? r->rank_reason : "");
         }
         tprintf("\n");
         free(e);

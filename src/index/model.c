@@ -351,6 +351,9 @@ int rg_model_run_from_manifest(const rg_manifest *m, const rg_run_row *row, rg_r
         if (rg_run_interval(m, RG_STATS_CONF, &v->iv, e2, sizeof e2)) v->iv.est = v->iv.lo = v->iv.hi = NAN;
         v->suspect = rg_manifest_suspect(m, v->suspect_why, sizeof v->suspect_why);
         v->confirmed = v->suspect && row && !strcmp(row->evidence, RG_EVIDENCE_REPLICATED);
+        v->rank_class = rg_manifest_rank_class(m, row ? row->evidence : NULL, v->rank_reason, sizeof v->rank_reason);
+        snprintf(v->harness, sizeof v->harness, "%.60s%s%.30s", m->harness_name, *m->harness_version ? " " : "",
+                 m->harness_version);
         rg_revision_label(m, v->revision, sizeof v->revision);
     }
     double *t_sol = m && m->n_workloads ? calloc(m->n_workloads, sizeof *t_sol) : NULL;
@@ -427,7 +430,7 @@ static int interval_rank_run(rg_registry *g, const rg_run_row *row, rg_run_view 
 {
     if (v->group_size > RG_INTERVAL_RANK_MAX) {
         /* Ranked by the figure alone: a run that may not be #1 (rank.h) gets no figure rank. */
-        if ((v->suspect && !v->confirmed) || v->sol_check.state == RG_SOL_UNVERIFIABLE) v->rank = 0;
+        if (v->rank_class != RG_CLASS_MEASURED || v->sol_check.state == RG_SOL_UNVERIFIABLE) v->rank = 0;
         return 0;
     }
     rg_ranked me;
@@ -436,7 +439,93 @@ static int interval_rank_run(rg_registry *g, const rg_run_row *row, rg_run_view 
     v->interval_ranked = 1;
     v->rank = me.rank;
     v->tied = me.tied;
+    v->superseded = me.superseded;
     v->group_size = ranked;
+    return 0;
+}
+
+/* The group's reference run (model.h RG_REFERENCE_RUN_NAME: the fastest
+ * passed one), its manifest into *ref; 0 with *id 0 when none, 2 on error. */
+static int group_reference(rg_registry *g, const char *key, int64_t *id, rg_manifest *ref, char *err, size_t errlen)
+{
+    rg_run_row *rows;
+    size_t n;
+    *id = 0;
+    if (rg_registry_list(g, &rows, &n, err, errlen)) return 2;
+    double best = INFINITY;
+    size_t len = strlen(RG_REFERENCE_RUN_NAME);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(rows[i].comparison_key, key) && !strcmp(rows[i].status, "passed") &&
+            !strncmp(rows[i].kernel_name, RG_REFERENCE_RUN_NAME, len) && rows[i].primary_ns > 0 &&
+            rows[i].primary_ns < best)
+            best = rows[i].primary_ns, *id = rows[i].id;
+    free(rows);
+    rg_run_row r;
+    char e2[160];
+    if (*id && rg_registry_get_display(g, *id, &r, ref, e2, sizeof e2)) *id = 0;   /* damaged: no reference */
+    return 0;
+}
+
+static void put_figures(const rg_ref_figures *f, double *sol, double *x_ref, double *fast_count, double *fast_total,
+                        char *x_why, char *s_why, char *f_why, size_t n)
+{
+    *sol = f->sol;
+    *x_ref = f->x_ref;
+    *fast_count = f->fast_count;
+    *fast_total = f->fast_total;
+    snprintf(x_why, n, "%s", f->x_ref_why);
+    snprintf(s_why, n, "%s", f->sol_why);
+    snprintf(f_why, n, "%s", f->fast_why);
+}
+
+/* The run's SOL, x reference and cases faster by the one definition
+ * (model_figures.c), in a group small enough to read. */
+static int run_figures(rg_registry *g, const rg_run_row *row, rg_run_view *v, char *err, size_t errlen)
+{
+    if (v->group_size > RG_INTERVAL_RANK_MAX) return 0;
+    int64_t ref_id;
+    rg_manifest ref, m;
+    rg_run_row r;
+    if (group_reference(g, row->comparison_key, &ref_id, &ref, err, errlen)) return 2;
+    if (rg_registry_get_display(g, row->id, &r, &m, err, errlen)) {
+        if (ref_id) rg_manifest_free(&ref);
+        return 2;
+    }
+    rg_ref_figures f;
+    rg_model_ref_figures(&m, ref_id ? &ref : NULL, ref_id, &f);
+    put_figures(&f, &v->sol, &v->x_ref, &v->fast_count, &v->fast_total, v->x_ref_why, v->sol_why, v->fast_why,
+                sizeof v->x_ref_why);
+    snprintf(v->x_ref_source, sizeof v->x_ref_source, "%s", f.source);
+    rg_manifest_free(&m);
+    if (ref_id) rg_manifest_free(&ref);
+    return 0;
+}
+
+/* Each listed entry's SOL, x reference and cases faster by the one
+ * definition, from the group's reference run (rg_model_field found it). */
+static int group_figures(rg_registry *g, rg_group_view *gv, char *err, size_t errlen)
+{
+    rg_manifest ref, m;
+    rg_run_row r;
+    int have_ref = gv->ref_id > 0 && !rg_registry_get_display(g, gv->ref_id, &r, &ref, err, errlen);
+    for (size_t i = 0; i < gv->n; i++) {
+        rg_rank_entry *e = &gv->e[i];
+        rg_ref_figures f;
+        if (rg_registry_get_display(g, e->id, &r, &m, err, errlen)) {
+            if (e->rank_class != RG_CLASS_DAMAGED) continue;   /* gone meanwhile: as listed */
+            rg_model_ref_figures(NULL, NULL, 0, &f);
+            snprintf(f.x_ref_why, sizeof f.x_ref_why, "%s", e->rank_reason);
+            snprintf(f.sol_why, sizeof f.sol_why, "%s", e->rank_reason);
+            snprintf(f.fast_why, sizeof f.fast_why, "%s", e->rank_reason);
+        } else {
+            rg_model_ref_figures(&m, have_ref ? &ref : NULL, have_ref ? gv->ref_id : 0, &f);
+            rg_manifest_free(&m);
+        }
+        put_figures(&f, &e->sol, &e->x_ref, &e->fast_count, &e->fast_total, e->x_ref_why, e->sol_why, e->fast_why,
+                    sizeof e->x_ref_why);
+        e->x_ref_run = e->x_ref;
+    }
+    if (have_ref) rg_manifest_free(&ref);
     return 0;
 }
 
@@ -494,6 +583,7 @@ int rg_model_run(rg_registry *g, int64_t id, rg_run_view *v, char *err, size_t e
     free(bytes);
     if (!rc) rc = source_rows(g, id, v, err, errlen);
     if (rc || rank_run(g, &row, v, err, errlen) || interval_rank_run(g, &row, v, err, errlen) ||
+        run_figures(g, &row, v, err, errlen) ||
         rg_registry_notes(g, id, &v->notes, &v->n_notes, err, errlen) ||
         rg_registry_replications(g, id, &v->reps, &v->n_reps, err, errlen) ||
         rg_registry_signatures(g, id, &v->sigs, &v->n_sigs, err, errlen) ||
@@ -603,6 +693,12 @@ int rg_model_problem(rg_registry *g, const char *definition, rg_problem_view *v,
                 e->tied = r[k].tied;
                 e->suspect = r[k].suspect;
                 e->iv = r[k].iv;
+                e->rank_class = r[k].rank_class;
+                copy(e->rank_reason, sizeof e->rank_reason, r[k].rank_reason);
+                copy(e->harness, sizeof e->harness, r[k].harness);
+                e->superseded = r[k].superseded;
+                gv->n_superseded += (size_t)e->superseded;
+                if (!gv->harness[0] && !e->superseded) copy(gv->harness, sizeof gv->harness, e->harness);
                 copy(e->verification, sizeof e->verification, rg_sol_state_name(r[k].sol.state));
             }
             gv->interval_ranked = 1;
@@ -615,6 +711,8 @@ int rg_model_problem(rg_registry *g, const char *definition, rg_problem_view *v,
             rg_rank_entry *e = &gv->e[gv->n++];
             fill_entry(&rows[k], e);
             e->rank = !strcmp(rows[k].status, "passed") && isfinite(rows[k].primary_ns) ? ++rank : 0;
+            e->rank_class = e->rank ? RG_CLASS_MEASURED : RG_CLASS_FAILED;
+            snprintf(e->rank_reason, sizeof e->rank_reason, "%s", e->rank ? RG_CLASS_NOT_READ : "failed, or not timed");
         }
     }
     free(pr);
@@ -623,6 +721,11 @@ int rg_model_problem(rg_registry *g, const char *definition, rg_problem_view *v,
         rg_model_problem_free(v);
         return 2;
     }
+    for (size_t i = 0; i < v->n_groups; i++)
+        if (v->groups[i].interval_ranked && group_figures(g, &v->groups[i], err, errlen)) {
+            rg_model_problem_free(v);
+            return 2;
+        }
     return 0;
 oom:
     free(pr);
@@ -656,11 +759,36 @@ static int index_best(rg_registry *g, rg_index_view *v, char *err, size_t errlen
         b->n_workloads = -1;
         if (v->rows[i].best_id <= 0) continue;
         rg_run_row r;
-        if (rg_registry_get(g, v->rows[i].best_id, &r, NULL, err, errlen)) return 2;
+        rg_manifest m;
+        if (rg_registry_get_display(g, v->rows[i].best_id, &r, &m, err, errlen)) return 2;
+        b->rank_class = rg_manifest_rank_class(&m, r.evidence, NULL, 0);
+        snprintf(b->harness, sizeof b->harness, "%.40s%s%.40s", m.harness_name, *m.harness_version ? " " : "",
+                 m.harness_version);
+        rg_manifest_free(&m);
         b->primary_ns = positive_or_nan(r.primary_ns);
         b->n_workloads = r.n_workloads;
         copy(b->primary_stat, sizeof b->primary_stat, stat_label(r.primary_statistic));
     }
+    return 0;
+}
+
+/* The trust class of run id (rank.h), from its manifest; damaged when the
+ * manifest cannot be read. 0, or 2 when the registry cannot be read. */
+static int run_class(rg_registry *g, int64_t id, rg_rank_class *c, char *reason, size_t n, char *err, size_t errlen)
+{
+    rg_run_row row;
+    rg_manifest m;
+    char why[200];
+    if (!rg_registry_get_display(g, id, &row, &m, why, sizeof why)) {
+        *c = rg_manifest_rank_class(&m, row.evidence, reason, n);
+        rg_manifest_free(&m);
+        return 0;
+    }
+    if (rg_registry_get(g, id, &row, NULL, err, errlen)) return 2;
+    *c = RG_CLASS_DAMAGED;
+    snprintf(reason, n, "damaged: the stored manifest cannot be read (%s)", why);
+    for (char *p = reason; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
     return 0;
 }
 
@@ -674,6 +802,10 @@ static int index_latest(rg_registry *g, rg_index_view *v, char *err, size_t errl
     for (size_t i = 0; i < keep; i++) v->latest[i] = rows[n - 1 - i];
     v->n_latest = keep;
     free(rows);
+    for (size_t i = 0; i < keep; i++)
+        if (run_class(g, v->latest[i].id, &v->latest_class[i], v->latest_reason[i], sizeof v->latest_reason[i], err,
+                      errlen))
+            return 2;
     return 0;
 }
 
@@ -895,6 +1027,10 @@ int rg_model_search(rg_registry *g, const char *q, rg_search_view *v, char *err,
         copy(h->definition, sizeof h->definition, rows[k].definition);
         copy(h->device, sizeof h->device, rows[k].device);
         copy(h->status, sizeof h->status, rows[k].status);
+        if (run_class(g, h->id, &h->rank_class, h->rank_reason, sizeof h->rank_reason, err, errlen)) {
+            free(rows);
+            return 2;
+        }
     }
     free(rows);
     return 0;

@@ -63,10 +63,20 @@ typedef struct rg_run_view {
     rg_interval iv;                 /* the primary statistic's 95% interval */
     int suspect, confirmed;
     char suspect_why[200], revision[48];
+    /* the trust class (rank.h rg_manifest_rank_class) and its one-line reason:
+     * only "measured" and "reported" runs are ranked (apart), never the others */
+    rg_rank_class rank_class;
+    char rank_reason[RG_RANK_REASON_LEN];
+    char harness[96];               /* its protocol's harness "name version" */
+    int superseded;                 /* older than its group's newest harness version: not ranked (rank.h) */
     rg_sol_check sol_check;         /* the index's own T_SOL check (sol_check.h) */
     char key_origin[64];            /* how the comparison key was found: "derived by rule", ... */
-    /* SOL score, mean speedup over the reference, cases faster of total */
+    /* SOL score, mean speedup over the reference, cases faster of total:
+     * rg_model_ref_figures' (the one definition) when the run is in a
+     * registry group of up to RG_INTERVAL_RANK_MAX runs, else the record's
+     * own; where one is NAN, why in x_ref_why, sol_why, fast_why */
     double sol, x_ref, fast_count, fast_total;
+    char x_ref_why[256], sol_why[256], fast_why[256], x_ref_source[96];
     int passed, total;              /* correctness; -1 unknown */
     char correctness[512];
     char source[256];               /* where the record comes from */
@@ -102,16 +112,26 @@ typedef struct rg_rank_entry {
     int source_rank, source_group_size;   /* the source's own rank, of how many; 0 when none */
     char retracted_at[40];          /* its source retracted it then; "" when not */
     int tied, suspect;              /* interval ranks (rank.h) */
+    /* the trust class (rank.h) and its one-line reason; rank is measured
+     * runs' interval rank or reported runs' figure rank (each from 1), 0
+     * for every other class. Groups above RG_INTERVAL_RANK_MAX: "measured"
+     * with a reason saying the manifests were not read */
+    rg_rank_class rank_class;
+    char rank_reason[RG_RANK_REASON_LEN];
+    char harness[96];               /* its protocol's harness "name version" */
+    int superseded;                 /* an older harness version than the group's current: listed after, unranked */
     char verification[16];          /* rg_sol_state_name, "" when not read (groups above RG_INTERVAL_RANK_MAX) */
     rg_interval iv;
-    double x_ref_run;               /* the group's reference run's primary over this one's (model_field.c); NAN none */
-    char x_ref_why[256], sol_why[256], fast_why[256];   /* why a figure is empty; "" when it is there */
-    /* The field (model_field.c). x_ref above is then the ONE × reference
-     * figure of the run: x_ref_run where the group has a reference run, else
-     * the source's, else the record's own per-workload speedups. */
+    double x_ref_run;               /* the same figure as x_ref (model_figures.c: one definition), NAN none */
+    /* sol, x_ref and fast_count/fast_total are rg_model_ref_figures' (groups
+     * up to RG_INTERVAL_RANK_MAX runs; above: the record's own); where one is
+     * NAN, why it is empty ("" when filled or not computed) */
+    char x_ref_why[256], sol_why[256], fast_why[256];
+    /* The field (model_field.c): the trust class as the page shows it
+     * (rank_class's name), why a run is superseded (superseded above), its
+     * implementation's row, and where the figures come from. */
     char trust[16];                 /* the trust class: measured | reported | suspect | partial | busy | damaged | failed */
     char trust_reason[256];         /* one line: why that class */
-    int superseded;                 /* a run of an older protocol: listed apart, never ranked */
     char superseded_why[240];       /* why, "" when not superseded */
     int impl_best, impl_runs;       /* 1: the best run of its implementation in the group (a row of the
                                      * field); the implementation's runs in the group */
@@ -141,6 +161,8 @@ typedef struct rg_group_view {
     int64_t runs;                   /* runs in the group (entries may show fewer) */
     int n_workloads;                /* of its runs (one comparison key: one workload set); -1 unknown */
     int interval_ranked;            /* 1: ranks by rg_registry_rank_group; 0: by the primary figure alone */
+    char harness[96];               /* the current protocol's harness "name version" ("" unknown) */
+    size_t n_superseded;            /* entries of older harness versions (listed last, superseded) */
     rg_rank_entry *e;
     size_t n;
     /* The field (model_field.c): the group's reference run -- the passed run
@@ -155,7 +177,7 @@ typedef struct rg_group_view {
      * evaluation stack v1.0 · mean · 16 workloads"; superseded 1 when every
      * run of it is of an older protocol (or a newer version of its harness
      * has a group on the same GPU with the same statistic). */
-    char harness[160], words[520];
+    char words[520];
     int superseded;
     int cpu;                        /* its runs were measured on a CPU */
     size_t n_impls;                 /* rows of the field: entries with impl_best */
@@ -199,6 +221,8 @@ typedef struct rg_index_best {
     double primary_ns;              /* NAN when the group has no #1 */
     char primary_stat[96];
     int n_workloads;                /* of #1; tells two groups of one device apart; -1 unknown */
+    rg_rank_class rank_class;       /* #1's trust class: measured, or reported in a group without measured runs */
+    char harness[96];               /* #1's harness "name version" (what makes the group comparable), "" unknown */
 } rg_index_best;
 
 /* Runs listed under "Latest runs" on the front page. */
@@ -225,6 +249,8 @@ typedef struct rg_index_view {
     /* the newest runs, newest first; listed 0 when the registry holds more
      * than RG_INTERVAL_RANK_MAX runs (not read here) */
     rg_run_row latest[RG_LATEST_RUNS];
+    rg_rank_class latest_class[RG_LATEST_RUNS];          /* each one's trust class (rank.h) */
+    char latest_reason[RG_LATEST_RUNS][RG_RANK_REASON_LEN];
     size_t n_latest;
     int latest_listed;
     /* the regressions of the latest revision of each line (rank.h); checked 0
@@ -290,6 +316,19 @@ typedef struct rg_records_view {
 /* 0, 1 no runs of the problem (err says so), 2 error. */
 int rg_model_records(rg_registry *g, const char *definition, rg_records_view *v, char *err, size_t errlen);
 void rg_model_records_free(rg_records_view *v);
+/* SOL score, x reference and cases faster, one definition on every page
+ * (model_figures.c): x reference is the mean over the workloads of the
+ * reference's time over the run's (SOL-ExecBench's avg_speedup), the
+ * reference timed on the run's GPU (the group's reference run, else the
+ * record's own reference times when they are of its GPU); NAN with the
+ * reason in *_why where the index cannot compute one. */
+typedef struct rg_ref_figures {
+    double x_ref, sol, fast_count, fast_total;
+    char x_ref_why[256], sol_why[256], fast_why[256];
+    char source[96];                /* where the reference times come from, "" when none */
+} rg_ref_figures;
+/* m: the run; ref (NULL: none) the group's reference run, ref_id its id. */
+void rg_model_ref_figures(const rg_manifest *m, const rg_manifest *ref, int64_t ref_id, rg_ref_figures *out);
 
 /* Said once where a CPU run's or group's SOL columns would be empty. */
 #define RG_NO_SOL_ON_CPU "no speed-of-light figure on CPU runs"
@@ -297,6 +336,10 @@ void rg_model_records_free(rg_records_view *v);
 /* Interval ranks and alerts read every manifest of a group (or registry):
  * above this many runs the pages rank by the primary figure alone and say so. */
 #define RG_INTERVAL_RANK_MAX 500
+/* The reason of a run of such a group: its class was not read. */
+#define RG_CLASS_NOT_READ                                                                                      \
+    "not checked: the group holds more than 500 runs, so its manifests are not read; ranked by the primary "   \
+    "figure alone"
 
 /* One implementation line's history, oldest first (rg_registry_line). */
 typedef struct rg_history_view {
@@ -317,6 +360,8 @@ typedef struct rg_search_hit {
     int64_t id;
     char definition[256], device[256], kernel[96], status[16];
     double primary_ns;
+    rg_rank_class rank_class;       /* its trust class (rank.h) */
+    char rank_reason[RG_RANK_REASON_LEN];
 } rg_search_hit;
 typedef struct rg_search_view {
     char q[RG_SEARCH_QUERY_MAX + 1];

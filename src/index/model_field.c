@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gate.h"
 #include "model.h"
 #include "names.h"
 
@@ -140,42 +139,11 @@ static int series_of(const rg_manifest *m, const rg_rank_entry *e, rg_field_seri
 
 /* ---- one run's class, figures and the reasons for absent ones ------------------------------ */
 
-/* The run's trust class and its reason, as contract 1 (rank.h's rank_class
- * and rank_reason) defines them: where the ranking gives them per run, this
- * copies rg_rank_class_name(e->rank_class) and e->rank_reason instead. */
-static void classify(const rg_manifest *m, rg_rank_entry *e)
+/* The run's trust class as the page shows it: the ranking's (rank.h), by name. */
+static void classify(rg_rank_entry *e)
 {
-    char why[160];
-    size_t samples = 0;
-    for (size_t i = 0; i < m->n_workloads; i++) samples += m->workloads[i].n_samples;
-    if (strcmp(e->status, "passed")) {
-        snprintf(e->trust, sizeof e->trust, "failed");
-        const char *f = rg_manifest_first_failure(m);
-        snprintf(e->trust_reason, sizeof e->trust_reason, "did not pass correctness%s%.170s", *f ? ": " : "", f);
-    } else if (!(isfinite(e->primary_ns) && e->primary_ns > 0)) {
-        snprintf(e->trust, sizeof e->trust, "partial");
-        snprintf(e->trust_reason, sizeof e->trust_reason, "passed, but nothing was timed: correctness only");
-    } else if (e->suspect) {
-        snprintf(e->trust, sizeof e->trust, "suspect");
-        char s[200];
-        rg_manifest_suspect(m, s, sizeof s);
-        snprintf(e->trust_reason, sizeof e->trust_reason, "%s", *s ? s : "too fast to be real");
-    } else if (rg_manifest_busy(m, why, sizeof why)) {
-        snprintf(e->trust, sizeof e->trust, "busy");
-        snprintf(e->trust_reason, sizeof e->trust_reason, "recorded on a busy machine (%.150s)", why);
-    } else if (!samples) {
-        snprintf(e->trust, sizeof e->trust, "reported");
-        snprintf(e->trust_reason, sizeof e->trust_reason, "imported from %.60s: its figure as published, no samples "
-                 "held here, so it ranks among reported runs by that figure", m->source[0] ? rg_source_display(m->source)
-                                                                                           : "its source");
-    } else {
-        int unverifiable = !strcmp(e->verification, "unverifiable");
-        snprintf(e->trust, sizeof e->trust, "measured");
-        snprintf(e->trust_reason, sizeof e->trust_reason, "its samples are held here (%zu timed iterations over %zu "
-                 "workloads): ranked by 95%% intervals%s", samples, m->n_workloads,
-                 unverifiable ? "; its figures cannot be checked against T_SOL, so it ranks after the verified runs"
-                              : "");
-    }
+    snprintf(e->trust, sizeof e->trust, "%s", rg_rank_class_name(e->rank_class));
+    snprintf(e->trust_reason, sizeof e->trust_reason, "%s", e->rank_reason);
 }
 
 /* A ropegrad CUDA run timed before the harness recorded its timing switches
@@ -185,49 +153,16 @@ static int old_protocol(const rg_manifest *m)
     return !strcmp(m->harness_name, "ropegrad") && !strcmp(m->backend, "cuda") && m->iterations > 0 && !m->restage[0];
 }
 
-/* SOL, cases faster and the one × reference figure; the reason where one is
- * absent. Where the ranking computes them per run (one definition for every
- * page, with the reasons), the page takes those and this is not called. */
-static void figures(const rg_manifest *m, const rg_group_view *gv, rg_rank_entry *e)
+/* Where the run's SOL and × reference come from (the ranking computes them,
+ * one definition for every page, with the reason of an empty one). */
+static void figure_basis(const rg_group_view *gv, rg_rank_entry *e)
 {
-    int cpu = !strcmp(m->vendor, "cpu"), passed = !strcmp(e->status, "passed");
-    double sum = 0, ssum = 0;
-    size_t scores = 0, speedups = 0, faster = 0;
-    for (size_t i = 0; i < m->n_workloads; i++) {
-        const rg_mf_workload *w = &m->workloads[i];
-        if (isfinite(w->sol_score)) sum += w->sol_score, scores++;
-        if (isfinite(w->speedup) && w->speedup > 0) ssum += w->speedup, speedups++, faster += w->speedup > 1;
-    }
-    const char *none = !passed ? "not computed: the run did not pass correctness" : cpu ? RG_NO_SOL_ON_CPU : NULL;
-    if (isfinite(e->sol)) snprintf(e->sol_basis, sizeof e->sol_basis, "as its source published it");
-    else if (!none && scores && scores == m->n_workloads) {
-        e->sol = sum / (double)scores;
-        snprintf(e->sol_basis, sizeof e->sol_basis, "mean of its %zu per-workload SOL scores", scores);
-    } else snprintf(e->sol_why, sizeof e->sol_why, "%s", none ? none : m->n_workloads ? "no SOL score: the record "
-                    "has no baseline time (T_b) per workload" : "no SOL score: the record carries neither one nor "
-                    "per-workload figures");
-    if (!(isfinite(e->fast_total) && e->fast_total > 0)) {
-        if (!none && speedups) e->fast_count = (double)faster, e->fast_total = (double)speedups;
-        else snprintf(e->fast_why, sizeof e->fast_why, "%s", none ? none : "no per-workload speedup over a baseline "
-                      "in this record");
-    }
-    double source = e->x_ref;
-    e->x_ref = NAN;
-    if (isfinite(e->x_ref_run)) {
-        e->x_ref = e->x_ref_run;
-        snprintf(e->x_ref_basis, sizeof e->x_ref_basis, "the group's reference run #%lld, measured here: its figure "
-                 "over this run's", (long long)gv->ref_id);
-    } else if (passed && isfinite(source)) {
-        e->x_ref = source;
-        snprintf(e->x_ref_basis, sizeof e->x_ref_basis, "as its source published it: the mean per-workload speedup "
-                 "over the source's reference");
-    } else if (passed && speedups && speedups == m->n_workloads) {
-        e->x_ref = ssum / (double)speedups;
-        snprintf(e->x_ref_basis, sizeof e->x_ref_basis, "the mean per-workload speedup over the baseline the run "
-                 "recorded (T_b)");
-    } else snprintf(e->x_ref_why, sizeof e->x_ref_why, "%s", !passed ? "not computed: the run did not pass "
-                    "correctness" : "no reference run in this group and no baseline or published speedup in the "
-                    "record");
+    if (isfinite(e->sol)) snprintf(e->sol_basis, sizeof e->sol_basis, "the speed-of-light score over its workloads");
+    if (!isfinite(e->x_ref)) return;
+    if (gv->ref_id) snprintf(e->x_ref_basis, sizeof e->x_ref_basis, "the mean over the workloads of the reference's time "
+                             "over the run's: the group's reference run #%lld, measured here", (long long)gv->ref_id);
+    else snprintf(e->x_ref_basis, sizeof e->x_ref_basis, "the mean over the workloads of the reference's time over the "
+                  "run's: the record's own reference times on its GPU");
 }
 
 /* The implementation a run belongs to: an implementation line (rank.h) for
@@ -239,6 +174,9 @@ static void impl_key(const rg_manifest *m, char *out, size_t n)
 }
 
 /* ---- one group ----------------------------------------------------------------------------- */
+
+/* A run of a kind that ranks: measured here, or reported by its source. */
+static int may_rank(const rg_rank_entry *e) { return !strcmp(e->trust, "measured") || !strcmp(e->trust, "reported"); }
 
 /* Dense ranks among the rows of one kind: measured rows keep the order of
  * their interval ranks (ties stay ties), reported rows rank by their figure. */
@@ -347,7 +285,7 @@ static void older_versions(rg_group_view *gv, char (*harn)[160])
     for (size_t i = 0; i < gv->n; i++) {
         rg_rank_entry *e = &gv->e[i];
         size_t li = harness_name_len(harn[i]);
-        for (size_t k = 0; k < gv->n && !e->superseded; k++) {
+        for (size_t k = 0; k < gv->n && !e->superseded_why[0]; k++) {
             if (!versioned_protocol(harn[i]) || harness_name_len(harn[k]) != li || strncmp(harn[i], harn[k], li) ||
                 version_cmp(harn[i] + li, harn[k] + li) >= 0)
                 continue;
@@ -387,21 +325,19 @@ static int group_field(rg_registry *g, rg_group_view *gv, char *err, size_t errl
             rc = 2;
             break;
         }
-        if (got) {   /* its row reads, its manifest does not: damaged, listed with the reason */
-            snprintf(e->trust, sizeof e->trust, "damaged");
-            snprintf(e->trust_reason, sizeof e->trust_reason, "damaged: the stored manifest cannot be read (%.200s)", why);
-            for (char *q = e->trust_reason; *q; q++)
-                if ((unsigned char)*q < 0x20 || *q == 0x7f) *q = '?';
+        if (got) {   /* its row reads, its manifest does not: damaged (the ranking's reason), listed */
+            classify(e);
             snprintf(keys[i], sizeof keys[i], "D %lld", (long long)e->id);
             continue;
         }
         if (!e->name[0]) rg_model_display_name(&m, &row, e->name, sizeof e->name);
-        classify(&m, e);
-        e->superseded = old_protocol(&m);
-        if (e->superseded)
+        classify(e);
+        if (old_protocol(&m)) {
+            e->superseded = 1;
             snprintf(e->superseded_why, sizeof e->superseded_why, "an older protocol: timed before the harness "
                      "recorded its input restage, timed span and host sync");
-        figures(&m, gv, e);
+        }
+        figure_basis(gv, e);
         impl_key(&m, keys[i], sizeof keys[i]);
         snprintf(e->date, sizeof e->date, "%s", *e->observed_at ? e->observed_at : e->published_at);
         gv->cpu = !strcmp(m.vendor, "cpu");
@@ -423,18 +359,24 @@ static int group_field(rg_registry *g, rg_group_view *gv, char *err, size_t errl
     if (!rc) older_versions(gv, harn);
     for (size_t i = 0; i < gv->n; i++) current += !gv->e[i].superseded;
     gv->superseded = gv->n > 0 && !current;
-    for (size_t i = 0; !rc && i < gv->n; i++) {   /* rank order: an implementation's first run is its best */
+    /* One row per implementation: its best run that may rank (rank order: the first); a run that may
+     * not rank (suspect, busy, partial, damaged, failed) is listed on its own, with its reason. */
+    for (size_t i = 0; !rc && i < gv->n; i++) {
         rg_rank_entry *e = &gv->e[i];
         if (e->superseded || !keys[i][0]) continue;
-        size_t first = i;
+        size_t first = i, seen = 0;
         for (size_t k = 0; k < i; k++)
             if (!gv->e[k].superseded && !strcmp(keys[k], keys[i])) {
-                first = k;
-                break;
+                seen = 1;
+                if (may_rank(&gv->e[k]) && first == i) first = k;
             }
-        gv->e[first].impl_runs++;
-        if (first == i) e->impl_best = 1, gv->n_impls++;
+        gv->n_impls += !seen;
+        if (!may_rank(e)) continue;
+        if (first == i) e->impl_best = 1;
     }
+    for (size_t i = 0; !rc && i < gv->n; i++)   /* each implementation's runs, counted on its row */
+        for (size_t k = 0; keys[i][0] && !gv->e[i].superseded && k < gv->n; k++)
+            if (gv->e[k].impl_best && !strcmp(keys[k], keys[i])) gv->e[k].impl_runs++;
     if (!rc) {
         field_ranks(gv, "measured");
         field_ranks(gv, "reported");

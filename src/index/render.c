@@ -85,6 +85,15 @@ void rg_problem_slug(rg_buf *b, const char *def)
 /* A usable figure: finite, positive and not denormal. */
 static int figure(double v) { return isfinite(v) && v >= DBL_MIN; }
 
+/* A run's trust class (rank.h) as a badge, its reason on hover; nothing for a measured run. */
+static void class_badge(rg_buf *b, rg_rank_class c, const char *reason)
+{
+    if (c == RG_CLASS_MEASURED) return;
+    rg_buf_printf(b, " <span class=\"badge %s\" title=\"", rg_rank_class_name(c));
+    rg_html_esc(b, reason);
+    rg_buf_printf(b, "\">%s</span>", rg_rank_class_name(c));
+}
+
 /* ---- page pieces ------------------------------------------------------------------------------ */
 
 static const char css[] =
@@ -485,13 +494,22 @@ static void primary_section(rg_buf *b, const rg_render_ctx *ctx, const rg_run_vi
         put_esc(b, "<p class=\"flag unverifiable\" id=\"unverifiable\"><span class=\"badge unverifiable\">"
                     "unverifiable</span> ", v->sol_check.basis,
                 ". It ranks after the verified runs and is never #1 while one exists.</p>\n");
+    put_esc(b, "<p id=\"rank-class\">Trust: <span class=\"badge ", rg_rank_class_name(v->rank_class), "\">");
+    put_esc(b, "", rg_rank_class_name(v->rank_class), "</span> ");
+    put_esc(b, "", v->rank_reason, "</p>\n");
     rg_buf_puts(b, "<p id=\"rank\">");
     if (v->rank > 0)
-        rg_buf_printf(b, "Rank %s%d of %d in its comparison group%s", v->tied ? "=" : "", v->rank, v->group_size,
+        rg_buf_printf(b, "Rank %s%d of %d %s%s", v->tied ? "=" : "", v->rank, v->group_size,
+                      v->rank_class == RG_CLASS_REPORTED ? "among the reported runs of its comparison group"
+                                                         : "in its comparison group",
                       v->tied ? " (tied: the intervals overlap)" : "");
     else if (v->id > 0 && *v->not_timed)
         rg_buf_puts(b, !strcmp(v->status, "passed") ? "Not ranked: correctness only (nothing was timed)"
                                                      : "Not ranked (it did not pass correctness, and nothing was timed)");
+    else if (v->id > 0 && v->superseded)
+        put_esc(b, "Not ranked: superseded (", v->harness, " is an older protocol than its group's newest runs)");
+    else if (v->id > 0 && !rg_rank_class_ranked(v->rank_class))
+        put_esc(b, "Not ranked: ", rg_rank_class_name(v->rank_class), " (see above)");
     else if (v->id > 0 && !strcmp(v->status, "passed"))
         rg_buf_puts(b, "Not ranked by the primary figure (suspect or unverifiable, see above)");
     else if (v->id > 0) rg_buf_puts(b, "Not ranked (it did not pass correctness)");
@@ -748,7 +766,12 @@ static void name_cell(rg_buf *b, const rg_render_ctx *ctx, const rg_rank_entry *
         href_run(b, ctx, e->id);
         put_esc(b, ">", *e->name ? e->name : e->kernel, "</a>");
     }
-    rg_buf_printf(b, " <span class=\"muted runid\">run #%lld</span>", (long long)e->id);
+    if (ctx->single_page) rg_buf_printf(b, " <span class=\"muted runid\">run #%lld</span>", (long long)e->id);
+    else {
+        rg_buf_puts(b, " <span class=\"muted runid\">run <a class=\"rank-link\" ");
+        href_run(b, ctx, e->id);
+        rg_buf_printf(b, ">#%lld</a></span>", (long long)e->id);
+    }
     if (e->suspect) rg_buf_puts(b, " <span class=\"badge suspect\">suspect</span>");
     if (e->retracted_at[0]) rg_buf_puts(b, " <span class=\"badge retracted\">retracted by its source</span>");
     if (!strcmp(e->verification, "unverifiable") && strcmp(e->trust, "reported"))   /* a reported record has no medians */
@@ -786,6 +809,7 @@ enum field_table { FT_MEASURED, FT_REPORTED, FT_UNRANKED, FT_SUPERSEDED };
 static int in_table(const rg_rank_entry *e, enum field_table t)
 {
     if (t == FT_SUPERSEDED) return e->superseded;
+    if (t == FT_UNRANKED) return !e->superseded && strcmp(e->trust, "measured") && strcmp(e->trust, "reported");
     if (!e->impl_best) return 0;
     if (t == FT_MEASURED) return !strcmp(e->trust, "measured");
     if (t == FT_REPORTED) return !strcmp(e->trust, "reported");
@@ -797,7 +821,12 @@ static void field_row(rg_buf *b, const rg_render_ctx *ctx, const rg_rank_entry *
     char d[16], s[48] = "";
     if (e->field_rank > 0 && (t == FT_MEASURED || t == FT_REPORTED))
         rg_buf_printf(b, "<tr><td class=\"rank\">%s%d</td>", e->field_tied ? "=" : "", e->field_rank);
-    else put_esc(b, "<tr><td class=\"rank unranked\">", t == FT_SUPERSEDED ? "superseded" : e->trust, "</td>");
+    else   /* a run that failed correctness and one that passed with nothing timed told apart */
+        put_esc(b, "<tr><td>",
+                t == FT_SUPERSEDED                                         ? "superseded"
+                : !strcmp(e->trust, "failed") && !strcmp(e->status, "passed") ? "correctness only"
+                                                                             : e->trust,
+                "</td>");
     name_cell(b, ctx, e);
     cell_si(b, e->primary_ns, 1e-9, "s");
     if (t != FT_REPORTED) interval_cell(b, &e->iv);
@@ -1149,7 +1178,9 @@ static void index_latest(rg_buf *b, const rg_render_ctx *ctx, const rg_index_vie
         rg_html_esc(b, r->device);
         rg_buf_puts(b, "</td>");
         cell_si(b, r->primary_ns > 0 ? r->primary_ns : NAN, 1e-9, "s");
-        put_esc(b, "<td>", r->status, "</td><td>");
+        put_esc(b, "<td>", r->status, "");
+        class_badge(b, v->latest_class[i], v->latest_reason[i]);
+        rg_buf_puts(b, "</td><td>");
         rg_html_esc(b, date_part(r->observed_at, d));
         rg_buf_puts(b, "</td></tr>\n");
     }
@@ -1248,6 +1279,8 @@ char *rg_render_history(const rg_render_ctx *ctx, const rg_history_view *v, char
         rg_buf_puts(&b, "</td><td>");
         if (strcmp(e->row.status, "passed")) rg_buf_puts(&b, "failed ");
         if (e->suspect) put_esc(&b, "<span class=\"badge suspect\">suspect</span> ", e->suspect_why, "");
+        if (e->rank_class != RG_CLASS_SUSPECT && e->rank_class != RG_CLASS_FAILED)
+            class_badge(&b, e->rank_class, e->rank_reason);
         rg_buf_puts(&b, "</td></tr>\n");
     }
     rg_buf_puts(&b, "</table>\n");
@@ -1321,6 +1354,7 @@ static void compare_side(rg_buf *b, const rg_render_ctx *ctx, const rg_run_view 
 {
     rg_buf_puts(b, "<span class=\"side\">");
     run_name_link(b, ctx, r->id, *r->name ? r->name : r->title);
+    class_badge(b, r->rank_class, r->rank_reason);
     rg_buf_printf(b, " <span class=\"muted\">(run #%lld, ", (long long)r->id);
     rg_html_esc(b, r->device);
     put_esc(b, ", ", r->primary_stat, ")</span></span>");
@@ -1413,7 +1447,9 @@ char *rg_render_search(const rg_render_ctx *ctx, const rg_search_view *v, char *
         rg_html_esc(&b, title);
         put_esc(&b, "</td><td>", h->device, "</td>");
         cell_si(&b, h->primary_ns, 1e-9, "s");
-        put_esc(&b, "<td>", h->status, "</td></tr>\n");
+        put_esc(&b, "<td>", h->status, "");
+        class_badge(&b, h->rank_class, h->rank_reason);
+        rg_buf_puts(&b, "</td></tr>\n");
     }
     if (v->n) rg_buf_puts(&b, "</table>\n");
     if (v->more) rg_buf_printf(&b, "<p class=\"muted\">The newest %d matches are shown.</p>\n", RG_SEARCH_MAX);
@@ -1425,6 +1461,13 @@ char *rg_render_search(const rg_render_ctx *ctx, const rg_search_view *v, char *
 static void add_num(cJSON *o, const char *k, double v)
 {
     if (isfinite(v)) cJSON_AddNumberToObject(o, k, v);
+    else cJSON_AddNullToObject(o, k);
+}
+
+/* Why a figure is empty: the reason while v is NAN, else null. */
+static void add_why(cJSON *o, const char *k, double v, const char *why)
+{
+    if (!isfinite(v) && why && *why) cJSON_AddStringToObject(o, k, why);
     else cJSON_AddNullToObject(o, k);
 }
 
@@ -1511,10 +1554,16 @@ char *rg_api_problem(const rg_problem_view *v, char *err, size_t errlen)
             add_num(x, "xReference", e->x_ref);
             add_num(x, "casesFaster", e->fast_count);
             add_num(x, "cases", e->fast_total);
+            add_why(x, "solWhy", e->sol, e->sol_why);
+            add_why(x, "xReferenceWhy", e->x_ref, e->x_ref_why);
+            add_why(x, "casesFasterWhy", e->fast_total, e->fast_why);
             cJSON_AddStringToObject(x, "status", e->status);
             cJSON_AddStringToObject(x, "evidence", e->evidence);
             cJSON_AddStringToObject(x, "observedAt", e->observed_at);
             cJSON_AddBoolToObject(x, "suspect", e->suspect);
+            cJSON_AddStringToObject(x, "rank_class", rg_rank_class_name(e->rank_class));
+            cJSON_AddStringToObject(x, "rank_reason", e->rank_reason);
+            cJSON_AddBoolToObject(x, "superseded", e->superseded);
             if (e->verification[0]) cJSON_AddStringToObject(x, "verification", e->verification);
             else cJSON_AddNullToObject(x, "verification");
             api_field_entry(x, e);
@@ -1571,6 +1620,9 @@ char *rg_api_run(const rg_run_view *v, char *err, size_t errlen)
     cJSON_AddStringToObject(o, "rankMethod", v->interval_ranked ? RG_RANK_METHOD : "primary figure alone");
     cJSON_AddBoolToObject(o, "suspect", v->suspect);
     if (v->suspect) cJSON_AddStringToObject(o, "suspectReason", v->suspect_why);
+    cJSON_AddStringToObject(o, "rank_class", rg_rank_class_name(v->rank_class));
+    cJSON_AddStringToObject(o, "rank_reason", v->rank_reason);
+    cJSON_AddBoolToObject(o, "superseded", v->superseded);
     cJSON_AddStringToObject(o, "verification", rg_sol_state_name(v->sol_check.state));
     cJSON_AddStringToObject(o, "verificationBasis", v->sol_check.basis);
     cJSON_AddStringToObject(o, "comparisonKeyOrigin", v->key_origin);
@@ -1588,6 +1640,11 @@ char *rg_api_run(const rg_run_view *v, char *err, size_t errlen)
     add_num(o, "xReference", v->x_ref);
     add_num(o, "casesFaster", v->fast_count);
     add_num(o, "cases", v->fast_total);
+    add_why(o, "solWhy", v->sol, v->sol_why);
+    add_why(o, "xReferenceWhy", v->x_ref, v->x_ref_why);
+    add_why(o, "casesFasterWhy", v->fast_total, v->fast_why);
+    if (*v->x_ref_source) cJSON_AddStringToObject(o, "xReferenceSource", v->x_ref_source);
+    else cJSON_AddNullToObject(o, "xReferenceSource");
     cJSON *nt = cJSON_AddArrayToObject(o, "notes");
     for (size_t i = 0; nt && i < v->n_notes; i++) {
         cJSON *x = cJSON_CreateObject();

@@ -80,8 +80,8 @@ static void test_bench_record_verify(void **state)
  * rest of the commands work on them. */
 static void test_rank_compare_note(void **state)
 {
-    write_manifest("slow.json", fx_manifest("NVIDIA H200", 1, 2.0, 11));
-    write_manifest("fast.json", fx_manifest("NVIDIA H200", 2, 1.0, 12));
+    write_manifest("slow.json", fx_manifest_whole("NVIDIA H200", 1, 2.0, 11));
+    write_manifest("fast.json", fx_manifest_whole("NVIDIA H200", 2, 1.0, 12));
     assert_int_equal(rg("runs import slow.json --db v.db"), 0);
     assert_non_null(strstr(out_text, "imported as run #1"));
     assert_int_equal(rg("runs import fast.json --db v.db"), 0);
@@ -122,6 +122,20 @@ static void test_rank_compare_note(void **state)
     assert_non_null(strstr(out_text, "sha256:"));
     assert_non_null(strstr(out_text, "accessed"));
     assert_int_equal(rg("report 2 --html r2.html --db v.db"), 0);
+}
+
+/* A run of 3 of its suite's 16 workloads: listed as partial, not ranked (rank.h), in list, list --json and rank. */
+static void test_partial_listed(void **state)
+{
+    write_manifest("part.json", fx_manifest("NVIDIA H200", 1, 1.0, 21));
+    assert_int_equal(rg("runs import part.json --db p.db"), 0);
+    assert_int_equal(rg("runs list --db p.db"), 0);
+    assert_non_null(strstr(out_text, "partial: 3 of the 16 workloads of its suite"));
+    assert_int_equal(rg("runs list --json --db p.db"), 0);
+    assert_non_null(strstr(out_text, "\"rank_class\":\t\"partial\""));
+    assert_int_equal(rg("runs rank --db p.db"), 0);
+    assert_non_null(strstr(out_text, "     -      1  "));
+    assert_non_null(strstr(out_text, "partial"));
 }
 
 static void test_errors(void **state)
@@ -170,6 +184,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bench_record_verify),
         cmocka_unit_test(test_rank_compare_note),
+        cmocka_unit_test(test_partial_listed),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -139,7 +139,9 @@ static void test_names(void **state)
     has(p, "title=\"sha256:");
     has(p, "…</code>");
     has(p, "<td class=\"nowrap\"><a class=\"nowrap\" href=\"/runs/");
-    has(p, "Test CPU Model · 3 workloads");   /* a group told apart by its workload count */
+    /* the busy CPU run: no #1 of its group, no headline (rank.h), marked busy in the latest runs */
+    lacks(p, "Test CPU Model · 3 workloads");
+    has(p, "<td>passed <span class=\"badge busy\" title=\"busy machine: load average 3.00 on 4 CPUs\">busy</span>");
     free(p);
     /* The public record, field by field as its KernelIndex page shows it. */
     p = page(s, (rg_request){.path = "/runs/1"}, 200);
@@ -207,10 +209,17 @@ static void test_cpu_runs(void **state)
     lacks(p, "<section id=\"artifacts\"><h2>Artifacts</h2>\n<table>\n<tr><th>T_SOL");
     has(p, "<tr><th>load average (1 min)</th><td>3.00 on 4 online CPUs · busy");
     has(p, "<tr><th>revision</th><td>git ");   /* the revision label, as in the header */
+    has(p, "<p id=\"rank-class\">Trust: <span class=\"badge busy\">busy</span> busy machine: load average 3.00");
+    has(p, "Not ranked: busy");
+    free(p);
+    p = page(s, (rg_request){.path = "/api/runs/4"}, 200);
+    has(p, "\"rank_class\":\"busy\"");
+    has(p, "\"rank\":null");
     free(p);
     p = page(s, (rg_request){.path = "/problems/" DEF}, 200);
     /* an empty SOL cell says why on hover */
-    has(p, "<td class=\"num why\" title=\"" RG_NO_SOL_ON_CPU "\">");
+    has(p, "<td class=\"num why\" title=\"no reference timed on this GPU: ");
+    has(p, "<tr><td>busy</td>");   /* listed, not ranked */
     free(p);
     rg_serve_destroy(s);
 }
@@ -355,6 +364,7 @@ int main(void)
     (void)fx_path;
     (void)fx_write_doc;
     (void)fx_write_manifest;
+    fx_register_suites();   /* the bundled suites (014 cut to the fixture's workloads), as the CLI registers them */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_names),       cmocka_unit_test(test_navigation),
         cmocka_unit_test(test_cpu_runs),    cmocka_unit_test(test_compare),

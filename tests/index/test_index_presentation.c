@@ -152,7 +152,7 @@ static void test_field_rows(void **state)
     has(b, "data-kind=\"measured\"");
     lacks(b, "data-kind=\"reported\"");   /* a table never mixes the two kinds of rank */
     /* Trust, its reason on hover. */
-    has(b, "<span class=\"badge trust-measured\" title=\"its samples are held here (");
+    has(b, "<span class=\"badge trust-measured\" title=\"measured: samples of 3 workloads held here");
     /* Escaped, never raw. */
     has(b, "&lt;b&gt;x&lt;/b&gt;&amp;&quot;q&quot;");
     lacks(p, NASTY);
@@ -164,8 +164,8 @@ static void test_field_rows(void **state)
     lacks(b, "data-kind=\"measured\"");
     has(b, "<td class=\"rank\">1</td><td class=\"impl\"><a class=\"impl-link\" href=\"/runs/15\">doubleAI · "
            "submission 19887</a>");
-    has(b, "<span class=\"badge trust-reported\" title=\"imported from NVIDIA SOL-ExecBench: its figure as published, "
-           "no samples held here");
+    has(b, "<span class=\"badge trust-reported\" title=\"reported: a figure without samples; ranked among reported runs "
+           "by its mean");
     const char *old = strstr(b, "<details class=\"superseded-runs\">");
     assert_non_null(old);
     has(old, "Recursive · submission 6579");
@@ -211,7 +211,7 @@ static void test_api_classes(void **state)
     char *j = page("/api/problems/" DEF);
     has(j, "\"trust\":\"reported\"");
     has(j, "\"trust\":\"measured\"");
-    has(j, "\"trustReason\":\"imported from NVIDIA SOL-ExecBench");
+    has(j, "\"trustReason\":\"reported: a figure without samples");
     has(j, "\"superseded\":true");
     free(j);
 }

@@ -21,7 +21,7 @@ static int setup(void **state)
     if (tu_scratch_open(&sc, "rg_site")) return -1;
     char e[RG_ERRLEN], path[300];
     for (int i = 0; i < 2; i++) {
-        cJSON *m = fx_manifest("NVIDIA H200", i + 1, 1.0 - 0.2 * i, i + 1);
+        cJSON *m = fx_manifest_whole("NVIDIA H200", i + 1, 1.0 - 0.2 * i, i + 1);
         m_text[i] = rg_json_print(m, 1, e, sizeof e);
         cJSON_Delete(m);
         snprintf(path, sizeof path, "%s/m%d.json", sc.dir, i + 1);

@@ -92,7 +92,7 @@ static void test_push_moves_ranks(void **state)
 
 int main(void)
 {
-    rg_sol_set_suites(rg_suite_bundled);   /* the bundled suites, as the CLI registers them (main.c) */
+    fx_register_suites();   /* the bundled suites (014 cut to the fixture's workloads), as the CLI registers them */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_push_moves_ranks),
     };

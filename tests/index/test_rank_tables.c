@@ -205,7 +205,7 @@ static void test_served_page_after_push(void **state)
 
 int main(void)
 {
-    rg_sol_set_suites(rg_suite_bundled);   /* the bundled suites, as the CLI registers them (main.c) */
+    fx_register_suites();   /* the bundled suites (014 cut to the fixture's workloads), as the CLI registers them */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_push_moves_ranks),
         cmocka_unit_test(test_warm_is_used),

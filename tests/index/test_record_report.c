@@ -131,7 +131,7 @@ static int chromium_renders(void)
 
 int main(void)
 {
-    rg_sol_set_suites(rg_suite_bundled);   /* the bundled suites, as the CLI registers them (main.c) */
+    fx_register_suites();   /* the bundled suites (014 cut to the fixture's workloads), as the CLI registers them */
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_html_self_contained)};
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     if (rc) return rc;

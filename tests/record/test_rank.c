@@ -214,10 +214,14 @@ static void test_rank_ties_and_suspects(void **state)
     assert_int_equal(find(e, n, c)->rank, 3);
     assert_false(find(e, n, c)->tied);
     assert_string_equal(rg_rank_label(find(e, n, c), buf, sizeof buf), "3");
-    /* The fastest run is suspect: it ranks after the others. */
+    /* The fastest run is suspect: listed after the ranked runs, never ranked. */
     assert_true(find(e, n, d)->suspect);
     assert_false(find(e, n, d)->confirmed);
-    assert_int_equal(find(e, n, d)->rank, 4);
+    assert_int_equal(find(e, n, d)->rank, 0);
+    assert_int_equal(find(e, n, d)->rank_class, RG_CLASS_SUSPECT);
+    assert_non_null(strstr(find(e, n, d)->rank_reason, "suspect: "));
+    assert_int_equal(find(e, n, a)->rank_class, RG_CLASS_MEASURED);
+    assert_int_equal(find(e, n, f)->rank_class, RG_CLASS_FAILED);
     /* A failed run is not ranked, and is last. */
     assert_int_equal(find(e, n, f)->rank, 0);
     assert_string_equal(rg_rank_label(find(e, n, f), buf, sizeof buf), "-");
@@ -378,24 +382,27 @@ static void test_pages(void **state)
     assert_int_equal(rg_model_run(g, b, &v, err, sizeof err), 0);
     char *html = rg_render_run(&ctx, &v, err, sizeof err);
     assert_non_null(html);
-    assert_non_null(strstr(html, "Rank =1 of 4 in its comparison group (tied"));
+    assert_non_null(strstr(html, "Rank =1 of 3 in its comparison group (tied"));   /* the suspect run is not ranked */
     assert_non_null(strstr(html, "share a rank"));
     assert_non_null(strstr(html, "id=\"interval\">95% interval "));
     assert_non_null(strstr(html, "id=\"history-link\""));
     assert_null(strstr(html, "id=\"suspect\""));
     free(html);
     rg_model_run_free(&v);
-    /* The suspect run: flagged, ranked after the others. */
+    /* The suspect run: flagged, listed, not ranked. */
     assert_int_equal(rg_model_run(g, d, &v, err, sizeof err), 0);
     html = rg_render_run(&ctx, &v, err, sizeof err);
     assert_non_null(html);
     assert_non_null(strstr(html, "id=\"suspect\""));
     assert_non_null(strstr(html, "below its T_SOL"));
-    assert_non_null(strstr(html, "Rank 4 of 4"));
+    assert_non_null(strstr(html, "Not ranked: suspect"));
+    assert_non_null(strstr(html, "id=\"rank-class\">Trust: <span class=\"badge suspect\">suspect</span> suspect: "));
     free(html);
     char *json = rg_api_run(&v, err, sizeof err);
     assert_non_null(json);
     assert_non_null(strstr(json, "\"suspect\":true"));
+    assert_non_null(strstr(json, "\"rank_class\":\"suspect\""));
+    assert_non_null(strstr(json, "\"rank_reason\":\"suspect: workload "));
     free(json);
     rg_model_run_free(&v);
 
@@ -477,7 +484,7 @@ static void test_store_refuses_unreadable(void **state)
 
 int main(void)
 {
-    rg_sol_set_suites(rg_suite_bundled);   /* the bundled suites, as the CLI registers them (main.c) */
+    fx_register_suites();   /* the bundled suites (014 cut to the fixture's workloads), as the CLI registers them */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_interval),
         cmocka_unit_test(test_suspect),

@@ -135,10 +135,10 @@ static void test_forged_t_sol_is_suspect(void **state)
 static void test_forged_runs_never_first(void **state)
 {
     double tiny = 1e-3;
-    write_doc("honest.json", fx_manifest("NVIDIA H200", 1, 1.0, 1));
-    write_doc("tiny.json", forge_t_sol(fx_manifest("NVIDIA H200", 2, 0.01, 2), &tiny));
-    write_doc("bare.json", strip_detail(fx_manifest("NVIDIA H200", 3, 1.0, 5)));
-    write_doc("unknown.json", fx_manifest("Forged GPU X9000", 1, 0.01, 6));
+    write_doc("honest.json", fx_manifest_whole("NVIDIA H200", 1, 1.0, 1));
+    write_doc("tiny.json", forge_t_sol(fx_manifest_whole("NVIDIA H200", 2, 0.01, 2), &tiny));
+    write_doc("bare.json", strip_detail(fx_manifest_whole("NVIDIA H200", 3, 1.0, 5)));
+    write_doc("unknown.json", fx_manifest_whole("Forged GPU X9000", 1, 0.01, 6));
     int64_t honest = import("honest.json"), tiny_id = import("tiny.json"), bare = import("bare.json"),
             unknown = import("unknown.json");
 
@@ -330,8 +330,8 @@ static void test_first_in_large_group(void **state)
     int existed;
     for (int i = 0; i <= RG_INTERVAL_RANK_MAX + 1; i++) {
         double tiny = 1e-3;
-        cJSON *doc = i == 7 ? forge_t_sol(fx_manifest("NVIDIA H200", 2, 0.01, 7), &tiny)
-                            : fx_manifest("NVIDIA H200", 1, 1.0 + 0.001 * i, 1000 + i);
+        cJSON *doc = i == 7 ? forge_t_sol(fx_manifest_whole("NVIDIA H200", 2, 0.01, 7), &tiny)
+                            : fx_manifest_whole("NVIDIA H200", 1, 1.0 + 0.001 * i, 1000 + i);
         if (rg_registry_store(g, doc, RG_EVIDENCE_IMPORTED, 0, &id, &existed, err, sizeof err)) fail_msg("store: %s", err);
         cJSON_Delete(doc);
         if (i == 7) forged = id;

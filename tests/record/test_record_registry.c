@@ -314,7 +314,7 @@ static void test_concurrent_writers(void **state)
 
 int main(void)
 {
-    rg_sol_set_suites(rg_suite_bundled);   /* the bundled suites, as the CLI registers them (main.c) */
+    fx_register_suites();   /* the bundled suites (014 cut to the fixture's workloads), as the CLI registers them */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_create_store_rank_note), cmocka_unit_test(test_replication_evidence),
         cmocka_unit_test(test_import_verified_only),   cmocka_unit_test(test_bad_files),

@@ -140,7 +140,7 @@ static void test_locked(void **state)
     assert_non_null(strstr(late, "verified and imported as run #2"));
     free(late);
     assert_int_equal(rg("runs list --db runs.db"), 0);
-    assert_int_equal(tu_count_lines(out_text), 3);   /* header + 2 runs */
+    assert_int_equal(tu_count_lines(out_text), 5);   /* header + 2 runs, each with its note: partial (rank.h) */
 }
 
 /* A writer is in the middle of a transaction (BEGIN IMMEDIATE, a run's
@@ -163,7 +163,7 @@ static void test_reader_not_blocked(void **state)
     double waited = now_s() - t0;
     if (rc != 0) fail_msg("runs list exited %d while a writer held the lock: %s", rc, err_text);
     if (waited > 3) fail_msg("runs list took %.1f s while a writer held the lock (busy timeout 10 s)", waited);
-    assert_int_equal(tu_count_lines(out_text), 2);   /* header + the committed run */
+    assert_int_equal(tu_count_lines(out_text), 3);   /* header + the committed run + its note: partial (rank.h) */
     assert_non_null(strstr(out_text, "imported"));
     t0 = now_s();
     rc = rg("runs show 1 --db runs.db");

@@ -177,7 +177,7 @@ static void test_first(void **state)
 
 int main(void)
 {
-    rg_sol_set_suites(rg_suite_bundled);   /* the bundled suites, as the CLI registers them (main.c) */
+    fx_register_suites();   /* the bundled suites (014 cut to the fixture's workloads), as the CLI registers them */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_datasheet_table),
         cmocka_unit_test(test_verified_t_sol),

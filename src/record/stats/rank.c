@@ -3,12 +3,14 @@
  * regression check (see rank.h). */
 #include "rank.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gate.h"
+#include "hardware.h"
 #include "rg_util.h"
 
 int rg_run_interval(const rg_manifest *m, double conf, rg_interval *out, char *err, size_t errlen)
@@ -79,24 +81,65 @@ static const rg_mf_workload *broken_output(const rg_manifest *m)
 }
 
 /* A workload's median below the index's own T_SOL (sol_check.h: never the
- * manifest's t_sol_ns); 1 with why. */
-static int below_index_sol(const rg_manifest *m, char *why, size_t whylen)
+ * manifest's t_sol_ns) or below the GPU's launch floor (hardware.h); a run
+ * without per-workload medians: its primary figure below the launch floor
+ * (no workload can take less, so neither can their mean or geomean). 1 with why. */
+static int below_gpu_floor(const rg_manifest *m, char *why, size_t whylen)
 {
+    rg_gpu_floor fl;
+    int have_floor = rg_gpu_floor_lookup(m->product, &fl);
     double *t_sol = m->n_workloads ? malloc(m->n_workloads * sizeof *t_sol) : NULL;
     rg_sol_check c;
     char err[160];
-    int found = 0;
-    if (t_sol && !rg_manifest_sol_check(m, &c, t_sol, err, sizeof err) && c.state == RG_SOL_VERIFIED) {
-        for (size_t i = 0; i < m->n_workloads && !found; i++) {
-            const rg_mf_workload *w = &m->workloads[i];
-            if (w->median < t_sol[i]) {
-                snprintf(why, whylen, "workload %d: median %.4g us is below its T_SOL %.4g us (the index's: bytes / "
-                         "%g TB/s; faster than the memory allows)", w->index, w->median / 1e3, t_sol[i] / 1e3, c.tbps);
-                found = 1;
-            }
+    int found = 0, verified = t_sol && !rg_manifest_sol_check(m, &c, t_sol, err, sizeof err) &&
+                                c.state == RG_SOL_VERIFIED;
+    for (size_t i = 0; i < m->n_workloads && !found; i++) {
+        const rg_mf_workload *w = &m->workloads[i];
+        if (verified && w->median < t_sol[i]) {
+            snprintf(why, whylen, "workload %d: median %.4g us is below its T_SOL %.4g us (the index's: bytes / "
+                     "%g TB/s; faster than the memory allows)", w->index, w->median / 1e3, t_sol[i] / 1e3, c.tbps);
+            found = 1;
+        } else if (have_floor && w->median < fl.launch_ns) {
+            snprintf(why, whylen, "workload %d: median %.4g us is below the %s launch floor %.3g us (the shortest "
+                     "kernel span measured on that GPU)", w->index, w->median / 1e3, fl.product, fl.launch_ns / 1e3);
+            found = 1;
         }
     }
+    if (!found && !m->n_workloads && have_floor && isfinite(m->primary_ns) && m->primary_ns > 0 &&
+        m->primary_ns < fl.launch_ns) {
+        snprintf(why, whylen, "its %s %.4g us is below the %s launch floor %.3g us (the shortest kernel span "
+                 "measured on that GPU)", m->primary_statistic, m->primary_ns / 1e3, fl.product, fl.launch_ns / 1e3);
+        found = 1;
+    }
     free(t_sol);
+    return found;
+}
+
+static int is_cpu_run(const rg_manifest *m) { return !strcmp(m->vendor, "cpu") || !strcmp(m->backend, "cpu"); }
+
+/* A CPU workload moving its bytes (the bundled suite's, else the record's
+ * own) faster than the CPU's memory ceiling (hardware.h); 1 with why. */
+static int beyond_cpu_ceiling(const rg_manifest *m, char *why, size_t whylen)
+{
+    if (!is_cpu_run(m) || !m->n_workloads) return 0;
+    double *bytes = malloc(m->n_workloads * sizeof *bytes);
+    if (!bytes) return 0;
+    const char *name = m->cpu_model[0] ? m->cpu_model : m->product;
+    double ceiling = rg_cpu_ceiling_gbps(name, NULL);
+    int suite = !rg_manifest_suite_bytes(m, bytes), found = 0;
+    for (size_t i = 0; i < m->n_workloads && !found; i++) {
+        const rg_mf_workload *w = &m->workloads[i];
+        double b = suite && isfinite(bytes[i]) ? bytes[i] : w->bytes;
+        if (!(b > 0) || !isfinite(b) || !(w->median > 0) || !isfinite(w->median)) continue;
+        double gbps = b / w->median;   /* bytes per ns = GB/s */
+        if (gbps > ceiling) {
+            snprintf(why, whylen, "workload %d: %.4g GB/s (%.4g MB in %.4g us) is beyond the CPU memory ceiling "
+                     "%.4g GB/s (%s)", w->index, gbps, b / 1e6, w->median / 1e3, ceiling,
+                     ceiling == RG_CPU_CEILING_GBPS ? "the global ceiling" : "the CPU model's row");
+            found = 1;
+        }
+    }
+    free(bytes);
     return found;
 }
 
@@ -113,7 +156,79 @@ int rg_manifest_suspect(const rg_manifest *m, char *why, size_t whylen)
         snprintf(why, whylen, "workload %d: %s", w->index, w->reason[0] ? w->reason : "output has NaN/Inf values");
         return suspect_found(why);
     }
-    return below_index_sol(m, why, whylen) ? suspect_found(why) : 0;
+    if (is_cpu_run(m)) return beyond_cpu_ceiling(m, why, whylen) ? suspect_found(why) : 0;
+    return below_gpu_floor(m, why, whylen) ? suspect_found(why) : 0;
+}
+
+/* ---- trust classes ------------------------------------------------------------ */
+
+const char *rg_rank_class_name(rg_rank_class c)
+{
+    static const char *const names[] = {"measured", "reported", "suspect", "partial", "busy", "damaged", "failed"};
+    return (unsigned)c < sizeof names / sizeof names[0] ? names[c] : "failed";
+}
+
+int rg_rank_class_ranked(rg_rank_class c) { return c == RG_CLASS_MEASURED || c == RG_CLASS_REPORTED; }
+
+/* 1 when every workload of m carries samples (what measured means). */
+static int has_samples(const rg_manifest *m)
+{
+    if (!m->n_workloads) return 0;
+    for (size_t i = 0; i < m->n_workloads; i++)
+        if (!m->workloads[i].n_samples) return 0;
+    return 1;
+}
+
+/* Fewer workloads than the bundled suite of its definition (a record without
+ * per-workload figures: by its cases counted, fast_1_total, when it gives
+ * them); 1 with why. No bundled suite: the index cannot tell, 0. */
+static int partial_run(const rg_manifest *m, char *why, size_t n)
+{
+    int suite = rg_sol_suite_size(m->benchmark);
+    if (suite <= 0) return 0;
+    double have = (double)m->n_workloads;
+    if (!m->n_workloads && m->fast_1_total > 0 && isfinite(m->fast_1_total)) have = m->fast_1_total;
+    if (!m->n_workloads && !(m->fast_1_total > 0)) return 0;   /* it does not say: taken as whole */
+    if (have >= suite) return 0;
+    snprintf(why, n, "partial: %.0f of the %d workloads of its suite", have, suite);
+    return 1;
+}
+
+rg_rank_class rg_manifest_rank_class(const rg_manifest *m, const char *evidence, char *reason, size_t n)
+{
+    char tmp[RG_RANK_REASON_LEN], why[200];
+    if (!reason || !n) reason = tmp, n = sizeof tmp;
+    reason[0] = 0;
+    if (!m) {
+        snprintf(reason, n, "damaged: no manifest");
+        return RG_CLASS_DAMAGED;
+    }
+    if (strcmp(m->status, "passed") || !(m->primary_ns > 0) || !isfinite(m->primary_ns)) {
+        char label[200];
+        if (rg_untimed_label(m->status, m->primary_ns, rg_manifest_first_failure(m), label, sizeof label))
+            snprintf(label, sizeof label, "%s", *m->status ? m->status : "no status");
+        snprintf(reason, n, "%s", label);
+        return RG_CLASS_FAILED;
+    }
+    int suspect = rg_manifest_suspect(m, why, sizeof why);
+    if (suspect && !(evidence && !strcmp(evidence, RG_EVIDENCE_REPLICATED))) {
+        snprintf(reason, n, "suspect: %s", why);
+        return RG_CLASS_SUSPECT;
+    }
+    if (partial_run(m, reason, n)) return RG_CLASS_PARTIAL;
+    if (rg_manifest_busy(m, why, sizeof why)) {
+        snprintf(reason, n, "busy machine: %s", why);
+        return RG_CLASS_BUSY;
+    }
+    if (!has_samples(m)) {
+        snprintf(reason, n, "reported: %s without samples; ranked among reported runs by its %s",
+                 m->n_workloads ? "per-workload figures" : "a figure", *m->primary_statistic ? m->primary_statistic
+                                                                                           : "figure");
+        return RG_CLASS_REPORTED;
+    }
+    snprintf(reason, n, "measured: samples of %zu workload%s held here%s", m->n_workloads,
+             m->n_workloads == 1 ? "" : "s", suspect ? " (too fast at first, confirmed by a replication)" : "");
+    return RG_CLASS_MEASURED;
 }
 
 const rg_mf_workload *rg_manifest_find_workload(const rg_manifest *b, const rg_mf_workload *a, size_t hint)
@@ -138,13 +253,27 @@ void rg_revision_label(const rg_manifest *m, char *buf, size_t n)
 
 /* ---- groups ------------------------------------------------------------------- */
 
-/* Fills e from run row r (its manifest read once). */
+/* Fills e from run row r (its manifest read once). A manifest that cannot
+ * be read leaves e damaged (listed, never ranked), not an error; an error
+ * reading the registry itself is one (2). */
 static int fill_entry(rg_registry *g, const rg_run_row *r, rg_ranked *e, rg_manifest *keep, char *err,
                       size_t errlen)
 {
     memset(e, 0, sizeof *e);
     rg_manifest m;
-    if (rg_registry_get_display(g, r->id, &e->row, &m, err, errlen)) return 2;
+    char why[200];
+    if (rg_registry_get_display(g, r->id, &e->row, &m, why, sizeof why)) {
+        if (rg_registry_get(g, r->id, &e->row, NULL, err, errlen)) return 2;
+        e->iv.est = e->iv.lo = e->iv.hi = NAN;
+        e->sol.state = RG_SOL_UNVERIFIABLE;
+        snprintf(e->sol.basis, sizeof e->sol.basis, "the stored manifest cannot be read");
+        e->rank_class = RG_CLASS_DAMAGED;
+        snprintf(e->rank_reason, sizeof e->rank_reason, "damaged: the stored manifest cannot be read (%s)", why);
+        suspect_found(e->rank_reason);
+        snprintf(e->revision, sizeof e->revision, "-");
+        if (keep) memset(keep, 0, sizeof *keep);
+        return 0;
+    }
     if (rg_run_interval(&m, RG_STATS_CONF, &e->iv, err, errlen)) {
         /* No primary figure: shown, never ranked. */
         e->iv.est = e->iv.lo = e->iv.hi = NAN;
@@ -152,37 +281,94 @@ static int fill_entry(rg_registry *g, const rg_run_row *r, rg_ranked *e, rg_mani
     }
     e->suspect = rg_manifest_suspect(&m, e->suspect_why, sizeof e->suspect_why);
     e->confirmed = e->suspect && !strcmp(e->row.evidence, RG_EVIDENCE_REPLICATED);
+    e->rank_class = rg_manifest_rank_class(&m, e->row.evidence, e->rank_reason, sizeof e->rank_reason);
     if (rg_manifest_sol_check(&m, &e->sol, NULL, err, errlen)) {
         rg_manifest_free(&m);
         return 2;
     }
     rg_revision_label(&m, e->revision, sizeof e->revision);
+    snprintf(e->harness, sizeof e->harness, "%.60s%s%.30s", m.harness_name, *m.harness_version ? " " : "",
+             m.harness_version);
     if (keep) *keep = m;
     else rg_manifest_free(&m);
     return 0;
 }
 
-/* Tier: 0 ranked normally (may be #1), 1 unverifiable, 2 unconfirmed
- * suspect (after the others), 3 not ranked. */
-enum { TIER_FIRST, TIER_UNVERIFIABLE, TIER_SUSPECT, TIER_UNRANKED, N_RANKED_TIERS = TIER_UNRANKED };
+/* Tier: 0 measured and verified (may be #1), 1 measured but unverifiable,
+ * 2 reported (ranked apart, from 1), 3 not ranked (every other class). */
+enum { TIER_FIRST, TIER_UNVERIFIABLE, TIER_REPORTED, TIER_UNRANKED, N_RANKED_TIERS = TIER_UNRANKED };
 
 static int tier(const rg_ranked *e)
 {
-    if (strcmp(e->row.status, "passed") || !isfinite(e->iv.est)) return TIER_UNRANKED;
-    if (e->suspect && !e->confirmed) return TIER_SUSPECT;
+    if (e->superseded) return TIER_UNRANKED;
+    if (e->rank_class == RG_CLASS_REPORTED && isfinite(e->iv.est)) return TIER_REPORTED;
+    if (e->rank_class != RG_CLASS_MEASURED || strcmp(e->row.status, "passed") || !isfinite(e->iv.est))
+        return TIER_UNRANKED;
     return e->sol.state == RG_SOL_UNVERIFIABLE ? TIER_UNVERIFIABLE : TIER_FIRST;
 }
 
 int rg_ranked_may_be_first(const rg_ranked *e) { return e && tier(e) == TIER_FIRST; }
 
+/* Measured (0) or reported (1) ranks: a table never mixes the two. */
+static int rank_kind(const rg_ranked *e) { return tier(e) == TIER_REPORTED; }
+
 static int cmp_ranked(const void *pa, const void *pb)
 {
     const rg_ranked *a = pa, *b = pb;
     int ta = tier(a), tb = tier(b);
+    if (a->superseded != b->superseded) return a->superseded - b->superseded;   /* current protocol first */
     if (ta != tb) return ta - tb;
+    if (ta == TIER_UNRANKED && a->rank_class != b->rank_class) return (int)a->rank_class - (int)b->rank_class;
     if (a->rank != b->rank) return a->rank - b->rank;
     if (ta < TIER_UNRANKED && a->iv.est != b->iv.est) return a->iv.est < b->iv.est ? -1 : 1;
     return a->row.id < b->row.id ? -1 : a->row.id > b->row.id;
+}
+
+int rg_version_cmp(const char *a, const char *b)
+{
+    while (*a || *b) {
+        if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+            char *ea, *eb;
+            unsigned long long x = strtoull(a, &ea, 10), y = strtoull(b, &eb, 10);
+            if (x != y) return x < y ? -1 : 1;
+            a = ea, b = eb;
+            continue;
+        }
+        if (*a != *b) return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+        a++, b++;
+    }
+    return 0;
+}
+
+/* The harness name of e ("name version": up to the last space). */
+static size_t harness_name_len(const rg_ranked *e)
+{
+    const char *sp = strrchr(e->harness, ' ');
+    return sp ? (size_t)(sp - e->harness) : strlen(e->harness);
+}
+
+/* Marks the runs of e[n] whose harness has a newer version in e: the newest
+ * version of each harness name first (a few names per group), then each run
+ * against its name's. */
+static void mark_superseded(rg_ranked *e, size_t n)
+{
+    enum { NAMES = 32 };
+    size_t newest[NAMES], names = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t li = harness_name_len(&e[i]), k = 0;
+        if (!e[i].harness[li]) continue;   /* no version */
+        while (k < names && !(harness_name_len(&e[newest[k]]) == li && !strncmp(e[newest[k]].harness, e[i].harness, li)))
+            k++;
+        if (k == names && names < NAMES) newest[names++] = i;
+        else if (k < names && rg_version_cmp(e[newest[k]].harness + li + 1, e[i].harness + li + 1) < 0) newest[k] = i;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t li = harness_name_len(&e[i]);
+        if (!e[i].harness[li]) continue;
+        for (size_t k = 0; k < names; k++)
+            if (harness_name_len(&e[newest[k]]) == li && !strncmp(e[newest[k]].harness, e[i].harness, li))
+                e[i].superseded = rg_version_cmp(e[i].harness + li + 1, e[newest[k]].harness + li + 1) < 0;
+    }
 }
 
 /* Ranks entries e[n] in place and sorts them into rank order. */
@@ -196,6 +382,7 @@ static int rank_entries(rg_ranked *e, size_t n, char *err, size_t errlen)
         snprintf(err, errlen, "rank: out of memory");
         return 2;
     }
+    mark_superseded(e, n);
     int offset = 0;
     for (int t = 0; t < N_RANKED_TIERS; t++) {
         int k = 0;
@@ -210,12 +397,14 @@ static int rank_entries(rg_ranked *e, size_t n, char *err, size_t errlen)
             return 2;
         }
         for (int j = 0; j < k; j++) e[at[j]].rank = offset + rk[j];
-        offset += k;
+        offset = t + 1 == TIER_REPORTED ? 0 : offset + k;   /* reported runs rank apart, from 1 */
     }
     free(lo), free(hi), free(rk), free(at);
     qsort(e, n, sizeof *e, cmp_ranked);
     for (size_t i = 0; i < n; i++)
-        e[i].tied = e[i].rank && ((i > 0 && e[i - 1].rank == e[i].rank) || (i + 1 < n && e[i + 1].rank == e[i].rank));
+        e[i].tied = e[i].rank &&
+                    ((i > 0 && e[i - 1].rank == e[i].rank && rank_kind(&e[i - 1]) == rank_kind(&e[i])) ||
+                     (i + 1 < n && e[i + 1].rank == e[i].rank && rank_kind(&e[i + 1]) == rank_kind(&e[i])));
     return 0;
 }
 
@@ -291,10 +480,10 @@ int rg_registry_rank_run(rg_registry *g, int64_t id, rg_ranked *entry, int *grou
     size_t n;
     if (rg_registry_rank_group(g, row.comparison_key, NULL, &e, &n, err, errlen)) return 2;
     int ranked = 0, found = 0;
-    for (size_t i = 0; i < n; i++) {
-        ranked += e[i].rank > 0;
+    for (size_t i = 0; i < n; i++)
         if (e[i].row.id == id) *entry = e[i], found = 1;
-    }
+    for (size_t i = 0; i < n && found; i++)   /* the runs ranked in the same table: measured, or reported */
+        ranked += e[i].rank > 0 && rank_kind(&e[i]) == rank_kind(entry);
     free(e);
     if (group_ranked) *group_ranked = ranked;
     if (!found) {
@@ -304,6 +493,19 @@ int rg_registry_rank_run(rg_registry *g, int64_t id, rg_ranked *entry, int *grou
     return 0;
 }
 
+/* Picks #1 from entries e[n] in rank-figure order (rg_registry_first_of). */
+static int64_t pick_first(const rg_ranked *e, size_t n)
+{
+    int64_t reported = 0;
+    int measured = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (rg_ranked_may_be_first(&e[i])) return e[i].row.id;
+        measured |= e[i].rank_class == RG_CLASS_MEASURED && !e[i].superseded;
+        if (!reported && tier(&e[i]) == TIER_REPORTED && e[i].sol.state != RG_SOL_UNVERIFIABLE) reported = e[i].row.id;
+    }
+    return measured ? 0 : reported;
+}
+
 int rg_registry_first_of(rg_registry *g, const int64_t *ids, size_t n, int64_t *id, char *err, size_t errlen)
 {
     if (!g || (!ids && n) || !id) {
@@ -311,14 +513,34 @@ int rg_registry_first_of(rg_registry *g, const int64_t *ids, size_t n, int64_t *
         return 2;
     }
     *id = 0;
-    /* The first that may be #1 is the best of the first tier (its lowest figure always ranks 1). */
-    int rc = 0;
-    for (size_t i = 0; i < n && !*id && !rc; i++) {
-        rg_run_row row = {.id = ids[i]};
-        rg_ranked e;
-        rc = fill_entry(g, &row, &e, NULL, err, errlen);
-        if (!rc && rg_ranked_may_be_first(&e)) *id = ids[i];
+    /* A group small enough to read whole: every run, so that superseded
+     * runs are known; a larger one: by the figure alone, reading runs until
+     * the first that may be #1 (the best of the first tier: its lowest
+     * figure always ranks 1). A group without any measured run: its best
+     * verified reported run (the reported table's 1). */
+    int whole = n <= RG_RANK_READ_ALL_MAX;
+    rg_ranked *e = calloc(whole && n ? n : 1, sizeof *e);
+    if (!e) {
+        snprintf(err, errlen, "#1: out of memory");
+        return 2;
     }
+    size_t k = 0;
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        rg_run_row row = {.id = ids[i]};
+        rc = fill_entry(g, &row, &e[whole ? k : 0], NULL, err, errlen);
+        if (rc) break;
+        if (whole) k++;
+        else if (rg_ranked_may_be_first(&e[0])) {
+            *id = ids[i];
+            break;
+        }
+    }
+    if (!rc && whole) {
+        mark_superseded(e, k);
+        *id = pick_first(e, k);
+    }
+    free(e);
     return rc;
 }
 

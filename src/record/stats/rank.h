@@ -9,17 +9,28 @@
  *                         Bonferroni over the workloads, combined by the
  *                         statistic itself: geomean or mean of the medians);
  *                         a record without samples gets [x, x], marked unknown.
- *   rg_manifest_suspect   too fast to be real (a workload's median below its
- *                         T_SOL) or an output that broke the all-zero / NaN
- *                         rules.
- *   rg_registry_rank_group  one comparison group ranked: passed runs, verified
- *                         (sol_check.h) and not suspect (or suspect but
- *                         confirmed by a replication) first; rank = 1 + the
- *                         runs whose whole interval lies below
+ *   rg_manifest_suspect   too fast to be real (a workload's median below
+ *                         max(its T_SOL, the GPU's launch floor), or a CPU
+ *                         workload beyond the CPU's memory ceiling:
+ *                         hardware.h) or an output that broke the all-zero /
+ *                         NaN rules.
+ *   rg_manifest_rank_class  the run's trust class (measured, reported,
+ *                         suspect, partial, busy, damaged, failed) with a
+ *                         one-line reason: only measured runs get interval
+ *                         ranks; reported runs rank among themselves by their
+ *                         figure; the others are listed, never ranked, never
+ *                         #1.
+ *   rg_registry_rank_group  one comparison group ranked: measured runs,
+ *                         verified (sol_check.h) first; rank = 1 + the runs
+ *                         whose whole interval lies below
  *                         (rg_rank_intervals), so overlapping runs tie;
- *                         unverifiable runs after them, then unconfirmed
- *                         suspect runs, failed runs last.
- *   rg_registry_first     #1 of a group: its first verified, non-suspect run.
+ *                         unverifiable measured runs after them; then the
+ *                         reported runs, ranked apart from 1 by their figure;
+ *                         then every other class, unranked (rank 0).
+ *                         Runs of an older version of a harness that has
+ *                         runs of a newer one in the group are superseded:
+ *                         listed after the current ones, unranked.
+ *   rg_registry_first     #1 of a group: its first verified measured run.
  *   rg_registry_line      the runs of one implementation line (same comparison
  *                         key, same implementation name, backend and kernel),
  *                         oldest first: its history over revisions.
@@ -68,34 +79,76 @@ const rg_mf_workload *rg_manifest_find_workload(const rg_manifest *b, const rg_m
  * checkout, else "impl <implementation digest, 12 hex>". */
 void rg_revision_label(const rg_manifest *m, char *buf, size_t n);
 
+/* A run's trust class (contract of the pages and the API: "rank_class"). */
+typedef enum rg_rank_class {
+    RG_CLASS_MEASURED = 0,   /* samples held here: ranked by intervals */
+    RG_CLASS_REPORTED,       /* imported without samples: ranked among reported runs by its figure */
+    RG_CLASS_SUSPECT,        /* faster than the hardware allows, or a broken output: never ranked */
+    RG_CLASS_PARTIAL,        /* fewer workloads than its bundled suite: never ranked */
+    RG_CLASS_BUSY,           /* recorded on a busy machine (gate.h rg_manifest_busy): never ranked */
+    RG_CLASS_DAMAGED,        /* its stored manifest cannot be read: never ranked */
+    RG_CLASS_FAILED          /* failed, or nothing timed: never ranked */
+} rg_rank_class;
+
+#define RG_RANK_REASON_LEN 256
+
+/* "measured", "reported", "suspect", "partial", "busy", "damaged", "failed". */
+const char *rg_rank_class_name(rg_rank_class c);
+
+/* The class of m, with its one-line reason into reason[n]. evidence: the
+ * run's registry evidence (NULL when not in a registry; a suspect run that
+ * was replicated here, evidence "replicated", is not suspect). */
+rg_rank_class rg_manifest_rank_class(const rg_manifest *m, const char *evidence, char *reason, size_t n);
+
+/* 1 when runs of class c get a rank (measured or reported). */
+int rg_rank_class_ranked(rg_rank_class c);
+
 typedef struct rg_ranked {
     rg_run_row row;
+    rg_rank_class rank_class;
+    char rank_reason[RG_RANK_REASON_LEN];
     rg_interval iv;
     int suspect, confirmed;   /* confirmed: suspect, but replicated here on the same protocol */
     char suspect_why[200];
     rg_sol_check sol;         /* the index's own T_SOL check: unverifiable runs rank after verified ones */
     char revision[48];
-    int rank;                 /* 0: not ranked (failed) */
-    int tied;                 /* another run of the group has the same rank */
+    char harness[96];         /* the protocol's harness "name version" ("" unknown: damaged) */
+    int superseded;           /* a newer version of its harness has runs in the group: listed after the
+                                 current runs, never ranked, never #1 */
+    int rank;                 /* 0: not ranked (any class but measured and reported); measured and
+                                 reported runs are ranked apart, each from 1 */
+    int tied;                 /* another run of the group of the same class has the same rank */
 } rg_ranked;
+
+/* Groups up to this many runs are read whole to find #1 (superseded runs
+ * known); larger ones by the figure alone. */
+#define RG_RANK_READ_ALL_MAX 500
 
 /* The runs of comparison group key (evidence: NULL, or only runs of that
  * evidence level), ranked, in rank order. *out is malloc'd. */
 int rg_registry_rank_group(rg_registry *g, const char *key, const char *evidence, rg_ranked **out, size_t *n,
                            char *err, size_t errlen);
 /* #1 of comparison group key, the one definition every command, page and the
- * API use: the best (lowest primary figure, then lowest id) passed run that
- * is verified (or a CPU run: sol_check.h) and not suspect (or suspect but
- * confirmed by a replication here). *id = 0 when the group has none. */
+ * API use: the best (lowest primary figure, then lowest id) measured run
+ * (rg_manifest_rank_class) that is verified (or a CPU run: sol_check.h);
+ * in a group without any measured run, its best verified reported run.
+ * A run whose manifest cannot be read is skipped (damaged), never an error.
+ * *id = 0 when the group has none. */
 int rg_registry_first(rg_registry *g, const char *key, int64_t *id, char *err, size_t errlen);
 /* The same #1 from a group's passed runs already in rank order (ids[n], from
  * rg_registry_group_order): a caller that holds the order saves reading it twice. */
 int rg_registry_first_of(rg_registry *g, const int64_t *ids, size_t n, int64_t *id, char *err, size_t errlen);
-/* 1 when e may be #1 (the conditions above), else 0. */
+/* 1 when e may be #1 of a group with measured runs (the conditions above), else 0. */
 int rg_ranked_may_be_first(const rg_ranked *e);
 
-/* The ranked entry of run id in its group (and the group's size, the ranked count). */
+/* The ranked entry of run id in its group (and how many runs its table
+ * ranks: the measured runs, or the reported runs for a reported one). */
 int rg_registry_rank_run(rg_registry *g, int64_t id, rg_ranked *entry, int *group_ranked, char *err, size_t errlen);
+
+/* -1, 0 or 1 as version a is older than, the same as or newer than b
+ * (dotted numbers compared as numbers, "0.10.0" after "0.9.1"; other text
+ * by its bytes). */
+int rg_version_cmp(const char *a, const char *b);
 
 /* "=2" for a tied rank, "2" alone, "-" unranked; "2*" never: suspect is shown apart. */
 const char *rg_rank_label(const rg_ranked *r, char *buf, size_t n);

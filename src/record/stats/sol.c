@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hardware.h"
 #include "record.h"
 
 double rg_sol_score(double t_k, double t_sol, double t_b)
@@ -66,8 +67,7 @@ static const struct {
 
 static int word_char(char c) { return isalnum((unsigned char)c) != 0; }
 
-/* needle occurs in hay as whole words, case-insensitive. */
-static int contains_word_ci(const char *hay, const char *needle)
+int rg_contains_word_ci(const char *hay, const char *needle)
 {
     size_t n = strlen(needle);
     for (const char *p = hay; n && *p; p++) {
@@ -84,9 +84,9 @@ static int datasheet_entry(const char *gpu_name)
     if (!gpu_name || !*gpu_name) return -1;
     int first = -1;
     for (size_t i = 0; i < sizeof datasheet / sizeof datasheet[0]; i++) {
-        if (!contains_word_ci(gpu_name, datasheet[i].match)) continue;
+        if (!rg_contains_word_ci(gpu_name, datasheet[i].match)) continue;
         if (first < 0) first = (int)i;
-        else if (!contains_word_ci(datasheet[first].match, datasheet[i].match)) return -1;   /* unrelated names */
+        else if (!rg_contains_word_ci(datasheet[first].match, datasheet[i].match)) return -1;   /* unrelated names */
     }
     return first;
 }

@@ -91,6 +91,22 @@ int rg_manifest_sol_check(const rg_manifest *m, rg_sol_check *out, double *t_sol
     return 0;
 }
 
+int rg_sol_suite_size(const char *definition)
+{
+    const rg_suite *s = bundled_suite && definition ? bundled_suite(definition) : NULL;
+    return s ? (int)s->n_workloads : -1;
+}
+
+int rg_manifest_suite_bytes(const rg_manifest *m, double *bytes)
+{
+    const rg_suite *s = bundled_suite && m ? bundled_suite(m->benchmark) : NULL;
+    for (size_t i = 0; m && bytes && i < m->n_workloads; i++) {
+        const rg_workload *w = s ? suite_workload(s, &m->workloads[i]) : NULL;
+        bytes[i] = w && w->bytes > 0 && isfinite(w->bytes) ? w->bytes : NAN;
+    }
+    return s ? 0 : 1;
+}
+
 const char *rg_sol_state_name(rg_sol_state s)
 {
     return s == RG_SOL_VERIFIED ? "verified" : s == RG_SOL_CPU ? "cpu" : "unverifiable";

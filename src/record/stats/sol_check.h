@@ -50,6 +50,14 @@ int rg_manifest_sol_check(const rg_manifest *m, rg_sol_check *out, double *t_sol
  * none. 0, 1 when the record does not say (out ""), 2 on bad arguments. */
 int rg_baseline_source(const rg_manifest *m, char *out, size_t n);
 
+/* How many workloads the bundled suite of definition holds, -1 when there
+ * is no bundled suite (or none registered). */
+int rg_sol_suite_size(const char *definition);
+
+/* Each workload's bytes from the bundled suite (bytes[m->n_workloads], NAN
+ * where the suite lacks the workload). 0 when the suite is known, 1 when not. */
+int rg_manifest_suite_bytes(const rg_manifest *m, double *bytes);
+
 /* "verified", "cpu" or "unverifiable". */
 const char *rg_sol_state_name(rg_sol_state s);
 
