@@ -1086,7 +1086,7 @@ static void index_problems(rg_buf *b, const rg_render_ctx *ctx, const rg_index_v
         index_problem_cell(b, ctx, v, i);
         rg_buf_puts(b, "<td>");
         group_label(b, p->device, v->best ? v->best[i].n_workloads : -1);
-        rg_buf_puts(b, "</td><td>");
+        rg_buf_puts(b, "</td><td class=\"nowrap\">");
         short_key(b, p->comparison_key);
         rg_buf_printf(b, "</td><td class=\"num\">%lld</td><td class=\"nowrap\">", (long long)p->runs);
         const rg_index_leader *l = NULL;
@@ -1125,7 +1125,7 @@ static void index_leaders(rg_buf *b, const rg_render_ctx *ctx, const rg_index_vi
         run_name_link(b, ctx, l->id, l->name);
         rg_fmt_si(s, sizeof s, l->primary_ns * 1e-9, "s");
         put_esc(b, "</td><td class=\"num nowrap\">", s, "</td>");
-        rg_buf_puts(b, l->measured ? "<td>measured here</td></tr>\n" : "<td>reported</td></tr>\n");
+        rg_buf_puts(b, l->measured ? "<td class=\"nowrap\">measured here</td></tr>\n" : "<td>reported</td></tr>\n");
     }
     rg_buf_puts(b, "</table>\n");
 }
