@@ -224,6 +224,69 @@ int ropegrad_rope_apply_backward_reference(const ropegrad_rope_apply_backward_pr
 int ropegrad_rope_apply_backward_cpu(const ropegrad_rope_apply_backward_problem *p, int num_threads);
 int ropegrad_rope_apply_backward_cuda(const ropegrad_rope_apply_backward_problem *p, void *cuda_stream);
 
+/* ---- Applying the rotary embedding from positions (no cos/sin table) ----
+ *
+ * 088's rotation with each cos/sin computed in the kernel from the token's
+ * position. With R = rotary_dim and, for pair i < R/2 of a head's row,
+ *   x_i = (float)position * inv_freq[i]                        (a float32 product, as HF builds freqs)
+ *   c_i = round(cos_sin_dtype, attention_scaling * cos(x_i))   (correctly rounded, like 011's outputs)
+ *   n_i = round(cos_sin_dtype, attention_scaling * sin(x_i))
+ * the pairs are (i, i + R/2) in the rotate-half (NeoX, Hugging Face) style and
+ * (2i, 2i+1) in the interleaved (GPT-J) style; for each pair (a, b) of every
+ * head of q and of k at that token:
+ *
+ *   forward:   out[a] = x[a]*c_i - x[b]*n_i       out[b] = x[b]*c_i + x[a]*n_i
+ *   backward:  grad_x[a] = g[a]*c_i + g[b]*n_i    grad_x[b] = g[b]*c_i - g[a]*n_i
+ *
+ * (the backward is the exact gradient of the forward: the rotation by minus the
+ * angle; there is no cos/sin tensor, so no table gradient). Elements R..D-1 of
+ * a row are copied through (in place: left untouched). CPU and CUDA: float32
+ * arithmetic from the rounded c_i, n_i, each output rounded once to dtype --
+ * the bits 088 (backward: 068's grad_q, grad_k) gives on the same path with a
+ * table holding those c_i, n_i (011's output, for bf16). Reference: the same
+ * c_i, n_i, the rotation in float64.
+ *
+ * Positions: position_ids [B,S] (int32 or int64, position_bits 32 or 64), or
+ * packed sequences (thd): cu_seqlens [num_seqs+1] (cu_seqlens[0] = 0,
+ * non-decreasing, cu_seqlens[num_seqs] = seq_len) with q, k in BSHD and B = 1
+ * ([total_tokens, heads, head_dim]); token t of sequence j (cu_seqlens[j] <= t
+ * < cu_seqlens[j+1]) is at position t - cu_seqlens[j], and position_ids is not
+ * read. The CPU and reference paths check cu_seqlens' contents
+ * (ROPEGRAD_ERR_BAD_SIZE); the CUDA path cannot read them on the host, and a
+ * caller that passes other values gets unspecified positions. */
+typedef enum { ROPEGRAD_ROTARY_HALF = 0, ROPEGRAD_ROTARY_INTERLEAVED = 1 } ropegrad_rotary_style;
+
+typedef struct ropegrad_rope_apply_pos_problem {
+    ropegrad_rope_apply_shape shape;  /* layout BHSD/BSHD, GQA as 088; cos_sin_dtype: the dtype each cos/sin is
+                                         rounded to before use (BF16 like the stock HF table, F16, or F32);
+                                         cos_sin_batch_stride unused, must be 0 */
+    ropegrad_rotary_style style;
+    int64_t rotary_dim;               /* 0 = head_dim; even, 2..head_dim; elements beyond it copied through */
+    const void *position_ids;         /* [B,S] (ignored, may be NULL, when cu_seqlens is set) */
+    int position_bits;                /* 32 (int32_t ids) or 64 (int64_t ids); else ROPEGRAD_ERR_BAD_DTYPE */
+    const int32_t *cu_seqlens;        /* optional thd: [num_seqs+1]; then q/k are BSHD with B=1, S = total tokens */
+    int64_t num_seqs;
+    const float *inv_freq;            /* [rotary_dim/2] */
+    float attention_scaling;
+    const void *q, *k;                /* backward: grad_q_out, grad_k_out */
+    void *q_out, *k_out;              /* backward: grad_q, grad_k. In place allowed (q_out == q, k_out == k);
+                                         any other overlap with a tensor is ROPEGRAD_ERR_OVERLAP */
+} ropegrad_rope_apply_pos_problem;
+
+/* Checks the description (never the tensors' contents, cu_seqlens' included). */
+int ropegrad_rope_apply_pos_validate(const ropegrad_rope_apply_pos_problem *p);
+/* Float64 ground truth: q_out's values, then k_out's (each in the layout); q_out and k_out unused. */
+int ropegrad_rope_apply_pos_reference(const ropegrad_rope_apply_pos_problem *p, double *out);
+int ropegrad_rope_apply_pos_cpu(const ropegrad_rope_apply_pos_problem *p, int num_threads);
+int ropegrad_rope_apply_pos_cuda(const ropegrad_rope_apply_pos_problem *p, void *cuda_stream);
+
+/* The backward: the same problem with q, k = grad_q_out, grad_k_out and
+ * q_out, k_out = grad_q, grad_k. */
+int ropegrad_rope_apply_pos_backward_validate(const ropegrad_rope_apply_pos_problem *p);
+int ropegrad_rope_apply_pos_backward_reference(const ropegrad_rope_apply_pos_problem *p, double *out);
+int ropegrad_rope_apply_pos_backward_cpu(const ropegrad_rope_apply_pos_problem *p, int num_threads);
+int ropegrad_rope_apply_pos_backward_cuda(const ropegrad_rope_apply_pos_problem *p, void *cuda_stream);
+
 /* 1 when libropegrad was built with the CUDA backend and a GPU is usable. */
 int ropegrad_cuda_available(void);
 

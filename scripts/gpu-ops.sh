@@ -52,6 +52,11 @@ if [[ " $STEPS " == *" tests "* ]]; then
     status[$t]="exit $?: $(grep -E 'PASSED|FAILED' "$W/$t.txt" | tr '\n' ' ')"
   done
   grep -E "^cuda case (0|1) |kind" "$W/test_gpu_forward.txt"
+  # The torch.library ops on the GPU (opcheck, torch.compile, positions = tables),
+  # whatever Python ctest found: python3 here has torch.
+  timeout 600 python3 python/tests/test_torch_library.py > "$W/test_torch_library.txt" 2>&1
+  status[test_torch_library]="exit $?: $(tail -n 1 "$W/test_torch_library.txt")"
+  grep -E "^ok|^FAIL" "$W/test_torch_library.txt"
 fi
 
 if [[ " $STEPS " == *" python "* ]]; then
@@ -182,11 +187,12 @@ if [[ " $STEPS " == *" applypeers "* ]]; then
 fi
 
 if [[ " $STEPS " == *" hf "* ]]; then
-  # The Hugging Face real client on the GPU (stock vs ropegrad.hf.use_ropegrad, loss and
-  # every gradient; CPU and CUDA cases), then the training step and the RoPE work alone,
+  # The Hugging Face real client on the GPU (stock vs ropegrad.hf.use_ropegrad from positions
+  # and with tables, loss, logits and every gradient, and torch.compile(fullgraph=True) on the
+  # attention blocks; CPU and CUDA cases), then the training step and the RoPE work alone,
   # stock vs ropegrad, Llama-3-like and Qwen3-like, bf16, 4 layers, B=4, S=4096 (bench/hf_step.py).
   log "hf: python/tests/test_hf_real_client.py, bench/hf_step.py"
-  timeout 500 python3 python/tests/test_hf_real_client.py > "$W/test_hf_real_client.txt" 2>&1
+  timeout 900 python3 python/tests/test_hf_real_client.py > "$W/test_hf_real_client.txt" 2>&1
   status[test_hf_real_client]="exit $?: $(tail -n 1 "$W/test_hf_real_client.txt")"
   grep -E "^ok|^FAIL|cuda" "$W/test_hf_real_client.txt"
   timeout 500 python3 bench/hf_step.py --out "$W/h200-hf-step.json" > "$W/hf_step.txt" 2>&1

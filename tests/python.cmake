@@ -51,10 +51,23 @@ if(Python3_Interpreter_FOUND AND NOT ROPEGRAD_SANITIZE)
   endif()
   set(ROPEGRAD_TORCH_PYTHON "${ROPEGRAD_TORCH_PYTHON}" CACHE FILEPATH
       "A Python with torch >= 2 (and transformers, for the Hugging Face tests); empty: those tests skip" FORCE)
+  # ropegrad's torch ops through torch.library (python/tests/test_torch_library.py):
+  # opcheck on each (schema, fake implementation, autograd registration, AOT
+  # dispatch), torch.compile(fullgraph=True) around them equal to eager, the
+  # positions op equal to the table path; CUDA cases too on a GPU machine.
+  # With the first Python that has torch (run_with_torch.sh); skipped without one.
+  add_test(NAME python_torch_library
+    COMMAND sh ${PROJECT_SOURCE_DIR}/python/tests/run_with_torch.sh ${PROJECT_SOURCE_DIR}/python/tests/test_torch_library.py)
+  set(RG_TORCH_LIBRARY_ENV "ROPEGRAD_LIB=$<TARGET_FILE:libropegrad>" "PYTHONPATH=${PROJECT_SOURCE_DIR}/python")
+  if(ROPEGRAD_TORCH_PYTHON)
+    list(APPEND RG_TORCH_LIBRARY_ENV "ROPEGRAD_TORCH_PYTHON=${ROPEGRAD_TORCH_PYTHON}")
+  endif()
+  set_tests_properties(python_torch_library PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77
+    ENVIRONMENT "${RG_TORCH_LIBRARY_ENV}")
   add_test(NAME python_hf_real_client
     COMMAND sh ${PROJECT_SOURCE_DIR}/python/tests/run_with_hf.sh
             ${PROJECT_SOURCE_DIR}/python/tests/test_hf_real_client.py)
-  set_tests_properties(python_hf_real_client PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77
+  set_tests_properties(python_hf_real_client PROPERTIES TIMEOUT 1500 SKIP_RETURN_CODE 77
     ENVIRONMENT "ROPEGRAD_LIB=$<TARGET_FILE:libropegrad>;ROPEGRAD_TORCH_PYTHON=${ROPEGRAD_TORCH_PYTHON}")
   # python3 -m ropegrad bench|check with Python implementations (a module's
   # function, solution files, exceptions, wrong shapes, the reference as a run,

@@ -8,8 +8,19 @@
 
 Every other option is `ropegrad bench|check`'s own (--suite, --backend,
 --workloads, --iterations, --record, --db, --manifest, ...), passed to the
-same C harness (impl.py). --impl PATH.so (a C plugin) and no --impl at all
-(ropegrad's own kernels) run as the CLI does, in this process.
+same C harness (impl.py). --impl PATH.so (a C plugin) runs as the CLI runs
+it, in a supervised worker; no --impl at all (ropegrad's own kernels) runs
+in this process.
+
+Every implementation other than ropegrad's own kernels runs in a supervised
+worker (docs/protocol.md, "Supervised worker"): this process never imports
+or loads it; it starts `python3 -m ropegrad` again with the same options
+and --worker-channel/--worker-watch (a pipe and a watched page), and the C
+harness here accepts only the result that worker sends on its channel after
+exiting normally. A worker that exits early (sys.exit while the solution is
+imported), is killed by a signal, or outlasts --timeout is one line and
+exit 1 (a failed run with --record). In the worker, a refusal (a solution
+for another op, a load that fails) goes to the parent as its one message.
 
 --verbose (or ROPEGRAD_VERBOSE=1) prints where the time goes on stderr, with
 elapsed seconds (progress.py), and a line per workload from the harness
@@ -23,6 +34,7 @@ import sys
 import time
 
 from . import progress
+from . import worker
 
 USAGE = """usage: python3 -m ropegrad bench|check [--impl WHAT | --solution FILE.json] [ropegrad bench options]
 
@@ -113,8 +125,8 @@ def _op_of(suite):
         raise ValueError("--suite %s: cannot read its definition.json name (%s)" % (suite, e)) from None
 
 
-def _callable(ours, suite, rest):
-    """The impl.Callable asked for, or None (the harness's own path)."""
+def _check_ours(ours):
+    """Our options that go together; ValueError with one line."""
     impl, solution = ours.get("--impl"), ours.get("--solution")
     if impl and solution:
         raise ValueError("--impl and --solution: give one")
@@ -125,6 +137,15 @@ def _callable(ours, suite, rest):
     if ours.get("--tensors") and not (solution or impl and not impl.endswith(".so")):
         raise ValueError("--tensors applies to a Python implementation (--impl module.py:function, --solution, "
                          "--impl reference|reference-compile)")
+    from .impl import TENSORS
+    if ours.get("--tensors") and ours["--tensors"] not in TENSORS:
+        raise ValueError("--tensors %s: one of %s" % (ours["--tensors"], ", ".join(TENSORS)))
+
+
+def _callable(ours, suite, rest):
+    """The impl.Callable asked for, or None (the harness's own path)."""
+    _check_ours(ours)
+    impl, solution = ours.get("--impl"), ours.get("--solution")
     if not impl and not solution:
         return None
     if impl and impl.endswith(".so"):
@@ -139,6 +160,7 @@ def _callable(ours, suite, rest):
     except ImportError as e:
         raise ValueError("a Python implementation needs torch, which this Python cannot import (%s)" % e) from None
     progress.log("torch %s imported in %.1f s", torch.__version__, time.monotonic() - t0)
+    worker.restart()   # a worker: the implementation's loading starts here (worker.py)
     from . import impl_load
     op = _op_of(suite)
     if solution:
@@ -146,6 +168,50 @@ def _callable(ours, suite, rest):
     if impl in ("reference", "reference-compile"):
         return impl_load.from_reference(torch, suite, ours.get("--reference"), op, impl == "reference-compile")
     return impl_load.from_module(torch, impl, op, ours.get("--dps", False))
+
+
+def _fd_option(rest, name):
+    """FD of `name FD` in rest (--worker-channel, --worker-watch: this process
+    is a supervised worker), else None."""
+    for i, a in enumerate(rest):
+        if a == name and i + 1 < len(rest) and rest[i + 1].isdigit():
+            return int(rest[i + 1])
+    return None
+
+
+def _impl_path(ours, suite):
+    """The file that is the implementation (hashed into the record by the
+    parent), None for a plugin (--impl PATH.so: the harness hashes it)."""
+    impl, solution = ours.get("--impl"), ours.get("--solution")
+    if solution:
+        return solution
+    if impl in ("reference", "reference-compile"):
+        from .impl_load import reference_code
+        return reference_code(suite, ours.get("--reference"))[1]
+    if impl.endswith(".so"):
+        return None
+    path = impl.rpartition(":")[0] if ":" in impl else impl
+    if not os.path.isfile(path):
+        raise ValueError("--impl %s: no such file %s" % (impl, path))
+    return path
+
+
+def _supervise(cmd, args, ours, rest):
+    """The parent: everything checked that can be without loading the
+    implementation (a solution's shape and needs), then the C harness with
+    the implementation in a worker, `python3 -m ropegrad cmd args...`."""
+    from . import impl
+    _check_ours(ours)
+    suite = _suite_dir(rest)
+    if ours.get("--solution"):
+        from .impl_load import check_solution
+        check_solution(ours["--solution"])
+    path = _impl_path(ours, suite)
+    harness = [cmd] + (["--impl", ours["--impl"]] if path is None else []) + rest
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p)
+    sys.stdout.flush()
+    return impl.supervise(harness, [sys.executable, "-m", "ropegrad", cmd] + args, path)
 
 
 def main(argv=None):
@@ -159,8 +225,13 @@ def main(argv=None):
         sys.stderr.write("python3 -m ropegrad: unknown command '%s' (bench or check)\n" % cmd)
         return 2
     from . import impl
+    channel = None
     try:
         ours, rest = _split(argv[1:])
+        channel = _fd_option(rest, "--worker-channel")
+        if channel is not None:   # torch's import is not the implementation's loading (worker.py)
+            worker.watch(_fd_option(rest, "--worker-watch"))
+            worker.pause()
         if ours.get("--verbose"):
             progress.enable(True, started)
         if progress.enabled() and "--quiet" not in rest and "--progress" not in rest:
@@ -169,11 +240,11 @@ def main(argv=None):
             sys.stdout.write(USAGE + "\n")
             sys.stdout.flush()
             return impl.run([cmd, "--help"])
+        if channel is None and (ours.get("--impl") or ours.get("--solution")) and not ours.get("--build-only"):
+            return _supervise(cmd, argv[1:], ours, rest)
         suite = _suite_dir(rest)
         c = _callable(ours, suite, rest)
         if c is not None and ours.get("--tensors"):
-            if ours["--tensors"] not in impl.TENSORS:
-                raise ValueError("--tensors %s: one of %s" % (ours["--tensors"], ", ".join(impl.TENSORS)))
             c.tensors = ours["--tensors"]
         if ours.get("--build-only"):
             if c is None:
@@ -182,8 +253,12 @@ def main(argv=None):
             return 0
         if c is None and ours.get("--impl"):
             rest = ["--impl", ours["--impl"]] + rest
+            worker.restart()   # a worker: the plugin is loaded by the harness, timed from here
         sys.stdout.flush()
         return impl.run([cmd] + rest, c, sys.modules.get("torch"))
     except (ValueError, OSError) as e:
-        sys.stderr.write("python3 -m ropegrad %s: %s\n" % (cmd, str(e).splitlines()[0] if str(e) else e))
+        line = str(e).splitlines()[0] if str(e) else repr(e)
+        if channel is not None:   # a worker's refusal is its one message to the parent
+            return impl.send_refusal(channel, line)
+        sys.stderr.write("python3 -m ropegrad %s: %s\n" % (cmd, line))
         return 2

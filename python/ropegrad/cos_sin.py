@@ -4,7 +4,8 @@
 bf16 nearest to the exact value.
 
 ctypes (standard library only): Problem (struct ropegrad_cos_sin_problem),
-cpu(), cuda(). With torch: cos_sin_from_freqs() on tensors.
+cpu(), cuda(). With torch: the op ropegrad::cos_sin (torch.library, with a fake
+implementation) and cos_sin_from_freqs() on tensors, which calls it.
 """
 
 import ctypes
@@ -20,7 +21,7 @@ try:
 except ImportError:  # the ctypes half needs no torch
     torch = _rt = None
 
-__all__ = ["Problem", "cpu", "cuda", "cos_sin_from_freqs"]
+__all__ = ["Problem", "cpu", "cuda", "cos_sin_from_freqs", "cos_sin_op"]
 
 _C = "ropegrad_cos_sin"
 
@@ -45,18 +46,22 @@ cpu, cuda = _lib.entry_points(_C, Problem)
 
 # ---- torch -----------------------------------------------------------------------------------
 
-def cos_sin_from_freqs(freqs, attention_scaling=1.0, *, num_threads=0):
-    """L1/012: (cos, sin), bf16 [B,S,2H] each, from float32 freqs [B,S,H]."""
+def _check(freqs, attention_scaling):
     if not isinstance(freqs, torch.Tensor) or freqs.dtype != torch.float32 or freqs.dim() != 3:
         raise TypeError("ropegrad: freqs must be a float32 tensor [B,S,H]")
     if not freqs.is_contiguous():
         raise ValueError("ropegrad: freqs must be contiguous")
-    scale = float(attention_scaling)
-    if not math.isfinite(scale):
-        raise ValueError("ropegrad: attention_scaling must be finite, got %r" % scale)
+    if not math.isfinite(float(attention_scaling)):
+        raise ValueError("ropegrad: attention_scaling must be finite, got %r" % attention_scaling)
     B, S, H = freqs.shape
     if H < 1 or 2 * H > _lib.MAX_HEAD_DIM:
         raise ValueError("ropegrad: freqs' last dim must be 1..%d, got %d" % (_lib.MAX_HEAD_DIM // 2, H))
+    return B, S, H
+
+
+def _cos_sin(freqs, attention_scaling, num_threads=0):
+    """ropegrad::cos_sin's implementation: 012 on the CPU path or the current CUDA stream."""
+    B, S, H = _check(freqs, attention_scaling)
     cos = torch.empty((B, S, 2 * H), dtype=torch.bfloat16, device=freqs.device)
     sin = torch.empty_like(cos)
     if B == 0 or S == 0:
@@ -64,6 +69,24 @@ def cos_sin_from_freqs(freqs, attention_scaling=1.0, *, num_threads=0):
     p = Problem()
     p.batch_size, p.seq_len, p.head_dim = B, S, 2 * H
     p.freqs, p.cos, p.sin = freqs.data_ptr(), cos.data_ptr(), sin.data_ptr()
-    p.attention_scaling = scale
+    p.attention_scaling = float(attention_scaling)
     _rt.launch(freqs.device, sys.modules[__name__], p, num_threads)
     return cos, sin
+
+
+def _cos_sin_fake(freqs, attention_scaling, num_threads=0):
+    B, S, H = _check(freqs, attention_scaling)
+    return (freqs.new_empty((B, S, 2 * H), dtype=torch.bfloat16),
+            freqs.new_empty((B, S, 2 * H), dtype=torch.bfloat16))
+
+
+# ropegrad::cos_sin (torch.ops.ropegrad.cos_sin): 012, no autograd (its inputs
+# are frequencies, not parameters).
+cos_sin_op = _rt.custom_op("cos_sin", "(Tensor freqs, float attention_scaling, int num_threads=0) -> (Tensor, Tensor)",
+                           _cos_sin, _cos_sin_fake) if torch else None
+
+
+def cos_sin_from_freqs(freqs, attention_scaling=1.0, *, num_threads=0):
+    """L1/012: (cos, sin), bf16 [B,S,2H] each, from float32 freqs [B,S,H]. The op ropegrad::cos_sin."""
+    _check(freqs, attention_scaling)
+    return cos_sin_op(freqs, float(attention_scaling), int(num_threads))

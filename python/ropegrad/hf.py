@@ -1,14 +1,30 @@
 # SPDX-License-Identifier: Apache-2.0
 """One call to switch a Hugging Face transformers model (Llama, Qwen3, and
-models built the same way) to ropegrad for all of its RoPE work: cos/sin
-generation (ropegrad.rope_forward.rotary_embedding: L1/011 forward, L1/014
-backward) and applying them to q and k (ropegrad.rope_apply.apply_rotary_pos_emb:
-L1/088 forward, L1/068 backward).
+models built the same way) to ropegrad for all of its RoPE work, on one of two paths:
+
+  * from positions (switch.path == "positions", the default where it applies):
+    the rotary module returns a marker (RopePositions: its inv_freq, attention
+    scaling and the dtype its table would have had) and the position ids
+    instead of cos and sin, and apply_rotary_pos_emb applies the rotation from
+    the positions (ropegrad.rope_apply_pos: each cos/sin computed in the kernel,
+    forward and backward). The cos/sin tensors are never materialised. The
+    results equal the table path's bit for bit where its values are exact
+    (bf16 tables: 011's correctly rounded values);
+  * with tables (switch.path == "tables"): cos/sin generation
+    (ropegrad.rope_forward.rotary_embedding: L1/011 forward, L1/014 backward)
+    and applying them to q and k (ropegrad.rope_apply.apply_rotary_pos_emb:
+    L1/088 forward, L1/068 backward).
 
     import ropegrad.hf
     switch = ropegrad.hf.use_ropegrad(model)   # model.forward now runs ropegrad's kernels
     ...
     switch.remove()                             # back to stock (or: with ropegrad.hf.use_ropegrad(model): ...)
+
+use_ropegrad(model, positions=False) takes the table path. positions=None
+(the default) takes the positions path unless the model's code uses cos or
+sin anywhere but in `cos, sin = position_embeddings` and the
+apply_rotary_pos_emb call (its forward methods are read), then the table path
+(switch.reason says why); positions=True refuses such a model (ValueError).
 
 What it patches, and how it is undone:
   * every rotary-embedding module of the model (a submodule with an inv_freq
@@ -24,6 +40,7 @@ apply_rotary_pos_emb to patch.
 """
 
 import inspect
+import re
 import sys
 import threading
 
@@ -32,7 +49,7 @@ import torch
 from .rope_apply import apply_rotary_pos_emb
 from .rope_forward import rotary_embedding
 
-__all__ = ["use_ropegrad", "Switch"]
+__all__ = ["use_ropegrad", "Switch", "RopePositions"]
 
 _STATIC_ROPE_TYPES = ("default", "linear", "llama3", "yarn")
 _lock = threading.Lock()
@@ -62,15 +79,79 @@ def _modeling_modules(model):
             if n in sys.modules and callable(getattr(sys.modules[n], "apply_rotary_pos_emb", None))]
 
 
+class RopePositions:
+    """What a rotary module switched to the positions path returns in place of
+    cos: its inv_freq (float32), attention_scaling and the dtype of the cos/sin
+    table it would have built (the activations'); the position ids take sin's
+    place. The switched apply_rotary_pos_emb recognises it. torch.compile
+    traces through it (attribute reads: the floats and the dtype are constants
+    of the graph)."""
+
+    __slots__ = ("inv_freq", "attention_scaling", "dtype")
+
+    def __init__(self, inv_freq, attention_scaling, dtype):
+        self.inv_freq, self.attention_scaling, self.dtype = inv_freq, attention_scaling, dtype
+
+    def __repr__(self):
+        return "RopePositions(inv_freq[%d], attention_scaling=%r, dtype=%s)" % (
+            self.inv_freq.shape[0], self.attention_scaling, self.dtype)
+
+
+_COS_SIN = re.compile(r"\b(cos|sin)\b")
+_COS_SIN_OK = (re.compile(r"^\s*cos\s*,\s*sin\s*=\s*position_embeddings\s*$"),
+               re.compile(r"\bapply_rotary_pos_emb\(.*\bcos\s*,\s*sin\b"))
+
+
+def _tables_needed(model):
+    """Why the model needs real cos/sin tensors (a forward method that uses them
+    beyond unpacking position_embeddings and passing them to apply_rotary_pos_emb),
+    or None."""
+    for cls in sorted({type(m) for m in model.modules()}, key=lambda c: c.__qualname__):
+        try:
+            src = inspect.getsource(cls.forward)
+        except (OSError, TypeError):
+            continue
+        if "position_embeddings" not in src:
+            continue
+        for line in src.splitlines():
+            code = line.split("#")[0].rstrip()
+            if _COS_SIN.search(code) and not any(p.search(code) for p in _COS_SIN_OK):
+                return "%s.forward uses cos/sin beyond apply_rotary_pos_emb (%r)" % (cls.__name__, code.strip())
+    return None
+
+
+def _positions_unavailable():
+    """Why the loaded library cannot take the positions path, or None."""
+    from . import _lib
+    lib = _lib.load()
+    if not all(hasattr(lib, n) for n in ("ropegrad_rope_apply_pos_cpu", "ropegrad_rope_apply_pos_backward_cpu")):
+        return "the loaded libropegrad (%s) has no rope_apply_pos" % _lib.library_path()
+    return None
+
+
+def _check_position_ids(position_ids):
+    if not isinstance(position_ids, torch.Tensor) or position_ids.dim() != 2:
+        raise ValueError("ropegrad.hf: position_ids must be a [B,S] tensor, got %s"
+                         % (list(position_ids.shape) if isinstance(position_ids, torch.Tensor)
+                            else type(position_ids).__name__))
+
+
+def _positions_forward(mod):
+    """The positions-path forward for one rotary module: (RopePositions, position_ids)."""
+
+    def forward(x, position_ids):
+        _check_position_ids(position_ids)
+        return RopePositions(mod.inv_freq.float().contiguous(), float(mod.attention_scaling), x.dtype), position_ids
+
+    return forward
+
+
 def _rotary_forward(mod):
     """The ropegrad forward for one rotary module: its current inv_freq and
     attention_scaling, cos and sin each contiguous (the apply kernels' layout)."""
 
     def forward(x, position_ids):
-        if not isinstance(position_ids, torch.Tensor) or position_ids.dim() != 2:
-            raise ValueError("ropegrad.hf: position_ids must be a [B,S] tensor, got %s"
-                             % (list(position_ids.shape) if isinstance(position_ids, torch.Tensor)
-                                else type(position_ids).__name__))
+        _check_position_ids(position_ids)
         cos, sin = rotary_embedding(x, position_ids, mod.inv_freq, mod.attention_scaling)
         if not (cos.is_contiguous() and sin.is_contiguous()):
             both = torch.stack((cos, sin))   # one copy for the model, not one per layer
@@ -80,25 +161,39 @@ def _rotary_forward(mod):
     return forward
 
 
+def _apply(q, k, cos, sin, unsqueeze_dim):
+    """The positions path when cos is a RopePositions (sin: the position ids),
+    else the table path."""
+    if isinstance(cos, RopePositions):
+        from .rope_apply_pos import rope_apply_pos
+        R = 2 * cos.inv_freq.shape[0]
+        return rope_apply_pos(q, k, sin, cos.inv_freq, cos.attention_scaling, cos_sin_dtype=cos.dtype,
+                              unsqueeze_dim=unsqueeze_dim, rotary_dim=0 if R == q.shape[-1] else R)
+    return apply_rotary_pos_emb(q, k, cos, sin, None, unsqueeze_dim)
+
+
 def _apply_like(stock):
     """ropegrad's apply_rotary_pos_emb with the stock function's parameters
     (transformers 5 dropped position_ids: a positional fifth argument is then unsqueeze_dim)."""
     if "position_ids" in inspect.signature(stock).parameters:
         def apply(q, k, cos, sin, position_ids=None, unsqueeze_dim=1):
-            return apply_rotary_pos_emb(q, k, cos, sin, position_ids, unsqueeze_dim)
+            return _apply(q, k, cos, sin, unsqueeze_dim)
     else:
         def apply(q, k, cos, sin, unsqueeze_dim=1):
-            return apply_rotary_pos_emb(q, k, cos, sin, None, unsqueeze_dim)
+            return _apply(q, k, cos, sin, unsqueeze_dim)
     apply.__doc__ = apply_rotary_pos_emb.__doc__
     apply.ropegrad_stock = stock
     return apply
 
 
 class Switch:
-    """What use_ropegrad changed; remove() (or leaving a `with` block) undoes it."""
+    """What use_ropegrad changed; remove() (or leaving a `with` block) undoes it.
+    path: "positions" or "tables"; reason: why the table path was taken (None
+    on the positions path or when asked for)."""
 
-    def __init__(self, model, rotary, modeling):
+    def __init__(self, model, rotary, modeling, path, reason):
         self.model, self.rotary, self.modeling = model, rotary, modeling
+        self.path, self.reason = path, reason
         self.active = True
 
     def remove(self):
@@ -124,11 +219,13 @@ class Switch:
         return False
 
 
-def use_ropegrad(model):
+def use_ropegrad(model, positions=None):
     """Switch model's RoPE (cos/sin and apply, forward and backward) to ropegrad;
-    returns a Switch whose remove() restores stock transformers. Raises
-    ValueError when the model has nothing ropegrad can take (see the module's
-    docstring) or is switched already."""
+    returns a Switch whose remove() restores stock transformers. positions:
+    None = from positions where the model allows it, else with tables; True =
+    from positions or ValueError; False = with tables. Raises ValueError when
+    the model has nothing ropegrad can take (see the module's docstring) or is
+    switched already."""
     if not isinstance(model, torch.nn.Module):
         raise TypeError("ropegrad.hf: use_ropegrad takes a torch.nn.Module, got %s" % type(model).__name__)
     if getattr(model, "_ropegrad_switch", None) is not None:
@@ -139,15 +236,22 @@ def use_ropegrad(model):
         raise ValueError("ropegrad.hf: %s has %s; ropegrad switches models with both (Llama, Qwen3, ...)"
                          % (type(model).__name__, "no rotary-embedding module" if not rotary
                             else "no modeling module defining apply_rotary_pos_emb"))
+    reason = None
+    if positions is None or positions:
+        reason = _tables_needed(model) or _positions_unavailable()
+        if reason and positions:
+            raise ValueError("ropegrad.hf: use_ropegrad(positions=True): %s" % reason)
+    path = "tables" if positions is False or reason else "positions"
+    make_forward = _positions_forward if path == "positions" else _rotary_forward
     with _lock:
         for mod in rotary:
-            mod.forward = _rotary_forward(mod)   # an instance attribute: nn.Module.__call__ finds it first
+            mod.forward = make_forward(mod)   # an instance attribute: nn.Module.__call__ finds it first
         for m in modeling:
             if m in _patched_modules:
                 _patched_modules[m][1] += 1
             else:
                 _patched_modules[m] = [m.apply_rotary_pos_emb, 1]
                 m.apply_rotary_pos_emb = _apply_like(m.apply_rotary_pos_emb)
-        switch = Switch(model, rotary, modeling)
+        switch = Switch(model, rotary, modeling, path, reason)
         model.__dict__["_ropegrad_switch"] = switch
     return switch

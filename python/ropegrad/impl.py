@@ -219,6 +219,9 @@ def cli_library():
     lib = ctypes.CDLL(path)
     lib.ropegrad_cli_run.restype = ctypes.c_int
     lib.ropegrad_cli_run.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(Embedded)]
+    lib.ropegrad_cli_supervise.restype = ctypes.c_int
+    lib.ropegrad_cli_supervise.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p), ctypes.c_int,
+                                           ctypes.POINTER(ctypes.c_char_p), ctypes.c_char_p]
     lib.ropegrad_cli_embedded_size.restype = ctypes.c_size_t
     lib.ropegrad_cli_impl_size.restype = ctypes.c_size_t
     got = (lib.ropegrad_cli_embedded_size(), lib.ropegrad_cli_impl_size())
@@ -227,6 +230,40 @@ def cli_library():
                       (path, got, (ctypes.sizeof(Embedded), ctypes.sizeof(ImplDescriptor))))
     _cli = lib
     return lib
+
+
+def _argv(args):
+    return (ctypes.c_char_p * (len(args) + 1))(*[os.fsencode(a) for a in args], None)
+
+
+def supervise(argv, worker_argv, impl_path=None):
+    """Runs argv ("bench" or "check", then the CLI's options) in the C harness,
+    the implementation in a supervised worker started as worker_argv (a
+    `python3 -m ropegrad` of its own, which loads it: this process never
+    does). impl_path: the file that is the implementation (None: argv names
+    a plugin, --impl PATH.so). Returns the CLI's exit status."""
+    lib = cli_library()
+    progress.log("the C harness starts, the implementation in a worker: ropegrad %s", " ".join(argv))
+    code = lib.ropegrad_cli_supervise(len(argv), _argv(argv), len(worker_argv), _argv(worker_argv),
+                                      os.fsencode(impl_path) if impl_path else None)
+    progress.log("the C harness finished (exit %d)", code)
+    return code
+
+
+def send_refusal(fd, line):
+    """A worker's refusal (src/harness/worker.h: one framed message) on its
+    channel fd: the parent prints the line and exits 2. Returns 0 once sent."""
+    import json
+    text = " ".join(str(line).split()).encode("ascii", "replace").decode("ascii")[:500] or "refused"
+    body = json.dumps({"worker": 1, "refusal": text}).encode("ascii")
+    data = b"RGW1" + len(body).to_bytes(4, "big") + body
+    try:
+        while data:
+            data = data[os.write(fd, data):]
+        os.close(fd)
+    except OSError:
+        return 2
+    return 0
 
 
 def run(argv, c=None, torch=None):
@@ -251,7 +288,7 @@ def run(argv, c=None, torch=None):
                        _CPU_FN(runner.stage_cpu) if staged else none_cpu)
         keep += [runner, desc, emb]
         emb_p = ctypes.pointer(emb)
-    args = (ctypes.c_char_p * (len(argv) + 1))(*[os.fsencode(a) for a in argv], None)
+    args = _argv(argv)
     progress.log("the C harness starts: ropegrad %s", " ".join(argv))
     code = lib.ropegrad_cli_run(len(argv), args, emb_p)
     if c is not None and runner.clock:

@@ -45,6 +45,7 @@ import tempfile
 import time
 
 from . import progress
+from . import worker
 from .impl import Callable
 
 PY_LANGUAGES = {"pytorch", "triton", "python"}
@@ -241,11 +242,127 @@ def missing_needs(sol, find_module=importlib.util.find_spec, which=shutil.which,
     return lacking
 
 
+# A solution file's shape, as SOL-ExecBench's Solution model defines it
+# (sol_execbench/core/data/solution.py): the languages and hardware it
+# names, the entry point's form, the members' types.
+ALL_PY_LANGUAGES = {"pytorch", "triton", "cute_dsl", "cutile", "cudnn_frontend"}
+ALL_CPP_LANGUAGES = {"cutlass", "cudnn", "cublas", "cuda_cpp"}
+HARDWARE = {"B200", "LOCAL"}
+CPP_ENTRY_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".cuh")
+
+
+def _kind(v):
+    """What a JSON value is, in words."""
+    if isinstance(v, bool):
+        return "a boolean"
+    return {dict: "a JSON object", list: "a JSON array", str: "a string", type(None): "null"}.get(type(v), "a number")
+
+
+def _text(o, key, where):
+    v = o.get(key)
+    if not isinstance(v, str) or not v:
+        raise ValueError("%s%s is %s, not a non-empty string" % (where, key, "missing" if key not in o
+                                                                  else "empty" if v == "" else _kind(v)))
+    return v
+
+
+def _texts(o, key, where, allowed=None, non_empty=False):
+    v = o.get(key)
+    if v is None and not non_empty:
+        return []
+    if not isinstance(v, list) or not all(isinstance(x, str) and x for x in v) or (non_empty and not v):
+        raise ValueError("%s%s is not a%s list of non-empty strings" % (where, key, " non-empty" if non_empty else ""))
+    bad = [x for x in v if allowed is not None and x not in allowed]
+    if bad:
+        raise ValueError("%s%s: %r is not one of %s" % (where, key, bad[0], ", ".join(sorted(allowed))))
+    return v
+
+
+def _entry_point(spec, langs):
+    """spec.entry_point: '<file>::<function>', the file's suffix that of its languages."""
+    entry = _text(spec, "entry_point", "spec.")
+    if entry.count("::") != 1 or not all(entry.split("::")):
+        raise ValueError("spec.entry_point %r is not of the form <file>::<function>" % entry)
+    suffix = os.path.splitext(entry.split("::")[0])[1]
+    if set(langs) & ALL_CPP_LANGUAGES and suffix not in CPP_ENTRY_SUFFIXES:
+        raise ValueError("spec.entry_point %r: C++ languages need a C++/CUDA file" % entry)
+    if set(langs) & ALL_PY_LANGUAGES and suffix != ".py":
+        raise ValueError("spec.entry_point %r: Python languages need a .py file" % entry)
+    return entry
+
+
+def _spec_shape(spec):
+    if not isinstance(spec, dict):
+        raise ValueError("spec is not a JSON object")
+    langs = _texts(spec, "languages", "spec.", ALL_PY_LANGUAGES | ALL_CPP_LANGUAGES)
+    if set(langs) & ALL_PY_LANGUAGES and set(langs) & ALL_CPP_LANGUAGES:
+        raise ValueError("spec.languages mixes C++ and Python languages")
+    _texts(spec, "target_hardware", "spec.", HARDWARE, non_empty=True)
+    _texts(spec, "dependencies", "spec.")
+    if not isinstance(spec.get("destination_passing_style", True), bool):
+        raise ValueError("spec.destination_passing_style is not true or false")
+    if spec.get("binding") not in (None, "torch"):
+        raise ValueError("spec.binding is not null or \"torch\"")
+    opts = spec.get("compile_options")
+    if opts is not None:
+        if not isinstance(opts, dict):
+            raise ValueError("spec.compile_options is not a JSON object")
+        for key in ("cflags", "cuda_cflags", "ld_flags"):
+            _texts(opts, key, "spec.compile_options.")
+    return _entry_point(spec, langs)
+
+
+def _sources_shape(sources, entry):
+    if not isinstance(sources, list) or not sources:
+        raise ValueError("sources is not a non-empty list")
+    seen = set()
+    for i, s in enumerate(sources):
+        where = "sources[%d]." % i
+        if not isinstance(s, dict):
+            raise ValueError("sources[%d] is not a JSON object" % i)
+        path = _text(s, "path", where)
+        _text(s, "content", where)
+        if os.path.isabs(path) or ".." in path.split("/"):
+            raise ValueError("%spath %r is not a plain relative path" % (where, path))
+        if path in seen:
+            raise ValueError("%spath %r is given twice" % (where, path))
+        seen.add(path)
+    if entry.split("::")[0] not in seen:
+        raise ValueError("the entry point's file %r is not among the sources" % entry.split("::")[0])
+
+
+def solution_shape(sol):
+    """Refuses (ValueError, one line) a parsed solution file that is not a
+    SOL-ExecBench solution: a JSON object with non-empty strings name,
+    definition and author, a spec (languages, target_hardware, entry_point
+    '<file>::<function>', dependencies, destination_passing_style, binding,
+    compile_options, each of its type) and sources (objects with a relative
+    path and content, the entry point's file among them)."""
+    if not isinstance(sol, dict):
+        raise ValueError("a solution file is a JSON object, this one is %s" % _kind(sol))
+    for key in ("name", "definition", "author"):
+        _text(sol, key, "")
+    if not isinstance(sol.get("description", ""), (str, type(None))):
+        raise ValueError("description is not a string")
+    _sources_shape(sol.get("sources"), _spec_shape(sol.get("spec")))
+
+
+def read_solution(path):
+    """The parsed solution file at path, its shape checked (ValueError, one line)."""
+    sol = _read_json(path, "--solution")
+    try:
+        solution_shape(sol)
+    except ValueError as e:
+        raise ValueError("--solution %s: %s" % (path, e)) from None
+    return sol
+
+
 def check_solution(path):
     """Refuses, in one line (ValueError), a solution this machine cannot run:
-    an unknown language, or what its languages and dependencies need and the
-    machine lacks. Before torch is imported and before anything is built."""
-    sol = _read_json(path, "--solution")
+    a file that is not a solution's shape (solution_shape), an unknown
+    language, or what its languages and dependencies need and the machine
+    lacks. Before torch is imported and before anything is built."""
+    sol = read_solution(path)
     langs = sorted(set((sol.get("spec") or {}).get("languages") or []))
     if not set(langs) & (CPP_LANGUAGES | PY_LANGUAGES):
         raise ValueError("--solution %s: languages %s: this driver runs pytorch, triton and cuda_cpp" % (path, langs))
@@ -259,19 +376,23 @@ def from_solution(torch, path, op, backend):
     """--solution FILE.json (a SOL-ExecBench solution) for backend cpu or
     cuda (cuda_cpp and triton solutions run on a GPU only: refused on the CPU
     before anything is built)."""
-    sol = _read_json(path, "--solution")
-    spec = sol.get("spec") or {}
+    sol = read_solution(path)
+    spec = sol["spec"]
     if sol.get("definition") != op:
         raise ValueError("--solution %s: it solves %r, the suite is %r" % (path, sol.get("definition"), op))
     langs = set(spec.get("languages") or [])
     if backend != "cuda" and langs & (CPP_LANGUAGES | {"triton"}):
         raise ValueError("--solution %s: languages %s run on a GPU only (--backend cuda)" % (path, sorted(langs)))
-    entry = spec.get("entry_point", "")
-    file_part, _, fname = entry.rpartition("::") if "::" in entry else (entry, "", "run")
+    entry = spec["entry_point"]   # '<file>::<function>' (solution_shape)
+    file_part, _, fname = entry.rpartition("::")
     t0 = time.monotonic()
     try:
         if langs & CPP_LANGUAGES:
-            fn = _build_cpp(torch, sol, fname)
+            worker.pause()   # the compiler's time is not the solution's loading (python/ropegrad/worker.py)
+            try:
+                fn = _build_cpp(torch, sol, fname)
+            finally:
+                worker.restart()
             backends = ("cuda",)
         elif langs & PY_LANGUAGES:
             folder = tempfile.mkdtemp(prefix="rg-solution-")

@@ -5,8 +5,9 @@ apply_rotary_pos_emb.
 
 ctypes (standard library only): Shape (struct ropegrad_rope_apply_shape, shared
 with rope_apply_backward), Problem (struct ropegrad_rope_apply_problem), cpu(),
-cuda(). With torch: apply_rotary_pos_emb(), a drop-in for Hugging Face's whose
-forward is this op and whose backward is rope_apply_backward's (L1/068):
+cuda(). With torch: the op ropegrad::rope_apply (torch.library, with a fake
+implementation; its autograd formula is rope_apply_backward's op, L1/068) and
+apply_rotary_pos_emb(), a drop-in for Hugging Face's that calls it:
 
     from ropegrad.rope_apply import apply_rotary_pos_emb
     q_embed, k_embed = apply_rotary_pos_emb(q, k, cos, sin)      # as transformers' function
@@ -43,7 +44,7 @@ try:
 except ImportError:  # the ctypes half needs no torch
     torch = _rt = None
 
-__all__ = ["Shape", "Problem", "cpu", "cuda", "LAYOUT_BHSD", "LAYOUT_BSHD", "apply_rotary_pos_emb", "RopeApply"]
+__all__ = ["Shape", "Problem", "cpu", "cuda", "LAYOUT_BHSD", "LAYOUT_BSHD", "apply_rotary_pos_emb", "rope_apply_op"]
 
 _C = "ropegrad_rope_apply"
 _NAME = "ropegrad.apply_rotary_pos_emb"
@@ -132,12 +133,7 @@ def _check_heads(q, k, unsqueeze_dim):
         raise ValueError("%s: q %s and k %s differ in batch, sequence or head_dim" % (_NAME, list(q.shape), list(k.shape)))
     if D < 2 or D % 2 or D > _lib.MAX_HEAD_DIM:
         raise ValueError("%s: head_dim must be even and in 2..%d, got %d" % (_NAME, _lib.MAX_HEAD_DIM, D))
-    common = [lay for lay in _layouts(qc) if lay in _layouts(kc)]
-    if not common:
-        raise ValueError("%s: q (strides %s) and k (strides %s) must both be contiguous as [B,H,S,D] or both as "
-                         "[B,S,H,D] in memory; call .contiguous() on them (or use the stock function)"
-                         % (_NAME, list(q.stride()), list(k.stride())))
-    return qc, kc, common[0]
+    return qc, kc, _layout_of(qc, kc)
 
 
 def _check_tables(cos, sin, qc):
@@ -178,33 +174,83 @@ def _shape(qc, kc, layout, cos, stride):
     return s
 
 
-class RopeApply(torch.autograd.Function if torch else object):
-    """apply(qc, kc, cos, sin, layout, stride) -> (q_embed, k_embed), all of q
-    and k logical [B,H,S,D] in memory layout `layout`, checked by the caller
-    (apply_rotary_pos_emb). Forward L1/088, backward L1/068."""
+def check_pair(who, names, a, b):
+    """Two head tensors (q and k, or their gradients), logical [B,H,S,D] and
+    [B,Hkv,S,D]: 4 dims, one dtype the kernels take, one batch, sequence and
+    head_dim (even, 2..MAX_HEAD_DIM). Shapes and dtypes only."""
+    for name, t in zip(names, (a, b)):
+        if t.dim() != 4:
+            raise ValueError("%s: %s must be [B,H,S,D], got shape %s" % (who, name, list(t.shape)))
+    if a.dtype not in _rt.DTYPES or b.dtype != a.dtype:
+        raise TypeError("%s: %s and %s must be one dtype of bfloat16, float16, float32, got %s and %s"
+                        % ((who,) + tuple(names) + (a.dtype, b.dtype)))
+    B, _, S, D = a.shape
+    if b.shape[0] != B or b.shape[2] != S or b.shape[3] != D:
+        raise ValueError("%s: %s %s and %s %s differ in batch, sequence or head_dim"
+                         % (who, names[0], list(a.shape), names[1], list(b.shape)))
+    if D < 2 or D % 2 or D > _lib.MAX_HEAD_DIM:
+        raise ValueError("%s: head_dim must be even and in 2..%d, got %d" % (who, _lib.MAX_HEAD_DIM, D))
+    if b.device != a.device:
+        raise ValueError("%s: %s is on %s but %s is on %s" % (who, names[1], b.device, names[0], a.device))
 
-    @staticmethod
-    def forward(ctx, qc, kc, cos, sin, layout, stride):
-        shape = _shape(qc, kc, layout, cos, stride)
-        q_out, k_out = _empty(layout, qc.shape, qc), _empty(layout, kc.shape, kc)
-        if qc.numel() and kc.numel():
-            p = Problem()
-            p.shape = shape
-            p.q, p.k, p.cos, p.sin = qc.data_ptr(), kc.data_ptr(), cos.data_ptr(), sin.data_ptr()
-            p.q_out, p.k_out = q_out.data_ptr(), k_out.data_ptr()
-            _rt.launch(qc.device, sys.modules[__name__], p, who=_NAME)
-        ctx.table_grads = ctx.needs_input_grad[2] or ctx.needs_input_grad[3]
-        # q and k only when cos/sin need their gradients (as the stock function's autograd).
-        ctx.save_for_backward(cos, sin, *((qc, kc) if ctx.table_grads else ()))
-        ctx.layout, ctx.stride = layout, stride
-        ctx.q_shape, ctx.k_shape, ctx.cos_shape = tuple(qc.shape), tuple(kc.shape), tuple(cos.shape)
-        ctx.q_like = torch.empty(0, dtype=qc.dtype, device=qc.device)
-        return q_out, k_out
 
-    @staticmethod
-    def backward(ctx, grad_q_out, grad_k_out):
-        from .rope_apply_backward import autograd_backward   # that module imports this one
-        return autograd_backward(ctx, grad_q_out, grad_k_out)
+def _layout_of(qc, kc):
+    """The one ropegrad layout q and k (logical [B,H,S,D]) share; raises
+    ValueError when they share none. Reads only shapes and strides, so the
+    fake (meta) implementation decides exactly as the real one."""
+    common = [lay for lay in _layouts(qc) if lay in _layouts(kc)]
+    if not common:
+        raise ValueError("%s: q (strides %s) and k (strides %s) must both be contiguous as [B,H,S,D] or both as "
+                         "[B,S,H,D] in memory; call .contiguous() on them (or use the stock function)"
+                         % (_NAME, list(qc.stride()), list(kc.stride())))
+    return common[0]
+
+
+def _check_op(qc, kc, cos, sin):
+    """The op's inputs (shapes, dtypes, strides, devices; never the data): (layout, cos's batch stride)."""
+    check_pair(_NAME, ("q", "k"), qc, kc)
+    return _layout_of(qc, kc), _check_tables(cos, sin, qc)
+
+
+def _forward(qc, kc, cos, sin):
+    """ropegrad::rope_apply: (q_embed, k_embed) of q, k logical [B,H,S,D]
+    (one layout of the two), cos/sin [B,S,D] or [1,S,D]. The op's real
+    implementation: the CPU path or the CUDA kernel on the current stream."""
+    layout, stride = _check_op(qc, kc, cos, sin)
+    q_out, k_out = _empty(layout, qc.shape, qc), _empty(layout, kc.shape, kc)
+    if qc.numel() and kc.numel():
+        p = Problem()
+        p.shape = _shape(qc, kc, layout, cos, stride)
+        p.q, p.k, p.cos, p.sin = qc.data_ptr(), kc.data_ptr(), cos.data_ptr(), sin.data_ptr()
+        p.q_out, p.k_out = q_out.data_ptr(), k_out.data_ptr()
+        _rt.launch(qc.device, sys.modules[__name__], p, who=_NAME)
+    return q_out, k_out
+
+
+def _forward_fake(qc, kc, cos, sin):
+    layout, _ = _check_op(qc, kc, cos, sin)
+    return _empty(layout, qc.shape, qc), _empty(layout, kc.shape, kc)
+
+
+def _setup_context(ctx, inputs, output):
+    qc, kc, cos, sin = inputs
+    ctx.table_grads = ctx.needs_input_grad[2] or ctx.needs_input_grad[3]
+    # q and k only when cos/sin need their gradients (as the stock function's autograd).
+    ctx.save_for_backward(cos, sin, *((qc, kc) if ctx.table_grads else ()))
+    ctx.layout, ctx.dtype = _layout_of(qc, kc), qc.dtype
+    ctx.q_shape, ctx.k_shape = tuple(qc.shape), tuple(kc.shape)
+
+
+def _backward(ctx, grad_q_out, grad_k_out):
+    from .rope_apply_backward import autograd_backward   # that module imports this one
+    return autograd_backward(ctx, grad_q_out, grad_k_out)
+
+
+# ropegrad::rope_apply (torch.ops.ropegrad.rope_apply): forward 088, autograd
+# through ropegrad::rope_apply_backward (068); its fake implementation gives
+# torch.compile the outputs' shapes and strides (q's and k's layout).
+rope_apply_op = _rt.custom_op("rope_apply", "(Tensor q, Tensor k, Tensor cos, Tensor sin) -> (Tensor, Tensor)",
+                              _forward, _forward_fake, _backward, _setup_context) if torch else None
 
 
 def apply_rotary_pos_emb(q, k, cos, sin, position_ids=None, unsqueeze_dim=1):
@@ -217,7 +263,7 @@ def apply_rotary_pos_emb(q, k, cos, sin, position_ids=None, unsqueeze_dim=1):
     if unsqueeze_dim not in (1, 2):
         raise ValueError("%s: unsqueeze_dim must be 1 (q [B,H,S,D]) or 2 (q [B,S,H,D]), got %r"
                          % (_NAME, unsqueeze_dim))
-    qc, kc, layout = _check_heads(q, k, unsqueeze_dim)
+    qc, kc, _ = _check_heads(q, k, unsqueeze_dim)
     if kc.device != qc.device:
         raise ValueError("%s: k is on %s but q is on %s" % (_NAME, kc.device, qc.device))
     stride = _check_tables(cos, sin, qc)
@@ -225,8 +271,7 @@ def apply_rotary_pos_emb(q, k, cos, sin, position_ids=None, unsqueeze_dim=1):
         # One table expanded over the batch: its gradient is per batch
         # element (autograd sums it through the expand), so give each its own.
         cos, sin = cos.contiguous(), sin.contiguous()
-        stride = cos.shape[1] * cos.shape[2]
-    q_embed, k_embed = RopeApply.apply(qc, kc, cos, sin, layout, stride)
+    q_embed, k_embed = rope_apply_op(qc, kc, cos, sin)
     if unsqueeze_dim == 2:
         return q_embed.transpose(1, 2), k_embed.transpose(1, 2)
     return q_embed, k_embed

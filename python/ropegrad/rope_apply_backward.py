@@ -4,8 +4,9 @@ rotate_half(g)*sin for q and k, and (when asked) cos's and sin's.
 
 ctypes (standard library only): Problem (struct
 ropegrad_rope_apply_backward_problem, over rope_apply's Shape), cpu(), cuda().
-With torch: rope_apply_backward() on tensors, and the backward of
-rope_apply.RopeApply (apply_rotary_pos_emb's autograd).
+With torch: the op ropegrad::rope_apply_backward (torch.library, with a fake
+implementation), the autograd formula of ropegrad::rope_apply
+(apply_rotary_pos_emb's backward), and rope_apply_backward() on tensors.
 
 068's grad_x = g*cos - rotate_half(g)*sin is the exact gradient when sin's two
 halves are equal (every RoPE table: Hugging Face builds cos and sin as
@@ -27,7 +28,7 @@ try:
 except ImportError:  # the ctypes half needs no torch
     torch = _rt = None
 
-__all__ = ["Problem", "cpu", "cuda", "rope_apply_backward"]
+__all__ = ["Problem", "cpu", "cuda", "rope_apply_backward", "rope_apply_backward_op"]
 
 _C = "ropegrad_rope_apply_backward"
 _NAME = _fwd._NAME
@@ -46,36 +47,84 @@ cpu, cuda = _lib.entry_points(_C, Problem)
 
 # ---- torch -----------------------------------------------------------------------------------
 
-def autograd_backward(ctx, grad_q_out, grad_k_out):
-    """RopeApply's backward (rope_apply.py): this op on autograd's gradients,
-    with what the forward saved in ctx."""
-    cos, sin = ctx.saved_tensors[:2]
-    like, layout = ctx.q_like, ctx.layout
-    gq, own_q = _fwd._in_layout(grad_q_out, layout, ctx.q_shape, like)
-    gk, own_k = _fwd._in_layout(grad_k_out, layout, ctx.k_shape, like)
-    # In place into a copy we made; a new tensor where autograd's gradient is used as given.
-    grad_q = gq if own_q else _fwd._empty(layout, ctx.q_shape, like)
-    grad_k = gk if own_k else _fwd._empty(layout, ctx.k_shape, like)
-    B, _, S, D = ctx.q_shape
-    grad_cos = grad_sin = None
+def _check(grad_q_out, grad_k_out, cos, sin, q, k, layout):
+    """The op's inputs (shapes, dtypes, layouts; never the data); returns cos's batch stride."""
+    _fwd.check_pair(_NAME, ("grad_q_out", "grad_k_out"), grad_q_out, grad_k_out)
+    if layout not in (_fwd.LAYOUT_BHSD, _fwd.LAYOUT_BSHD):
+        raise ValueError("%s: layout must be %d (BHSD) or %d (BSHD), got %r"
+                         % (_NAME, _fwd.LAYOUT_BHSD, _fwd.LAYOUT_BSHD, layout))
+    if (q is None) != (k is None):
+        raise ValueError("%s: q and k go together (both for cos's and sin's gradients, or neither)" % _NAME)
+    if q is not None:
+        for name, t, g in (("q", q, grad_q_out), ("k", k, grad_k_out)):
+            if tuple(t.shape) != tuple(g.shape) or t.dtype != g.dtype or t.device != g.device:
+                raise ValueError("%s: %s (%s, %s) must have grad_%s_out's shape and dtype (%s, %s)"
+                                 % (_NAME, name, list(t.shape), t.dtype, name, list(g.shape), g.dtype))
+            if layout not in _fwd._layouts(t):
+                raise ValueError("%s: %s (strides %s) is not laid out as layout %d" % (_NAME, name, list(t.stride()),
+                                                                                        layout))
+    stride = _fwd._check_tables(cos, sin, grad_q_out)
+    if q is not None and cos.shape[0] > 1 and stride == 0:
+        raise ValueError("%s: cos expanded over the batch has no per-batch gradient here; pass [1,S,D]" % _NAME)
+    return stride
+
+
+def _backward(grad_q_out, grad_k_out, cos, sin, q, k, layout):
+    """ropegrad::rope_apply_backward: [grad_q, grad_k] (layout `layout`), and
+    [grad_cos, grad_sin] (cos's shape) after them when q and k are given."""
+    stride = _check(grad_q_out, grad_k_out, cos, sin, q, k, layout)
+    q_shape, k_shape = tuple(grad_q_out.shape), tuple(grad_k_out.shape)
+    gq, own_q = _fwd._in_layout(grad_q_out, layout, q_shape, grad_q_out)
+    gk, own_k = _fwd._in_layout(grad_k_out, layout, k_shape, grad_k_out)
+    # In place into a copy made here; a new tensor where the gradient is used as given.
+    grad_q = gq if own_q else _fwd._empty(layout, q_shape, gq)
+    grad_k = gk if own_k else _fwd._empty(layout, k_shape, gk)
+    out = [grad_q, grad_k]
     p = Problem()
-    if ctx.table_grads:
-        qc, kc = ctx.saved_tensors[2:]
-        cs_shape = (S, D) if ctx.stride == 0 else (B, S, D)
-        grad_cos = torch.empty(cs_shape, dtype=cos.dtype, device=cos.device)
-        grad_sin = torch.empty_like(grad_cos)
-        p.q, p.k, p.grad_cos, p.grad_sin = qc.data_ptr(), kc.data_ptr(), grad_cos.data_ptr(), grad_sin.data_ptr()
+    if q is not None:
+        out += [torch.empty(cos.shape, dtype=cos.dtype, device=cos.device) for _ in range(2)]
+        p.q, p.k, p.grad_cos, p.grad_sin = q.data_ptr(), k.data_ptr(), out[2].data_ptr(), out[3].data_ptr()
     if gq.numel() and gk.numel():
-        p.shape = _fwd._shape(gq, gk, layout, cos, ctx.stride)
+        p.shape = _fwd._shape(gq, gk, layout, cos, stride)
         p.grad_q_out, p.grad_k_out, p.cos, p.sin = gq.data_ptr(), gk.data_ptr(), cos.data_ptr(), sin.data_ptr()
         p.grad_q, p.grad_k = grad_q.data_ptr(), grad_k.data_ptr()
-        _rt.launch(like.device, sys.modules[__name__], p, who=_NAME)
-    elif grad_cos is not None:
-        grad_cos.zero_()
-        grad_sin.zero_()
-    if grad_cos is not None:
-        grad_cos, grad_sin = grad_cos.view(ctx.cos_shape), grad_sin.view(ctx.cos_shape)
-    return grad_q, grad_k, grad_cos, grad_sin, None, None
+        _rt.launch(gq.device, sys.modules[__name__], p, who=_NAME)
+    else:
+        for t in out[2:]:
+            t.zero_()
+    return out
+
+
+def _backward_fake(grad_q_out, grad_k_out, cos, sin, q, k, layout):
+    _check(grad_q_out, grad_k_out, cos, sin, q, k, layout)
+    out = [_fwd._empty(layout, grad_q_out.shape, grad_q_out), _fwd._empty(layout, grad_k_out.shape, grad_k_out)]
+    if q is not None:
+        out += [torch.empty(cos.shape, dtype=cos.dtype, device=cos.device) for _ in range(2)]
+    return out
+
+
+# ropegrad::rope_apply_backward (torch.ops.ropegrad.rope_apply_backward): 068,
+# the backward of ropegrad::rope_apply; no autograd of its own.
+rope_apply_backward_op = _rt.custom_op(
+    "rope_apply_backward",
+    "(Tensor grad_q_out, Tensor grad_k_out, Tensor cos, Tensor sin, Tensor? q, Tensor? k, int layout) -> Tensor[]",
+    _backward, _backward_fake) if torch else None
+
+
+def autograd_backward(ctx, grad_q_out, grad_k_out):
+    """ropegrad::rope_apply's autograd formula (rope_apply.py): this op on
+    autograd's gradients (missing ones as zeros, in q's dtype), with what the
+    forward saved in ctx."""
+    cos, sin = ctx.saved_tensors[:2]
+    q, k = ctx.saved_tensors[2:] if ctx.table_grads else (None, None)
+    grads = []
+    for g, shape in ((grad_q_out, ctx.q_shape), (grad_k_out, ctx.k_shape)):
+        if g is None:
+            g = _fwd._empty(ctx.layout, shape, cos.new_empty(0, dtype=ctx.dtype)).zero_()
+        grads.append(g if g.dtype == ctx.dtype else g.to(ctx.dtype))
+    out = rope_apply_backward_op(grads[0], grads[1], cos, sin, q, k, ctx.layout)
+    grad_cos, grad_sin = out[2:] if ctx.table_grads else (None, None)
+    return out[0], out[1], grad_cos, grad_sin
 
 
 def rope_apply_backward(grad_q_embed, grad_k_embed, q, k, cos, sin):
@@ -83,22 +132,8 @@ def rope_apply_backward(grad_q_embed, grad_k_embed, q, k, cos, sin):
     grad_sin) from out's gradients [B,H,S,D] / [B,Hkv,S,D], the forward's q and k
     (laid out alike: one of the layouts apply_rotary_pos_emb takes with
     unsqueeze_dim=1) and cos, sin [B,S,D] or [1,S,D]; grad_cos and grad_sin have
-    cos's shape. The suite's op."""
+    cos's shape. The suite's op (ropegrad::rope_apply_backward with q and k)."""
     with torch.no_grad():
         qc, kc, layout = _fwd._check_heads(q, k, 1)
-        stride = _fwd._check_tables(cos, sin, qc)
-        if cos.shape[0] > 1 and stride == 0:
-            raise ValueError("%s: cos expanded over the batch has no per-batch gradient here; pass [1,S,D]" % _NAME)
-        gq, _ = _fwd._in_layout(grad_q_embed, layout, tuple(qc.shape), qc)
-        gk, _ = _fwd._in_layout(grad_k_embed, layout, tuple(kc.shape), kc)
-        grads = (_fwd._empty(layout, qc.shape, qc), _fwd._empty(layout, kc.shape, kc),
-                 torch.empty(cos.shape, dtype=cos.dtype, device=cos.device), torch.empty(cos.shape, dtype=cos.dtype,
-                                                                                         device=cos.device))
-        p = Problem()
-        p.shape = _fwd._shape(qc, kc, layout, cos, stride)
-        p.grad_q_out, p.grad_k_out, p.q, p.k = gq.data_ptr(), gk.data_ptr(), qc.data_ptr(), kc.data_ptr()
-        p.cos, p.sin = cos.data_ptr(), sin.data_ptr()
-        p.grad_q, p.grad_k, p.grad_cos, p.grad_sin = (t.data_ptr() for t in grads)
-        if qc.numel() and kc.numel():
-            _rt.launch(qc.device, sys.modules[__name__], p, who=_NAME)
-        return grads
+        grads = [g if g.dtype == qc.dtype else g.to(qc.dtype) for g in (grad_q_embed, grad_k_embed)]
+        return tuple(rope_apply_backward_op(grads[0], grads[1], cos, sin, qc, kc, layout))

@@ -5,9 +5,11 @@ respect to position_ids,
     out[b,s] = scale * sum_{d<H} inv_freq[b,d] * ((gs[d]+gs[d+H])*cos(emb[d]) - (gc[d]+gc[d+H])*sin(emb[d]))
 
 ctypes (standard library only): Problem (struct ropegrad_rope_backward_problem),
-validate(), reference(), cpu(), cuda(). With torch: rope_position_grad() on
-tensors, and RotaryEmbeddingQwen3 / rotary_cos_sin(), the Qwen3-style cos/sin
-generation as an autograd Function whose backward is this op:
+validate(), reference(), cpu(), cuda(). With torch: the ops
+ropegrad::rope_position_grad (this op) and ropegrad::rotary_cos_sin (the
+Qwen3-style cos/sin generation, whose autograd formula is this op), both
+registered through torch.library with fake implementations;
+rope_position_grad() and RotaryEmbeddingQwen3 / rotary_cos_sin() call them:
 
     from ropegrad.rope_backward import rotary_cos_sin
     cos, sin = rotary_cos_sin(position_ids.float().requires_grad_(), inv_freq, attention_scaling)
@@ -27,7 +29,8 @@ except ImportError:  # the ctypes half needs no torch
     torch = _rt = None
 
 __all__ = ["Problem", "validate", "reference", "cpu", "cuda", "rope_position_grad", "RotaryEmbeddingQwen3",
-           "rotary_cos_sin", "backward_grads"]
+           "rotary_cos_sin", "backward_grads", "freqs_of", "position_backward", "rope_position_grad_op",
+           "rotary_cos_sin_op"]
 
 # The C functions: <_C>_cpu, <_C>_cuda, <_C>_validate, <_C>_reference.
 _C = "ropegrad_rope_backward"
@@ -123,21 +126,9 @@ def _check_grad_like(name, t, shape, device):
         raise ValueError("ropegrad: %s must be contiguous; call .contiguous() first" % name)
 
 
-def rope_position_grad(grad_cos, grad_sin, emb, inv_freq, scale, *, num_threads=0):
-    """grad_position_ids [B,S] float32 for the op
-
-        out[b,s] = scale * sum_{d<H} inv_freq[b,d] * ((gs[d]+gs[d+H])*cos(emb[d]) - (gc[d]+gc[d+H])*sin(emb[d]))
-
-    grad_cos, grad_sin: [B,S,D] contiguous, both bfloat16, float16 or float32.
-    emb: [B,S,D] float32 contiguous (only the first half is read).
-    inv_freq: float32 [H], [B,H], [B,H,1] (or a stride-0 expansion along dim 0).
-    scale: attention scaling (a finite float).
-    All tensors on one device: CUDA (runs on the device's current stream,
-    asynchronously) or CPU (num_threads, 0 = all cores).
-
-    Raises TypeError (wrong type or dtype), ValueError (shape, device,
-    layout) or ropegrad.RopegradError (the library refused or the launch
-    failed)."""
+def _check_position_grad(grad_cos, grad_sin, emb, inv_freq, scale):
+    """rope_position_grad's inputs (shapes, dtypes, layouts, devices; never the
+    data); returns (B, S, D, inv_freq's batch stride, scale as a float)."""
     if not isinstance(grad_cos, torch.Tensor):
         raise TypeError("ropegrad: grad_cos must be a torch.Tensor, got %s" % type(grad_cos).__name__)
     device = grad_cos.device
@@ -161,18 +152,22 @@ def rope_position_grad(grad_cos, grad_sin, emb, inv_freq, scale, *, num_threads=
     _check_grad_like("emb", emb, shape, device)
     if D < 2 or D % 2 or D > _lib.MAX_HEAD_DIM:
         raise ValueError("ropegrad: head_dim (last dim) must be even and in 2..%d, got %d" % (_lib.MAX_HEAD_DIM, D))
-    H = D // 2
-    stride = _inv_freq_batch_stride(inv_freq, B, H)
+    stride = _inv_freq_batch_stride(inv_freq, B, D // 2)
     if inv_freq.device != device:
         raise ValueError("ropegrad: inv_freq is on %s but grad_cos is on %s; every tensor must be on one device"
                          % (inv_freq.device, device))
     scale = float(scale)
     if not math.isfinite(scale):
         raise ValueError("ropegrad: scale must be finite, got %r" % scale)
-    out = torch.empty((B, S), dtype=torch.float32, device=device)
+    return B, S, D, stride, scale
+
+
+def _position_grad(grad_cos, grad_sin, emb, inv_freq, scale, num_threads=0):
+    """ropegrad::rope_position_grad's implementation: 014 on the CPU path or the current CUDA stream."""
+    B, S, D, stride, scale = _check_position_grad(grad_cos, grad_sin, emb, inv_freq, scale)
+    out = torch.empty((B, S), dtype=torch.float32, device=grad_cos.device)
     if B == 0 or S == 0:
         return out
-
     p = Problem()
     p.batch_size, p.seq_len, p.head_dim = B, S, D
     p.grad_dtype = _rt.DTYPES[grad_cos.dtype]
@@ -183,9 +178,41 @@ def rope_position_grad(grad_cos, grad_sin, emb, inv_freq, scale, *, num_threads=
     p.inv_freq_batch_stride = stride
     p.attention_scaling = scale
     p.grad_position_ids = out.data_ptr()
-
-    _rt.launch(device, sys.modules[__name__], p, num_threads)
+    _rt.launch(grad_cos.device, sys.modules[__name__], p, num_threads)
     return out
+
+
+def _position_grad_fake(grad_cos, grad_sin, emb, inv_freq, scale, num_threads=0):
+    B, S, _, _, _ = _check_position_grad(grad_cos, grad_sin, emb, inv_freq, scale)
+    return grad_cos.new_empty((B, S), dtype=torch.float32)
+
+
+# ropegrad::rope_position_grad (torch.ops.ropegrad.rope_position_grad): 014;
+# the backward of ropegrad::rope_forward and ropegrad::rotary_cos_sin.
+rope_position_grad_op = _rt.custom_op(
+    "rope_position_grad",
+    "(Tensor grad_cos, Tensor grad_sin, Tensor emb, Tensor inv_freq, float scale, int num_threads=0) -> Tensor",
+    _position_grad, _position_grad_fake) if torch else None
+
+
+def rope_position_grad(grad_cos, grad_sin, emb, inv_freq, scale, *, num_threads=0):
+    """grad_position_ids [B,S] float32 for the op
+
+        out[b,s] = scale * sum_{d<H} inv_freq[b,d] * ((gs[d]+gs[d+H])*cos(emb[d]) - (gc[d]+gc[d+H])*sin(emb[d]))
+
+    grad_cos, grad_sin: [B,S,D] contiguous, both bfloat16, float16 or float32.
+    emb: [B,S,D] float32 contiguous (only the first half is read).
+    inv_freq: float32 [H], [B,H], [B,H,1] (or a stride-0 expansion along dim 0).
+    scale: attention scaling (a finite float).
+    All tensors on one device: CUDA (runs on the device's current stream,
+    asynchronously) or CPU (num_threads, 0 = all cores).
+    The op ropegrad::rope_position_grad.
+
+    Raises TypeError (wrong type or dtype), ValueError (shape, device,
+    layout) or ropegrad.RopegradError (the library refused or the launch
+    failed)."""
+    _check_position_grad(grad_cos, grad_sin, emb, inv_freq, scale)   # a non-tensor argument: TypeError here
+    return rope_position_grad_op(grad_cos, grad_sin, emb, inv_freq, float(scale), int(num_threads))
 
 
 def backward_grads(grad_cos, grad_sin):
@@ -201,7 +228,81 @@ def backward_grads(grad_cos, grad_sin):
     return grad_cos.contiguous(), grad_sin.contiguous()
 
 
-class RotaryEmbeddingQwen3(torch.autograd.Function if torch else object):
+def freqs_of(position_ids, inv_freq):
+    """float32 position_ids[..., None] * inv_freq [B,S,H] (Hugging Face's float32
+    products), inv_freq [H], [B,H] or [B,H,1] (or [1,...] shared)."""
+    B = position_ids.shape[0]
+    pos, inv = position_ids.float(), inv_freq.float()
+    if inv.dim() == 1:
+        return pos[:, :, None] * inv[None, None, :]
+    if inv.dim() == 3 and inv.shape[2] == 1 and inv.shape[0] in (1, B):
+        return pos[:, :, None] * inv[:, None, :, 0]
+    if inv.dim() == 2 and inv.shape[0] in (1, B):
+        return pos[:, :, None] * inv[:, None, :]
+    raise ValueError("ropegrad: inv_freq must be [H], [B,H] or [B,H,1], got shape %s" % list(inv.shape))
+
+
+def _check_cos_sin_inputs(position_ids, inv_freq):
+    if not isinstance(position_ids, torch.Tensor) or not position_ids.is_floating_point():
+        raise TypeError("ropegrad: position_ids must be a floating-point tensor [B,S] (got %s)"
+                        % (position_ids.dtype if isinstance(position_ids, torch.Tensor)
+                           else type(position_ids).__name__))
+    if position_ids.dim() != 2:
+        raise ValueError("ropegrad: position_ids must be [B,S], got shape %s" % list(position_ids.shape))
+    if not isinstance(inv_freq, torch.Tensor) or not inv_freq.is_floating_point():
+        raise TypeError("ropegrad: inv_freq must be a floating-point tensor")
+    if inv_freq.device != position_ids.device:
+        raise ValueError("ropegrad: inv_freq is on %s but position_ids is on %s"
+                         % (inv_freq.device, position_ids.device))
+
+
+def _cos_sin(position_ids, inv_freq, attention_scaling):
+    """ropegrad::rotary_cos_sin's implementation: Hugging Face's float32 formula."""
+    _check_cos_sin_inputs(position_ids, inv_freq)
+    freqs = freqs_of(position_ids, inv_freq)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    return emb.cos() * attention_scaling, emb.sin() * attention_scaling
+
+
+def _cos_sin_fake(position_ids, inv_freq, attention_scaling):
+    _check_cos_sin_inputs(position_ids, inv_freq)
+    freqs = freqs_of(position_ids, inv_freq)   # shapes only, on fake tensors
+    shape = tuple(freqs.shape[:2]) + (2 * freqs.shape[2],)
+    return freqs.new_empty(shape), freqs.new_empty(shape)
+
+
+def _cos_sin_setup(ctx, inputs, output):
+    position_ids, inv_freq, attention_scaling = inputs
+    ctx.save_for_backward(position_ids, inv_freq)
+    ctx.scale = float(attention_scaling)
+
+
+def position_backward(ctx, grad_cos, grad_sin, position_ids, inv_freq):
+    """The gradient w.r.t. position_ids of cos/sin generation (ropegrad::rotary_cos_sin's
+    and ropegrad::rope_forward's autograd formula): 014 on autograd's gradients,
+    emb recomputed from the saved positions (the forward's float32 products)."""
+    if not ctx.needs_input_grad[0] or (grad_cos is None and grad_sin is None):
+        return None
+    grad_cos, grad_sin = backward_grads(grad_cos, grad_sin)
+    freqs = freqs_of(position_ids, inv_freq)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    inv = inv_freq.float().contiguous()
+    return rope_position_grad_op(grad_cos, grad_sin, emb, inv, ctx.scale, 0).to(position_ids.dtype)
+
+
+def _cos_sin_backward(ctx, grad_cos, grad_sin):
+    position_ids, inv_freq = ctx.saved_tensors
+    return position_backward(ctx, grad_cos, grad_sin, position_ids, inv_freq), None, None
+
+
+# ropegrad::rotary_cos_sin (torch.ops.ropegrad.rotary_cos_sin): Qwen3-style
+# float32 cos/sin, autograd w.r.t. the positions through 014.
+rotary_cos_sin_op = _rt.custom_op(
+    "rotary_cos_sin", "(Tensor position_ids, Tensor inv_freq, float attention_scaling) -> (Tensor, Tensor)",
+    _cos_sin, _cos_sin_fake, _cos_sin_backward, _cos_sin_setup) if torch else None
+
+
+class RotaryEmbeddingQwen3:
     """Qwen3-style rotary embedding forward (transformers' Qwen3RotaryEmbedding,
     default rope type), differentiable w.r.t. position_ids through ropegrad:
 
@@ -211,54 +312,15 @@ class RotaryEmbeddingQwen3(torch.autograd.Function if torch else object):
         sin   = emb.sin() * attention_scaling
 
     apply(position_ids, inv_freq, attention_scaling=1.0) -> (cos, sin), both
-    float32 [B,S,D]. position_ids: floating point [B,S] (integer ids carry no
-    gradient; pass them as float). inv_freq: [H] shared by every batch, or
-    [B,H,1] / [B,H]. Only position_ids gets a gradient; inv_freq is a buffer
-    (its gradient is returned as None)."""
+    float32 [B,S,D]: the op ropegrad::rotary_cos_sin. position_ids: floating
+    point [B,S] (integer ids carry no gradient; pass them as float). inv_freq:
+    [H] shared by every batch, or [B,H,1] / [B,H]. Only position_ids gets a
+    gradient; inv_freq is a buffer (its gradient is None)."""
 
     @staticmethod
-    def forward(ctx, position_ids, inv_freq, attention_scaling=1.0):
-        if not isinstance(position_ids, torch.Tensor) or not position_ids.is_floating_point():
-            raise TypeError("ropegrad: position_ids must be a floating-point tensor [B,S] (got %s)"
-                            % (position_ids.dtype if isinstance(position_ids, torch.Tensor)
-                               else type(position_ids).__name__))
-        if position_ids.dim() != 2:
-            raise ValueError("ropegrad: position_ids must be [B,S], got shape %s" % list(position_ids.shape))
-        if not isinstance(inv_freq, torch.Tensor) or not inv_freq.is_floating_point():
-            raise TypeError("ropegrad: inv_freq must be a floating-point tensor")
-        if inv_freq.device != position_ids.device:
-            raise ValueError("ropegrad: inv_freq is on %s but position_ids is on %s"
-                             % (inv_freq.device, position_ids.device))
-        B, S = position_ids.shape
-        pos = position_ids.float()
-        inv = inv_freq.float()
-        if inv.dim() == 1:
-            freqs = pos[:, :, None] * inv[None, None, :]
-        elif inv.dim() == 3 and inv.shape[2] == 1 and inv.shape[0] in (1, B):
-            freqs = pos[:, :, None] * inv[:, None, :, 0]
-        elif inv.dim() == 2 and inv.shape[0] in (1, B):
-            freqs = pos[:, :, None] * inv[:, None, :]
-        else:
-            raise ValueError("ropegrad: inv_freq must be [H], [B,H] or [B,H,1], got shape %s" % list(inv.shape))
-        emb = torch.cat((freqs, freqs), dim=-1)
-        scale = float(attention_scaling)
-        cos = emb.cos() * scale
-        sin = emb.sin() * scale
-        # What backward needs: emb (float32, contiguous: cat made it) and the
-        # frequencies in a layout rope_position_grad accepts.
-        ctx.save_for_backward(emb, inv.contiguous())
-        ctx.scale = scale
-        ctx.pos_dtype = position_ids.dtype
-        return cos, sin
-
-    @staticmethod
-    def backward(ctx, grad_cos, grad_sin):
-        emb, inv = ctx.saved_tensors
-        if not ctx.needs_input_grad[0] or (grad_cos is None and grad_sin is None):
-            return None, None, None
-        grad_cos, grad_sin = backward_grads(grad_cos, grad_sin)
-        g = rope_position_grad(grad_cos, grad_sin, emb, inv, ctx.scale)
-        return g.to(ctx.pos_dtype), None, None
+    def apply(position_ids, inv_freq, attention_scaling=1.0):
+        _check_cos_sin_inputs(position_ids, inv_freq)
+        return rotary_cos_sin_op(position_ids, inv_freq, float(attention_scaling))
 
 
 def rotary_cos_sin(position_ids, inv_freq, attention_scaling=1.0):

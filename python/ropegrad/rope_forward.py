@@ -4,9 +4,10 @@
 element the bf16 nearest to attention_scaling * cos/sin(float32(position) * inv_freq).
 
 ctypes (standard library only): Problem (struct ropegrad_rope_forward_problem),
-cpu(), cuda(). With torch: rope_forward() on tensors; RopeForward, an autograd
-Function whose forward is this op and whose backward is rope_backward's
-(L1/014); RotaryEmbedding / rotary_embedding(), a drop-in for Hugging Face's
+cpu(), cuda(). With torch: the op ropegrad::rope_forward (torch.library, with a
+fake implementation; its autograd formula w.r.t. floating-point positions is
+rope_backward's, L1/014); rope_forward() on tensors and RopeForward.apply()
+call it; RotaryEmbedding / rotary_embedding(), a drop-in for Hugging Face's
 LlamaRotaryEmbedding / Qwen3RotaryEmbedding.
 """
 
@@ -15,7 +16,7 @@ import math
 import sys
 
 from . import _lib
-from .rope_backward import backward_grads, rope_position_grad
+from .rope_backward import position_backward
 
 try:
     import torch
@@ -24,7 +25,7 @@ try:
 except ImportError:  # the ctypes half needs no torch
     torch = _rt = None
 
-__all__ = ["Problem", "cpu", "cuda", "rope_forward", "RopeForward", "RotaryEmbedding", "rotary_embedding"]
+__all__ = ["Problem", "cpu", "cuda", "rope_forward", "rope_forward_op", "RopeForward", "RotaryEmbedding", "rotary_embedding"]
 
 _C = "ropegrad_rope_forward"
 
@@ -49,12 +50,10 @@ cpu, cuda = _lib.entry_points(_C, Problem)
 
 # ---- torch -----------------------------------------------------------------------------------
 
-def rope_forward(position_ids, inv_freq, attention_scaling=1.0, *, num_threads=0):
-    """L1/011: cos_sin bf16 [B,S,2H,2] (cos_sin[...,0] = cos, [...,1] = sin)
-    from int64 position_ids [B,S] (each batch its own positions) and float32
-    inv_freq [H], every element the bf16 nearest to
-    attention_scaling * cos/sin(float32(position) * inv_freq)."""
-    if not isinstance(position_ids, torch.Tensor) or position_ids.dtype != torch.int64 or position_ids.dim() != 2:
+def _check(position_ids, inv_freq, attention_scaling):
+    """rope_forward's inputs (dtypes, shapes, layouts, devices; never the data)."""
+    if not isinstance(position_ids, torch.Tensor) or position_ids.dim() != 2 or \
+            not (position_ids.dtype == torch.int64 or position_ids.is_floating_point()):
         raise TypeError("ropegrad: position_ids must be an int64 tensor [B,S]")
     if not isinstance(inv_freq, torch.Tensor) or inv_freq.dtype != torch.float32 or inv_freq.dim() != 1:
         raise TypeError("ropegrad: inv_freq must be a float32 tensor [H]")
@@ -62,55 +61,85 @@ def rope_forward(position_ids, inv_freq, attention_scaling=1.0, *, num_threads=0
         raise ValueError("ropegrad: inv_freq is on %s but position_ids is on %s" % (inv_freq.device, position_ids.device))
     if not position_ids.is_contiguous() or not inv_freq.is_contiguous():
         raise ValueError("ropegrad: position_ids and inv_freq must be contiguous")
-    scale = float(attention_scaling)
-    if not math.isfinite(scale):
-        raise ValueError("ropegrad: attention_scaling must be finite, got %r" % scale)
-    B, S = position_ids.shape
+    if not math.isfinite(float(attention_scaling)):
+        raise ValueError("ropegrad: attention_scaling must be finite, got %r" % attention_scaling)
     H = inv_freq.shape[0]
     if H < 1 or 2 * H > _lib.MAX_HEAD_DIM:
         raise ValueError("ropegrad: inv_freq must hold 1..%d values, got %d" % (_lib.MAX_HEAD_DIM // 2, H))
+    return position_ids.shape[0], position_ids.shape[1], H
+
+
+def _forward(position_ids, inv_freq, attention_scaling, num_threads=0):
+    """ropegrad::rope_forward's implementation: 011 on the CPU path or the
+    current CUDA stream. Floating-point positions (the differentiable path)
+    must hold whole numbers."""
+    B, S, H = _check(position_ids, inv_freq, attention_scaling)
+    if position_ids.is_floating_point():
+        ids = position_ids.to(torch.int64)
+        if not torch.equal(ids.to(position_ids.dtype), position_ids):
+            raise ValueError("ropegrad: rope_forward needs whole-number positions (use RotaryEmbeddingQwen3 otherwise)")
+        position_ids = ids
     out = torch.empty((B, S, 2 * H, 2), dtype=torch.bfloat16, device=position_ids.device)
     if B == 0 or S == 0:
         return out
     p = Problem()
     p.batch_size, p.seq_len, p.head_dim = B, S, 2 * H
     p.position_ids, p.inv_freq, p.cos_sin = position_ids.data_ptr(), inv_freq.data_ptr(), out.data_ptr()
-    p.attention_scaling = scale
+    p.attention_scaling = float(attention_scaling)
     _rt.launch(position_ids.device, sys.modules[__name__], p, num_threads)
     return out
 
 
-class RopeForward(torch.autograd.Function if torch else object):
-    """(cos, sin) bf16 [B,S,D] of integral positions: the forward is ropegrad's
-    L1/011 kernel, the backward (w.r.t. position_ids) ropegrad's L1/014.
+def _forward_fake(position_ids, inv_freq, attention_scaling, num_threads=0):
+    B, S, H = _check(position_ids, inv_freq, attention_scaling)
+    return position_ids.new_empty((B, S, 2 * H, 2), dtype=torch.bfloat16)
+
+
+def _setup(ctx, inputs, output):
+    position_ids, inv_freq, attention_scaling = inputs[:3]
+    ctx.save_for_backward(position_ids, inv_freq)
+    ctx.scale = float(attention_scaling)
+
+
+def _backward(ctx, grad_cos_sin):
+    position_ids, inv_freq = ctx.saved_tensors
+    grad = position_backward(ctx, grad_cos_sin[..., 0], grad_cos_sin[..., 1], position_ids, inv_freq)
+    return grad, None, None, None
+
+
+# ropegrad::rope_forward (torch.ops.ropegrad.rope_forward): 011; with
+# floating-point positions, autograd w.r.t. them through 014.
+rope_forward_op = _rt.custom_op(
+    "rope_forward", "(Tensor position_ids, Tensor inv_freq, float attention_scaling, int num_threads=0) -> Tensor",
+    _forward, _forward_fake, _backward, _setup) if torch else None
+
+
+def rope_forward(position_ids, inv_freq, attention_scaling=1.0, *, num_threads=0):
+    """L1/011: cos_sin bf16 [B,S,2H,2] (cos_sin[...,0] = cos, [...,1] = sin)
+    from int64 position_ids [B,S] (each batch its own positions) and float32
+    inv_freq [H], every element the bf16 nearest to
+    attention_scaling * cos/sin(float32(position) * inv_freq). The op ropegrad::rope_forward."""
+    if not isinstance(position_ids, torch.Tensor) or position_ids.dtype != torch.int64:
+        raise TypeError("ropegrad: position_ids must be an int64 tensor [B,S]")
+    _check(position_ids, inv_freq, attention_scaling)
+    return rope_forward_op(position_ids, inv_freq, float(attention_scaling), int(num_threads))
+
+
+class RopeForward:
+    """(cos, sin) bf16 [B,S,D] of integral positions: the op ropegrad::rope_forward,
+    forward ropegrad's L1/011 kernel, backward (w.r.t. position_ids) L1/014.
 
     apply(position_ids, inv_freq, attention_scaling) with position_ids a
     floating-point [B,S] tensor holding whole numbers (it may require grad),
     inv_freq float32 [H]."""
 
     @staticmethod
-    def forward(ctx, position_ids, inv_freq, attention_scaling=1.0):
+    def apply(position_ids, inv_freq, attention_scaling=1.0):
         if not isinstance(position_ids, torch.Tensor) or not position_ids.is_floating_point() or position_ids.dim() != 2:
             raise TypeError("ropegrad: position_ids must be a floating-point tensor [B,S] of whole numbers")
-        ids = position_ids.detach().to(torch.int64)
-        if not torch.equal(ids.to(position_ids.dtype), position_ids.detach()):
-            raise ValueError("ropegrad: RopeForward needs whole-number positions (use RotaryEmbeddingQwen3 otherwise)")
-        inv = inv_freq.detach().float().contiguous()
-        cs = rope_forward(ids.contiguous(), inv, attention_scaling)
-        ctx.save_for_backward(position_ids.detach(), inv)
-        ctx.scale = float(attention_scaling)
+        cs = rope_forward_op(position_ids.contiguous(), inv_freq.detach().float().contiguous(),
+                             float(attention_scaling), 0)
         return cs[..., 0], cs[..., 1]
-
-    @staticmethod
-    def backward(ctx, grad_cos, grad_sin):
-        pos, inv = ctx.saved_tensors
-        if not ctx.needs_input_grad[0] or (grad_cos is None and grad_sin is None):
-            return None, None, None
-        grad_cos, grad_sin = backward_grads(grad_cos, grad_sin)
-        freqs = pos.float()[:, :, None] * inv[None, None, :]   # the forward's float32 products
-        emb = torch.cat((freqs, freqs), dim=-1)
-        g = rope_position_grad(grad_cos, grad_sin, emb, inv, ctx.scale)
-        return g.to(pos.dtype), None, None
 
 
 class RotaryEmbedding(torch.nn.Module if torch else object):
@@ -144,7 +173,7 @@ def rotary_embedding(x, position_ids, inv_freq, attention_scaling=1.0):
         inv_freq = inv_freq.detach().float().contiguous()
         if pos.is_floating_point() and pos.requires_grad:
             return RopeForward.apply(pos, inv_freq, attention_scaling)
-        cs = rope_forward(pos.detach().to(torch.int64).contiguous(), inv_freq, attention_scaling)
+        cs = rope_forward_op(pos.detach().to(torch.int64).contiguous(), inv_freq, float(attention_scaling), 0)
         return cs[..., 0], cs[..., 1]
     inv = inv_freq.float()[None, :, None].expand(pos.shape[0], -1, 1)
     freqs = (inv @ pos[:, None, :].float()).transpose(1, 2)

@@ -1,8 +1,16 @@
 # SPDX-License-Identifier: Apache-2.0
 """The real client: Hugging Face transformers' LlamaForCausalLM and
 Qwen3ForCausalLM (small random configs, GQA, heads of 64 and 128) trained one
-step stock and with ropegrad switched in (ropegrad.hf.use_ropegrad: cos/sin
-and apply, forward and backward), same weights, same inputs.
+step stock and with ropegrad switched in (ropegrad.hf.use_ropegrad), same
+weights, same inputs, on both of the switch's paths: from positions (the
+default: rope_apply_pos forward and backward, no cos/sin tensor) and with
+tables (use_ropegrad(model, positions=False): 011/014 cos/sin, 088/068 apply).
+In bf16 the two paths give the same loss, logits and gradients bit for bit (the
+table path's bf16 values are exact, and the positions op computes those).
+Then torch.compile(fullgraph=True) on each attention block of the switched
+model (positions path, bf16): with the aot_eager backend the step equals the
+eager step bit for bit; with inductor (which compiles the rest of the block
+its own way) it is within the bound below, as eager is.
 
     ROPEGRAD_LIB=build/libropegrad.so .venv/bin/python python/tests/test_hf_real_client.py
 
@@ -17,13 +25,15 @@ for the loss and for every parameter's gradient
 
     |ropegrad - float64|  <=  K * |stock - float64|  +  A * |float64|
 
-(gradients: L2 norms over the tensor), with K = 1.5 and A = 2^-8 for bf16
+(logits and gradients: L2 norms over the tensor), with K = 1.5 and A = 2^-8 for bf16
 (one bf16 rounding of the whole tensor: a step whose RoPE work is rounded
 differently may not be more than half again as far from exact as stock, or
 further than one rounding of the exact values), K = 1.5 and A = 2^-20 for fp32.
 Measured ratios are printed. It also checks that the switch really routes
-through ropegrad (the library's entry points are counted: one 088 and one 068
-call per layer and step, one 011 call per step in bf16), that remove() restores
+through ropegrad (the library's entry points are counted: positions, one
+rope_apply_pos and one rope_apply_pos_backward call per layer and step and
+nothing else; tables, one 088 and one 068 call per layer and step, one 011
+call per step in bf16), that remove() restores
 stock, and the inputs: sequential positions shared by the batch, packed
 batches (each row several sequences, positions restarting, different per
 row), and positions near 3e5.
@@ -73,20 +83,22 @@ def batches(B=2, S=64, seed=0):
 
 
 def step(model, batch, device):
-    """Loss and every parameter's gradient (float64, CPU) of one step."""
+    """Loss, logits and every parameter's gradient (float64, CPU) of one step:
+    a dict name -> tensor ("loss", "logits", the parameters' names)."""
     model.zero_grad(set_to_none=True)
     out = model(**{k: v.to(device) for k, v in batch.items()})
     out.loss.backward()
-    grads = {n: p.grad.detach().double().cpu() for n, p in model.named_parameters()}
-    missing = [n for n, g in grads.items() if g is None]
+    missing = [n for n, p in model.named_parameters() if p.grad is None]
     assert not missing, "no gradient for %s" % missing
-    return out.loss.detach().double().cpu(), grads
+    result = {"loss": out.loss.detach().double().cpu(), "logits": out.logits.detach().double().cpu()}
+    result.update((n, p.grad.detach().double().cpu()) for n, p in model.named_parameters())
+    return result
 
 
 class Counter:
     """Counts the library entry points the torch layer calls (wraps each op module's cpu() and cuda())."""
 
-    NAMES = ("rope_apply", "rope_apply_backward", "rope_forward")
+    NAMES = ("rope_apply", "rope_apply_backward", "rope_forward", "rope_apply_pos", "rope_apply_pos_backward")
 
     def __init__(self):
         self.counts = dict.fromkeys(self.NAMES, 0)
@@ -111,48 +123,97 @@ class Counter:
         return False
 
 
-def compare(what, dtype, loss_rg, grads_rg, loss_st, grads_st, loss_64, grads_64):
-    """Checks ropegrad's distance to float64 against stock's; returns the worst ratio."""
+def compare(what, dtype, rg, st, f64):
+    """Checks ropegrad's distance to float64 against stock's for the loss, the
+    logits and every gradient; returns the worst ratio."""
     K, A = TOL[dtype]
     worst, failures = (0.0, ""), []
-    items = [("loss", loss_rg, loss_st, loss_64)] + [(n, grads_rg[n], grads_st[n], grads_64[n]) for n in grads_64]
-    for name, rg, st, ref in items:
-        d_rg, d_st, size = float((rg - ref).norm()), float((st - ref).norm()), float(ref.norm())
+    for name in f64:
+        d_rg, d_st, size = float((rg[name] - f64[name]).norm()), float((st[name] - f64[name]).norm()), \
+            float(f64[name].norm())
         if d_rg > K * d_st + A * size:
             failures.append("%s: |ropegrad-f64| %.3e > %.1f*|stock-f64| %.3e + %.0e*|f64| %.3e"
                             % (name, d_rg, K, d_st, A, size))
         if d_st > 0 and d_rg / d_st > worst[0]:
             worst = (d_rg / d_st, name)
-    assert not failures, "%s: %d of %d over the tolerance: %s" % (what, len(failures), len(items),
+    assert not failures, "%s: %d of %d over the tolerance: %s" % (what, len(failures), len(f64),
                                                                  "; ".join(failures[:4]))
     return worst
 
 
-def run_model(name, device, dtype):
+def identical(what, a, b):
+    differ = [n for n in a if not torch.equal(a[n], b[n])]
+    assert not differ, "%s: %d of %d differ (%s), largest difference %.3e" % (
+        what, len(differ), len(a), ", ".join(differ[:4]), max(float((a[n] - b[n]).abs().max()) for n in differ))
+
+
+def models(name, device, dtype):
     cls, cfg = configs()[name]
     torch.manual_seed(1234)
     base = cls(cfg).eval()   # eval: no dropout (these configs have none anyway)
-    model64 = copy.deepcopy(base).double().to(device)
-    model = copy.deepcopy(base).to(dtype).to(device)
+    return copy.deepcopy(base).double().to(device), copy.deepcopy(base).to(dtype).to(device)
+
+
+def switched_step(model, batch, device, positions):
+    """One step with the switch on (the path `positions` asks for), with the entry points counted."""
     modeling = sys.modules[type(model).__module__]
     stock_apply = modeling.apply_rotary_pos_emb
+    with ropegrad.hf.use_ropegrad(model, positions=positions) as switch, Counter() as calls:
+        assert modeling.apply_rotary_pos_emb is not stock_apply
+        assert len(switch.rotary) == 1 and switch.modeling == [modeling]
+        assert switch.path == ("tables" if positions is False else "positions"), (switch.path, switch.reason)
+        result = step(model, batch, device)
+    assert modeling.apply_rotary_pos_emb is stock_apply, "remove() did not restore apply_rotary_pos_emb"
+    assert "forward" not in model.model.rotary_emb.__dict__, "remove() did not restore the rotary module"
+    return result, calls.counts
+
+
+def run_model(name, device, dtype):
+    model64, model = models(name, device, dtype)
     for what, batch in batches().items():
-        loss_64, grads_64 = step(model64, batch, device)
+        f64 = step(model64, batch, device)
         with Counter() as stock_calls:
-            loss_st, grads_st = step(model, batch, device)
+            st = step(model, batch, device)
         assert sum(stock_calls.counts.values()) == 0, "stock run called ropegrad: %s" % stock_calls.counts
-        with ropegrad.hf.use_ropegrad(model) as switch, Counter() as calls:
-            assert modeling.apply_rotary_pos_emb is not stock_apply
-            assert len(switch.rotary) == 1 and switch.modeling == [modeling]
-            loss_rg, grads_rg = step(model, batch, device)
-        assert modeling.apply_rotary_pos_emb is stock_apply, "remove() did not restore apply_rotary_pos_emb"
-        assert "forward" not in model.model.rotary_emb.__dict__, "remove() did not restore the rotary module"
-        want = dict(rope_apply=LAYERS, rope_apply_backward=LAYERS, rope_forward=1 if dtype == torch.bfloat16 else 0)
-        assert calls.counts == want, "%s: ropegrad calls %s, expected %s" % (what, calls.counts, want)
-        worst = compare("%s %s %s %s" % (name, device, dtype, what), dtype, loss_rg, grads_rg,
-                        loss_st, grads_st, loss_64, grads_64)
-        print("  %s %s %s %-10s loss f64 %.6f stock %.6f ropegrad %.6f; largest |rg-f64|/|stock-f64| %.2f (%s)"
-              % (name, device, str(dtype)[6:], what, loss_64, loss_st, loss_rg, worst[0], worst[1]))
+        results = {}
+        for path, positions in (("positions", None), ("tables", False)):
+            rg, counts = switched_step(model, batch, device, positions)
+            want = dict.fromkeys(Counter.NAMES, 0)
+            if path == "positions":
+                want.update(rope_apply_pos=LAYERS, rope_apply_pos_backward=LAYERS)
+            else:
+                want.update(rope_apply=LAYERS, rope_apply_backward=LAYERS,
+                            rope_forward=1 if dtype == torch.bfloat16 else 0)
+            assert counts == want, "%s %s: ropegrad calls %s, expected %s" % (what, path, counts, want)
+            worst = compare("%s %s %s %s %s" % (name, device, dtype, what, path), dtype, rg, st, f64)
+            print("  %s %s %s %-10s %-9s loss f64 %.6f stock %.6f ropegrad %.6f; largest |rg-f64|/|stock-f64| "
+                  "%.2f (%s)" % (name, device, str(dtype)[6:], what, path, f64["loss"], st["loss"], rg["loss"],
+                                 worst[0], worst[1]))
+            results[path] = rg
+        if dtype == torch.bfloat16:
+            identical("%s %s %s: positions vs tables" % (name, device, what), results["positions"],
+                      results["tables"])
+
+
+def run_compiled(name, device, dtype):
+    """torch.compile(fullgraph=True) on every attention block of the model switched to positions."""
+    batch = batches()["packed"]
+    model64, model = models(name, device, dtype)
+    f64, st = step(model64, batch, device), step(model, batch, device)
+    eager, _ = switched_step(model, batch, device, None)
+    for backend in ("aot_eager", "inductor"):
+        torch._dynamo.reset()
+        compiled = copy.deepcopy(model)
+        for layer in compiled.model.layers:
+            layer.self_attn.compile(fullgraph=True, backend=backend)
+        rg, counts = switched_step(compiled, batch, device, None)
+        assert counts["rope_apply_pos"] == LAYERS and counts["rope_apply_pos_backward"] == LAYERS, counts
+        if backend == "aot_eager":
+            identical("%s %s compiled (aot_eager) vs eager" % (name, device), rg, eager)
+        worst = compare("%s %s %s compiled (%s)" % (name, device, dtype, backend), dtype, rg, st, f64)
+        print("  %s %s %s compiled (%s): loss %.6f (eager %.6f); largest |rg-f64|/|stock-f64| %.2f (%s)"
+              % (name, device, str(dtype)[6:], backend, rg["loss"], eager["loss"], worst[0], worst[1]))
+    torch._dynamo.reset()
 
 
 def test_refusals():
@@ -164,6 +225,21 @@ def test_refusals():
             raise AssertionError("a second switch of one model was accepted")
         except ValueError as e:
             assert "already" in str(e)
+
+    class UsesCos(torch.nn.Module):   # attention code that reads cos itself: real tables needed
+        def forward(self, position_embeddings):
+            cos, sin = position_embeddings
+            return cos.sum()
+
+    model.extra = UsesCos()
+    with ropegrad.hf.use_ropegrad(model) as switch:
+        assert switch.path == "tables" and "UsesCos" in switch.reason, (switch.path, switch.reason)
+    try:
+        ropegrad.hf.use_ropegrad(model, positions=True)
+        raise AssertionError("positions=True was accepted for a model that reads cos")
+    except ValueError as e:
+        assert "UsesCos" in str(e)
+    del model.extra
     try:
         ropegrad.hf.use_ropegrad(torch.nn.Linear(2, 2))
         raise AssertionError("a model without RoPE was accepted")
@@ -191,6 +267,8 @@ def main():
             for dtype in (torch.bfloat16, torch.float32):
                 cases.append(("%s %s %s" % (name, dev, dtype),
                               lambda n=name, d=dev, t=dtype: run_model(n, d, t)))
+            cases.append(("%s %s bfloat16 compiled" % (name, dev),
+                          lambda n=name, d=dev: run_compiled(n, d, torch.bfloat16)))
     for label, fn in cases:
         try:
             fn()

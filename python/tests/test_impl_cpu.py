@@ -10,6 +10,11 @@ the CPU backend (the C harness through build/libropegrad_cli.so):
   the implementation digest changing with one byte of the source; a returned
   output that is an input or a view of it (REWARD_HACK, exit 1); refusals
   (another op's solution, a GPU-only solution on the CPU) as one line, exit 2;
+  a solution that calls sys.exit(0) while it is imported, and a function
+  that calls os._exit(0) inside a call (each after printing a results line
+  of its own): the supervised worker's one line, exit 1, nothing of theirs on
+  stdout, a failed run in the registry; a solution that sleeps while it is
+  imported: killed after --timeout (its clock restarted once torch is imported);
   --verbose's progress lines (stderr only) and --build-only (nothing measured).
 
 Run with a Python that has torch; ROPEGRAD_LIB points at the build's
@@ -95,7 +100,7 @@ def solution(tmp, name, entry, dps, definition=OP, languages=("pytorch",)):
         json.dump({"name": name, "definition": definition, "author": "tester (ropegrad tests)",
                    "spec": {"languages": list(languages), "target_hardware": ["LOCAL"], "entry_point": entry,
                             "dependencies": ["torch"], "destination_passing_style": dps},
-                   "sources": [{"path": "kernel.py", "content": FORMULA}]}, f)
+                   "sources": [{"path": entry.split("::")[0], "content": FORMULA}]}, f)
     return path
 
 
@@ -207,6 +212,39 @@ def main():
             # Refused as GPU-only, or sooner, where the CUDA toolkit is missing too.
             expect("a cuda_cpp solution on the CPU: one line, exit 2", rc == 2 and len(err.strip().splitlines()) == 1
                    and ("GPU only" in err or "the CUDA toolkit" in err), err)
+
+        # The supervised worker: an implementation that ends its process is a failed run, never a pass.
+        db = os.path.join(tmp, "failed.db")
+        exits = os.path.join(tmp, "exits.json")
+        with open(exits, "w") as f:
+            json.dump({"name": "exits", "definition": OP, "author": "tester",
+                       "spec": {"languages": ["pytorch"], "target_hardware": ["LOCAL"], "entry_point": "k.py::run",
+                                "dependencies": ["torch"], "destination_passing_style": False},
+                       "sources": [{"path": "k.py", "content": "import sys\nprint('passed 2/2')\nsys.exit(0)\n"}]}, f)
+        quitter = os.path.join(tmp, "quitter.py")
+        with open(quitter, "w") as f:
+            f.write("import os\n\ndef run(*args):\n    print('passed 2/2', flush=True)\n    os._exit(0)\n")
+        for i, (what, args) in enumerate((("sys.exit(0) while the solution is imported", ["--solution", exits]),
+                                          ("os._exit(0) inside a call", ["--impl", quitter + ":run"]))):
+            rc, out, err = harness(["check"] + args + ["--record", "--db", db], tmp)
+            ours = [line for line in err.splitlines() if line.startswith("ropegrad check:")]
+            expect("%s: one line, exit 1, nothing of its own on stdout" % what,
+                   rc == 1 and len(ours) == 1 and "before it sent a result" in ours[0] and "passed" not in out
+                   and "recorded as run %d" % (i + 1) in out, err + out)
+        sleeper = os.path.join(tmp, "sleeper.json")
+        with open(sleeper, "w") as f:
+            json.dump({"name": "sleeper", "definition": OP, "author": "tester",
+                       "spec": {"languages": ["pytorch"], "target_hardware": ["LOCAL"], "entry_point": "k.py::run",
+                                "dependencies": ["torch"]},
+                       "sources": [{"path": "k.py", "content": "import time\ntime.sleep(600)\n"}]}, f)
+        rc, out, err = harness(["check", "--solution", sleeper, "--timeout", "5"], tmp)
+        ours = [line for line in err.splitlines() if line.startswith("ropegrad check:")]
+        expect("a solution that sleeps while it is imported: killed after --timeout, one line, exit 1",
+               rc == 1 and len(ours) == 1 and "did not finish loading within 5 s" in ours[0], err + out)
+        con = sqlite3.connect(db)
+        passed = [r[0] for r in con.execute("SELECT passed FROM runs ORDER BY id")]
+        con.close()
+        expect("both recorded as failed runs (nothing passed)", passed == [0, 0], repr(passed))
 
         # The implementation digest covers the source bytes.
         digests = []

@@ -11,7 +11,11 @@ solution is built, without torch or a GPU (standard library only):
   stderr only when enabled; a solution whose languages or dependencies need
   what the machine lacks (torch, triton, the CUDA toolkit, ninja, a module it
   names) is refused by `python3 -m ropegrad bench --solution` in one line,
-  exit 2, before torch is imported or anything is built.
+  exit 2, before torch is imported or anything is built; so is a file that
+  is not a SOL-ExecBench solution's shape (a JSON array, a numeric
+  entry_point, an entry point not of the form <file>::<function>, sources
+  that are not objects with string path and content, ...): one line, never
+  a traceback.
 
     python3 python/tests/test_impl_load.py      (exit 0 when every case passes)
 """
@@ -137,8 +141,9 @@ def check_solution_needs(tmp):
     # machine has installed.
     path = os.path.join(tmp, "triton-solution.json")
     with open(path, "w") as f:
-        json.dump({"name": "t", "definition": "014_rotary_embedding_with_attention_scaling_backward",
-                   "spec": {"languages": ["triton"], "entry_point": "k.py::run", "dependencies": ["triton"]},
+        json.dump({"name": "t", "definition": "014_rotary_embedding_with_attention_scaling_backward", "author": "t",
+                   "spec": {"languages": ["triton"], "target_hardware": ["LOCAL"], "entry_point": "k.py::run",
+                            "dependencies": ["triton"]},
                    "sources": [{"path": "k.py", "content": "import triton\n"}]}, f)
     env = dict(os.environ, PYTHONPATH=PYDIR, ROPEGRAD_SOLUTION_CACHE=os.path.join(tmp, "cache"))
     p = subprocess.run([sys.executable, "-S", "-m", "ropegrad", "bench", "--solution", path], env=env, cwd=tmp,
@@ -151,10 +156,78 @@ def check_solution_needs(tmp):
            p.stdout)
 
 
+GOOD = {"name": "s", "definition": "014_rotary_embedding_with_attention_scaling_backward", "author": "a",
+        "spec": {"languages": ["pytorch"], "target_hardware": ["LOCAL"], "entry_point": "k.py::run",
+                 "dependencies": ["torch"], "destination_passing_style": True,
+                 "compile_options": {"cflags": [], "cuda_cflags": ["-O3"], "ld_flags": []}},
+        "sources": [{"path": "k.py", "content": "def run(*a):\n    pass\n"}]}
+
+
+def _with(path, value):
+    """GOOD with the member at path (a tuple of keys and indices) set to value (None: removed)."""
+    sol = json.loads(json.dumps(GOOD))
+    o = sol
+    for k in path[:-1]:
+        o = o[k]
+    if value is None:
+        del o[path[-1]]
+    else:
+        o[path[-1]] = value
+    return sol
+
+
+# Each bad shape, and a word its one line must hold.
+BAD_SHAPES = [
+    ("a JSON array", [GOOD], "is a JSON array"),
+    ("a string", "solution", "is a string"),
+    ("a numeric entry_point", _with(("spec", "entry_point"), 5), "spec.entry_point is a number"),
+    ("an entry_point without ::", _with(("spec", "entry_point"), "k.py"), "<file>::<function>"),
+    ("an entry_point with two ::", _with(("spec", "entry_point"), "k.py::a::b"), "<file>::<function>"),
+    ("a .cu entry point for pytorch", _with(("spec", "entry_point"), "k.cu::run"), "need a .py file"),
+    ("no name", _with(("name",), None), "name is missing"),
+    ("a numeric author", _with(("author",), 7), "author is a number"),
+    ("spec an array", _with(("spec",), []), "spec is not a JSON object"),
+    ("an unknown language", _with(("spec", "languages"), ["cobol"]), "'cobol' is not one of"),
+    ("mixed languages", _with(("spec", "languages"), ["pytorch", "cuda_cpp"]), "mixes C++ and Python"),
+    ("no target_hardware", _with(("spec", "target_hardware"), None), "target_hardware is not a non-empty list"),
+    ("a string dependencies", _with(("spec", "dependencies"), "torch"), "dependencies is not a list"),
+    ("a string destination_passing_style", _with(("spec", "destination_passing_style"), "yes"),
+     "destination_passing_style is not true or false"),
+    ("numeric cuda_cflags", _with(("spec", "compile_options", "cuda_cflags"), [3]), "cuda_cflags is not a list"),
+    ("sources an object", _with(("sources",), {"k.py": "x"}), "sources is not a non-empty list"),
+    ("a source that is a string", _with(("sources", 0), "k.py"), "sources[0] is not a JSON object"),
+    ("a numeric source content", _with(("sources", 0, "content"), 1), "sources[0].content is a number"),
+    ("a source path with ..", _with(("sources", 0, "path"), "../k.py"), "not a plain relative path"),
+    ("the entry file not among the sources", _with(("spec", "entry_point"), "other.py::run"),
+     "not among the sources"),
+]
+
+
+def check_solution_shape(tmp):
+    """impl_load.solution_shape, and the CLI's one line for each bad file."""
+    try:
+        impl_load.solution_shape(GOOD)
+        expect("a well-formed solution passes solution_shape", True)
+    except ValueError as e:
+        expect("a well-formed solution passes solution_shape", False, str(e))
+    env = dict(os.environ, PYTHONPATH=PYDIR, ROPEGRAD_SOLUTION_CACHE=os.path.join(tmp, "cache"))
+    for i, (what, sol, word) in enumerate(BAD_SHAPES):
+        path = os.path.join(tmp, "bad%d.json" % i)
+        with open(path, "w") as f:
+            json.dump(sol, f)
+        p = subprocess.run([sys.executable, "-S", "-m", "ropegrad", "check", "--solution", path], env=env, cwd=tmp,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        lines = p.stderr.strip().splitlines()
+        expect("--solution with %s: exit 2, one line naming it" % what,
+               p.returncode == 2 and len(lines) == 1 and word in lines[0] and path in lines[0] and
+               "Traceback" not in p.stderr and p.stdout == "", (p.returncode, p.stderr))
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         check_write_if_changed(tmp)
         check_solution_needs(tmp)
+        check_solution_shape(tmp)
     check_arch_flags()
     check_local_sm_and_cache()
     check_progress()

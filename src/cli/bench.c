@@ -32,7 +32,8 @@ enum {
     OPT_SUITE = 1000, OPT_BACKEND, OPT_KERNEL, OPT_WORKLOADS, OPT_ITERATIONS, OPT_WARMUP, OPT_SEED,
     OPT_THREADS, OPT_INPUTS, OPT_JSON, OPT_RECORD, OPT_DB, OPT_MANIFEST, OPT_BASELINE, OPT_SIGN, OPT_HELP,
     OPT_LIST, OPT_PROGRESS, OPT_QUIET, OPT_FORMAT,
-    OPT_IMPL, OPT_IMPL_SOURCE, OPT_TIMEOUT   /* bench_impl.c */
+    OPT_IMPL, OPT_IMPL_SOURCE, OPT_TIMEOUT,  /* bench_impl.c */
+    OPT_WORKER_CHANNEL, OPT_WORKER_WATCH     /* bench_worker.c: the supervised worker's fds (not in --help) */
 };
 
 static void usage(FILE *f, const char *cmd, int timed)
@@ -185,6 +186,8 @@ static const struct option longopts_all[] = {
     {"impl", required_argument, NULL, OPT_IMPL},
     {"impl-source", required_argument, NULL, OPT_IMPL_SOURCE},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"worker-channel", required_argument, NULL, OPT_WORKER_CHANNEL},
+    {"worker-watch", required_argument, NULL, OPT_WORKER_WATCH},
     {"rounds", required_argument, NULL, OPT_ROUNDS},
     {"ground-truth", required_argument, NULL, OPT_GROUND_TRUTH},
     {"iterations", required_argument, NULL, OPT_ITERATIONS},   /* bench only: these last (N_TIMING_OPTS) */
@@ -356,7 +359,11 @@ static int set_option(bench_args *a, int c, const char *name)
     case OPT_IMPL:
     case OPT_IMPL_SOURCE:
     case OPT_TIMEOUT:
-        if (rg_cli_impl_option(cmd, c == OPT_IMPL ? "impl" : c == OPT_IMPL_SOURCE ? "impl-source" : "timeout",
+    case OPT_WORKER_CHANNEL:
+    case OPT_WORKER_WATCH:
+        if (rg_cli_impl_option(cmd, c == OPT_IMPL ? "impl" : c == OPT_IMPL_SOURCE ? "impl-source"
+                                    : c == OPT_TIMEOUT ? "timeout" : c == OPT_WORKER_CHANNEL ? "worker-channel"
+                                                                                           : "worker-watch",
                                optarg, &a->plugin))
             return 2;
         break;
@@ -480,39 +487,77 @@ static int commit_results(const bench_args *a, rg_run_result *r, const rg_suite 
     return code;
 }
 
-/* Runs the loaded suite, prints the table, commits the results. Returns the
- * exit code: 0 all passed, 1 a workload failed, 2 an error. */
-static int run_suite(bench_args *a, rg_suite *s)
+/* The worker's run (worker.h): the implementation loaded and run here, the
+ * result or the refusal sent to the parent, nothing printed or written.
+ * Returns 0 once sent, 2 when it could not be. */
+static int run_as_worker(bench_args *a, rg_suite *s)
 {
     const char *cmd = a->cmd;
     char err[RG_ERRLEN];
+    if (rg_cli_worker_attach(cmd, &a->plugin)) return 2;
+    if (rg_cli_impl_load(&a->plugin, s, &a->o, err, sizeof err))
+        return rg_cli_worker_send_refusal(cmd, &a->plugin, err);
+    rg_run_result r;
+    if (rg_run_suite(s, a->indices, a->n_indices, &a->o, &r, err, sizeof err))
+        return rg_cli_worker_send_refusal(cmd, &a->plugin, err);
+    rg_cli_impl_result(&a->plugin, &r);
+    int code = rg_cli_worker_send_result(cmd, &a->plugin, &r);
+    if (r.stopped[0]) {   /* the GPU is lost: no CUDA teardown, which would wait for a hung kernel */
+        fflush(NULL);
+        _exit(code);
+    }
+    rg_run_result_free(&r);
+    return code;
+}
+
+/* The run: in this process (ropegrad's own kernels), or in a supervised
+ * worker (any other implementation). 0 with *r; 1 the worker failed (its
+ * line printed, *r a failed run); 2 with one line on stderr. */
+static int measure(bench_args *a, rg_suite *s, int argc, char **argv, rg_run_result *r)
+{
+    char err[RG_ERRLEN];
+    if (rg_cli_worker_supervises(&a->plugin))
+        return rg_cli_worker_run(a->cmd, &a->plugin, s, a->indices, a->n_indices, &a->o, argc, argv, r);
+    if (rg_cli_impl_load(&a->plugin, s, &a->o, err, sizeof err) ||
+        rg_run_suite(s, a->indices, a->n_indices, &a->o, r, err, sizeof err)) {
+        rg_term_printf(stderr, "ropegrad %s: %s\n", a->cmd, err);
+        return 2;
+    }
+    rg_cli_impl_result(&a->plugin, r);
+    return 0;
+}
+
+/* Runs the loaded suite, prints the table, commits the results. Returns the
+ * exit code: 0 all passed, 1 a workload failed (or the worker did), 2 an error. */
+static int run_suite(bench_args *a, rg_suite *s, int argc, char **argv)
+{
+    const char *cmd = a->cmd;
+    char err[RG_ERRLEN];
+    if (rg_cli_worker_mode(&a->plugin)) return run_as_worker(a, s);
     /* How busy the machine is before the run: recorded with a CPU run. */
     double load1;
     int cpus, busy;
     int load_known = rg_cli_load(&load1, &cpus, &busy) == 0;
-    if (rg_cli_impl_load(cmd, &a->plugin, s, &a->o)) return 2;
     rg_run_result r;
     rg_cpu_mark run_start;   /* the CPU share other processes take over the run (cpu_share.h) */
     int share_known = rg_cpu_mark_now(&run_start, NULL, 0) == 0;
-    if (rg_run_suite(s, a->indices, a->n_indices, &a->o, &r, err, sizeof err)) {
-        fprintf(stderr, "ropegrad %s: %s\n", cmd, err);
-        return 2;
-    }
-    rg_cli_impl_result(&a->plugin, &r);
+    const int measured = measure(a, s, argc, argv, &r);
+    if (measured == 2) return 2;
     if (load_known && !strcmp(r.backend, "cpu")) {
         r.env.load_known = 1;
         r.env.load_avg_1m = load1;
         r.env.load_cpus = cpus;
         if (share_known) rg_cpu_share_since(&run_start, &r.env.cpu_share, NULL, 0);
-        if (busy && a->timed)
+        if (busy && a->timed && !measured)
             fprintf(stderr, "ropegrad %s: warning: the machine was busy (load average %.2f on %d CPUs): CPU timings "
                     "are noisy\n", cmd, load1, cpus);
     }
-    /* The table on stdout, or on stderr when stdout carries the JSON. */
+    /* The table on stdout, or on stderr when stdout carries the JSON; a failed worker's only line is said. */
     FILE *table = a->json && rg_cli_is_stdout(a->json) ? stderr : stdout;
-    if (rg_run_print_format(&r, a->format, table, err, sizeof err)) fprintf(stderr, "ropegrad %s: %s\n", cmd, err);
+    if (!measured && rg_run_print_format(&r, a->format, table, err, sizeof err))
+        fprintf(stderr, "ropegrad %s: %s\n", cmd, err);
     fflush(table);
-    int code = commit_results(a, &r, s, table, r.passed == r.total ? 0 : 1);
+    int code = commit_results(a, &r, s, table, r.passed == r.total && !measured ? 0 : 1);
     rg_cli_exit_if_gpu_lost(cmd, &r, code);
     rg_run_result_free(&r);
     return code;
@@ -523,6 +568,10 @@ static int bench_or_check(int argc, char **argv, bench_args *a)
 {
     int rc;
     if ((rc = parse_args(argc, argv, a)) >= 0) return rc;
+    if (rg_cli_worker_mode(&a->plugin)) {   /* the parent prints and writes everything */
+        memset(&a->ro, 0, sizeof a->ro);
+        a->json = NULL;
+    }
     if (check_args(a)) return 2;
     char suite_buf[PATH_MAX + 64], err[RG_ERRLEN];
     if (!a->suite_dir) {
@@ -538,7 +587,7 @@ static int bench_or_check(int argc, char **argv, bench_args *a)
         list_workloads(&s);
         rc = 0;
     } else {
-        rc = run_suite(a, &s);
+        rc = run_suite(a, &s, argc, argv);
     }
     rg_suite_free(&s);
     return rc;
@@ -548,7 +597,7 @@ static int run_command(int argc, char **argv, int timed)
 {
     bench_args a = {.cmd = timed ? "bench" : "check", .timed = timed, .format = "table",
                     .plugin = {.path = NULL, .n_sources = 0, .timeout_s = -1, .open = 0,
-                               .embedded = rg_cli_impl_embedded()},
+                               .embedded = rg_cli_impl_embedded(), .channel_fd = -1, .watch_fd = -1},
                     .ro = {0, NULL, NULL, NULL, NULL}};
     rg_run_options_default(&a.o);
     a.o.timed = timed;

@@ -32,6 +32,12 @@ int rg_cli_impl_option(const char *cmd, const char *opt, const char *arg, rg_cli
             return 2;
         }
         x->timeout_s = v;
+    } else if (!strcmp(opt, "worker-channel") || !strcmp(opt, "worker-watch")) {
+        if (rg_cli_parse_ll(arg, 0, 65535, &v)) {
+            fprintf(stderr, "ropegrad %s: --%s: '%s' is not an fd\n", cmd, opt, arg);
+            return 2;
+        }
+        *(opt[7] == 'c' ? &x->channel_fd : &x->watch_fd) = (int)v;
     }
     return 0;
 }
@@ -39,32 +45,30 @@ int rg_cli_impl_option(const char *cmd, const char *opt, const char *arg, rg_cli
 int rg_cli_impl_check(const char *cmd, const rg_cli_impl *x, const rg_run_options *o)
 {
     const char *orphan = x->n_sources ? "--impl-source" : x->timeout_s >= 0 ? "--timeout" : NULL;
+    const int supervised = rg_cli_worker_supervises(x) && !x->path;   /* a caller's worker (embed.h) */
     if (x->path && x->embedded) {
         fprintf(stderr, "ropegrad %s: --impl: an implementation is already given by the caller\n", cmd);
         return 2;
     }
-    if (!x->path && !x->embedded && orphan) {
+    if (!x->path && !x->embedded && !supervised && orphan) {
         fprintf(stderr, "ropegrad %s: %s only applies with --impl\n", cmd, orphan);
         return 2;
     }
-    if ((x->path || x->embedded) && o->kernel != 0) {
+    if ((x->path || x->embedded || supervised) && o->kernel != 0) {
         fprintf(stderr, "ropegrad %s: --kernel selects one of ropegrad's kernels; a plugin (--impl) has one\n", cmd);
         return 2;
     }
     return 0;
 }
 
-int rg_cli_impl_load(const char *cmd, rg_cli_impl *x, rg_suite *s, rg_run_options *o)
+int rg_cli_impl_load(rg_cli_impl *x, rg_suite *s, rg_run_options *o, char *err, size_t errlen)
 {
     if (!x->path && !x->embedded) return 0;
-    char err[RG_ERRLEN];
     if (!strcmp(o->backend, "auto")) o->backend = ropegrad_cuda_available() ? "cuda" : "cpu";
     const double timeout = (double)(x->timeout_s >= 0 ? x->timeout_s : RG_IMPL_TIMEOUT_DEFAULT);
-    if (x->embedded ? rg_impl_open_embedded(x->embedded, s->op, o->backend, timeout, &x->impl, err, sizeof err)
-                    : rg_impl_open(x->path, s->op, o->backend, timeout, &x->impl, err, sizeof err)) {
-        rg_term_printf(stderr, "ropegrad %s: %s\n", cmd, err);
+    if (x->embedded ? rg_impl_open_embedded(x->embedded, s->op, o->backend, timeout, &x->impl, err, errlen)
+                    : rg_impl_open(x->path, s->op, o->backend, timeout, &x->impl, err, errlen))
         return 2;
-    }
     x->open = 1;
     if (!strcmp(o->backend, "cuda")) o->timeout_s = timeout;
     rg_run_impl *n = &x->named;
@@ -78,10 +82,7 @@ int rg_cli_impl_load(const char *cmd, rg_cli_impl *x, rg_suite *s, rg_run_option
     n->n_sources = x->n_sources;
     n->embedded = x->impl.embedded != NULL;
     n->meta_json = x->impl.embedded ? x->impl.embedded->meta_json : NULL;
-    if (rg_impl_hash_files(n, err, sizeof err)) {
-        rg_term_printf(stderr, "ropegrad %s: %s\n", cmd, err);
-        return 2;
-    }
+    if (rg_impl_hash_files(n, err, errlen)) return 2;
     s->op = &x->impl.op;
     return 0;
 }
@@ -104,6 +105,7 @@ void rg_cli_exit_if_gpu_lost(const char *cmd, const rg_run_result *r, int code)
 
 void rg_cli_impl_close(rg_cli_impl *x)
 {
-    if (x->open) rg_impl_close(&x->impl);
+    if (x->open && !rg_cli_worker_supervises(x)) rg_impl_close(&x->impl);
     x->open = 0;
+    rg_cli_worker_close(x);
 }

@@ -29,6 +29,17 @@
  * with one line on stderr). */
 ROPEGRAD_CLI_EXPORT int ropegrad_cli_run(int argc, char **argv, const rg_impl_embedded *impl);
 
+/* ropegrad_cli_run for an implementation this process must not load: the
+ * harness runs argv here, and the implementation in a supervised worker
+ * (src/harness/worker.h) started as worker_argv[0..worker_argc) with
+ * --worker-channel FD --worker-watch FD appended; that worker calls
+ * ropegrad_cli_run with the implementation and those options. impl_path:
+ * the file that is the implementation (hashed into the record here), or
+ * NULL when argv names a plugin (--impl PATH.so). Returns the CLI's exit
+ * status (1 also when the worker failed: one line on stderr). */
+ROPEGRAD_CLI_EXPORT int ropegrad_cli_supervise(int argc, char **argv, int worker_argc, char **worker_argv,
+                                               const char *impl_path);
+
 /* sizeof(rg_impl_embedded) and sizeof(ropegrad_impl): a caller that lays the
  * structs out itself (ctypes) checks both before the first call. */
 ROPEGRAD_CLI_EXPORT size_t ropegrad_cli_embedded_size(void);

@@ -19,13 +19,17 @@
 #include <cjson/cJSON.h>
 
 #include "impl.h"
+#include "worker.h"
 
 /* The one open plugin (impl.h: one per process). */
 static rg_impl *g_open;
 
 /* ---- the CPU watchdog ------------------------------------------------------------ */
 
-static atomic_llong g_call_started_ns;   /* 0: no CPU call in progress */
+/* When the call in progress started (0: none) and the workload: this
+ * process's own page, or the supervising parent's (rg_impl_set_watch). */
+static rg_worker_watch g_own_watch;
+static rg_worker_watch *g_watch = &g_own_watch;
 static atomic_int g_watch_stop;
 static pthread_t g_watch_thread;
 static int g_watch_running;
@@ -57,7 +61,7 @@ static void *watchdog_main(void *arg)
     const long long limit = (long long)(impl->timeout_s * 1e9);
     const struct timespec tick = {0, 20 * 1000 * 1000};
     while (!atomic_load(&g_watch_stop)) {
-        long long started = atomic_load(&g_call_started_ns);
+        long long started = atomic_load(&g_watch->started_ns);
         if (started && mono_ns() - started > limit) watchdog_fire(impl);
         nanosleep(&tick, NULL);
     }
@@ -66,7 +70,7 @@ static void *watchdog_main(void *arg)
 
 static int watchdog_start(rg_impl *impl, char *err, size_t errlen)
 {
-    atomic_store(&g_call_started_ns, 0);
+    atomic_store(&g_watch->started_ns, 0);
     atomic_store(&g_watch_stop, 0);
     int rc = pthread_create(&g_watch_thread, NULL, watchdog_main, impl);
     if (rc) {
@@ -102,17 +106,31 @@ static int remember_failure(int rc)
 static int plugin_cpu(const rg_tensors *t, void *out, int threads)
 {
     if (!g_open) return ROPEGRAD_ERR_NULL_PROBLEM;
-    atomic_store(&g_call_started_ns, mono_ns());
+    atomic_store(&g_watch->started_ns, mono_ns());
     int rc = g_open->op.impl_cpu(g_open->desc->cpu, t, out, threads);
-    atomic_store(&g_call_started_ns, 0);
+    atomic_store(&g_watch->started_ns, 0);
     return remember_failure(rc);
 }
 
+/* The host side of a CUDA call is watched as a CPU call is (a kernel that
+ * hangs on the GPU is the CUDA backend's own timeout, run_cuda.c). */
 static int plugin_cuda(const rg_tensors *t, void *out, int kernel, void *stream)
 {
     if (!g_open) return ROPEGRAD_ERR_NULL_PROBLEM;
     if (kernel != 0) return ROPEGRAD_ERR_BAD_KERNEL;
-    return remember_failure(g_open->op.impl_cuda(g_open->desc->cuda, t, out, stream));
+    atomic_store(&g_watch->started_ns, mono_ns());
+    int rc = g_open->op.impl_cuda(g_open->desc->cuda, t, out, stream);
+    atomic_store(&g_watch->started_ns, 0);
+    return remember_failure(rc);
+}
+
+/* rg_op.make: the workload whose inputs are made is the one being run. */
+static int plugin_make(const struct rg_workload *w, ropegrad_dtype dt, int kind, uint64_t seed, rg_tensors *t,
+                       char *err, size_t errlen)
+{
+    if (!g_open || !w) return ROPEGRAD_ERR_NULL_PROBLEM;
+    atomic_store(&g_watch->workload, w->index);
+    return g_open->base->make(w, dt, kind, seed, t, err, errlen);
 }
 
 /* rg_op.finish of an embedded implementation (stream NULL: the CPU backend). */
@@ -315,6 +333,8 @@ static int finish_open(const rg_op *op, rg_impl *out, char *err, size_t errlen)
 {
     snprintf(out->label, sizeof out->label, "%s %s", out->name, out->version);
     out->op = *op;
+    out->base = op;
+    out->op.make = op->make ? plugin_make : NULL;
     out->op.cpu = plugin_cpu;
     out->op.cuda = plugin_cuda;
     out->op.kernel_name = plugin_kernel_name;
@@ -322,9 +342,20 @@ static int finish_open(const rg_op *op, rg_impl *out, char *err, size_t errlen)
     out->op.finish = out->embedded ? plugin_finish : NULL;
     out->op.error_text = out->embedded ? plugin_error_text : NULL;
     out->op.stage = out->embedded && (out->embedded->stage_cuda || out->embedded->stage_cpu) ? plugin_stage : NULL;
-    if (!strcmp(out->backend, "cpu") && out->timeout_s > 0 && watchdog_start(out, err, errlen)) return 1;
+    const int supervised = g_watch != &g_own_watch;   /* the parent times the calls */
+    if (!supervised && !strcmp(out->backend, "cpu") && out->timeout_s > 0 && watchdog_start(out, err, errlen))
+        return 1;
     g_open = out;
+    snprintf(g_watch->name, sizeof g_watch->name, "%s", out->name);
+    snprintf(g_watch->version, sizeof g_watch->version, "%s", out->version);
+    atomic_store(&g_watch->phase, RG_WORKER_RUNNING);
+    atomic_store(&g_watch->started_ns, 0);   /* loaded and checked: the loading's clock stops */
     return 0;
+}
+
+void rg_impl_set_watch(rg_worker_watch *w)
+{
+    g_watch = w ? w : &g_own_watch;
 }
 
 int rg_impl_open(const char *path, const rg_op *op, const char *backend, double timeout_s, rg_impl *out, char *err,

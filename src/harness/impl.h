@@ -18,10 +18,13 @@
  * unloaded safely while a GPU may still run it, so the trampolines read the
  * one open plugin, and a second rg_impl_open before rg_impl_close is refused.
  *
- * CPU calls run under a watchdog when timeout_s > 0: a call that has not
- * returned after timeout_s seconds cannot be stopped (it owns the thread), so
- * the watchdog writes one line on stderr and ends the process with exit
- * status 1 before anything is written: nothing is recorded, no file is left.
+ * The CLI opens a plugin only in a supervised worker (worker.h): there every
+ * call, and the loading before it, is marked on the parent's watched page
+ * (rg_impl_set_watch) and the parent kills a worker past its timeout. A
+ * process that opens one itself (no page set) runs its CPU calls under a
+ * watchdog when timeout_s > 0: a call that has not returned after timeout_s
+ * seconds cannot be stopped (it owns the thread), so the watchdog writes one
+ * line on stderr and ends the process with exit status 1.
  */
 #ifndef ROPEGRAD_HARNESS_IMPL_H
 #define ROPEGRAD_HARNESS_IMPL_H
@@ -65,6 +68,7 @@ typedef struct rg_impl {
     const rg_impl_embedded *embedded;        /* an in-process implementation, NULL for a library */
     char error_line[RG_IMPL_ERRLEN];         /* the last failed call's line (embedded) */
     rg_op op;                                /* the suite's op, calling the plugin */
+    const rg_op *base;                       /* the suite's op itself */
     void *dl;                                /* dlopen handle */
     const ropegrad_impl *desc;
 } rg_impl;
@@ -82,6 +86,12 @@ int rg_impl_open(const char *path, const rg_op *op, const char *backend, double 
  * readable regular file, e->meta_json NULL or a JSON object. */
 int rg_impl_open_embedded(const rg_impl_embedded *e, const rg_op *op, const char *backend, double timeout_s,
                           rg_impl *out, char *err, size_t errlen);
+
+/* In a supervised worker (worker.h): the parent's watched page, where the
+ * calls, the workload and the end of the loading are marked, instead of
+ * this process's own watchdog (NULL: back to the watchdog). Before rg_impl_open. */
+struct rg_worker_watch;
+void rg_impl_set_watch(struct rg_worker_watch *w);
 
 /* Stops the watchdog and forgets the plugin (the library stays mapped: a
  * GPU may still hold its code). */

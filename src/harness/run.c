@@ -377,8 +377,8 @@ static int resolve_backend(const rg_run_options *o, char *err, size_t errlen)
     return use_cuda;
 }
 
-/* The header of the result: suite, op, backend, protocol, host. */
-static void result_header(const rg_suite *s, const rg_run_options *o, int use_cuda, int cpu_threads,
+/* The header of the result: suite, op, backend, protocol, host (run_internal.h). */
+void rg_result_header(const rg_suite *s, const rg_run_options *o, int use_cuda, int cpu_threads,
                           rg_run_result *out)
 {
     snprintf(out->suite, sizeof out->suite, "%s", s->name);
@@ -420,8 +420,8 @@ static int open_cpu(const rg_run_options *o, int cpu_threads, rg_run_result *out
     return 0;
 }
 
-/* A workload's result before it runs: its sizes, bytes and figures. */
-static void workload_header(const rg_suite *s, const rg_workload *w, rg_workload_result *wr)
+/* A workload's result before it runs: its sizes, bytes and figures (run_internal.h). */
+void rg_workload_header(const rg_suite *s, const rg_workload *w, rg_workload_result *wr)
 {
     wr->index = w->index;
     snprintf(wr->uuid, sizeof wr->uuid, "%s", w->uuid);
@@ -509,7 +509,7 @@ static int run_workloads(const rg_suite *s, const int *indices, const rg_run_opt
     for (size_t k = 0; k < n; k++) {
         const rg_workload *w = &s->workloads[indices ? (size_t)indices[k] : k];
         rg_workload_result *wr = &out->workloads[k];
-        workload_header(s, w, wr);
+        rg_workload_header(s, w, wr);
         rg_axes_text(s->op, w, wr->sizes, sizeof wr->sizes);
         if (out->stopped[0]) {
             snprintf(wr->check.reason, sizeof wr->check.reason, "not run: the GPU was lost (%.80s)", out->stopped);
@@ -544,7 +544,7 @@ int rg_run_suite(const rg_suite *s, const int *indices, size_t n_indices, const 
         return 1;
     }
     const int cpu_threads = o->threads > 0 ? o->threads : omp_get_max_threads();
-    result_header(s, o, use_cuda, cpu_threads, out);
+    rg_result_header(s, o, use_cuda, cpu_threads, out);
     out->n_workloads = n_indices ? n_indices : s->n_workloads;
     out->workloads = calloc(out->n_workloads, sizeof *out->workloads);
     if (!out->workloads) {

@@ -13,6 +13,13 @@
 /* The host half of rg_env (hostname, OS, CPU, version, build flags). */
 void rg_env_host(rg_env *e, int cpu_threads);
 
+/* The header of a run's result: suite, op, axes, backend (use_cuda), the
+ * protocol o asks for, the start time, the host. */
+void rg_result_header(const rg_suite *s, const rg_run_options *o, int use_cuda, int cpu_threads, rg_run_result *out);
+
+/* A workload's result before it runs: its sizes, bytes, figures; nothing timed. */
+void rg_workload_header(const rg_suite *s, const rg_workload *w, rg_workload_result *wr);
+
 /* Widens an op's output and applies the protocol's check (0, or 1 on out of memory). */
 int rg_check_op_output(const rg_op *op, const void *out, int64_t n, const double *ref, const rg_workload *w,
                        rg_check *res);

@@ -1490,6 +1490,12 @@ char *rg_api_index(const rg_index_view *v, char *err, size_t errlen)
         cJSON_AddNumberToObject(p, "runs", (double)v->rows[i].runs);
         if (v->rows[i].best_id > 0) cJSON_AddNumberToObject(p, "best", (double)v->rows[i].best_id);
         else cJSON_AddNullToObject(p, "best");
+        /* #1's trust class (measured; reported in a group without measured runs) and harness */
+        int best = v->best && v->rows[i].best_id > 0;
+        if (best) cJSON_AddStringToObject(p, "best_rank_class", rg_rank_class_name(v->best[i].rank_class));
+        else cJSON_AddNullToObject(p, "best_rank_class");
+        if (best && v->best[i].harness[0]) cJSON_AddStringToObject(p, "harness", v->best[i].harness);
+        else cJSON_AddNullToObject(p, "harness");
         cJSON_AddItemToArray(a, p);
     }
     return finish_json(o, err, errlen);

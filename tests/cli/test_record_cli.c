@@ -128,14 +128,17 @@ static void test_rank_compare_note(void **state)
 static void test_partial_listed(void **state)
 {
     write_manifest("part.json", fx_manifest("NVIDIA H200", 1, 1.0, 21));
-    assert_int_equal(rg("runs import part.json --db p.db"), 0);
-    assert_int_equal(rg("runs list --db p.db"), 0);
-    assert_non_null(strstr(out_text, "partial: 3 of the 16 workloads of its suite"));
-    assert_int_equal(rg("runs list --json --db p.db"), 0);
-    assert_non_null(strstr(out_text, "\"rank_class\":\t\"partial\""));
-    assert_int_equal(rg("runs rank --db p.db"), 0);
-    assert_non_null(strstr(out_text, "     -      1  "));
-    assert_non_null(strstr(out_text, "partial"));
+    static const struct {
+        const char *cmd, *want;
+    } says[] = {{"runs import part.json --db p.db", "imported as run #1"},
+                {"runs list --db p.db", "partial: 3 of the 16 workloads of its suite"},
+                {"runs list --json --db p.db", "\"rank_class\":\t\"partial\""},
+                {"runs rank --db p.db", "     -      1  "}};
+    for (size_t i = 0; i < sizeof says / sizeof says[0]; i++) {
+        int rc = rg("%s", says[i].cmd);
+        if (rc || !strstr(out_text, says[i].want))
+            fail_msg("%s (exit %d) does not say '%s':\n%s", says[i].cmd, rc, says[i].want, out_text);
+    }
 }
 
 static void test_errors(void **state)

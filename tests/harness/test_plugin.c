@@ -4,7 +4,7 @@
  * name with its files in the implementation digest, and every broken plugin
  * (tests/plugins/bad_plugin.c) refused with one line and exit 2 before
  * anything runs, nothing recorded; a CPU entry that hangs is stopped by the
- * --timeout watchdog with one line, nothing recorded. */
+ * supervised worker's --timeout with one line and recorded as a failed run. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdio.h>
@@ -155,19 +155,21 @@ static void test_option_misuse(void **state)
     TU_EXPECT_ONE_LINE_ERROR(rc, err, "--impl-source: nope.c: cannot open");
 }
 
-/* A CPU entry that never returns: the watchdog's one line, exit 1, nothing
- * recorded. */
+/* A CPU entry that never returns: the worker is killed, one line, exit 1,
+ * a failed run recorded. */
 static void test_cpu_hang_times_out(void **state)
 {
     int rc = tu_run_captured(sc.dir, out, sizeof out, err, sizeof err,
-                             "bench --backend cpu --workloads 2 --iterations 2 --warmup 0 --timeout 1 --impl %s "
+                             "bench --backend cpu --workloads 2 --iterations 2 --warmup 0 --timeout 3 --impl %s "
                              "--record --db hang.db --manifest hang.json", BAD("hang_cpu"));
     print_message("    hang -> %d: %s", rc, err);
     assert_int_equal(rc, 1);
     assert_int_equal(tu_count_lines(err), 1);
-    assert_non_null(strstr(err, "its cpu entry did not return within 1 s"));
-    assert_false(exists("hang.db"));
-    assert_false(exists("hang.json"));
+    assert_non_null(strstr(err, "at workload 2: a call into it did not return within 3 s"));
+    assert_true(exists("hang.db"));
+    rc = tu_run_captured(sc.dir, out, sizeof out, err, sizeof err, "runs show 1 --db hang.db");
+    TU_EXPECT_OK(rc, err);
+    assert_non_null(strstr(out, "WORKER_FAILED"));
 }
 
 int main(void)

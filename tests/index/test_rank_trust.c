@@ -304,6 +304,14 @@ static void test_traces_near_sol_and_partial(void **state)
     assert_int_equal(first_of(g, one), 0);
     headline_is(g, honest, one);
     headline_is(g, honest, fake);
+    rg_index_view iv;
+    char err[RG_ERRLEN];
+    assert_int_equal(rg_model_index(g, &iv, err, sizeof err), 0);
+    char *json = rg_api_index(&iv, err, sizeof err);
+    assert_non_null(strstr(json, "\"best_rank_class\":\"reported\""));   /* the headline says what it is */
+    assert_non_null(strstr(json, "\"best_rank_class\":null"));             /* the partial file's group: none */
+    free(json);
+    rg_model_index_free(&iv);
     rg_registry_close(g);
 }
 

@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+// kernels.cuh -- the CUDA kernel of the apply-from-positions ops (forward and
+// backward, by the rotation's sign) and its launcher.
+//
+// The op reads no cos/sin table: per token it reads q's and k's rows once and
+// writes them once, and computes each of the token's R/2 cos/sin values once,
+// for every head of q and k. A block covers a few consecutive tokens (or one
+// token's group of heads, when there are too few tokens to fill the GPU):
+//   1. each thread loads its first two units of q/k (a unit: 16 bytes of each
+//      half of a head's rotary pair columns, or 16 bytes of interleaved pairs,
+//      or of the copied-through tail), so the loads are in flight while
+//   2. the block's threads compute the tokens' cos/sin values (the position,
+//      the float32 product with inv_freq, scale*cos and scale*sin rounded to
+//      cos_sin_dtype: bf16 by rope_math.cuh's correctly rounded path, as 011
+//      writes them; f16 and f32 from its double sin/cos, rounded once) into
+//      shared memory; after one barrier
+//   3. each thread rotates its units with 088's arithmetic (rotate.cuh's
+//      rg_apply_rotate: the same bits as the table path given those values)
+//      and stores them (units beyond two a thread: loaded and stored in a
+//      loop). A thread reads exactly the elements it writes, so in place is
+//      safe.
+// The 16-byte units need the rows' parts and the pointers aligned to them;
+// otherwise the same kernel runs on one element (rotate-half) or one pair
+// (interleaved) a unit, with element loads.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "rope_apply/rotate.cuh"
+#include "rope_math.cuh"
+#include "ropegrad.h"
+
+struct rg_pos_args {
+    ropegrad_rope_apply_shape s;
+    int R;                 // rotary_dim
+    float scale, sign;
+    const void *ids;       // position_ids (when cu_seqlens is NULL)
+    int bits;              // 32 or 64
+    const int32_t *cu_seqlens;   // or NULL
+    int nseq;
+    const float *inv;
+    const void *q, *k;
+    void *qo, *ko;
+    int tpb;               // tokens a block
+    int hpb;               // heads a block (of q's then k's, numbered together)
+    int groups;            // head groups a token: ceil((hq + hk) / hpb)
+    int64_t blocks;        // token groups x head groups
+};
+
+// The position of token t.
+static __device__ __forceinline__ int64_t rg_pos_position_dev(const rg_pos_args &a, int64_t t)
+{
+    if (a.cu_seqlens) {   // the last sequence j with cu_seqlens[j] <= t
+        int lo = 0, hi = a.nseq;
+        while (hi - lo > 1) {
+            const int mid = lo + (hi - lo) / 2;
+            if ((int64_t)__ldg(a.cu_seqlens + mid) <= t) lo = mid;
+            else hi = mid;
+        }
+        return t - __ldg(a.cu_seqlens + lo);
+    }
+    if (a.bits == 32) return __ldg((const int32_t *)a.ids + t);
+    return __ldg((const long long *)a.ids + t);
+}
+
+// double -> binary16 value with one rounding (nearest even), as the float
+// holding it: rope_apply_pos.h's rg_pos_f16_rn_double, step for step.
+static __device__ __forceinline__ float rg_pos_f16_rn_double_dev(double d)
+{
+    if (d == 0.0 || !isfinite(d)) return (float)d;
+    int e;
+    (void)frexp(d, &e);
+    int E = e - 1;
+    if (E < -14) E = -14;
+    const double v = ldexp(rint(ldexp(d, 10 - E)), E - 10);
+    if (fabs(v) > 65504.0) return d < 0 ? -INFINITY : INFINITY;
+    return (float)v;
+}
+
+// f16 and f32 values (x = cos, y = sin) from double sin/cos, each rounded once:
+// out of line, so their registers do not weigh on the bf16 path's kernels.
+static __device__ __noinline__ float2 rg_pos_cos_sin_double(float x, float scale, int cdt)
+{
+    double sd, cd;
+    rg_sincos_double(x, &sd, &cd);
+    cd *= (double)scale;
+    sd *= (double)scale;
+    if (cdt == ROPEGRAD_F32) return make_float2(__double2float_rn(cd), __double2float_rn(sd));
+    return make_float2(rg_pos_f16_rn_double_dev(cd), rg_pos_f16_rn_double_dev(sd));
+}
+
+// scale*cos(x), scale*sin(x) rounded once to cdt, as floats.
+static __device__ __forceinline__ void rg_pos_cos_sin(float x, float scale, int cdt, float &c, float &s)
+{
+    if (cdt == ROPEGRAD_BF16) {
+        uint32_t sb, cb;
+        rg_sincos_bf16(x, scale, &sb, &cb);
+        c = __uint_as_float(cb << 16);
+        s = __uint_as_float(sb << 16);
+        return;
+    }
+    const float2 v = rg_pos_cos_sin_double(x, scale, cdt);
+    c = v.x;
+    s = v.y;
+}
+
+// VEC elements of p from element i: one aligned load (PACKED) or VEC loads.
+template <typename T, int VEC, bool PACKED>
+static __device__ __forceinline__ rg_apply_pack<T, VEC> rg_pos_ld(const T *p, int64_t i)
+{
+    if constexpr (PACKED) {
+        return *reinterpret_cast<const rg_apply_pack<T, VEC> *>(p + i);
+    } else {
+        rg_apply_pack<T, VEC> r;
+#pragma unroll
+        for (int e = 0; e < VEC; e++) r.v[e] = p[i + e];
+        return r;
+    }
+}
+
+template <typename T, int VEC, bool PACKED>
+static __device__ __forceinline__ void rg_pos_st(T *p, int64_t i, const rg_apply_pack<T, VEC> &r)
+{
+    if constexpr (PACKED) {
+        *reinterpret_cast<rg_apply_pack<T, VEC> *>(p + i) = r;
+    } else {
+#pragma unroll
+        for (int e = 0; e < VEC; e++) p[i + e] = r.v[e];
+    }
+}
+
+// One unit of work, as few registers as it can be held in across the
+// barrier: where it is stored, which cos/sin it takes, and its elements.
+template <typename T, int VEC>
+struct rg_pos_unit {
+    T *o;         // where a is stored (b: o + R/2, rotate-half)
+    int cs;       // index of its first pair's cos/sin in the block's shared rows; -1 copy through, -2 nothing
+    rg_apply_pack<T, VEC> a, b;
+};
+
+// Unit u of the block's tokens [t0, t0 + nt) and heads [h0, h0 + nh): uh units
+// a head row (urot of the rotary part, the rest the tail's), loaded.
+template <typename T, int VEC, bool HALF, bool PACKED>
+static __device__ __forceinline__ void rg_pos_load(const rg_pos_args &a, int64_t t0, int h0, int nh, int urot, int uh,
+                                                   int u, rg_pos_unit<T, VEC> &w)
+{
+    const ropegrad_rope_apply_shape &s = a.s;
+    const int per_token = nh * uh;
+    const int tl = u / per_token, rem = u - tl * per_token, hh = rem / uh, v = rem - hh * uh;
+    const int h = h0 + hh, hq = (int)s.num_heads;
+    const bool is_q = h < hq;
+    const int64_t heads = is_q ? s.num_heads : s.num_kv_heads, hl = is_q ? h : h - hq;
+    const int64_t t = t0 + tl, D = s.head_dim;
+    int64_t off;
+    if (s.layout == ROPEGRAD_LAYOUT_BSHD) {
+        off = (t * heads + hl) * D;
+    } else {
+        const int64_t b = t / s.seq_len, si = t - b * s.seq_len;
+        off = ((b * heads + hl) * s.seq_len + si) * D;
+    }
+    const T *x = (const T *)(is_q ? a.q : a.k);
+    T *o = (T *)(is_q ? a.qo : a.ko);
+    if (v < urot) {
+        const int j = v * VEC;   // HALF: pairs j.. of the halves; else elements j.., pairs j/2..
+        w.o = o + off + j;
+        w.cs = tl * (a.R / 2) + (HALF ? j : j / 2);
+        w.a = rg_pos_ld<T, VEC, PACKED>(x + off + j, 0);
+        if (HALF) w.b = rg_pos_ld<T, VEC, PACKED>(x + off + j + a.R / 2, 0);
+    } else {
+        const int64_t at = off + a.R + (int64_t)(v - urot) * VEC;
+        w.o = o + at;
+        w.cs = o == x ? -2 : -1;
+        if (o != x) w.a = rg_pos_ld<T, VEC, PACKED>(x + at, 0);
+    }
+}
+
+// The unit rotated by the token's cos/sin (c, n: the block's shared rows) and stored.
+template <typename T, int VEC, bool HALF, bool PACKED>
+static __device__ __forceinline__ void rg_pos_store(const rg_pos_args &a, const float *c, const float *n,
+                                                    const rg_pos_unit<T, VEC> &w)
+{
+    if (w.cs == -2) return;
+    if (w.cs == -1) {
+        rg_pos_st<T, VEC, PACKED>(w.o, 0, w.a);
+        return;
+    }
+    const float *ct = c + w.cs, *nt = n + w.cs;
+    float o0[VEC], o1[VEC];
+    if constexpr (HALF) {
+#pragma unroll
+        for (int e = 0; e < VEC; e++) {
+            const float ce = ct[e], ne = nt[e];
+            rg_apply_rotate(rg_apply_ld(w.a.v, e), rg_apply_ld(w.b.v, e), ce, ce, ne, ne, a.sign, o0[e], o1[e]);
+        }
+        rg_apply_pack<T, VEC> pa, pb;
+#pragma unroll
+        for (int e = 0; e < VEC; e++) rg_apply_st(pa.v, e, o0[e]), rg_apply_st(pb.v, e, o1[e]);
+        rg_pos_st<T, VEC, PACKED>(w.o, 0, pa);
+        rg_pos_st<T, VEC, PACKED>(w.o, a.R / 2, pb);
+    } else {
+#pragma unroll
+        for (int e = 0; e < VEC / 2; e++) {
+            const float ce = ct[e], ne = nt[e];
+            rg_apply_rotate(rg_apply_ld(w.a.v, 2 * e), rg_apply_ld(w.a.v, 2 * e + 1), ce, ce, ne, ne, a.sign, o0[2 * e],
+                            o0[2 * e + 1]);
+        }
+        rg_apply_pack<T, VEC> pa;
+#pragma unroll
+        for (int e = 0; e < VEC; e++) rg_apply_st(pa.v, e, o0[e]);
+        rg_pos_st<T, VEC, PACKED>(w.o, 0, pa);
+    }
+}
+
+// Units a thread loads before the cos/sin are computed: two, so that 32 bytes
+// (rotate-half: 64) of q/k a thread are in flight, as 088's kernel keeps two
+// heads' rows a thread (dev/rope_apply/NOTES.md, "088: heads2").
+#define RG_POS_UPT 2
+
+// The kernel: block i covers token group i / groups (tpb tokens) and head
+// group i % groups (hpb heads); a grid-stride loop over blocks beyond the grid.
+// Units u, u + blockDim, ... of the block are thread u's. Dynamic shared
+// memory: 2 * tpb * R/2 floats.
+template <typename T, int VEC, bool HALF, bool PACKED>
+__global__ void __launch_bounds__(512) rg_pos_kernel(rg_pos_args a)
+{
+    extern __shared__ float rg_pos_sh[];
+    const int H = a.R / 2, D = (int)a.s.head_dim, heads = (int)(a.s.num_heads + a.s.num_kv_heads);
+    const int urot = HALF ? H / VEC : a.R / VEC, uh = urot + (D - a.R) / VEC;
+    const int64_t tokens = a.s.batch_size * a.s.seq_len;
+    float *c = rg_pos_sh, *n = rg_pos_sh + a.tpb * H;
+    for (int64_t blk = blockIdx.x; blk < a.blocks; blk += gridDim.x) {
+        const int64_t tg = blk / a.groups, t0 = tg * a.tpb;
+        const int g = (int)(blk - tg * a.groups), h0 = g * a.hpb;
+        const int nt = (int)min((int64_t)a.tpb, tokens - t0), nh = min(a.hpb, heads - h0);
+        const int units = nt * nh * uh;
+        rg_pos_unit<T, VEC> w[RG_POS_UPT];
+#pragma unroll
+        for (int i = 0; i < RG_POS_UPT; i++) {
+            const int u = threadIdx.x + i * blockDim.x;
+            if (u < units) rg_pos_load<T, VEC, HALF, PACKED>(a, t0, h0, nh, urot, uh, u, w[i]);
+        }
+        for (int i = threadIdx.x; i < nt * H; i += blockDim.x) {
+            const int tl = i / H, j = i - tl * H;
+            const float x = (float)rg_pos_position_dev(a, t0 + tl) * __ldg(a.inv + j);
+            rg_pos_cos_sin(x, a.scale, (int)a.s.cos_sin_dtype, c[i], n[i]);
+        }
+        __syncthreads();
+#pragma unroll
+        for (int i = 0; i < RG_POS_UPT; i++) {
+            const int u = threadIdx.x + i * blockDim.x;
+            if (u < units) rg_pos_store<T, VEC, HALF, PACKED>(a, c, n, w[i]);
+        }
+        rg_pos_unit<T, VEC> w1;
+        for (int u = threadIdx.x + RG_POS_UPT * blockDim.x; u < units; u += blockDim.x) {
+            rg_pos_load<T, VEC, HALF, PACKED>(a, t0, h0, nh, urot, uh, u, w1);
+            rg_pos_store<T, VEC, HALF, PACKED>(a, c, n, w1);
+        }
+        __syncthreads();   // the shared rows are rewritten by the next block's tokens
+    }
+}
+
+// Blocks that fill the GPU: below this many, heads are split into groups.
+#define RG_POS_BLOCKS_PER_SM 8
+// Units a block aims at (threads: RG_POS_UPT units each where it can).
+#define RG_POS_BLOCK_UNITS 512
+
+template <typename T, int VEC, bool HALF, bool PACKED>
+static cudaError_t rg_pos_go(rg_pos_args a, cudaStream_t st)
+{
+    int dev = 0, sms = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e != cudaSuccess) return e;
+    const int H = a.R / 2, D = (int)a.s.head_dim, heads = (int)(a.s.num_heads + a.s.num_kv_heads);
+    const int uh = (HALF ? H / VEC : a.R / VEC) + (D - a.R) / VEC;
+    const int64_t tokens = a.s.batch_size * a.s.seq_len, want = (int64_t)sms * RG_POS_BLOCKS_PER_SM;
+    const int64_t per_token = (int64_t)heads * uh;
+    // tokens a block: enough units for a block, while there are blocks enough
+    // to fill the GPU, and their cos/sin rows within 16 KB of shared memory
+    int64_t tpb = per_token >= RG_POS_BLOCK_UNITS ? 1 : RG_POS_BLOCK_UNITS / per_token;
+    if (tpb > tokens / want) tpb = tokens / want;
+    if (tpb > 2048 / H) tpb = 2048 / H;
+    if (tpb < 1) tpb = 1;
+    // head groups a token: split when even one token a block leaves the GPU short
+    int groups = 1;
+    if (tpb == 1 && tokens < want) {
+        const int64_t g = (want + tokens - 1) / tokens;
+        groups = (int)(g < heads ? g : heads);
+    }
+    a.hpb = (heads + groups - 1) / groups;
+    // a block's units in 30 bits (int indices): more head groups for rows of very many heads
+    const int64_t max_hpb = ((int64_t)1 << 30) / (uh * tpb);
+    if (a.hpb > max_hpb) a.hpb = (int)max_hpb;
+    a.groups = (heads + a.hpb - 1) / a.hpb;
+    a.tpb = (int)tpb;
+    a.blocks = (tokens + tpb - 1) / tpb * a.groups;
+    const int64_t units = tpb * a.hpb * uh;
+    const int64_t want_threads = (units + RG_POS_UPT - 1) / RG_POS_UPT;
+    const int threads = (int)(want_threads >= 512 ? 512 : want_threads <= 64 ? 64 : (want_threads + 31) / 32 * 32);
+    const unsigned grid = (unsigned)(a.blocks < (1 << 30) ? a.blocks : (1 << 30));
+    const size_t shmem = (size_t)2 * (size_t)tpb * (size_t)H * sizeof(float);
+    rg_pos_kernel<T, VEC, HALF, PACKED><<<grid, threads, shmem, st>>>(a);
+    return cudaGetLastError();
+}
+
+// The 16-byte units apply: the rotary part's units (HALF: each half's) and
+// the tail whole multiples of them, the tensors aligned to them.
+template <typename T>
+static bool rg_pos_vec_ok(const rg_pos_args &a, bool half)
+{
+    constexpr int VEC = 16 / sizeof(T);
+    const int D = (int)a.s.head_dim, R = a.R;
+    return D % VEC == 0 && (D - R) % VEC == 0 && (half ? (R / 2) % VEC == 0 : R % VEC == 0) &&
+           rg_apply_aligned(a.q, 16) && rg_apply_aligned(a.k, 16) && rg_apply_aligned(a.qo, 16) &&
+           rg_apply_aligned(a.ko, 16);
+}
+
+template <typename T>
+static cudaError_t rg_pos_dtype_go(const rg_pos_args &a, bool half, cudaStream_t st)
+{
+    constexpr int VEC = 16 / sizeof(T);
+    const bool vec = rg_pos_vec_ok<T>(a, half);
+    if (half) return vec ? rg_pos_go<T, VEC, true, true>(a, st) : rg_pos_go<T, 1, true, false>(a, st);
+    return vec ? rg_pos_go<T, VEC, false, true>(a, st) : rg_pos_go<T, 2, false, false>(a, st);
+}
+
+// The launcher for a validated problem (with fewer than 2^30 heads of q and k
+// together: the kernel counts them in int): sign +1 the forward, -1 the backward.
+static cudaError_t rg_pos_launch(const ropegrad_rope_apply_pos_problem *p, float sign, cudaStream_t st)
+{
+    rg_pos_args a;
+    a.s = p->shape;
+    a.R = (int)(p->rotary_dim ? p->rotary_dim : p->shape.head_dim);
+    a.scale = p->attention_scaling;
+    a.sign = sign;
+    a.ids = p->position_ids;
+    a.bits = p->position_bits;
+    a.cu_seqlens = p->cu_seqlens;
+    a.nseq = (int)p->num_seqs;
+    a.inv = p->inv_freq;
+    a.q = p->q, a.k = p->k, a.qo = p->q_out, a.ko = p->k_out;
+    a.tpb = a.hpb = a.groups = 1;
+    a.blocks = 0;
+    const bool half = p->style == ROPEGRAD_ROTARY_HALF;
+    switch (p->shape.dtype) {
+    case ROPEGRAD_BF16: return rg_pos_dtype_go<__nv_bfloat16>(a, half, st);
+    case ROPEGRAD_F16: return rg_pos_dtype_go<__half>(a, half, st);
+    default: return rg_pos_dtype_go<float>(a, half, st);
+    }
+}
