@@ -122,7 +122,9 @@ static int has_whisker(const rg_wl_view *w) { return figure(w->min) && figure(w-
 
 static void lat_row_label(char *out, size_t n, const rg_wl_view *w)
 {
-    snprintf(out, n, "#%d%s", w->index, w->pass == 0 ? " failed" : "");
+    const char *dot = strstr(w->shape, " · ");
+    int len = dot ? (int)(dot - w->shape) : (int)strlen(w->shape);
+    snprintf(out, n, "#%d%s%.*s%s", w->index, len ? " " : "", len, w->shape, w->pass == 0 ? " failed" : "");
 }
 
 /* Position of v on a log axis over decades [e0, e1] mapped to [x0, x0 + w]. */
@@ -341,7 +343,14 @@ void rg_chart_bandwidth(rg_buf *b, const rg_run_view *v)
         double xc = x0 + slot * ((double)i + 0.5);
         char lab[24];
         snprintf(lab, sizeof lab, "#%d", w->index);
-        text_at(b, xc, bottom + 14, "middle", "", lab);
+        if (w->shape[0]) {   /* the shape over the number */
+            const char *dot = strstr(w->shape, " · ");
+            char top[48];
+            snprintf(top, sizeof top, "%.*s", dot ? (int)(dot - w->shape) : (int)strlen(w->shape), w->shape);
+            rg_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" class=\"axis wl\" text-anchor=\"middle\">", xc, bottom + 14);
+            rg_html_esc(b, top);
+            rg_buf_printf(b, "<tspan x=\"%.1f\" dy=\"1.2em\" class=\"sub\">%s</tspan></text>", xc, lab);
+        } else text_at(b, xc, bottom + 14, "middle", "", lab);
         if (figure(w->gbps)) bw_bar(b, w, &a, xc, bw);
     }
     axis_titles(b, x0 + pw / 2, bottom + 34, PLOT_TOP + BW_PLOT_H / 2, "workload", "bandwidth");
@@ -442,45 +451,95 @@ void rg_chart_trend(rg_buf *b, const rg_ranked *e, size_t n)
     rg_buf_puts(b, "</svg>\n");
 }
 
-/* ---- the field: every implementation of a group per workload ---------------------------------- */
+/* ---- workloads on an x axis: ordered by bytes moved, labelled by shape ---------------------- */
 
-#define FIELD_PLOT_H 260.0
-#define FIELD_MAX_WL 256
-#define FIELD_LEGEND_LINE 18.0
+#define WL_MAX 256
 
-static const char *const field_colour[RG_FIELD_MAX_SERIES] = {"#246", "#c60", "#393", "#a2a", "#c00", "#088",
-                                                              "#860", "#55c", "#b48", "#444", "#6a0", "#39c"};
+typedef struct wl_axis {
+    int index[WL_MAX];
+    double bytes[WL_MAX];
+    char shape[WL_MAX][48];
+    size_t n;
+} wl_axis;
 
-/* The workload indices any series has, ascending (at most FIELD_MAX_WL). */
-static size_t field_workloads(const rg_group_view *g, int *idx)
+/* Adds workload index (bytes, shape) once. */
+static void wl_add(wl_axis *a, int index, double bytes, const char *shape)
 {
-    size_t n = 0;
-    for (size_t s = 0; s < g->n_series; s++)
-        for (size_t i = 0; i < g->series[s].n; i++) {
-            int w = g->series[s].index[i];
-            size_t k = 0;
-            while (k < n && idx[k] < w) k++;
-            if ((k < n && idx[k] == w) || n == FIELD_MAX_WL) continue;
-            memmove(idx + k + 1, idx + k, (n - k) * sizeof *idx);
-            idx[k] = w;
-            n++;
+    for (size_t k = 0; k < a->n; k++)
+        if (a->index[k] == index) {
+            if (!figure(a->bytes[k]) && figure(bytes)) a->bytes[k] = bytes;
+            return;
         }
-    return n;
+    if (a->n == WL_MAX) return;
+    a->index[a->n] = index;
+    a->bytes[a->n] = bytes;
+    snprintf(a->shape[a->n], sizeof a->shape[a->n], "%s", shape ? shape : "");
+    a->n++;
 }
 
-/* The decades spanning every median; 0 when there is none. */
-static int field_decades(const rg_group_view *g, int *e0, int *e1)
+/* By bytes moved (unknown last), then index. */
+static void wl_sort(wl_axis *a)
 {
-    double lo = INFINITY, hi = 0;
-    for (size_t s = 0; s < g->n_series; s++)
-        for (size_t i = 0; i < g->series[s].n; i++)
-            if (figure(g->series[s].median[i])) lo = fmin(lo, g->series[s].median[i]), hi = fmax(hi, g->series[s].median[i]);
-    if (!(hi > 0)) return 0;
-    *e1 = (int)ceil(log10(hi));
-    *e0 = (int)floor(log10(lo));
-    if (*e1 <= *e0) *e1 = *e0 + 1;
-    if (*e1 - *e0 > 12) *e0 = *e1 - 12;
-    return 1;
+    for (size_t i = 1; i < a->n; i++)
+        for (size_t k = i; k > 0; k--) {
+            double x = figure(a->bytes[k - 1]) ? a->bytes[k - 1] : INFINITY, y = figure(a->bytes[k]) ? a->bytes[k] : INFINITY;
+            if (x < y || (x == y && a->index[k - 1] < a->index[k])) break;
+            int ti = a->index[k];
+            a->index[k] = a->index[k - 1], a->index[k - 1] = ti;
+            double tb = a->bytes[k];
+            a->bytes[k] = a->bytes[k - 1], a->bytes[k - 1] = tb;
+            char ts[48];
+            memcpy(ts, a->shape[k], sizeof ts);
+            memcpy(a->shape[k], a->shape[k - 1], sizeof ts);
+            memcpy(a->shape[k - 1], ts, sizeof ts);
+        }
+}
+
+static size_t wl_find(const wl_axis *a, int index)
+{
+    for (size_t k = 0; k < a->n; k++)
+        if (a->index[k] == index) return k;
+    return a->n;
+}
+
+/* The x labels: the shape ("#N" without one) over the bytes moved, every
+ * `every`-th workload where they would not fit side by side. */
+static void wl_labels(rg_buf *b, const wl_axis *a, double x0, double slot, double y)
+{
+    size_t every = 1;
+    while (slot * (double)every < 50) every++;
+    for (size_t k = 0; k < a->n; k += every) {
+        char top[48], bytes[32] = "";
+        const char *shape = a->shape[k], *dot = strstr(shape, " · ");
+        if (shape[0]) snprintf(top, sizeof top, "%.*s", (int)(dot ? (size_t)(dot - shape) : strlen(shape)), shape);
+        else snprintf(top, sizeof top, "#%d", a->index[k]);
+        if (figure(a->bytes[k])) rg_fmt_si(bytes, sizeof bytes, a->bytes[k], "B");
+        double x = x0 + slot * ((double)k + 0.5);
+        rg_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" class=\"axis wl\" text-anchor=\"middle\" data-workload=\"%d\">",
+                      x, y, a->index[k]);
+        rg_html_esc(b, top);
+        rg_buf_printf(b, "<tspan x=\"%.1f\" dy=\"1.2em\" class=\"sub\">", x);
+        rg_html_esc(b, dot ? dot + strlen(" · ") : bytes);
+        rg_buf_puts(b, "</tspan></text>");
+    }
+    rg_buf_puts(b, "\n");
+}
+
+/* ---- the field: the top implementations of a group per workload ---------------------------- */
+
+#define FIELD_PLOT_H 280.0
+#define FIELD_LEGEND_LINE 18.0
+
+static const char *const field_colour[RG_FIELD_CHART_LINES] = {"#1b4a8f", "#c25a00", "#2a8a3e", "#9b2f9b", "#b8860b",
+                                                               "#555"};
+
+/* The series' y value: achieved bandwidth as a share of peak (%), or GB/s
+ * where the GPU's peak is not known. NAN when absent. */
+static double field_value(const rg_group_view *g, const rg_field_series *s, size_t i)
+{
+    if (!figure(s->median[i]) || !figure(s->bytes[i]) || s->pass[i] == 0) return NAN;
+    double gbps = s->bytes[i] / s->median[i];
+    return figure(g->peak_gbps) ? 100 * gbps / g->peak_gbps : gbps;
 }
 
 /* The legend, wrapped to the chart's width; returns the plot's top. */
@@ -488,60 +547,129 @@ static double field_legend(rg_buf *b, const rg_group_view *g, double x0)
 {
     double x = x0, y = LEGEND_Y;
     for (size_t s = 0; s < g->n_series; s++) {
-        char text[120];
-        snprintf(text, sizeof text, "#%lld %.90s", (long long)g->series[s].id, g->series[s].kernel);
+        char text[240];
+        snprintf(text, sizeof text, "%.200s%s", g->series[s].name[0] ? g->series[s].name : g->series[s].kernel,
+                 g->series[s].reference ? " (reference)" : "");
         double w = 14 + text_width(text) + 18;
         if (x > x0 && x + w > RG_CHART_WIDTH) x = x0, y += FIELD_LEGEND_LINE;
-        rg_buf_printf(b, "<circle data-legend=\"s%zu\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>", s, x + 5, y - 4,
-                      field_colour[s]);
-        text_at(b, x + 14, y, "start", "", text);
+        rg_buf_printf(b, "<line data-legend=\"s%zu\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                         "stroke-width=\"3\"%s/>", s, x, y - 4, x + 10, y - 4, field_colour[s],
+                      g->series[s].reference ? " stroke-dasharray=\"3 2\"" : "");
+        text_at(b, x + 14, y, "start", " class=\"axis legend\"", text);
         x += w;
     }
     rg_buf_puts(b, "\n");
-    return y + PLOT_TOP - LEGEND_Y;
+    return y + PLOT_TOP - LEGEND_Y + 8;
 }
 
-static double field_y(double v, int e0, int e1, double top)
-{
-    return top + FIELD_PLOT_H - (logpos(v, e0, e1, 0, FIELD_PLOT_H));
-}
+static double field_y(double v, double top, double ymax) { return top + FIELD_PLOT_H * (1 - fmin(v, ymax) / ymax); }
 
-static void field_axis(rg_buf *b, int e0, int e1, double x0, double pw, double top)
+/* The y axis: 0 to 100% (more when some figure is above), every 20%; or GB/s. */
+static double field_axis(rg_buf *b, const rg_group_view *g, double vmax, double x0, double pw, double top)
 {
-    for (int e = e0; e <= e1; e++) {
-        double y = top + FIELD_PLOT_H * (1 - (double)(e - e0) / (e1 - e0));
-        char lab[48];
-        rg_fmt_si(lab, sizeof lab, pow(10, e) * 1e-9, "s");
+    int share = figure(g->peak_gbps);
+    double ymax = share ? fmax(100, 20 * ceil(vmax / 20)) : 0;
+    lin_axis a;
+    if (!share) {
+        if (!lin_plan(&a, 0, vmax, 1e9, "B/s")) return 0;
+        ymax = a.t.hi;
+        lin_y_axis(b, &a, x0, pw, top, FIELD_PLOT_H);
+        return ymax;
+    }
+    for (double t = 0; t <= ymax + 1e-9; t += 20) {
+        double y = field_y(t, top, ymax);
+        char lab[16];
+        snprintf(lab, sizeof lab, "%.0f%%", t);
         rg_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>", x0, y, x0 + pw, y);
         text_at(b, x0 - 6, y, "end", " dy=\"0.35em\" data-tick=\"y\"", lab);
-        rg_buf_puts(b, "\n");
     }
+    double y = field_y(100, top, ymax);
+    char peak[48], text[300];
+    rg_fmt_si(peak, sizeof peak, g->peak_gbps * 1e9, "B/s");
+    snprintf(text, sizeof text, "100%% = %.160s %s: the floor (T_SOL)", g->peak_label, peak);
+    rg_buf_printf(b, "<line id=\"field-peak\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"peak\"/>", x0, y,
+                  x0 + pw, y);
+    text_at(b, x0 + pw - 4, y - 5, "end", " class=\"axis peaklabel\"", text);
+    rg_buf_puts(b, "\n");
+    return ymax;
 }
 
-/* One series: a line through its workloads' medians, a dot at each (its tooltip the figure). */
-static void field_series(rg_buf *b, const rg_field_series *s, size_t si, const int *idx, size_t nw, double x0,
-                         double slot, int e0, int e1, double top)
+/* Where even the shortest time measured in the group (launch latency) caps
+ * the share of peak: a dashed ceiling, and the workloads it holds below half
+ * of peak shaded. */
+static void field_launch(rg_buf *b, const rg_group_view *g, const wl_axis *a, double x0, double slot, double top,
+                         double ymax)
 {
+    if (!figure(g->peak_gbps) || !figure(g->floor_ns)) return;
+    char fl[48];
+    rg_fmt_si(fl, sizeof fl, g->floor_ns * 1e-9, "s");
+    for (size_t k = 0; k < a->n; k++) {
+        if (!figure(a->bytes[k]) || 100 * (a->bytes[k] / g->peak_gbps) / g->floor_ns >= 50) continue;
+        rg_buf_printf(b, "<rect class=\"launchbound\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"><title>"
+                         "near launch latency: moving these bytes at peak takes less than half of ", x0 + slot * (double)k,
+                      top, slot, FIELD_PLOT_H);
+        rg_html_esc(b, fl);
+        rg_buf_puts(b, ", the shortest time any run here took on any workload</title></rect>");
+    }
+    int drawn = 0;
+    rg_buf_puts(b, "<polyline id=\"launch-ceiling\" class=\"launch\" fill=\"none\" points=\"");
+    for (size_t k = 0; k < a->n; k++) {
+        if (!figure(a->bytes[k])) continue;
+        double cap = fmin(100, 100 * (a->bytes[k] / g->peak_gbps) / g->floor_ns);
+        rg_buf_printf(b, "%.1f,%.1f ", x0 + slot * ((double)k + 0.5), field_y(cap, top, ymax));
+        drawn++;
+    }
+    rg_buf_puts(b, "\"/>\n");
+    if (drawn) {
+        char text[200];
+        snprintf(text, sizeof text, "ceiling if a kernel takes at least %s (the shortest time measured here: launch "
+                 "latency)", fl);
+        text_at(b, x0 + 4, top + FIELD_PLOT_H - 6, "start", " class=\"axis launchlabel\"", text);
+    }
+    rg_buf_puts(b, "\n");
+}
+
+/* " (TEXT)", escaped. */
+static void put_paren(rg_buf *b, const char *text)
+{
+    rg_buf_puts(b, " (");
+    rg_html_esc(b, text);
+    rg_buf_puts(b, ")");
+}
+
+static void field_series(rg_buf *b, const rg_group_view *g, size_t si, const wl_axis *a, double x0, double slot,
+                         double top, double ymax)
+{
+    const rg_field_series *s = &g->series[si];
+    int share = figure(g->peak_gbps);
     double px = 0, py = 0;
     int have_prev = 0;
-    for (size_t k = 0; k < nw; k++) {
+    for (size_t k = 0; k < a->n; k++) {
         size_t i = 0;
-        while (i < s->n && s->index[i] != idx[k]) i++;
-        if (i == s->n || !figure(s->median[i]) || s->pass[i] == 0) {
+        while (i < s->n && s->index[i] != a->index[k]) i++;
+        double v = i < s->n ? field_value(g, s, i) : NAN;
+        if (!isfinite(v)) {
             have_prev = 0;
             continue;
         }
-        double x = x0 + slot * ((double)k + 0.5), y = field_y(s->median[i], e0, e1, top);
+        double x = x0 + slot * ((double)k + 0.5), y = field_y(v, top, ymax);
         if (have_prev)
-            rg_buf_printf(b, "<line data-series=\"s%zu\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-                             "stroke=\"%s\" stroke-width=\"1.5\"/>", si, px, py, x, y, field_colour[si]);
-        char val[48];
+            rg_buf_printf(b, "<line data-series=\"s%zu\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                             "stroke-width=\"2\"%s/>", si, px, py, x, y, field_colour[si],
+                          s->reference ? " stroke-dasharray=\"5 3\"" : "");
+        char val[48], bw[48];
         rg_fmt_si(val, sizeof val, s->median[i] * 1e-9, "s");
-        rg_buf_printf(b, "<circle data-series=\"s%zu\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>#%lld ", si,
-                      x, y, field_colour[si], (long long)s->id);
-        rg_html_esc(b, s->kernel);
-        rg_buf_printf(b, ", workload #%d: ", idx[k]);
+        rg_fmt_si(bw, sizeof bw, s->bytes[i] / s->median[i] * 1e9, "B/s");
+        rg_buf_printf(b, "<circle data-series=\"s%zu\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>", si, x, y,
+                      field_colour[si]);
+        rg_html_esc(b, s->name[0] ? s->name : s->kernel);
+        rg_buf_printf(b, ", workload #%d", a->index[k]);
+        if (s->shape[i][0]) put_paren(b, s->shape[i]);
+        rg_buf_puts(b, ": ");
         rg_html_esc(b, val);
+        rg_buf_puts(b, ", ");
+        rg_html_esc(b, bw);
+        if (share) rg_buf_printf(b, ", %.0f%% of peak", v);
         rg_buf_puts(b, "</title></circle>");
         px = x, py = y, have_prev = 1;
     }
@@ -551,31 +679,199 @@ static void field_series(rg_buf *b, const rg_field_series *s, size_t si, const i
 void rg_chart_field(rg_buf *b, const rg_group_view *g)
 {
     if (!b || !g) return;
-    int idx[FIELD_MAX_WL];
-    size_t nw = g->series ? field_workloads(g, idx) : 0;
-    int e0, e1;
-    if (!nw || !field_decades(g, &e0, &e1)) {
-        rg_buf_puts(b, "<p class=\"muted field-absent\">No per-workload figures to chart in this group.</p>\n");
+    wl_axis *a = calloc(1, sizeof *a);
+    double vmax = 0;
+    for (size_t s = 0; a && g->series && s < g->n_series; s++)
+        for (size_t i = 0; i < g->series[s].n; i++) {
+            wl_add(a, g->series[s].index[i], g->series[s].bytes[i], g->series[s].shape[i]);
+            double v = field_value(g, &g->series[s], i);
+            if (isfinite(v)) vmax = fmax(vmax, v);
+        }
+    if (!a || !a->n || !(vmax > 0)) {
+        free(a);
+        rg_buf_puts(b, "<p class=\"muted field-absent\">No chart: no implementation of this group that ranks has "
+                       "per-workload figures (a reported record carries one figure).</p>\n");
         return;
     }
-    const double x0 = plot_left(text_width("100 ms")), pw = RG_CHART_WIDTH - x0 - 20;
+    wl_sort(a);
+    const double x0 = plot_left(text_width("100%") + 8), pw = RG_CHART_WIDTH - x0 - 12;
     rg_buf t = {0};   /* the legend first, to learn the plot's top */
     double top = field_legend(&t, g, x0), bottom = top + FIELD_PLOT_H;
-    svg_open(b, "class=\"chart field\"", bottom + 44,
-             "Every implementation of this group: its median per workload (log scale)");
+    int share = figure(g->peak_gbps);
+    svg_open(b, "class=\"chart field\"", bottom + 58,
+             share ? "The top implementations of this group: achieved bandwidth per workload as a share of the GPU's "
+                     "peak (100% is the speed-of-light floor)"
+                   : "The top implementations of this group: achieved bandwidth per workload");
     char err[64];
     char *legend_svg = rg_buf_finish(&t, err, sizeof err);
     if (legend_svg) rg_buf_puts(b, legend_svg);
     free(legend_svg);
-    field_axis(b, e0, e1, x0, pw, top);
-    double slot = pw / (double)nw;
-    for (size_t k = 0; k < nw; k++) {
-        char lab[24];
-        snprintf(lab, sizeof lab, "#%d", idx[k]);
-        text_at(b, x0 + slot * ((double)k + 0.5), bottom + 14, "middle", "", lab);
+    double slot = pw / (double)a->n;
+    double ymax = field_axis(b, g, vmax, x0, pw, top);
+    if (ymax > 0) {
+        field_launch(b, g, a, x0, slot, top, ymax);
+        wl_labels(b, a, x0, slot, bottom + 14);
+        for (size_t s = 0; s < g->n_series && s < RG_FIELD_CHART_LINES; s++) field_series(b, g, s, a, x0, slot, top, ymax);
     }
-    for (size_t s = 0; s < g->n_series && s < RG_FIELD_MAX_SERIES; s++)
-        field_series(b, &g->series[s], s, idx, nw, x0, slot, e0, e1, top);
-    axis_titles(b, x0 + pw / 2, bottom + 34, top + FIELD_PLOT_H / 2, "workload", "median (log scale)");
+    axis_titles(b, x0 + pw / 2, bottom + 48, top + FIELD_PLOT_H / 2,
+                "workload (batch × sequence, bytes moved), ordered by bytes moved",
+                share ? "achieved bandwidth, % of peak" : "achieved bandwidth");
     rg_buf_puts(b, "</svg>\n");
+    free(a);
+}
+
+/* ---- records over time -------------------------------------------------------------------- */
+
+#define REC_PLOT_H 220.0
+
+/* Days since 1970-01-01 of "YYYY-MM-DD..." (Howard Hinnant's days_from_civil); NAN when unreadable. */
+static double day_of(const char *d)
+{
+    int y, m, dd;
+    if (!d || sscanf(d, "%4d-%2d-%2d", &y, &m, &dd) != 3 || m < 1 || m > 12 || dd < 1 || dd > 31) return NAN;
+    y -= m <= 2;
+    int era = (y >= 0 ? y : y - 399) / 400;
+    unsigned yoe = (unsigned)(y - era * 400);
+    unsigned doy = (unsigned)((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + dd - 1);
+    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return (double)era * 146097 + (double)doe - 719468;
+}
+
+void rg_chart_records(rg_buf *b, const rg_records_group *r)
+{
+    if (!b || !r) return;
+    double d0 = INFINITY, d1 = -INFINITY, lo = INFINITY, hi = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        double d = day_of(r->p[i].date);
+        if (!isfinite(d) || !figure(r->p[i].primary_ns)) continue;
+        d0 = fmin(d0, d), d1 = fmax(d1, d);
+        lo = fmin(lo, r->p[i].primary_ns), hi = fmax(hi, r->p[i].primary_ns);
+    }
+    lin_axis a;
+    if (!(hi > 0) || !lin_plan(&a, 0, hi, 1e-9, "s")) {
+        rg_buf_puts(b, "<p class=\"muted records-absent\">No dated figures to chart.</p>\n");
+        return;
+    }
+    if (d1 - d0 < 1) d0 -= 1, d1 += 1;
+    const double x0 = plot_left(a.widest), pw = RG_CHART_WIDTH - x0 - 60, bottom = PLOT_TOP + REC_PLOT_H;
+    svg_open(b, "class=\"chart records\"", bottom + 48, "The best figure by date: each run that may rank, and the "
+             "record staircase");
+    legend l = {b, x0};
+    legend_entry(&l, "record", MARK_DOT, "#c25a00", "a new record");
+    legend_entry(&l, "run", MARK_DOT, "#9aa3b2", "another run");
+    legend_entry(&l, "best", MARK_STROKE, "stair", "the best figure so far");
+    rg_buf_puts(b, "\n");
+    lin_y_axis(b, &a, x0, pw, PLOT_TOP, REC_PLOT_H);
+#define REC_X(d) (x0 + 30 + (pw - 40) * ((d) - d0) / (d1 - d0))
+    double step = fmax(1, ceil((d1 - d0) / 5));   /* whole days, at most six labels */
+    for (double d = ceil(d0); d <= d1; d += step) {
+        long z = (long)d + 719468, era = (z >= 0 ? z : z - 146096) / 146097;   /* civil_from_days */
+        unsigned long doe = (unsigned long)(z - era * 146097), yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+        long y = (long)yoe + era * 400;
+        unsigned long doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+        unsigned long dd = doy - (153 * mp + 2) / 5 + 1, m = mp < 10 ? mp + 3 : mp - 9;
+        char lab[64];
+        snprintf(lab, sizeof lab, "%04ld-%02lu-%02lu", y + (m <= 2), m, dd);
+        text_at(b, REC_X(d), bottom + 18, "middle", "", lab);
+    }
+    double px = NAN, py = NAN;
+    for (size_t i = 0; i < r->n; i++) {   /* the staircase through the records, then to the last date */
+        const rg_record_point *p = &r->p[i];
+        double d = day_of(p->date);
+        if (!p->record || !isfinite(d)) continue;
+        double x = REC_X(d), y = lin_y(&a, p->primary_ns, PLOT_TOP, REC_PLOT_H);
+        if (isfinite(px))
+            rg_buf_printf(b, "<polyline data-series=\"best\" class=\"stair\" fill=\"none\" points=\"%.1f,%.1f %.1f,%.1f "
+                             "%.1f,%.1f\"/>", px, py, x, py, x, y);
+        px = x, py = y;
+    }
+    if (isfinite(px))
+        rg_buf_printf(b, "<line data-series=\"best\" class=\"stair\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
+                      px, py, REC_X(d1), py);
+    for (size_t i = 0; i < r->n; i++) {
+        const rg_record_point *p = &r->p[i];
+        double d = day_of(p->date);
+        if (!isfinite(d) || !figure(p->primary_ns)) continue;
+        char val[48];
+        rg_fmt_si(val, sizeof val, p->primary_ns * 1e-9, "s");
+        rg_buf_printf(b, "<circle data-series=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\"><title>",
+                      p->record ? "record" : "run", REC_X(d), lin_y(&a, p->primary_ns, PLOT_TOP, REC_PLOT_H),
+                      p->record ? "5" : "3.5", p->record ? "#c25a00" : "#9aa3b2");
+        rg_html_esc(b, p->name);
+        rg_buf_puts(b, ": ");
+        rg_html_esc(b, val);
+        rg_buf_printf(b, ", %.10s, run #%lld%s</title></circle>", p->date, (long long)p->id, p->record ? ", a record" : "");
+    }
+#undef REC_X
+    rg_buf_puts(b, "\n");
+    axis_titles(b, x0 + pw / 2, bottom + 38, PLOT_TOP + REC_PLOT_H / 2, "date observed", r->primary_stat);
+    rg_buf_puts(b, "</svg>\n");
+}
+
+/* ---- a compare page's ratios per workload ---------------------------------------------------- */
+
+#define RATIO_PLOT_H 220.0
+
+void rg_chart_ratio(rg_buf *b, const rg_compare_view *v)
+{
+    if (!b || !v) return;
+    wl_axis *a = calloc(1, sizeof *a);
+    double lo = 1, hi = 1;
+    size_t drawn = 0;
+    for (size_t i = 0; a && i < v->n; i++) {
+        const rg_compare_row *r = &v->rows[i];
+        if (r->primary || !figure(r->ratio)) continue;
+        const rg_wl_view *w = NULL;
+        for (size_t k = 0; k < v->a.n_wl && !w; k++)
+            if (v->a.wl[k].index == r->index) w = &v->a.wl[k];
+        for (size_t k = 0; k < v->b.n_wl && !w; k++)
+            if (v->b.wl[k].index == r->index) w = &v->b.wl[k];
+        wl_add(a, r->index, w ? w->bytes : NAN, w ? w->shape : "");
+        lo = fmin(lo, figure(r->lo) ? r->lo : r->ratio), hi = fmax(hi, figure(r->hi) ? r->hi : r->ratio);
+        drawn++;
+    }
+    lin_axis ax;
+    if (!a || !drawn || !lin_plan(&ax, fmax(0, lo), hi, 1, "")) {
+        free(a);
+        rg_buf_puts(b, "<p class=\"muted\" id=\"ratio-absent\">No per-workload ratios to chart: a record carries no "
+                       "per-workload figures.</p>\n");
+        return;
+    }
+    wl_sort(a);
+    const double x0 = plot_left(ax.widest), pw = RG_CHART_WIDTH - x0 - 12, bottom = PLOT_TOP + RATIO_PLOT_H;
+    double slot = pw / (double)a->n;
+    svg_open(b, "id=\"chart-ratio\" class=\"chart ratio\"", bottom + 58,
+             "Per workload: the second run's time over the first's, with its 95% interval");
+    legend l = {b, x0};
+    legend_entry(&l, "ratio", MARK_DOT, "#1b4a8f", "ratio (below 1: the second run is faster)");
+    legend_entry(&l, "interval", MARK_STROKE, "whisker", "its 95% interval");
+    legend_entry(&l, "equal", MARK_STROKE, "peak", "1 = equal");
+    rg_buf_puts(b, "\n");
+    lin_y_axis(b, &ax, x0, pw, PLOT_TOP, RATIO_PLOT_H);
+    double y1 = lin_y(&ax, 1, PLOT_TOP, RATIO_PLOT_H);
+    rg_buf_printf(b, "<line data-series=\"equal\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"peak\"/>\n", x0,
+                  y1, x0 + pw, y1);
+    wl_labels(b, a, x0, slot, bottom + 14);
+    for (size_t i = 0; i < v->n; i++) {
+        const rg_compare_row *r = &v->rows[i];
+        size_t k = r->primary || !figure(r->ratio) ? a->n : wl_find(a, r->index);
+        if (k == a->n) continue;
+        double x = x0 + slot * ((double)k + 0.5);
+        if (figure(r->lo) && figure(r->hi))
+            rg_buf_printf(b, "<line data-series=\"interval\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                             "class=\"whisker\"/>", x, lin_y(&ax, r->lo, PLOT_TOP, RATIO_PLOT_H), x,
+                          lin_y(&ax, r->hi, PLOT_TOP, RATIO_PLOT_H));
+        rg_buf_printf(b, "<circle data-series=\"ratio\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#1b4a8f\"><title>"
+                         "workload #%d: %.3f", x, lin_y(&ax, r->ratio, PLOT_TOP, RATIO_PLOT_H), r->index, r->ratio);
+        if (figure(r->lo) && figure(r->hi)) rg_buf_printf(b, " [%.3f, %.3f]", r->lo, r->hi);
+        if (r->verdict[0]) {
+            rg_buf_puts(b, " ");
+            rg_html_esc(b, r->verdict);
+        }
+        rg_buf_puts(b, "</title></circle>\n");
+    }
+    axis_titles(b, x0 + pw / 2, bottom + 48, PLOT_TOP + RATIO_PLOT_H / 2,
+                "workload (batch × sequence, bytes moved), ordered by bytes moved", "time ratio");
+    rg_buf_puts(b, "</svg>\n");
+    free(a);
 }

@@ -336,6 +336,7 @@ static void workload_views(const rg_manifest *m, rg_run_view *v, const double *t
         w->score = v->cpu ? NAN : t->sol_score;
         w->speedup = t->speedup;
         w->pass = t->pass;
+        rg_model_shape_label(t, w->shape, sizeof w->shape);
     }
     v->n_wl = m->n_workloads;
 }
@@ -835,7 +836,10 @@ int rg_model_index(rg_registry *g, rg_index_view *v, char *err, size_t errlen)
 int rg_model_history(rg_registry *g, int64_t id, rg_history_view *v, char *err, size_t errlen)
 {
     memset(v, 0, sizeof *v);
-    return rg_registry_line(g, id, &v->e, &v->n, err, errlen);
+    int rc = rg_registry_line(g, id, &v->e, &v->n, err, errlen);
+    if (rc) return rc;
+    if (v->n) rg_run_display_name(&v->e[v->n - 1].row, v->name, sizeof v->name);
+    return 0;
 }
 
 void rg_model_history_free(rg_history_view *v)
@@ -849,8 +853,10 @@ void rg_model_index_free(rg_index_view *v)
     rg_regressions_free(v->alerts, v->n_alerts);
     free(v->rows);
     free(v->best);
+    free(v->leaders);
     memset(v, 0, sizeof *v);
 }
+
 
 /* A record without per-workload figures (an imported one) is compared by
  * the runs' primary figures: the ratio, and an interval from the two 95%
@@ -861,8 +867,9 @@ static void primary_row(rg_compare_view *v)
     r->primary = 1;
     r->a = v->a.primary_ns;
     r->b = v->b.primary_ns;
+    r->ratio = r->lo = r->hi = NAN;
+    if (!v->same_gpu || !v->same_statistic) return;   /* unlike figures are not divided (v->unlike says why) */
     r->ratio = r->b / r->a;
-    r->lo = r->hi = NAN;
     const rg_interval *ia = &v->a.iv, *ib = &v->b.iv;
     if (ia->known && ib->known && ia->lo > 0 && ib->lo > 0 && isfinite(ia->hi) && isfinite(ib->hi)) {
         r->lo = ib->lo / ia->hi;
@@ -898,6 +905,7 @@ int rg_model_compare(rg_registry *g, int64_t a, int64_t b, rg_compare_view *v, c
         return rc;
     }
     v->comparable = !strcmp(v->a.comparison_key, v->b.comparison_key);
+    rg_model_compare_unlike(v);
     size_t cap = v->a.n_wl + v->b.n_wl + 1;   /* + the primary row */
     v->rows = calloc(cap ? cap : 1, sizeof *v->rows);
     if (!v->rows) {

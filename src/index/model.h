@@ -35,6 +35,7 @@ typedef struct rg_kvlist {
 typedef struct rg_wl_view {
     int index, pass;                /* pass: 1, 0, or -1 unknown */
     double bytes, median, mean, min, max, stddev, gbps, t_sol, t_b, score, speedup;
+    char shape[48];                 /* "32×256" (B×S), "· 32/8 heads" when it has head axes (rg_model_shape_label) */
 } rg_wl_view;
 
 typedef struct rg_run_view {
@@ -126,6 +127,18 @@ typedef struct rg_rank_entry {
      * up to RG_INTERVAL_RANK_MAX runs; above: the record's own); where one is
      * NAN, why it is empty ("" when filled or not computed) */
     char x_ref_why[256], sol_why[256], fast_why[256];
+    /* The field (model_field.c): the trust class as the page shows it
+     * (rank_class's name), why a run is superseded (superseded above), its
+     * implementation's row, and where the figures come from. */
+    char trust[16];                 /* the trust class: measured | reported | suspect | partial | busy | damaged | failed */
+    char trust_reason[256];         /* one line: why that class */
+    char superseded_why[240];       /* why, "" when not superseded */
+    int impl_best, impl_runs;       /* 1: the best run of its implementation in the group (a row of the
+                                     * field); the implementation's runs in the group */
+    int field_rank, field_tied;     /* rank among the field's rows of its kind (measured, reported); 0 none */
+    int replications, signatures;   /* replications that agreed with it; signatures it carries */
+    char sol_basis[120], x_ref_basis[160];              /* where a figure comes from */
+    char date[40];                  /* observed, else published (the records page) */
 } rg_rank_entry;
 
 /* One implementation's per-workload medians, for a problem page's chart of
@@ -136,7 +149,11 @@ typedef struct rg_field_series {
     char kernel[96];                /* as its rg_rank_entry */
     int *index, *pass;              /* workload index, pass (1, 0, -1 unknown); malloc'd, n */
     double *median;                 /* ns, NAN absent */
+    double *bytes;                  /* bytes any kernel must move, NAN absent */
+    char (*shape)[48];              /* rg_model_shape_label */
     size_t n;
+    char name[200];                 /* as its rg_rank_entry */
+    int reference;                  /* the group's reference run */
 } rg_field_series;
 
 typedef struct rg_group_view {
@@ -156,7 +173,31 @@ typedef struct rg_group_view {
     double ref_ns;
     rg_field_series *series;
     size_t n_series;
+    /* What makes its runs comparable, in words: "NVIDIA B200 · SOL-ExecBench
+     * evaluation stack v1.0 · mean · 16 workloads"; superseded 1 when every
+     * run of it is of an older protocol (or a newer version of its harness
+     * has a group on the same GPU with the same statistic). */
+    char words[520];
+    int superseded;
+    int cpu;                        /* its runs were measured on a CPU */
+    size_t n_impls;                 /* rows of the field: entries with impl_best */
+    double peak_gbps;               /* the GPU's datasheet bandwidth (rg_model_peak_gbps), NAN none */
+    char peak_label[160];
+    double floor_ns;                /* the shortest median any drawn run took on any workload, NAN none */
 } rg_group_view;
+
+/* At most this many lines on a group's chart: the top five implementations and the reference. */
+#define RG_FIELD_CHART_LINES 6
+
+/* Who and what a run is ("Recursive · submission 6579", "ropegrad 0.1.0 · CUDA
+ * kernel 0", "torch.compile 2.11.0 · reference", a plugin's own name): the
+ * one accessor every page uses for an implementation's name. */
+void rg_model_display_name(const rg_manifest *m, const rg_run_row *r, char *out, size_t n);
+/* A workload's shape: "32×256" (batch × sequence), then " · 32/8 heads"
+ * when it has head axes; "" when it has no such axes. */
+void rg_model_shape_label(const rg_mf_workload *w, char *out, size_t n);
+/* A GPU's datasheet bandwidth in GB/s (NAN when not known), label "NVIDIA H200 datasheet peak". */
+double rg_model_peak_gbps(const char *device, char *label, size_t n);
 
 /* The name a reference run's implementation starts with (python/ropegrad/impl_load.py). */
 #define RG_REFERENCE_RUN_NAME "reference (torch eager)"
@@ -166,6 +207,8 @@ typedef struct rg_group_view {
 struct rg_problem_view;
 int rg_model_field(rg_registry *g, struct rg_problem_view *v, char *err, size_t errlen);
 void rg_model_field_free(rg_group_view *gv);
+/* A group's #1 as its page shows it: the measured #1, else the reported #1; NULL when none. */
+const rg_rank_entry *rg_group_first(const rg_group_view *g);
 
 typedef struct rg_problem_view {
     char definition[256];
@@ -185,10 +228,24 @@ typedef struct rg_index_best {
 /* Runs listed under "Latest runs" on the front page. */
 #define RG_LATEST_RUNS 10
 
+/* A current comparison group's #1 as the problem page shows it (the field's
+ * measured #1, else its reported #1), for the front page's headline figures. */
+typedef struct rg_index_leader {
+    char definition[256], words[520], name[200], primary_stat[96], comparison_key[RG_DIGEST_LEN];
+    int64_t id;
+    double primary_ns;
+    int measured;                   /* 1: measured here; 0: as reported */
+} rg_index_leader;
+
 typedef struct rg_index_view {
     rg_problem_row *rows;           /* one per (definition, comparison group) */
     rg_index_best *best;            /* one per row */
     size_t n;
+    /* every current group's #1 from the problems' fields (rg_model_index_leaders); listed 0 above
+     * RG_INTERVAL_RANK_MAX runs (then the headline figures are best[]) */
+    rg_index_leader *leaders;
+    size_t n_leaders;
+    int leaders_listed;
     /* the newest runs, newest first; listed 0 when the registry holds more
      * than RG_INTERVAL_RANK_MAX runs (not read here) */
     rg_run_row latest[RG_LATEST_RUNS];
@@ -226,8 +283,39 @@ typedef struct rg_compare_view {
      * over the shared workloads (NAN when none), and the verdicts counted */
     int n_shared, n_slow, n_fast;
     double geo_a, geo_b;
+    /* Why the two runs' figures do not compare ("" when they do): set when
+     * the GPUs or the primary statistics differ. The primary figures are then
+     * not divided (the primary row's ratio is NAN). */
+    int same_gpu, same_statistic;
+    char unlike[700];
 } rg_compare_view;
 
+/* Records over time (model_records.c): per comparison group of a problem
+ * (one GPU, harness and statistic), every rankable run by date (observed,
+ * else published) and the runs that set a new best figure. */
+typedef struct rg_record_point {
+    int64_t id;
+    char name[200], date[40], trust[16];
+    double primary_ns;
+    int record;                     /* 1: faster than every earlier run of the group */
+    double gain;                    /* the previous record's figure over this one's (record only), NAN first */
+} rg_record_point;
+
+typedef struct rg_records_group {
+    char words[520], device[256], primary_stat[96], comparison_key[RG_DIGEST_LEN];
+    int superseded;
+    rg_record_point *p;             /* by date, then id */
+    size_t n, n_records;
+} rg_records_group;
+
+typedef struct rg_records_view {
+    char definition[256];
+    rg_records_group *groups;
+    size_t n_groups;
+} rg_records_view;
+/* 0, 1 no runs of the problem (err says so), 2 error. */
+int rg_model_records(rg_registry *g, const char *definition, rg_records_view *v, char *err, size_t errlen);
+void rg_model_records_free(rg_records_view *v);
 /* SOL score, x reference and cases faster, one definition on every page
  * (model_figures.c): x reference is the mean over the workloads of the
  * reference's time over the run's (SOL-ExecBench's avg_speedup), the
@@ -257,6 +345,7 @@ void rg_model_ref_figures(const rg_manifest *m, const rg_manifest *ref, int64_t 
 typedef struct rg_history_view {
     rg_ranked *e;
     size_t n;
+    char name[200];                 /* the implementation (rg_model_display_name of its newest run) */
 } rg_history_view;
 int rg_model_history(rg_registry *g, int64_t id, rg_history_view *v, char *err, size_t errlen);
 void rg_model_history_free(rg_history_view *v);
@@ -294,9 +383,15 @@ void rg_model_run_free(rg_run_view *v);
 int rg_model_problem(rg_registry *g, const char *definition, rg_problem_view *v, char *err, size_t errlen);
 void rg_model_problem_free(rg_problem_view *v);
 int rg_model_index(rg_registry *g, rg_index_view *v, char *err, size_t errlen);
+/* Fills v->leaders from each problem's field (model_index.c). 0, or 2 on error. */
+int rg_model_index_leaders(rg_registry *g, rg_index_view *v, char *err, size_t errlen);
+/* The front page's view: rg_model_index, then the leaders where the runs are few enough to list. */
+int rg_model_front(rg_registry *g, rg_index_view *v, char *err, size_t errlen);
 void rg_model_index_free(rg_index_view *v);
 int rg_model_compare(rg_registry *g, int64_t a, int64_t b, rg_compare_view *v, char *err, size_t errlen);
 void rg_model_compare_free(rg_compare_view *v);
+/* Sets v's same_gpu, same_statistic and unlike from its two runs (model_field.c). */
+void rg_model_compare_unlike(rg_compare_view *v);
 
 /* The display name of a registry row's implementation (names.h,
  * rg_impl_display_name, from the row's names): for lists that show rows

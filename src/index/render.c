@@ -123,7 +123,20 @@ static const char css[] =
     ".unverifiable{background:#fff1cc;color:#6b4e00}"
     ".trend{background:#fff;border:1px solid #d8dce3;border-radius:8px;max-width:100%;height:auto}"
     "nav.links a{margin-left:16px;font-weight:400}nav.crumbs{font-size:13px;margin-bottom:8px}"
-    ".nowrap{white-space:nowrap}pre.manifest{word-break:normal}tr.summary td{font-weight:600}";
+    ".nowrap{white-space:nowrap}pre.manifest{word-break:normal}tr.summary td{font-weight:600}"
+    "td.why{color:#9aa3b2;text-align:center;cursor:help}table.field td.num,.trust{white-space:nowrap}th[title],.trust .badge{cursor:help}"
+    ".trust-measured{background:#e2ecfb;color:#1b4a8f}.trust-reported{background:#efe6fb;color:#4f2a85}"
+    ".trust-suspect,.trust-failed,.trust-damaged{background:#fde2e1;color:#8a1c17}"
+    ".trust-busy,.trust-partial{background:#fff1cc;color:#6b4e00}.runid{font-size:11px}"
+    "h3.kind{font-size:13px;margin:14px 0 6px;color:#3b4456}td.reason{font-size:12px;color:#5b6475}"
+    ".leader{background:#fff;border:1px solid #d8dce3;border-radius:8px;padding:10px 14px;margin:12px 0}"
+    ".leader .big{font-size:26px;text-decoration:none;margin-right:10px}ul.leaders{margin:4px 0 0;padding-left:18px}"
+    ".chart .legend{font-size:12px;fill:#1d2330}.chart .wl{font-size:11px;fill:#1d2330}.chart .sub{font-size:10px;"
+    "fill:#5b6475}.chart .launch{stroke:#8a94a6;stroke-width:1.5;stroke-dasharray:2 3}"
+    ".chart .launchbound{fill:#f1f2f5}.chart .peaklabel{fill:#c0392b}.chart .launchlabel{fill:#5b6475}"
+    ".chart .stair{stroke:#c25a00;stroke-width:2}section.superseded{opacity:.85}"
+    "h1 .side .muted{font-size:14px;font-weight:400}.chart{margin-bottom:8px}"
+    ".unlike{background:#fde2e1;border:1px solid #d9534f;padding:10px;border-radius:6px;font-weight:600}";
 
 /* href="ROOT" + the index page + anchor ("#gpus"), for the header's links. */
 static void href_index(rg_buf *b, const rg_render_ctx *ctx, const char *anchor)
@@ -234,6 +247,18 @@ static void run_link(rg_buf *b, const rg_render_ctx *ctx, int64_t id, const char
     href_run(b, ctx, id);
     put_esc(b, ">", prefix, "");
     rg_buf_printf(b, "%lld</a>", (long long)id);
+}
+
+/* name linked to run id's page; the text alone in a one-file report. */
+static void run_name_link(rg_buf *b, const rg_render_ctx *ctx, int64_t id, const char *name)
+{
+    if (ctx->single_page) {
+        rg_html_esc(b, name);
+        return;
+    }
+    rg_buf_puts(b, "<a ");
+    href_run(b, ctx, id);
+    put_esc(b, ">", name, "</a>");
 }
 
 static void href_history(rg_buf *b, const rg_render_ctx *ctx, int64_t id)
@@ -365,13 +390,14 @@ static void measurements_table(rg_buf *b, const rg_run_view *v)
     int sol = !v->cpu && has_sol_figures(v);   /* a GPU's figures say nothing of a CPU run */
     if (v->cpu) put_esc(b, "<p class=\"muted\" id=\"no-sol\">No T_SOL, reference or SOL score columns: ",
                                 RG_NO_SOL_ON_CPU, ".</p>\n");
-    rg_buf_puts(b, "<table id=\"measurements-table\"><tr><th>#</th><th>median</th><th>mean</th><th>min</th>"
+    rg_buf_puts(b, "<table id=\"measurements-table\"><tr><th>#</th><th>shape</th><th>median</th><th>mean</th><th>min</th>"
                    "<th>max</th><th>bytes</th><th>bandwidth</th>");
     if (sol) rg_buf_puts(b, "<th>T_SOL</th><th>reference</th><th>SOL score</th>");
     rg_buf_puts(b, "<th>correct</th></tr>\n");
     for (size_t i = 0; i < v->n_wl; i++) {
         const rg_wl_view *w = &v->wl[i];
         rg_buf_printf(b, "<tr><td>%d</td>", w->index);
+        put_esc(b, "<td class=\"nowrap\">", w->shape, "</td>");
         cell_si(b, w->median, 1e-9, "s");
         cell_si(b, w->mean, 1e-9, "s");
         cell_si(b, w->min, 1e-9, "s");
@@ -414,7 +440,9 @@ static void measurements_section(rg_buf *b, const rg_run_view *v)
 /* The run page's heading: its number, title, status and evidence, any issue reported. */
 static void run_header(rg_buf *b, const rg_render_ctx *ctx, const rg_run_view *v)
 {
-    rg_buf_printf(b, "<h1>Run #%lld</h1>\n<div class=\"muted\" id=\"title\">", (long long)v->id);
+    rg_buf_printf(b, "<h1>Run #%lld", (long long)v->id);
+    if (*v->name) put_esc(b, ": <span id=\"run-name\">", v->name, "</span>");
+    rg_buf_puts(b, "</h1>\n<div class=\"muted\" id=\"title\">");
     rg_html_esc(b, v->title);
     put_esc(b, " <span class=\"badge ", !strcmp(v->status, "passed") ? "passed" : "failed", "\">");
     rg_html_esc(b, v->status);
@@ -678,14 +706,6 @@ static void group_label(rg_buf *b, const char *device, int n_workloads)
     if (n_workloads > 0) rg_buf_printf(b, " · %d workload%s", n_workloads, n_workloads == 1 ? "" : "s");
 }
 
-/* 1 when some ranked line carries SOL, reference or cases-faster figures. */
-static int group_has_sol(const rg_group_view *g)
-{
-    for (size_t i = 0; i < g->n; i++)
-        if (isfinite(g->e[i].sol) || isfinite(g->e[i].x_ref) || isfinite(g->e[i].fast_total)) return 1;
-    return 0;
-}
-
 /* The primary statistic's 95% interval, "" when the record has no samples. */
 static void interval_cell(rg_buf *b, const rg_interval *iv)
 {
@@ -700,87 +720,261 @@ static void interval_cell(rg_buf *b, const rg_interval *iv)
     rg_buf_puts(b, "</td>");
 }
 
-/* Where the "× reference run" column comes from: the group's reference run, linked. */
+/* Where the one "× reference" figure comes from, for the group's note. */
 static void reference_note(rg_buf *b, const rg_render_ctx *ctx, const rg_group_view *g)
 {
     if (!g->ref_id) {
-        rg_buf_puts(b, "<br>× reference run: no \"" RG_REFERENCE_RUN_NAME "\" run in this group "
-                       "(<code>python3 -m ropegrad bench --impl reference</code> records one)");
+        rg_buf_puts(b, "× reference: no \"" RG_REFERENCE_RUN_NAME "\" run in this group "
+                       "(<code>python3 -m ropegrad bench --impl reference</code> records one), so each run's figure is "
+                       "its source's or its own baseline's (hover a figure for its basis).");
         return;
     }
-    rg_buf_puts(b, "<br>× reference run: that run's primary figure over each run's, from ");
+    rg_buf_puts(b, "× reference: the reference run's primary figure over each run's, from ");
     if (ctx->single_page) rg_buf_printf(b, "run #%lld", (long long)g->ref_id);
     else {
         rg_buf_puts(b, "<a class=\"reference-run\" ");
         href_run(b, ctx, g->ref_id);
         rg_buf_printf(b, ">run #%lld</a>", (long long)g->ref_id);
     }
-    rg_buf_puts(b, " (" RG_REFERENCE_RUN_NAME ", measured in this group)");
+    rg_buf_puts(b, " (" RG_REFERENCE_RUN_NAME ", measured in this group).");
 }
 
-static void problem_row(rg_buf *b, const rg_render_ctx *ctx, const rg_rank_entry *e, int sol)
+/* The trust column's words for a class. */
+static const char *trust_label(const char *cls)
 {
-    char d[16];
-    if (e->rank > 0) rg_buf_printf(b, "<tr><td class=\"rank\">%s%d</td><td>", e->tied ? "=" : "", e->rank);
-    else if (e->rank_class == RG_CLASS_FAILED)
-        rg_buf_puts(b, strcmp(e->status, "passed") ? "<tr><td>failed</td><td>" : "<tr><td>correctness only</td><td>");
-    else if (e->superseded) rg_buf_puts(b, "<tr><td>superseded</td><td>");
-    else rg_buf_printf(b, "<tr><td>%s</td><td>", rg_rank_class_name(e->rank_class));
-    if (ctx->single_page) rg_buf_printf(b, "#%lld", (long long)e->id);
-    else {
-        rg_buf_puts(b, "<a class=\"rank-link nowrap\" ");
-        href_run(b, ctx, e->id);
-        rg_buf_printf(b, ">#%lld</a>", (long long)e->id);
-    }
-    rg_buf_puts(b, "</td><td>");
-    rg_html_esc(b, e->name[0] ? e->name : e->kernel);
-    class_badge(b, e->rank_class, e->rank_reason);
-    if (e->superseded) put_esc(b, " <span class=\"badge superseded\" title=\"an older protocol: ", e->harness,
-                               "\">superseded</span>");
-    if (e->suspect && e->rank_class != RG_CLASS_SUSPECT) rg_buf_puts(b, " <span class=\"badge suspect\">suspect</span>");
-    if (e->retracted_at[0]) rg_buf_puts(b, " <span class=\"badge retracted\">retracted by its source</span>");
-    if (!strcmp(e->verification, "unverifiable")) rg_buf_puts(b, " <span class=\"badge unverifiable\">unverifiable</span>");
-    rg_buf_puts(b, "</td>");
-    cell_si(b, e->primary_ns, 1e-9, "s");
-    interval_cell(b, &e->iv);
-    cell_num(b, e->x_ref_run, "×");
-    if (sol) {
-        cell_num(b, e->sol, "");
-        cell_num(b, e->x_ref, "×");
-        rg_buf_puts(b, "<td class=\"num\">");
-        if (isfinite(e->fast_total)) rg_buf_printf(b, "%.0f/%.0f", e->fast_count, e->fast_total);
+    if (!strcmp(cls, "measured")) return "measured here";
+    return *cls ? cls : "unknown";
+}
+
+/* A figure's cell: its text with its basis on hover, or a dash saying why it is absent. */
+static void why_cell(rg_buf *b, const char *text, const char *basis, const char *why)
+{
+    if (*text) {
+        put_esc(b, "<td class=\"num\" title=\"", basis, "\">");
+        rg_html_esc(b, text);
         rg_buf_puts(b, "</td>");
-    }
-    put_esc(b, "<td>", e->evidence, "</td><td>");
-    rg_html_esc(b, date_part(e->observed_at, d));
-    rg_buf_puts(b, "</td></tr>\n");
+    } else put_esc(b, "<td class=\"num why\" title=\"", *why ? why : "not known", "\">–</td>");
 }
 
-static void problem_group(rg_buf *b, const rg_render_ctx *ctx, const rg_group_view *g)
+/* The implementation's name, linked to its best run, the run's number under it. */
+static void name_cell(rg_buf *b, const rg_render_ctx *ctx, const rg_rank_entry *e)
 {
-    int sol = group_has_sol(g);
-    rg_buf_puts(b, "<section class=\"group\"><h2>");
-    group_label(b, g->device, g->n_workloads);
-    rg_buf_printf(b, " · %lld run%s</h2>\n<p class=\"muted\">comparison key ", (long long)g->runs,
-                  g->runs == 1 ? "" : "s");
-    short_key(b, g->comparison_key);
-    rg_buf_puts(b, " · ranked by ");
-    rg_html_esc(b, g->primary_stat);
-    if ((int64_t)g->n < g->runs) rg_buf_printf(b, " · the first %zu shown", g->n);
-    if (!sol) rg_buf_puts(b, " · no SOL, reference or cases-faster column: none of these runs has a SOL score, "
-                             "which needs a speed-of-light time and a baseline time (" RG_NO_SOL_ON_CPU "; a GPU run "
-                             "has one when it was recorded with a baseline)");
-    rg_buf_puts(b, "<br>");
-    rank_method(b, g->interval_ranked);
-    reference_note(b, ctx, g);
-    rg_buf_puts(b, "</p>\n<table class=\"field\"><tr><th>rank</th><th>run</th><th>implementation</th><th>primary</th>"
-                   "<th>95% interval</th><th>× reference run</th>");
-    if (sol) rg_buf_puts(b, "<th>SOL</th><th>× reference</th><th>cases faster</th>");
-    rg_buf_puts(b, "<th>evidence</th><th>observed</th></tr>\n");
-    for (size_t i = 0; i < g->n; i++) problem_row(b, ctx, &g->e[i], sol);
+    rg_buf_puts(b, "<td class=\"impl\">");
+    if (ctx->single_page) rg_html_esc(b, *e->name ? e->name : e->kernel);
+    else {
+        rg_buf_puts(b, "<a class=\"impl-link\" ");
+        href_run(b, ctx, e->id);
+        put_esc(b, ">", *e->name ? e->name : e->kernel, "</a>");
+    }
+    if (ctx->single_page) rg_buf_printf(b, " <span class=\"muted runid\">run #%lld</span>", (long long)e->id);
+    else {
+        rg_buf_puts(b, " <span class=\"muted runid\">run <a class=\"rank-link\" ");
+        href_run(b, ctx, e->id);
+        rg_buf_printf(b, ">#%lld</a></span>", (long long)e->id);
+    }
+    if (e->suspect) rg_buf_puts(b, " <span class=\"badge suspect\">suspect</span>");
+    if (e->retracted_at[0]) rg_buf_puts(b, " <span class=\"badge retracted\">retracted by its source</span>");
+    if (!strcmp(e->verification, "unverifiable") && strcmp(e->trust, "reported"))   /* a reported record has no medians */
+        rg_buf_puts(b, " <span class=\"badge unverifiable\" title=\"the index cannot check its figures against its "
+                       "T_SOL\">unverifiable</span>");
+    rg_buf_puts(b, "</td>");
+}
+
+/* Trust: the class (its reason on hover), replications and signatures. */
+static void trust_cell(rg_buf *b, const rg_rank_entry *e)
+{
+    put_esc(b, "<td class=\"trust\"><span class=\"badge trust-", e->trust, "\" title=\"");
+    rg_html_esc(b, e->trust_reason);
+    put_esc(b, "\">", trust_label(e->trust), "</span>");
+    if (e->replications > 0) rg_buf_printf(b, " · replicated %d", e->replications);
+    if (e->signatures > 0) rg_buf_puts(b, " · signed");
+    rg_buf_puts(b, "</td>");
+}
+
+/* How many runs the implementation has, linked to its line's history when more than one. */
+static void runs_cell(rg_buf *b, const rg_render_ctx *ctx, const rg_rank_entry *e)
+{
+    int n = e->impl_runs > 0 ? e->impl_runs : 1;
+    rg_buf_puts(b, "<td class=\"num\">");
+    if (n > 1 && ctx->history_pages) {
+        rg_buf_puts(b, "<a class=\"impl-runs\" ");
+        href_history(b, ctx, e->id);
+        rg_buf_printf(b, ">%d runs</a>", n);
+    } else rg_buf_printf(b, "%d", n);
+    rg_buf_puts(b, "</td>");
+}
+
+enum field_table { FT_MEASURED, FT_REPORTED, FT_UNRANKED, FT_SUPERSEDED };
+
+static int in_table(const rg_rank_entry *e, enum field_table t)
+{
+    if (t == FT_SUPERSEDED) return e->superseded;
+    if (t == FT_UNRANKED) return !e->superseded && strcmp(e->trust, "measured") && strcmp(e->trust, "reported");
+    if (!e->impl_best) return 0;
+    if (t == FT_MEASURED) return !strcmp(e->trust, "measured");
+    if (t == FT_REPORTED) return !strcmp(e->trust, "reported");
+    return strcmp(e->trust, "measured") && strcmp(e->trust, "reported");
+}
+
+static void field_row(rg_buf *b, const rg_render_ctx *ctx, const rg_rank_entry *e, enum field_table t)
+{
+    char d[16], s[48] = "";
+    if (e->field_rank > 0 && (t == FT_MEASURED || t == FT_REPORTED))
+        rg_buf_printf(b, "<tr><td class=\"rank\">%s%d</td>", e->field_tied ? "=" : "", e->field_rank);
+    else   /* a run that failed correctness and one that passed with nothing timed told apart */
+        put_esc(b, "<tr><td>",
+                t == FT_SUPERSEDED                                         ? "superseded"
+                : !strcmp(e->trust, "failed") && !strcmp(e->status, "passed") ? "correctness only"
+                                                                             : e->trust,
+                "</td>");
+    name_cell(b, ctx, e);
+    cell_si(b, e->primary_ns, 1e-9, "s");
+    if (t != FT_REPORTED) interval_cell(b, &e->iv);
+    trust_cell(b, e);
+    if (isfinite(e->x_ref)) snprintf(s, sizeof s, "%.3g×", e->x_ref);
+    why_cell(b, s, e->x_ref_basis, e->x_ref_why);
+    s[0] = 0;
+    if (isfinite(e->sol)) snprintf(s, sizeof s, "%.3f", e->sol);
+    why_cell(b, s, e->sol_basis, e->sol_why);
+    s[0] = 0;
+    if (isfinite(e->fast_total) && e->fast_total > 0) snprintf(s, sizeof s, "%.0f/%.0f", e->fast_count, e->fast_total);
+    why_cell(b, s, "workloads on which the run beat the reference", e->fast_why);
+    if (t != FT_SUPERSEDED) runs_cell(b, ctx, e);
+    if (t == FT_UNRANKED || t == FT_SUPERSEDED)
+        put_esc(b, "<td class=\"reason\">", t == FT_SUPERSEDED ? e->superseded_why : e->trust_reason, "</td>");
+    put_esc(b, "<td class=\"nowrap\">", date_part(e->observed_at, d), "</td></tr>\n");
+}
+
+/* One table of a group's field; nothing when it has no row. */
+static void field_table(rg_buf *b, const rg_render_ctx *ctx, const rg_group_view *g, enum field_table t)
+{
+    static const char *const heading[] = {
+        "Measured here · ranked by their 95% intervals (overlapping intervals tie)",
+        "Reported by their source · ranked by their published figure (no samples held here)",
+        "Not ranked · listed with the reason", ""};
+    size_t n = 0;
+    for (size_t i = 0; i < g->n; i++) n += in_table(&g->e[i], t);
+    if (!n) return;
+    if (t != FT_SUPERSEDED) put_esc(b, "<h3 class=\"kind\">", heading[t], "</h3>\n");
+    static const char *const table_id[] = {"measured", "reported", "unranked", "superseded"};
+    rg_buf_printf(b, "<table class=\"field\" data-kind=\"%s\"><tr><th>#</th><th>implementation</th>", table_id[t]);
+    put_esc(b, "<th title=\"", g->primary_stat, "\">time</th>");
+    if (t != FT_REPORTED) rg_buf_puts(b, "<th>95% interval</th>");
+    rg_buf_puts(b, "<th title=\"measured here: samples held; reported: imported, no samples; replicated N: N agreeing "
+                   "reruns; signed: carries a signature\">trust</th><th title=\"the reference's time over this run's"
+                   "\">× reference</th><th title=\"speed-of-light score: 1 is the floor\">SOL</th>"
+                   "<th>cases faster</th>");
+    if (t != FT_SUPERSEDED) rg_buf_puts(b, "<th>runs</th>");
+    if (t == FT_UNRANKED || t == FT_SUPERSEDED) rg_buf_puts(b, "<th>why</th>");
+    rg_buf_puts(b, "<th>observed</th></tr>\n");
+    for (size_t i = 0; i < g->n; i++)
+        if (in_table(&g->e[i], t)) field_row(b, ctx, &g->e[i], t);
     rg_buf_puts(b, "</table>\n");
+}
+
+/* The implementations the chart leaves out, listed under it. */
+static void chart_others(rg_buf *b, const rg_group_view *g)
+{
+    size_t shown = 0;
+    if (!g->n_series) return;   /* no chart: the tables list them all */
+    for (size_t i = 0; i < g->n; i++) {
+        const rg_rank_entry *e = &g->e[i];
+        if (!e->impl_best) continue;
+        int drawn = 0;
+        for (size_t s = 0; s < g->n_series; s++) drawn |= g->series[s].id == e->id;
+        if (drawn) continue;
+        rg_buf_puts(b, shown++ ? "; " : "<p class=\"muted others\" id=\"chart-others\">Not drawn (the chart shows "
+                                        "at most the top five and the reference): ");
+        rg_html_esc(b, *e->name ? e->name : e->kernel);
+        char s[48];
+        rg_fmt_si(s, sizeof s, e->primary_ns * 1e-9, "s");
+        if (*s) put_esc(b, " ", s, "");
+        if (!strcmp(e->trust, "reported")) rg_buf_puts(b, " (no per-workload figures)");
+    }
+    if (shown) rg_buf_puts(b, ".</p>\n");
+}
+
+static void problem_group(rg_buf *b, const rg_render_ctx *ctx, const rg_group_view *g, size_t gi)
+{
+    int64_t superseded = 0;
+    for (size_t i = 0; i < g->n; i++) superseded += g->e[i].superseded;
+    rg_buf_printf(b, "<section class=\"group%s\" id=\"group-%zu\"><h2>", g->superseded ? " superseded" : "", gi + 1);
+    rg_html_esc(b, *g->words ? g->words : g->device);
+    rg_buf_puts(b, g->cpu ? "</h2>\n<p class=\"muted group-why\">Comparable: one CPU ("
+                          : "</h2>\n<p class=\"muted group-why\">Comparable: one GPU (");
+    rg_html_esc(b, g->device);
+    if (*g->harness) put_esc(b, "), one harness and version (", g->harness, "");
+    put_esc(b, "), one statistic (", g->primary_stat, ")");
+    rg_buf_printf(b, ". %zu implementation%s, %lld run%s · comparison key ", g->n_impls, g->n_impls == 1 ? "" : "s",
+                  (long long)g->runs, g->runs == 1 ? "" : "s");
+    short_key(b, g->comparison_key);
+    if ((int64_t)g->n < g->runs) rg_buf_printf(b, " · the first %zu runs read", g->n);
+    rg_buf_puts(b, "<br>");
+    reference_note(b, ctx, g);
+    rg_buf_puts(b, "</p>\n");
+    field_table(b, ctx, g, FT_MEASURED);
+    size_t measured = 0;
+    for (size_t i = 0; i < g->n; i++) measured += in_table(&g->e[i], FT_MEASURED);
+    if (measured) {
+        rg_buf_puts(b, "<p class=\"muted\">");
+        rank_method(b, g->interval_ranked);
+        rg_buf_puts(b, "</p>\n");
+    }
+    field_table(b, ctx, g, FT_REPORTED);
+    field_table(b, ctx, g, FT_UNRANKED);
     rg_chart_field(b, g);
+    chart_others(b, g);
+    if (superseded) {
+        rg_buf_printf(b, "<details class=\"superseded-runs\"><summary>Superseded: %lld run%s of an older protocol "
+                         "or an older version of the harness, listed, never ranked</summary>\n", (long long)superseded,
+                      superseded == 1 ? "" : "s");
+        field_table(b, ctx, g, FT_SUPERSEDED);
+        rg_buf_puts(b, "</details>\n");
+    }
     rg_buf_puts(b, "</section>\n");
+}
+
+/* The first screen: the #1 of the first current group, large; the other groups' #1 in a line each. */
+static void problem_leaders(rg_buf *b, const rg_render_ctx *ctx, const rg_problem_view *v)
+{
+    size_t shown = 0;
+    for (size_t gi = 0; gi < v->n_groups; gi++) {
+        const rg_group_view *g = &v->groups[gi];
+        const rg_rank_entry *e = g->superseded ? NULL : rg_group_first(g);
+        if (!e) continue;
+        char s[48];
+        rg_fmt_si(s, sizeof s, e->primary_ns * 1e-9, "s");
+        if (!shown++) {
+            rg_buf_puts(b, "<section id=\"leaders\"><div class=\"leader\" id=\"leader\"><div class=\"muted\">#1 on ");
+            rg_html_esc(b, g->words);
+            rg_buf_printf(b, " (%s)</div><div><a class=\"big\" id=\"leader-name\" href=\"#group-%zu\">",
+                          !strcmp(e->trust, "measured") ? "measured here" : "as reported", gi + 1);
+            rg_html_esc(b, *e->name ? e->name : e->kernel);
+            put_esc(b, "</a> <span class=\"big\" id=\"leader-time\">", s, "</span> <span class=\"muted\">");
+            rg_html_esc(b, g->primary_stat);
+            rg_buf_puts(b, "</span></div></div>\n<ul class=\"leaders\" id=\"other-leaders\">");
+            continue;
+        }
+        rg_buf_printf(b, "<li><a href=\"#group-%zu\">", gi + 1);
+        rg_html_esc(b, g->words);
+        put_esc(b, "</a>: #1 ", *e->name ? e->name : e->kernel, " ");
+        put_esc(b, "<b>", s, "</b></li>");
+    }
+    if (shown) rg_buf_puts(b, "</ul></section>\n");
+    (void)ctx;
+}
+
+/* href="ROOT/records/DEF" (static: records/SLUG.html). */
+static void href_records(rg_buf *b, const rg_render_ctx *ctx, const char *def)
+{
+    rg_buf tmp = {0};
+    if (ctx->static_site) rg_problem_slug(&tmp, def);
+    else rg_url_esc(&tmp, def);
+    put_esc(b, "href=\"", ctx->root, "records/");
+    rg_html_esc(b, tmp.p ? tmp.p : "");
+    rg_html_esc(b, ctx->ext);
+    rg_buf_puts(b, "\"");
+    free(tmp.p);
 }
 
 char *rg_render_problem(const rg_render_ctx *ctx, const rg_problem_view *v, char *err, size_t errlen)
@@ -791,8 +985,73 @@ char *rg_render_problem(const rg_render_ctx *ctx, const rg_problem_view *v, char
     page_open(&b, ctx, title);
     crumbs(&b, ctx, v->definition, NULL);
     put_esc(&b, "<h1 id=\"problem-title\">", title, "</h1>\n");
-    put_esc(&b, "<p class=\"muted\">definition <code>", v->definition, "</code></p>\n");
-    for (size_t gi = 0; gi < v->n_groups; gi++) problem_group(&b, ctx, &v->groups[gi]);
+    put_esc(&b, "<p class=\"muted\">definition <code>", v->definition, "</code>");
+    if (!ctx->single_page) {
+        rg_buf_puts(&b, " · <a id=\"records-link\" ");
+        href_records(&b, ctx, v->definition);
+        rg_buf_puts(&b, ">records over time →</a>");
+    }
+    rg_buf_puts(&b, "</p>\n");
+    problem_leaders(&b, ctx, v);
+    int heading = 0;
+    for (size_t gi = 0; gi < v->n_groups; gi++) {
+        if (v->groups[gi].superseded && !heading++)
+            rg_buf_puts(&b, "<h2 id=\"superseded\">Superseded groups</h2>\n<p class=\"muted\">Runs of an older "
+                            "protocol or an older version of their harness: listed, never ranked against the groups "
+                            "above.</p>\n");
+        problem_group(&b, ctx, &v->groups[gi], gi);
+    }
+    return page_close(&b, err, errlen);
+}
+
+/* ---- records over time -------------------------------------------------------------------- */
+
+char *rg_render_records(const rg_render_ctx *ctx, const rg_records_view *v, char *err, size_t errlen)
+{
+    rg_buf b = {0};
+    char title[400], t2[460];
+    if (rg_problem_title(v->definition, title, sizeof title, err, errlen)) return NULL;
+    snprintf(t2, sizeof t2, "Records · %s", title);
+    page_open(&b, ctx, t2);
+    crumbs(&b, ctx, v->definition, "records");
+    put_esc(&b, "<h1 id=\"records-title\">Records over time: ", title, "</h1>\n");
+    rg_buf_puts(&b, "<p class=\"muted\">Per GPU, harness and statistic: every run that may rank (measured here, or "
+                    "reported by its source) by the date it was observed (published where none is recorded) -- and "
+                    "the runs that set a new best figure. Suspect, busy, partial, failed and superseded runs set no "
+                    "record.</p>\n");
+    size_t shown = 0;
+    for (size_t gi = 0; gi < v->n_groups; gi++) {
+        const rg_records_group *r = &v->groups[gi];
+        if (!r->n) continue;
+        rg_buf_printf(&b, "<section class=\"records-group%s\" id=\"records-%zu\"><h2>", r->superseded ? " superseded" : "",
+                      ++shown);
+        rg_html_esc(&b, r->words);
+        rg_buf_puts(&b, r->superseded ? " <span class=\"badge\">superseded</span></h2>\n" : "</h2>\n");
+        rg_chart_records(&b, r);
+        rg_buf_puts(&b, "<table class=\"records\"><tr><th>date</th><th>implementation</th><th>time</th>"
+                        "<th>trust</th><th>gain over the previous record</th></tr>\n");
+        for (size_t i = 0; i < r->n; i++) {
+            const rg_record_point *p = &r->p[i];
+            if (!p->record) continue;
+            char d[16], s[48];
+            put_esc(&b, "<tr class=\"record\"><td class=\"nowrap\">", date_part(p->date, d), "</td><td>");
+            run_name_link(&b, ctx, p->id, p->name);
+            rg_fmt_si(s, sizeof s, p->primary_ns * 1e-9, "s");
+            put_esc(&b, "</td><td class=\"num\">", s, "</td>");
+            put_esc(&b, "<td>", trust_label(p->trust), "</td><td class=\"num\">");
+            if (isfinite(p->gain)) rg_buf_printf(&b, "%.3g× faster", p->gain);
+            else rg_buf_puts(&b, "the first");
+            rg_buf_puts(&b, "</td></tr>\n");
+        }
+        rg_buf_printf(&b, "</table>\n<p class=\"muted\">%zu record%s among %zu dated run%s.</p></section>\n",
+                      r->n_records, r->n_records == 1 ? "" : "s", r->n, r->n == 1 ? "" : "s");
+    }
+    if (!shown) rg_buf_puts(&b, "<p class=\"muted\" id=\"no-records\">No run of this problem may rank yet.</p>\n");
+    if (!ctx->single_page) {
+        rg_buf_puts(&b, "<p><a id=\"problem-link\" ");
+        href_problem(&b, ctx, v->definition);
+        rg_buf_puts(&b, ">The field of this problem →</a></p>\n");
+    }
     return page_close(&b, err, errlen);
 }
 
@@ -827,11 +1086,46 @@ static void index_problems(rg_buf *b, const rg_render_ctx *ctx, const rg_index_v
         index_problem_cell(b, ctx, v, i);
         rg_buf_puts(b, "<td>");
         group_label(b, p->device, v->best ? v->best[i].n_workloads : -1);
-        rg_buf_puts(b, "</td><td>");
+        rg_buf_puts(b, "</td><td class=\"nowrap\">");
         short_key(b, p->comparison_key);
         rg_buf_printf(b, "</td><td class=\"num\">%lld</td><td class=\"nowrap\">", (long long)p->runs);
-        if (p->best_id > 0) run_link(b, ctx, p->best_id, "run #");
+        const rg_index_leader *l = NULL;
+        for (size_t k = 0; v->leaders_listed && k < v->n_leaders && !l; k++)
+            if (!strcmp(v->leaders[k].comparison_key, p->comparison_key)) l = &v->leaders[k];
+        if (l) {   /* the #1 its problem page shows */
+            run_name_link(b, ctx, l->id, l->name);
+        } else if (p->best_id > 0 && !v->leaders_listed) run_link(b, ctx, p->best_id, "run #");
         rg_buf_puts(b, "</td></tr>\n");
+    }
+    rg_buf_puts(b, "</table>\n");
+}
+
+/* Each current group's #1 as its problem page shows it. */
+static void index_leaders(rg_buf *b, const rg_render_ctx *ctx, const rg_index_view *v)
+{
+    rg_buf_puts(b, "<h2 id=\"gpus\">Headline figures: each comparison group's #1</h2>\n");
+    if (!v->n_leaders) {
+        rg_buf_puts(b, "<p class=\"muted\">No comparison group has a #1 yet.</p>\n");
+        return;
+    }
+    rg_buf_puts(b, "<table id=\"headlines\"><tr><th>problem</th><th>GPU · harness · statistic</th><th>#1</th>"
+                   "<th>time</th><th>trust</th></tr>\n");
+    for (size_t i = 0; i < v->n_leaders; i++) {
+        const rg_index_leader *l = &v->leaders[i];
+        char title[400], e[64], s[48];
+        if (rg_problem_short(l->definition, title, sizeof title, e, sizeof e)) snprintf(title, sizeof title, "?");
+        rg_buf_puts(b, "<tr><td>");
+        if (ctx->single_page) rg_html_esc(b, title);
+        else {
+            rg_buf_puts(b, "<a ");
+            href_problem(b, ctx, l->definition);
+            put_esc(b, ">", title, "</a>");
+        }
+        put_esc(b, "</td><td>", l->words, "</td><td>");
+        run_name_link(b, ctx, l->id, l->name);
+        rg_fmt_si(s, sizeof s, l->primary_ns * 1e-9, "s");
+        put_esc(b, "</td><td class=\"num nowrap\">", s, "</td>");
+        rg_buf_puts(b, l->measured ? "<td class=\"nowrap\">measured here</td></tr>\n" : "<td>reported</td></tr>\n");
     }
     rg_buf_puts(b, "</table>\n");
 }
@@ -839,6 +1133,10 @@ static void index_problems(rg_buf *b, const rg_render_ctx *ctx, const rg_index_v
 /* Best per problem per device: #1's primary figure. */
 static void index_headlines(rg_buf *b, const rg_render_ctx *ctx, const rg_index_view *v)
 {
+    if (v->leaders_listed) {   /* each group's #1 as its problem page shows it */
+        index_leaders(b, ctx, v);
+        return;
+    }
     rg_buf_puts(b, "<h2 id=\"gpus\">Headline figures by device</h2>\n");
     size_t shown = 0;
     for (size_t i = 0; i < v->n; i++) {
@@ -954,13 +1252,13 @@ char *rg_render_history(const rg_render_ctx *ctx, const rg_history_view *v, char
     else snprintf(line, sizeof line, "source %.100s", r0->source);
     page_open(&b, ctx, "History");
     crumbs(&b, ctx, r0->definition, "history");
-    put_esc(&b, "<h1>History: ", line, "</h1>\n<p class=\"muted\">");
+    put_esc(&b, "<h1>History: ", *v->name ? v->name : line, "</h1>\n<p class=\"muted\">");
     rg_html_esc(&b, r0->definition);
     rg_buf_puts(&b, " on ");
     rg_html_esc(&b, r0->device);
-    rg_buf_puts(&b, " · comparison key <code>");
-    rg_html_esc(&b, r0->comparison_key);
-    rg_buf_puts(&b, "</code><br>The primary statistic of each run, oldest first, with its 95% interval (");
+    rg_buf_puts(&b, " · comparison key ");
+    short_key(&b, r0->comparison_key);
+    rg_buf_puts(&b, "<br>The primary statistic of each run, oldest first, with its 95% interval (");
     rg_html_esc(&b, RG_RANK_METHOD);
     rg_buf_puts(&b, "). Red points are suspect runs.</p>\n");
     rg_chart_trend(&b, v->e, v->n);
@@ -1002,20 +1300,36 @@ static void fmt_pair(double a, double b, double ratio, char *sa, char *sb, size_
     }
 }
 
-static void compare_row(rg_buf *b, const rg_compare_row *r)
+/* A workload's shape from either run ("" when neither has one). */
+static const char *compare_shape(const rg_compare_view *v, int index)
+{
+    for (size_t k = 0; k < v->a.n_wl; k++)
+        if (v->a.wl[k].index == index) return v->a.wl[k].shape;
+    for (size_t k = 0; k < v->b.n_wl; k++)
+        if (v->b.wl[k].index == index) return v->b.wl[k].shape;
+    return "";
+}
+
+static void compare_row(rg_buf *b, const rg_compare_row *r, const rg_compare_view *v)
 {
     char sa[48], sb[48];
     fmt_pair(r->a, r->b, r->ratio, sa, sb, sizeof sa);
     if (r->primary) rg_buf_puts(b, "<tr id=\"primary-row\"><td>primary</td>");
-    else rg_buf_printf(b, "<tr><td>%d</td>", r->index);
+    else {
+        const char *shape = compare_shape(v, r->index);
+        rg_buf_printf(b, "<tr><td>#%d", r->index);
+        if (*shape) put_esc(b, " <span class=\"muted\">", shape, "</span>");
+        rg_buf_puts(b, "</td>");
+    }
     put_esc(b, "<td class=\"num\">", sa, "</td>");
     put_esc(b, "<td class=\"num\">", sb, "</td><td class=\"num\">");
     if (isfinite(r->ratio)) rg_buf_printf(b, "%.3f", r->ratio);
     rg_buf_puts(b, "</td><td class=\"num\">");
     if (isfinite(r->lo) && isfinite(r->hi)) rg_buf_printf(b, "%.3f to %.3f", r->lo, r->hi);
-    else if (r->primary) rg_buf_puts(b, "none: a record carries no samples");
+    else if (r->primary && !*v->unlike) rg_buf_puts(b, "none: a record carries no samples");
     rg_buf_puts(b, "</td><td>");
     if (r->shift) rg_buf_printf(b, "%s (p %.2g)", r->verdict, r->p);
+    else if (r->primary && *v->unlike) rg_buf_puts(b, "not divided: the GPUs or the statistics differ (see above)");
     else if (r->primary) rg_buf_puts(b, "the runs' primary figures (a record has no per-workload figures)");
     else if (!isfinite(r->a) || !isfinite(r->b)) rg_buf_puts(b, "in one run only");
     else rg_buf_puts(b, "no samples");
@@ -1035,23 +1349,34 @@ static void compare_summary_row(rg_buf *b, const rg_compare_view *v)
                      "</td></tr>\n", ratio, v->n_shared, v->n_shared == 1 ? "" : "s", v->n_slow, v->n_fast);
 }
 
+/* "NAME (run #ID)", the name linked to the run. */
+static void compare_side(rg_buf *b, const rg_render_ctx *ctx, const rg_run_view *r)
+{
+    rg_buf_puts(b, "<span class=\"side\">");
+    run_name_link(b, ctx, r->id, *r->name ? r->name : r->title);
+    class_badge(b, r->rank_class, r->rank_reason);
+    rg_buf_printf(b, " <span class=\"muted\">(run #%lld, ", (long long)r->id);
+    rg_html_esc(b, r->device);
+    put_esc(b, ", ", r->primary_stat, ")</span></span>");
+}
+
 char *rg_render_compare(const rg_render_ctx *ctx, const rg_compare_view *v, char *err, size_t errlen)
 {
     rg_buf b = {0};
-    char title[96];
-    snprintf(title, sizeof title, "Run #%lld against run #%lld", (long long)v->b.id, (long long)v->a.id);
+    char title[480];
+    snprintf(title, sizeof title, "%.200s against %.200s", *v->b.name ? v->b.name : "run",
+             *v->a.name ? v->a.name : "run");
     page_open(&b, ctx, title);
     char here[64];
     snprintf(here, sizeof here, "run #%lld against #%lld", (long long)v->b.id, (long long)v->a.id);
     crumbs(&b, ctx, v->b.definition, here);
-    rg_buf_puts(&b, "<h1>Run ");
-    run_link(&b, ctx, v->b.id, "#");
-    class_badge(&b, v->b.rank_class, v->b.rank_reason);
-    rg_buf_puts(&b, " against run ");
-    run_link(&b, ctx, v->a.id, "#");
-    class_badge(&b, v->a.rank_class, v->a.rank_reason);
+    if (*v->unlike) put_esc(&b, "<p class=\"unlike\" id=\"unlike\">", v->unlike, "</p>\n");
+    rg_buf_puts(&b, "<h1 id=\"compare-title\">");
+    compare_side(&b, ctx, &v->b);
+    rg_buf_puts(&b, "<br><span class=\"muted\" style=\"font-size:15px\">against</span> ");
+    compare_side(&b, ctx, &v->a);
     rg_buf_puts(&b, "</h1>\n");
-    if (!v->comparable)
+    if (!v->comparable && !*v->unlike)
         rg_buf_puts(&b, "<p class=\"flag\">Different comparison keys: these runs were not measured under one "
                         "protocol, workload set and device; the ratios are shown but do not rank them.</p>\n");
     const rg_run_view *sv[2] = {&v->a, &v->b};
@@ -1069,13 +1394,14 @@ char *rg_render_compare(const rg_render_ctx *ctx, const rg_compare_view *v, char
                       "a record has no per-workload figures, its primary figure. The figures show as many digits as "
                       "tell them apart.</p>\n",
                   (long long)v->b.id, (long long)v->a.id, (long long)v->b.id, 100 * RG_STATS_THRESHOLD, RG_STATS_ALPHA);
-    rg_buf_printf(&b, "<table id=\"compare-table\"><tr><th>#</th><th>run #%lld</th><th>run #%lld</th><th>ratio</th>"
-                      "<th>interval</th><th>verdict</th></tr>\n",
+    rg_chart_ratio(&b, v);
+    rg_buf_printf(&b, "<table id=\"compare-table\"><tr><th>workload</th><th>run #%lld</th><th>run #%lld</th>"
+                      "<th>ratio</th><th>interval</th><th>verdict</th></tr>\n",
                   (long long)v->a.id, (long long)v->b.id);
     for (size_t i = 0; i < v->n; i++)   /* the primary figures' row first */
-        if (v->rows[i].primary) compare_row(&b, &v->rows[i]);
+        if (v->rows[i].primary) compare_row(&b, &v->rows[i], v);
     for (size_t i = 0; i < v->n; i++)
-        if (!v->rows[i].primary) compare_row(&b, &v->rows[i]);
+        if (!v->rows[i].primary) compare_row(&b, &v->rows[i], v);
     compare_summary_row(&b, v);
     rg_buf_puts(&b, "</table>\n");
     return page_close(&b, err, errlen);
@@ -1175,6 +1501,21 @@ char *rg_api_index(const rg_index_view *v, char *err, size_t errlen)
     return finish_json(o, err, errlen);
 }
 
+/* The field's columns of a run (model_field.c). */
+static void api_field_entry(cJSON *x, const rg_rank_entry *e)
+{
+    cJSON_AddStringToObject(x, "trust", e->trust);
+    cJSON_AddStringToObject(x, "trustReason", e->trust_reason);
+    cJSON_AddBoolToObject(x, "superseded", e->superseded);
+    cJSON_AddBoolToObject(x, "implementationBest", e->impl_best);
+    if (e->impl_best) cJSON_AddNumberToObject(x, "implementationRuns", e->impl_runs);
+    if (e->field_rank > 0) cJSON_AddNumberToObject(x, "fieldRank", e->field_rank);
+    else cJSON_AddNullToObject(x, "fieldRank");
+    cJSON_AddNumberToObject(x, "replications", e->replications);
+    cJSON_AddBoolToObject(x, "signed", e->signatures > 0);
+    cJSON_AddStringToObject(x, "xReferenceBasis", e->x_ref_basis);
+}
+
 /* What the run's source says of it: "publishedAt" and "sourceRank" {rank, of} (null when none). */
 static void api_source_facts(cJSON *x, const char *published_at, int rank, int of)
 {
@@ -1202,7 +1543,10 @@ char *rg_api_problem(const rg_problem_view *v, char *err, size_t errlen)
         cJSON_AddStringToObject(go, "device", g->device);
         cJSON_AddStringToObject(go, "primaryStatistic", g->primary_stat);
         cJSON_AddNumberToObject(go, "runs", (double)g->runs);
+        cJSON_AddStringToObject(go, "comparableBy", g->words);
         cJSON_AddStringToObject(go, "harness", g->harness);
+        cJSON_AddBoolToObject(go, "superseded", g->superseded);
+        cJSON_AddNumberToObject(go, "implementations", (double)g->n_impls);
         for (size_t i = 0; ra && i < g->n; i++) {
             const rg_rank_entry *e = &g->e[i];
             cJSON *x = cJSON_CreateObject();
@@ -1228,6 +1572,7 @@ char *rg_api_problem(const rg_problem_view *v, char *err, size_t errlen)
             cJSON_AddBoolToObject(x, "superseded", e->superseded);
             if (e->verification[0]) cJSON_AddStringToObject(x, "verification", e->verification);
             else cJSON_AddNullToObject(x, "verification");
+            api_field_entry(x, e);
             cJSON_AddItemToArray(ra, x);
         }
         cJSON_AddItemToArray(gs, go);

@@ -49,6 +49,9 @@ char *rg_render_index(const rg_render_ctx *ctx, const rg_index_view *v, char *er
 char *rg_render_compare(const rg_render_ctx *ctx, const rg_compare_view *v, char *err, size_t errlen);
 /* An implementation line over revisions: the trend chart (interval at each point) and a table. */
 char *rg_render_history(const rg_render_ctx *ctx, const rg_history_view *v, char *err, size_t errlen);
+/* Records over time of a problem: per comparison group, the staircase chart
+ * and the table of the runs that set a new best figure, oldest first. */
+char *rg_render_records(const rg_render_ctx *ctx, const rg_records_view *v, char *err, size_t errlen);
 /* A small page for an error status ("404 not found: ..."), with a link back
  * to back_path (a path under ctx->root, e.g. "runs/3"; NULL: the index). */
 char *rg_render_error(const rg_render_ctx *ctx, int status, const char *msg, const char *back_path, char *err,

@@ -424,11 +424,28 @@ static void problem_page(rg_server *s, rg_registry *g, const rg_request *q, rg_r
     else set_body(r, 200, api ? JSON : HTML, body);
 }
 
+static void records_page(rg_server *s, rg_registry *g, const rg_request *q, rg_response *r, const char *def)
+{
+    char err[512];
+    rg_records_view v;
+    int rc = rg_model_records(g, def, &v, err, sizeof err);
+    if (rc) {
+        error_resp(s, q, r, rc == 1 ? 404 : 500, err);
+        return;
+    }
+    rg_render_ctx ctx;
+    rg_render_ctx_init(&ctx, 0);
+    char *body = rg_render_records(&ctx, &v, err, sizeof err);
+    rg_model_records_free(&v);
+    if (!body) error_resp(s, q, r, 500, err);
+    else set_body(r, 200, HTML, body);
+}
+
 static void index_page(rg_server *s, rg_registry *g, const rg_request *q, rg_response *r, int api)
 {
     rg_index_view v;
     char err[512];
-    if (rg_model_index(g, &v, err, sizeof err)) {
+    if ((api ? rg_model_index(g, &v, err, sizeof err) : rg_model_front(g, &v, err, sizeof err))) {
         error_resp(s, q, r, 500, err);
         return;
     }
@@ -640,6 +657,8 @@ static void route_get(rg_server *s, rg_registry *g, const rg_request *q, rg_resp
         index_page(s, g, q, r, 1);
     } else if (!strncmp(p, "/problems/", 10) && p[10]) {
         problem_page(s, g, q, r, p + 10, 0);
+    } else if (!strncmp(p, "/records/", 9) && p[9]) {
+        records_page(s, g, q, r, p + 9);
     } else if (!strncmp(p, "/api/problems/", 14) && p[14]) {
         problem_page(s, g, q, r, p + 14, 1);
     } else if (!strncmp(p, "/runs/", 6) && n > 11 && !strcmp(p + n - 5, ".json") && !parse_id(p + 6, n - 11, &id)) {

@@ -58,8 +58,8 @@ int rg_site_write(rg_registry *g, const char *dir, size_t *files, char *err, siz
 {
     *files = 0;
     char sub[4200];
-    const char *subs[] = {"", "/runs", "/problems", "/compare", "/history"};
-    for (size_t i = 0; i < 5; i++) {
+    const char *subs[] = {"", "/runs", "/problems", "/compare", "/history", "/records"};
+    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
         snprintf(sub, sizeof sub, "%s%s", dir, subs[i]);
         if (mkdir_p(sub, err, errlen)) return 2;
     }
@@ -72,7 +72,7 @@ int rg_site_write(rg_registry *g, const char *dir, size_t *files, char *err, siz
     top.history_pages = deep.history_pages = deeper.history_pages = 1;   /* written below */
 
     rg_index_view iv;
-    if (rg_model_index(g, &iv, err, errlen)) return 2;
+    if (rg_model_front(g, &iv, err, errlen)) return 2;
     char *t = rg_render_index(&top, &iv, err, errlen);
     int rc = put(dir, "index.html", t, t ? strlen(t) : 0, files, err, errlen);
     for (size_t i = 0; !rc && i < iv.n; i++) {
@@ -90,6 +90,17 @@ int rg_site_write(rg_registry *g, const char *dir, size_t *files, char *err, siz
         rg_model_problem_free(&pv);
         rc = name.oom ? 2 : put(dir, name.p, t, t ? strlen(t) : 0, files, err, errlen);
         free(name.p);
+        rg_records_view rv;   /* the problem's records over time */
+        if (!rc && rg_model_records(g, iv.rows[i].definition, &rv, err, errlen)) rc = 2;
+        if (rc) break;
+        rg_buf rname = {0};
+        rg_buf_puts(&rname, "records/");
+        rg_problem_slug(&rname, iv.rows[i].definition);
+        rg_buf_puts(&rname, ".html");
+        t = rg_render_records(&deep, &rv, err, errlen);
+        rg_model_records_free(&rv);
+        rc = rname.oom ? 2 : put(dir, rname.p, t, t ? strlen(t) : 0, files, err, errlen);
+        free(rname.p);
     }
     rg_model_index_free(&iv);
     if (rc) return 2;

@@ -13,7 +13,7 @@
 
 #include "model.h"
 #include "render.h"
-#include "test_record_fixture.h"
+#include "test_field_fixture.h"
 
 #define DEF "014_rotary_embedding_with_attention_scaling_backward"
 #define H200 "NVIDIA H200"
@@ -22,38 +22,12 @@
 static tu_scratch sc;
 static char db[400];
 
-/* A fixture run (scale x the fixture's times) named kernel_name, passed or not. */
 static char *run_text(const char *gpu, const char *kernel_name, double scale, int stamp, int passed)
 {
-    rg_suite s;
-    rg_run_result r;
-    char err[RG_ERRLEN];
-    fx_suite(&s);
-    fx_run(&r, &s, gpu, 0, scale, stamp);
-    snprintf(r.kernel_name, sizeof r.kernel_name, "%s", kernel_name);
-    if (!passed) {
-        r.workloads[1].check.pass = 0;
-        r.passed = r.total - 1;
-    }
-    cJSON *m = rg_manifest_build(&r, &s, NULL, err, sizeof err);
-    char *t = m ? rg_json_print(m, 0, err, sizeof err) : NULL;
-    if (!t) fprintf(stderr, "run_text: %s\n", err);
-    cJSON_Delete(m);
-    fx_run_free(&r);
-    fx_suite_free(&s);
-    return t;
+    return fx_named_run_text(gpu, kernel_name, scale, stamp, passed);
 }
 
-static int add(rg_registry *g, char *text, int64_t want)
-{
-    char err[RG_ERRLEN];
-    int64_t id = 0;
-    int existed;
-    int rc = !text || rg_registry_import(g, text, strlen(text), RG_EVIDENCE_IMPORTED, &id, &existed, err, sizeof err);
-    if (rc || id != want) fprintf(stderr, "import: %s (id %lld)\n", text ? err : "no manifest", (long long)id);
-    free(text);
-    return rc || id != want ? -1 : 0;
-}
+static int add(rg_registry *g, char *text, int64_t want) { return fx_add(g, text, want); }
 
 /* H200 group: 1 ropegrad (1x), 2 the reference (2x), 3 a slower reference
  * (3x), 4 a failed reference faster than all (0.5x), 5 a plugin (1.5x).
@@ -134,8 +108,20 @@ static void test_series(void **state)
     rg_problem_view v;
     load(&v);
     const rg_group_view *h = group_of(&v, H200);
-    assert_int_equal(h->n_series, 5);   /* every run of the group, failed ones too */
-    for (size_t i = 0; i < h->n_series; i++) assert_int_equal(h->series[i].n, FX_N);
+    /* One line per implementation (its best run): variant-0, the reference, the plugin. */
+    assert_int_equal(h->n_series, 3);
+    int refs = 0;
+    for (size_t i = 0; i < h->n_series; i++) {
+        assert_int_equal(h->series[i].n, FX_N);
+        refs += h->series[i].reference;
+        if (h->series[i].reference) assert_int_equal(h->series[i].id, 2);
+    }
+    assert_int_equal(refs, 1);
+    /* The reference implementation has three runs, #2 its best; #3 and #4 fold into its row. */
+    const rg_rank_entry *ref = entry(h, 2), *slow = entry(h, 3);
+    assert_true(ref->impl_best && !slow->impl_best);
+    assert_int_equal(ref->impl_runs, 3);
+    assert_int_equal((int)h->n_impls, 3);
     rg_model_problem_free(&v);
 }
 
@@ -149,18 +135,19 @@ static void test_page(void **state)
     char err[RG_ERRLEN];
     char *html = rg_render_problem(&ctx, &v, err, sizeof err);
     assert_non_null(html);
-    assert_non_null(strstr(html, "<th>95% interval</th><th>× reference run</th>"));
+    assert_non_null(strstr(html, "<th>95% interval</th>"));
+    assert_non_null(strstr(html, "× reference</th>"));
     assert_non_null(strstr(html, "from <a class=\"reference-run\" href=\"/runs/2\">run #2</a>"));
     assert_non_null(strstr(html, "2×"));   /* ropegrad: twice as fast as the reference run */
     assert_non_null(strstr(html, "class=\"chart field\""));
-    for (int s = 0; s < 5; s++) {
+    for (int s = 0; s < 3; s++) {
         char legend[32], mark[32];
         snprintf(legend, sizeof legend, "data-legend=\"s%d\"", s);
         snprintf(mark, sizeof mark, "data-series=\"s%d\"", s);
         assert_non_null(strstr(html, legend));
         assert_non_null(strstr(html, mark));
     }
-    assert_non_null(strstr(html, "plain-014 1.0.0, workload #"));
+    assert_non_null(strstr(html, "plain-014 1.0.0), workload #"));
     /* The CPU group has no reference run, and says how to record one. */
     assert_non_null(strstr(html, "no \"reference (torch eager)\" run in this group"));
     free(html);

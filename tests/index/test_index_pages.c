@@ -217,8 +217,9 @@ static void test_cpu_runs(void **state)
     has(p, "\"rank\":null");
     free(p);
     p = page(s, (rg_request){.path = "/problems/" DEF}, 200);
-    has(p, "<tr><td>busy</td><td>");   /* listed, not ranked */
-    has(p, "none of these runs has a SOL score, which needs a speed-of-light time and a baseline time");
+    /* an empty SOL cell says why on hover */
+    has(p, "<td class=\"num why\" title=\"no reference timed on this GPU: ");
+    has(p, "<tr><td>busy</td>");   /* listed, not ranked */
     free(p);
     rg_serve_destroy(s);
 }
@@ -257,12 +258,19 @@ static void test_compare(void **state)
     h = compare_with(13200, 13201, 1.0);
     has(h, "13.2 µs</td><td class=\"num\">13.2 µs");
     free(h);
-    /* Against the imported record: its primary figures give the ratio. */
+    /* Against the imported B200 record (a mean) from an H200 run (a geomean):
+     * a warning at the top, both names, and the primary figures not divided. */
     rg_server *s = make(0);
     char *p = page(s, (rg_request){.path = "/compare/1/2"}, 200);
     has(p, "id=\"primary-row\"");
+    const char *warn = strstr(p, "<p class=\"unlike\" id=\"unlike\">These runs were measured on different GPUs "
+                                 "(NVIDIA B200 and NVIDIA H200) and report different statistics");
+    assert_non_null(warn);
+    assert_true(warn < strstr(p, "<h1"));   /* at the top, before the heading */
+    has(p, "Recursive · submission 6579");
     const char *row = strstr(p, "id=\"primary-row\"");
-    assert_non_null(strstr(row, "<td class=\"num\">0.") ? row : NULL);
+    lacks(row, "<td class=\"num\">0.");
+    has(row, "not divided: the GPUs or the statistics differ");
     free(p);
     p = page(s, (rg_request){.path = "/compare/2/3"}, 200);
     has(p, "geomean over 3 shared workloads");
