@@ -38,9 +38,12 @@ static void runs_usage(FILE *f)
                "  push URL FILE          send a manifest to an index (ropegrad serve); see runs push --help\n"
                "  cite ID                a citation line\n"
                "  history ID | --group KEY   the primary statistic and each workload over revisions, with intervals\n"
-               "  check ID [--against REF] [--threshold PCT] [--alpha A]\n"
-               "                         per workload FAST/SLOW/SAME/UNCLEAR against the previous revision\n"
-               "                         (exit 1 on any SLOW; `runs check --help` gives the method)\n"
+               "  check ID [--against REF] [--threshold PCT] [--alpha A] [--json]\n"
+               "                         FAST/SLOW/SAME/UNCLEAR against the previous revision or the line's\n"
+               "                         history, judged against the machine's run-to-run noise (exit 0 same or\n"
+               "                         faster, 1 slower, 3 unclear; `runs check --help` gives the method)\n"
+               "  calibrate [--runs N] [-- BENCH-OPTIONS]\n"
+               "                         N back-to-back benchmark runs: the machine's noise, stored for check\n"
                "  regressions [--json]   every line's latest revision checked against its previous one\n\n"
                "  --db FILE              registry (default $ROPEGRAD_DB, else $XDG_DATA_HOME/ropegrad/runs.db,\n"
                "                         else ~/.local/share/ropegrad/runs.db)\n"
@@ -97,6 +100,10 @@ static int handed_over(int argc, char **argv, int *rc)
     }
     if (argc > 1 && !strcmp(argv[1], "push")) {
         *rc = rg_cmd_runs_push(argc - 1, argv + 1);   /* push.c */
+        return 1;
+    }
+    if (argc > 1 && !strcmp(argv[1], "calibrate")) {
+        *rc = rg_cmd_runs_calibrate(argc - 1, argv + 1);   /* runs_calibrate.c */
         return 1;
     }
     return 0;

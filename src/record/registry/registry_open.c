@@ -47,7 +47,7 @@
 
 /* "RGRD": marks a SQLite file as a ropegrad registry. */
 #define RG_APPLICATION_ID 0x52475244
-#define RG_SCHEMA_VERSION 4
+#define RG_SCHEMA_VERSION 5
 
 /* The runs table's columns from id to backend: the same in the first schema
  * (0 -> 1) and in the table that migration 1 -> 2 rebuilds it as. Part of
@@ -161,11 +161,22 @@ static const char *const migrations[RG_SCHEMA_VERSION] = {
     "  stored TEXT NOT NULL,"
     "  offered TEXT NOT NULL);"
     "CREATE INDEX run_conflicts_by_run ON run_conflicts(run_id);",
+    /* 4 -> 5 (issue 41): the run-to-run noise `runs calibrate` measured on
+     * a machine (gate.h), the latest calibration of each machine. */
+    "CREATE TABLE machine_noise ("
+    "  machine TEXT PRIMARY KEY,"
+    "  created_at TEXT NOT NULL,"
+    "  sigma REAL NOT NULL CHECK (sigma >= 0),"
+    "  df INTEGER NOT NULL CHECK (df >= 1),"
+    "  sigma_w REAL NOT NULL CHECK (sigma_w >= 0),"
+    "  df_w INTEGER NOT NULL CHECK (df_w >= 1),"
+    "  runs INTEGER NOT NULL,"
+    "  detail TEXT NOT NULL);",
 };
 
 /* The C half of a migration, run after its SQL (NULL: none). */
 static int (*const migration_steps[RG_SCHEMA_VERSION])(rg_registry *, char *, size_t) = {
-    NULL, reg_convert_stored_manifests, NULL, reg_index_stored_signatures};
+    NULL, reg_convert_stored_manifests, NULL, reg_index_stored_signatures, NULL};
 
 static const char *const our_tables[] = {"runs", "run_workloads", "notes", "replications"};
 
