@@ -16,8 +16,10 @@
  *
  * Under attack: the cache is keyed by path alone (no header reaches a cached
  * page) and capped in bytes; one client address holds at most
- * max_per_client connections, idle ones are closed after timeout_s and a
- * request body must arrive within body_deadline_s; every write first checks
+ * max_per_client connections, idle ones are closed after timeout_s, a
+ * request's headers must arrive within header_deadline_s (and slow ones are
+ * closed first while most connections wait for headers: serve_deadline.h),
+ * a request body within body_deadline_s; every write first checks
  * that the registry path still names the file the server was started with
  * (and again after writing) and answers 503 when not, or when the registry
  * is read-only or busy.
@@ -46,6 +48,7 @@
 #include <openssl/rand.h>
 
 #include "listen.h"
+#include "serve_deadline.h"
 #include "serve_writer.h"
 
 #include "model.h"
@@ -75,7 +78,7 @@ struct rg_server {
     dev_t db_dev;                   /* the registry file's identity at create */
     ino_t db_ino;
     size_t max_body, cache_bytes, cache_used;
-    unsigned threads, timeout_s, max_per_client, body_deadline_s;
+    unsigned threads, timeout_s, max_per_client, body_deadline_s, header_deadline_s;
     char base[80];                  /* "http://ADDR:PORT" once listening on one address, else "" */
     rg_listen_addr addr;
     struct MHD_Daemon *d;
@@ -84,6 +87,7 @@ struct rg_server {
     pthread_mutex_t mu;
     cache_slot cache[CACHE_SLOTS];
     rg_writer *writer;              /* runs the POSTs (serve_writer.h); NULL: read-only, or stopped */
+    rg_deadline *deadline;          /* the request-header deadline's watch (serve_deadline.h) */
 };
 
 /* A fresh random key for the forms and the CSRF value it gives. */
@@ -182,6 +186,7 @@ int rg_serve_create(const rg_serve_options *o, rg_server **out, char *err, size_
     s->cache_bytes = o->cache_bytes ? o->cache_bytes : RG_SERVE_CACHE_BYTES;
     s->max_per_client = o->max_per_client ? o->max_per_client : RG_SERVE_MAX_PER_CLIENT;
     s->body_deadline_s = o->body_deadline_s ? o->body_deadline_s : RG_SERVE_BODY_DEADLINE;
+    s->header_deadline_s = o->header_deadline_s ? o->header_deadline_s : RG_SERVE_HEADER_DEADLINE;
     if (rg_listen_parse(o->listen, &s->addr, err, errlen) ||
         (o->write_token_file && read_token(o->write_token_file, s->token, sizeof s->token, err, errlen)) ||
         make_form_key(s, err, errlen)) {
@@ -527,8 +532,12 @@ static void manifest_json(rg_server *s, rg_registry *g, const rg_request *q, rg_
 }
 
 /* A failed write's status: 503 when another writer held the registry
- * beyond the busy timeout, else fallback. */
-static int write_failure(const rg_registry *g, int fallback) { return rg_registry_busy(g) ? 503 : fallback; }
+ * beyond the busy timeout, 507 when the disk is full or the file size limit
+ * (RLIMIT_FSIZE) was reached, else fallback. */
+static int write_failure(const rg_registry *g, int fallback)
+{
+    return rg_registry_busy(g) ? 503 : rg_registry_full(g) ? 507 : fallback;
+}
 
 static void post_run(rg_server *s, rg_registry *g, const rg_request *q, rg_response *r, int64_t *stored)
 {
@@ -979,6 +988,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     rg_server *s = cls;
     conn_state *st = *con_cls;
     if (!st) {
+        rg_deadline_headers_done(c);
         st = calloc(1, sizeof *st);
         if (!st) return MHD_NO;
         *con_cls = st;
@@ -1048,6 +1058,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
         free(st);
         *con_cls = NULL;
     }
+    rg_deadline_request_done(c);
 }
 
 /* As many connections as the process may open files, less a margin for
@@ -1068,12 +1079,15 @@ int rg_serve_start(rg_server *s, char *err, size_t errlen)
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL_LINUX_ONLY | MHD_ALLOW_SUSPEND_RESUME;
     if (s->writable && !s->writer && rg_writer_start(&s->writer, err, errlen)) return 2;
     if (s->addr.sa.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
+    const unsigned limit = connection_limit();
+    if (!s->deadline && rg_deadline_start(&s->deadline, s->header_deadline_s, limit / 4 * 3, err, errlen)) return 2;
     s->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&s->addr.sa,
                             MHD_OPTION_THREAD_POOL_SIZE, s->threads, MHD_OPTION_CONNECTION_TIMEOUT, s->timeout_s,
-                            MHD_OPTION_CONNECTION_LIMIT, connection_limit(), MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+                            MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
                             s->max_per_client, MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024,
                             MHD_OPTION_UNESCAPE_CALLBACK, unescape_path, NULL, MHD_OPTION_NOTIFY_COMPLETED,
-                            on_completed, s, MHD_OPTION_END);
+                            on_completed, s, MHD_OPTION_NOTIFY_CONNECTION, rg_deadline_notify, s->deadline,
+                            MHD_OPTION_END);
     const unsigned port = s->addr.sa.ss_family == AF_INET6
                               ? ntohs(((const struct sockaddr_in6 *)(const void *)&s->addr.sa)->sin6_port)
                               : ntohs(((const struct sockaddr_in *)(const void *)&s->addr.sa)->sin_port);
@@ -1098,7 +1112,9 @@ void rg_serve_destroy(rg_server *s)
     /* The writer first: it resumes every connection it holds (a POST that
      * comes after it stopped is answered on its worker thread). */
     rg_writer_stop(s->writer);
+    rg_deadline_stop(s->deadline);   /* no more cuts; the daemon still notifies each close */
     if (s->d) MHD_stop_daemon(s->d);
+    rg_deadline_free(s->deadline);
     rg_writer_free(s->writer);
     rg_registry *g = pthread_getspecific(s->key);
     if (g) {

@@ -35,6 +35,11 @@
 #define RG_SERVE_CACHE_BYTES (64u * 1024 * 1024)
 #define RG_SERVE_MAX_PER_CLIENT 64
 #define RG_SERVE_BODY_DEADLINE 30
+/* A request's headers must arrive within this many seconds of the
+ * connection's start (or of its previous request's end); and while more
+ * than 3/4 of the connections the server may hold wait for headers, the
+ * longest waits are closed first (serve_deadline.h). */
+#define RG_SERVE_HEADER_DEADLINE 10
 
 typedef struct rg_serve_options {
     const char *db_path;            /* the registry (must exist) */
@@ -47,6 +52,7 @@ typedef struct rg_serve_options {
     size_t cache_bytes;             /* page cache cap, 0: RG_SERVE_CACHE_BYTES */
     unsigned max_per_client;        /* connections per client address, 0: RG_SERVE_MAX_PER_CLIENT */
     unsigned body_deadline_s;       /* a request body's whole time, 0: RG_SERVE_BODY_DEADLINE */
+    unsigned header_deadline_s;     /* a request's headers' whole time, 0: RG_SERVE_HEADER_DEADLINE */
 } rg_serve_options;
 
 typedef struct rg_server rg_server;

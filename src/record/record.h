@@ -223,6 +223,9 @@ int rg_registry_read_only(const rg_registry *g);
 /* 1 when the last write on g failed because another connection held the
  * registry locked beyond the busy timeout (SQLITE_BUSY), else 0. */
 int rg_registry_busy(const rg_registry *g);
+/* 1 when the last failure was a full disk or the file size limit
+ * (RLIMIT_FSIZE): SQLITE_FULL, or ENOSPC, EFBIG or EDQUOT underneath. */
+int rg_registry_full(const rg_registry *g);
 /* Copies the WAL into the registry file itself and empties it (a TRUNCATE
  * checkpoint): what was committed is then in the file, even if its name is
  * later taken by another file. 0, or 2 with a message. */

@@ -18,3 +18,5 @@ foreach(pct 0 20)
   set_target_properties(${name} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/plugins)
   add_dependencies(test_runs_check ${name})
 endforeach()
+# test_runs_calibrate times three short runs back to back: alone too.
+set_tests_properties(test_runs_calibrate PROPERTIES RUN_SERIAL TRUE)

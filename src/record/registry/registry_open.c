@@ -512,6 +512,8 @@ int rg_registry_read_only(const rg_registry *g) { return g ? g->read_only : 0; }
 
 int rg_registry_busy(const rg_registry *g) { return g ? g->busy : 0; }
 
+int rg_registry_full(const rg_registry *g) { return g ? g->full : 0; }
+
 int rg_registry_checkpoint(rg_registry *g, char *err, size_t errlen)
 {
     if (!g) {
