@@ -9,11 +9,13 @@
 #      gate must never say SLOW (UNCLEAR is an answer, busy or not);
 #   3. a copy 20% slower: the plugin tests/harness/plugins/slow_plugin.c built
 #      as libgate_same.so (the work) and libgate_slow20.so (the same work plus
-#      20%), recorded back to back and checked the same way, up to SLOW_TRIES
-#      times while the machine is busy (the gate answers UNCLEAR for a run
-#      recorded on a busy machine; it catches a slowdown on a quiet one).
+#      20%), recorded back to back and checked the same way: one try after
+#      every second same-code pair, then more until SLOW_TRIES tries or SLOW_SECONDS
+#      have passed, until one is recorded on a quiet machine (the gate answers
+#      UNCLEAR for a run recorded on a busy machine; it catches a slowdown on
+#      a quiet one).
 #
-#   bash bench/gate_pairs.sh [BUILD_DIR] [PAIRS] [CALIBRATION] [SLOW_TRIES] [OUT_DIR]
+#   bash bench/gate_pairs.sh [BUILD_DIR] [PAIRS] [CALIBRATION] [SLOW_TRIES] [OUT_DIR] [SLOW_SECONDS]
 #
 # Writes OUT_DIR (default results/gate/): gate-pairs.md (the table and the
 # totals) and checks.jsonl (every `runs check --json` document and the
@@ -26,6 +28,7 @@ pairs=${2:-20}
 calibration=${3:-10}
 slow_tries=${4:-6}
 out=${5:-$src/results/gate}
+slow_seconds=${6:-0}
 rg=$build/ropegrad
 same_so=$build/tests/plugins/libgate_same.so
 slow_so=$build/tests/plugins/libgate_slow20.so
@@ -62,6 +65,21 @@ cal_rc=0
 jq -c '{calibration: .}' "$work/cal.json" >>"$jsonl"
 rows=()
 slow_same=0; unclear_same=0; same_same=0
+slow_rows=(); caught=0; quiet_tries=0; tries=0
+slow_try() {   # one try of the slower copy, unless one was already checked on a quiet machine
+  [ "$quiet_tries" = 0 ] && [ "$tries" -lt "$slow_tries" ] || return 0
+  tries=$((tries + 1))
+  local a b j
+  a=$(bench --impl "$same_so"); b=$(bench --impl "$slow_so")
+  [ -n "$a" ] && [ -n "$b" ] || { echo "gate_pairs: a plugin run recorded nothing" >&2; exit 1; }
+  j=$(check "$b" "$a")
+  echo "$j" >>"$jsonl"
+  slow_rows+=("$(row "20% slower copy, try $tries" "$j")")
+  if [ "$(jq -r .busy <<<"$j")" = false ]; then
+    quiet_tries=$((quiet_tries + 1))
+    if [ "$(jq -r .verdict <<<"$j")" = SLOW ]; then caught=$((caught + 1)); fi
+  fi
+}
 for p in $(seq "$pairs"); do
   a=$(bench); b=$(bench)
   [ -n "$a" ] && [ -n "$b" ] || { echo "gate_pairs: a bench run recorded nothing" >&2; exit 1; }
@@ -73,26 +91,18 @@ for p in $(seq "$pairs"); do
     UNCLEAR) unclear_same=$((unclear_same + 1)) ;;
     *) same_same=$((same_same + 1)) ;;
   esac
+  if [ $((p % 2)) = 0 ]; then slow_try; fi
 done
-slow_rows=(); caught=0; quiet_tries=0
-for t in $(seq "$slow_tries"); do
-  a=$(bench --impl "$same_so"); b=$(bench --impl "$slow_so")
-  [ -n "$a" ] && [ -n "$b" ] || { echo "gate_pairs: a plugin run recorded nothing" >&2; exit 1; }
-  j=$(check "$b" "$a")
-  echo "$j" >>"$jsonl"
-  slow_rows+=("$(row "20% slower copy, try $t" "$j")")
-  if [ "$(jq -r .busy <<<"$j")" = false ]; then
-    quiet_tries=$((quiet_tries + 1))
-    [ "$(jq -r .verdict <<<"$j")" = SLOW ] && caught=$((caught + 1))
-    break
-  fi
+until_s=$(( $(date +%s) + slow_seconds ))
+while [ "$quiet_tries" = 0 ] && [ "$tries" -lt "$slow_tries" ] && { [ "$slow_seconds" = 0 ] || [ "$(date +%s)" -lt "$until_s" ]; }; do
+  slow_try
 done
 mkdir -p "$out"
 tmp=$out/.gate-pairs.md.tmp
 {
   echo "# The regression gate on back-to-back runs"
   echo
-  echo "\`bash bench/gate_pairs.sh BUILD $pairs $calibration $slow_tries\`, started $started on $(nproc) CPUs"
+  echo "\`bash bench/gate_pairs.sh BUILD $pairs $calibration $slow_tries OUT $slow_seconds\`, started $started on $(nproc) CPUs"
   echo "($(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')), load average at the end $(cut -d' ' -f1-3 /proc/loadavg);"
   echo "ropegrad $(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo unknown). Each run: 014 workloads 1-3 on the"
   echo "CPU, one thread, 30 iterations, one correctness round. Calibration first (\`runs calibrate --runs $calibration\`, exit $cal_rc):"
@@ -112,7 +122,7 @@ tmp=$out/.gate-pairs.md.tmp
   printf '%s\n' "${rows[@]}" "${slow_rows[@]}"
   echo
   echo "- same code: $pairs pairs: $slow_same SLOW, $unclear_same UNCLEAR, $same_same SAME or FAST"
-  echo "- the 20% slower copy: $quiet_tries checked on a quiet machine, $caught SLOW (tries while busy are UNCLEAR)"
+  echo "- the 20% slower copy: $tries tries, $quiet_tries recorded on a quiet machine, $caught SLOW (a try recorded on a busy machine is UNCLEAR)"
 } >"$tmp"
 mv "$tmp" "$out/gate-pairs.md"
 cp "$jsonl" "$out/checks.jsonl"

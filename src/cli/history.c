@@ -22,9 +22,10 @@
 #include "rank.h"
 #include "record.h"
 #include "rg_term.h"
+#include "runs.h"
 #include "runs_check.h"
+#include "runs_format.h"
 
-#define tprintf(...) rg_term_printf(stdout, __VA_ARGS__)
 
 
 /* A number from an option: finite, in [lo, hi]. */
@@ -63,18 +64,18 @@ static int print_line(rg_registry *g, const rg_ranked *e, size_t n)
     else snprintf(c, sizeof c, "source %.60s", r0->source);
     tprintf("line: %s, group %.19s  %s on %s (%s)\n", c, r0->comparison_key,
            r0->definition, r0->device, r0->primary_statistic);
-    tprintf("  %5s  %-24s  %-22s  %-34s  %-10s  %s\n", "id", "observed", "revision", "primary us [95% interval]",
+    tprintf("  %5s  %-24s  %-22s  %-36s  %-10s  %s\n", "id", "observed", "revision", "primary [95% interval]",
            "evidence", "flags");
     for (size_t i = 0; i < n; i++) {
         if (rg_untimed_label(e[i].row.status, e[i].row.primary_ns, NULL, b, sizeof b))
-            rg_interval_label(&e[i].iv, b, sizeof b);
-        tprintf("  %5lld  %-24.24s  %-22.22s  %-34s  %-10s  %s%s%s\n", (long long)e[i].row.id,
-               e[i].row.observed_at, e[i].revision, b, e[i].row.evidence,
+            rg_cli_interval(b, sizeof b, e[i].iv.est, e[i].iv.lo, e[i].iv.hi, e[i].iv.known);
+        tprintf("  %5lld  %-24.24s  %-22.22s  %-*s  %-10s  %s%s%s\n", (long long)e[i].row.id,
+               e[i].row.observed_at, e[i].revision, rg_cli_w(b, 36), b, e[i].row.evidence,
                strcmp(e[i].row.status, "passed") ? "FAILED " : "", e[i].suspect ? "SUSPECT: " : "",
                e[i].suspect ? e[i].suspect_why : "");
     }
     /* Per workload: the median and its 95% distribution-free interval in each run. */
-    tprintf("  per workload: median us [95%% interval of the median], oldest first\n");
+    tprintf("  per workload: median [95%% interval of the median], oldest first\n");
     rg_manifest *m = calloc(n, sizeof *m);
     if (!m) {
         rg_term_printf(stderr, "ropegrad runs history: out of memory\n");
@@ -97,10 +98,12 @@ static int print_line(rg_registry *g, const rg_ranked *e, size_t n)
             double lo, hi;
             if (!x) tprintf("  run %lld: -", (long long)e[i].row.id);
             else if (!isfinite(x->median)) tprintf("  run %lld: not timed", (long long)e[i].row.id);
-            else if (x->n_samples && x->n_samples < 1000000 &&
-                     !rg_median_interval(x->samples, (int)x->n_samples, RG_STATS_CONF, &lo, &hi))
-                tprintf("  run %lld: %.3f [%.3f, %.3f]", (long long)e[i].row.id, x->median / 1e3, lo / 1e3, hi / 1e3);
-            else tprintf("  run %lld: %.3f [unknown]", (long long)e[i].row.id, x->median / 1e3);
+            else {
+                int known = x->n_samples && x->n_samples < 1000000 &&
+                            !rg_median_interval(x->samples, (int)x->n_samples, RG_STATS_CONF, &lo, &hi);
+                tprintf("  run %lld: %s", (long long)e[i].row.id,
+                        rg_cli_interval(b, sizeof b, x->median, known ? lo : NAN, known ? hi : NAN, known));
+            }
         }
         tprintf("\n");
     }
@@ -110,7 +113,7 @@ static int print_line(rg_registry *g, const rg_ranked *e, size_t n)
     return 0;
 }
 
-static int history(rg_registry *g, const char *group, int64_t id)
+static int history(rg_registry *g, const char *group, int64_t id, int json)
 {
     char err[RG_ERRLEN];
     rg_run_row *rows;
@@ -142,9 +145,12 @@ static int history(rg_registry *g, const char *group, int64_t id)
     } else if (group && !nw) {
         rg_term_printf(stderr, "ropegrad runs history: no comparison group starts with '%.80s'\n", group);
         rc = 2;
-    } else {
+    } else if (!json) {
         tprintf("method: %s\n\n", RG_RANK_METHOD);
     }
+    cJSON *doc = json && !rc ? cJSON_CreateObject() : NULL, *lines = doc ? cJSON_CreateArray() : NULL;
+    int oom = json && !rc && (!doc || !lines || !cJSON_AddItemToObject(doc, "lines", lines) ||
+                              !cJSON_AddStringToObject(doc, "method", RG_RANK_METHOD));
     for (size_t i = 0; i < nw && !rc; i++) {
         size_t at = 0;
         while (at < nr && rows[at].id != want[i]) at++;
@@ -160,10 +166,18 @@ static int history(rg_registry *g, const char *group, int64_t id)
         for (size_t k = 0; k < n; k++)
             for (size_t j = 0; j < nr; j++)
                 if (rows[j].id == e[k].row.id) seen[j] = 1;
-        if (n) rc = print_line(g, e, n);
+        if (n && json && !oom) {
+            int lr = rg_history_line_json(g, e, n, lines);
+            if (lr == 2) rg_term_printf(stderr, "ropegrad runs history: a run of the line cannot be read\n"), rc = 2;
+            oom |= lr == 1;
+        } else if (n && !json) {
+            rc = print_line(g, e, n);
+        }
         free(e);
     }
     free(rows), free(want), free(seen);
+    if (json && !rc) return rg_runs_emit_json("history", doc, oom);
+    cJSON_Delete(doc);
     return rc;
 }
 
@@ -290,11 +304,12 @@ static void usage(int is_check, int is_reg)
                RG_GATE_MIN_HISTORY, RG_GATE_LOOKBACK, RG_NOISE_MIN_PAIRS, 100 * RG_NOISE_DEFAULT, 100 * RG_STATS_CONF,
                100 * RG_GATE_BUSY_OTHER, 100 * RG_GATE_BUSY_STEAL, 100 * RG_STATS_THRESHOLD, RG_STATS_ALPHA, RG_GATE_Z);
     else
-        tprintf("usage: ropegrad runs history ID | --group KEY [--db FILE]\n\n"
+        tprintf("usage: ropegrad runs history ID | --group KEY [--json] [--db FILE]\n\n"
                "The primary statistic (with its %.0f%% interval) and each workload's median (with its\n"
                "interval) over the runs of an implementation line, oldest first, with the revision each\n"
                "measured (git commit when built from a checkout, else the implementation digest).\n"
-               "ID: the line of that run; --group KEY (a prefix of the comparison key): every line of it.\n",
+               "ID: the line of that run; --group KEY (a prefix of the comparison key): every line of it.\n"
+               "--json: one JSON document {method, lines: [{runs, workloads}]} (docs/record.md).\n",
                100 * RG_STATS_CONF);
 }
 
@@ -307,10 +322,6 @@ static int check_usage(const char *sub, int npos, const char *group, const char 
     if (is_reg && (group || against_s || npos != 0)) {
         rg_term_printf(stderr, "ropegrad runs regressions: expected no run id, --group or --against (usage: ropegrad runs "
                         "regressions [--json] [--threshold PCT] [--alpha A])\n");
-        return 2;
-    }
-    if (!is_reg && !is_check && json) {
-        rg_term_printf(stderr, "ropegrad runs %s: --json only applies to check and regressions\n", sub);
         return 2;
     }
     if (is_check && (group || npos != 1)) {
@@ -390,7 +401,7 @@ int rg_cmd_runs_history_check(int argc, char **argv)
     if (open_registry(sub, db, &g)) return 2;
     int rc = is_check ? check(g, id, against, threshold, alpha, z_threshold, json)
              : is_reg ? regressions(g, json, threshold, alpha)
-                      : history(g, group, id);
+                      : history(g, group, id, json);
     rg_registry_close(g);
     return rc;
 }

@@ -20,7 +20,7 @@
 static void runs_usage(FILE *f)
 {
     fprintf(f, "usage: ropegrad runs COMMAND [ARGS] [--db FILE]\n\n"
-               "  list [--json]          a line per run (--json: one JSON array, for scripts)\n"
+               "  list                   a line per run\n"
                "  show ID                the whole record\n"
                "  rank [--evidence E]    runs grouped by comparison key, ranked by their primary statistic's\n"
                "                         95%% interval (overlapping intervals tie: =2; suspect runs after the others)\n"
@@ -47,7 +47,9 @@ static void runs_usage(FILE *f)
                "  regressions [--json]   every line's latest revision checked against its previous one\n\n"
                "  --db FILE              registry (default $ROPEGRAD_DB, else $XDG_DATA_HOME/ropegrad/runs.db,\n"
                "                         else ~/.local/share/ropegrad/runs.db)\n"
-               "  --verbose              (replicate) progress on stderr\n\n"
+               "  --verbose              (replicate) progress on stderr\n"
+               "  --json                 one JSON document on stdout, for scripts (every command but replicate;\n"
+               "                         export writes the manifest itself; docs/record.md lists the keys)\n\n"
                "exit status: 0 ok, 1 a check failed (digest mismatch, replication disagreed), 2 bad usage or input\n");
 }
 
@@ -165,7 +167,7 @@ static int check_options(const runs_ctx *x, const char *sub)
                   {x->suite, "--suite", strcmp(sub, "import") ? "replicate" : "import"},
                   {x->definition, "--definition", "import"},
                   {x->key, "--key", "sign"},     {x->trusted, "--trusted-keys", "import"},
-                  {x->json ? "" : NULL, "--json", "list"}};
+                  {x->json && !strcmp(sub, "replicate") ? "" : NULL, "--json", "every command but replicate"}};
     for (size_t i = 0; i < sizeof scoped / sizeof scoped[0]; i++)
         if (scoped[i].value && strcmp(sub, scoped[i].only)) {
             rg_term_printf(stderr, "ropegrad runs %s: %s only applies to %s\n", sub, scoped[i].option, scoped[i].only);
@@ -188,7 +190,12 @@ static int cmd_note(runs_ctx *x, int64_t id, const char *text)
 {
     int rc = rg_registry_add_note(x->g, id, text, x->err, sizeof x->err) ? 2 : 0;
     if (rc) rg_term_printf(stderr, "ropegrad runs note: %s\n", x->err);
-    else tprintf("note added to run #%lld (evidence unchanged)\n", (long long)id);
+    else if (x->json) {
+        cJSON *o = cJSON_CreateObject();
+        rc = rg_runs_emit_json("note", o, !o || !cJSON_AddNumberToObject(o, "run", (double)id) ||
+                                              !cJSON_AddStringToObject(o, "kind", "note") ||
+                                              !cJSON_AddBoolToObject(o, "evidence_unchanged", 1));
+    } else tprintf("note added to run #%lld (evidence unchanged)\n", (long long)id);
     return rc;
 }
 
@@ -210,11 +217,11 @@ static int cmd_replicate(runs_ctx *x, int64_t id)
 static int dispatch(runs_ctx *x, const char *sub, int64_t id, int64_t id2, char **pos)
 {
     if (!strcmp(sub, "list")) return x->json ? rg_runs_list_json(x) : rg_runs_list(x);
-    if (!strcmp(sub, "show")) return rg_runs_show(x, id);
-    if (!strcmp(sub, "rank")) return rg_runs_rank(x);
-    if (!strcmp(sub, "compare")) return rg_runs_compare(x, id, id2);
-    if (!strcmp(sub, "export")) return rg_runs_export(x, id);
-    if (!strcmp(sub, "cite")) return rg_runs_cite(x, id);
+    if (!strcmp(sub, "show")) return x->json ? rg_runs_show_json(x, id) : rg_runs_show(x, id);
+    if (!strcmp(sub, "rank")) return x->json ? rg_runs_rank_json(x) : rg_runs_rank(x);
+    if (!strcmp(sub, "compare")) return x->json ? rg_runs_compare_json(x, id, id2) : rg_runs_compare(x, id, id2);
+    if (!strcmp(sub, "export")) return rg_runs_export(x, id);   /* the manifest: JSON already */
+    if (!strcmp(sub, "cite")) return x->json ? rg_runs_cite_json(x, id) : rg_runs_cite(x, id);
     if (!strcmp(sub, "sign")) return rg_runs_sign(x, id);
     if (!strcmp(sub, "note")) return cmd_note(x, id, pos[2]);
     return cmd_replicate(x, id);

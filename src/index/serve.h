@@ -53,7 +53,14 @@ typedef struct rg_serve_options {
     unsigned max_per_client;        /* connections per client address, 0: RG_SERVE_MAX_PER_CLIENT */
     unsigned body_deadline_s;       /* a request body's whole time, 0: RG_SERVE_BODY_DEADLINE */
     unsigned header_deadline_s;     /* a request's headers' whole time, 0: RG_SERVE_HEADER_DEADLINE */
+    const char *base_url;           /* the public URL the citations' permalinks start with ("https://x.org/idx");
+                                       NULL: http://ADDR:PORT when listening on one address */
 } rg_serve_options;
+
+/* A --base-url: http:// or https://, a host, an optional port and path, no
+ * query, fragment, space, quote or angle bracket, no trailing slash, at most
+ * 200 bytes. 0, or 2 with err. */
+int rg_serve_check_base_url(const char *url, char *err, size_t errlen);
 
 typedef struct rg_server rg_server;
 

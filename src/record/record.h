@@ -269,6 +269,11 @@ int rg_untimed_label(const char *status, double primary_ns, const char *reason, 
 /* The reason of m's first workload that failed its check ("" when none). */
 const char *rg_manifest_first_failure(const rg_manifest *m);
 
+/* The local ids (at most max, lowest first, *n of them) of the runs whose run
+ * digest begins with "sha256:" + hex (4 to 64 lowercase hex digits): 0, or 2
+ * with a message. */
+int rg_registry_find_digest(rg_registry *g, const char *hex, int64_t *ids, size_t max, size_t *n, char *err,
+                            size_t errlen);
 /* Runs ordered by id (newest last). *rows is malloc'd. */
 int rg_registry_list(rg_registry *g, rg_run_row **rows, size_t *n, char *err, size_t errlen);
 /* One run: its row and (when manifest != NULL) its manifest, parsed strictly
