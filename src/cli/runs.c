@@ -7,6 +7,7 @@
 #define _GNU_SOURCE   /* getopt_long */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cliopt.h"
@@ -48,8 +49,8 @@ static void runs_usage(FILE *f)
                "  --db FILE              registry (default $ROPEGRAD_DB, else $XDG_DATA_HOME/ropegrad/runs.db,\n"
                "                         else ~/.local/share/ropegrad/runs.db)\n"
                "  --verbose              (replicate) progress on stderr\n"
-               "  --json                 one JSON document on stdout, for scripts (every command but replicate;\n"
-               "                         export writes the manifest itself; docs/record.md lists the keys)\n\n"
+               "  --json                 one JSON document on stdout, for scripts (every command; export\n"
+               "                         writes the manifest itself; docs/record.md lists the keys)\n\n"
                "exit status: 0 ok, 1 a check failed (digest mismatch, replication disagreed), 2 bad usage or input\n");
 }
 
@@ -166,8 +167,7 @@ static int check_options(const runs_ctx *x, const char *sub)
     } scoped[] = {{x->out, "--out", "export"},   {x->evidence, "--evidence", "rank"},
                   {x->suite, "--suite", strcmp(sub, "import") ? "replicate" : "import"},
                   {x->definition, "--definition", "import"},
-                  {x->key, "--key", "sign"},     {x->trusted, "--trusted-keys", "import"},
-                  {x->json && !strcmp(sub, "replicate") ? "" : NULL, "--json", "every command but replicate"}};
+                  {x->key, "--key", "sign"},     {x->trusted, "--trusted-keys", "import"}};
     for (size_t i = 0; i < sizeof scoped / sizeof scoped[0]; i++)
         if (scoped[i].value && strcmp(sub, scoped[i].only)) {
             rg_term_printf(stderr, "ropegrad runs %s: %s only applies to %s\n", sub, scoped[i].option, scoped[i].only);
@@ -207,9 +207,29 @@ static int cmd_replicate(runs_ctx *x, int64_t id)
     if (x->suite) snprintf(suite, sizeof suite, "%s", x->suite);
     else rg_cli_default_suite(suite, sizeof suite);
     const rg_replicate_runner harness = {rg_suite_load, rg_run_suite};
-    int rc = rg_record_replicate(x->g, id, suite, &harness, x->verbose, stdout, &rid, &agreed, x->err, sizeof x->err);
+    char *report = NULL;
+    size_t report_len = 0;
+    FILE *out = x->json ? open_memstream(&report, &report_len) : stdout;   /* --json: the report becomes a field */
+    if (!out) {
+        rg_term_printf(stderr, "ropegrad runs replicate: out of memory\n");
+        return 2;
+    }
+    int rc = rg_record_replicate(x->g, id, suite, &harness, x->verbose, out, &rid, &agreed, x->err, sizeof x->err);
+    if (x->json) fclose(out);
     if (rc) rg_term_printf(stderr, "ropegrad runs replicate: %s\n", x->err);
-    else rc = agreed ? 0 : 1;
+    else if (x->json) {
+        cJSON *o = cJSON_CreateObject(), *lines = o ? cJSON_AddArrayToObject(o, "report") : NULL;
+        int oom = !o || !lines || !cJSON_AddNumberToObject(o, "original", (double)id) ||
+                  !cJSON_AddNumberToObject(o, "replica", (double)rid) || !cJSON_AddBoolToObject(o, "agreed", agreed);
+        for (char *line = report, *nl; !oom && line && *line; line = nl ? nl + 1 : NULL) {   /* one string a line */
+            if ((nl = strchr(line, '\n'))) *nl = 0;
+            cJSON *l = cJSON_CreateString(rg_term(line));
+            oom |= !l || !cJSON_AddItemToArray(lines, l);
+        }
+        rc = rg_runs_emit_json("replicate", o, oom);
+        if (!rc) rc = agreed ? 0 : 1;
+    } else rc = agreed ? 0 : 1;
+    free(report);
     return rc;
 }
 

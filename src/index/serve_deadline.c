@@ -30,7 +30,6 @@ struct rg_deadline {
     int running, stopping;
     unsigned deadline_s, pressure;
     size_t waiting;     /* connections waiting for headers, not cut */
-    unsigned long cut;
     conn *head, *tail;
 };
 
@@ -69,7 +68,6 @@ static void sweep(rg_deadline *w)
         shutdown(e->fd, SHUT_RDWR);   /* the fd stays open until MHD closes it, after it notified CLOSED */
         e->cut = 1;
         w->waiting--;
-        w->cut++;
     }
 }
 
@@ -197,5 +195,3 @@ void rg_deadline_request_done(struct MHD_Connection *c)
     }
     pthread_mutex_unlock(&w->mu);
 }
-
-unsigned long rg_deadline_cut(const rg_deadline *w) { return w ? w->cut : 0; }

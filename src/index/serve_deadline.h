@@ -35,7 +35,5 @@ void rg_deadline_notify(void *cls, struct MHD_Connection *c, void **socket_conte
 void rg_deadline_headers_done(struct MHD_Connection *c);
 /* A request ended: the connection waits for the next one's headers. */
 void rg_deadline_request_done(struct MHD_Connection *c);
-/* Connections cut so far (for tests and the log). */
-unsigned long rg_deadline_cut(const rg_deadline *w);
 
 #endif

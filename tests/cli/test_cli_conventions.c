@@ -256,7 +256,8 @@ static void test_runs_list_json(void **state)
     assert_true(cJSON_IsNumber(tu_get(r, "geomean_ns")));
     assert_true(cJSON_IsNull(tu_get(r, "replicates_of")));
     cJSON_Delete(j);
-    EXPECT_ONE_LINE_ERROR(rg("runs replicate 1 --json --db t.db"), "--json only applies to every command but replicate");
+    /* replicate --json: a run imported from elsewhere measured no protocol here to repeat: one line, exit 2. */
+    EXPECT_ONE_LINE_ERROR(rg("runs replicate 1 --json --db t.db"), "ropegrad runs replicate:");
     /* --json on every other subcommand: one JSON document each, with its documented keys (docs/record.md). */
     static const struct { const char *args, *keys[4]; } docs[] = {
         {"runs show 1 --json --db t.db", {"run", "workloads", "notes", "harness"}},
