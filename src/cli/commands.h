@@ -15,6 +15,7 @@ int rg_cmd_serve(int argc, char **argv);           /* serve.c */
 int rg_cmd_site(int argc, char **argv);            /* site.c */
 int rg_cmd_runs_push(int argc, char **argv);       /* push.c (ropegrad runs push) */
 int rg_cmd_runs_import_catalog(int argc, char **argv); /* runs_import_catalog.c (ropegrad runs import-catalog) */
+int rg_cmd_runs_calibrate(int argc, char **argv);  /* runs_calibrate.c (ropegrad runs calibrate) */
 int rg_cmd_migrate(int argc, char **argv);         /* migrate.c */
 int rg_cmd_keygen(int argc, char **argv);          /* keygen.c */
 

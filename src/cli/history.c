@@ -22,8 +22,10 @@
 #include "rank.h"
 #include "record.h"
 #include "rg_term.h"
+#include "runs.h"
+#include "runs_check.h"
+#include "runs_format.h"
 
-#define tprintf(...) rg_term_printf(stdout, __VA_ARGS__)
 
 
 /* A number from an option: finite, in [lo, hi]. */
@@ -62,18 +64,18 @@ static int print_line(rg_registry *g, const rg_ranked *e, size_t n)
     else snprintf(c, sizeof c, "source %.60s", r0->source);
     tprintf("line: %s, group %.19s  %s on %s (%s)\n", c, r0->comparison_key,
            r0->definition, r0->device, r0->primary_statistic);
-    tprintf("  %5s  %-24s  %-22s  %-34s  %-10s  %s\n", "id", "observed", "revision", "primary us [95% interval]",
+    tprintf("  %5s  %-24s  %-22s  %-36s  %-10s  %s\n", "id", "observed", "revision", "primary [95% interval]",
            "evidence", "flags");
     for (size_t i = 0; i < n; i++) {
         if (rg_untimed_label(e[i].row.status, e[i].row.primary_ns, NULL, b, sizeof b))
-            rg_interval_label(&e[i].iv, b, sizeof b);
-        tprintf("  %5lld  %-24.24s  %-22.22s  %-34s  %-10s  %s%s%s\n", (long long)e[i].row.id,
-               e[i].row.observed_at, e[i].revision, b, e[i].row.evidence,
+            rg_cli_interval(b, sizeof b, e[i].iv.est, e[i].iv.lo, e[i].iv.hi, e[i].iv.known);
+        tprintf("  %5lld  %-24.24s  %-22.22s  %-*s  %-10s  %s%s%s\n", (long long)e[i].row.id,
+               e[i].row.observed_at, e[i].revision, rg_cli_w(b, 36), b, e[i].row.evidence,
                strcmp(e[i].row.status, "passed") ? "FAILED " : "", e[i].suspect ? "SUSPECT: " : "",
                e[i].suspect ? e[i].suspect_why : "");
     }
     /* Per workload: the median and its 95% distribution-free interval in each run. */
-    tprintf("  per workload: median us [95%% interval of the median], oldest first\n");
+    tprintf("  per workload: median [95%% interval of the median], oldest first\n");
     rg_manifest *m = calloc(n, sizeof *m);
     if (!m) {
         rg_term_printf(stderr, "ropegrad runs history: out of memory\n");
@@ -96,10 +98,12 @@ static int print_line(rg_registry *g, const rg_ranked *e, size_t n)
             double lo, hi;
             if (!x) tprintf("  run %lld: -", (long long)e[i].row.id);
             else if (!isfinite(x->median)) tprintf("  run %lld: not timed", (long long)e[i].row.id);
-            else if (x->n_samples && x->n_samples < 1000000 &&
-                     !rg_median_interval(x->samples, (int)x->n_samples, RG_STATS_CONF, &lo, &hi))
-                tprintf("  run %lld: %.3f [%.3f, %.3f]", (long long)e[i].row.id, x->median / 1e3, lo / 1e3, hi / 1e3);
-            else tprintf("  run %lld: %.3f [unknown]", (long long)e[i].row.id, x->median / 1e3);
+            else {
+                int known = x->n_samples && x->n_samples < 1000000 &&
+                            !rg_median_interval(x->samples, (int)x->n_samples, RG_STATS_CONF, &lo, &hi);
+                tprintf("  run %lld: %s", (long long)e[i].row.id,
+                        rg_cli_interval(b, sizeof b, x->median, known ? lo : NAN, known ? hi : NAN, known));
+            }
         }
         tprintf("\n");
     }
@@ -109,7 +113,7 @@ static int print_line(rg_registry *g, const rg_ranked *e, size_t n)
     return 0;
 }
 
-static int history(rg_registry *g, const char *group, int64_t id)
+static int history(rg_registry *g, const char *group, int64_t id, int json)
 {
     char err[RG_ERRLEN];
     rg_run_row *rows;
@@ -141,9 +145,12 @@ static int history(rg_registry *g, const char *group, int64_t id)
     } else if (group && !nw) {
         rg_term_printf(stderr, "ropegrad runs history: no comparison group starts with '%.80s'\n", group);
         rc = 2;
-    } else {
+    } else if (!json) {
         tprintf("method: %s\n\n", RG_RANK_METHOD);
     }
+    cJSON *doc = json && !rc ? cJSON_CreateObject() : NULL, *lines = doc ? cJSON_CreateArray() : NULL;
+    int oom = json && !rc && (!doc || !lines || !cJSON_AddItemToObject(doc, "lines", lines) ||
+                              !cJSON_AddStringToObject(doc, "method", RG_RANK_METHOD));
     for (size_t i = 0; i < nw && !rc; i++) {
         size_t at = 0;
         while (at < nr && rows[at].id != want[i]) at++;
@@ -159,45 +166,22 @@ static int history(rg_registry *g, const char *group, int64_t id)
         for (size_t k = 0; k < n; k++)
             for (size_t j = 0; j < nr; j++)
                 if (rows[j].id == e[k].row.id) seen[j] = 1;
-        if (n) rc = print_line(g, e, n);
+        if (n && json && !oom) {
+            int lr = rg_history_line_json(g, e, n, lines);
+            if (lr == 2) rg_term_printf(stderr, "ropegrad runs history: a run of the line cannot be read\n"), rc = 2;
+            oom |= lr == 1;
+        } else if (n && !json) {
+            rc = print_line(g, e, n);
+        }
         free(e);
     }
     free(rows), free(want), free(seen);
+    if (json && !rc) return rg_runs_emit_json("history", doc, oom);
+    cJSON_Delete(doc);
     return rc;
 }
 
 /* ---- check ------------------------------------------------------------------------ */
-
-/* The history rule (gate.h): -1 when the line has too little credible
- * history (the pairwise check applies), else the exit status. */
-static int check_history(rg_registry *g, int64_t id, double z_threshold, double threshold)
-{
-    char err[RG_ERRLEN], busy_why[64];
-    rg_gate_history h;
-    if (rg_gate_history_check(g, id, z_threshold, threshold, &h, err, sizeof err)) {
-        rg_term_printf(stderr, "ropegrad runs check: %s\n", err);
-        return 2;
-    }
-    if (h.n < RG_GATE_MIN_HISTORY) return -1;
-    rg_run_row row;
-    rg_manifest m;
-    if (rg_registry_get(g, id, &row, &m, err, sizeof err)) {
-        rg_term_printf(stderr, "ropegrad runs check: %s\n", err);
-        return 2;
-    }
-    int busy = rg_manifest_busy(&m, busy_why, sizeof busy_why);
-    rg_manifest_free(&m);
-    rg_verdict v = busy ? RG_VERDICT_UNCLEAR : h.verdict;   /* gate.h: a busy CPU run says nothing either way */
-    tprintf("check: run #%lld against the history of its line: %zu earlier credible runs (#%lld to #%lld)", (long long)id,
-            h.n, (long long)h.first_id, (long long)h.last_id);
-    if (h.skipped) tprintf(", %zu left out (failed, suspect or busy)", h.skipped);
-    tprintf("\nmethod: %s\nz threshold %.3g, threshold %.3g%%\n\n", RG_GATE_HISTORY_METHOD, z_threshold, 100 * threshold);
-    tprintf("  primary: run %.3f us, history mean %.3f us, sd %.3f us, ratio %.4f, z %.2f: %s\n", h.x / 1e3,
-            h.mean / 1e3, h.sd / 1e3, h.x / h.mean, h.z, rg_verdict_name(v));
-    if (busy) tprintf("  recorded on a busy machine (%s): UNCLEAR, never SLOW (or SAME, or FAST)\n", busy_why);
-    tprintf("\n%s\n", v == RG_VERDICT_SLOW ? "regression" : "no regression");
-    return v == RG_VERDICT_SLOW ? 1 : 0;
-}
 
 /* Whether run id timed nothing (a failed run, or `check`): 0 with its label
  * in buf (untimed.c) and *failed set, 1 when it was timed, 2 on error
@@ -217,29 +201,22 @@ static int timed_nothing(rg_registry *g, int64_t id, char *buf, size_t n, int *f
     return rc;
 }
 
-static int check(rg_registry *g, int64_t id, int64_t against, double threshold, double alpha, double z_threshold)
+static int check(rg_registry *g, int64_t id, int64_t against, double threshold, double alpha, double z_threshold,
+                 int json)
 {
-    char err[RG_ERRLEN], a[300], b[300];
+    char err[RG_ERRLEN], a[300];
     int failed, t = timed_nothing(g, id, a, sizeof a, &failed);
     if (t == 2) return 2;
-    if (t == 0) {   /* no times to check: a failed run fails the check, a `check` run passes it */
-        tprintf("run #%lld timed nothing (%s): no times to check%s\n", (long long)id, a,
-                failed ? "; a failed run fails the check" : "");
-        return failed;
-    }
+    if (t == 0) return rg_check_untimed(id, a, failed, json);   /* a failed run fails the check */
     int64_t base = against;
     if (!base) {
-        int hrc = check_history(g, id, z_threshold, threshold);
+        int hrc = rg_check_history_rule(g, id, z_threshold, threshold, json);
         if (hrc >= 0) return hrc;
         if (rg_registry_previous_revision(g, id, &base, err, sizeof err)) {
             rg_term_printf(stderr, "ropegrad runs check: %s\n", err);
             return 2;
         }
-        if (!base) {
-            tprintf("run #%lld: no earlier revision in its line to check against (use --against ID); nothing to check\n",
-                   (long long)id);
-            return 0;
-        }
+        if (!base) return rg_check_no_baseline(id, json);
     }
     if (base == id) {
         rg_term_printf(stderr, "ropegrad runs check: run #%lld cannot be its own baseline\n", (long long)id);
@@ -251,62 +228,7 @@ static int check(rg_registry *g, int64_t id, int64_t against, double threshold, 
                                    "a timed run\n", (long long)base, a);
         return 2;
     }
-    rg_run_row rb, rr;
-    rg_manifest mb, mr;
-    if (rg_registry_get(g, base, &rb, &mb, err, sizeof err)) {
-        rg_term_printf(stderr, "ropegrad runs check: %s\n", err);
-        return 2;
-    }
-    if (rg_registry_get(g, id, &rr, &mr, err, sizeof err)) {
-        rg_term_printf(stderr, "ropegrad runs check: %s\n", err);
-        rg_manifest_free(&mb);
-        return 2;
-    }
-    rg_check_row *rows = NULL;
-    size_t n = 0;
-    int rc = rg_check_runs(&mb, &mr, alpha, threshold, &rows, &n, err, sizeof err);
-    if (rc) {
-        rg_term_printf(stderr, "ropegrad runs check: %s\n", err);
-    } else {
-        char rv1[48], rv2[48], why[200];
-        rg_revision_label(&mr, rv1, sizeof rv1);
-        rg_revision_label(&mb, rv2, sizeof rv2);
-        tprintf("check: run #%lld (%s) against run #%lld (%s, %s)\n", (long long)id, rv1, (long long)base, rv2,
-               against ? "named with --against" : "the previous revision of its line");
-        if (strcmp(rb.comparison_key, rr.comparison_key))
-            tprintf("note: different comparison keys (workloads, device or protocol differ)\n");
-        if (rg_manifest_suspect(&mr, why, sizeof why)) tprintf("note: run #%lld is SUSPECT: %s\n", (long long)id, why);
-        if (rg_manifest_suspect(&mb, why, sizeof why))
-            tprintf("note: the baseline #%lld is SUSPECT: %s\n", (long long)base, why);
-        tprintf("method: %s\n", RG_CHECK_METHOD);
-        tprintf("threshold %.3g%%, alpha %.3g\n\n", 100 * threshold, alpha);
-        tprintf("  %4s  %14s  %14s  %-28s  %10s  %s\n", "#", "baseline us", "run us", "ratio [95% interval]", "p",
-               "verdict");
-        int count[4] = {0};
-        for (size_t i = 0; i < n; i++) {
-            const rg_check_row *r = &rows[i];
-            count[r->verdict]++;
-            if (!r->have) {
-                tprintf("  %4d  %14.3f  %14.3f  %-28s  %10s  %s (%s)\n", r->index, r->base_median / 1e3,
-                       r->run_median / 1e3, "-", "-", rg_verdict_name(r->verdict), r->why);
-                continue;
-            }
-            snprintf(a, sizeof a, "%.4f [%.4f, %.4f]", r->shift.ratio, r->shift.lo, r->shift.hi);
-            snprintf(b, sizeof b, "%.3g", r->shift.p);
-            tprintf("  %4d  %14.3f  %14.3f  %-28s  %10s  %s\n", r->index, r->base_median / 1e3, r->run_median / 1e3, a, b,
-                   rg_verdict_name(r->verdict));
-        }
-        if (rg_manifest_busy(&mr, why, sizeof why))
-            tprintf("note: run #%lld was recorded on a busy machine (%s): UNCLEAR, never SLOW\n", (long long)id, why);
-        tprintf("\n%d SLOW, %d FAST, %d SAME, %d UNCLEAR: %s\n", count[RG_VERDICT_SLOW], count[RG_VERDICT_FAST],
-               count[RG_VERDICT_SAME], count[RG_VERDICT_UNCLEAR],
-               count[RG_VERDICT_SLOW] ? "regression" : "no regression");
-        rc = count[RG_VERDICT_SLOW] ? 1 : 0;
-    }
-    free(rows);
-    rg_manifest_free(&mb);
-    rg_manifest_free(&mr);
-    return rc;
+    return rg_check_pair(g, id, base, against != 0, threshold, alpha, json);
 }
 
 /* ---- regressions ------------------------------------------------------------------ */
@@ -359,28 +281,35 @@ static void usage(int is_check, int is_reg)
                "`runs check`); lists the lines with a SLOW workload (--json: the feed the index serves).\n"
                "exit status: 0 none, 1 a regression, 2 bad usage or input\n");
     else if (is_check)
-        tprintf("usage: ropegrad runs check ID [--against REF] [--threshold PCT] [--alpha A] [--z Z] [--db FILE]\n\n"
+        tprintf("usage: ropegrad runs check ID [--against REF] [--threshold PCT] [--alpha A] [--z Z] [--json]\n"
+               "                          [--db FILE]\n\n"
                "With %d or more earlier credible runs in its line (same comparison group, implementation,\n"
                "backend and kernel; passed, not suspect, not recorded on a busy machine) and no --against:\n"
                "run ID's primary figure against the distribution of theirs (the latest %d): SLOW (FAST) when\n"
                "its z-score is above Z (below -Z) and it is more than t slower (faster) than their mean.\n"
-               "Otherwise, per workload, against one baseline: the latest earlier run of its line that\n"
-               "measured another revision, or --against REF. Hodges-Lehmann ratio of the samples with a\n"
-               "%.0f%% distribution-free interval and a two-sided Mann-Whitney U test: SLOW (FAST) when\n"
-               "p < alpha and the whole interval lies above 1+t (below 1/(1+t)), SAME when not significant\n"
-               "or inside, else UNCLEAR. A CPU run during which other processes used %.0f%% of the CPUs or\n"
-               "more, or steal %.0f%% (older records: a load average at or above half the CPUs at its start),\n"
-               "is UNCLEAR, never SLOW. Defaults: --threshold %.0f (percent, t), --alpha %g, --z %g.\n"
-               "exit status: 0 no workload SLOW, 1 a workload SLOW (a regression), 2 bad usage or input\n",
-               RG_GATE_MIN_HISTORY, RG_GATE_LOOKBACK, 100 * RG_STATS_CONF, 100 * RG_GATE_BUSY_OTHER,
-               100 * RG_GATE_BUSY_STEAL, 100 * RG_STATS_THRESHOLD,
-               RG_STATS_ALPHA, RG_GATE_Z);
+               "Otherwise against one baseline: the latest earlier run of its line that measured another\n"
+               "revision, or --against REF. The ratio of the two primary figures is judged against the\n"
+               "machine's run-to-run noise sigma: SLOW (FAST) only when it is more than t slower (faster)\n"
+               "and beyond exp(k sqrt(2) sigma), k the one-sided 99.9%% Student t quantile; UNCLEAR between.\n"
+               "sigma comes from the machine's history (%d or more pairs of back-to-back runs of the same\n"
+               "code), else its calibration (`ropegrad runs calibrate`), else the default %.0f%%.\n"
+               "Per workload: the Hodges-Lehmann ratio of the samples with a %.0f%% distribution-free\n"
+               "interval and a two-sided Mann-Whitney U test, SLOW (FAST) only when p < alpha and the whole\n"
+               "interval lies beyond both 1+t and the noise band. A CPU run during which other processes\n"
+               "used %.0f%% of the CPUs or more, or steal %.0f%% (older records: a load average at or above half\n"
+               "the CPUs at its start), is UNCLEAR, never SLOW. Defaults: --threshold %.0f (percent, t),\n"
+               "--alpha %g, --z %g. --json: one JSON document (docs/record.md).\n"
+               "exit status: 0 same or faster, 1 slower (a regression) or a failed run, 3 unclear,\n"
+               "2 bad usage or input\n",
+               RG_GATE_MIN_HISTORY, RG_GATE_LOOKBACK, RG_NOISE_MIN_PAIRS, 100 * RG_NOISE_DEFAULT, 100 * RG_STATS_CONF,
+               100 * RG_GATE_BUSY_OTHER, 100 * RG_GATE_BUSY_STEAL, 100 * RG_STATS_THRESHOLD, RG_STATS_ALPHA, RG_GATE_Z);
     else
-        tprintf("usage: ropegrad runs history ID | --group KEY [--db FILE]\n\n"
+        tprintf("usage: ropegrad runs history ID | --group KEY [--json] [--db FILE]\n\n"
                "The primary statistic (with its %.0f%% interval) and each workload's median (with its\n"
                "interval) over the runs of an implementation line, oldest first, with the revision each\n"
                "measured (git commit when built from a checkout, else the implementation digest).\n"
-               "ID: the line of that run; --group KEY (a prefix of the comparison key): every line of it.\n",
+               "ID: the line of that run; --group KEY (a prefix of the comparison key): every line of it.\n"
+               "--json: one JSON document {method, lines: [{runs, workloads}]} (docs/record.md).\n",
                100 * RG_STATS_CONF);
 }
 
@@ -393,10 +322,6 @@ static int check_usage(const char *sub, int npos, const char *group, const char 
     if (is_reg && (group || against_s || npos != 0)) {
         rg_term_printf(stderr, "ropegrad runs regressions: expected no run id, --group or --against (usage: ropegrad runs "
                         "regressions [--json] [--threshold PCT] [--alpha A])\n");
-        return 2;
-    }
-    if (!is_reg && json) {
-        rg_term_printf(stderr, "ropegrad runs %s: --json only applies to regressions\n", sub);
         return 2;
     }
     if (is_check && (group || npos != 1)) {
@@ -474,9 +399,9 @@ int rg_cmd_runs_history_check(int argc, char **argv)
     if (against_s && rg_cli_parse_run_id(is_check ? "runs check" : "runs history", against_s, &against)) return 2;
     rg_registry *g;
     if (open_registry(sub, db, &g)) return 2;
-    int rc = is_check ? check(g, id, against, threshold, alpha, z_threshold)
+    int rc = is_check ? check(g, id, against, threshold, alpha, z_threshold, json)
              : is_reg ? regressions(g, json, threshold, alpha)
-                      : history(g, group, id);
+                      : history(g, group, id, json);
     rg_registry_close(g);
     return rc;
 }

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* main.c -- `ropegrad COMMAND ...`: dispatch to one file per command. */
+#define _POSIX_C_SOURCE 200809L   /* SIGXFSZ */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,6 +37,9 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    /* A write past the file size limit (ulimit -f) then fails with EFBIG, which every command says in
+     * one line (a full disk likewise), instead of the signal killing the process mid-write. */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
         usage(stderr);
         return 2;

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE   /* getopt_long */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cliopt.h"
@@ -20,7 +21,7 @@
 static void runs_usage(FILE *f)
 {
     fprintf(f, "usage: ropegrad runs COMMAND [ARGS] [--db FILE]\n\n"
-               "  list [--json]          a line per run (--json: one JSON array, for scripts)\n"
+               "  list                   a line per run\n"
                "  show ID                the whole record\n"
                "  rank [--evidence E]    runs grouped by comparison key, ranked by their primary statistic's\n"
                "                         95%% interval (overlapping intervals tie: =2; suspect runs after the others)\n"
@@ -42,13 +43,18 @@ static void runs_usage(FILE *f)
                "  push URL FILE          send a manifest to an index (ropegrad serve); see runs push --help\n"
                "  cite ID                a citation line\n"
                "  history ID | --group KEY   the primary statistic and each workload over revisions, with intervals\n"
-               "  check ID [--against REF] [--threshold PCT] [--alpha A]\n"
-               "                         per workload FAST/SLOW/SAME/UNCLEAR against the previous revision\n"
-               "                         (exit 1 on any SLOW; `runs check --help` gives the method)\n"
+               "  check ID [--against REF] [--threshold PCT] [--alpha A] [--json]\n"
+               "                         FAST/SLOW/SAME/UNCLEAR against the previous revision or the line's\n"
+               "                         history, judged against the machine's run-to-run noise (exit 0 same or\n"
+               "                         faster, 1 slower, 3 unclear; `runs check --help` gives the method)\n"
+               "  calibrate [--runs N] [-- BENCH-OPTIONS]\n"
+               "                         N back-to-back benchmark runs: the machine's noise, stored for check\n"
                "  regressions [--json]   every line's latest revision checked against its previous one\n\n"
                "  --db FILE              registry (default $ROPEGRAD_DB, else $XDG_DATA_HOME/ropegrad/runs.db,\n"
                "                         else ~/.local/share/ropegrad/runs.db)\n"
-               "  --verbose              (replicate) progress on stderr\n\n"
+               "  --verbose              (replicate) progress on stderr\n"
+               "  --json                 one JSON document on stdout, for scripts (every command; export\n"
+               "                         writes the manifest itself; docs/record.md lists the keys)\n\n"
                "exit status: 0 ok, 1 a check failed (digest mismatch, replication disagreed), 2 bad usage or input\n");
 }
 
@@ -108,6 +114,10 @@ static int handed_over(int argc, char **argv, int *rc)
     }
     if (argc > 1 && !strcmp(argv[1], "import-catalog")) {
         *rc = rg_cmd_runs_import_catalog(argc - 1, argv + 1);   /* runs_import_catalog.c */
+        return 1;
+    }
+    if (argc > 1 && !strcmp(argv[1], "calibrate")) {
+        *rc = rg_cmd_runs_calibrate(argc - 1, argv + 1);   /* runs_calibrate.c */
         return 1;
     }
     return 0;
@@ -171,8 +181,7 @@ static int check_options(const runs_ctx *x, const char *sub)
                   {x->suite, "--suite", strcmp(sub, "import") ? "replicate" : "import"},
                   {x->definition, "--definition", "import"},
                   {x->published_at, "--published-at", "import"}, {x->source_rank, "--source-rank", "import"},
-                  {x->key, "--key", "sign"},     {x->trusted, "--trusted-keys", "import"},
-                  {x->json ? "" : NULL, "--json", "list"}};
+                  {x->key, "--key", "sign"},     {x->trusted, "--trusted-keys", "import"}};
     for (size_t i = 0; i < sizeof scoped / sizeof scoped[0]; i++)
         if (scoped[i].value && strcmp(sub, scoped[i].only)) {
             rg_term_printf(stderr, "ropegrad runs %s: %s only applies to %s\n", sub, scoped[i].option, scoped[i].only);
@@ -196,7 +205,12 @@ static int cmd_note(runs_ctx *x, int64_t id, const char *text)
 {
     int rc = rg_registry_add_note(x->g, id, text, x->err, sizeof x->err) ? 2 : 0;
     if (rc) rg_term_printf(stderr, "ropegrad runs note: %s\n", x->err);
-    else tprintf("note added to run #%lld (evidence unchanged)\n", (long long)id);
+    else if (x->json) {
+        cJSON *o = cJSON_CreateObject();
+        rc = rg_runs_emit_json("note", o, !o || !cJSON_AddNumberToObject(o, "run", (double)id) ||
+                                              !cJSON_AddStringToObject(o, "kind", "note") ||
+                                              !cJSON_AddBoolToObject(o, "evidence_unchanged", 1));
+    } else tprintf("note added to run #%lld (evidence unchanged)\n", (long long)id);
     return rc;
 }
 
@@ -208,9 +222,29 @@ static int cmd_replicate(runs_ctx *x, int64_t id)
     if (x->suite) snprintf(suite, sizeof suite, "%s", x->suite);
     else rg_cli_default_suite(suite, sizeof suite);
     const rg_replicate_runner harness = {rg_suite_load, rg_run_suite};
-    int rc = rg_record_replicate(x->g, id, suite, &harness, x->verbose, stdout, &rid, &agreed, x->err, sizeof x->err);
+    char *report = NULL;
+    size_t report_len = 0;
+    FILE *out = x->json ? open_memstream(&report, &report_len) : stdout;   /* --json: the report becomes a field */
+    if (!out) {
+        rg_term_printf(stderr, "ropegrad runs replicate: out of memory\n");
+        return 2;
+    }
+    int rc = rg_record_replicate(x->g, id, suite, &harness, x->verbose, out, &rid, &agreed, x->err, sizeof x->err);
+    if (x->json) fclose(out);
     if (rc) rg_term_printf(stderr, "ropegrad runs replicate: %s\n", x->err);
-    else rc = agreed ? 0 : 1;
+    else if (x->json) {
+        cJSON *o = cJSON_CreateObject(), *lines = o ? cJSON_AddArrayToObject(o, "report") : NULL;
+        int oom = !o || !lines || !cJSON_AddNumberToObject(o, "original", (double)id) ||
+                  !cJSON_AddNumberToObject(o, "replica", (double)rid) || !cJSON_AddBoolToObject(o, "agreed", agreed);
+        for (char *line = report, *nl; !oom && line && *line; line = nl ? nl + 1 : NULL) {   /* one string a line */
+            if ((nl = strchr(line, '\n'))) *nl = 0;
+            cJSON *l = cJSON_CreateString(rg_term(line));
+            oom |= !l || !cJSON_AddItemToArray(lines, l);
+        }
+        rc = rg_runs_emit_json("replicate", o, oom);
+        if (!rc) rc = agreed ? 0 : 1;
+    } else rc = agreed ? 0 : 1;
+    free(report);
     return rc;
 }
 
@@ -218,11 +252,11 @@ static int cmd_replicate(runs_ctx *x, int64_t id)
 static int dispatch(runs_ctx *x, const char *sub, int64_t id, int64_t id2, char **pos)
 {
     if (!strcmp(sub, "list")) return x->json ? rg_runs_list_json(x) : rg_runs_list(x);
-    if (!strcmp(sub, "show")) return rg_runs_show(x, id);
-    if (!strcmp(sub, "rank")) return rg_runs_rank(x);
-    if (!strcmp(sub, "compare")) return rg_runs_compare(x, id, id2);
-    if (!strcmp(sub, "export")) return rg_runs_export(x, id);
-    if (!strcmp(sub, "cite")) return rg_runs_cite(x, id);
+    if (!strcmp(sub, "show")) return x->json ? rg_runs_show_json(x, id) : rg_runs_show(x, id);
+    if (!strcmp(sub, "rank")) return x->json ? rg_runs_rank_json(x) : rg_runs_rank(x);
+    if (!strcmp(sub, "compare")) return x->json ? rg_runs_compare_json(x, id, id2) : rg_runs_compare(x, id, id2);
+    if (!strcmp(sub, "export")) return rg_runs_export(x, id);   /* the manifest: JSON already */
+    if (!strcmp(sub, "cite")) return x->json ? rg_runs_cite_json(x, id) : rg_runs_cite(x, id);
     if (!strcmp(sub, "sign")) return rg_runs_sign(x, id);
     if (!strcmp(sub, "note")) return cmd_note(x, id, pos[2]);
     return cmd_replicate(x, id);

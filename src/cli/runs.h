@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 
+#include "rank.h"
 #include "record.h"
 
 typedef struct runs_ctx {
@@ -35,6 +36,17 @@ int rg_runs_open_db(runs_ctx *x, int create);
 
 int rg_runs_list(runs_ctx *x);                            /* runs_list.c: list */
 int rg_runs_list_json(runs_ctx *x);                       /* runs_list.c: list --json */
+/* runs_list.c: one run's fields (those of list --json) into o: 0, or 1 out of memory. */
+int rg_runs_row_json(runs_ctx *x, const rg_run_row *r, cJSON *o);
+/* runs_list.c: doc printed (one document and a newline) and deleted: 0, or 2 with one line on stderr. */
+int rg_runs_emit_json(const char *cmd, cJSON *doc, int oom);
+/* runs_json.c: --json of show, cite, rank, compare, note, sign, import and replicate. */
+int rg_runs_show_json(runs_ctx *x, int64_t id);
+int rg_runs_cite_json(runs_ctx *x, int64_t id);
+int rg_runs_rank_json(runs_ctx *x);
+int rg_runs_compare_json(runs_ctx *x, int64_t ida, int64_t idb);
+/* runs_json.c: one implementation line of `runs history --json` added to lines: 0, 1 out of memory, 2 error. */
+int rg_history_line_json(rg_registry *g, const rg_ranked *e, size_t n, cJSON *lines);
 int rg_runs_show(runs_ctx *x, int64_t id);                /* runs_show.c: show */
 int rg_runs_cite(runs_ctx *x, int64_t id);                /* runs_show.c: cite */
 int rg_runs_rank(runs_ctx *x);                            /* runs_rank.c: rank */

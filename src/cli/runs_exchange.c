@@ -58,6 +58,12 @@ int rg_runs_import(runs_ctx *x, const char *path)
     }
     cJSON *m;
     int converted;
+    if (rg_traces_sniff(bytes, n) && x->json) {
+        rg_term_printf(stderr, "ropegrad runs import: %s: --json applies to a manifest; a traces file's import "
+                               "reports in text\n", path);
+        free(bytes);
+        return 2;
+    }
     if (rg_traces_sniff(bytes, n)) {   /* the official evaluator's traces.jsonl */
         rg_import_traces_opts o = {path, x->db, x->suite, x->definition, x->trusted};
         int trc = rg_cli_import_traces(&o, bytes, n);
@@ -100,6 +106,18 @@ int rg_runs_import(runs_ctx *x, const char *path)
         if (x->g) rg_term_printf(stderr, "ropegrad runs import: %s\n", x->err);
         return 2;
     }
+    if (x->json) {
+        cJSON *doc = cJSON_CreateObject();
+        int oom = !doc || !cJSON_AddNumberToObject(doc, "run", (double)id) ||
+                  !cJSON_AddStringToObject(doc, "file", rg_term(path)) ||
+                  !cJSON_AddBoolToObject(doc, "already_stored", existed != 0) ||
+                  !cJSON_AddBoolToObject(doc, "signatures_added", (existed & RG_STORED_SIGNED) != 0) ||
+                  !cJSON_AddBoolToObject(doc, "conflict_kept", (existed & RG_STORED_CONFLICT) != 0) ||
+                  !cJSON_AddBoolToObject(doc, "converted", converted != 0) ||
+                  !cJSON_AddStringToObject(doc, "evidence", RG_EVIDENCE_IMPORTED) ||
+                  !cJSON_AddStringToObject(doc, "signatures", rg_term(sigs));
+        return rg_runs_emit_json("import", doc, oom);
+    }
     if (existed)
         tprintf("%s: already in the registry as run #%lld%s%s\n", path, (long long)id,
                 existed & RG_STORED_SIGNED ? "; its new signatures were added" : "",
@@ -125,6 +143,14 @@ int rg_runs_sign(runs_ctx *x, int64_t id)
     if (rc) {
         rg_term_printf(stderr, "ropegrad runs sign: %s\n", x->err);
         return 2;
+    }
+    if (x->json) {
+        cJSON *o = cJSON_CreateObject();
+        return rg_runs_emit_json("sign", o,
+                                 !o || !cJSON_AddNumberToObject(o, "run", (double)id) ||
+                                     !cJSON_AddStringToObject(o, "algorithm", "ed25519") ||
+                                     !cJSON_AddStringToObject(o, "key_id", key_id) ||
+                                     !cJSON_AddBoolToObject(o, "digests_unchanged", 1));
     }
     tprintf("run #%lld signed (ed25519, key %s); its digests are unchanged\n", (long long)id, key_id);
     return 0;

@@ -22,6 +22,18 @@ const char *rg_cli_time(char *buf, size_t n, double ns)
     return buf;
 }
 
+const char *rg_cli_interval(char *buf, size_t n, double est, double lo, double hi, int known)
+{
+    char a[32], b[32], c[32];
+    if (!isfinite(est)) snprintf(buf, n, "-");
+    else if (!known) snprintf(buf, n, "%s [unknown]", rg_cli_time(a, sizeof a, est));
+    else if (!(lo > 0) || !isfinite(hi)) snprintf(buf, n, "%s [too few samples]", rg_cli_time(a, sizeof a, est));
+    else
+        snprintf(buf, n, "%s [%s, %s]", rg_cli_time(a, sizeof a, est), rg_cli_time(b, sizeof b, lo),
+                 rg_cli_time(c, sizeof c, hi));
+    return buf;
+}
+
 /* Characters (UTF-8 sequences) in s: the columns it takes on a terminal. */
 static int cols_of(const char *s)
 {

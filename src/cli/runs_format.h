@@ -22,6 +22,9 @@
  * digits (more for a whole number past 9999), never an exponent; "-" when
  * unknown. JSON keeps its numeric nanosecond fields: this is for text only. */
 const char *rg_cli_time(char *buf, size_t n, double ns);
+/* An interval for people: "4.933 µs [4.901 µs, 4.970 µs]" (rg_cli_time each),
+ * "4.933 µs [unknown]" without samples, "4.933 µs [too few samples]", "-". */
+const char *rg_cli_interval(char *buf, size_t n, double est, double lo, double hi, int known);
 /* The printf field width that gives s width columns ("µ", "·" and "×" are
  * two bytes, one column): width plus s's bytes that start no character. */
 int rg_cli_w(const char *s, int width);

@@ -80,9 +80,75 @@ int rg_runs_list(runs_ctx *x)
     return 0;
 }
 
-/* `runs list --json`: the same rows as one JSON array on stdout, for scripts
- * (times in nanoseconds; null when unknown). Strings pass through rg_term
- * first: cJSON escapes C0 controls but not C1 or invalid UTF-8. */
+/* One run as a JSON object (the fields of `runs list --json`; times in
+ * nanoseconds, null when unknown), added to o: 0, or 1 when out of memory.
+ * Strings pass through rg_term first: cJSON escapes C0 controls but not C1
+ * or invalid UTF-8. */
+int rg_runs_row_json(runs_ctx *x, const rg_run_row *r, cJSON *o)
+{
+    int oom = 0;
+    const struct { const char *k, *v; } strs[] = {
+        {"observed_at", r->observed_at}, {"created_at", r->created_at}, {"definition", r->definition},
+        {"device", r->device}, {"architecture", r->architecture}, {"backend", r->backend},
+        {"kernel_name", r->kernel_name}, {"status", r->status}, {"evidence", r->evidence},
+        {"source", r->source}, {"external_id", r->external_id}, {"family", r->family},
+        {"primary_statistic", r->primary_statistic}, {"comparison_key", r->comparison_key},
+        {"implementation_digest", r->implementation_digest}, {"run_digest", r->run_digest},
+    };
+    const struct { const char *k; double v; } nums[] = {
+        {"id", (double)r->id}, {"kernel", r->kernel >= 0 ? r->kernel : NAN},
+        {"passed", r->passed >= 0 ? r->passed : NAN}, {"total", r->total >= 0 ? r->total : NAN},
+        {"workloads", r->n_workloads}, {"primary_ns", r->primary_ns}, {"geomean_ns", r->geomean_ns},
+        {"mean_ns", r->mean_ns}, {"sol_score", r->sol_score}, {"avg_speedup", r->avg_speedup},
+        {"fast_count", r->fast_count}, {"fast_total", r->fast_total},
+    };
+    for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++)
+        oom |= !(isfinite(nums[k].v) ? cJSON_AddNumberToObject(o, nums[k].k, nums[k].v)
+                                     : cJSON_AddNullToObject(o, nums[k].k));
+    for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++)
+        oom |= !cJSON_AddStringToObject(o, strs[k].k, rg_term(strs[k].v));
+    oom |= !(r->replicates_of ? cJSON_AddNumberToObject(o, "replicates_of", (double)r->replicates_of)
+                              : cJSON_AddNullToObject(o, "replicates_of"));
+    rg_manifest m;   /* the suspect flag (rank.h) and the T_SOL check (sol_check.h): derived from the record */
+    char why[200] = "", untimed[320] = "", reason[RG_RANK_REASON_LEN] = "damaged: the record cannot be read";
+    int suspect = 0;
+    rg_rank_class cls = RG_CLASS_DAMAGED;
+    rg_sol_check sol = {.state = RG_SOL_UNVERIFIABLE, .basis = "the record cannot be read"};
+    if (!rg_registry_get(x->g, r->id, NULL, &m, x->err, sizeof x->err)) {
+        suspect = rg_manifest_suspect(&m, why, sizeof why);
+        cls = rg_manifest_rank_class(&m, r->evidence, reason, sizeof reason);
+        rg_manifest_sol_check(&m, &sol, NULL, x->err, sizeof x->err);
+        rg_untimed_label(r->status, r->primary_ns, rg_manifest_first_failure(&m), untimed, sizeof untimed);
+        rg_manifest_free(&m);
+    }
+    /* A run with nothing timed says so ("failed: REASON", "correctness only"); null when timed. */
+    oom |= !(untimed[0] ? cJSON_AddStringToObject(o, "not_timed", rg_term(untimed))
+                        : cJSON_AddNullToObject(o, "not_timed"));
+    oom |= !cJSON_AddStringToObject(o, "verification", rg_sol_state_name(sol.state));
+    oom |= !cJSON_AddStringToObject(o, "verification_basis", rg_term(sol.basis));
+    oom |= !cJSON_AddBoolToObject(o, "suspect", suspect);
+    oom |= !(suspect ? cJSON_AddStringToObject(o, "suspect_reason", why) : cJSON_AddNullToObject(o, "suspect_reason"));
+    oom |= !cJSON_AddStringToObject(o, "rank_class", rg_rank_class_name(cls));   /* rank.h's trust class */
+    oom |= !cJSON_AddStringToObject(o, "rank_reason", rg_term(reason));
+    return oom;
+}
+
+/* The document on stdout (then a newline) and deleted: 0, or 2 with one line on stderr. */
+int rg_runs_emit_json(const char *cmd, cJSON *doc, int oom)
+{
+    char *text = oom || !doc ? NULL : cJSON_Print(doc);
+    cJSON_Delete(doc);
+    if (!text) {
+        rg_term_printf(stderr, "ropegrad runs %s: out of memory\n", cmd);
+        return 2;
+    }
+    int rc = fputs(text, stdout) < 0 || putchar('\n') == EOF || fflush(stdout) ? 2 : 0;
+    if (rc) rg_term_printf(stderr, "ropegrad runs %s: cannot write to standard output\n", cmd);
+    free(text);
+    return rc;
+}
+
+/* `runs list --json`: the same rows as one JSON array on stdout, for scripts. */
 int rg_runs_list_json(runs_ctx *x)
 {
     rg_run_row *rows;
@@ -94,66 +160,14 @@ int rg_runs_list_json(runs_ctx *x)
     cJSON *arr = cJSON_CreateArray();
     int oom = !arr;
     for (size_t i = 0; i < n && !oom; i++) {
-        const rg_run_row *r = &rows[i];
         cJSON *o = cJSON_CreateObject();
         if (!o || !cJSON_AddItemToArray(arr, o)) {
             cJSON_Delete(o);
             oom = 1;
             break;
         }
-        const struct { const char *k, *v; } strs[] = {
-            {"observed_at", r->observed_at}, {"created_at", r->created_at}, {"definition", r->definition},
-            {"device", r->device}, {"architecture", r->architecture}, {"backend", r->backend},
-            {"kernel_name", r->kernel_name}, {"status", r->status}, {"evidence", r->evidence},
-            {"source", r->source}, {"external_id", r->external_id}, {"family", r->family},
-            {"primary_statistic", r->primary_statistic}, {"comparison_key", r->comparison_key},
-            {"implementation_digest", r->implementation_digest}, {"run_digest", r->run_digest},
-        };
-        const struct { const char *k; double v; } nums[] = {
-            {"id", (double)r->id}, {"kernel", r->kernel >= 0 ? r->kernel : NAN},
-            {"passed", r->passed >= 0 ? r->passed : NAN}, {"total", r->total >= 0 ? r->total : NAN},
-            {"workloads", r->n_workloads}, {"primary_ns", r->primary_ns}, {"geomean_ns", r->geomean_ns},
-            {"mean_ns", r->mean_ns}, {"sol_score", r->sol_score}, {"avg_speedup", r->avg_speedup},
-            {"fast_count", r->fast_count}, {"fast_total", r->fast_total},
-        };
-        for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++)
-            oom |= !(isfinite(nums[k].v) ? cJSON_AddNumberToObject(o, nums[k].k, nums[k].v)
-                                         : cJSON_AddNullToObject(o, nums[k].k));
-        for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++)
-            oom |= !cJSON_AddStringToObject(o, strs[k].k, rg_term(strs[k].v));
-        oom |= !(r->replicates_of ? cJSON_AddNumberToObject(o, "replicates_of", (double)r->replicates_of)
-                                  : cJSON_AddNullToObject(o, "replicates_of"));
-        rg_manifest m;   /* the suspect flag (rank.h) and the T_SOL check (sol_check.h): derived from the record */
-        char why[200] = "", untimed[320] = "", reason[RG_RANK_REASON_LEN] = "damaged: the record cannot be read";
-        int suspect = 0;
-        rg_rank_class cls = RG_CLASS_DAMAGED;
-        rg_sol_check sol = {.state = RG_SOL_UNVERIFIABLE, .basis = "the record cannot be read"};
-        if (!rg_registry_get(x->g, r->id, NULL, &m, x->err, sizeof x->err)) {
-            suspect = rg_manifest_suspect(&m, why, sizeof why);
-            cls = rg_manifest_rank_class(&m, r->evidence, reason, sizeof reason);
-            rg_manifest_sol_check(&m, &sol, NULL, x->err, sizeof x->err);
-            rg_untimed_label(r->status, r->primary_ns, rg_manifest_first_failure(&m), untimed, sizeof untimed);
-            rg_manifest_free(&m);
-        }
-        /* A run with nothing timed says so ("failed: REASON", "correctness only"); null when timed. */
-        oom |= !(untimed[0] ? cJSON_AddStringToObject(o, "not_timed", rg_term(untimed))
-                            : cJSON_AddNullToObject(o, "not_timed"));
-        oom |= !cJSON_AddStringToObject(o, "verification", rg_sol_state_name(sol.state));
-        oom |= !cJSON_AddStringToObject(o, "verification_basis", rg_term(sol.basis));
-        oom |= !cJSON_AddBoolToObject(o, "suspect", suspect);
-        oom |= !(suspect ? cJSON_AddStringToObject(o, "suspect_reason", why) : cJSON_AddNullToObject(o, "suspect_reason"));
-        oom |= !cJSON_AddStringToObject(o, "rank_class", rg_rank_class_name(cls));   /* rank.h's trust class */
-        oom |= !cJSON_AddStringToObject(o, "rank_reason", rg_term(reason));
+        oom |= rg_runs_row_json(x, &rows[i], o);
     }
     free(rows);
-    char *text = oom ? NULL : cJSON_Print(arr);
-    cJSON_Delete(arr);
-    if (!text) {
-        rg_term_printf(stderr, "ropegrad runs list: out of memory\n");
-        return 2;
-    }
-    int rc = fputs(text, stdout) < 0 || putchar('\n') == EOF || fflush(stdout) ? 2 : 0;
-    if (rc) rg_term_printf(stderr, "ropegrad runs list: cannot write to standard output\n");
-    free(text);
-    return rc;
+    return rg_runs_emit_json("list", arr, oom);
 }

@@ -54,7 +54,7 @@ int rg_runs_rank(runs_ctx *x)
         }
         tprintf("group %s  %s  on %s  (%s, %s)\n", rg_cli_short_digest(rows[i].comparison_key), rows[i].definition,
                rows[i].device, rows[i].family, rows[i].primary_statistic);
-        tprintf("  %4s  %5s  %-30s  %8s  ", "rank", "id", "primary us [95% interval]", "vs #1");
+        tprintf("  %4s  %5s  %-36s  %8s  ", "rank", "id", "primary [95% interval]", "vs #1");
         rg_cli_print_cols("SOL · x reference · faster", 44);
         tprintf("  %-28s  %-10s  %-22s  %s\n", "implementation", "evidence", "revision", "flags");
         double best = NAN;   /* #1's figure (rank.h: the first entry that may be #1) */
@@ -62,7 +62,7 @@ int rg_runs_rank(runs_ctx *x)
             if (rg_ranked_may_be_first(&e[k])) best = e[k].iv.est;
         for (size_t k = 0; k < ne; k++) {
             const rg_ranked *r = &e[k];
-            char a[64], rk[16], kn[96], ratio[32], h[128];
+            char a[96], rk[16], kn[96], ratio[32], h[128];
             rg_rank_label(r, rk, sizeof rk);
             if (r->rank && isfinite(best)) snprintf(ratio, sizeof ratio, "%.3fx", r->iv.est / best);
             else if (r->rank || r->rank_class == RG_CLASS_FAILED)
@@ -71,9 +71,9 @@ int rg_runs_rank(runs_ctx *x)
             char untimed[64];
             if (!rg_untimed_label(r->row.status, r->row.primary_ns, NULL, untimed, sizeof untimed))
                 snprintf(a, sizeof a, "%s", untimed);
-            else rg_interval_label(&r->iv, a, sizeof a);
+            else rg_cli_interval(a, sizeof a, r->iv.est, r->iv.lo, r->iv.hi, r->iv.known);
             rg_cli_headline(h, sizeof h, r->row.sol_score, r->row.avg_speedup, r->row.fast_count, r->row.fast_total);
-            tprintf("  %4s  %5lld  %-30s  %8s  ", rk, (long long)r->row.id, a, ratio);
+            tprintf("  %4s  %5lld  %-*s  %8s  ", rk, (long long)r->row.id, rg_cli_w(a, 36), a, ratio);
             rg_cli_print_cols(h, 44);
             int other = r->rank_class != RG_CLASS_MEASURED && r->rank_class != RG_CLASS_SUSPECT &&
                         r->rank_class != RG_CLASS_FAILED;   /* reported, partial, busy, damaged: its reason */

@@ -69,7 +69,8 @@ static void show_rank(runs_ctx *x, int64_t id, const char *untimed)
     int ranked;
     if (rg_registry_rank_run(x->g, id, &me, &ranked, x->err, sizeof x->err)) return;
     char rk[16], iv[96];
-    tprintf("  Interval             %s us (95%%, the primary statistic)\n", rg_interval_label(&me.iv, iv, sizeof iv));
+    tprintf("  Interval             %s (95%%, the primary statistic)\n",
+            rg_cli_interval(iv, sizeof iv, me.iv.est, me.iv.lo, me.iv.hi, me.iv.known));
     if (me.rank)
         tprintf("  Rank                 %s of %d in its comparison group%s\n", rg_rank_label(&me, rk, sizeof rk),
                ranked, me.tied ? " (tied: the intervals overlap)" : "");

@@ -41,7 +41,7 @@ static void raise_file_limit(void)
 }
 
 enum { OPT_DB = 1000, OPT_LISTEN, OPT_TOKEN, OPT_THREADS, OPT_MAXBODY, OPT_TIMEOUT, OPT_CACHE, OPT_PERCLIENT,
-       OPT_DEADLINE };
+       OPT_DEADLINE, OPT_HEADER_DEADLINE, OPT_BASE_URL };
 static const struct option longopts[] = {{"db", required_argument, NULL, OPT_DB},
                                          {"listen", required_argument, NULL, OPT_LISTEN},
                                          {"write-token-file", required_argument, NULL, OPT_TOKEN},
@@ -51,6 +51,8 @@ static const struct option longopts[] = {{"db", required_argument, NULL, OPT_DB}
                                          {"cache-bytes", required_argument, NULL, OPT_CACHE},
                                          {"max-per-client", required_argument, NULL, OPT_PERCLIENT},
                                          {"body-deadline", required_argument, NULL, OPT_DEADLINE},
+                                         {"header-deadline", required_argument, NULL, OPT_HEADER_DEADLINE},
+                                         {"base-url", required_argument, NULL, OPT_BASE_URL},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
 
@@ -58,20 +60,27 @@ static void serve_usage(void)
 {
     printf("usage: ropegrad serve [--db FILE] [--listen ADDR:PORT] [--write-token-file FILE]\n"
            "                      [--threads N] [--max-body BYTES] [--timeout SECONDS]\n"
-           "                      [--cache-bytes BYTES] [--max-per-client N] [--body-deadline SECONDS]\n\n"
+           "                      [--cache-bytes BYTES] [--max-per-client N] [--body-deadline SECONDS]\n"
+           "                      [--header-deadline SECONDS] [--base-url URL]\n\n"
            "Serves the registry as a website: / (problems), /problems/DEF, /runs/ID, /runs/ID.json,\n"
            "/compare/A/B and /api/... (see the README). Listens on 127.0.0.1:8080 by default\n"
            "(port 0: any free port, printed); ADDR: an IPv4 address, an IPv6 one in brackets\n"
            "([::1]:8080), or a name that resolves to loopback only (localhost:8080). Read-only\n"
            "unless --write-token-file names a file holding the write token (16+ printable\n"
            "characters): then POST /api/runs (as `ropegrad runs push`) and the pages' note and\n"
-           "issue forms take writes.\n"
+           "issue forms take writes. --base-url: the public URL the pages' citation permalinks\n"
+           "start with (e.g. https://index.example.org; default http://ADDR:PORT). A run's URL\n"
+           "names it by the first 8 hex digits of its run digest (/runs/1a2b3c4d) or its local\n"
+           "id (/runs/3); the API is described at /api/openapi.json.\n"
            "Defaults: a worker thread per online CPU (2 to 64), request bodies up to %d bytes (413\n"
            "above), 10 s idle timeout,\n"
            "a page cache of %u bytes (keyed by path), %d connections per client address, %d s\n"
-           "for a request body to arrive. Writes to a registry that is read-only, busy, deleted\n"
-           "or replaced since the start are answered 503.\n",
-           RG_SERVE_MAX_BODY, RG_SERVE_CACHE_BYTES, RG_SERVE_MAX_PER_CLIENT, RG_SERVE_BODY_DEADLINE);
+           "for a request body to arrive, %d s for a request's headers (while most connections\n"
+           "wait for headers, the longest waits are closed first). Writes to a registry that is\n"
+           "read-only, busy, deleted or replaced since the start are answered 503; a full disk\n"
+           "or the file size limit (ulimit -f), 507.\n",
+           RG_SERVE_MAX_BODY, RG_SERVE_CACHE_BYTES, RG_SERVE_MAX_PER_CLIENT, RG_SERVE_BODY_DEADLINE,
+           RG_SERVE_HEADER_DEADLINE);
 }
 
 /* The options into *o and *db: -1 to go on, else the exit code (0 after --help). */
@@ -111,6 +120,19 @@ static int parse_options(int argc, char **argv, rg_serve_options *o, const char 
         case OPT_DEADLINE:
             if (uint_opt("--body-deadline", optarg, 3600, &v)) return 2;
             o->body_deadline_s = (unsigned)v;
+            break;
+        case OPT_BASE_URL: {
+            char err[300];
+            if (rg_serve_check_base_url(optarg, err, sizeof err)) {
+                rg_term_printf(stderr, "ropegrad serve: %s\n", err);
+                return 2;
+            }
+            o->base_url = optarg;
+            break;
+        }
+        case OPT_HEADER_DEADLINE:
+            if (uint_opt("--header-deadline", optarg, 3600, &v)) return 2;
+            o->header_deadline_s = (unsigned)v;
             break;
         case 'h':
             serve_usage();

@@ -608,7 +608,10 @@ static void cite_section(rg_buf *b, const rg_render_ctx *ctx, const rg_run_view 
     char d[16];
     rg_buf_puts(b, "<section id=\"cite\"><h2>Cite this record</h2>\n<pre id=\"cite-text\">");
     rg_buf tmp = {0};
-    rg_buf_printf(&tmp, "%s/runs/%lld", ctx->permalink_base ? ctx->permalink_base : "", (long long)v->id);
+    /* By content: the first 8 hex digits of the run digest name the run on any index that holds it. */
+    const char *hex = strncmp(v->run_digest, "sha256:", 7) ? NULL : v->run_digest + 7;
+    if (hex && strlen(hex) >= 8) rg_buf_printf(&tmp, "%s/runs/%.8s", ctx->permalink_base ? ctx->permalink_base : "", hex);
+    else rg_buf_printf(&tmp, "%s/runs/%lld", ctx->permalink_base ? ctx->permalink_base : "", (long long)v->id);
     const char *permalink = tmp.p ? tmp.p : "";
     rg_buf cite = {0};
     /* the record's strings made visible as fields: the block keeps only its own line breaks */

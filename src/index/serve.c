@@ -16,8 +16,10 @@
  *
  * Under attack: the cache is keyed by path alone (no header reaches a cached
  * page) and capped in bytes; one client address holds at most
- * max_per_client connections, idle ones are closed after timeout_s and a
- * request body must arrive within body_deadline_s; every write first checks
+ * max_per_client connections, idle ones are closed after timeout_s, a
+ * request's headers must arrive within header_deadline_s (and slow ones are
+ * closed first while most connections wait for headers: serve_deadline.h),
+ * a request body within body_deadline_s; every write first checks
  * that the registry path still names the file the server was started with
  * (and again after writing) and answers 503 when not, or when the registry
  * is read-only or busy.
@@ -46,6 +48,8 @@
 #include <openssl/rand.h>
 
 #include "listen.h"
+#include "routes.h"
+#include "serve_deadline.h"
 #include "serve_writer.h"
 
 #include "model.h"
@@ -75,8 +79,9 @@ struct rg_server {
     dev_t db_dev;                   /* the registry file's identity at create */
     ino_t db_ino;
     size_t max_body, cache_bytes, cache_used;
-    unsigned threads, timeout_s, max_per_client, body_deadline_s;
-    char base[80];                  /* "http://ADDR:PORT" once listening on one address, else "" */
+    unsigned threads, timeout_s, max_per_client, body_deadline_s, header_deadline_s;
+    char base[256];                 /* --base-url, else "http://ADDR:PORT" once listening on one address, else "" */
+    int base_given;                 /* base came from --base-url */
     rg_listen_addr addr;
     struct MHD_Daemon *d;
     int port;
@@ -84,6 +89,7 @@ struct rg_server {
     pthread_mutex_t mu;
     cache_slot cache[CACHE_SLOTS];
     rg_writer *writer;              /* runs the POSTs (serve_writer.h); NULL: read-only, or stopped */
+    rg_deadline *deadline;          /* the request-header deadline's watch (serve_deadline.h) */
 };
 
 /* A fresh random key for the forms and the CSRF value it gives. */
@@ -182,6 +188,12 @@ int rg_serve_create(const rg_serve_options *o, rg_server **out, char *err, size_
     s->cache_bytes = o->cache_bytes ? o->cache_bytes : RG_SERVE_CACHE_BYTES;
     s->max_per_client = o->max_per_client ? o->max_per_client : RG_SERVE_MAX_PER_CLIENT;
     s->body_deadline_s = o->body_deadline_s ? o->body_deadline_s : RG_SERVE_BODY_DEADLINE;
+    s->header_deadline_s = o->header_deadline_s ? o->header_deadline_s : RG_SERVE_HEADER_DEADLINE;
+    if (o->base_url && rg_serve_check_base_url(o->base_url, err, errlen)) {
+        free(s);
+        return 2;
+    }
+    if (o->base_url) snprintf(s->base, sizeof s->base, "%s", o->base_url), s->base_given = 1;
     if (rg_listen_parse(o->listen, &s->addr, err, errlen) ||
         (o->write_token_file && read_token(o->write_token_file, s->token, sizeof s->token, err, errlen)) ||
         make_form_key(s, err, errlen)) {
@@ -544,8 +556,12 @@ static void manifest_json(rg_server *s, rg_registry *g, const rg_request *q, rg_
 }
 
 /* A failed write's status: 503 when another writer held the registry
- * beyond the busy timeout, else fallback. */
-static int write_failure(const rg_registry *g, int fallback) { return rg_registry_busy(g) ? 503 : fallback; }
+ * beyond the busy timeout, 507 when the disk is full or the file size limit
+ * (RLIMIT_FSIZE) was reached, else fallback. */
+static int write_failure(const rg_registry *g, int fallback)
+{
+    return rg_registry_busy(g) ? 503 : rg_registry_full(g) ? 507 : fallback;
+}
 
 static void post_run(rg_server *s, rg_registry *g, const rg_request *q, rg_response *r, int64_t *stored)
 {
@@ -641,37 +657,95 @@ static void form_note(rg_server *s, rg_registry *g, const rg_request *q, rg_resp
     free(kind);
 }
 
-/* GET and HEAD: pages, JSON, manifests. */
+/* A run named in a path (n bytes at t): the first 8 hex digits of its run
+ * digest, when one run's digest starts with them, else its local id. 0 with
+ * *id; else r is the 404 (no such run, or a prefix several runs share:
+ * named, each with its page). */
+static int run_ref(rg_server *s, rg_registry *g, const rg_request *q, rg_response *r, const char *t, size_t n,
+                   int64_t *id)
+{
+    char hex[9] = "", err[512];
+    int is_hex = n == 8;
+    for (size_t i = 0; i < n && is_hex; i++) is_hex = (t[i] >= '0' && t[i] <= '9') || (t[i] >= 'a' && t[i] <= 'f');
+    if (is_hex) {
+        memcpy(hex, t, 8);
+        int64_t ids[8];
+        size_t k;
+        if (rg_registry_find_digest(g, hex, ids, 8, &k, err, sizeof err)) {
+            error_resp(s, q, r, 500, err);
+            return 2;
+        }
+        if (k == 1) {
+            *id = ids[0];
+            return 0;
+        }
+        if (k > 1) {
+            int at = snprintf(err, sizeof err, "%zu%s runs have a run digest that starts with %s:", k,
+                              k == 8 ? " or more" : "", hex);
+            for (size_t i = 0; i < k && at > 0 && (size_t)at < sizeof err; i++)
+                at += snprintf(err + at, sizeof err - (size_t)at, " #%lld", (long long)ids[i]);
+            if (at > 0 && (size_t)at < sizeof err)
+                snprintf(err + at, sizeof err - (size_t)at, "; name one by its local id (runs/ID)");
+            error_resp(s, q, r, 404, err);
+            return 2;
+        }
+    }
+    if (!parse_id(t, n, id)) return 0;
+    if (is_hex) snprintf(err, sizeof err, "no run has a run digest that starts with %s", hex);
+    else snprintf(err, sizeof err, "no such run: a run is named by its local id or the first 8 hex digits of its run "
+                                   "digest");
+    error_resp(s, q, r, 404, err);
+    return 2;
+}
+
+static void openapi_json(rg_response *r)
+{
+    const char *doc = rg_openapi_json();
+    char *body = strdup(doc);
+    if (!body) {
+        set_body(r, 500, TEXT, NULL);
+        return;
+    }
+    set_body(r, 200, JSON, body);
+}
+
+/* GET and HEAD: pages, JSON, manifests, through the route table (routes.h). */
 static void route_get(rg_server *s, rg_registry *g, const rg_request *q, rg_response *r)
 {
-    const char *p = q->path;
-    size_t n = strlen(p);
+    const char *param[2];
+    size_t len[2];
     int64_t id = 0, id2 = 0;
-    if (!strcmp(p, "/")) {
-        index_page(s, g, q, r, 0);
-    } else if (!strcmp(p, "/api/regressions")) {
-        regressions_json(s, g, q, r);
-    } else if (!strncmp(p, "/history/", 9) && !parse_id(p + 9, n - 9, &id)) {
-        history_page(s, g, q, r, id);
-    } else if (!strcmp(p, "/api/problems")) {
-        index_page(s, g, q, r, 1);
-    } else if (!strncmp(p, "/problems/", 10) && p[10]) {
-        problem_page(s, g, q, r, p + 10, 0);
-    } else if (!strncmp(p, "/records/", 9) && p[9]) {
-        records_page(s, g, q, r, p + 9);
-    } else if (!strncmp(p, "/api/problems/", 14) && p[14]) {
-        problem_page(s, g, q, r, p + 14, 1);
-    } else if (!strncmp(p, "/runs/", 6) && n > 11 && !strcmp(p + n - 5, ".json") && !parse_id(p + 6, n - 11, &id)) {
-        manifest_json(s, g, q, r, id);
-    } else if (!strncmp(p, "/runs/", 6) && !parse_id(p + 6, n - 6, &id)) {
-        run_page(s, g, q, r, id, 0);
-    } else if (!strncmp(p, "/api/runs/", 10) && !parse_id(p + 10, n - 10, &id)) {
-        run_page(s, g, q, r, id, 1);
-    } else {
-        const char *slash = !strncmp(p, "/compare/", 9) ? strchr(p + 9, '/') : NULL;
-        if (slash && !parse_id(p + 9, (size_t)(slash - p - 9), &id) && !parse_id(slash + 1, strlen(slash + 1), &id2))
-            compare_page(s, g, q, r, id, id2);
-        else error_resp(s, q, r, 404, "no such page");
+    int route = rg_route_match("GET", q->path, param, len);
+    char def[512];
+    switch (route) {
+    case RG_ROUTE_INDEX: index_page(s, g, q, r, 0); return;
+    case RG_ROUTE_API_PROBLEMS: index_page(s, g, q, r, 1); return;
+    case RG_ROUTE_PROBLEM:
+    case RG_ROUTE_API_PROBLEM:
+        snprintf(def, sizeof def, "%.*s", (int)(len[0] < sizeof def ? len[0] : sizeof def - 1), param[0]);
+        problem_page(s, g, q, r, def, route == RG_ROUTE_API_PROBLEM);
+        return;
+    case RG_ROUTE_RECORDS:
+        snprintf(def, sizeof def, "%.*s", (int)(len[0] < sizeof def ? len[0] : sizeof def - 1), param[0]);
+        records_page(s, g, q, r, def);
+        return;
+    case RG_ROUTE_RUN:
+    case RG_ROUTE_MANIFEST:
+    case RG_ROUTE_API_RUN:
+    case RG_ROUTE_HISTORY:
+        if (run_ref(s, g, q, r, param[0], len[0], &id)) return;
+        if (route == RG_ROUTE_MANIFEST) manifest_json(s, g, q, r, id);
+        else if (route == RG_ROUTE_HISTORY) history_page(s, g, q, r, id);
+        else run_page(s, g, q, r, id, route == RG_ROUTE_API_RUN);
+        return;
+    case RG_ROUTE_COMPARE:
+        if (run_ref(s, g, q, r, param[0], len[0], &id) || run_ref(s, g, q, r, param[1], len[1], &id2)) return;
+        compare_page(s, g, q, r, id, id2);
+        return;
+    case RG_ROUTE_SEARCH: search_page(s, g, q, r); return;
+    case RG_ROUTE_REGRESSIONS: regressions_json(s, g, q, r); return;
+    case RG_ROUTE_OPENAPI: openapi_json(r); return;
+    default: error_resp(s, q, r, 404, "no such page"); return;
     }
 }
 
@@ -860,7 +934,8 @@ void rg_serve_route(rg_server *s, const rg_request *q, rg_response *r)
         error_resp(s, q, r, 503, err);
         return;
     }
-    if (get && !strcmp(p, "/search")) {   /* its answer depends on the query: never cached by path */
+    if (get && rg_route_match("GET", p, (const char *[2]){0}, (size_t[2]){0}) == RG_ROUTE_SEARCH) {
+        /* its answer depends on the query: never cached by path */
         search_page(s, g, q, r);
         return;
     }
@@ -887,20 +962,17 @@ void rg_serve_route(rg_server *s, const rg_request *q, rg_response *r)
     }
     /* POST: every write needs the token. */
     int64_t id = 0;
-    int api_runs = !strcmp(p, "/api/runs");
-    int api_note_path = 0, form_path = 0, flag = 0;
-    if (!strncmp(p, "/api/runs/", 10)) {
-        const char *sl = strchr(p + 10, '/');
-        api_note_path = sl && !strcmp(sl, "/notes") && !parse_id(p + 10, (size_t)(sl - p - 10), &id);
-    } else if (!strncmp(p, "/runs/", 6)) {
-        const char *sl = strchr(p + 6, '/');
-        if (sl && !parse_id(p + 6, (size_t)(sl - p - 6), &id)) {
-            form_path = !strcmp(sl, "/notes") || !strcmp(sl, "/flags");
-            flag = !strcmp(sl, "/flags");
-        }
-    }
+    const char *param[2];
+    size_t len[2];
+    int route = rg_route_match("POST", p, param, len);
+    int api_runs = route == RG_ROUTE_POST_RUNS, api_note_path = route == RG_ROUTE_POST_API_NOTE;
+    int form_path = route == RG_ROUTE_POST_NOTE || route == RG_ROUTE_POST_FLAG, flag = route == RG_ROUTE_POST_FLAG;
     if (!api_runs && !api_note_path && !form_path) {
         error_resp(s, q, r, 404, "no such endpoint");
+        return;
+    }
+    if ((api_note_path || form_path) && parse_id(param[0], len[0], &id)) {
+        error_resp(s, q, r, 404, "no such endpoint: notes are posted to a run's local id");
         return;
     }
     if (!s->writable) {
@@ -998,6 +1070,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     rg_server *s = cls;
     conn_state *st = *con_cls;
     if (!st) {
+        rg_deadline_headers_done(c);
         st = calloc(1, sizeof *st);
         if (!st) return MHD_NO;
         *con_cls = st;
@@ -1067,6 +1140,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
         free(st);
         *con_cls = NULL;
     }
+    rg_deadline_request_done(c);
 }
 
 /* As many connections as the process may open files, less a margin for
@@ -1087,12 +1161,15 @@ int rg_serve_start(rg_server *s, char *err, size_t errlen)
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL_LINUX_ONLY | MHD_ALLOW_SUSPEND_RESUME;
     if (s->writable && !s->writer && rg_writer_start(&s->writer, err, errlen)) return 2;
     if (s->addr.sa.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
+    const unsigned limit = connection_limit();
+    if (!s->deadline && rg_deadline_start(&s->deadline, s->header_deadline_s, limit / 4 * 3, err, errlen)) return 2;
     s->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&s->addr.sa,
                             MHD_OPTION_THREAD_POOL_SIZE, s->threads, MHD_OPTION_CONNECTION_TIMEOUT, s->timeout_s,
-                            MHD_OPTION_CONNECTION_LIMIT, connection_limit(), MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+                            MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
                             s->max_per_client, MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024,
                             MHD_OPTION_UNESCAPE_CALLBACK, unescape_path, NULL, MHD_OPTION_NOTIFY_COMPLETED,
-                            on_completed, s, MHD_OPTION_END);
+                            on_completed, s, MHD_OPTION_NOTIFY_CONNECTION, rg_deadline_notify, s->deadline,
+                            MHD_OPTION_END);
     const unsigned port = s->addr.sa.ss_family == AF_INET6
                               ? ntohs(((const struct sockaddr_in6 *)(const void *)&s->addr.sa)->sin6_port)
                               : ntohs(((const struct sockaddr_in *)(const void *)&s->addr.sa)->sin_port);
@@ -1103,11 +1180,32 @@ int rg_serve_start(rg_server *s, char *err, size_t errlen)
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
     s->port = info ? info->port : (int)port;
-    if (!s->addr.any) snprintf(s->base, sizeof s->base, "http://%s:%d", s->addr.host, s->port);
+    if (!s->addr.any && !s->base_given) snprintf(s->base, sizeof s->base, "http://%s:%d", s->addr.host, s->port);
     return 0;
 }
 
 int rg_serve_port(const rg_server *s) { return s ? s->port : 0; }
+
+int rg_serve_check_base_url(const char *url, char *err, size_t errlen)
+{
+    size_t n = url ? strlen(url) : 0;
+    const char *host = !url                          ? NULL
+                       : !strncmp(url, "https://", 8) ? url + 8
+                       : !strncmp(url, "http://", 7)  ? url + 7
+                                                      : NULL;
+    const char *bad = url ? strpbrk(url, " \t\r\n\"'<>?#\\`") : NULL;
+    if (!host || !*host || *host == '/' || *host == ':' || bad || n > 200 || url[n - 1] == '/') {
+        snprintf(err, errlen, "--base-url '%.60s': expected http(s)://HOST[:PORT][/PATH] without a trailing slash, "
+                              "query or fragment (at most 200 bytes)", url ? url : "");
+        return 2;
+    }
+    for (const unsigned char *p = (const unsigned char *)url; *p; p++)
+        if (*p < 0x21 || *p > 0x7e) {
+            snprintf(err, errlen, "--base-url: printable ASCII only (percent-encode the rest)");
+            return 2;
+        }
+    return 0;
+}
 
 const char *rg_serve_host(const rg_server *s) { return s ? s->addr.host : ""; }
 
@@ -1117,7 +1215,9 @@ void rg_serve_destroy(rg_server *s)
     /* The writer first: it resumes every connection it holds (a POST that
      * comes after it stopped is answered on its worker thread). */
     rg_writer_stop(s->writer);
+    rg_deadline_stop(s->deadline);   /* no more cuts; the daemon still notifies each close */
     if (s->d) MHD_stop_daemon(s->d);
+    rg_deadline_free(s->deadline);
     rg_writer_free(s->writer);
     rg_registry *g = pthread_getspecific(s->key);
     if (g) {

@@ -35,6 +35,11 @@
 #define RG_SERVE_CACHE_BYTES (64u * 1024 * 1024)
 #define RG_SERVE_MAX_PER_CLIENT 64
 #define RG_SERVE_BODY_DEADLINE 30
+/* A request's headers must arrive within this many seconds of the
+ * connection's start (or of its previous request's end); and while more
+ * than 3/4 of the connections the server may hold wait for headers, the
+ * longest waits are closed first (serve_deadline.h). */
+#define RG_SERVE_HEADER_DEADLINE 10
 
 typedef struct rg_serve_options {
     const char *db_path;            /* the registry (must exist) */
@@ -47,7 +52,15 @@ typedef struct rg_serve_options {
     size_t cache_bytes;             /* page cache cap, 0: RG_SERVE_CACHE_BYTES */
     unsigned max_per_client;        /* connections per client address, 0: RG_SERVE_MAX_PER_CLIENT */
     unsigned body_deadline_s;       /* a request body's whole time, 0: RG_SERVE_BODY_DEADLINE */
+    unsigned header_deadline_s;     /* a request's headers' whole time, 0: RG_SERVE_HEADER_DEADLINE */
+    const char *base_url;           /* the public URL the citations' permalinks start with ("https://x.org/idx");
+                                       NULL: http://ADDR:PORT when listening on one address */
 } rg_serve_options;
+
+/* A --base-url: http:// or https://, a host, an optional port and path, no
+ * query, fragment, space, quote or angle bracket, no trailing slash, at most
+ * 200 bytes. 0, or 2 with err. */
+int rg_serve_check_base_url(const char *url, char *err, size_t errlen);
 
 typedef struct rg_server rg_server;
 

@@ -223,6 +223,9 @@ int rg_registry_read_only(const rg_registry *g);
 /* 1 when the last write on g failed because another connection held the
  * registry locked beyond the busy timeout (SQLITE_BUSY), else 0. */
 int rg_registry_busy(const rg_registry *g);
+/* 1 when the last failure was a full disk or the file size limit
+ * (RLIMIT_FSIZE): SQLITE_FULL, or ENOSPC, EFBIG or EDQUOT underneath. */
+int rg_registry_full(const rg_registry *g);
 /* Copies the WAL into the registry file itself and empties it (a TRUNCATE
  * checkpoint): what was committed is then in the file, even if its name is
  * later taken by another file. 0, or 2 with a message. */
@@ -306,6 +309,11 @@ int rg_registry_set_source_facts(rg_registry *g, int64_t id, const rg_run_source
 int rg_registry_source_facts(rg_registry *g, int64_t id, rg_run_source_facts *f, int *found, char *err,
                              size_t errlen);
 
+/* The local ids (at most max, lowest first, *n of them) of the runs whose run
+ * digest begins with "sha256:" + hex (4 to 64 lowercase hex digits): 0, or 2
+ * with a message. */
+int rg_registry_find_digest(rg_registry *g, const char *hex, int64_t *ids, size_t max, size_t *n, char *err,
+                            size_t errlen);
 /* Runs ordered by id (newest last). *rows is malloc'd. */
 int rg_registry_list(rg_registry *g, rg_run_row **rows, size_t *n, char *err, size_t errlen);
 /* One run: its row and (when manifest != NULL) its manifest, parsed strictly

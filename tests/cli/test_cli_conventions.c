@@ -256,7 +256,36 @@ static void test_runs_list_json(void **state)
     assert_true(cJSON_IsNumber(tu_get(r, "geomean_ns")));
     assert_true(cJSON_IsNull(tu_get(r, "replicates_of")));
     cJSON_Delete(j);
-    EXPECT_ONE_LINE_ERROR(rg("runs rank --json --db t.db"), "--json only applies to list");
+    /* replicate --json: a run imported from elsewhere measured no protocol here to repeat: one line, exit 2. */
+    EXPECT_ONE_LINE_ERROR(rg("runs replicate 1 --json --db t.db"), "ropegrad runs replicate:");
+    /* --json on every other subcommand: one JSON document each, with its documented keys (docs/record.md). */
+    static const struct { const char *args, *keys[4]; } docs[] = {
+        {"runs show 1 --json --db t.db", {"run", "workloads", "notes", "harness"}},
+        {"runs cite 2 --json --db t.db", {"run", "run_digest", "observed_at", "accessed"}},
+        {"runs rank --json --db t.db", {"method", "groups", NULL}},
+        {"runs compare 1 2 --json --db t.db", {"a", "b", "workloads", "primary_ratio"}},
+        {"runs compare 2 --json --db t.db", {"a", "b", NULL}},
+        {"runs history 1 --json --db t.db", {"method", "lines", NULL}},
+        {"runs check 2 --against 1 --json --db t.db", {"run", "rule", "verdict", "exit"}},
+        {"runs regressions --json --db t.db", {"regressions", NULL}},
+        {"runs note 1 hello --json --db t.db", {"run", "kind", "evidence_unchanged", NULL}},
+    };
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+        int rc = rg("%s", docs[i].args);
+        if (rc != 0 && rc != 1 && rc != 3) fail_msg("%s: exit %d: %s", docs[i].args, rc, err_text);
+        cJSON *d = cJSON_Parse(out_text);
+        if (!d) fail_msg("%s: not one JSON document: %.300s", docs[i].args, out_text);
+        for (int k = 0; k < 4 && docs[i].keys[k]; k++)
+            if (!cJSON_GetObjectItem(d, docs[i].keys[k])) fail_msg("%s: no \"%s\"", docs[i].args, docs[i].keys[k]);
+        cJSON_Delete(d);
+    }
+    /* Text: times in the unit that fits (rg_cli_time), never an exponent. */
+    const char *text_cmds[] = {"runs history 1 --db t.db", "runs rank --db t.db", "runs show 1 --db t.db"};
+    for (size_t i = 0; i < sizeof text_cmds / sizeof text_cmds[0]; i++) {
+        assert_int_equal(rg("%s", text_cmds[i]), 0);
+        if ((!strstr(out_text, " \xC2\xB5s") && !strstr(out_text, " ms")) || strstr(out_text, "e+0") || strstr(out_text, " us "))
+            fail_msg("%s: times not in µs/ms:\n%s%s", text_cmds[i], out_text, err_text);
+    }
 }
 
 /* ---- the default registry (XDG) ----------------------------------------------------- */

@@ -136,6 +136,11 @@ static void stop_all(void)
         }
 }
 
+/* What the next server starts under: a shell prefix ("ulimit -n 1024;") and
+ * a file size limit in bytes (RLIMIT_FSIZE; 0: none), set in its process only. */
+static const char *start_prefix = "";
+static rlim_t start_fsize;
+
 /* Starts `ropegrad serve --db db` on a free loopback port with the write
  * token and extra options; 0, or -1 when it did not start. */
 static int start(server *sv, const char *db, const char *extra)
@@ -146,6 +151,7 @@ static int start(server *sv, const char *db, const char *extra)
     if (sv->pid == 0) {
         dup2(fd[1], 1);
         close(fd[0]);
+        if (start_fsize && setrlimit(RLIMIT_FSIZE, &(struct rlimit){start_fsize, start_fsize})) _exit(127);
         /* Under ASan (scripts/sanitize.sh) freed memory sits in quarantine
          * and would count as growth in the memory checks below. */
         const char *asan = getenv("ASAN_OPTIONS");
@@ -154,8 +160,8 @@ static int start(server *sv, const char *db, const char *extra)
                  asan && *asan ? ":" : "");
         setenv("ASAN_OPTIONS", opts, 1);
         char cmd[2048];
-        snprintf(cmd, sizeof cmd, "exec '%s' serve --db '%s' --listen 127.0.0.1:0 --write-token-file '%s' %s", bin(),
-                 db, tokfile, extra ? extra : "");
+        snprintf(cmd, sizeof cmd, "%s exec '%s' serve --db '%s' --listen 127.0.0.1:0 --write-token-file '%s' %s",
+                 start_prefix, bin(), db, tokfile, extra ? extra : "");
         execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
         _exit(127);
     }
@@ -567,6 +573,121 @@ static void test_slow_body(void **state)
 
 /* ---- the registry file under the server -------------------------------------------------------- */
 
+
+/* 64 connections from each of 18 addresses (127.0.0.2-19), each sending part
+ * of its headers and then a byte every half second (never idle), against a
+ * server that may hold 896 connections (ulimit -n 1024): a GET from another
+ * address is answered at once (the longest header waits are closed while most
+ * connections wait), and every slow connection is closed by the header
+ * deadline (2 s), in bounded time. */
+#define HDR_ADDRS 18
+#define HDR_PER_ADDR 64
+static void test_slow_headers(void **state)
+{
+    raise_file_limit();
+    char db[600];
+    server sv;
+    start_prefix = "ulimit -n 1024;";
+    serve_fresh(&sv, db, "attack-headers.db", "--header-deadline 2 --max-per-client 64");
+    start_prefix = "";
+    assert_int_equal(status_of(&sv, (call){.path = "/"}), 200);
+    static int fds[HDR_ADDRS * HDR_PER_ADDR];
+    int n = 0, connected = 0;
+    double t0 = now_s();
+    for (int a = 0; a < HDR_ADDRS; a++)
+        for (int k = 0; k < HDR_PER_ADDR; k++) {
+            char from[32];
+            snprintf(from, sizeof from, "127.0.0.%d", 2 + a);
+            fds[n] = slow_client(&sv, from, 1);
+            connected += fds[n++] >= 0;
+        }
+    double opened = now_s() - t0;
+    nanosleep(&(struct timespec){0, 300000000L}, NULL);
+    reply r = http(&sv, (call){.path = "/", .from = "127.0.0.1"});
+    long status = r.status;
+    double seconds = r.seconds;
+    reply_free(&r);
+    if (status != 200 || seconds > 1.5)
+        fail_msg("%d slow connections (%d connected in %.1f s) from %d addresses: GET / got %ld after %.2f s",
+                 HDR_ADDRS * HDR_PER_ADDR, connected, opened, HDR_ADDRS, status, seconds);
+    /* A byte every half second on every slow connection (the idle timeout never fires) until the server
+     * has closed them all: the deadline is 2 s from each one's start; 6 s bound the test. */
+    int open_now = connected;
+    while (open_now && now_s() - t0 < 6.0) {
+        open_now = 0;
+        for (int i = 0; i < n; i++) {
+            if (fds[i] < 0) continue;
+            char b;
+            ssize_t got = recv(fds[i], &b, 1, MSG_DONTWAIT);
+            if (got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK) ||
+                send(fds[i], "X", 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+                close(fds[i]);
+                fds[i] = -1;
+                continue;
+            }
+            open_now++;
+        }
+        if (open_now) nanosleep(&(struct timespec){0, 500000000L}, NULL);
+    }
+    for (int i = 0; i < n; i++)
+        if (fds[i] >= 0) close(fds[i]);
+    if (open_now) fail_msg("%d of %d slow connections still open %.1f s after they started", open_now, connected,
+                           now_s() - t0);
+    assert_int_equal(kill(sv.pid, 0), 0);   /* up, and answering */
+    assert_int_equal(status_of(&sv, (call){.path = "/"}), 200);
+    finish(&sv, db);
+}
+
+/* A registry that cannot grow (the server's file size limit, RLIMIT_FSIZE,
+ * below what a push writes): the push is answered 507, the server stays up
+ * (SIGXFSZ ignored), pages still answer, and `runs push` says it in one line
+ * with exit 2. */
+static void test_full_disk(void **state)
+{
+    char db[600];
+    server sv;
+    fx_path(db, sizeof db, "attack-full.db");
+    make_registry(db);
+    start_fsize = 40 * 1024;   /* room for SQLite's 32 KiB shared-memory index, not for a push's log */
+    int started = start(&sv, db, NULL);
+    start_fsize = 0;
+    assert_int_equal(started, 0);
+    /* Runs pushed until one does not fit (the first, or one of the next few): 507, never 500. */
+    long status = 0;
+    for (int i = 0; i < 20 && status != 507; i++) {
+        char *t = manifest_text(10 + i, 1.0 + 0.01 * i, 10 + i);
+        reply r = http(&sv, (call){.path = "/api/runs", .body = t, .headers = {"Authorization: Bearer " TOKEN}});
+        free(t);
+        status = r.status;
+        if (status != 201 && status != 507) fail_msg("push %d to a registry that cannot grow: %ld %s", i, status,
+                                                     r.body ? r.body : "");
+        if (status == 507) {
+            assert_non_null(strstr(r.body, "\"status\":507"));
+            assert_non_null(strstr(r.body, "the disk is full or the file size limit was reached"));
+        }
+        reply_free(&r);
+    }
+    assert_int_equal(status, 507);
+    assert_int_equal(kill(sv.pid, 0), 0);   /* SIGXFSZ did not end it */
+    assert_int_equal(status_of(&sv, (call){.path = "/"}), 200);
+    long again = push(&sv, m3_text);
+    assert_true(again == 507 || again == 201);
+    /* The CLI's push: one line, exit 2. */
+    char dir[400], cmd[2048], out[4096], err[4096];
+    fx_path(dir, sizeof dir, "attack-full-cli");
+    tu_fresh_dir(dir);
+    char mpath[700];
+    snprintf(mpath, sizeof mpath, "%s/m2.json", dir);
+    char e2[RG_ERRLEN];
+    assert_int_equal(rg_write_file_atomic(mpath, m2_text, strlen(m2_text), e2, sizeof e2), 0);
+    snprintf(cmd, sizeof cmd, "runs push %s m2.json --token-file '%s'", sv.base, tokfile);
+    int rc = tu_run_captured(dir, out, sizeof out, err, sizeof err, "%s", cmd);
+    if (rc != 2 || tu_count_lines(err) != 1 || !strstr(err, "507")) fail_msg("runs push: exit %d: %s", rc, err);
+    tu_rm_rf(dir);
+    assert_int_equal(status_of(&sv, (call){.path = "/runs/1"}), 200);
+    finish(&sv, db);
+}
+
 /* The run ids a registry file holds. */
 static int has_run(const char *path, int64_t id)
 {
@@ -661,6 +782,7 @@ int main(void)
         cmocka_unit_test(test_csrf_not_from_token), cmocka_unit_test(test_allow_and_nul),
         cmocka_unit_test(test_cache_ignores_host),  cmocka_unit_test(test_cache_capped),
         cmocka_unit_test(test_slow_connections),    cmocka_unit_test(test_slow_body),
+        cmocka_unit_test(test_slow_headers),        cmocka_unit_test(test_full_disk),
         cmocka_unit_test(test_registry_replaced),   cmocka_unit_test(test_registry_read_only),
         cmocka_unit_test(test_registry_busy),
     };

@@ -268,7 +268,7 @@ static void test_history_rule(void **state)
     rg_registry_close(g);
     (void)busy_hist;
     /* A busy run says nothing either way: UNCLEAR even at the history's own figure. */
-    assert_int_equal(rg("runs check %lld --db g.db", (long long)same_busy), 0);
+    assert_int_equal(rg("runs check %lld --db g.db", (long long)same_busy), 3);
     assert_non_null(strstr(out_text, ": UNCLEAR"));
     assert_null(strstr(out_text, ": SAME"));
 
@@ -280,24 +280,118 @@ static void test_history_rule(void **state)
     assert_non_null(strstr(out_text, "earlier credible runs"));   /* the same-code run #8 joined the history */
     assert_non_null(strstr(out_text, ": SLOW"));
     assert_non_null(strstr(out_text, "regression"));
-    assert_int_equal(rg("runs check %lld --db g.db", (long long)slow_busy), 0);
+    assert_int_equal(rg("runs check %lld --db g.db", (long long)slow_busy), 3);
     assert_non_null(strstr(out_text, ": UNCLEAR"));
     assert_non_null(strstr(out_text, "busy machine (load average 2.50 on 4 CPUs): UNCLEAR, never SLOW"));
-    assert_int_equal(rg("runs check %lld --db g.db", (long long)slow_shared), 0);
+    assert_int_equal(rg("runs check %lld --db g.db", (long long)slow_shared), 3);
     assert_non_null(strstr(out_text, ": UNCLEAR"));
     assert_non_null(strstr(out_text, "busy machine (other processes used 2.20 of 4 CPUs over the run): UNCLEAR, never SLOW"));
-    assert_int_equal(rg("runs check %lld --db g.db", (long long)slow_stolen), 0);
+    assert_int_equal(rg("runs check %lld --db g.db", (long long)slow_stolen), 3);
     assert_non_null(strstr(out_text, "busy machine (steal took 0.30 of 4 CPUs over the run): UNCLEAR, never SLOW"));
     /* A higher z threshold than the slowdown's z: SAME. */
     assert_int_equal(rg("runs check %lld --db g.db --z 100", (long long)slow), 0);
     assert_non_null(strstr(out_text, ": SAME"));
-    /* --against keeps the pairwise check. */
-    assert_int_equal(rg("runs check %lld --against 1 --alpha 0.05 --db g.db", (long long)slow), 1);
+    /* --against keeps the pairwise check: 6 same-code pairs of history are too few (RG_NOISE_MIN_PAIRS) and
+     * there is no calibration, so the default noise (band 24.4%) cannot tell 10% from noise: UNCLEAR. */
+    assert_int_equal(rg("runs check %lld --against 1 --alpha 0.05 --db g.db", (long long)slow), 3);
     assert_non_null(strstr(out_text, "Mann-Whitney"));
+    assert_non_null(strstr(out_text, "from the default 5%"));
     /* Bad --z: one line, exit 2. */
     assert_int_equal(rg("runs check %lld --db g.db --z 0", (long long)slow), 2);
     assert_int_equal(rg("runs history %lld --db g.db --z 3", (long long)slow), 2);
     assert_non_null(strstr(err_text, "--z only applies to check"));
+}
+
+/* The noise band and the pairwise verdict on known figures. */
+static void test_noise_verdict(void **state)
+{
+    assert_true(fabs(rg_noise_k(0) - 3.090) < 1e-9);
+    assert_true(fabs(rg_noise_k(9) - 4.297) < 1e-9);
+    assert_true(fabs(rg_noise_k(30) - 3.385) < 1e-9);
+    assert_true(rg_noise_k(50) < 3.307 && rg_noise_k(50) > 3.232);   /* between the table's 40 and 60 */
+    assert_true(rg_noise_k(100000) > 3.090 && rg_noise_k(100000) < 3.091);
+    for (int df = 1; df < 200; df++) assert_true(rg_noise_k(df + 1) <= rg_noise_k(df));   /* never rises */
+    /* The default: 5%, k 3.09: exp(3.09 sqrt 2 0.05) = 1.2442. */
+    assert_true(fabs(rg_noise_band(RG_NOISE_DEFAULT, 0) - 1.24420) < 1e-4);
+    assert_true(isinf(rg_noise_band(NAN, 3)));
+    const double band = 1.063;   /* sigma 1%, 9 df */
+    assert_int_equal(rg_noise_verdict(1.20, 0.05, band), RG_VERDICT_SLOW);
+    assert_int_equal(rg_noise_verdict(1 / 1.20, 0.05, band), RG_VERDICT_FAST);
+    assert_int_equal(rg_noise_verdict(1.04, 0.05, band), RG_VERDICT_SAME);
+    assert_int_equal(rg_noise_verdict(0.96, 0.05, band), RG_VERDICT_SAME);
+    assert_int_equal(rg_noise_verdict(1.06, 0.05, band), RG_VERDICT_UNCLEAR);   /* beyond 5%, inside the noise */
+    assert_int_equal(rg_noise_verdict(1.20, 0.05, 1.2442), RG_VERDICT_UNCLEAR);
+    assert_int_equal(rg_noise_verdict(1.30, 0.05, 1.2442), RG_VERDICT_SLOW);
+    assert_int_equal(rg_noise_verdict(1.30, 0.50, 1.2442), RG_VERDICT_SAME);    /* within the minimum effect */
+    assert_int_equal(rg_noise_verdict(NAN, 0.05, band), RG_VERDICT_UNCLEAR);
+    assert_int_equal(rg_noise_verdict(0, 0.05, band), RG_VERDICT_UNCLEAR);
+    assert_int_equal(rg_noise_verdict(1.2, 0.05, 0.5), RG_VERDICT_UNCLEAR);
+}
+
+/* Where the noise comes from: the default, then a stored calibration, then
+ * the machine's history once it has RG_NOISE_MIN_PAIRS same-code pairs of
+ * quiet runs (busy runs, other machines and later runs left out). */
+static void test_noise_sources(void **state)
+{
+    char db[600], err[RG_ERRLEN];
+    snprintf(db, sizeof db, "%s/n.db", dir);
+    rg_registry *g;
+    assert_int_equal(rg_registry_open(db, 1, &g, err, sizeof err), 0);
+    rg_manifest probe;
+    read_manifest(cpu_manifest(1.0, 1, 0.1), &probe);
+    rg_gate_noise n;
+    assert_int_equal(rg_gate_noise_for(g, &probe, 0, &n, err, sizeof err), 0);
+    assert_string_equal(n.source, "default");
+    assert_true(n.sigma == RG_NOISE_DEFAULT && n.df == 0);
+    assert_non_null(strstr(n.machine, "testhost"));
+    assert_non_null(strstr(n.machine, "cpu"));
+    /* A calibration of this machine, and one of another. */
+    rg_gate_noise cal = {.sigma = 0.02, .df = 9, .sigma_w = 0.03, .df_w = 27, .n = 10};
+    snprintf(cal.machine, sizeof cal.machine, "%s", n.machine);
+    snprintf(cal.detail, sizeof cal.detail, "a suite");
+    assert_int_equal(rg_registry_noise_put(g, &cal, err, sizeof err), 0);
+    rg_gate_noise other = cal;
+    snprintf(other.machine, sizeof other.machine, "elsewhere \xC2\xB7 X \xC2\xB7 cpu");
+    other.sigma = 0.5;
+    assert_int_equal(rg_registry_noise_put(g, &other, err, sizeof err), 0);
+    cal.sigma = 0.015;   /* a later calibration replaces the first */
+    assert_int_equal(rg_registry_noise_put(g, &cal, err, sizeof err), 0);
+    rg_gate_noise bad = cal;
+    bad.df = 0;
+    assert_int_equal(rg_registry_noise_put(g, &bad, err, sizeof err), 2);
+    assert_int_equal(rg_gate_noise_for(g, &probe, 0, &n, err, sizeof err), 0);
+    assert_string_equal(n.source, "calibration");
+    assert_true(n.sigma == 0.015 && n.df == 9 && n.sigma_w == 0.03 && n.df_w == 27 && n.n == 10);
+    assert_string_equal(n.detail, "a suite");
+    assert_true(n.created_at[0]);
+    rg_gate_noise *all;
+    size_t na;
+    assert_int_equal(rg_registry_noise_list(g, &all, &na, err, sizeof err), 0);
+    assert_int_equal(na, 2);
+    free(all);
+    /* History: alternating +-1% runs of the same code (log-ratios about +-2%), a busy run between
+     * them that does not count; RG_NOISE_MIN_PAIRS pairs make it the source. */
+    int stamp = 10;
+    for (int i = 0; i < RG_NOISE_MIN_PAIRS; i++) {
+        store(g, cpu_manifest(i % 2 ? 1.01 : 0.99, stamp++, 0.1));
+        if (i == 3) store(g, cpu_manifest(2.0, stamp++, 3.5));   /* busy: left out */
+    }
+    assert_int_equal(rg_gate_noise_for(g, &probe, 0, &n, err, sizeof err), 0);
+    assert_string_equal(n.source, "calibration");   /* one pair short */
+    int64_t last = store(g, cpu_manifest(0.99, stamp++, 0.1));
+    int64_t after = store(g, cpu_manifest(1.01, stamp++, 0.1));
+    assert_int_equal(rg_gate_noise_for(g, &probe, last, &n, err, sizeof err), 0);
+    assert_string_equal(n.source, "calibration");   /* only the runs stored before the one checked */
+    assert_int_equal(rg_gate_noise_for(g, &probe, after, &n, err, sizeof err), 0);
+    assert_string_equal(n.source, "history");
+    assert_int_equal(n.df, RG_NOISE_MIN_PAIRS);
+    /* d = log(1.01/0.99) each pair (the fixture's medians scale exactly): sigma = d / sqrt 2. */
+    double d = log(1.01 / 0.99);
+    assert_true(fabs(n.sigma - d / sqrt(2.0)) < 1e-3);
+    assert_true(fabs(n.sigma_w - d / sqrt(2.0)) < 1e-3);
+    assert_int_equal(n.df_w, 3 * RG_NOISE_MIN_PAIRS);
+    rg_manifest_free(&probe);
+    rg_registry_close(g);
 }
 
 int main(void)
@@ -310,6 +404,8 @@ int main(void)
         cmocka_unit_test(test_run_page_share),
         cmocka_unit_test(test_busy_pair_never_slow),
         cmocka_unit_test_setup_teardown(test_history_rule, setup, teardown),
+        cmocka_unit_test(test_noise_verdict),
+        cmocka_unit_test_setup_teardown(test_noise_sources, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,6 +18,7 @@ struct rg_registry {
     sqlite3 *db;
     int read_only;
     int busy;                       /* the last failed step was SQLITE_BUSY/LOCKED (rg_registry_busy) */
+    int full;                       /* the last failure was a full disk or the file size limit (rg_registry_full) */
     char path[4096];
     rg_stmt_cache stmts;            /* this connection's prepared statements */
 };

@@ -47,7 +47,7 @@
 
 /* "RGRD": marks a SQLite file as a ropegrad registry. */
 #define RG_APPLICATION_ID 0x52475244
-#define RG_SCHEMA_VERSION 5
+#define RG_SCHEMA_VERSION 6
 
 /* The runs table's columns from id to backend: the same in the first schema
  * (0 -> 1) and in the table that migration 1 -> 2 rebuilds it as. Part of
@@ -187,13 +187,24 @@ static const char *const migrations[RG_SCHEMA_VERSION] = {
     "  reported INTEGER, reproduced INTEGER, replications INTEGER,"
     "  retraction_reason TEXT, supersedes TEXT, superseded_by TEXT, catalog_key TEXT);"
     "CREATE INDEX run_sources_by_catalog_id ON run_sources(catalog_id);",
+    /* 5 -> 6 (issue 41): the run-to-run noise `runs calibrate` measured on
+     * a machine (gate.h), the latest calibration of each machine. */
+    "CREATE TABLE machine_noise ("
+    "  machine TEXT PRIMARY KEY,"
+    "  created_at TEXT NOT NULL,"
+    "  sigma REAL NOT NULL CHECK (sigma >= 0),"
+    "  df INTEGER NOT NULL CHECK (df >= 1),"
+    "  sigma_w REAL NOT NULL CHECK (sigma_w >= 0),"
+    "  df_w INTEGER NOT NULL CHECK (df_w >= 1),"
+    "  runs INTEGER NOT NULL,"
+    "  detail TEXT NOT NULL);",
 };
 
 /* The C half of a migration, run after its SQL (NULL: none). */
 static int (*const migration_steps[RG_SCHEMA_VERSION])(rg_registry *, char *, size_t) = {
-    NULL, reg_convert_stored_manifests, NULL, reg_index_stored_signatures, NULL};
+    NULL, reg_convert_stored_manifests, NULL, reg_index_stored_signatures, NULL, NULL};
 
-static const char *const our_tables[] = {"runs", "run_workloads", "notes", "replications", "run_sources"};
+static const char *const our_tables[] = {"runs", "run_workloads", "notes", "replications", "run_sources", "machine_noise"};
 
 /* The XDG Base Directory rule: $XDG_DATA_HOME when set to an absolute path,
  * else ~/.local/share. Without HOME either, the current folder. */
@@ -526,6 +537,8 @@ int rg_registry_open(const char *path, int create, rg_registry **out, char *err,
 int rg_registry_read_only(const rg_registry *g) { return g ? g->read_only : 0; }
 
 int rg_registry_busy(const rg_registry *g) { return g ? g->busy : 0; }
+
+int rg_registry_full(const rg_registry *g) { return g ? g->full : 0; }
 
 int rg_registry_checkpoint(rg_registry *g, char *err, size_t errlen)
 {

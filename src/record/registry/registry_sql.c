@@ -6,6 +6,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <sys/resource.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,10 +34,31 @@ void reg_now_utc(char out[32])
 
 int reg_busy_code(int rc);
 
+/* The last failure's kind into g: busy, or a full disk / the file size limit
+ * (SQLite says SQLITE_FULL for ENOSPC and a short write, SQLITE_IOERR for a
+ * write refused outright: EFBIG past RLIMIT_FSIZE, EDQUOT). The words to add. */
+static const char *classify(rg_registry *g)
+{
+    const int code = sqlite3_extended_errcode(g->db), sys = sqlite3_system_errno(g->db);
+    g->busy = reg_busy_code(code & 0xff);
+    g->full = (code & 0xff) == SQLITE_FULL ||
+              ((code & 0xff) == SQLITE_IOERR && (sys == ENOSPC || sys == EFBIG || sys == EDQUOT));
+    /* sqlite3_system_errno is errno when SQLite asked, which a later call may have changed: a write
+     * refused (IOERR_WRITE, _TRUNCATE, _SHMSIZE) while a file size limit is set or the file system has
+     * less than a megabyte free is one of these too. */
+    if (!g->full && (code == SQLITE_IOERR_WRITE || code == SQLITE_IOERR_TRUNCATE || code == SQLITE_IOERR_SHMSIZE)) {
+        struct rlimit rl;
+        struct statvfs fs;
+        g->full = (!getrlimit(RLIMIT_FSIZE, &rl) && rl.rlim_cur != RLIM_INFINITY) ||
+                  (!statvfs(g->path, &fs) && (double)fs.f_bavail * (double)fs.f_frsize < 1048576.0);
+    }
+    return g->full ? " (the disk is full or the file size limit was reached)" : "";
+}
+
 int reg_fail(rg_registry *g, char *err, size_t errlen, const char *what)
 {
-    g->busy = reg_busy_code(sqlite3_errcode(g->db));
-    snprintf(err, errlen, "%s: %s: %s", g->path, what, sqlite3_errmsg(g->db));
+    const char *more = classify(g);
+    snprintf(err, errlen, "%s: %s: %s%s", g->path, what, sqlite3_errmsg(g->db), more);
     return 2;
 }
 
@@ -104,7 +126,8 @@ int reg_exec(rg_registry *g, const char *sql, char *err, size_t errlen, const ch
 {
     char *msg = NULL;
     if (sqlite3_exec(g->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        snprintf(err, errlen, "%s: %s: %s", g->path, what, msg ? msg : sqlite3_errmsg(g->db));
+        const char *more = classify(g);
+        snprintf(err, errlen, "%s: %s: %s%s", g->path, what, msg ? msg : sqlite3_errmsg(g->db), more);
         sqlite3_free(msg);
         return 2;
     }

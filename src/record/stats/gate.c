@@ -118,3 +118,162 @@ int rg_gate_history_check(rg_registry *g, int64_t id, double z_threshold, double
     free(e);
     return rc;
 }
+
+/* ---- the machine's run-to-run noise ------------------------------------------------ */
+
+int rg_machine_key(const rg_manifest *m, char *out, size_t n)
+{
+    if (!m || !m->hostname[0]) {
+        snprintf(out, n, "unknown");
+        return 2;
+    }
+    snprintf(out, n, "%.120s \xC2\xB7 %.200s \xC2\xB7 %.15s", m->hostname, m->product[0] ? m->product : m->cpu_model,
+             m->backend[0] ? m->backend : "-");
+    return 0;
+}
+
+double rg_noise_k(int df)
+{
+    /* Student's t, one-sided 99.9% (upper 0.001) quantiles for 1..30 degrees of freedom. */
+    static const double t[30] = {318.309, 22.327, 10.215, 7.173, 5.893, 5.208, 4.785, 4.501, 4.297, 4.144,
+                                 4.025,   3.930,  3.852,  3.787, 3.733, 3.686, 3.646, 3.610, 3.579, 3.552,
+                                 3.527,   3.505,  3.485,  3.467, 3.450, 3.435, 3.421, 3.408, 3.396, 3.385};
+    static const struct { int df; double t; } far[] = {{30, 3.385}, {40, 3.307}, {60, 3.232}, {120, 3.160}};
+    if (df <= 0) return 3.090;
+    if (df <= 30) return t[df - 1];
+    /* Beyond the table: linear in 1/df between the tabulated points, and to 3.090 at infinity. */
+    for (size_t i = 0; i + 1 < sizeof far / sizeof far[0]; i++)
+        if (df <= far[i + 1].df) {
+            double a = 1.0 / far[i].df, b = 1.0 / far[i + 1].df, x = 1.0 / df;
+            return far[i + 1].t + (far[i].t - far[i + 1].t) * (x - b) / (a - b);
+        }
+    return 3.090 + (3.160 - 3.090) * 120.0 / df;
+}
+
+double rg_noise_band(double sigma, int df)
+{
+    if (!(isfinite(sigma) && sigma >= 0)) return INFINITY;
+    return exp(rg_noise_k(df) * sqrt(2.0) * sigma);
+}
+
+rg_verdict rg_noise_verdict(double ratio, double threshold, double band)
+{
+    if (!positive(ratio) || !(threshold >= 0) || !(band >= 1)) return RG_VERDICT_UNCLEAR;
+    if (ratio <= 1 + threshold && ratio >= 1 / (1 + threshold)) return RG_VERDICT_SAME;
+    if (ratio > 1 + threshold && ratio > band) return RG_VERDICT_SLOW;
+    if (ratio < 1 / (1 + threshold) && ratio < 1 / band) return RG_VERDICT_FAST;
+    return RG_VERDICT_UNCLEAR;
+}
+
+/* Same code: one comparison key, implementation, backend and kernel. */
+static int same_code(const rg_run_row *a, const rg_run_row *b)
+{
+    return !strcmp(a->comparison_key, b->comparison_key) && !strcmp(a->implementation_digest, b->implementation_digest) &&
+           !strcmp(a->backend, b->backend) && a->kernel == b->kernel;
+}
+
+static int by_code_then_id(const void *x, const void *y)
+{
+    const rg_run_row *a = x, *b = y;
+    int c = strcmp(a->comparison_key, b->comparison_key);
+    if (!c) c = strcmp(a->implementation_digest, b->implementation_digest);
+    if (!c) c = strcmp(a->backend, b->backend);
+    if (!c) c = (a->kernel > b->kernel) - (a->kernel < b->kernel);
+    return c ? c : (a->id > b->id) - (a->id < b->id);
+}
+
+typedef struct noise_sums {
+    double p, w;   /* sums of squared log-ratios: primary figures, workload medians */
+    int np, nw;
+} noise_sums;
+
+/* The log-ratios of one same-code pair (b after a) into s. */
+static void add_pair(const rg_manifest *a, const rg_manifest *b, noise_sums *s)
+{
+    if (positive(a->primary_ns) && positive(b->primary_ns)) {
+        double d = log(b->primary_ns / a->primary_ns);
+        s->p += d * d, s->np++;
+    }
+    for (size_t i = 0; i < b->n_workloads; i++) {
+        const rg_mf_workload *w = &b->workloads[i], *v = rg_manifest_find_workload(a, w, i);
+        if (!v || !positive(w->median) || !positive(v->median)) continue;
+        double d = log(w->median / v->median);
+        s->w += d * d, s->nw++;
+    }
+}
+
+/* A stored run that may stand in the machine's history: passed, timed, on
+ * machine, not busy, not suspect. 1 with *m to free, 0 not, 2 error. */
+static int history_run(rg_registry *g, const rg_run_row *r, const char *machine, rg_manifest *m, char *err,
+                       size_t errlen)
+{
+    rg_run_row row;
+    if (rg_registry_get(g, r->id, &row, m, err, errlen)) return 2;
+    char key[sizeof ((rg_gate_noise *)0)->machine];
+    int ok = !rg_machine_key(m, key, sizeof key) && !strcmp(key, machine) && !rg_manifest_busy(m, NULL, 0) &&
+             !rg_manifest_suspect(m, NULL, 0);
+    if (!ok) rg_manifest_free(m);
+    return ok;
+}
+
+/* The machine's same-code pairs among the runs stored before id (0: all). */
+static int history_sums(rg_registry *g, const rg_manifest *run, const char *machine, int64_t id, noise_sums *s,
+                        char *err, size_t errlen)
+{
+    rg_run_row *rows;
+    size_t n, k = 0;
+    if (rg_registry_list(g, &rows, &n, err, errlen)) return 2;
+    /* The latest RG_NOISE_MAX_RUNS passed, timed runs of the same backend before id (rows come by id). */
+    for (size_t i = 0; i < n; i++)
+        if ((!id || rows[i].id < id) && !strcmp(rows[i].status, "passed") && positive(rows[i].primary_ns) &&
+            !strcmp(rows[i].backend, run->backend) && !strcmp(rows[i].evidence, RG_EVIDENCE_MEASURED))
+            rows[k++] = rows[i];
+    size_t from = k > RG_NOISE_MAX_RUNS ? k - RG_NOISE_MAX_RUNS : 0;
+    qsort(rows + from, k - from, sizeof *rows, by_code_then_id);
+    rg_manifest prev, cur;
+    int have_prev = 0, rc = 0;
+    size_t prev_at = 0;
+    for (size_t i = from; i < k && !rc; i++) {
+        int ok = history_run(g, &rows[i], machine, &cur, err, errlen);
+        if (ok == 2) rc = 2;
+        if (ok != 1) continue;
+        if (have_prev && same_code(&rows[prev_at], &rows[i])) add_pair(&prev, &cur, s);
+        if (have_prev) rg_manifest_free(&prev);
+        prev = cur, have_prev = 1, prev_at = i;
+    }
+    if (have_prev) rg_manifest_free(&prev);
+    free(rows);
+    return rc;
+}
+
+int rg_gate_noise_for(rg_registry *g, const rg_manifest *run, int64_t id, rg_gate_noise *out, char *err,
+                      size_t errlen)
+{
+    if (!g || !run || !out) {
+        snprintf(err, errlen, "noise: no registry, run or output");
+        return 2;
+    }
+    memset(out, 0, sizeof *out);
+    rg_machine_key(run, out->machine, sizeof out->machine);
+    noise_sums s = {0};
+    if (run->hostname[0] && history_sums(g, run, out->machine, id, &s, err, errlen)) return 2;
+    if (s.np >= RG_NOISE_MIN_PAIRS) {
+        snprintf(out->source, sizeof out->source, "history");
+        out->sigma = sqrt(s.p / (2.0 * s.np)), out->df = s.np, out->n = s.np;
+        out->sigma_w = s.nw ? sqrt(s.w / (2.0 * s.nw)) : out->sigma;
+        out->df_w = s.nw ? s.nw : s.np;
+        return 0;
+    }
+    if (run->hostname[0]) {
+        char machine[sizeof out->machine];
+        snprintf(machine, sizeof machine, "%s", out->machine);
+        int rc = rg_registry_noise_get(g, machine, out, err, errlen);
+        if (rc == 2) return 2;
+        if (rc == 0) return 0;
+        snprintf(out->machine, sizeof out->machine, "%s", machine);
+    }
+    snprintf(out->source, sizeof out->source, "default");
+    out->sigma = out->sigma_w = RG_NOISE_DEFAULT;
+    out->df = out->df_w = 0;
+    return 0;
+}

@@ -94,4 +94,82 @@ typedef struct rg_gate_history {
 int rg_gate_history_check(rg_registry *g, int64_t id, double z_threshold, double threshold, rg_gate_history *out,
                           char *err, size_t errlen);
 
+/* ---- the machine's run-to-run noise (the pairwise rule) ----------------------------- */
+/*
+ * Two runs of the same code recorded one after the other differ by more than
+ * either run's own samples say: between runs the machine's clocks, caches,
+ * placement and load move. The pairwise check therefore judges the ratio of
+ * two runs' figures against the machine's run-to-run noise, sigma: the
+ * standard deviation of the log of a run's figure between back-to-back runs
+ * of the same code on that machine (its primary figure, and one workload's
+ * median). A change is SLOW (FAST) only when it is beyond the minimum effect
+ * and beyond the noise band exp(k * sqrt(2) * sigma), k the one-sided 99.9%
+ * quantile of Student's t with the estimate's degrees of freedom (the normal
+ * quantile, 3.09, for the default); a change beyond the minimum effect but
+ * inside the band is UNCLEAR: the machine cannot tell it from noise.
+ *
+ * Where sigma comes from, first found first:
+ *   history      consecutive runs of the same code (comparison key,
+ *                implementation digest, backend and kernel) on the same
+ *                machine (hostname, hardware product, backend), passed, not
+ *                suspect, not busy, stored before the run checked: at least
+ *                RG_NOISE_MIN_PAIRS such pairs; sigma^2 = mean(d^2) / 2 over
+ *                their log-ratios d (same code: d has mean 0), df = pairs.
+ *   calibration  `ropegrad runs calibrate`: N back-to-back runs of a suite
+ *                measured here; sigma = the sample standard deviation of
+ *                their log figures (df = quiet runs - 1), stored per machine
+ *                in the registry (the latest calibration of a machine counts).
+ *   default      RG_NOISE_DEFAULT (5%, what a CPU shared with other work shows
+ *                between runs), k = 3.09: the band is 24.4%, so without history
+ *                or a calibration only a change beyond it is SLOW; the check
+ *                says which source it used and how to calibrate.
+ */
+#define RG_NOISE_MIN_PAIRS 10       /* same-code pairs in history before they decide */
+#define RG_NOISE_MAX_RUNS 400       /* the latest runs of the machine read for history */
+#define RG_NOISE_DEFAULT 0.05       /* sigma with no history and no calibration */
+#define RG_NOISE_MIN_CALIBRATION 3  /* quiet runs a calibration needs */
+
+#define RG_NOISE_METHOD                                                                                         \
+    "the ratio of the two runs' figures against the machine's run-to-run noise: SLOW/FAST only beyond the "     \
+    "minimum effect and beyond exp(k sqrt(2) sigma), k the one-sided 99.9% Student t quantile; UNCLEAR between"
+
+typedef struct rg_gate_noise {
+    char machine[400];        /* "hostname · product · backend" */
+    char source[16];          /* "history", "calibration" or "default" */
+    double sigma, sigma_w;    /* log-scale sd of a run's primary figure and of one workload's median */
+    int df, df_w;             /* degrees of freedom of each (0: the default, k = the normal quantile) */
+    int n;                    /* history: same-code pairs; calibration: quiet runs used */
+    char created_at[32];      /* calibration: when it was measured */
+    char detail[256];         /* calibration: the suite and protocol it ran */
+} rg_gate_noise;
+
+/* The machine key of a run: "hostname · product · backend" (product: the
+ * hardware product, else the CPU model). 0, or 2 when m names no host. */
+int rg_machine_key(const rg_manifest *m, char *out, size_t n);
+
+/* The one-sided 99.9% quantile of Student's t with df degrees of freedom
+ * (df <= 0: the normal's, 3.090). */
+double rg_noise_k(int df);
+
+/* The noise band of an estimate: exp(k(df) * sqrt(2) * sigma). */
+double rg_noise_band(double sigma, int df);
+
+/* The pairwise verdict of ratio = run / baseline against the minimum effect
+ * and a noise band (> 1): SLOW/FAST beyond both, SAME within the minimum
+ * effect, UNCLEAR between (or for a ratio that is not positive). */
+rg_verdict rg_noise_verdict(double ratio, double threshold, double band);
+
+/* The noise of run's machine for a check of run (stored as id, or 0: before
+ * every stored run): history, else the machine's stored calibration, else
+ * the default. 0, or 2 with a message. */
+int rg_gate_noise_for(rg_registry *g, const rg_manifest *run, int64_t id, rg_gate_noise *out, char *err,
+                      size_t errlen);
+
+/* The calibration stored for machine (1 when none), 0 with *out, 2 error. */
+int rg_registry_noise_get(rg_registry *g, const char *machine, rg_gate_noise *out, char *err, size_t errlen);
+/* Stores (replaces) machine's calibration. 0 or 2 with a message. */
+int rg_registry_noise_put(rg_registry *g, const rg_gate_noise *n, char *err, size_t errlen);
+/* Every stored calibration, by machine. *out malloc'd. */
+int rg_registry_noise_list(rg_registry *g, rg_gate_noise **out, size_t *n, char *err, size_t errlen);
+
 #endif
