@@ -216,7 +216,7 @@ static void test_schema3_migrates(void **state)
                                      "ALTER TABLE runs DROP COLUMN author; ALTER TABLE runs DROP COLUMN source_revision;"
                                      "ALTER TABLE runs DROP COLUMN published_at; ALTER TABLE runs DROP COLUMN source_rank;"
                                      "ALTER TABLE runs DROP COLUMN source_group_size;"
-                                     "ALTER TABLE runs DROP COLUMN retracted_at; PRAGMA user_version = 3;",
+                                     "ALTER TABLE runs DROP COLUMN retracted_at; DROP TABLE machine_noise; PRAGMA user_version = 3;",
                                   NULL, NULL, NULL),
                      SQLITE_OK);
     sqlite3_close(h);
