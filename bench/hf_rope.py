@@ -285,6 +285,7 @@ def main(argv=None):
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--smoke", action="store_true", help="tiny shapes, any device: checks the script")
+    ap.add_argument("--quick", action="store_true", help="B x S 1x4096, 4x4096, 8x8192 and one packed batch")
     ap.add_argument("--profile", default="4x4096", help="BxS: the GPU kernels of each implementation at this "
                     "case of the first model, printed after the table ('' for none; CUDA only)")
     args = ap.parse_args(argv)
@@ -297,6 +298,8 @@ def main(argv=None):
         return 2
     heads = SMOKE_HEADS if args.smoke else HEADS
     shapes, packed = (SMOKE_SHAPES, SMOKE_PACKED) if args.smoke else (SHAPES, PACKED)
+    if args.quick and not args.smoke:
+        shapes, packed = [SHAPES[0], SHAPES[1], SHAPES[3]], PACKED[:1]
     if args.smoke:
         args.warmup, args.iters = 1, 2
     gen = torch.Generator().manual_seed(0)

@@ -14,6 +14,8 @@
 #   bash scripts/gpu-ops.sh
 #   STEPS="bench probe" bash scripts/gpu-ops.sh        # a subset
 #
+# HFROPE_ARGS: options of bench/hf_rope.py for the hfrope step (e.g. --quick). CTEST_ARGS: options
+# of the tests step's ctest (e.g. -R 'gpu|plugin' for a subset).
 # STEPS (default "tests python bench apply applypeers hf hfrope probe bound dev ddp sanitize";
 # python first: its torch eager times are the benches' baselines; `peers` is not in the
 # default list: STEPS=peers runs the field alone; ddp needs two GPUs and skips on one;
@@ -45,9 +47,10 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 
 if [[ " $STEPS " == *" tests "* ]]; then
   log "ctest (all tests; the GPU tests of every op run here)"
-  (LD_LIBRARY_PATH="$RG_LIBS" ctest --test-dir "$B" --output-on-failure -j8 2>&1) | tee "$W/ctest.txt" | tail -n 12
+  # shellcheck disable=SC2086
+  (LD_LIBRARY_PATH="$RG_LIBS" ctest --test-dir "$B" --output-on-failure -j8 ${CTEST_ARGS:-} 2>&1) | tee "$W/ctest.txt" | tail -n 12
   status[ctest]=$(grep -E "tests passed" "$W/ctest.txt" | tail -1)
-  for t in test_gpu_forward test_gpu_kernel test_gpu_rope_apply test_plugin_gpu; do
+  for t in test_gpu_forward test_gpu_kernel test_gpu_rope_apply test_gpu_rope_apply_pos test_plugin_gpu test_gpu_reward_hack; do
     LD_LIBRARY_PATH="$RG_LIBS" "$B/tests/$t" > "$W/$t.txt" 2>&1
     status[$t]="exit $?: $(grep -E 'PASSED|FAILED' "$W/$t.txt" | tr '\n' ' ')"
   done
@@ -205,7 +208,7 @@ if [[ " $STEPS " == *" hfrope "* ]]; then
   # Llama-3.1-8B heads, B x S 1x4096..8x8192 and packed batches): stock HF, torch.compile, Liger,
   # FlashInfer and TransformerEngine where installed, ropegrad with tables and from positions.
   log "hfrope: bench/hf_rope.py"
-  PYTHONPATH="$ROOT/python${liger_path:+:$liger_path}" timeout 500 python3 bench/hf_rope.py \
+  PYTHONPATH="$ROOT/python${liger_path:+:$liger_path}" timeout 500 python3 bench/hf_rope.py ${HFROPE_ARGS:-} \
     --out "$W/hf-rope.json" > "$W/hf-rope.txt" 2>&1
   status[hf_rope]="exit $?"
   tail -n 40 "$W/hf-rope.txt"
