@@ -15,6 +15,7 @@
 #    flush has finished) and --settle off (the call queued right behind the flush), ROUNDS times
 #    (correctness: one round; the timing is the protocol's), with the flush gap each run records
 #    (flush_gap_us: the GPU's idle time between the flush and the call).
+# CPATH_PROBLEMS: the ops of step 2 (default PROBLEMS).
 # $OUT (default results/official/agreement-new): official/ (gpu-official.sh's results), cpath/
 # (step 2's JSON results) and agreement-summary.md (scripts/figures/agreement_summary.py), which
 # is printed last.
@@ -46,7 +47,7 @@ echo "gpu-official.sh: exit $?" | tee -a "$OUT/official-stdout.txt"
 tail -n 14 "$OUT/official-stdout.txt"
 export LD_LIBRARY_PATH=$PWD/$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 for r in $(seq 1 "$ROUNDS"); do
-  for p in $PROBLEMS; do
+  for p in ${CPATH_PROBLEMS:-$PROBLEMS}; do
     suite=$(echo suites/"$p"-*)
     for settle in on off; do
       "$B/ropegrad" bench --suite "$suite" --backend cuda --settle "$settle" --rounds 1 --quiet \
