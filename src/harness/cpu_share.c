@@ -86,15 +86,19 @@ int rg_cpu_mark_now(rg_cpu_mark *m, char *err, size_t errlen)
         set_err(err, errlen, "cpu share: no mark");
         return 1;
     }
-    struct rusage ru;
+    /* Ours: this process and the children it has waited for (the supervised
+     * worker that ran a plugin is reaped before the share is taken). */
+    struct rusage ru, rc;
     struct timespec ts;
-    if (getrusage(RUSAGE_SELF, &ru) || clock_gettime(CLOCK_MONOTONIC, &ts)) {
+    if (getrusage(RUSAGE_SELF, &ru) || getrusage(RUSAGE_CHILDREN, &rc) || clock_gettime(CLOCK_MONOTONIC, &ts)) {
         set_err(err, errlen, "cpu share: getrusage or clock_gettime failed");
         return 1;
     }
     if (read_proc_stat(&m->ticks, err, errlen)) return 1;
     m->self_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
-                ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6;
+                ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6 +
+                (double)rc.ru_utime.tv_sec + (double)rc.ru_stime.tv_sec +
+                ((double)rc.ru_utime.tv_usec + (double)rc.ru_stime.tv_usec) / 1e6;
     m->wall_s = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
     return 0;
 }

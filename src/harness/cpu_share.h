@@ -24,8 +24,9 @@ typedef struct rg_cpu_ticks {
     unsigned long long steal;
 } rg_cpu_ticks;
 
-/* One end of a span: the machine's ticks, this process's CPU seconds, the
- * monotonic clock in seconds. */
+/* One end of a span: the machine's ticks, this process's CPU seconds (with
+ * its reaped children's: a supervised worker's work is ours), the monotonic
+ * clock in seconds. */
 typedef struct rg_cpu_mark {
     rg_cpu_ticks ticks;
     double self_s, wall_s;
