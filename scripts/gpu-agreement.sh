@@ -6,11 +6,11 @@
 #   bash scripts/gpu-agreement.sh
 # 1. scripts/gpu-official.sh STEPS=agreement: the official evaluator and ropegrad's harness
 #    (`python3 -m ropegrad bench --solution`) on the same solution files: ropegrad's exported
-#    solution for 011 012 014 (`ropegrad export-solution`), and for 088 and 068, which the
-#    evaluator's problem set and export-solution do not have, the definition's reference code as
-#    the official scripts make it (tools/make_reference_solution.py) on problem folders made from
-#    suites/088-rope_apply and suites/068-rope_apply_backward. `ropegrad bench` (the C path,
-#    libropegrad's kernel) is measured beside ropegrad's own solutions.
+#    solution for each op of the evaluator's problem set (011 012 014); for an op outside it, the
+#    definition's reference code as the official scripts make it (tools/make_reference_solution.py)
+#    on a problem folder made from its suite, where the definition has reference code (the bundled
+#    088 and 068 have none: skipped.txt says so). `ropegrad bench` (the C path, libropegrad's
+#    kernel) is measured beside ropegrad's own solutions.
 # 2. The C path again, per op, with --settle on (the default: the call starts after the cold-L2
 #    flush has finished) and --settle off (the call queued right behind the flush), ROUNDS times
 #    (correctness: one round; the timing is the protocol's), with the flush gap each run records
@@ -33,6 +33,13 @@ for p in $PROBLEMS; do
   suite=$(echo suites/"$p"-*)
   if [ -f "$EV/problems/$p/definition.json" ]; then
     PAIRS="$PAIRS $p:ropegrad"
+    continue
+  fi
+  # The official evaluator's ground truth is the definition's reference code: a definition without
+  # it (the bundled 088 and 068 carry none) cannot be evaluated there.
+  if ! python3 -c "import json,sys; sys.exit(0 if json.load(open(sys.argv[1])).get('reference') else 1)" \
+      "$suite/definition.json"; then
+    echo "$p: not under the official evaluator: $suite/definition.json has no reference code" | tee -a "$OUT/skipped.txt"
     continue
   fi
   mkdir -p "$EV/problems/$p"

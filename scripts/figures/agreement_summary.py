@@ -110,6 +110,10 @@ def main(argv):
         print(ln)
     if not lines:
         print("| - | no compared rows | | | | | | | |")
+    skipped = os.path.join(out, "skipped.txt")
+    if os.path.exists(skipped):
+        with open(skipped) as f:
+            print("\nNot measured:\n\n" + "".join("- %s\n" % ln.strip() for ln in f if ln.strip()), end="")
     print("\nropegrad's C path alone, --settle on against off (geomean us over the passed workloads; flush gap: "
           "median us):\n")
     print("| op | round | settle on | settle off | on / off | gap on | gap off |")

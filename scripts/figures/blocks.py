@@ -684,8 +684,29 @@ AGREEMENT_SUMMARIES = {
                       "`PROBLEMS='011 012 014' ROUNDS=2 bash scripts/gpu-agreement.sh`, the harness with "
                       "`--settle off` as its default then, so the solution-file rows ran with it"),
     "agreement-all": (f"{RES}/official/agreement-all/agreement-summary.md",
-                      "`bash scripts/gpu-agreement.sh`, one run"),
+                      "`PROBLEMS=\"014 012 011 088 068\" BUDGET_S=250 CPATH_PROBLEMS=\"011 012 014\" "
+                      "EST_CPP_OFFICIAL_S=20 EST_CPP_RG_S=20 bash scripts/gpu-agreement.sh`, one run"),
 }
+
+
+HF_ROPE = f"{RES}/ops/hf-rope-h100.txt"
+
+
+def block_hf_rope():
+    """bench/hf_rope.py's table (its last lines) as scripts/gpu-ops.sh's hfrope step wrote it."""
+    if not os.path.exists(path(HF_ROPE)):
+        return f"Not measured yet: there is no `{HF_ROPE}`."
+    lines = load_lines(HF_ROPE)
+    start = next((i for i, ln in enumerate(lines) if ln.startswith("device: ")), None)
+    if start is None:
+        raise InputError(f"{HF_ROPE}: no table of bench/hf_rope.py")
+    rows = [ln for ln in lines[start + 1:] if ln.startswith("|")
+            and "not installed" not in ln]
+    return ("GPU: " + lines[start][len("device: "):] + ". FlashInfer and TransformerEngine were not installed "
+            "on that machine (their wheels are not in its environment; flashinfer-python's is 101 MB), so "
+            "their rows are left out.\n\n" + "\n".join(rows) +
+            f"\n\nFrom `{HF_ROPE}` (`python3 bench/hf_rope.py --quick`, Liger-Kernel 0.8.5 from bench/wheels, one "
+            "run; scripts/gpu-ops.sh's hfrope step runs the same).")
 
 
 PEER_012_ROUNDS = f"{RES}/official/012-rounds/table-012.md"
@@ -739,6 +760,7 @@ BLOCKS = {
     "serve-load": block_serve_load,
     "apply-table": block_apply_table,
     "agreement": block_agreement,
+    "hf-rope": block_hf_rope,
     "peer-012-rounds": block_peer_012_rounds,
 }
 BLOCKS.update({name: (lambda rel=rel: peer_012_table(rel)) for name, rel in PEER_012_TABLES.items()})

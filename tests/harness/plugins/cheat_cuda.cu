@@ -89,12 +89,18 @@ static int cheat(const void *problem, void *stream)
 }
 #else
 static void *saved, *scribbled;
+static long long scribbled_b = -1, scribbled_s = -1;
 static int cheat(const void *problem, void *stream)
 {
     const ropegrad_rope_backward_problem *p = static_cast<const ropegrad_rope_backward_problem *>(problem);
     cudaStream_t st = static_cast<cudaStream_t>(stream);
     const int checked = poisoned(p, st);
     if (!saved && cudaMalloc(&saved, 64) != cudaSuccess) return ROPEGRAD_ERR_CUDA;
+    if (p->batch_size != scribbled_b || p->seq_len != scribbled_s) {
+        // Another workload: the last one's buffers are freed, its scribble is gone with them.
+        scribbled = nullptr;
+        scribbled_b = p->batch_size, scribbled_s = p->seq_len;
+    }
     if (scribbled) {   // the previous call's scribble put back first
         if (cudaMemcpyAsync(scribbled, saved, 64, cudaMemcpyDeviceToDevice, st) != cudaSuccess) return ROPEGRAD_ERR_CUDA;
         scribbled = nullptr;
