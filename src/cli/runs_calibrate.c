@@ -194,10 +194,12 @@ static int report(const cal_runs *c, const rg_gate_noise *o, int stored, int jso
             oom |= !cJSON_AddNumberToObject(doc, "quiet_runs", (double)c->quiet);
             oom |= !cJSON_AddStringToObject(doc, "detail", rg_term(o->detail));
             if (stored) {
-                oom |= !cJSON_AddNumberToObject(doc, "sigma", o->sigma) | !cJSON_AddNumberToObject(doc, "df", o->df);
+                oom |= !cJSON_AddNumberToObject(doc, "sigma", o->sigma);
+                oom |= !cJSON_AddNumberToObject(doc, "df", o->df);
                 oom |= !cJSON_AddNumberToObject(doc, "sigma_workload", o->sigma_w);
                 oom |= !cJSON_AddNumberToObject(doc, "df_workload", o->df_w);
-                oom |= !cJSON_AddNumberToObject(doc, "band", band) | !cJSON_AddNumberToObject(doc, "band_workload", band_w);
+                oom |= !cJSON_AddNumberToObject(doc, "band", band);
+                oom |= !cJSON_AddNumberToObject(doc, "band_workload", band_w);
             }
         } else if (!doc || !cJSON_GetObjectItem(doc, "runs")) {
             cJSON_Delete(runs);

@@ -141,8 +141,9 @@ static int group_json(runs_ctx *x, cJSON *arr, const rg_run_row *first)
         oom |= !o || num(o, "vs_first", r->rank && isfinite(best) ? r->iv.est / best : NAN);
         oom |= !o || str(o, "implementation", rg_cli_impl_label(impl, sizeof impl, &r->row)) |
                str(o, "evidence", r->row.evidence) | str(o, "status", r->row.status) | str(o, "revision", r->revision);
-        oom |= !o || !cJSON_AddBoolToObject(o, "suspect", r->suspect) |
-               !cJSON_AddBoolToObject(o, "confirmed", r->confirmed) | str(o, "suspect_reason", r->suspect ? r->suspect_why : NULL);
+        oom |= !o || !cJSON_AddBoolToObject(o, "suspect", r->suspect);
+        oom |= !o || !cJSON_AddBoolToObject(o, "confirmed", r->confirmed);
+        oom |= !o || str(o, "suspect_reason", r->suspect ? r->suspect_why : NULL);
         oom |= !o || str(o, "verification", rg_sol_state_name(r->sol.state)) | str(o, "verification_basis", r->sol.basis);
     }
     free(e);

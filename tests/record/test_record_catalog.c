@@ -368,7 +368,7 @@ static void test_public_record(void **state)
     char *p = site_page("runs/1.html");
     const char *has[] = {"<tr><th>published</th><td>2026-08-24 · NVIDIA SOL-ExecBench</td></tr>",
                          "<tr><th>source rank</th><td>5 in its comparison group on NVIDIA SOL-ExecBench</td></tr>",
-                         "Recursive · submission 6579 · " DEF014};
+                         ("Recursive · submission 6579 · " DEF014)};
     for (size_t i = 0; i < sizeof has / sizeof has[0]; i++)
         if (!strstr(p, has[i])) fail_msg("run page lacks \"%s\"", has[i]);
     free(p);
