@@ -229,7 +229,7 @@ static int history_sums(rg_registry *g, const rg_manifest *run, const char *mach
             !strcmp(rows[i].backend, run->backend) && !strcmp(rows[i].evidence, RG_EVIDENCE_MEASURED))
             rows[k++] = rows[i];
     size_t from = k > RG_NOISE_MAX_RUNS ? k - RG_NOISE_MAX_RUNS : 0;
-    qsort(rows + from, k - from, sizeof *rows, by_code_then_id);
+    if (k > from) qsort(rows + from, k - from, sizeof *rows, by_code_then_id);   /* rows may be NULL when empty */
     rg_manifest prev, cur;
     int have_prev = 0, rc = 0;
     size_t prev_at = 0;
