@@ -49,6 +49,8 @@ int rg_runs_compare_json(runs_ctx *x, int64_t ida, int64_t idb);
 int rg_history_line_json(rg_registry *g, const rg_ranked *e, size_t n, cJSON *lines);
 int rg_runs_show(runs_ctx *x, int64_t id);                /* runs_show.c: show */
 int rg_runs_cite(runs_ctx *x, int64_t id);                /* runs_show.c: cite */
+/* Run id's row and today's date (YYYY-MM-DD, UTC) for a citation: 0, or 2 after one line on stderr. */
+int rg_runs_cite_row(runs_ctx *x, int64_t id, rg_run_row *r, char *today, size_t n);
 int rg_runs_rank(runs_ctx *x);                            /* runs_rank.c: rank */
 int rg_runs_compare(runs_ctx *x, int64_t ida, int64_t idb); /* runs_compare.c: compare (idb 0: against #1) */
 int rg_runs_export(runs_ctx *x, int64_t id);              /* runs_exchange.c: export */

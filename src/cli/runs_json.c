@@ -100,15 +100,8 @@ int rg_runs_show_json(runs_ctx *x, int64_t id)
 int rg_runs_cite_json(runs_ctx *x, int64_t id)
 {
     rg_run_row r;
-    if (rg_registry_get(x->g, id, &r, NULL, x->err, sizeof x->err)) {
-        rg_term_printf(stderr, "ropegrad runs cite: %s\n", x->err);
-        return 2;
-    }
     char today[16], k[96];
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(today, sizeof today, "%Y-%m-%d", &tm);
+    if (rg_runs_cite_row(x, id, &r, today, sizeof today)) return 2;
     cJSON *doc = cJSON_CreateObject();
     int oom = !doc || num(doc, "run", (double)r.id) | str(doc, "definition", r.definition);
     oom |= !doc || str(doc, "implementation", rg_cli_impl_label(k, sizeof k, &r)) | str(doc, "device", r.device);

@@ -221,18 +221,24 @@ int rg_runs_show(runs_ctx *x, int64_t id)
     return 0;
 }
 
-int rg_runs_cite(runs_ctx *x, int64_t id)
+int rg_runs_cite_row(runs_ctx *x, int64_t id, rg_run_row *r, char *today, size_t n)
 {
-    rg_run_row r;
-    if (rg_registry_get(x->g, id, &r, NULL, x->err, sizeof x->err)) {
+    if (rg_registry_get(x->g, id, r, NULL, x->err, sizeof x->err)) {
         rg_term_printf(stderr, "ropegrad runs cite: %s\n", x->err);
         return 2;
     }
-    char today[16], k[96];
     time_t t = time(NULL);
     struct tm tm;
     gmtime_r(&t, &tm);
-    strftime(today, sizeof today, "%Y-%m-%d", &tm);
+    strftime(today, n, "%Y-%m-%d", &tm);
+    return 0;
+}
+
+int rg_runs_cite(runs_ctx *x, int64_t id)
+{
+    rg_run_row r;
+    char today[16], k[96];
+    if (rg_runs_cite_row(x, id, &r, today, sizeof today)) return 2;
     tprintf("ropegrad run #%lld, %s, %s on %s, %s, %s, observed %s, accessed %s.\n", (long long)r.id, r.definition,
            rg_cli_impl_label(k, sizeof k, &r), r.device, r.evidence, r.run_digest, r.observed_at, today);
     return 0;
