@@ -7,20 +7,24 @@
 #   2. PAIRS pairs of runs of the same code (ropegrad's CPU kernel), each
 #      recorded back to back and checked as `runs check B --against A`: the
 #      gate must never say SLOW (UNCLEAR is an answer, busy or not);
-#   3. a copy 20% slower: the plugin tests/harness/plugins/slow_plugin.c built
+#   3. the same pairs taken REPEATS at a time (pairs 1-4, 5-8, ...) and checked
+#      as `runs check B1,B2,.. --against A1,A2,..` (the repeated pairwise rule:
+#      the band narrows as sqrt(1/n + 1/m)): never SLOW either;
+#   4. a copy 20% slower: the plugin tests/harness/plugins/slow_plugin.c built
 #      as libgate_same.so (the work) and libgate_slow20.so (the same work plus
-#      20%), recorded back to back and checked the same way: one try after
-#      every second same-code pair, then more until SLOW_TRIES tries or SLOW_SECONDS
-#      have passed, until one is recorded on a quiet machine (the gate answers
-#      UNCLEAR for a run recorded on a busy machine; it catches a slowdown on
-#      a quiet one).
+#      20%), recorded interleaved REPEATS times (same, slower, same, slower,
+#      ...), after the same-code pairs so the machine's history gives the
+#      noise: its first pair checked alone (what one pair can say here) and all
+#      REPEATS pairs checked together, which must say SLOW. A try with a run
+#      recorded on a busy machine is UNCLEAR (a busy run says nothing either
+#      way); then another try, up to SLOW_TRIES or SLOW_SECONDS.
 #
-#   bash bench/gate_pairs.sh [BUILD_DIR] [PAIRS] [CALIBRATION] [SLOW_TRIES] [OUT_DIR] [SLOW_SECONDS]
+#   bash bench/gate_pairs.sh [BUILD_DIR] [PAIRS] [CALIBRATION] [SLOW_TRIES] [OUT_DIR] [SLOW_SECONDS] [REPEATS]
 #
 # Writes OUT_DIR (default results/gate/): gate-pairs.md (the table and the
 # totals) and checks.jsonl (every `runs check --json` document and the
-# calibration's). Exit 1 when a same-code pair came back SLOW or the slower
-# copy was never SLOW on a quiet machine.
+# calibration's). Exit 1 when a same-code check came back SLOW or the slower
+# copy's repeated check was never SLOW on a quiet machine.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$src/build}
@@ -29,6 +33,7 @@ calibration=${3:-10}
 slow_tries=${4:-6}
 out=${5:-$src/results/gate}
 slow_seconds=${6:-0}
+repeats=${7:-4}
 rg=$build/ropegrad
 same_so=$build/tests/plugins/libgate_same.so
 slow_so=$build/tests/plugins/libgate_slow20.so
@@ -51,7 +56,8 @@ check() {   # check RUN BASE: one JSON document on one line
   jq -c --argjson rc "$rc" '. + {exit_status: $rc}' "$work/check.json"
 }
 row() {   # row LABEL JSON: a table row
-  jq -r --arg l "$1" '[$l, (.baseline|tostring), (.run|tostring), (.busy_reason // "quiet"), .noise.source,
+  jq -r --arg l "$1" '[$l, (if .baselines then (.baselines|map(tostring)|join(",")) else (.baseline|tostring) end),
+    (if .runs then (.runs|map(tostring)|join(",")) else (.run|tostring) end), (.busy_reason // "quiet"), .noise.source,
     ((.noise.sigma*1000|round)/10|tostring) + "%", (((.noise.band-1)*1000|round)/10|tostring) + "%",
     ((.primary.ratio*10000|round)/10000|tostring), .primary.verdict,
     ([.workloads[].verdict] | join(" ")), .verdict, (.exit_status|tostring)] | "| " + join(" | ") + " |"' <<<"$2"
@@ -63,18 +69,25 @@ cal_rc=0
 "$rg" runs calibrate --runs "$calibration" --db "$db" --json -- "${opts[@]}" >"$work/cal.json" || cal_rc=$?
 [ "$cal_rc" = 0 ] || [ "$cal_rc" = 3 ] || { echo "gate_pairs: runs calibrate exited $cal_rc" >&2; exit 1; }
 jq -c '{calibration: .}' "$work/cal.json" >>"$jsonl"
-rows=()
-slow_same=0; unclear_same=0; same_same=0
-slow_rows=(); caught=0; quiet_tries=0; tries=0
-slow_try() {   # one try of the slower copy, unless one was already checked on a quiet machine
-  [ "$quiet_tries" = 0 ] && [ "$tries" -lt "$slow_tries" ] || return 0
+rows=(); rep_rows=(); slow_rows=()
+slow_same=0; unclear_same=0; same_same=0; slow_rep=0
+caught=0; quiet_tries=0; tries=0
+ids_a=(); ids_b=()
+join() { local IFS=,; echo "$*"; }
+slow_try() {   # REPEATS interleaved pairs of the slower copy and its baseline: one pair alone, then all
   tries=$((tries + 1))
-  local a b j
-  a=$(bench --impl "$same_so"); b=$(bench --impl "$slow_so")
-  [ -n "$a" ] && [ -n "$b" ] || { echo "gate_pairs: a plugin run recorded nothing" >&2; exit 1; }
-  j=$(check "$b" "$a")
+  local a b j i as=() bs=()
+  for i in $(seq "$repeats"); do
+    a=$(bench --impl "$same_so"); b=$(bench --impl "$slow_so")
+    [ -n "$a" ] && [ -n "$b" ] || { echo "gate_pairs: a plugin run recorded nothing" >&2; exit 1; }
+    as+=("$a"); bs+=("$b")
+  done
+  j=$(check "${bs[0]}" "${as[0]}")
   echo "$j" >>"$jsonl"
-  slow_rows+=("$(row "20% slower copy, try $tries" "$j")")
+  slow_rows+=("$(row "20% slower copy, try $tries, one pair" "$j")")
+  j=$(check "$(join "${bs[@]}")" "$(join "${as[@]}")")
+  echo "$j" >>"$jsonl"
+  slow_rows+=("$(row "20% slower copy, try $tries, $repeats pairs" "$j")")
   if [ "$(jq -r .busy <<<"$j")" = false ]; then
     quiet_tries=$((quiet_tries + 1))
     if [ "$(jq -r .verdict <<<"$j")" = SLOW ]; then caught=$((caught + 1)); fi
@@ -91,10 +104,17 @@ for p in $(seq "$pairs"); do
     UNCLEAR) unclear_same=$((unclear_same + 1)) ;;
     *) same_same=$((same_same + 1)) ;;
   esac
-  if [ $((p % 2)) = 0 ]; then slow_try; fi
+  ids_a+=("$a"); ids_b+=("$b")
+  if [ "${#ids_a[@]}" = "$repeats" ]; then
+    j=$(check "$(join "${ids_b[@]}")" "$(join "${ids_a[@]}")")
+    echo "$j" >>"$jsonl"
+    rep_rows+=("$(row "same code $((p - repeats + 1))-$p" "$j")")
+    if [ "$(jq -r .verdict <<<"$j")" = SLOW ]; then slow_rep=$((slow_rep + 1)); fi
+    ids_a=(); ids_b=()
+  fi
 done
 until_s=$(( $(date +%s) + slow_seconds ))
-while [ "$quiet_tries" = 0 ] && [ "$tries" -lt "$slow_tries" ] && { [ "$slow_seconds" = 0 ] || [ "$(date +%s)" -lt "$until_s" ]; }; do
+while [ "$caught" = 0 ] && [ "$tries" -lt "$slow_tries" ] && { [ "$tries" = 0 ] || [ "$slow_seconds" = 0 ] || [ "$(date +%s)" -lt "$until_s" ]; }; do
   slow_try
 done
 mkdir -p "$out"
@@ -102,7 +122,7 @@ tmp=$out/.gate-pairs.md.tmp
 {
   echo "# The regression gate on back-to-back runs"
   echo
-  echo "\`bash bench/gate_pairs.sh BUILD $pairs $calibration $slow_tries OUT $slow_seconds\`, started $started on $(nproc) CPUs"
+  echo "\`bash bench/gate_pairs.sh BUILD $pairs $calibration $slow_tries OUT $slow_seconds $repeats\`, started $started on $(nproc) CPUs"
   echo "($(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')), load average at the end $(cut -d' ' -f1-3 /proc/loadavg);"
   echo "ropegrad $(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo unknown). Each run: 014 workloads 1-3 on the"
   echo "CPU, one thread, 30 iterations, one correctness round. Calibration first (\`runs calibrate --runs $calibration\`, exit $cal_rc):"
@@ -119,12 +139,25 @@ tmp=$out/.gate-pairs.md.tmp
   echo
   echo "| pair | A | B | machine during B | noise from | sigma | band | B/A primary | primary | workloads | verdict | exit |"
   echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
-  printf '%s\n' "${rows[@]}" "${slow_rows[@]}"
+  printf '%s\n' "${rows[@]}"
   echo
-  echo "- same code: $pairs pairs: $slow_same SLOW, $unclear_same UNCLEAR, $same_same SAME or FAST"
-  echo "- the 20% slower copy: $tries tries, $quiet_tries recorded on a quiet machine, $caught SLOW (a try recorded on a busy machine is UNCLEAR)"
+  echo "The same pairs $repeats at a time, checked as \`runs check B1,..,B$repeats --against A1,..,A$repeats\` (the"
+  echo "repeated pairwise rule: the geometric means' ratio against exp(k sqrt(1/$repeats + 1/$repeats) sigma)):"
+  echo
+  echo "| pairs | A | B | machine | noise from | sigma | band | B/A primary | primary | workloads | verdict | exit |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+  printf '%s\n' "${rep_rows[@]}"
+  echo
+  echo "The 20% slower copy after them ($repeats interleaved pairs a try: its first pair alone, then all $repeats):"
+  echo
+  echo "| try | A | B | machine | noise from | sigma | band | B/A primary | primary | workloads | verdict | exit |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+  printf '%s\n' "${slow_rows[@]}"
+  echo
+  echo "- same code: $pairs pairs: $slow_same SLOW, $unclear_same UNCLEAR, $same_same SAME or FAST; ${#rep_rows[@]} checks of $repeats pairs: $slow_rep SLOW"
+  echo "- the 20% slower copy: $tries tries of $repeats pairs, $quiet_tries recorded on a quiet machine, $caught SLOW (a try with a run recorded on a busy machine is UNCLEAR)"
 } >"$tmp"
 mv "$tmp" "$out/gate-pairs.md"
 cp "$jsonl" "$out/checks.jsonl"
 tail -2 "$out/gate-pairs.md"
-[ "$slow_same" = 0 ] && [ "$caught" -ge 1 ]
+[ "$slow_same" = 0 ] && [ "$slow_rep" = 0 ] && [ "$caught" -ge 1 ]

@@ -231,6 +231,71 @@ static int check(rg_registry *g, int64_t id, int64_t against, double threshold, 
     return rg_check_pair(g, id, base, against != 0, threshold, alpha, json);
 }
 
+#define RG_CHECK_MAX_REPEATS 64
+
+/* "ID,ID,..." into ids (at most RG_CHECK_MAX_REPEATS, distinct): 0, or 2 with one line on stderr. */
+static int parse_id_list(const char *what, const char *s, int64_t *ids, size_t *n)
+{
+    char buf[1024];
+    if (strlen(s) >= sizeof buf) {
+        rg_term_printf(stderr, "ropegrad runs check: %s: too long a list of run ids\n", what);
+        return 2;
+    }
+    snprintf(buf, sizeof buf, "%s", s);
+    *n = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (*n == RG_CHECK_MAX_REPEATS) {
+            rg_term_printf(stderr, "ropegrad runs check: %s: at most %d runs\n", what, RG_CHECK_MAX_REPEATS);
+            return 2;
+        }
+        if (rg_cli_parse_run_id("runs check", tok, &ids[*n])) return 2;
+        for (size_t i = 0; i < *n; i++)
+            if (ids[i] == ids[*n]) {
+                rg_term_printf(stderr, "ropegrad runs check: %s: run #%lld is listed twice\n", what, (long long)ids[i]);
+                return 2;
+            }
+        (*n)++;
+    }
+    if (!*n || s[strlen(s) - 1] == ',' || s[0] == ',' || strstr(s, ",,")) {
+        rg_term_printf(stderr, "ropegrad runs check: %s: '%s' is not a comma-separated list of run ids\n", what, s);
+        return 2;
+    }
+    return 0;
+}
+
+/* runs check B1,B2,... --against A1,A2,...: every run timed; a failed run under test fails the check. */
+static int check_repeated(rg_registry *g, const char *runs_s, const char *against_s, double threshold, int json)
+{
+    int64_t runs[RG_CHECK_MAX_REPEATS], bases[RG_CHECK_MAX_REPEATS];
+    size_t nr, nb;
+    if (!against_s) {
+        rg_term_printf(stderr, "ropegrad runs check: several runs are checked against --against REF,REF,...\n");
+        return 2;
+    }
+    if (parse_id_list("the runs", runs_s, runs, &nr) || parse_id_list("--against", against_s, bases, &nb)) return 2;
+    char a[300];
+    int failed;
+    for (size_t i = 0; i < nr; i++) {
+        for (size_t j = 0; j < nb; j++)
+            if (runs[i] == bases[j]) {
+                rg_term_printf(stderr, "ropegrad runs check: run #%lld cannot be its own baseline\n", (long long)runs[i]);
+                return 2;
+            }
+        int t = timed_nothing(g, runs[i], a, sizeof a, &failed);
+        if (t != 1) return t == 2 ? 2 : rg_check_untimed(runs[i], a, failed, json);
+    }
+    for (size_t j = 0; j < nb; j++) {
+        int t = timed_nothing(g, bases[j], a, sizeof a, &failed);
+        if (t != 1) {
+            if (!t)
+                rg_term_printf(stderr, "ropegrad runs check: the baseline run #%lld timed nothing (%s): give timed "
+                                       "runs to --against\n", (long long)bases[j], a);
+            return 2;
+        }
+    }
+    return rg_check_repeated(g, runs, nr, bases, nb, threshold, json);
+}
+
 /* ---- regressions ------------------------------------------------------------------ */
 
 static int regressions(rg_registry *g, int json, double threshold, double alpha)
@@ -282,7 +347,8 @@ static void usage(int is_check, int is_reg)
                "exit status: 0 none, 1 a regression, 2 bad usage or input\n");
     else if (is_check)
         tprintf("usage: ropegrad runs check ID [--against REF] [--threshold PCT] [--alpha A] [--z Z] [--json]\n"
-               "                          [--db FILE]\n\n"
+               "                          [--db FILE]\n"
+               "       ropegrad runs check ID,ID,... --against REF,REF,... [--threshold PCT] [--json] [--db FILE]\n\n"
                "With %d or more earlier credible runs in its line (same comparison group, implementation,\n"
                "backend and kernel; passed, not suspect, not recorded on a busy machine) and no --against:\n"
                "run ID's primary figure against the distribution of theirs (the latest %d): SLOW (FAST) when\n"
@@ -299,6 +365,10 @@ static void usage(int is_check, int is_reg)
                "used %.0f%% of the CPUs or more, or steal %.0f%% (older records: a load average at or above half\n"
                "the CPUs at its start), is UNCLEAR, never SLOW. Defaults: --threshold %.0f (percent, t),\n"
                "--alpha %g, --z %g. --json: one JSON document (docs/record.md).\n"
+               "Several runs against several baseline runs, recorded interleaved (A B A B ...): the ratio of\n"
+               "the geometric means of their figures against exp(k sqrt(1/n + 1/m) sigma), n and m the two\n"
+               "sides' runs; per workload the same rule on the runs' medians. A slowdown one pair leaves\n"
+               "UNCLEAR on a noisy machine is decided by more pairs.\n"
                "exit status: 0 same or faster, 1 slower (a regression) or a failed run, 3 unclear,\n"
                "2 bad usage or input\n",
                RG_GATE_MIN_HISTORY, RG_GATE_LOOKBACK, RG_NOISE_MIN_PAIRS, 100 * RG_NOISE_DEFAULT, 100 * RG_STATS_CONF,
@@ -395,6 +465,14 @@ int rg_cmd_runs_history_check(int argc, char **argv)
     int npos = argc - optind;
     if (check_usage(sub, npos, group, against_s, json, have_t, have_a, have_z)) return 2;
     int64_t id = 0, against = 0;
+    int repeated = is_check && npos == 1 && (strchr(argv[optind], ',') || (against_s && strchr(against_s, ',')));
+    if (repeated) {
+        rg_registry *g;
+        if (open_registry(sub, db, &g)) return 2;
+        int rc = check_repeated(g, argv[optind], against_s, threshold, json);
+        rg_registry_close(g);
+        return rc;
+    }
     if (npos == 1 && rg_cli_parse_run_id(is_check ? "runs check" : "runs history", argv[optind], &id)) return 2;
     if (against_s && rg_cli_parse_run_id(is_check ? "runs check" : "runs history", against_s, &against)) return 2;
     rg_registry *g;

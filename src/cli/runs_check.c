@@ -34,18 +34,18 @@ static const char *conclusion(rg_verdict v)
 }
 
 /* A number, or null when it is not finite. */
-static int add_num(cJSON *o, const char *k, double v)
+int rg_check_num(cJSON *o, const char *k, double v)
 {
     return !(isfinite(v) ? cJSON_AddNumberToObject(o, k, v) : cJSON_AddNullToObject(o, k));
 }
 
-static int add_str(cJSON *o, const char *k, const char *v)
+int rg_check_str(cJSON *o, const char *k, const char *v)
 {
     return !(v ? cJSON_AddStringToObject(o, k, rg_term(v)) : cJSON_AddNullToObject(o, k));
 }
 
 /* Prints doc (one document, then a newline) and deletes it: 0, or 2 when it could not be made. */
-static int emit(cJSON *doc, int oom)
+int rg_check_emit(cJSON *doc, int oom)
 {
     char *text = oom || !doc ? NULL : cJSON_Print(doc);
     cJSON_Delete(doc);
@@ -59,13 +59,13 @@ static int emit(cJSON *doc, int oom)
     return 0;
 }
 
-static cJSON *new_doc(int64_t id, const char *rule, int *oom)
+cJSON *rg_check_doc(int64_t id, const char *rule, int *oom)
 {
     cJSON *doc = cJSON_CreateObject();
     *oom = !doc;
     if (doc) {
-        *oom |= add_num(doc, "run", (double)id);
-        *oom |= add_str(doc, "rule", rule);
+        *oom |= rg_check_num(doc, "run", (double)id);
+        *oom |= rg_check_str(doc, "rule", rule);
     }
     return doc;
 }
@@ -81,13 +81,13 @@ int rg_check_untimed(int64_t id, const char *label, int failed, int json)
         return failed;
     }
     int oom;
-    cJSON *doc = new_doc(id, "none", &oom);
+    cJSON *doc = rg_check_doc(id, "none", &oom);
     if (doc) {
-        oom |= add_str(doc, "verdict", failed ? "FAILED" : "UNTIMED");
-        oom |= add_str(doc, "reason", label);
-        oom |= add_num(doc, "exit", failed);
+        oom |= rg_check_str(doc, "verdict", failed ? "FAILED" : "UNTIMED");
+        oom |= rg_check_str(doc, "reason", label);
+        oom |= rg_check_num(doc, "exit", failed);
     }
-    return emit(doc, oom) ? 2 : failed;
+    return rg_check_emit(doc, oom) ? 2 : failed;
 }
 
 int rg_check_no_baseline(int64_t id, int json)
@@ -98,13 +98,13 @@ int rg_check_no_baseline(int64_t id, int json)
         return 0;
     }
     int oom;
-    cJSON *doc = new_doc(id, "none", &oom);
+    cJSON *doc = rg_check_doc(id, "none", &oom);
     if (doc) {
         oom |= !cJSON_AddNullToObject(doc, "verdict");
-        oom |= add_str(doc, "reason", "no earlier revision in its line to check against (use --against ID)");
-        oom |= add_num(doc, "exit", 0);
+        oom |= rg_check_str(doc, "reason", "no earlier revision in its line to check against (use --against ID)");
+        oom |= rg_check_num(doc, "exit", 0);
     }
-    return emit(doc, oom);
+    return rg_check_emit(doc, oom);
 }
 
 /* ---- the history rule ------------------------------------------------------------ */
@@ -129,23 +129,23 @@ int rg_check_history_rule(rg_registry *g, int64_t id, double z_threshold, double
     rg_verdict v = busy ? RG_VERDICT_UNCLEAR : h.verdict;   /* gate.h: a busy CPU run says nothing either way */
     if (json) {
         int oom;
-        cJSON *doc = new_doc(id, "history", &oom), *hist = cJSON_CreateObject();
+        cJSON *doc = rg_check_doc(id, "history", &oom), *hist = cJSON_CreateObject();
         if (!doc || !hist || !cJSON_AddItemToObject(doc, "history", hist)) {
             cJSON_Delete(hist);
             oom = 1;
         } else {
-            oom |= add_str(doc, "verdict", rg_verdict_name(v));
-            oom |= add_num(doc, "exit", exit_of(v));
+            oom |= rg_check_str(doc, "verdict", rg_verdict_name(v));
+            oom |= rg_check_num(doc, "exit", exit_of(v));
             oom |= !cJSON_AddBoolToObject(doc, "busy", busy);
-            oom |= add_str(doc, "busy_reason", busy ? busy_why : NULL);
-            oom |= add_num(doc, "threshold", threshold) | add_num(doc, "z_threshold", z_threshold);
-            oom |= add_str(doc, "method", RG_GATE_HISTORY_METHOD);
-            oom |= add_num(hist, "runs", (double)h.n) | add_num(hist, "skipped", (double)h.skipped);
-            oom |= add_num(hist, "first_id", (double)h.first_id) | add_num(hist, "last_id", (double)h.last_id);
-            oom |= add_num(hist, "run_ns", h.x) | add_num(hist, "mean_ns", h.mean) | add_num(hist, "sd_ns", h.sd);
-            oom |= add_num(hist, "ratio", h.x / h.mean) | add_num(hist, "z", h.z);
+            oom |= rg_check_str(doc, "busy_reason", busy ? busy_why : NULL);
+            oom |= rg_check_num(doc, "threshold", threshold) | rg_check_num(doc, "z_threshold", z_threshold);
+            oom |= rg_check_str(doc, "method", RG_GATE_HISTORY_METHOD);
+            oom |= rg_check_num(hist, "runs", (double)h.n) | rg_check_num(hist, "skipped", (double)h.skipped);
+            oom |= rg_check_num(hist, "first_id", (double)h.first_id) | rg_check_num(hist, "last_id", (double)h.last_id);
+            oom |= rg_check_num(hist, "run_ns", h.x) | rg_check_num(hist, "mean_ns", h.mean) | rg_check_num(hist, "sd_ns", h.sd);
+            oom |= rg_check_num(hist, "ratio", h.x / h.mean) | rg_check_num(hist, "z", h.z);
         }
-        return emit(doc, oom) ? 2 : exit_of(v);
+        return rg_check_emit(doc, oom) ? 2 : exit_of(v);
     }
     tprintf("check: run #%lld against the history of its line: %zu earlier credible runs (#%lld to #%lld)", (long long)id,
             h.n, (long long)h.first_id, (long long)h.last_id);
@@ -256,31 +256,31 @@ static void print_pair(const pair_check *c, double threshold, double alpha)
 static int json_pair(const pair_check *c, double threshold, double alpha)
 {
     int oom;
-    cJSON *doc = new_doc(c->id, "pairwise", &oom), *noise = cJSON_CreateObject(), *prim = cJSON_CreateObject(),
+    cJSON *doc = rg_check_doc(c->id, "pairwise", &oom), *noise = cJSON_CreateObject(), *prim = cJSON_CreateObject(),
           *ws = cJSON_CreateArray();
     if (!doc || !noise || !prim || !ws) {
         cJSON_Delete(noise), cJSON_Delete(prim), cJSON_Delete(ws);
-        return emit(doc, 1);
+        return rg_check_emit(doc, 1);
     }
     cJSON_AddItemToObject(doc, "noise", noise);
     cJSON_AddItemToObject(doc, "primary", prim);
-    oom |= add_num(doc, "baseline", (double)c->base);
-    oom |= add_str(doc, "baseline_from", c->named ? "against" : "previous revision");
-    oom |= add_str(doc, "verdict", rg_verdict_name(c->overall));
-    oom |= add_num(doc, "exit", exit_of(c->overall));
+    oom |= rg_check_num(doc, "baseline", (double)c->base);
+    oom |= rg_check_str(doc, "baseline_from", c->named ? "against" : "previous revision");
+    oom |= rg_check_str(doc, "verdict", rg_verdict_name(c->overall));
+    oom |= rg_check_num(doc, "exit", exit_of(c->overall));
     oom |= !cJSON_AddBoolToObject(doc, "busy", c->busy);
-    oom |= add_str(doc, "busy_reason", c->busy ? c->busy_why : NULL);
-    oom |= add_num(doc, "threshold", threshold) | add_num(doc, "alpha", alpha);
-    oom |= add_str(doc, "method", RG_NOISE_METHOD);
-    oom |= add_str(doc, "workload_method", RG_CHECK_METHOD);
-    oom |= add_str(noise, "machine", c->noise.machine) | add_str(noise, "source", c->noise.source);
-    oom |= add_num(noise, "sigma", c->noise.sigma) | add_num(noise, "df", c->noise.df);
-    oom |= add_num(noise, "sigma_workload", c->noise.sigma_w) | add_num(noise, "df_workload", c->noise.df_w);
-    oom |= add_num(noise, "band", c->band) | add_num(noise, "band_workload", c->band_w);
-    oom |= add_num(noise, "n", c->noise.n);
-    oom |= add_str(prim, "statistic", c->mr.primary_statistic);
-    oom |= add_num(prim, "baseline_ns", c->mb.primary_ns) | add_num(prim, "run_ns", c->mr.primary_ns);
-    oom |= add_num(prim, "ratio", c->ratio) | add_str(prim, "verdict", rg_verdict_name(c->primary));
+    oom |= rg_check_str(doc, "busy_reason", c->busy ? c->busy_why : NULL);
+    oom |= rg_check_num(doc, "threshold", threshold) | rg_check_num(doc, "alpha", alpha);
+    oom |= rg_check_str(doc, "method", RG_NOISE_METHOD);
+    oom |= rg_check_str(doc, "workload_method", RG_CHECK_METHOD);
+    oom |= rg_check_str(noise, "machine", c->noise.machine) | rg_check_str(noise, "source", c->noise.source);
+    oom |= rg_check_num(noise, "sigma", c->noise.sigma) | rg_check_num(noise, "df", c->noise.df);
+    oom |= rg_check_num(noise, "sigma_workload", c->noise.sigma_w) | rg_check_num(noise, "df_workload", c->noise.df_w);
+    oom |= rg_check_num(noise, "band", c->band) | rg_check_num(noise, "band_workload", c->band_w);
+    oom |= rg_check_num(noise, "n", c->noise.n);
+    oom |= rg_check_str(prim, "statistic", c->mr.primary_statistic);
+    oom |= rg_check_num(prim, "baseline_ns", c->mb.primary_ns) | rg_check_num(prim, "run_ns", c->mr.primary_ns);
+    oom |= rg_check_num(prim, "ratio", c->ratio) | rg_check_str(prim, "verdict", rg_verdict_name(c->primary));
     oom |= !cJSON_AddItemToObject(doc, "workloads", ws);
     for (size_t i = 0; i < c->n && !oom; i++) {
         const rg_check_row *r = &c->rows[i];
@@ -290,13 +290,13 @@ static int json_pair(const pair_check *c, double threshold, double alpha)
             oom = 1;
             break;
         }
-        oom |= add_num(o, "index", r->index) | add_str(o, "uuid", r->uuid);
-        oom |= add_num(o, "baseline_ns", r->base_median) | add_num(o, "run_ns", r->run_median);
-        oom |= add_num(o, "ratio", r->have ? r->shift.ratio : NAN) | add_num(o, "lo", r->have ? r->shift.lo : NAN);
-        oom |= add_num(o, "hi", r->have ? r->shift.hi : NAN) | add_num(o, "p", r->have ? r->shift.p : NAN);
-        oom |= add_str(o, "verdict", rg_verdict_name(r->verdict)) | add_str(o, "why", r->why[0] ? r->why : NULL);
+        oom |= rg_check_num(o, "index", r->index) | rg_check_str(o, "uuid", r->uuid);
+        oom |= rg_check_num(o, "baseline_ns", r->base_median) | rg_check_num(o, "run_ns", r->run_median);
+        oom |= rg_check_num(o, "ratio", r->have ? r->shift.ratio : NAN) | rg_check_num(o, "lo", r->have ? r->shift.lo : NAN);
+        oom |= rg_check_num(o, "hi", r->have ? r->shift.hi : NAN) | rg_check_num(o, "p", r->have ? r->shift.p : NAN);
+        oom |= rg_check_str(o, "verdict", rg_verdict_name(r->verdict)) | rg_check_str(o, "why", r->why[0] ? r->why : NULL);
     }
-    return emit(doc, oom);
+    return rg_check_emit(doc, oom);
 }
 
 int rg_check_pair(rg_registry *g, int64_t id, int64_t base, int named, double threshold, double alpha, int json)

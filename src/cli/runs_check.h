@@ -17,5 +17,15 @@ int rg_check_no_baseline(int64_t id, int json);
 int rg_check_history_rule(rg_registry *g, int64_t id, double z_threshold, double threshold, int json);
 /* The pairwise rule against base (named: from --against). */
 int rg_check_pair(rg_registry *g, int64_t id, int64_t base, int named, double threshold, double alpha, int json);
+/* The repeated pairwise rule (runs_check_repeat.c): runs[0..n_runs) against
+ * bases[0..n_bases), each a timed run; the ids are distinct. */
+int rg_check_repeated(rg_registry *g, const int64_t *runs, size_t n_runs, const int64_t *bases, size_t n_bases,
+                      double threshold, int json);
+
+/* The JSON pieces every check document is made of (runs_check.c). */
+cJSON *rg_check_doc(int64_t id, const char *rule, int *oom);        /* {"run": id, "rule": rule} */
+int rg_check_num(cJSON *o, const char *k, double v);                /* a number, null when not finite */
+int rg_check_str(cJSON *o, const char *k, const char *v);           /* a terminal-safe string, or null */
+int rg_check_emit(cJSON *doc, int oom);                             /* prints and deletes doc: 0, or 2 */
 
 #endif

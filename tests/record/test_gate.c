@@ -314,6 +314,11 @@ static void test_noise_verdict(void **state)
     /* The default: 5%, k 3.09: exp(3.09 sqrt 2 0.05) = 1.2442. */
     assert_true(fabs(rg_noise_band(RG_NOISE_DEFAULT, 0) - 1.24420) < 1e-4);
     assert_true(isinf(rg_noise_band(NAN, 3)));
+    /* n runs against m: sqrt(1/n + 1/m) in place of sqrt 2; three against three exp(3.09 sqrt(2/3) 0.05) = 1.1345. */
+    assert_true(rg_noise_band_n(0.04, 12, 1, 1) == rg_noise_band(0.04, 12));
+    assert_true(fabs(rg_noise_band_n(RG_NOISE_DEFAULT, 0, 3, 3) - 1.13445) < 1e-4);
+    assert_true(fabs(rg_noise_band_n(0.04, 20, 4, 2) - exp(3.552 * sqrt(0.75) * 0.04)) < 1e-9);
+    assert_true(isinf(rg_noise_band_n(0.04, 20, 0, 2)));
     const double band = 1.063;   /* sigma 1%, 9 df */
     assert_int_equal(rg_noise_verdict(1.20, 0.05, band), RG_VERDICT_SLOW);
     assert_int_equal(rg_noise_verdict(1 / 1.20, 0.05, band), RG_VERDICT_FAST);

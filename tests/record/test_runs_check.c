@@ -114,41 +114,52 @@ static void test_same_code_is_same(void **state)
 /* A real run of the harness, then a copy whose every sample is 20% slower,
  * built into a manifest by the record code (so every digest and derived
  * figure is recomputed, and verify passes). */
-static void test_slower_copy_is_slow(void **state)
+/* r's samples scaled by f, its figures recomputed, written as name. */
+static void write_scaled(rg_run_result *r, const rg_suite *s, double f, const char *name)
 {
-    rg_suite s;
     char err[RG_ERRLEN];
-    if (rg_suite_load(RG_SOURCE_DIR "/suites/014-rope_backward", &s, err, sizeof err)) fail_msg("suite: %s", err);
-    rg_run_options o;
-    rg_run_options_default(&o);
-    o.backend = "cpu";
-    o.threads = 1;
-    o.iterations = 60;
-    o.warmup = 5;
-    const int idx[2] = {0, 3};
-    rg_run_result r;
-    if (rg_run_suite(&s, idx, 2, &o, &r, err, sizeof err)) fail_msg("run: %s", err);
-    /* The gate's arithmetic on real samples: whether this machine was busy meanwhile is not the question
-     * here (a busy run is UNCLEAR: test_gate.c), so the record says nothing about the load. */
-    memset(&r.env.cpu_share, 0, sizeof r.env.cpu_share);
-    r.env.load_known = 0;
-    cJSON *a = rg_manifest_build(&r, &s, NULL, err, sizeof err);
-    if (!a) fail_msg("manifest: %s", err);
-    write_manifest("a.json", a);
     double lsum = 0, sum = 0;
-    for (size_t i = 0; i < r.n_workloads; i++) {
-        rg_workload_result *w = &r.workloads[i];
-        for (int k = 0; k < w->n_samples; k++) w->samples_ns[k] *= 1.2;
+    for (size_t i = 0; i < r->n_workloads; i++) {
+        rg_workload_result *w = &r->workloads[i];
+        for (int k = 0; k < w->n_samples; k++) w->samples_ns[k] *= f;
         rg_time_stats_compute(w->samples_ns, w->n_samples, &w->time_ns);
         w->gbps = w->bytes / w->time_ns.median;
         sum += w->time_ns.median;
         lsum += log(w->time_ns.median);
     }
-    r.mean_ns = sum / (double)r.n_workloads;
-    r.geomean_ns = exp(lsum / (double)r.n_workloads);
-    cJSON *b = rg_manifest_build(&r, &s, NULL, err, sizeof err);
-    if (!b) fail_msg("manifest: %s", err);
-    write_manifest("b.json", b);
+    r->mean_ns = sum / (double)r->n_workloads;
+    r->geomean_ns = exp(lsum / (double)r->n_workloads);
+    cJSON *m = rg_manifest_build(r, s, NULL, err, sizeof err);
+    if (!m) fail_msg("manifest: %s", err);
+    write_manifest(name, m);
+}
+
+/* One quiet CPU run of 014's workloads 0 and 3 (iterations each) into r, the suite into s. */
+static void run_014(rg_suite *s, int iterations, rg_run_result *r)
+{
+    char err[RG_ERRLEN];
+    if (rg_suite_load(RG_SOURCE_DIR "/suites/014-rope_backward", s, err, sizeof err)) fail_msg("suite: %s", err);
+    rg_run_options o;
+    rg_run_options_default(&o);
+    o.backend = "cpu";
+    o.threads = 1;
+    o.iterations = iterations;
+    o.warmup = 5;
+    const int idx[2] = {0, 3};
+    if (rg_run_suite(s, idx, 2, &o, r, err, sizeof err)) fail_msg("run: %s", err);
+    /* The gate's arithmetic on real samples: whether this machine was busy meanwhile is not the question
+     * here (a busy run is UNCLEAR: test_gate.c), so the record says nothing about the load. */
+    memset(&r->env.cpu_share, 0, sizeof r->env.cpu_share);
+    r->env.load_known = 0;
+}
+
+static void test_slower_copy_is_slow(void **state)
+{
+    rg_suite s;
+    rg_run_result r;
+    run_014(&s, 60, &r);
+    write_scaled(&r, &s, 1.0, "a.json");
+    write_scaled(&r, &s, 1.2, "b.json");
     rg_run_result_free(&r);
     rg_suite_free(&s);
 
@@ -200,6 +211,56 @@ static void test_slower_copy_is_slow(void **state)
     assert_int_equal(rg("runs compare 1 2 --db c.db"), 0);
     assert_non_null(strstr(out_text, "SLOW"));
     assert_non_null(strstr(out_text, "1.200x ["));
+}
+
+/* Three interleaved pairs decide what one pair cannot: with the default noise (5%), one pair's band is
+ * 24.4% and a copy 20% slower is UNCLEAR; three runs against three give exp(3.09 sqrt(2/3) 0.05) = 13.4%,
+ * and the same copy is SLOW, while three same-code pairs that differ by a few percent stay SAME. */
+static void test_repeated_pairs(void **state)
+{
+    rg_suite s;
+    rg_run_result r;
+    run_014(&s, 20, &r);
+    /* Runs 1-6: A B A B A B, B 20% slower, each run off by a few percent; runs 7-9 the same code as A. */
+    static const double scale[] = {1.0, 1.2 * 1.02, 0.97 / (1.2 * 1.02), 1.2 * 1.01 / 0.97, 1.03 / (1.2 * 1.01),
+                                   1.2 * 0.99 / 1.03, 1.01 / (1.2 * 0.99), 0.98 / 1.01, 1.02 / 0.98};
+    char name[32], cmd[64];
+    for (int i = 0; i < 9; i++) {
+        snprintf(name, sizeof name, "r%d.json", i + 1);
+        write_scaled(&r, &s, scale[i], name);
+        snprintf(cmd, sizeof cmd, "runs import %s --db p.db", name);
+        assert_int_equal(rg("%s", cmd), 0);
+    }
+    rg_run_result_free(&r);
+    rg_suite_free(&s);
+    int rc = rg("runs check 2 --against 1 --db p.db");
+    if (rc != 3) fail_msg("one pair: exit %d\n%s", rc, out_text);
+    rc = rg("runs check 2,4,6 --against 1,3,5 --db p.db");
+    printf("%s", out_text);
+    if (rc != 1) fail_msg("three pairs: exit %d\n%s", rc, out_text);
+    assert_non_null(strstr(out_text, "3 runs (#2, #4, #6) against 3 baseline runs (#1, #3, #5)"));
+    assert_non_null(strstr(out_text, "noise band 13.4% (primary)"));
+    assert_non_null(strstr(out_text, "2 SLOW"));
+    assert_non_null(strstr(out_text, ": regression"));
+    assert_int_equal(rg("runs check 2,4,6 --against 1,3,5 --db p.db --json"), 1);
+    assert_non_null(strstr(out_text, "\"rule\":\t\"repeated pairwise\""));
+    assert_non_null(strstr(out_text, "\"verdict\":\t\"SLOW\""));
+    /* The other way round: faster. */
+    assert_int_equal(rg("runs check 1,3,5 --against 2,4,6 --db p.db"), 0);
+    assert_non_null(strstr(out_text, "2 FAST"));
+    /* Same code, a few percent apart: SAME. */
+    rc = rg("runs check 7,9 --against 1,8 --db p.db");
+    if (rc != 0) fail_msg("same code: exit %d\n%s", rc, out_text);
+    assert_non_null(strstr(out_text, "primary SAME"));
+    /* Bad lists: one line, exit 2. */
+    static const char *bad[] = {"runs check 2,4 --db p.db", "runs check 2,,4 --against 1 --db p.db",
+                                "runs check 2,2 --against 1 --db p.db", "runs check 2,4 --against 4,5 --db p.db",
+                                "runs check 2,4, --against 1 --db p.db", "runs check 2,x --against 1 --db p.db",
+                                "runs check 2,4 --against 1,99 --db p.db"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        rc = rg("%s", bad[i]);
+        if (rc != 2 || tu_count_lines(err_text) != 1) fail_msg("%s: exit %d, stderr:\n%s", bad[i], rc, err_text);
+    }
 }
 
 static void test_suspect_shown(void **state)
@@ -265,6 +326,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_same_code_is_same, setup, teardown),
         cmocka_unit_test_setup_teardown(test_slower_copy_is_slow, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_repeated_pairs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_suspect_shown, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
     };

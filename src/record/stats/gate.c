@@ -150,10 +150,12 @@ double rg_noise_k(int df)
     return 3.090 + (3.160 - 3.090) * 120.0 / df;
 }
 
-double rg_noise_band(double sigma, int df)
+double rg_noise_band(double sigma, int df) { return rg_noise_band_n(sigma, df, 1, 1); }
+
+double rg_noise_band_n(double sigma, int df, size_t n_run, size_t n_base)
 {
-    if (!(isfinite(sigma) && sigma >= 0)) return INFINITY;
-    return exp(rg_noise_k(df) * sqrt(2.0) * sigma);
+    if (!(isfinite(sigma) && sigma >= 0) || !n_run || !n_base) return INFINITY;
+    return exp(rg_noise_k(df) * sqrt(1.0 / (double)n_run + 1.0 / (double)n_base) * sigma);
 }
 
 rg_verdict rg_noise_verdict(double ratio, double threshold, double band)

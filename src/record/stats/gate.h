@@ -133,6 +133,12 @@ int rg_gate_history_check(rg_registry *g, int64_t id, double z_threshold, double
     "the ratio of the two runs' figures against the machine's run-to-run noise: SLOW/FAST only beyond the "     \
     "minimum effect and beyond exp(k sqrt(2) sigma), k the one-sided 99.9% Student t quantile; UNCLEAR between"
 
+#define RG_NOISE_REPEAT_METHOD                                                                                  \
+    "the ratio of the geometric means of the runs' figures (n runs against m baseline runs, recorded "          \
+    "interleaved) against the machine's run-to-run noise: SLOW/FAST only beyond the minimum effect and beyond "  \
+    "exp(k sqrt(1/n + 1/m) sigma), k the one-sided 99.9% Student t quantile; UNCLEAR between; per workload the "  \
+    "same rule on the geometric means of the runs' medians"
+
 typedef struct rg_gate_noise {
     char machine[400];        /* "hostname · product · backend" */
     char source[16];          /* "history", "calibration" or "default" */
@@ -153,6 +159,10 @@ double rg_noise_k(int df);
 
 /* The noise band of an estimate: exp(k(df) * sqrt(2) * sigma). */
 double rg_noise_band(double sigma, int df);
+/* The band of a mean over n_run runs against a mean over n_base runs, each
+ * side's runs interleaved with the other's in time:
+ * exp(k(df) * sqrt(1/n_run + 1/n_base) * sigma); (1, 1) is rg_noise_band. */
+double rg_noise_band_n(double sigma, int df, size_t n_run, size_t n_base);
 
 /* The pairwise verdict of ratio = run / baseline against the minimum effect
  * and a noise band (> 1): SLOW/FAST beyond both, SAME within the minimum
