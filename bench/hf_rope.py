@@ -398,7 +398,9 @@ def main(argv=None):
     ap.add_argument("--profile", default="4x4096", help="BxS: kernel time against total of each implementation at "
                     "this case of the first model, printed before the table ('' for none; CUDA only)")
     args = ap.parse_args(argv)
-    command = "python3 bench/hf_rope.py " + " ".join(a for a in (argv if argv is not None else sys.argv[1:]))
+    given = list(argv if argv is not None else sys.argv[1:])
+    command = " ".join(["python3 bench/hf_rope.py"] + [a for i, a in enumerate(given) if not (
+        a == "--out" or a.startswith("--out=") or (i and given[i - 1] == "--out"))])   # where it wrote is no part of it
     import torch
     import torch._dynamo
     torch._dynamo.config.cache_size_limit = 256   # one compiled function per case, never eager behind our back
