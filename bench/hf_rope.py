@@ -34,7 +34,8 @@ Per row: the bytes an ideal apply moves (forward; forward + backward is twice th
 GB/s of the forward and of forward + backward, and "% of floor": the copy's time over the
 implementation's (forward + backward, or forward for forward-only implementations), i.e. its share
 of the bandwidth a copy of those bytes reaches. The device's copy bandwidth (one copy of 1 GiB) is
-printed too. Every output is checked against float64 (max abs error) and against the stock model's.
+printed too. Every output and gradient is checked against float64 (max abs error; the gradients of
+the float64 rotation by minus the angle), the outputs also against the stock model's.
 
 --profile BxS: torch.profiler over a few forward + backward of each implementation at that case of
 the first model: the summed kernel time per step beside the step's CUDA-event time (the rest is
@@ -213,8 +214,9 @@ def implementations(torch, cfg, rotary_cls, modeling, device):
     return impls, inv_freq, scale
 
 
-def reference(torch, q, k, pos, inv_freq, scale):
-    """float64 q_out, k_out from the float32 freqs products (as every implementation forms them)."""
+def reference(torch, q, k, gq, gk, pos, inv_freq, scale):
+    """float64 q_out, k_out from the float32 freqs products (as every implementation forms them),
+    and q's and k's gradients for the upstream gradients gq, gk (the rotation by minus the angle)."""
     freqs = (pos.float()[:, :, None] * inv_freq[None, None, :]).double()
     emb = torch.cat((freqs, freqs), dim=-1)[:, None]
     cos, sin = emb.cos() * scale, emb.sin() * scale
@@ -223,7 +225,12 @@ def reference(torch, q, k, pos, inv_freq, scale):
         x = x.double()
         h = x.shape[-1] // 2
         return x * cos + torch.cat((-x[..., h:], x[..., :h]), dim=-1) * sin
-    return rot(q), rot(k)
+
+    def rot_t(g):   # the transpose of rot: g * cos + rotate_half^T(g * sin)
+        gs = g.double() * sin
+        h = g.shape[-1] // 2
+        return g.double() * cos + torch.cat((gs[..., h:], -gs[..., :h]), dim=-1)
+    return rot(q), rot(k), rot_t(gq), rot_t(gk)
 
 
 def floor_ms(torch, time_it, q, k):
@@ -272,7 +279,7 @@ def run_case(torch, device, args, name, heads, batch, lens, gen, mode):
     impls, inv_freq, scale = model_impls(torch, device, name, heads)
     q0, k0, gq0, gk0, pos, cu = case_inputs(torch, device, heads, batch, lens, gen)
     time_it = timer(torch, device, args.warmup, args.iters)
-    rq, rk = reference(torch, q0, k0, pos, inv_freq, scale)
+    rq, rk, rgq, rgk = reference(torch, q0, k0, gq0, gk0, pos, inv_freq, scale)
     fl = floor_ms(torch, time_it, q0, k0)
     moved = 2 * (q0.numel() + k0.numel()) * q0.element_size()   # read q, k; write q_out, k_out
     rows = []
@@ -303,7 +310,11 @@ def run_case(torch, device, args, name, heads, batch, lens, gen, mode):
             row["fwd_ms"] = time_it(fwd)
             row["gbps_fwd"] = moved / (row["fwd_ms"] * 1e-3) / 1e9
             if has_bwd:
-                row["fwd_bwd_ms"] = time_it(fwd_bwd_fn(torch, fn, q, k, pos, cu, gq0, gk0, mode))
+                run = fwd_bwd_fn(torch, fn, q, k, pos, cu, gq0, gk0, mode)
+                dq, dk = run()
+                row["err_bwd"] = max(float((dq.double() - rgq).abs().max()), float((dk.double() - rgk).abs().max()))
+                del dq, dk
+                row["fwd_bwd_ms"] = time_it(run)
                 row["gbps_fwd_bwd"] = 2 * moved / (row["fwd_bwd_ms"] * 1e-3) / 1e9
                 row["pct_floor"] = 100.0 * 2 * fl / row["fwd_bwd_ms"]
             else:
@@ -355,7 +366,7 @@ PROFILE_STEPS = 5
 
 def table(rows):
     out = ["| model | case | impl | fwd ms | fwd+bwd ms | MB moved (fwd) | fwd GB/s | fwd+bwd GB/s | % of floor "
-           "| max err vs float64 | note |",
+           "| max err vs float64: fwd, bwd | note |",
            "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         note = r.get("skipped") or r.get("failed") or ("forward only: % of floor is the forward's"
@@ -364,7 +375,8 @@ def table(rows):
         pct = f("pct_floor", "%.0f%%") if "pct_floor" in r else f("pct_floor_fwd", "%.0f%%")
         out.append("| %s | %s | %s | %s | %s | %.1f | %s | %s | %s | %s | %s |" % (
             r["model"], r["case"], r["impl"], f("fwd_ms"), f("fwd_bwd_ms"), r["bytes_fwd"] / 1e6,
-            f("gbps_fwd", "%.0f"), f("gbps_fwd_bwd", "%.0f"), pct, f("err_fwd", "%.3g"), note.replace("|", "/")))
+            f("gbps_fwd", "%.0f"), f("gbps_fwd_bwd", "%.0f"), pct,
+            f("err_fwd", "%.3g") + ", " + f("err_bwd", "%.3g"), note.replace("|", "/")))
     return "\n".join(out)
 
 
@@ -447,7 +459,7 @@ def main(argv=None):
     print("copy bandwidth: %.0f GB/s (one copy of %s, bytes read + written)" % (gbps, "1 MiB" if args.smoke else "1 GiB"))
     print("device: %s\n" % doc["device"])
     print(table(rows))
-    bad = [r for r in rows if "failed" in r or (r.get("err_fwd", 0) > 0.05 * math.sqrt(heads["d"]))]
+    bad = [r for r in rows if "failed" in r or max(r.get("err_fwd", 0), r.get("err_bwd", 0)) > 0.05 * math.sqrt(heads["d"])]
     return 1 if bad else 0
 
 
