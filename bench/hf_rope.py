@@ -19,13 +19,14 @@ q and k are laid out as the attention makes them ([B,S,H,D] projections viewed a
 
 What is timed is what a training step spends on the layer, nothing more: the gradients are taken
 with torch.autograd.grad (nothing accumulates into a leaf's .grad), and each implementation's
-upstream gradients are laid out as the attention's backward makes them. SDPA's backward (flash,
-memory-efficient and the CPU flash kernel alike) returns grad_q and grad_k in the memory layout of
-the q and k it was given, here the RoPE outputs; so each implementation's gradients are laid out
-like its own outputs (torch.empty_like), and an implementation whose outputs keep the projection's
-[B,S,H,D] memory gets [B,S,H,D] gradients. The script checks that on the device it runs on (SDPA
-with enable_gqa and is_causal, as transformers calls it for a causal step without a padding mask)
-and prints what it found ("attention backward: ...").
+upstream gradients are laid out as the attention's backward makes them. SDPA's backward returns
+grad_q and grad_k in the memory layout of the q and k it was given (the CPU flash kernel does; the
+flash kernels allocate them like their inputs), here the RoPE outputs; so each implementation's
+gradients are laid out like its own outputs (torch.empty_like), and an implementation whose outputs
+keep the projection's [B,S,H,D] memory gets [B,S,H,D] gradients. The script checks this on the
+device it runs on (SDPA with enable_gqa and is_causal, as transformers calls it for a causal step
+without a padding mask) and prints what it found ("attention backward ..."); where that backward
+returns contiguous gradients instead, every implementation gets contiguous ones.
 
 Each time is the median over --iters of CUDA events around one forward + backward (or forward
 only), after --warmup. The floor is a copy kernel moving the same bytes as an ideal apply (read q
@@ -122,7 +123,8 @@ def attention_grad_layout(torch, device):
                for h in (H, Hkv, Hkv))
     qa, ka = q * 1, k * 1   # the RoPE outputs (non-leaf, in q's and k's layout)
     o = F.scaled_dot_product_attention(qa, ka, v, is_causal=True, enable_gqa=True)
-    gq, gk = torch.autograd.grad(o.float().sum(), (qa, ka))
+    # the output's gradient as o_proj's backward gives it: in o's layout ([B,S,H,D] memory)
+    gq, gk = torch.autograd.grad(o, (qa, ka), torch.empty_like(o).normal_())
     kernel = type(o.grad_fn).__name__
     same = gq.stride() == qa.stride() and gk.stride() == ka.stride()
     contiguous = gq.is_contiguous() and gk.is_contiguous()
