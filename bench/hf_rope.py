@@ -17,11 +17,30 @@ theta 1e6 and 5e5, Llama-3.1's llama3 frequency scaling), B x S from 1 x 4096 to
 packed batches (B 1, sequences of different lengths back to back, positions restarting at each).
 q and k are laid out as the attention makes them ([B,S,H,D] projections viewed as [B,H,S,D]).
 
+What is timed is what a training step spends on the layer, nothing more: the gradients are taken
+with torch.autograd.grad (nothing accumulates into a leaf's .grad), and each implementation's
+upstream gradients are laid out as the attention's backward makes them. SDPA's backward returns
+grad_q and grad_k in the memory layout of the q and k it was given (the CPU flash kernel does; the
+flash kernels allocate them like their inputs), here the RoPE outputs; so each implementation's
+gradients are laid out like its own outputs (torch.empty_like), and an implementation whose outputs
+keep the projection's [B,S,H,D] memory gets [B,S,H,D] gradients. The script checks this on the
+device it runs on (SDPA with enable_gqa and is_causal, as transformers calls it for a causal step
+without a padding mask) and prints what it found ("attention backward ..."); where that backward
+returns contiguous gradients instead, every implementation gets contiguous ones.
+
 Each time is the median over --iters of CUDA events around one forward + backward (or forward
-only), after --warmup. The floor is a copy kernel moving the same bytes as an ideal apply
-(read q and k, write their outputs; backward the same for the gradients), timed the same way:
-"x floor" = time / floor. Every output is checked against float64 (max abs error) and against
-the stock model's.
+only), after --warmup. The floor is a copy kernel moving the same bytes as an ideal apply (read q
+and k, write their outputs; backward the same for the gradients; no table), timed the same way.
+Per row: the bytes an ideal apply moves (forward; forward + backward is twice that), the achieved
+GB/s of the forward and of forward + backward, and "% of floor": the copy's time over the
+implementation's (forward + backward, or forward for forward-only implementations), i.e. its share
+of the bandwidth a copy of those bytes reaches. The device's copy bandwidth (one copy of 1 GiB) is
+printed too. Every output and gradient is checked against float64 (max abs error; the gradients of
+the float64 rotation by minus the angle), the outputs also against the stock model's.
+
+--profile BxS: torch.profiler over a few forward + backward of each implementation at that case of
+the first model: the summed kernel time per step beside the step's CUDA-event time (the rest is
+launch and host time between kernels), and the kernels by time.
 
     python3 bench/hf_rope.py --out results/ops/hf-rope.json              # on a GPU
     python3 bench/hf_rope.py --smoke --out /tmp/hf-rope.json             # tiny, CPU: checks the script
@@ -71,8 +90,9 @@ def model_parts(name, heads, max_pos):
 
 
 def case_inputs(torch, device, heads, batch, lens, gen):
-    """q, k ([B,H,S,D] views of [B,S,H,D]), the upstream gradients, position ids [B,S] (restarting
-    at each packed sequence), and cu_seqlens (None unless packed)."""
+    """q, k ([B,H,S,D] views of [B,S,H,D]), the upstream gradients' values (laid out per
+    implementation by grad_like), position ids [B,S] (restarting at each packed sequence), and
+    cu_seqlens (None unless packed)."""
     S = sum(lens) if lens else None
     B = 1 if lens else batch[0]
     S = S or batch[1]
@@ -87,6 +107,40 @@ def case_inputs(torch, device, heads, batch, lens, gen):
         pos = torch.arange(S)[None, :].expand(B, -1).contiguous().to(device)
         cu = None
     return q, k, gq, gk, pos, cu
+
+
+def attention_grad_layout(torch, device):
+    """How the attention's backward lays out grad_q and grad_k, measured here: SDPA (is_causal,
+    enable_gqa: what transformers calls for a causal step without a padding mask) on bf16 q, k, v
+    in the projections' [B,S,H,D] memory viewed as [B,H,S,D]. Returns (mode, text): mode "input"
+    when both gradients have their input's strides (each implementation's gradients are then laid
+    out like its outputs), "contiguous" when both are contiguous [B,H,S,D], else "input" with the
+    strides found in the text."""
+    import torch.nn.functional as F
+    B, S, H, Hkv, D = 2, 256, 8, 2, 128
+    gen = torch.Generator().manual_seed(3)
+    q, k, v = (torch.randn(B, S, h, D, generator=gen).to(device, torch.bfloat16).transpose(1, 2).requires_grad_()
+               for h in (H, Hkv, Hkv))
+    qa, ka = q * 1, k * 1   # the RoPE outputs (non-leaf, in q's and k's layout)
+    o = F.scaled_dot_product_attention(qa, ka, v, is_causal=True, enable_gqa=True)
+    # the output's gradient as o_proj's backward gives it: in o's layout ([B,S,H,D] memory)
+    gq, gk = torch.autograd.grad(o, (qa, ka), torch.empty_like(o).normal_())
+    kernel = type(o.grad_fn).__name__
+    same = gq.stride() == qa.stride() and gk.stride() == ka.stride()
+    contiguous = gq.is_contiguous() and gk.is_contiguous()
+    mode = "contiguous" if contiguous and not same else "input"
+    text = "attention backward (%s, %s): grad_q strides %s for q strides %s, grad_k %s for k %s: %s" % (
+        kernel, device.type, tuple(gq.stride()), tuple(qa.stride()), tuple(gk.stride()), tuple(ka.stride()),
+        "each gradient in its input's layout" if same else
+        "contiguous gradients" if contiguous else "neither its input's layout nor contiguous (taken as input's)")
+    return mode, text
+
+
+def grad_like(torch, mode, out, values):
+    """The upstream gradient of an output `out` as the attention's backward lays it out (mode of
+    attention_grad_layout), holding `values`."""
+    g = torch.empty_like(out) if mode == "input" else torch.empty(out.shape, dtype=out.dtype, device=out.device)
+    return g.copy_(values)
 
 
 def implementations(torch, cfg, rotary_cls, modeling, device):
@@ -132,10 +186,11 @@ def implementations(torch, cfg, rotary_cls, modeling, device):
         from transformer_engine.pytorch.attention.rope import apply_rotary_pos_emb as te_apply
 
         def te(q, k, pos, cu):
+            # bshd: q's and k's [B,S,H,D] memory as it is (no copy); one frequency row per token
             freqs = (pos[0].float()[:, None] * inv_freq[None, :])
-            emb = torch.cat((freqs, freqs), dim=-1)[:, None, None, :]        # [S,1,1,D], sbhd
-            return (te_apply(q.permute(2, 0, 1, 3), emb, tensor_format="sbhd", fused=True).permute(1, 2, 0, 3),
-                    te_apply(k.permute(2, 0, 1, 3), emb, tensor_format="sbhd", fused=True).permute(1, 2, 0, 3))
+            emb = torch.cat((freqs, freqs), dim=-1)[:, None, None, :]        # [S,1,1,D]
+            return (te_apply(q.transpose(1, 2), emb, tensor_format="bshd", fused=True).transpose(1, 2),
+                    te_apply(k.transpose(1, 2), emb, tensor_format="bshd", fused=True).transpose(1, 2))
         impls["te"] = (te, True)
     except ImportError as e:
         impls["te"] = "TransformerEngine not installed (%s)" % e
@@ -161,8 +216,9 @@ def implementations(torch, cfg, rotary_cls, modeling, device):
     return impls, inv_freq, scale
 
 
-def reference(torch, q, k, pos, inv_freq, scale):
-    """float64 q_out, k_out from the float32 freqs products (as every implementation forms them)."""
+def reference(torch, q, k, gq, gk, pos, inv_freq, scale):
+    """float64 q_out, k_out from the float32 freqs products (as every implementation forms them),
+    and q's and k's gradients for the upstream gradients gq, gk (the rotation by minus the angle)."""
     freqs = (pos.float()[:, :, None] * inv_freq[None, None, :]).double()
     emb = torch.cat((freqs, freqs), dim=-1)[:, None]
     cos, sin = emb.cos() * scale, emb.sin() * scale
@@ -171,7 +227,12 @@ def reference(torch, q, k, pos, inv_freq, scale):
         x = x.double()
         h = x.shape[-1] // 2
         return x * cos + torch.cat((-x[..., h:], x[..., :h]), dim=-1) * sin
-    return rot(q), rot(k)
+
+    def rot_t(g):   # the transpose of rot: g * cos + rotate_half^T(g * sin)
+        gs = g.double() * sin
+        h = g.shape[-1] // 2
+        return g.double() * cos + torch.cat((gs[..., h:], -gs[..., :h]), dim=-1)
+    return rot(q), rot(k), rot_t(gq), rot_t(gk)
 
 
 def floor_ms(torch, time_it, q, k):
@@ -179,6 +240,16 @@ def floor_ms(torch, time_it, q, k):
     src = torch.cat((q.reshape(-1), k.reshape(-1)))
     dst = torch.empty_like(src)
     return time_it(lambda: dst.copy_(src))
+
+
+def copy_gbps(torch, device, time_it, smoke):
+    """The device's copy bandwidth: GB/s (1e9 bytes read + written) of one copy of 1 GiB (1 MiB with --smoke)."""
+    n = (1 << 20) if smoke else (1 << 30)
+    src = torch.empty(n, dtype=torch.uint8, device=device).fill_(1)
+    dst = torch.empty_like(src)
+    ms = time_it(lambda: dst.copy_(src))
+    del src, dst
+    return 2 * n / (ms * 1e-3) / 1e9
 
 
 _IMPLS = {}
@@ -192,17 +263,32 @@ def model_impls(torch, device, name, heads):
     return _IMPLS[name]
 
 
-def run_case(torch, device, args, name, heads, batch, lens, gen):
+def fwd_bwd_fn(torch, fn, q, k, pos, cu, gq0, gk0, mode):
+    """One forward + backward as a training step runs it: the gradients for q and k by
+    torch.autograd.grad (no accumulation into .grad), the upstream gradients laid out as the
+    attention's backward makes them for this implementation's outputs."""
+    qo, ko = fn(q, k, pos, cu)
+    gq, gk = grad_like(torch, mode, qo, gq0), grad_like(torch, mode, ko, gk0)
+    del qo, ko
+
+    def run():
+        a, b = fn(q, k, pos, cu)
+        return torch.autograd.grad((a, b), (q, k), (gq, gk))
+    return run
+
+
+def run_case(torch, device, args, name, heads, batch, lens, gen, mode):
     impls, inv_freq, scale = model_impls(torch, device, name, heads)
-    q0, k0, gq, gk, pos, cu = case_inputs(torch, device, heads, batch, lens, gen)
+    q0, k0, gq0, gk0, pos, cu = case_inputs(torch, device, heads, batch, lens, gen)
     time_it = timer(torch, device, args.warmup, args.iters)
-    rq, rk = reference(torch, q0, k0, pos, inv_freq, scale)
+    rq, rk, rgq, rgk = reference(torch, q0, k0, gq0, gk0, pos, inv_freq, scale)
     fl = floor_ms(torch, time_it, q0, k0)
+    moved = 2 * (q0.numel() + k0.numel()) * q0.element_size()   # read q, k; write q_out, k_out
     rows = []
     stock = None
     for impl, v in impls.items():
         row = dict(model=name, case=("packed " + "+".join(map(str, lens))) if lens else "%dx%d" % batch,
-                   tokens=q0.shape[0] * q0.shape[2], impl=impl, floor_ms=fl)
+                   tokens=q0.shape[0] * q0.shape[2], impl=impl, floor_ms=fl, bytes_fwd=moved)
         if isinstance(v, str):
             row["skipped"] = v
             rows.append(row)
@@ -211,71 +297,108 @@ def run_case(torch, device, args, name, heads, batch, lens, gen):
         q, k = q0.detach().clone().requires_grad_(), k0.detach().clone().requires_grad_()
         try:
             qo, ko = fn(q, k, pos, cu)
+            qo, ko = qo.detach(), ko.detach()
             row["err_fwd"] = max(float((qo.double() - rq).abs().max()), float((ko.double() - rk).abs().max()))
             if stock is None:
                 stock = (qo.detach(), ko.detach())
             else:
                 row["vs_stock"] = max(float((qo.float() - stock[0].float()).abs().max()),
                                       float((ko.float() - stock[1].float()).abs().max()))
+            del qo, ko
 
             def fwd():
                 with torch.no_grad():
                     fn(q, k, pos, cu)
-
-            def fwd_bwd():
-                a, b = fn(q, k, pos, cu)
-                torch.autograd.backward([a, b], [gq, gk])
             row["fwd_ms"] = time_it(fwd)
+            row["gbps_fwd"] = moved / (row["fwd_ms"] * 1e-3) / 1e9
             if has_bwd:
-                row["fwd_bwd_ms"] = time_it(fwd_bwd)
-                row["x_floor"] = row["fwd_bwd_ms"] / (2 * fl)
+                run = fwd_bwd_fn(torch, fn, q, k, pos, cu, gq0, gk0, mode)
+                dq, dk = run()
+                row["err_bwd"] = max(float((dq.double() - rgq).abs().max()), float((dk.double() - rgk).abs().max()))
+                del dq, dk
+                row["fwd_bwd_ms"] = time_it(run)
+                row["gbps_fwd_bwd"] = 2 * moved / (row["fwd_bwd_ms"] * 1e-3) / 1e9
+                row["pct_floor"] = 100.0 * 2 * fl / row["fwd_bwd_ms"]
             else:
-                row["x_floor_fwd"] = row["fwd_ms"] / fl
+                row["pct_floor_fwd"] = 100.0 * fl / row["fwd_ms"]
         except Exception as e:   # noqa: BLE001 -- a failing implementation is a result row
             row["failed"] = "%s: %s" % (type(e).__name__, str(e).splitlines()[0][:200])
         rows.append(row)
     return rows
 
 
-def profile_case(torch, device, name, heads, batch, impl_names, gen):
-    """The GPU kernels of one forward + backward of each implementation named, at one case
-    (torch.profiler: name, calls, total us): where the time goes."""
+def profile_case(torch, device, args, name, heads, batch, impl_names, gen, mode):
+    """Where the time of one forward + backward goes at one case, per implementation named:
+    torch.profiler over PROFILE_STEPS steps gives the summed kernel time per step, set beside the
+    step's CUDA-event median (the rest: launches and host work between kernels), and the kernels
+    by time. Returns (printed lines, a list of dicts for the JSON)."""
     from torch.profiler import ProfilerActivity, profile
     impls, _, _ = model_impls(torch, device, name, heads)
-    q0, k0, gq, gk, pos, cu = case_inputs(torch, device, heads, batch, None, gen)
-    lines = []
+    q0, k0, gq0, gk0, pos, cu = case_inputs(torch, device, heads, batch, None, gen)
+    time_it = timer(torch, device, args.warmup, args.iters)
+    lines, out = [], []
     for impl in impl_names:
         v = impls.get(impl)
-        if not isinstance(v, tuple):
-            lines.append("%s: %s" % (impl, v or "unknown"))
+        if not isinstance(v, tuple) or not v[1]:
+            lines.append("%s: %s" % (impl, v if isinstance(v, str) else "no backward" if v else "unknown"))
             continue
-        fn = v[0]
         q, k = q0.detach().clone().requires_grad_(), k0.detach().clone().requires_grad_()
-        for _ in range(3):
-            a, b = fn(q, k, pos, cu)
-            torch.autograd.backward([a, b], [gq, gk])
+        run = fwd_bwd_fn(torch, v[0], q, k, pos, cu, gq0, gk0, mode)
+        total = time_it(run)
         torch.cuda.synchronize()
         with profile(activities=[ProfilerActivity.CUDA]) as prof:
-            a, b = fn(q, k, pos, cu)
-            torch.autograd.backward([a, b], [gq, gk])
+            for _ in range(PROFILE_STEPS):
+                run()
             torch.cuda.synchronize()
-        lines.append("%s, %s %dx%d, one forward + backward:" % (impl, name, batch[0], batch[1]))
-        for e in sorted(prof.key_averages(), key=lambda e: -e.device_time_total)[:8]:
-            if e.device_time_total > 0:
-                lines.append("  %8.1f us  %3d x  %s" % (e.device_time_total, e.count, e.key[:110]))
-    return lines
+        kernels = sorted(((e.device_time_total / PROFILE_STEPS, e.count // PROFILE_STEPS, e.key)
+                          for e in prof.key_averages() if e.device_time_total > 0), key=lambda t: -t[0])
+        kernel_us = sum(t[0] for t in kernels)
+        out.append(dict(impl=impl, case="%s %dx%d" % (name, batch[0], batch[1]), total_ms=total,
+                        kernel_ms=kernel_us / 1e3, kernels=[dict(us=u, calls=c, name=n) for u, c, n in kernels]))
+        lines.append("%s, %s %dx%d, one forward + backward: %.3f ms (CUDA events), kernels %.3f ms (%.0f%%), "
+                     "between kernels %.3f ms" % (impl, name, batch[0], batch[1], total, kernel_us / 1e3,
+                                                  100.0 * kernel_us / 1e3 / total, total - kernel_us / 1e3))
+        for u, c, n in kernels[:8]:
+            lines.append("  %8.1f us  %3d x  %s" % (u, c, n[:110]))
+    return lines, out
+
+
+PROFILE_STEPS = 5
 
 
 def table(rows):
-    out = ["| model | case | impl | fwd ms | fwd+bwd ms | x floor (fwd+bwd) | max err vs float64 | note |",
-           "|---|---|---|---|---|---|---|---|"]
+    out = ["| model | case | impl | fwd ms | fwd+bwd ms | MB moved (fwd) | fwd GB/s | fwd+bwd GB/s | % of floor "
+           "| max err vs float64: fwd, bwd | note |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        note = r.get("skipped") or r.get("failed") or ("forward only" if "fwd_bwd_ms" not in r else "")
+        note = r.get("skipped") or r.get("failed") or ("forward only: % of floor is the forward's"
+                                                       if "fwd_bwd_ms" not in r and "fwd_ms" in r else "")
         f = lambda k, p="%.3f": (p % r[k]) if k in r else "-"   # noqa: E731
-        out.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            r["model"], r["case"], r["impl"], f("fwd_ms"), f("fwd_bwd_ms"), f("x_floor", "%.2f"),
-            f("err_fwd", "%.3g"), note.replace("|", "/")))
+        pct = f("pct_floor", "%.0f%%") if "pct_floor" in r else f("pct_floor_fwd", "%.0f%%")
+        out.append("| %s | %s | %s | %s | %s | %.1f | %s | %s | %s | %s | %s |" % (
+            r["model"], r["case"], r["impl"], f("fwd_ms"), f("fwd_bwd_ms"), r["bytes_fwd"] / 1e6,
+            f("gbps_fwd", "%.0f"), f("gbps_fwd_bwd", "%.0f"), pct,
+            f("err_fwd", "%.3g") + ", " + f("err_bwd", "%.3g"), note.replace("|", "/")))
     return "\n".join(out)
+
+
+def peer_versions():
+    """The installed version of each peer package (None where it is not installed)."""
+    from importlib import metadata
+    found = {}
+    for dist in ("liger_kernel", "flashinfer-python", "transformer_engine", "transformer_engine_torch"):
+        try:
+            found[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            found[dist] = None
+    return found
+
+
+def write_json(doc, path):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(doc, f, indent=1)
+    os.replace(tmp, path)
 
 
 def main(argv=None):
@@ -286,15 +409,23 @@ def main(argv=None):
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--smoke", action="store_true", help="tiny shapes, any device: checks the script")
     ap.add_argument("--quick", action="store_true", help="B x S 1x4096, 4x4096, 8x8192 and one packed batch")
-    ap.add_argument("--profile", default="4x4096", help="BxS: the GPU kernels of each implementation at this "
-                    "case of the first model, printed after the table ('' for none; CUDA only)")
+    ap.add_argument("--profile", default="4x4096", help="BxS: kernel time against total of each implementation at "
+                    "this case of the first model, printed before the table ('' for none; CUDA only)")
     args = ap.parse_args(argv)
+    given = list(argv if argv is not None else sys.argv[1:])
+    command = " ".join(["python3 bench/hf_rope.py"] + [a for i, a in enumerate(given) if not (
+        a == "--out" or a.startswith("--out=") or (i and given[i - 1] == "--out"))])   # where it wrote is no part of it
     import torch
     import torch._dynamo
     torch._dynamo.config.cache_size_limit = 256   # one compiled function per case, never eager behind our back
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if device.type != "cuda" and not args.smoke:
         sys.stderr.write("hf_rope: no GPU (use --smoke to check the script on the CPU)\n")
+        return 2
+    models = args.models.split(",")
+    bad_model = [m for m in models if m not in MODELS]
+    if bad_model:
+        sys.stderr.write("hf_rope: unknown model %r (%s)\n" % (bad_model[0], ", ".join(MODELS)))
         return 2
     heads = SMOKE_HEADS if args.smoke else HEADS
     shapes, packed = (SMOKE_SHAPES, SMOKE_PACKED) if args.smoke else (SHAPES, PACKED)
@@ -303,34 +434,34 @@ def main(argv=None):
     if args.smoke:
         args.warmup, args.iters = 1, 2
     gen = torch.Generator().manual_seed(0)
+    mode, layout_text = attention_grad_layout(torch, device)
+    gbps = copy_gbps(torch, device, timer(torch, device, args.warmup, args.iters), args.smoke)
     rows = []
-    for name in args.models.split(","):
-        if name not in MODELS:
-            sys.stderr.write("hf_rope: unknown model %r (%s)\n" % (name, ", ".join(MODELS)))
-            return 2
+    for name in models:
         for b in shapes:
-            rows += run_case(torch, device, args, name, heads, b, None, gen)
+            rows += run_case(torch, device, args, name, heads, b, None, gen, mode)
         for lens in packed:
-            rows += run_case(torch, device, args, name, heads, None, lens, gen)
+            rows += run_case(torch, device, args, name, heads, None, lens, gen, mode)
         if device.type == "cuda":
             torch.cuda.empty_cache()
-    doc = dict(device=torch.cuda.get_device_name() if device.type == "cuda" else "cpu",
-               torch=torch.__version__, transformers=__import__("transformers").__version__, rows=rows)
-    tmp = args.out + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(doc, f, indent=1)
-    os.replace(tmp, args.out)
+    doc = dict(device=torch.cuda.get_device_name() if device.type == "cuda" else "cpu", command=command,
+               torch=torch.__version__, transformers=__import__("transformers").__version__,
+               peers=peer_versions(), copy_gbps=gbps, attention_grad_layout=dict(mode=mode, text=layout_text),
+               rows=rows)
+    write_json(doc, args.out)
     if device.type == "cuda" and args.profile:
         b, s_ = (int(x) for x in args.profile.split("x"))
-        doc["profile"] = profile_case(torch, device, args.models.split(",")[0], heads, (b, s_),
-                                      ["hf", "liger", "ropegrad", "ropegrad-pos"], gen)
-        with open(tmp, "w") as f:
-            json.dump(doc, f, indent=1)
-        os.replace(tmp, args.out)
-        print("\n".join(doc["profile"]) + "\n")
+        lines, doc["profile"] = profile_case(torch, device, args, models[0], heads, (b, s_),
+                                             ["hf", "compile", "liger", "te", "ropegrad", "ropegrad-pos"], gen, mode)
+        write_json(doc, args.out)
+        print("\n".join(lines) + "\n")
+    print("command: %s" % command)
+    print("peers: %s" % ", ".join("%s %s" % (k, v or "not installed") for k, v in doc["peers"].items()))
+    print(layout_text)
+    print("copy bandwidth: %.0f GB/s (one copy of %s, bytes read + written)" % (gbps, "1 MiB" if args.smoke else "1 GiB"))
     print("device: %s\n" % doc["device"])
     print(table(rows))
-    bad = [r for r in rows if "failed" in r or (r.get("err_fwd", 0) > 0.05 * math.sqrt(heads["d"]))]
+    bad = [r for r in rows if "failed" in r or max(r.get("err_fwd", 0), r.get("err_bwd", 0)) > 0.05 * math.sqrt(heads["d"])]
     return 1 if bad else 0
 
 

@@ -14,8 +14,9 @@
 #   bash scripts/gpu-ops.sh
 #   STEPS="bench probe" bash scripts/gpu-ops.sh        # a subset
 #
-# HFROPE_ARGS: options of bench/hf_rope.py for the hfrope step (e.g. --quick). CTEST_ARGS: options
-# of the tests step's ctest (e.g. -R 'gpu|plugin' for a subset).
+# HFROPE_ARGS: options of bench/hf_rope.py for the hfrope step (e.g. --quick); HFSTEP_ARGS: of
+# bench/hf_step.py for the hf step (e.g. --rounds 12). CTEST_ARGS: options of the tests step's
+# ctest (e.g. -R 'gpu|plugin' for a subset).
 # STEPS (default "tests python bench apply applypeers hf hfrope probe bound dev ddp sanitize";
 # python first: its torch eager times are the benches' baselines; `peers` is not in the
 # default list: STEPS=peers runs the field alone; ddp needs two GPUs and skips on one;
@@ -60,6 +61,13 @@ if [[ " $STEPS " == *" tests "* ]]; then
   timeout 600 python3 python/tests/test_torch_library.py > "$W/test_torch_library.txt" 2>&1
   status[test_torch_library]="exit $?: $(tail -n 1 "$W/test_torch_library.txt")"
   grep -E "^ok|^FAIL" "$W/test_torch_library.txt"
+  # The Hugging Face real client on the GPU: Llama and Qwen3 switched to ropegrad from positions and
+  # with tables, eager and torch.compile(fullgraph=True) on the attention blocks, against stock and
+  # float64 (python/tests/test_hf_real_client.py). Its CUDA cases only (CI runs the CPU ones);
+  # ROPEGRAD_HF_DEVICES=cuda makes a missing GPU a failure, not a skip.
+  ROPEGRAD_HF_DEVICES=cuda timeout 420 python3 python/tests/test_hf_real_client.py > "$W/test_hf_real_client.txt" 2>&1
+  status[test_hf_real_client]="exit $?: $(grep -E '^cuda cases' "$W/test_hf_real_client.txt" | head -n 1); $(tail -n 1 "$W/test_hf_real_client.txt")"
+  grep -E "^ok|^FAIL|^cuda" "$W/test_hf_real_client.txt"
 fi
 
 if [[ " $STEPS " == *" python "* ]]; then
@@ -165,7 +173,7 @@ if [[ " $STEPS " == *" apply "* ]]; then
 fi
 
 liger_path=""
-if [[ " $STEPS " == *" applypeers "* || " $STEPS " == *" hfrope "* ]]; then
+if [[ " $STEPS " == *" applypeers "* || " $STEPS " == *" hfrope "* || " $STEPS " == *" hf "* ]]; then
   if ls bench/wheels/liger_kernel-*.whl >/dev/null 2>&1; then
     python3 -m pip install -q --no-deps --no-index --target "$W/liger" bench/wheels/liger_kernel-*.whl \
       > "$W/liger-install.txt" 2>&1 && liger_path="$W/liger"
@@ -190,28 +198,31 @@ if [[ " $STEPS " == *" applypeers "* ]]; then
 fi
 
 if [[ " $STEPS " == *" hf "* ]]; then
-  # The Hugging Face real client on the GPU (stock vs ropegrad.hf.use_ropegrad from positions
-  # and with tables, loss, logits and every gradient, and torch.compile(fullgraph=True) on the
-  # attention blocks; CPU and CUDA cases), then the training step and the RoPE work alone,
-  # stock vs ropegrad, Llama-3-like and Qwen3-like, bf16, 4 layers, B=4, S=4096 (bench/hf_step.py).
-  log "hf: python/tests/test_hf_real_client.py, bench/hf_step.py"
-  timeout 900 python3 python/tests/test_hf_real_client.py > "$W/test_hf_real_client.txt" 2>&1
-  status[test_hf_real_client]="exit $?: $(tail -n 1 "$W/test_hf_real_client.txt")"
-  grep -E "^ok|^FAIL|cuda" "$W/test_hf_real_client.txt"
-  timeout 500 python3 bench/hf_step.py --out "$W/h200-hf-step.json" > "$W/hf_step.txt" 2>&1
-  status[hf_step]="exit $?: $(grep -E 'step [+-]' "$W/hf_step.txt" | tr '\n' ' ')"
-  grep -E "^\||step" "$W/hf_step.txt"
+  # The training step of Llama-3-8B-shaped and Qwen3-8B-shaped models (4 layers, bf16, B=4,
+  # S=4096): stock, ropegrad (from positions) and Liger-Kernel's rope patch (bench/wheels or the
+  # environment), interleaved rounds, the ratios' medians with their intervals (bench/hf_step.py).
+  # The real-client test runs in the tests step.
+  log "hf: bench/hf_step.py (stock, ropegrad, Liger)"
+  # shellcheck disable=SC2086  # the options, split
+  PYTHONPATH="$ROOT/python${liger_path:+:$liger_path}" timeout 400 python3 bench/hf_step.py ${HFSTEP_ARGS:-} \
+    --out "$W/h200-hf-step.json" > "$W/hf_step.txt" 2>&1
+  status[hf_step]="exit $?: $(grep -E 'step ropegrad/(liger|stock)' "$W/hf_step.txt" | sed 's/ (median of.*)//' | tr '\n' ' ')"
+  grep -E "^\||step|^device|FAIL" "$W/hf_step.txt"
 fi
 
 if [[ " $STEPS " == *" hfrope "* ]]; then
   # The RoPE layer as training spends it (cos/sin + apply, forward + backward, bf16, Qwen3-4B and
   # Llama-3.1-8B heads, B x S 1x4096..8x8192 and packed batches): stock HF, torch.compile, Liger,
   # FlashInfer and TransformerEngine where installed, ropegrad with tables and from positions.
+  # Per row: bytes an ideal apply moves, GB/s, % of the copy floor; the device's copy bandwidth;
+  # the profile (kernel time against total) at 4 x 4096.
   log "hfrope: bench/hf_rope.py"
-  PYTHONPATH="$ROOT/python${liger_path:+:$liger_path}" timeout 500 python3 bench/hf_rope.py ${HFROPE_ARGS:-} \
+  # shellcheck disable=SC2086  # the options, split
+  PYTHONPATH="$ROOT/python${liger_path:+:$liger_path}" timeout 400 python3 bench/hf_rope.py ${HFROPE_ARGS:-} \
     --out "$W/hf-rope.json" > "$W/hf-rope.txt" 2>&1
-  status[hf_rope]="exit $?"
-  tail -n 40 "$W/hf-rope.txt"
+  status[hf_rope]="exit $?: $(grep -E '^copy bandwidth' "$W/hf-rope.txt" | cut -d'(' -f1)"
+  grep -E "one forward \+ backward|^copy bandwidth|^attention backward|^peers" "$W/hf-rope.txt"
+  tail -n 60 "$W/hf-rope.txt" | grep -E "^\|"
 fi
 
 if [[ " $STEPS " == *" bound "* ]]; then
@@ -263,7 +274,7 @@ fi
 
 # The result files the docs cite into $OUT (default results/ops/); every log stays in $W.
 (cd "$W" && cp -f h200-*.json probe-ops.txt bench-*.txt positions-*.txt rank.txt dev-*.txt sincos-bound.txt \
-  apply-floor-*.txt hf_step.txt hf-rope.json hf-rope.txt "$OUT/" 2>/dev/null)
+  apply-floor-*.txt hf_step.txt hf-rope.json hf-rope.txt test_hf_real_client.txt "$OUT/" 2>/dev/null)
 echo "gpu-ops: result files in $OUT, logs in $W"
 echo
 echo "| step | result |"

@@ -69,6 +69,16 @@ if(Python3_Interpreter_FOUND AND NOT ROPEGRAD_SANITIZE)
             ${PROJECT_SOURCE_DIR}/python/tests/test_hf_real_client.py)
   set_tests_properties(python_hf_real_client PROPERTIES TIMEOUT 1500 SKIP_RETURN_CODE 77
     ENVIRONMENT "ROPEGRAD_LIB=$<TARGET_FILE:libropegrad>;ROPEGRAD_TORCH_PYTHON=${ROPEGRAD_TORCH_PYTHON}")
+  # The Hugging Face benchmarks run end to end at tiny sizes (--smoke; on the CPU here, Liger's arm
+  # skipped with its reason): bench/hf_rope.py (the RoPE layer, every implementation) and
+  # bench/hf_step.py (the training step, stock / ropegrad / Liger in interleaved rounds).
+  foreach(rg_bench hf_rope hf_step)
+    add_test(NAME python_${rg_bench}_smoke
+      COMMAND sh ${PROJECT_SOURCE_DIR}/python/tests/run_with_hf.sh ${PROJECT_SOURCE_DIR}/bench/${rg_bench}.py
+              --smoke --out ${CMAKE_CURRENT_BINARY_DIR}/${rg_bench}-smoke.json)
+    set_tests_properties(python_${rg_bench}_smoke PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77
+      ENVIRONMENT "ROPEGRAD_LIB=$<TARGET_FILE:libropegrad>;ROPEGRAD_TORCH_PYTHON=${ROPEGRAD_TORCH_PYTHON}")
+  endforeach()
   # python3 -m ropegrad bench|check with Python implementations (a module's
   # function, solution files, exceptions, wrong shapes, the reference as a run,
   # reference-compile with torch >= 2) on the CPU, through build/libropegrad_cli.so,

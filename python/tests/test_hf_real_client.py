@@ -16,7 +16,11 @@ its own way) it is within the bound below, as eager is.
 
 Needs torch >= 2 and transformers >= 5 (scripts/deps.sh with ROPEGRAD_WITH_HF=1
 makes .venv with both); CTest runs it through run_with_hf.sh. CPU always,
-CUDA too where there is a GPU ("cuda cases skipped: ..." otherwise).
+CUDA too where there is a GPU ("cuda cases on <GPU>" is printed then, "cuda
+cases skipped: ..." otherwise); every switched step checks that ropegrad's
+entry points ran on the step's device (the ops' cuda() on CUDA, cpu() on the
+CPU). ROPEGRAD_HF_DEVICES (e.g. "cuda", as scripts/gpu-ops.sh sets it) names
+the devices to run instead; a device named there that is missing is a failure.
 
 The tolerance, and why. A bf16 (or fp32) training step is not exact: stock
 transformers in bf16 already differs from the exact step. So both runs are
@@ -102,6 +106,7 @@ class Counter:
 
     def __init__(self):
         self.counts = dict.fromkeys(self.NAMES, 0)
+        self.entries = dict(cpu=0, cuda=0)   # calls per entry point: the device the kernels ran on
         self.saved = []
 
     def __enter__(self):
@@ -111,8 +116,9 @@ class Counter:
                 fn = getattr(mod, entry)
                 self.saved.append((mod, entry, fn))
 
-                def counted(*a, _fn=fn, _name=name, **kw):
+                def counted(*a, _fn=fn, _name=name, _entry=entry, **kw):
                     self.counts[_name] += 1
+                    self.entries[_entry] += 1
                     return _fn(*a, **kw)
                 setattr(mod, entry, counted)
         return self
@@ -163,6 +169,9 @@ def switched_step(model, batch, device, positions):
         assert len(switch.rotary) == 1 and switch.modeling == [modeling]
         assert switch.path == ("tables" if positions is False else "positions"), (switch.path, switch.reason)
         result = step(model, batch, device)
+    other = "cpu" if device == "cuda" else "cuda"
+    assert calls.entries[device] > 0 and calls.entries[other] == 0, \
+        "ropegrad's kernels ran on %s, the step on %s" % (calls.entries, device)
     assert modeling.apply_rotary_pos_emb is stock_apply, "remove() did not restore apply_rotary_pos_emb"
     assert "forward" not in model.model.rotary_emb.__dict__, "remove() did not restore the rotary module"
     return result, calls.counts
@@ -259,9 +268,22 @@ def main():
     torch.set_num_threads(min(2, torch.get_num_threads()))
     failed = 0
     cases = [("refusals", test_refusals)]
-    devs = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
-    if "cuda" not in devs:
-        print("cuda cases skipped: no CUDA device (torch.cuda.is_available() is False)")
+    asked = os.environ.get("ROPEGRAD_HF_DEVICES", "").split()
+    bad = [d for d in asked if d not in ("cpu", "cuda")]
+    if bad:
+        print("FAIL ROPEGRAD_HF_DEVICES: unknown device %r (cpu, cuda)" % bad[0])
+        return 1
+    devs = asked or ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+    if "cuda" in devs and torch.cuda.is_available():
+        print("cuda cases on %s (torch %s, CUDA %s)" % (torch.cuda.get_device_name(), torch.__version__,
+                                                      torch.version.cuda))
+    elif "cuda" in devs:
+        failed += 1
+        devs.remove("cuda")
+        print("FAIL cuda cases: ROPEGRAD_HF_DEVICES asks for cuda, but torch.cuda.is_available() is False")
+    else:
+        print("cuda cases skipped: %s" % ("ROPEGRAD_HF_DEVICES=%s" % " ".join(asked) if asked else
+                                          "no CUDA device (torch.cuda.is_available() is False)"))
     for dev in devs:
         for name in ("llama", "qwen3"):
             for dtype in (torch.bfloat16, torch.float32):

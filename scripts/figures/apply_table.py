@@ -73,15 +73,33 @@ def main(argv):
         print("| %s | %.3fx | %.2f us | %.2f us | %.2f us | %s | %d of %d%s | %s |" % (
             op, fl, med["ropegrad"], med["eager"], med["compile"], liger, faster, n, note, real))
     print()
-    print("| model | RoPE work: stock | ropegrad | speedup | training step: stock | ropegrad | step change |")
-    print("|---|---|---|---|---|---|---|")
+    print("| model | RoPE work: stock | ropegrad | Liger | training step: stock | ropegrad | Liger "
+          "| ropegrad / stock | ropegrad / Liger |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for name, r in hf["models"].items() if "models" in hf else hf.items():
         if not isinstance(r, dict) or "stock" not in r:
             continue
-        print("| %s | %.3f ms | %.3f ms | %.2fx | %.1f ms | %.1f ms | %+.2f%% |" % (
-            name, r["stock"]["rope"]["median_ms"], r["ropegrad"]["rope"]["median_ms"], r["speedup_rope"],
-            r["stock"]["step"]["median_ms"], r["ropegrad"]["step"]["median_ms"], r["step_change_pct"]))
+        lg = r.get("liger")
+        print("| %s | %.3f ms | %.3f ms | %s | %.1f ms | %.1f ms | %s | %s | %s |" % (
+            name, r["stock"]["rope"]["median_ms"], r["ropegrad"]["rope"]["median_ms"],
+            "%.3f ms" % lg["rope"]["median_ms"] if lg and "rope" in lg else "-",
+            r["stock"]["step"]["median_ms"], r["ropegrad"]["step"]["median_ms"],
+            "%.1f ms" % lg["step"]["median_ms"] if lg and "step" in lg else "-",
+            step_ratio(r, "ropegrad/stock"), step_ratio(r, "ropegrad/liger")))
 
+
+def step_ratio(r, key):
+    """A step-time ratio of bench/hf_step.py: the median per-round ratio [its interval], or the ratio of the
+    medians for a result without rounds; "not measured" (with Liger's skip reason) where it is missing."""
+    q = r.get("ratios", {}).get(key)
+    if q:
+        return "%.3f [%.3f, %.3f] (%d rounds, %.0f%%)" % (q["median"], q["lo"], q["hi"], q["rounds"],
+                                                          100 * q["coverage"])
+    a, b = key.split("/")
+    if a in r and b in r and "step" in r[a] and "step" in r[b]:
+        return "%.3f" % (r[a]["step"]["median_ms"] / r[b]["step"]["median_ms"])
+    why = r.get(b, {}).get("skipped")
+    return "not measured" + (" (%s)" % why if why else "")
 
 if __name__ == "__main__":
     main(sys.argv)

@@ -689,24 +689,91 @@ AGREEMENT_SUMMARIES = {
 }
 
 
-HF_ROPE = f"{RES}/ops/hf-rope-h100.txt"
+HF_ROPE = f"{RES}/ops/hf-rope.txt"
+PEER_WHEELS = f"{RES}/ops/peer-wheels.txt"
+# bench/hf_rope.py's implementations that come from a peer package, and the packages (bench/peer_wheels.sh's names)
+HF_ROPE_PEERS = {"flashinfer": ("FlashInfer", ("flashinfer-python", "flashinfer-cubin")),
+                 "te": ("TransformerEngine", ("transformer-engine", "transformer-engine-cu12", "transformer-engine-cu13",
+                                              "transformer-engine-torch"))}
+
+
+def peer_wheels():
+    """bench/peer_wheels.sh's table: package -> (version, MiB, kind, requires), and the size limit in MiB."""
+    lines = load_lines(PEER_WHEELS)
+    head = next((ln for ln in lines if ln.startswith("| package |")), None)
+    limit = re.search(r"fits in (\d+) MiB", head or "")
+    if not limit:
+        raise InputError(f"{PEER_WHEELS}: no table of bench/peer_wheels.sh")
+    found = {}
+    for ln in lines:
+        cells = [c.strip() for c in ln.strip("|").split("|")]
+        if ln.startswith("| ") and len(cells) == 7 and cells[0] not in ("package",):
+            found[cells[0]] = (cells[1], float(cells[3]), cells[4], cells[6])
+    return found, int(limit.group(1))
+
+
+def hf_rope_unrun(skipped):
+    """Which peers of bench/hf_rope.py did not run and why, from their skip notes and peer-wheels.txt."""
+    wheels, limit = peer_wheels()
+    parts = []
+    for impl, (label, pkgs) in HF_ROPE_PEERS.items():
+        if impl not in skipped:
+            continue
+        sizes = ", ".join(f"{p} {wheels[p][0]}, {wheels[p][1]:.1f} MiB" +
+                          (" (a source package, compiled on install)" if "source" in wheels[p][2] else "")
+                          for p in pkgs if p in wheels)
+        parts.append(f"{label} ({sizes or 'its packages not measured'})")
+    if not parts:
+        return ""
+    text = ("Not run: " + " and ".join(parts) + ". They were not installed on the GPU machine, which has no network "
+            f"access and takes at most {limit} MiB of files besides the repository's tracked ones "
+            f"(`{PEER_WHEELS}`, measured by `bench/peer_wheels.sh`).")
+    if "flashinfer" in skipped and "flashinfer-python" in wheels:
+        text += f" FlashInfer's Python package also requires {wheels['flashinfer-python'][3]}."
+    return text
 
 
 def block_hf_rope():
-    """bench/hf_rope.py's table (its last lines) as scripts/gpu-ops.sh's hfrope step wrote it."""
+    """bench/hf_rope.py's output as scripts/gpu-ops.sh's hfrope step wrote it: its header lines (device,
+    copy bandwidth, the attention backward's gradient layout, the peers' versions, the command), the
+    profile's kernel time against total, and the table (the rows of peers that did not run replaced
+    by one sentence saying why, from peer-wheels.txt)."""
     if not os.path.exists(path(HF_ROPE)):
         return f"Not measured yet: there is no `{HF_ROPE}`."
     lines = load_lines(HF_ROPE)
     start = next((i for i, ln in enumerate(lines) if ln.startswith("device: ")), None)
     if start is None:
         raise InputError(f"{HF_ROPE}: no table of bench/hf_rope.py")
-    rows = [ln for ln in lines[start + 1:] if ln.startswith("|")
-            and "not installed" not in ln]
-    return ("GPU: " + lines[start][len("device: "):] + ". FlashInfer and TransformerEngine were not installed "
-            "on that machine (their wheels are not in its environment; flashinfer-python's is 101 MB), so "
-            "their rows are left out.\n\n" + "\n".join(rows) +
-            f"\n\nFrom `{HF_ROPE}` (`python3 bench/hf_rope.py --quick`, Liger-Kernel 0.8.5 from bench/wheels, one "
-            "run; scripts/gpu-ops.sh's hfrope step runs the same).")
+    header = {k: next((ln[len(k) + 2:] for ln in lines[:start] if ln.startswith(k + ": ")), None)
+              for k in ("command", "peers", "copy bandwidth")}
+    layout = next((ln for ln in lines[:start] if ln.startswith("attention backward")), None)
+    rows = [ln for ln in lines[start + 1:] if ln.startswith("|")]
+    peer_skipped = lambda ln: "not installed" in ln and ln.split("|")[3].strip() in HF_ROPE_PEERS   # noqa: E731
+    skipped = {ln.split("|")[3].strip() for ln in rows if peer_skipped(ln)}
+    rows = [ln for ln in rows if not peer_skipped(ln)]
+    new_format = bool(rows) and "% of floor" in rows[0]
+    out = ["GPU: " + lines[start][len("device: "):] + "."]
+    if header["copy bandwidth"]:
+        out[0] += f" Copy bandwidth measured there: {header['copy bandwidth']}."
+    if layout:
+        out[0] += f" {layout[0].upper()}{layout[1:]}."
+    if not new_format:
+        out.append("This table is from a bench/hf_rope.py that took the gradients into leaf tensors' `.grad` "
+                   "and gave every implementation contiguous upstream gradients: its times include two "
+                   "additions and, for most implementations, two layout copies that no training step makes, "
+                   "and its \"x floor\" is the forward + backward time over twice the copy floor's.")
+    unrun = hf_rope_unrun(skipped)
+    if unrun:
+        out.append(unrun)
+    profile = [ln for ln in lines[:start] if re.match(r"^[a-z-]+, .* one forward \+ backward: .*between kernels", ln)]
+    text = "\n\n".join(out) + "\n\n" + "\n".join(rows)
+    if profile:
+        text += ("\n\nWhere the time goes (`--profile`, torch.profiler over a few steps): per implementation, one "
+                 "forward + backward's CUDA-event time, its kernels' summed time, and the rest (launches and host "
+                 "work between kernels):\n\n" + "\n".join("- " + ln for ln in profile))
+    how = f"`{header['command']}`" if header["command"] else "bench/hf_rope.py"
+    peers = f"; {header['peers']}" if header["peers"] else ""
+    return text + f"\n\nFrom `{HF_ROPE}` ({how}, one run of scripts/gpu-ops.sh's hfrope step{peers})."
 
 
 PEER_012_ROUNDS = f"{RES}/official/012-rounds/table-012.md"
