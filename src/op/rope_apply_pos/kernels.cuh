@@ -218,6 +218,43 @@ static __device__ __forceinline__ void rg_pos_store(const rg_pos_args &a, const 
 // heads' rows a thread (dev/rope_apply/NOTES.md, "088: heads2").
 #define RG_POS_UPT 2
 
+// Step 1 of a block (tokens [t0, t0 + nt), heads [h0, h0 + nh), `units`
+// units of uh a head row, urot of them rotary): each thread's first
+// RG_POS_UPT units loaded into w.
+template <typename T, int VEC, bool HALF, bool PACKED>
+static __device__ __forceinline__ void rg_pos_load_first(const rg_pos_args &a, int64_t t0, int h0, int nh, int urot,
+                                                         int uh, int units, rg_pos_unit<T, VEC> (&w)[RG_POS_UPT])
+{
+#pragma unroll
+    for (int i = 0; i < RG_POS_UPT; i++) {
+        const int u = threadIdx.x + i * blockDim.x;
+        if (u < units) rg_pos_load<T, VEC, HALF, PACKED>(a, t0, h0, nh, urot, uh, u, w[i]);
+    }
+}
+
+// Step 3 of a block, after the barrier that publishes the shared rows (c, n,
+// c1, n1: rg_pos_store's): w's units stored, then the thread's further units
+// loaded and stored one by one; a closing barrier, as the shared rows are
+// rewritten by the next block's tokens.
+template <typename T, int VEC, bool HALF, bool PACKED>
+static __device__ __forceinline__ void rg_pos_store_all(const rg_pos_args &a, int64_t t0, int h0, int nh, int urot,
+                                                        int uh, int units, const rg_pos_unit<T, VEC> (&w)[RG_POS_UPT],
+                                                        const float *c, const float *n, const float *c1,
+                                                        const float *n1)
+{
+#pragma unroll
+    for (int i = 0; i < RG_POS_UPT; i++) {
+        const int u = threadIdx.x + i * blockDim.x;
+        if (u < units) rg_pos_store<T, VEC, HALF, PACKED>(a, c, n, c1, n1, w[i]);
+    }
+    rg_pos_unit<T, VEC> w1;
+    for (int u = threadIdx.x + RG_POS_UPT * blockDim.x; u < units; u += blockDim.x) {
+        rg_pos_load<T, VEC, HALF, PACKED>(a, t0, h0, nh, urot, uh, u, w1);
+        rg_pos_store<T, VEC, HALF, PACKED>(a, c, n, c1, n1, w1);
+    }
+    __syncthreads();
+}
+
 // The kernel: block i covers token group i / groups (tpb tokens) and head
 // group i % groups (hpb heads); a grid-stride loop over blocks beyond the grid.
 // Units u, u + blockDim, ... of the block are thread u's. Dynamic shared
@@ -236,28 +273,14 @@ __global__ void __launch_bounds__(512) rg_pos_kernel(rg_pos_args a)
         const int nt = (int)min((int64_t)a.tpb, tokens - t0), nh = min(a.hpb, heads - h0);
         const int units = nt * nh * uh;
         rg_pos_unit<T, VEC> w[RG_POS_UPT];
-#pragma unroll
-        for (int i = 0; i < RG_POS_UPT; i++) {
-            const int u = threadIdx.x + i * blockDim.x;
-            if (u < units) rg_pos_load<T, VEC, HALF, PACKED>(a, t0, h0, nh, urot, uh, u, w[i]);
-        }
+        rg_pos_load_first<T, VEC, HALF, PACKED>(a, t0, h0, nh, urot, uh, units, w);
         for (int i = threadIdx.x; i < nt * H; i += blockDim.x) {
             const int tl = i / H, j = i - tl * H;
             const float x = (float)rg_pos_position_dev(a, t0 + tl) * __ldg(a.inv + j);
             rg_pos_cos_sin(x, a.scale, (int)a.s.cos_sin_dtype, c[i], n[i]);
         }
         __syncthreads();
-#pragma unroll
-        for (int i = 0; i < RG_POS_UPT; i++) {
-            const int u = threadIdx.x + i * blockDim.x;
-            if (u < units) rg_pos_store<T, VEC, HALF, PACKED>(a, c, n, c, n, w[i]);
-        }
-        rg_pos_unit<T, VEC> w1;
-        for (int u = threadIdx.x + RG_POS_UPT * blockDim.x; u < units; u += blockDim.x) {
-            rg_pos_load<T, VEC, HALF, PACKED>(a, t0, h0, nh, urot, uh, u, w1);
-            rg_pos_store<T, VEC, HALF, PACKED>(a, c, n, c, n, w1);
-        }
-        __syncthreads();   // the shared rows are rewritten by the next block's tokens
+        rg_pos_store_all<T, VEC, HALF, PACKED>(a, t0, h0, nh, urot, uh, units, w, c, n, c, n);
     }
 }
 

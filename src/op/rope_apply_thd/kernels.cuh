@@ -49,11 +49,7 @@ __global__ void __launch_bounds__(512) rg_thd_kernel(rg_thd_args ta)
         const int nt = (int)min((int64_t)a.tpb, tokens - t0), nh = min(a.hpb, heads - h0);
         const int units = nt * nh * uh;
         rg_pos_unit<T, VEC> w[RG_POS_UPT];
-#pragma unroll
-        for (int i = 0; i < RG_POS_UPT; i++) {
-            const int u = threadIdx.x + i * blockDim.x;
-            if (u < units) rg_pos_load<T, VEC, HALF, PACKED>(a, t0, h0, nh, urot, uh, u, w[i]);
-        }
+        rg_pos_load_first<T, VEC, HALF, PACKED>(a, t0, h0, nh, urot, uh, units, w);
         for (int tl = threadIdx.x; tl < nt; tl += blockDim.x) {
             const int64_t pos = rg_pos_position_dev(a, t0 + tl);
             rows[tl] = (pos < 0 ? 0 : pos >= ta.table_len ? ta.table_len - 1 : pos) * a.R;
@@ -66,17 +62,7 @@ __global__ void __launch_bounds__(512) rg_thd_kernel(rg_thd_args ta)
             n0[i] = rg_apply_ld(sin, ca), n1[i] = rg_apply_ld(sin, cb);
         }
         __syncthreads();
-#pragma unroll
-        for (int i = 0; i < RG_POS_UPT; i++) {
-            const int u = threadIdx.x + i * blockDim.x;
-            if (u < units) rg_pos_store<T, VEC, HALF, PACKED>(a, c0, n0, c1, n1, w[i]);
-        }
-        rg_pos_unit<T, VEC> w1;
-        for (int u = threadIdx.x + RG_POS_UPT * blockDim.x; u < units; u += blockDim.x) {
-            rg_pos_load<T, VEC, HALF, PACKED>(a, t0, h0, nh, urot, uh, u, w1);
-            rg_pos_store<T, VEC, HALF, PACKED>(a, c0, n0, c1, n1, w1);
-        }
-        __syncthreads();   // the shared rows are rewritten by the next block's tokens
+        rg_pos_store_all<T, VEC, HALF, PACKED>(a, t0, h0, nh, urot, uh, units, w, c0, n0, c1, n1);
     }
 }
 

@@ -3,13 +3,16 @@
  * forward here, the backward in src/op/rope_apply_thd_backward/; not public):
  * the checks, each token's table row, and the paths with the rotation's sign
  * as a parameter (+1 forward, -1 backward). The shape, GQA, style, rotary_dim,
- * row conversions and rotations are 088's (rope_apply/rope_apply.h). */
+ * row conversions and rotations are 088's (rope_apply/rope_apply.h); a
+ * token's position is read as the apply from positions reads it
+ * (rope_apply_pos/rope_apply_pos.h). */
 #ifndef ROPEGRAD_OP_ROPE_APPLY_THD_H
 #define ROPEGRAD_OP_ROPE_APPLY_THD_H
 
 #include <stdint.h>
 
 #include "rope_apply/rope_apply.h"
+#include "rope_apply_pos/rope_apply_pos.h"
 
 /* The checks of both ops: the description, and with outputs != 0 the output
  * pointers, their alignment and overlaps (the reference writes elsewhere). */
@@ -23,17 +26,7 @@ int rg_thd_check_positions(const ropegrad_rope_apply_thd_problem *p);
 /* The position of token t of a validated problem (the table row it reads). */
 static inline int64_t rg_thd_position(const ropegrad_rope_apply_thd_problem *p, int64_t t)
 {
-    if (p->cu_seqlens) {   /* the last sequence j with cu_seqlens[j] <= t */
-        int64_t lo = 0, hi = p->num_seqs;   /* cu_seqlens[lo] <= t < cu_seqlens[hi] */
-        while (hi - lo > 1) {
-            const int64_t mid = lo + (hi - lo) / 2;
-            if (p->cu_seqlens[mid] <= t) lo = mid;
-            else hi = mid;
-        }
-        return t - p->cu_seqlens[lo];
-    }
-    if (p->position_bits == 32) return ((const int32_t *)p->position_ids)[t];
-    return ((const int64_t *)p->position_ids)[t];
+    return rg_pos_token_position(p->cu_seqlens, p->num_seqs, p->position_ids, p->position_bits, t);
 }
 
 /* The paths with the rotation's sign (+1 the forward, -1 the backward). */
