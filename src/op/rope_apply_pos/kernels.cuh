@@ -218,17 +218,39 @@ static __device__ __forceinline__ void rg_pos_store(const rg_pos_args &a, const 
 // heads' rows a thread (dev/rope_apply/NOTES.md, "088: heads2").
 #define RG_POS_UPT 2
 
-// Step 1 of a block (tokens [t0, t0 + nt), heads [h0, h0 + nh), `units`
-// units of uh a head row, urot of them rotary): each thread's first
-// RG_POS_UPT units loaded into w.
+// Block blk's share of the work: tokens [t0, t0 + nt), heads [h0, h0 + nh)
+// (q's then k's, numbered together), `units` units of uh a head row (urot of
+// them the rotary part's).
+struct rg_pos_block {
+    int64_t t0;
+    int h0, nt, nh, urot, uh, units;
+};
+
+template <int VEC, bool HALF>
+static __device__ __forceinline__ rg_pos_block rg_pos_block_at(const rg_pos_args &a, int64_t blk)
+{
+    const int H = a.R / 2, D = (int)a.s.head_dim, heads = (int)(a.s.num_heads + a.s.num_kv_heads);
+    const int64_t tokens = a.s.batch_size * a.s.seq_len, tg = blk / a.groups;
+    rg_pos_block b;
+    b.urot = HALF ? H / VEC : a.R / VEC;
+    b.uh = b.urot + (D - a.R) / VEC;
+    b.t0 = tg * a.tpb;
+    b.h0 = (int)(blk - tg * a.groups) * a.hpb;
+    b.nt = (int)min((int64_t)a.tpb, tokens - b.t0);
+    b.nh = min(a.hpb, heads - b.h0);
+    b.units = b.nt * b.nh * b.uh;
+    return b;
+}
+
+// Step 1 of a block: each thread's first RG_POS_UPT units loaded into w.
 template <typename T, int VEC, bool HALF, bool PACKED>
-static __device__ __forceinline__ void rg_pos_load_first(const rg_pos_args &a, int64_t t0, int h0, int nh, int urot,
-                                                         int uh, int units, rg_pos_unit<T, VEC> (&w)[RG_POS_UPT])
+static __device__ __forceinline__ void rg_pos_load_first(const rg_pos_args &a, const rg_pos_block &b,
+                                                         rg_pos_unit<T, VEC> (&w)[RG_POS_UPT])
 {
 #pragma unroll
     for (int i = 0; i < RG_POS_UPT; i++) {
         const int u = threadIdx.x + i * blockDim.x;
-        if (u < units) rg_pos_load<T, VEC, HALF, PACKED>(a, t0, h0, nh, urot, uh, u, w[i]);
+        if (u < b.units) rg_pos_load<T, VEC, HALF, PACKED>(a, b.t0, b.h0, b.nh, b.urot, b.uh, u, w[i]);
     }
 }
 
@@ -237,19 +259,18 @@ static __device__ __forceinline__ void rg_pos_load_first(const rg_pos_args &a, i
 // loaded and stored one by one; a closing barrier, as the shared rows are
 // rewritten by the next block's tokens.
 template <typename T, int VEC, bool HALF, bool PACKED>
-static __device__ __forceinline__ void rg_pos_store_all(const rg_pos_args &a, int64_t t0, int h0, int nh, int urot,
-                                                        int uh, int units, const rg_pos_unit<T, VEC> (&w)[RG_POS_UPT],
-                                                        const float *c, const float *n, const float *c1,
-                                                        const float *n1)
+static __device__ __forceinline__ void rg_pos_store_all(const rg_pos_args &a, const rg_pos_block &b,
+                                                        const rg_pos_unit<T, VEC> (&w)[RG_POS_UPT], const float *c,
+                                                        const float *n, const float *c1, const float *n1)
 {
 #pragma unroll
     for (int i = 0; i < RG_POS_UPT; i++) {
         const int u = threadIdx.x + i * blockDim.x;
-        if (u < units) rg_pos_store<T, VEC, HALF, PACKED>(a, c, n, c1, n1, w[i]);
+        if (u < b.units) rg_pos_store<T, VEC, HALF, PACKED>(a, c, n, c1, n1, w[i]);
     }
     rg_pos_unit<T, VEC> w1;
-    for (int u = threadIdx.x + RG_POS_UPT * blockDim.x; u < units; u += blockDim.x) {
-        rg_pos_load<T, VEC, HALF, PACKED>(a, t0, h0, nh, urot, uh, u, w1);
+    for (int u = threadIdx.x + RG_POS_UPT * blockDim.x; u < b.units; u += blockDim.x) {
+        rg_pos_load<T, VEC, HALF, PACKED>(a, b.t0, b.h0, b.nh, b.urot, b.uh, u, w1);
         rg_pos_store<T, VEC, HALF, PACKED>(a, c, n, c1, n1, w1);
     }
     __syncthreads();
@@ -263,24 +284,19 @@ template <typename T, int VEC, bool HALF, bool PACKED>
 __global__ void __launch_bounds__(512) rg_pos_kernel(rg_pos_args a)
 {
     extern __shared__ float rg_pos_sh[];
-    const int H = a.R / 2, D = (int)a.s.head_dim, heads = (int)(a.s.num_heads + a.s.num_kv_heads);
-    const int urot = HALF ? H / VEC : a.R / VEC, uh = urot + (D - a.R) / VEC;
-    const int64_t tokens = a.s.batch_size * a.s.seq_len;
+    const int H = a.R / 2;
     float *c = rg_pos_sh, *n = rg_pos_sh + a.tpb * H;
     for (int64_t blk = blockIdx.x; blk < a.blocks; blk += gridDim.x) {
-        const int64_t tg = blk / a.groups, t0 = tg * a.tpb;
-        const int g = (int)(blk - tg * a.groups), h0 = g * a.hpb;
-        const int nt = (int)min((int64_t)a.tpb, tokens - t0), nh = min(a.hpb, heads - h0);
-        const int units = nt * nh * uh;
+        const rg_pos_block b = rg_pos_block_at<VEC, HALF>(a, blk);
         rg_pos_unit<T, VEC> w[RG_POS_UPT];
-        rg_pos_load_first<T, VEC, HALF, PACKED>(a, t0, h0, nh, urot, uh, units, w);
-        for (int i = threadIdx.x; i < nt * H; i += blockDim.x) {
+        rg_pos_load_first<T, VEC, HALF, PACKED>(a, b, w);
+        for (int i = threadIdx.x; i < b.nt * H; i += blockDim.x) {
             const int tl = i / H, j = i - tl * H;
-            const float x = (float)rg_pos_position_dev(a, t0 + tl) * __ldg(a.inv + j);
+            const float x = (float)rg_pos_position_dev(a, b.t0 + tl) * __ldg(a.inv + j);
             rg_pos_cos_sin(x, a.scale, (int)a.s.cos_sin_dtype, c[i], n[i]);
         }
         __syncthreads();
-        rg_pos_store_all<T, VEC, HALF, PACKED>(a, t0, h0, nh, urot, uh, units, w, c, n, c, n);
+        rg_pos_store_all<T, VEC, HALF, PACKED>(a, b, w, c, n, c, n);
     }
 }
 

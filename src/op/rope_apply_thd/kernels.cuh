@@ -37,32 +37,27 @@ __global__ void __launch_bounds__(512) rg_thd_kernel(rg_thd_args ta)
 {
     extern __shared__ float rg_thd_sh[];
     const rg_pos_args &a = ta.a;
-    const int H = a.R / 2, D = (int)a.s.head_dim, heads = (int)(a.s.num_heads + a.s.num_kv_heads);
-    const int urot = HALF ? H / VEC : a.R / VEC, uh = urot + (D - a.R) / VEC;
-    const int64_t tokens = a.s.seq_len;
+    const int H = a.R / 2;
     float *c0 = rg_thd_sh, *c1 = c0 + a.tpb * H, *n0 = c1 + a.tpb * H, *n1 = n0 + a.tpb * H;
     long long *rows = reinterpret_cast<long long *>(n1 + a.tpb * H);   // 8-byte aligned: 4*tpb*H floats before
     const C *cos = (const C *)ta.cos, *sin = (const C *)ta.sin;
     for (int64_t blk = blockIdx.x; blk < a.blocks; blk += gridDim.x) {
-        const int64_t tg = blk / a.groups, t0 = tg * a.tpb;
-        const int g = (int)(blk - tg * a.groups), h0 = g * a.hpb;
-        const int nt = (int)min((int64_t)a.tpb, tokens - t0), nh = min(a.hpb, heads - h0);
-        const int units = nt * nh * uh;
+        const rg_pos_block b = rg_pos_block_at<VEC, HALF>(a, blk);
         rg_pos_unit<T, VEC> w[RG_POS_UPT];
-        rg_pos_load_first<T, VEC, HALF, PACKED>(a, t0, h0, nh, urot, uh, units, w);
-        for (int tl = threadIdx.x; tl < nt; tl += blockDim.x) {
-            const int64_t pos = rg_pos_position_dev(a, t0 + tl);
+        rg_pos_load_first<T, VEC, HALF, PACKED>(a, b, w);
+        for (int tl = threadIdx.x; tl < b.nt; tl += blockDim.x) {
+            const int64_t pos = rg_pos_position_dev(a, b.t0 + tl);
             rows[tl] = (pos < 0 ? 0 : pos >= ta.table_len ? ta.table_len - 1 : pos) * a.R;
         }
         __syncthreads();
-        for (int i = threadIdx.x; i < nt * H; i += blockDim.x) {
+        for (int i = threadIdx.x; i < b.nt * H; i += blockDim.x) {
             const int tl = i / H, j = i - tl * H;
             const int64_t ca = rows[tl] + (HALF ? j : 2 * j), cb = ca + (HALF ? H : 1);
             c0[i] = rg_apply_ld(cos, ca), c1[i] = rg_apply_ld(cos, cb);
             n0[i] = rg_apply_ld(sin, ca), n1[i] = rg_apply_ld(sin, cb);
         }
         __syncthreads();
-        rg_pos_store_all<T, VEC, HALF, PACKED>(a, t0, h0, nh, urot, uh, units, w, c0, n0, c1, n1);
+        rg_pos_store_all<T, VEC, HALF, PACKED>(a, b, w, c0, n0, c1, n1);
     }
 }
 
