@@ -24,15 +24,15 @@ static void token_rows(const void *vctx, int64_t r0, int64_t r1)
     const void *in[2] = {p->q, p->k};
     void *out[2] = {p->q_out, p->k_out};
     const int64_t heads[2] = {s->num_heads, s->num_kv_heads};
-    rg_apply_cpu_row w = {.s = s, .cos = p->cos, .sin = p->sin};
+    rg_apply_cpu_row row = {.s = s, .cos = p->cos, .sin = p->sin}, *w = &row;
     float x[ROPEGRAD_MAX_HEAD_DIM], o[ROPEGRAD_MAX_HEAD_DIM];
     for (int64_t t = r0; t < r1; t++) {
-        rg_apply_cpu_load_cos_sin(&w, rg_thd_position(p, t) * R);
+        rg_apply_cpu_load_cos_sin(w, rg_thd_position(p, t) * R);
         for (int ti = 0; ti < 2; ti++)
             for (int64_t h = 0; h < heads[ti]; h++) {
                 const int64_t off = rg_apply_head_row(s, heads[ti], 0, h, t);
                 rg_apply_widen(in[ti], s->dtype, off, R, x);
-                rg_apply_rotate_styled_f32(s->style, x, w.c, w.n, ctx->sign, R / 2, o);
+                rg_apply_rotate_styled_f32(s->style, x, w->c, w->n, ctx->sign, R / 2, o);
                 rg_apply_narrow(o, R, out[ti], s->dtype, off);
                 rg_apply_copy_tail(s, in[ti], out[ti], off);
             }

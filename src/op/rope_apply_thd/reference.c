@@ -12,8 +12,8 @@ static void token_row(const ropegrad_rope_apply_thd_problem *p, double sign, int
 {
     const ropegrad_rope_apply_shape *s = &p->shape;
     const int64_t D = s->head_dim, R = rg_apply_rotary_dim(s);
-    rg_apply_ref_row w = {.s = s, .cos = p->cos, .sin = p->sin, .out = out};
-    rg_apply_ref_load_cos_sin(&w, rg_thd_position(p, t) * R);
+    rg_apply_ref_row row = {.s = s, .cos = p->cos, .sin = p->sin, .out = out}, *w = &row;
+    rg_apply_ref_load_cos_sin(w, rg_thd_position(p, t) * R);
     const void *in[2] = {p->q, p->k};
     const int64_t heads[2] = {s->num_heads, s->num_kv_heads}, base[2] = {0, rg_apply_heads_elems(s, s->num_heads)};
     double x[ROPEGRAD_MAX_HEAD_DIM];
@@ -22,7 +22,7 @@ static void token_row(const ropegrad_rope_apply_thd_problem *p, double sign, int
             const int64_t off = rg_apply_head_row(s, heads[ti], 0, h, t);
             double *o = out + base[ti] + off;
             rg_apply_load_row_f64(in[ti], s->dtype, off, D, x);
-            rg_apply_rotate_styled_f64(s->style, x, w.c, w.n, sign, R / 2, o);
+            rg_apply_rotate_styled_f64(s->style, x, w->c, w->n, sign, R / 2, o);
             for (int64_t d = R; d < D; d++) o[d] = x[d];
         }
 }
