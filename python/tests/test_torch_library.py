@@ -439,6 +439,35 @@ def test_thd_equals_hf_tables(device):
                     assert err <= 0, "%s: off the float64 formula by %s" % (what, err)
 
 
+def test_thd_compile(device):
+    """torch.compile(fullgraph=True) around rope_apply_thd (cu_seqlens; int64 position_ids with interleaved
+    pairs and partial rotary): no graph break, and eager's bits."""
+    from ropegrad.rope_apply_thd import rope_apply_thd
+    gen = torch.Generator().manual_seed(8)
+    cu, _ = packed_case(device, gen)
+    T, H, Hkv, D = int(cu[-1]), 4, 2, 64
+    cos, sin = hf_table(32, D, torch.bfloat16, device)
+    cos_il, sin_il = hf_table(32, 32, torch.bfloat16, device, True)
+    pos = torch.randint(0, 32, (T,), generator=gen).to(device)
+
+    def packed(q, k):
+        return rope_apply_thd(q * 2, k, cos, sin, cu_seqlens=cu)
+
+    def by_ids(q, k):
+        return rope_apply_thd(q, k * 2, cos_il, sin_il, position_ids=pos, interleaved=True, rotary_dim=32)
+
+    q = torch.randn(T, H, D, generator=gen).to(torch.bfloat16).to(device).requires_grad_()
+    k = torch.randn(T, Hkv, D, generator=gen).to(torch.bfloat16).to(device).requires_grad_()
+    for backend in ("aot_eager", "inductor"):
+        for fn in (packed, by_ids):
+            torch._dynamo.reset()
+            want = run(fn, (q, k))
+            got = run(torch.compile(fn, fullgraph=True, backend=backend), (q, k))
+            for i, (a, b) in enumerate(zip(got, want)):
+                assert a.shape == b.shape and torch.equal(a, b), "%s %s: result %d differs from eager" % (
+                    fn.__name__, backend, i)
+
+
 def test_thd_refusals(device):
     from ropegrad import _lib
     from ropegrad.rope_apply_thd import rope_apply_thd
@@ -472,7 +501,7 @@ def main():
     torch.set_num_threads(min(2, torch.get_num_threads()))
     tests = [test_registered, test_opcheck_apply, test_opcheck_cos_sin_generation, test_opcheck_positions,
              test_compile_fullgraph, test_positions_equal_tables, test_styles_against_formula, test_refusals,
-             test_opcheck_thd, test_thd_equals_hf_tables, test_thd_refusals]
+             test_opcheck_thd, test_thd_equals_hf_tables, test_thd_compile, test_thd_refusals]
     devs = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     if "cuda" not in devs:
         print("cuda cases skipped: no CUDA device (torch.cuda.is_available() is False)")
