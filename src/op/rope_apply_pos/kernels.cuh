@@ -177,7 +177,7 @@ static __device__ __forceinline__ void rg_pos_load(const rg_pos_args &a, int64_t
 
 // The unit rotated by the token's cos/sin and stored: c, n the block's shared
 // rows for each pair's first element, c1, n1 for its second (the same rows
-// here; a table's two columns in rope_apply_thd/kernels.cuh).
+// here; a table's two columns in the packed table ops' kernel).
 template <typename T, int VEC, bool HALF, bool PACKED>
 static __device__ __forceinline__ void rg_pos_store(const rg_pos_args &a, const float *c, const float *n,
                                                     const float *c1, const float *n1, const rg_pos_unit<T, VEC> &w)

@@ -29,7 +29,7 @@ int rg_pos_check_seqlens(const ropegrad_rope_apply_pos_problem *p);
 
 /* The position of token t: with cu_seqlens (num_seqs sequences) t's offset in
  * its sequence, else position_ids[t] (int32 or int64 by position_bits). The
- * packed table ops (rope_apply_thd/) read their positions the same way. */
+ * packed table ops read their positions the same way. */
 static inline int64_t rg_pos_token_position(const int32_t *cu_seqlens, int64_t num_seqs, const void *position_ids,
                                             int position_bits, int64_t t)
 {
