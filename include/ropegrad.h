@@ -324,6 +324,67 @@ int ropegrad_rope_apply_pos_backward_reference(const ropegrad_rope_apply_pos_pro
 int ropegrad_rope_apply_pos_backward_cpu(const ropegrad_rope_apply_pos_problem *p, int num_threads);
 int ropegrad_rope_apply_pos_backward_cuda(const ropegrad_rope_apply_pos_problem *p, void *cuda_stream);
 
+/* ---- Applying the rotary embedding to packed sequences from one table (thd) ----
+ *
+ * 088's rotation on packed sequences, TransformerEngine's thd layout: q, k in
+ * BSHD with B = 1 and S = total tokens T ([T, num_heads, D] / [T, num_kv_heads, D]),
+ * and ONE cos/sin table [table_len, R] (R = rotary_dim, cos_sin_dtype) whose
+ * row p holds the values of position p. Token t is rotated by row pos(t):
+ *   with cu_seqlens [num_seqs+1] (cu_seqlens[0] = 0, non-decreasing,
+ *   cu_seqlens[num_seqs] = T): pos(t) = t - cu_seqlens[j] for the sequence j
+ *   with cu_seqlens[j] <= t < cu_seqlens[j+1] (positions restart per sequence);
+ *   without (cu_seqlens NULL): pos(t) = position_ids[t] (int32 or int64,
+ *   position_bits 32 or 64).
+ * Style and rotary_dim are the shape's, as 088's: for each pair (a, b) of a
+ * head's row -- (i, i + R/2) rotate-half, (2i, 2i+1) interleaved -- with
+ * c = cos[pos(t)], n = sin[pos(t)] (row columns a and b):
+ *
+ *   forward:   out[a] = x[a]*c[a] - x[b]*n[a]       out[b] = x[b]*c[b] + x[a]*n[b]
+ *   backward:  grad_x[a] = g[a]*c[a] + g[b]*n[a]    grad_x[b] = g[b]*c[b] - g[a]*n[b]
+ *
+ * (the backward is the rotation by minus the angle: grad_q, grad_k from
+ * grad_q_out, grad_k_out). Table gradients are NOT computed in this layout
+ * (the rows are gathered by position; 068 on per-token tables computes them).
+ * Elements R..D-1 of a row are copied through (in place: left untouched).
+ * CPU and CUDA give the bits 088 (backward: 068's grad_q, grad_k) gives on
+ * the same path with the per-token table [T, R] whose row t is row pos(t) of
+ * this one; the reference computes in float64.
+ *
+ * Positions out of the table (pos(t) < 0 or >= table_len) and bad cu_seqlens
+ * contents: the CPU and reference paths read them and return
+ * ROPEGRAD_ERR_BAD_SIZE (writing nothing). The CUDA path cannot read them on
+ * the host: it clamps each position into [0, table_len) on the device (no
+ * read outside the table), and such tokens' outputs are unspecified. */
+
+typedef struct ropegrad_rope_apply_thd_problem {
+    ropegrad_rope_apply_shape shape;  /* layout BSHD, batch_size 1, seq_len = total tokens T; head_dim, heads
+                                         (GQA), dtype, cos_sin_dtype, style and rotary_dim as 088;
+                                         cos_sin_batch_stride must be 0 */
+    const void *cos, *sin;            /* [table_len, R], cos_sin_dtype */
+    int64_t table_len;                /* >= 1 */
+    const int32_t *cu_seqlens;        /* [num_seqs+1], or NULL: position_ids gives each token's position */
+    int64_t num_seqs;                 /* >= 1 with cu_seqlens */
+    const void *position_ids;         /* [T] (ignored, may be NULL, when cu_seqlens is set) */
+    int position_bits;                /* 32 (int32_t ids) or 64 (int64_t ids); else ROPEGRAD_ERR_BAD_DTYPE */
+    const void *q, *k;                /* backward: grad_q_out, grad_k_out */
+    void *q_out, *k_out;              /* backward: grad_q, grad_k. In place allowed (q_out == q, k_out == k);
+                                         any other overlap with a tensor is ROPEGRAD_ERR_OVERLAP */
+} ropegrad_rope_apply_thd_problem;
+
+/* Checks the description (never the tensors' contents, cu_seqlens' and position_ids' included). */
+int ropegrad_rope_apply_thd_validate(const ropegrad_rope_apply_thd_problem *p);
+/* Float64 ground truth: q_out's values, then k_out's; q_out and k_out unused. */
+int ropegrad_rope_apply_thd_reference(const ropegrad_rope_apply_thd_problem *p, double *out);
+int ropegrad_rope_apply_thd_cpu(const ropegrad_rope_apply_thd_problem *p, int num_threads);
+int ropegrad_rope_apply_thd_cuda(const ropegrad_rope_apply_thd_problem *p, void *cuda_stream);
+
+/* The backward: the same problem with q, k = grad_q_out, grad_k_out and
+ * q_out, k_out = grad_q, grad_k (no table gradient). */
+int ropegrad_rope_apply_thd_backward_validate(const ropegrad_rope_apply_thd_problem *p);
+int ropegrad_rope_apply_thd_backward_reference(const ropegrad_rope_apply_thd_problem *p, double *out);
+int ropegrad_rope_apply_thd_backward_cpu(const ropegrad_rope_apply_thd_problem *p, int num_threads);
+int ropegrad_rope_apply_thd_backward_cuda(const ropegrad_rope_apply_thd_problem *p, void *cuda_stream);
+
 /* 1 when libropegrad was built with the CUDA backend and a GPU is usable. */
 int ropegrad_cuda_available(void);
 

@@ -51,7 +51,7 @@ if [[ " $STEPS " == *" tests "* ]]; then
   # shellcheck disable=SC2086
   (LD_LIBRARY_PATH="$RG_LIBS" ctest --test-dir "$B" --output-on-failure -j8 ${CTEST_ARGS:-} 2>&1) | tee "$W/ctest.txt" | tail -n 12
   status[ctest]=$(grep -E "tests passed" "$W/ctest.txt" | tail -1)
-  for t in test_gpu_forward test_gpu_kernel test_gpu_rope_apply test_gpu_rope_apply_pos test_plugin_gpu test_gpu_reward_hack; do
+  for t in test_gpu_forward test_gpu_kernel test_gpu_rope_apply test_gpu_rope_apply_pos test_gpu_rope_apply_thd test_plugin_gpu test_gpu_reward_hack; do
     LD_LIBRARY_PATH="$RG_LIBS" "$B/tests/$t" > "$W/$t.txt" 2>&1
     status[$t]="exit $?: $(grep -E 'PASSED|FAILED' "$W/$t.txt" | tr '\n' ' ')"
   done

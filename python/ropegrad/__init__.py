@@ -8,7 +8,8 @@
 
 The ops: rope_forward (011), cos_sin (012), rope_backward (014), rope_apply
 (088), rope_apply_backward (068), rope_apply_pos and rope_apply_pos_backward
-(apply from positions). Each op module imports without torch (its ctypes
+(apply from positions), rope_apply_thd and rope_apply_thd_backward (packed
+sequences from one table). Each op module imports without torch (its ctypes
 half); its torch half needs torch (>= 2.4: it registers the op through
 torch.library, torch.ops.ropegrad.*). See ropegrad._lib for where the C
 library is found.
@@ -29,7 +30,7 @@ from ._lib import (  # noqa: F401
 )
 
 OPS = ("rope_forward", "cos_sin", "rope_backward", "rope_apply", "rope_apply_backward", "rope_apply_pos",
-       "rope_apply_pos_backward")
+       "rope_apply_pos_backward", "rope_apply_thd", "rope_apply_thd_backward")
 
 __all__ = ["BF16", "F16", "F32", "OPS", "RopegradError", "cpu_isa", "cuda_available", "library_path", "strerror",
            "version"] + list(OPS)

@@ -73,10 +73,11 @@ _lib.check_layout(Problem, 176, {"style": 80, "rotary_dim": 88, "position_bits":
                                  "inv_freq": 128, "attention_scaling": 136, "q": 144, "k_out": 168})
 
 
-def checks(prefix):
-    """Declares <prefix>_validate and <prefix>_reference over Problem; returns
-    (validate(p), reference(p, out)) raising RopegradError on a non-zero status."""
-    ptr = ctypes.POINTER(Problem)
+def checks(prefix, struct=None):
+    """Declares <prefix>_validate and <prefix>_reference over struct (default
+    Problem; rope_apply_thd's passes its own); returns (validate(p),
+    reference(p, out)) raising RopegradError on a non-zero status."""
+    ptr = ctypes.POINTER(struct or Problem)
     fn_v, fn_r = prefix + "_validate", prefix + "_reference"
     _lib.declare({fn_v: (ctypes.c_int, [ptr]), fn_r: (ctypes.c_int, [ptr, ctypes.POINTER(ctypes.c_double)])})
 

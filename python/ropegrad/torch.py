@@ -9,6 +9,7 @@ code); this module re-exports them:
     from ropegrad.torch import apply_rotary_pos_emb                   # rope_apply (088; backward 068)
     from ropegrad.torch import rope_apply_backward                    # rope_apply_backward (068)
     from ropegrad.torch import rope_apply_pos                         # rope_apply_pos (backward: rope_apply_pos_backward)
+    from ropegrad.torch import rope_apply_thd                         # rope_apply_thd (backward: rope_apply_thd_backward)
 
 Each op is also a torch.library op, torch.ops.ropegrad.<op> (custom_op()
 below registers it, from its op module): with a fake implementation for
@@ -41,6 +42,7 @@ _EXPORTS = {
     "apply_rotary_pos_emb": "rope_apply",
     "rope_apply_backward": "rope_apply_backward",
     "rope_apply_pos": "rope_apply_pos",
+    "rope_apply_thd": "rope_apply_thd",
 }
 
 __all__ = sorted(_EXPORTS) + ["RopegradError", "DTYPES", "launch", "custom_op"]

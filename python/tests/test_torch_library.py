@@ -8,7 +8,11 @@ the op stays one opaque call, so the outputs and gradients equal eager's bit
 for bit; and the positions op against the table path: rope_apply_pos with bf16
 cos/sin equals rope_apply on 011's table bit for bit, forward and backward, in
 both styles and with partial rotary, and packed sequences (cu_seqlens) equal
-the same tokens with their offsets as positions; the table path's interleaved
+the same tokens with their offsets as positions; the packed table op
+(rope_apply_thd: one table, cu_seqlens or per-token position_ids) under
+opcheck and equal to the Hugging Face per-token table path on the same tokens
+(ropegrad's bit for bit, the stock formula within bf16 rounding), table
+gradients refused; the table path's interleaved
 style and partial rotary against a float64 formula with torch's autograd.
 CPU always, CUDA too where there is a GPU.
 
@@ -48,7 +52,8 @@ def opcheck(op, args, what):
 
 # op -> has an autograd formula (the others are backward ops, or take no differentiable input)
 OPS = {"rope_apply": True, "rope_apply_backward": False, "rope_forward": True, "rope_position_grad": False,
-       "rotary_cos_sin": True, "cos_sin": False, "rope_apply_pos": True, "rope_apply_pos_backward": False}
+       "rotary_cos_sin": True, "cos_sin": False, "rope_apply_pos": True, "rope_apply_pos_backward": False,
+       "rope_apply_thd": True, "rope_apply_thd_backward": False}
 
 
 def test_registered(device):
@@ -58,6 +63,7 @@ def test_registered(device):
     import ropegrad.cos_sin  # noqa: F401  (each op module registers its op)
     import ropegrad.rope_apply_backward  # noqa: F401
     import ropegrad.rope_apply_pos_backward  # noqa: F401
+    import ropegrad.rope_apply_thd_backward  # noqa: F401
     import ropegrad.rope_forward  # noqa: F401
     for name, differentiable in OPS.items():
         schema = str(getattr(torch.ops.ropegrad, name).default._schema)
@@ -343,6 +349,11 @@ def test_refusals(device):
         (ValueError, "cu_seqlens", lambda: rope_apply_pos(q[0], k[0], None, inv,
                                                            cu_seqlens=torch.tensor([0, 2], device=device))),
     ]
+    expect_refusals(cases)
+
+
+def expect_refusals(cases):
+    """Each (exception, needle, fn): fn raises that exception with needle in its message."""
     for exc, needle, fn in cases:
         try:
             fn()
@@ -350,6 +361,135 @@ def test_refusals(device):
             assert needle in str(e), "%s: %r does not name %r" % (exc.__name__, str(e), needle)
             continue
         raise AssertionError("accepted: expected %s naming %r" % (exc.__name__, needle))
+
+
+def hf_table(n, R, dtype, device, interleaved=False, theta=1e4):
+    """Hugging Face's cos/sin rows for positions 0..n-1 ([n, R], emb = cat(freqs, freqs); GPT-J's columns
+    repeat each frequency), rounded to dtype."""
+    freqs = torch.arange(n, dtype=torch.float32)[:, None] * inv_freq(R, theta)[None]
+    emb = freqs.repeat_interleave(2, dim=1) if interleaved else torch.cat((freqs, freqs), dim=-1)
+    return emb.cos().to(dtype).to(device), emb.sin().to(dtype).to(device)
+
+
+def packed_case(device, gen, lens=(7, 0, 19, 1)):
+    """cu_seqlens of sequences of lens tokens, and each token's offset in its sequence."""
+    cu = torch.tensor([0] + list(torch.tensor(lens).cumsum(0)), dtype=torch.int32, device=device)
+    return cu, torch.cat([torch.arange(n) for n in lens]).to(device)
+
+
+def test_opcheck_thd(device):
+    from ropegrad.rope_apply_thd import rope_apply_thd_op
+    from ropegrad.rope_apply_thd_backward import rope_apply_thd_backward_op
+    gen = torch.Generator().manual_seed(6)
+    H, Hkv, D = 4, 2, 32
+    cu, offsets = packed_case(device, gen)
+    T = int(cu[-1])
+    for dtype, cs_dtype in ((torch.bfloat16, torch.bfloat16), (torch.float32, torch.float32),
+                            (torch.float16, torch.float32)):
+        for style, rotary_dim in ((0, 0), (1, 0), (0, 16), (1, 24)):
+            for ids in ("cu_seqlens", "int32", "int64"):
+                q = torch.randn(T, H, D, generator=gen).to(dtype).to(device).requires_grad_()
+                k = torch.randn(T, Hkv, D, generator=gen).to(dtype).to(device).requires_grad_()
+                cos, sin = hf_table(40, rotary_dim or D, cs_dtype, device, style == 1)
+                pos = torch.randint(0, 40, (T,), generator=gen).to(device)
+                where = (cu, None) if ids == "cu_seqlens" else (None, pos.int() if ids == "int32" else pos)
+                args = (cos, sin) + where + (style, rotary_dim)
+                what = "rope_apply_thd %s %s style=%d rotary_dim=%d" % (dtype, ids, style, rotary_dim)
+                opcheck(rope_apply_thd_op, (q, k) + args, what)
+                g = torch.randn(T, H, D, generator=gen).to(dtype).to(device)
+                gk = torch.randn(T, Hkv, D, generator=gen).to(dtype).to(device)
+                opcheck(rope_apply_thd_backward_op, (g, gk) + args, "rope_apply_thd_backward " + what)
+
+
+def test_thd_equals_hf_tables(device):
+    """Packed thd with one table == the Hugging Face per-token table path on the same tokens: ropegrad's
+    apply_rotary_pos_emb (088/068) on the rows gathered per token bit for bit, outputs and gradients; the
+    stock formula (q*cos + rotate_half(q)*sin, float64) within the output dtype's rounding."""
+    from ropegrad.rope_apply import apply_rotary_pos_emb
+    from ropegrad.rope_apply_thd import rope_apply_thd
+    gen = torch.Generator().manual_seed(7)
+    H, Hkv, D = 8, 2, 128
+    cu, offsets = packed_case(device, gen)
+    T = int(cu[-1])
+    for dtype in (torch.bfloat16, torch.float16, torch.float32):
+        for interleaved, rotary_dim in ((False, 0), (True, 0), (False, 64), (True, 48)):
+            R = rotary_dim or D
+            cos, sin = hf_table(64, R, torch.bfloat16 if dtype == torch.bfloat16 else torch.float32, device,
+                                interleaved)
+            q = torch.randn(T, H, D, generator=gen).to(dtype).to(device).requires_grad_()
+            k = torch.randn(T, Hkv, D, generator=gen).to(dtype).to(device).requires_grad_()
+            pos = torch.randint(0, 64, (T,), generator=gen).to(device)
+            for where, rows in (({"cu_seqlens": cu}, offsets), ({"position_ids": pos}, pos),
+                                ({"position_ids": pos.int()}, pos)):
+                a = run(lambda q, k: rope_apply_thd(q, k, cos, sin, interleaved=interleaved, rotary_dim=rotary_dim,
+                                                    **where), (q, k))
+                ct, st = cos[rows][None].contiguous(), sin[rows][None].contiguous()   # [1, T, R]: per token
+                b = run(lambda q, k: [t[0] for t in apply_rotary_pos_emb(q[None], k[None], ct, st, unsqueeze_dim=2,
+                                                                         interleaved=interleaved,
+                                                                         rotary_dim=rotary_dim)], (q, k))
+                what = "%s interleaved=%s rotary_dim=%d %s" % (dtype, interleaved, rotary_dim, list(where))
+                for i, (x, y) in enumerate(zip(a, b)):
+                    assert x.shape == y.shape and torch.equal(x, y), "%s: result %d differs (max diff %s)" % (
+                        what, i, (x.float() - y.float()).abs().max().item())
+                want = [styled_formula(t.double()[None].transpose(1, 2), ct.double(), st.double(), interleaved,
+                                       R)[0].transpose(0, 1) for t in (q.detach(), k.detach())]
+                tol = {torch.bfloat16: 2 ** -8, torch.float16: 2 ** -10, torch.float32: 2 ** -22}[dtype]
+                for x, w in zip(a[:2], want):
+                    err = ((x.double() - w).abs() - tol * w.abs() - 2e-6).max().item()
+                    assert err <= 0, "%s: off the float64 formula by %s" % (what, err)
+
+
+def test_thd_compile(device):
+    """torch.compile(fullgraph=True) around rope_apply_thd (cu_seqlens; int64 position_ids with interleaved
+    pairs and partial rotary): no graph break, and eager's bits."""
+    from ropegrad.rope_apply_thd import rope_apply_thd
+    gen = torch.Generator().manual_seed(8)
+    cu, _ = packed_case(device, gen)
+    T, H, Hkv, D = int(cu[-1]), 4, 2, 64
+    cos, sin = hf_table(32, D, torch.bfloat16, device)
+    cos_il, sin_il = hf_table(32, 32, torch.bfloat16, device, True)
+    pos = torch.randint(0, 32, (T,), generator=gen).to(device)
+
+    def packed(q, k):
+        return rope_apply_thd(q * 2, k, cos, sin, cu_seqlens=cu)
+
+    def by_ids(q, k):
+        return rope_apply_thd(q, k * 2, cos_il, sin_il, position_ids=pos, interleaved=True, rotary_dim=32)
+
+    q = torch.randn(T, H, D, generator=gen).to(torch.bfloat16).to(device).requires_grad_()
+    k = torch.randn(T, Hkv, D, generator=gen).to(torch.bfloat16).to(device).requires_grad_()
+    for backend in ("aot_eager", "inductor"):
+        for fn in (packed, by_ids):
+            torch._dynamo.reset()
+            want = run(fn, (q, k))
+            got = run(torch.compile(fn, fullgraph=True, backend=backend), (q, k))
+            for i, (a, b) in enumerate(zip(got, want)):
+                assert a.shape == b.shape and torch.equal(a, b), "%s %s: result %d differs from eager" % (
+                    fn.__name__, backend, i)
+
+
+def test_thd_refusals(device):
+    from ropegrad import _lib
+    from ropegrad.rope_apply_thd import rope_apply_thd
+    q = torch.randn(5, 2, 8, device=device)
+    k = torch.randn(5, 1, 8, device=device)
+    cos, sin = hf_table(4, 8, torch.float32, device)
+    cu = torch.tensor([0, 2, 5], dtype=torch.int32, device=device)
+    pos = torch.tensor([0, 1, 2, 3, 0], device=device)
+    cases = [
+        (ValueError, "table gradients", lambda: rope_apply_thd(q, k, cos.clone().requires_grad_(), sin, cu_seqlens=cu)),
+        (ValueError, "exactly one", lambda: rope_apply_thd(q, k, cos, sin)),
+        (ValueError, "exactly one", lambda: rope_apply_thd(q, k, cos, sin, cu_seqlens=cu, position_ids=pos)),
+        (ValueError, "[table_len, 4]", lambda: rope_apply_thd(q, k, cos, sin, cu_seqlens=cu, rotary_dim=4)),
+        (ValueError, "contiguous", lambda: rope_apply_thd(q.transpose(0, 1), k, cos, sin, cu_seqlens=cu)),
+        (ValueError, "position_ids", lambda: rope_apply_thd(q, k, cos, sin, position_ids=pos[:3])),
+        (ValueError, "cu_seqlens", lambda: rope_apply_thd(q, k, cos, sin, cu_seqlens=cu.long())),
+        (TypeError, "cos", lambda: rope_apply_thd(q, k, cos.double(), sin.double(), cu_seqlens=cu)),
+    ]
+    if device == "cpu":   # the CPU path reads the positions: beyond the table, a sequence longer than it
+        cases += [(_lib.RopegradError, "", lambda: rope_apply_thd(q, k, cos, sin, position_ids=pos + 1)),
+                  (_lib.RopegradError, "", lambda: rope_apply_thd(q, k, cos[:2], sin[:2], cu_seqlens=cu))]
+    expect_refusals(cases)
 
 
 def main():
@@ -360,7 +500,8 @@ def main():
     print("torch %s, library %s" % (torch.__version__, _lib.library_path()))
     torch.set_num_threads(min(2, torch.get_num_threads()))
     tests = [test_registered, test_opcheck_apply, test_opcheck_cos_sin_generation, test_opcheck_positions,
-             test_compile_fullgraph, test_positions_equal_tables, test_styles_against_formula, test_refusals]
+             test_compile_fullgraph, test_positions_equal_tables, test_styles_against_formula, test_refusals,
+             test_opcheck_thd, test_thd_equals_hf_tables, test_thd_compile, test_thd_refusals]
     devs = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     if "cuda" not in devs:
         print("cuda cases skipped: no CUDA device (torch.cuda.is_available() is False)")

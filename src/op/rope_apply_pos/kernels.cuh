@@ -175,23 +175,25 @@ static __device__ __forceinline__ void rg_pos_load(const rg_pos_args &a, int64_t
     }
 }
 
-// The unit rotated by the token's cos/sin (c, n: the block's shared rows) and stored.
+// The unit rotated by the token's cos/sin and stored: c, n the block's shared
+// rows for each pair's first element, c1, n1 for its second (the same rows
+// here; a table's two columns in the packed table ops' kernel).
 template <typename T, int VEC, bool HALF, bool PACKED>
 static __device__ __forceinline__ void rg_pos_store(const rg_pos_args &a, const float *c, const float *n,
-                                                    const rg_pos_unit<T, VEC> &w)
+                                                    const float *c1, const float *n1, const rg_pos_unit<T, VEC> &w)
 {
     if (w.cs == -2) return;
     if (w.cs == -1) {
         rg_pos_st<T, VEC, PACKED>(w.o, 0, w.a);
         return;
     }
-    const float *ct = c + w.cs, *nt = n + w.cs;
+    const float *ct = c + w.cs, *nt = n + w.cs, *ct1 = c1 + w.cs, *nt1 = n1 + w.cs;
     float o0[VEC], o1[VEC];
     if constexpr (HALF) {
 #pragma unroll
         for (int e = 0; e < VEC; e++) {
-            const float ce = ct[e], ne = nt[e];
-            rg_apply_rotate(rg_apply_ld(w.a.v, e), rg_apply_ld(w.b.v, e), ce, ce, ne, ne, a.sign, o0[e], o1[e]);
+            rg_apply_rotate(rg_apply_ld(w.a.v, e), rg_apply_ld(w.b.v, e), ct[e], ct1[e], nt[e], nt1[e], a.sign, o0[e],
+                            o1[e]);
         }
         rg_apply_pack<T, VEC> pa, pb;
 #pragma unroll
@@ -201,9 +203,8 @@ static __device__ __forceinline__ void rg_pos_store(const rg_pos_args &a, const 
     } else {
 #pragma unroll
         for (int e = 0; e < VEC / 2; e++) {
-            const float ce = ct[e], ne = nt[e];
-            rg_apply_rotate(rg_apply_ld(w.a.v, 2 * e), rg_apply_ld(w.a.v, 2 * e + 1), ce, ce, ne, ne, a.sign, o0[2 * e],
-                            o0[2 * e + 1]);
+            rg_apply_rotate(rg_apply_ld(w.a.v, 2 * e), rg_apply_ld(w.a.v, 2 * e + 1), ct[e], ct1[e], nt[e], nt1[e],
+                            a.sign, o0[2 * e], o0[2 * e + 1]);
         }
         rg_apply_pack<T, VEC> pa;
 #pragma unroll
@@ -217,6 +218,64 @@ static __device__ __forceinline__ void rg_pos_store(const rg_pos_args &a, const 
 // heads' rows a thread (dev/rope_apply/NOTES.md, "088: heads2").
 #define RG_POS_UPT 2
 
+// Block blk's share of the work: tokens [t0, t0 + nt), heads [h0, h0 + nh)
+// (q's then k's, numbered together), `units` units of uh a head row (urot of
+// them the rotary part's).
+struct rg_pos_block {
+    int64_t t0;
+    int h0, nt, nh, urot, uh, units;
+};
+
+template <int VEC, bool HALF>
+static __device__ __forceinline__ rg_pos_block rg_pos_block_at(const rg_pos_args &a, int64_t blk)
+{
+    const int H = a.R / 2, D = (int)a.s.head_dim, heads = (int)(a.s.num_heads + a.s.num_kv_heads);
+    const int64_t tokens = a.s.batch_size * a.s.seq_len, tg = blk / a.groups;
+    rg_pos_block b;
+    b.urot = HALF ? H / VEC : a.R / VEC;
+    b.uh = b.urot + (D - a.R) / VEC;
+    b.t0 = tg * a.tpb;
+    b.h0 = (int)(blk - tg * a.groups) * a.hpb;
+    b.nt = (int)min((int64_t)a.tpb, tokens - b.t0);
+    b.nh = min(a.hpb, heads - b.h0);
+    b.units = b.nt * b.nh * b.uh;
+    return b;
+}
+
+// Step 1 of a block: each thread's first RG_POS_UPT units loaded into w.
+template <typename T, int VEC, bool HALF, bool PACKED>
+static __device__ __forceinline__ void rg_pos_load_first(const rg_pos_args &a, const rg_pos_block &b,
+                                                         rg_pos_unit<T, VEC> (&w)[RG_POS_UPT])
+{
+#pragma unroll
+    for (int i = 0; i < RG_POS_UPT; i++) {
+        const int u = threadIdx.x + i * blockDim.x;
+        if (u < b.units) rg_pos_load<T, VEC, HALF, PACKED>(a, b.t0, b.h0, b.nh, b.urot, b.uh, u, w[i]);
+    }
+}
+
+// Step 3 of a block, after the barrier that publishes the shared rows (c, n,
+// c1, n1: rg_pos_store's): w's units stored, then the thread's further units
+// loaded and stored one by one; a closing barrier, as the shared rows are
+// rewritten by the next block's tokens.
+template <typename T, int VEC, bool HALF, bool PACKED>
+static __device__ __forceinline__ void rg_pos_store_all(const rg_pos_args &a, const rg_pos_block &b,
+                                                        const rg_pos_unit<T, VEC> (&w)[RG_POS_UPT], const float *c,
+                                                        const float *n, const float *c1, const float *n1)
+{
+#pragma unroll
+    for (int i = 0; i < RG_POS_UPT; i++) {
+        const int u = threadIdx.x + i * blockDim.x;
+        if (u < b.units) rg_pos_store<T, VEC, HALF, PACKED>(a, c, n, c1, n1, w[i]);
+    }
+    rg_pos_unit<T, VEC> w1;
+    for (int u = threadIdx.x + RG_POS_UPT * blockDim.x; u < b.units; u += blockDim.x) {
+        rg_pos_load<T, VEC, HALF, PACKED>(a, b.t0, b.h0, b.nh, b.urot, b.uh, u, w1);
+        rg_pos_store<T, VEC, HALF, PACKED>(a, c, n, c1, n1, w1);
+    }
+    __syncthreads();
+}
+
 // The kernel: block i covers token group i / groups (tpb tokens) and head
 // group i % groups (hpb heads); a grid-stride loop over blocks beyond the grid.
 // Units u, u + blockDim, ... of the block are thread u's. Dynamic shared
@@ -225,38 +284,19 @@ template <typename T, int VEC, bool HALF, bool PACKED>
 __global__ void __launch_bounds__(512) rg_pos_kernel(rg_pos_args a)
 {
     extern __shared__ float rg_pos_sh[];
-    const int H = a.R / 2, D = (int)a.s.head_dim, heads = (int)(a.s.num_heads + a.s.num_kv_heads);
-    const int urot = HALF ? H / VEC : a.R / VEC, uh = urot + (D - a.R) / VEC;
-    const int64_t tokens = a.s.batch_size * a.s.seq_len;
+    const int H = a.R / 2;
     float *c = rg_pos_sh, *n = rg_pos_sh + a.tpb * H;
     for (int64_t blk = blockIdx.x; blk < a.blocks; blk += gridDim.x) {
-        const int64_t tg = blk / a.groups, t0 = tg * a.tpb;
-        const int g = (int)(blk - tg * a.groups), h0 = g * a.hpb;
-        const int nt = (int)min((int64_t)a.tpb, tokens - t0), nh = min(a.hpb, heads - h0);
-        const int units = nt * nh * uh;
+        const rg_pos_block b = rg_pos_block_at<VEC, HALF>(a, blk);
         rg_pos_unit<T, VEC> w[RG_POS_UPT];
-#pragma unroll
-        for (int i = 0; i < RG_POS_UPT; i++) {
-            const int u = threadIdx.x + i * blockDim.x;
-            if (u < units) rg_pos_load<T, VEC, HALF, PACKED>(a, t0, h0, nh, urot, uh, u, w[i]);
-        }
-        for (int i = threadIdx.x; i < nt * H; i += blockDim.x) {
+        rg_pos_load_first<T, VEC, HALF, PACKED>(a, b, w);
+        for (int i = threadIdx.x; i < b.nt * H; i += blockDim.x) {
             const int tl = i / H, j = i - tl * H;
-            const float x = (float)rg_pos_position_dev(a, t0 + tl) * __ldg(a.inv + j);
+            const float x = (float)rg_pos_position_dev(a, b.t0 + tl) * __ldg(a.inv + j);
             rg_pos_cos_sin(x, a.scale, (int)a.s.cos_sin_dtype, c[i], n[i]);
         }
         __syncthreads();
-#pragma unroll
-        for (int i = 0; i < RG_POS_UPT; i++) {
-            const int u = threadIdx.x + i * blockDim.x;
-            if (u < units) rg_pos_store<T, VEC, HALF, PACKED>(a, c, n, w[i]);
-        }
-        rg_pos_unit<T, VEC> w1;
-        for (int u = threadIdx.x + RG_POS_UPT * blockDim.x; u < units; u += blockDim.x) {
-            rg_pos_load<T, VEC, HALF, PACKED>(a, t0, h0, nh, urot, uh, u, w1);
-            rg_pos_store<T, VEC, HALF, PACKED>(a, c, n, w1);
-        }
-        __syncthreads();   // the shared rows are rewritten by the next block's tokens
+        rg_pos_store_all<T, VEC, HALF, PACKED>(a, b, w, c, n, c, n);
     }
 }
 
@@ -265,22 +305,30 @@ __global__ void __launch_bounds__(512) rg_pos_kernel(rg_pos_args a)
 // Units a block aims at (threads: RG_POS_UPT units each where it can).
 #define RG_POS_BLOCK_UNITS 512
 
-template <typename T, int VEC, bool HALF, bool PACKED>
-static cudaError_t rg_pos_go(rg_pos_args a, cudaStream_t st)
+// A launch of a kernel over rg_pos_args: its grid, threads a block and dynamic shared memory.
+struct rg_pos_cfg {
+    unsigned grid;
+    int threads;
+    size_t shmem;
+};
+
+// Plans a's blocks (tpb, hpb, groups, blocks) for uh units a head row and
+// floats_per_token floats of shared memory a token (the apply from
+// positions: R; the packed table ops: more).
+static cudaError_t rg_pos_plan(rg_pos_args &a, int uh, int floats_per_token, rg_pos_cfg &cfg)
 {
     int dev = 0, sms = 0;
     cudaError_t e = cudaGetDevice(&dev);
     if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
     if (e != cudaSuccess) return e;
-    const int H = a.R / 2, D = (int)a.s.head_dim, heads = (int)(a.s.num_heads + a.s.num_kv_heads);
-    const int uh = (HALF ? H / VEC : a.R / VEC) + (D - a.R) / VEC;
+    const int heads = (int)(a.s.num_heads + a.s.num_kv_heads);
     const int64_t tokens = a.s.batch_size * a.s.seq_len, want = (int64_t)sms * RG_POS_BLOCKS_PER_SM;
     const int64_t per_token = (int64_t)heads * uh;
     // tokens a block: enough units for a block, while there are blocks enough
-    // to fill the GPU, and their cos/sin rows within 16 KB of shared memory
+    // to fill the GPU, and their shared rows within 16 KB of shared memory
     int64_t tpb = per_token >= RG_POS_BLOCK_UNITS ? 1 : RG_POS_BLOCK_UNITS / per_token;
     if (tpb > tokens / want) tpb = tokens / want;
-    if (tpb > 2048 / H) tpb = 2048 / H;
+    if (tpb > 4096 / floats_per_token) tpb = 4096 / floats_per_token;
     if (tpb < 1) tpb = 1;
     // head groups a token: split when even one token a block leaves the GPU short
     int groups = 1;
@@ -297,10 +345,27 @@ static cudaError_t rg_pos_go(rg_pos_args a, cudaStream_t st)
     a.blocks = (tokens + tpb - 1) / tpb * a.groups;
     const int64_t units = tpb * a.hpb * uh;
     const int64_t want_threads = (units + RG_POS_UPT - 1) / RG_POS_UPT;
-    const int threads = (int)(want_threads >= 512 ? 512 : want_threads <= 64 ? 64 : (want_threads + 31) / 32 * 32);
-    const unsigned grid = (unsigned)(a.blocks < (1 << 30) ? a.blocks : (1 << 30));
-    const size_t shmem = (size_t)2 * (size_t)tpb * (size_t)H * sizeof(float);
-    rg_pos_kernel<T, VEC, HALF, PACKED><<<grid, threads, shmem, st>>>(a);
+    cfg.threads = (int)(want_threads >= 512 ? 512 : want_threads <= 64 ? 64 : (want_threads + 31) / 32 * 32);
+    cfg.grid = (unsigned)(a.blocks < (1 << 30) ? a.blocks : (1 << 30));
+    cfg.shmem = (size_t)tpb * (size_t)floats_per_token * sizeof(float);
+    return cudaSuccess;
+}
+
+// Units a head row: HALF, each half's VEC-element units; else the rotary
+// part's; then the tail's.
+template <int VEC, bool HALF>
+static int rg_pos_units_per_head(const rg_pos_args &a)
+{
+    return (HALF ? a.R / 2 / VEC : a.R / VEC) + ((int)a.s.head_dim - a.R) / VEC;
+}
+
+template <typename T, int VEC, bool HALF, bool PACKED>
+static cudaError_t rg_pos_go(rg_pos_args a, cudaStream_t st)
+{
+    rg_pos_cfg cfg;
+    const cudaError_t e = rg_pos_plan(a, rg_pos_units_per_head<VEC, HALF>(a), a.R, cfg);
+    if (e != cudaSuccess) return e;
+    rg_pos_kernel<T, VEC, HALF, PACKED><<<cfg.grid, cfg.threads, cfg.shmem, st>>>(a);
     return cudaGetLastError();
 }
 

@@ -27,20 +27,29 @@ int rg_pos_validate(const ropegrad_rope_apply_pos_problem *p, int outputs);
  * cu_seqlens[0] = 0, non-decreasing, cu_seqlens[num_seqs] = seq_len. */
 int rg_pos_check_seqlens(const ropegrad_rope_apply_pos_problem *p);
 
+/* The position of token t: with cu_seqlens (num_seqs sequences) t's offset in
+ * its sequence, else position_ids[t] (int32 or int64 by position_bits). The
+ * packed table ops read their positions the same way. */
+static inline int64_t rg_pos_token_position(const int32_t *cu_seqlens, int64_t num_seqs, const void *position_ids,
+                                            int position_bits, int64_t t)
+{
+    if (cu_seqlens) {   /* the last sequence j with cu_seqlens[j] <= t */
+        int64_t lo = 0, hi = num_seqs;   /* cu_seqlens[lo] <= t < cu_seqlens[hi] */
+        while (hi - lo > 1) {
+            const int64_t mid = lo + (hi - lo) / 2;
+            if (cu_seqlens[mid] <= t) lo = mid;
+            else hi = mid;
+        }
+        return t - cu_seqlens[lo];
+    }
+    if (position_bits == 32) return ((const int32_t *)position_ids)[t];
+    return ((const int64_t *)position_ids)[t];
+}
+
 /* The position of token t (t = b*S + s) of a validated problem. */
 static inline int64_t rg_pos_position(const ropegrad_rope_apply_pos_problem *p, int64_t t)
 {
-    if (p->cu_seqlens) {   /* the last sequence j with cu_seqlens[j] <= t */
-        int64_t lo = 0, hi = p->num_seqs;   /* cu_seqlens[lo] <= t < cu_seqlens[hi] */
-        while (hi - lo > 1) {
-            const int64_t mid = lo + (hi - lo) / 2;
-            if (p->cu_seqlens[mid] <= t) lo = mid;
-            else hi = mid;
-        }
-        return t - p->cu_seqlens[lo];
-    }
-    if (p->position_bits == 32) return ((const int32_t *)p->position_ids)[t];
-    return ((const int64_t *)p->position_ids)[t];
+    return rg_pos_token_position(p->cu_seqlens, p->num_seqs, p->position_ids, p->position_bits, t);
 }
 
 /* double -> IEEE binary16 value with one rounding (nearest even), returned
