@@ -11,6 +11,8 @@ Implementations (each skipped, with the reason, where it cannot run here):
   te            TransformerEngine's fused RoPE (its freqs from the same inv_freq)
   ropegrad      ropegrad's rotary module (L1/011) + apply (L1/088, backward L1/068)
   ropegrad-pos  ropegrad's apply from positions: no cos/sin table at all
+  ropegrad-thd  packed batches only: ropegrad's thd apply (L1/088's rotation on [T,H,D] rows) from one
+                table of the longest sequence's positions, each token's row picked by cu_seqlens
 
 Cases: Qwen3-4B's and Llama-3-8B's attention heads (32 q heads, 8 kv heads, head_dim 128; rope
 theta 1e6 and 5e5, Llama-3.1's llama3 frequency scaling), B x S from 1 x 4096 to 8 x 8192, and
@@ -211,8 +213,21 @@ def implementations(torch, cfg, rotary_cls, modeling, device):
             impls["ropegrad-pos"] = "this ropegrad has no apply from positions"
         else:
             impls["ropegrad-pos"] = (lambda q, k, pos, cu: pos_fn(q, k, pos, inv_freq, scale), True)
+        thd_fn = getattr(rgt, "rope_apply_thd", None)
+        longest = {}   # cu_seqlens -> its longest sequence (read once, before the timing)
+
+        def rg_thd(q, k, pos, cu):
+            # Packed thd: q, k as [T,H,D] (the attention's [1,T,H,D] memory), one table of the longest
+            # sequence's positions (ropegrad's rotary module, as rg_tables), rows picked by cu_seqlens.
+            if id(cu) not in longest:
+                longest[id(cu)] = int((cu[1:] - cu[:-1]).max())
+            cos, sin = rgt.rotary_embedding(q, torch.arange(longest[id(cu)], device=q.device)[None], inv_freq, scale)
+            both = torch.stack((cos[0], sin[0]))
+            qo, ko = thd_fn(q.transpose(1, 2)[0], k.transpose(1, 2)[0], both[0], both[1], cu_seqlens=cu)
+            return qo[None].transpose(1, 2), ko[None].transpose(1, 2)
+        impls["ropegrad-thd"] = (rg_thd, True) if thd_fn else "this ropegrad has no thd apply"
     except (ImportError, OSError) as e:
-        impls["ropegrad"] = impls["ropegrad-pos"] = "ropegrad not importable (%s)" % e
+        impls["ropegrad"] = impls["ropegrad-pos"] = impls["ropegrad-thd"] = "ropegrad not importable (%s)" % e
     return impls, inv_freq, scale
 
 
@@ -289,8 +304,8 @@ def run_case(torch, device, args, name, heads, batch, lens, gen, mode):
     for impl, v in impls.items():
         row = dict(model=name, case=("packed " + "+".join(map(str, lens))) if lens else "%dx%d" % batch,
                    tokens=q0.shape[0] * q0.shape[2], impl=impl, floor_ms=fl, bytes_fwd=moved)
-        if isinstance(v, str):
-            row["skipped"] = v
+        if isinstance(v, str) or (impl == "ropegrad-thd" and cu is None):
+            row["skipped"] = v if isinstance(v, str) else "packed batches only (thd layout)"
             rows.append(row)
             continue
         fn, has_bwd = v
