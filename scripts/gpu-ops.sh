@@ -281,3 +281,9 @@ echo "| step | result |"
 echo "|---|---|"
 for k in "${!status[@]}"; do echo "| $k | ${status[$k]} |"; done | sort
 grep -E "^\| geomean" "$W/probe-ops.txt" 2>/dev/null
+# Exit 1 when a step's status says it failed (the table above says which).
+bad=0
+for k in "${!status[@]}"; do
+  case ${status[$k]} in "exit 0"* | "") ;; exit* | FAILED*) bad=1 ;; esac
+done
+exit "$bad"

@@ -733,6 +733,22 @@ def hf_rope_unrun(skipped):
     return text
 
 
+def hf_rope_kernel_share(line, rows, copy_bw):
+    """"; kernels at N GB/s, P% of the copy bandwidth" for a profile line of bench/hf_rope.py, from the
+    table row of its model and case (its MB moved forward) and the copy bandwidth line; "" without them."""
+    m = re.match(r"^([a-z-]+), (\S+) (\S+), one forward \+ backward: [^,]*, kernels ([0-9.]+) ms", line)
+    bw = re.match(r"^([0-9.]+) GB/s", copy_bw or "")
+    if not m or not bw:
+        return ""
+    impl, model, case, kernels_ms = m.group(1), m.group(2), m.group(3), float(m.group(4))
+    for r in rows:
+        cells = [c.strip() for c in r.strip("|").split("|")]
+        if cells[:3] == [model, case, impl] and kernels_ms > 0:
+            gbps = 2 * float(cells[5]) / kernels_ms
+            return f"; kernels at {gbps:.0f} GB/s, {100 * gbps / float(bw.group(1)):.0f}% of the copy bandwidth"
+    return ""
+
+
 def block_hf_rope():
     """bench/hf_rope.py's output as scripts/gpu-ops.sh's hfrope step wrote it: its header lines (device,
     copy bandwidth, the attention backward's gradient layout, the peers' versions, the command), the
@@ -770,7 +786,9 @@ def block_hf_rope():
     if profile:
         text += ("\n\nWhere the time goes (`--profile`, torch.profiler over a few steps): per implementation, one "
                  "forward + backward's CUDA-event time, its kernels' summed time, and the rest (launches and host "
-                 "work between kernels):\n\n" + "\n".join("- " + ln for ln in profile))
+                 "work between kernels); then the bandwidth of the kernels alone, counting the bytes an ideal "
+                 "apply moves forward and backward (twice the table's MB moved), against the copy bandwidth:\n\n"
+                 + "\n".join("- " + ln + hf_rope_kernel_share(ln, rows, header["copy bandwidth"]) for ln in profile))
     how = f"`{header['command']}`" if header["command"] else "bench/hf_rope.py"
     peers = f"; {header['peers']}" if header["peers"] else ""
     return text + f"\n\nFrom `{HF_ROPE}` ({how}, one run of scripts/gpu-ops.sh's hfrope step{peers})."
