@@ -213,6 +213,10 @@ static __device__ __forceinline__ void rg_pos_store(const rg_pos_args &a, const 
     }
 }
 
+// rg_pos_kernel's register budget: blocks of 512 threads an SM
+// (dev/rope_apply_pos/pos_variants.cu times the others).
+#define RG_POS_MIN_BLOCKS 1
+
 // Units a thread loads before the cos/sin are computed: two, so that 32 bytes
 // (rotate-half: 64) of q/k a thread are in flight, as 088's kernel keeps two
 // heads' rows a thread (dev/rope_apply/NOTES.md, "088: heads2").
@@ -279,9 +283,10 @@ static __device__ __forceinline__ void rg_pos_store_all(const rg_pos_args &a, co
 // The kernel: block i covers token group i / groups (tpb tokens) and head
 // group i % groups (hpb heads); a grid-stride loop over blocks beyond the grid.
 // Units u, u + blockDim, ... of the block are thread u's. Dynamic shared
-// memory: 2 * tpb * R/2 floats.
-template <typename T, int VEC, bool HALF, bool PACKED>
-__global__ void __launch_bounds__(512) rg_pos_kernel(rg_pos_args a)
+// memory: 2 * tpb * R/2 floats. MINB: the blocks of 512 threads an SM the
+// register budget must allow (__launch_bounds__), RG_POS_MIN_BLOCKS shipped.
+template <typename T, int VEC, bool HALF, bool PACKED, int MINB = RG_POS_MIN_BLOCKS>
+__global__ void __launch_bounds__(512, MINB) rg_pos_kernel(rg_pos_args a)
 {
     extern __shared__ float rg_pos_sh[];
     const int H = a.R / 2;
@@ -315,7 +320,8 @@ struct rg_pos_cfg {
 // Plans a's blocks (tpb, hpb, groups, blocks) for uh units a head row and
 // floats_per_token floats of shared memory a token (the apply from
 // positions: R; the packed table ops: more).
-static cudaError_t rg_pos_plan(rg_pos_args &a, int uh, int floats_per_token, rg_pos_cfg &cfg)
+static cudaError_t rg_pos_plan(rg_pos_args &a, int uh, int floats_per_token, rg_pos_cfg &cfg,
+                               int block_units = RG_POS_BLOCK_UNITS)
 {
     int dev = 0, sms = 0;
     cudaError_t e = cudaGetDevice(&dev);
@@ -326,7 +332,7 @@ static cudaError_t rg_pos_plan(rg_pos_args &a, int uh, int floats_per_token, rg_
     const int64_t per_token = (int64_t)heads * uh;
     // tokens a block: enough units for a block, while there are blocks enough
     // to fill the GPU, and their shared rows within 16 KB of shared memory
-    int64_t tpb = per_token >= RG_POS_BLOCK_UNITS ? 1 : RG_POS_BLOCK_UNITS / per_token;
+    int64_t tpb = per_token >= block_units ? 1 : block_units / per_token;
     if (tpb > tokens / want) tpb = tokens / want;
     if (tpb > 4096 / floats_per_token) tpb = 4096 / floats_per_token;
     if (tpb < 1) tpb = 1;
