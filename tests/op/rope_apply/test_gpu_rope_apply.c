@@ -20,11 +20,7 @@
 #ifdef ROPEGRAD_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess) fail_msg("%s: %s", #x, cudaGetErrorString(e_));                     \
-    } while (0)
+#include "op/gpu_test_util.h"
 
 static void *dev_poisoned(size_t bytes)
 {
@@ -40,23 +36,6 @@ static void *dev_copy(const void *host, size_t bytes)
     CK(cudaMalloc(&p, bytes));
     CK(cudaMemcpy(p, host, bytes, cudaMemcpyHostToDevice));
     return p;
-}
-
-static void *host_copy(const void *dev, size_t bytes)
-{
-    void *p = malloc(bytes);
-    assert_non_null(p);
-    CK(cudaDeviceSynchronize());
-    CK(cudaMemcpy(p, dev, bytes, cudaMemcpyDeviceToHost));
-    return p;
-}
-
-/* Device output dev (bytes) equal to host values h. */
-static void assert_dev_equal(const void *dev, const void *h, size_t bytes)
-{
-    void *x = host_copy(dev, bytes);
-    assert_memory_equal(x, h, bytes);
-    free(x);
 }
 
 static void forward_case(const ra_data *d, void *const din[RA_N], const char *name)

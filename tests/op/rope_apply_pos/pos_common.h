@@ -52,18 +52,34 @@ static inline uint64_t rp_next(uint64_t *st)
     return *st >> 11;
 }
 
-/* n values uniform in [-2, 2], rounded to dt. */
-static inline void *rp_fill(int64_t n, ropegrad_dtype dt, uint64_t *st)
+/* n values uniform in [-lim, lim], rounded to dt (the packed table tests' tables take lim 1). */
+static inline void *rp_fill_within(int64_t n, ropegrad_dtype dt, double lim, uint64_t *st)
 {
     void *p = malloc((size_t)(n > 0 ? n : 1) * ropegrad_dtype_size(dt));
     if (!p) return NULL;
     for (int64_t i = 0; i < n; i++) {
-        const float v = (float)((double)rp_next(st) / 9007199254740992.0 * 4.0 - 2.0);
+        const float v = (float)(((double)rp_next(st) / 9007199254740992.0 * 2.0 - 1.0) * lim);
         if (dt == ROPEGRAD_F32) ((float *)p)[i] = v;
         else if (dt == ROPEGRAD_BF16) ((uint16_t *)p)[i] = rg_bf16_rn_nan(v);
         else ((uint16_t *)p)[i] = rg_f16_rn(v);
     }
     return p;
+}
+
+/* n values uniform in [-2, 2], rounded to dt. */
+static inline void *rp_fill(int64_t n, ropegrad_dtype dt, uint64_t *st) { return rp_fill_within(n, dt, 2.0, st); }
+
+/* cu[0..nseq]: 0, nseq - 1 random cut points in [0, total] sorted (repeats make empty sequences), total. */
+static inline void rp_cut_points(int32_t *cu, int nseq, int64_t total, uint64_t *st)
+{
+    cu[0] = 0;
+    cu[nseq] = (int32_t)total;
+    for (int j = 1; j < nseq; j++) cu[j] = (int32_t)(rp_next(st) % (uint64_t)(total + 1));
+    for (int j = 1; j < nseq; j++)
+        for (int m = j; m > 1 && cu[m] < cu[m - 1]; m--) {
+            const int32_t x = cu[m];
+            cu[m] = cu[m - 1], cu[m - 1] = x;
+        }
 }
 
 /* The case's inputs and both references; 0, or 1 when out of memory. */
@@ -88,15 +104,7 @@ static inline int rp_make(rp_data *d, const rp_case *c, uint64_t seed)
     for (int64_t i = 0; i < R / 2; i++)   /* Hugging Face's default: 1 / 10000^(2i/R) */
         d->inv[i] = (float)(1.0 / pow(10000.0, (double)(2 * i) / (double)R));
     if (c->nseq > 0) {
-        /* random cut points (repeats make empty sequences), sorted */
-        d->cu[0] = 0;
-        d->cu[c->nseq] = (int32_t)c->S;
-        for (int j = 1; j < c->nseq; j++) d->cu[j] = (int32_t)(rp_next(&st) % (uint64_t)(c->S + 1));
-        for (int j = 1; j < c->nseq; j++)
-            for (int m = j; m > 1 && d->cu[m] < d->cu[m - 1]; m--) {
-                const int32_t x = d->cu[m];
-                d->cu[m] = d->cu[m - 1], d->cu[m - 1] = x;
-            }
+        rp_cut_points(d->cu, c->nseq, c->S, &st);
         for (int j = 0; j < c->nseq; j++)
             for (int32_t t = d->cu[j]; t < d->cu[j + 1]; t++) d->pos64[t] = t - d->cu[j];
     } else {

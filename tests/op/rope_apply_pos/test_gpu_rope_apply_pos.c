@@ -21,40 +21,7 @@
 #ifdef ROPEGRAD_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess) fail_msg("%s: %s", #x, cudaGetErrorString(e_));                     \
-    } while (0)
-
-/* Device memory of bytes (+ shift bytes before it, freed through *base):
- * a copy of src, or (src NULL) 0xff bytes. */
-static void *dev_at(const void *src, size_t bytes, size_t shift, void **base)
-{
-    char *p = NULL;
-    CK(cudaMalloc((void **)&p, bytes + shift + 1));
-    *base = p;
-    p += shift;
-    if (src) CK(cudaMemcpy(p, src, bytes, cudaMemcpyHostToDevice));
-    else CK(cudaMemset(p, 0xff, bytes));
-    return p;
-}
-
-static void *host_copy(const void *dev, size_t bytes)
-{
-    void *p = malloc(bytes ? bytes : 1);
-    assert_non_null(p);
-    CK(cudaDeviceSynchronize());
-    CK(cudaMemcpy(p, dev, bytes, cudaMemcpyDeviceToHost));
-    return p;
-}
-
-static void assert_dev_equal(const void *dev, const void *h, size_t bytes)
-{
-    void *x = host_copy(dev, bytes);
-    assert_memory_equal(x, h, bytes);
-    free(x);
-}
+#include "op/gpu_test_util.h"
 
 typedef int (*rp_cuda_fn)(const ropegrad_rope_apply_pos_problem *, void *);
 

@@ -22,40 +22,7 @@
 #ifdef ROPEGRAD_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess) fail_msg("%s: %s", #x, cudaGetErrorString(e_));                     \
-    } while (0)
-
-/* Device memory of bytes (+ shift bytes before it, freed through *base):
- * a copy of src, or (src NULL) 0xff bytes. */
-static void *dev_at(const void *src, size_t bytes, size_t shift, void **base)
-{
-    char *p = NULL;
-    CK(cudaMalloc((void **)&p, bytes + shift + 1));
-    *base = p;
-    p += shift;
-    if (src) CK(cudaMemcpy(p, src, bytes, cudaMemcpyHostToDevice));
-    else CK(cudaMemset(p, 0xff, bytes));
-    return p;
-}
-
-static void *host_copy(const void *dev, size_t bytes)
-{
-    void *p = malloc(bytes ? bytes : 1);
-    assert_non_null(p);
-    CK(cudaDeviceSynchronize());
-    CK(cudaMemcpy(p, dev, bytes, cudaMemcpyDeviceToHost));
-    return p;
-}
-
-static void assert_dev_equal(const void *dev, const void *h, size_t bytes)
-{
-    void *x = host_copy(dev, bytes);
-    assert_memory_equal(x, h, bytes);
-    free(x);
-}
+#include "op/gpu_test_util.h"
 
 typedef int (*rt_cuda_fn)(const ropegrad_rope_apply_thd_problem *, void *);
 typedef int (*rt_cpu_fn)(const ropegrad_rope_apply_thd_problem *, int);
@@ -132,8 +99,8 @@ static void run_op(const rt_data *d, const rt_dev *v, size_t shift, rt_cuda_fn f
     assert_int_equal(fn(&p, NULL), ROPEGRAD_OK);
     *hq = host_copy(p.q_out, d->q_bytes);
     *hk = host_copy(p.k_out, d->k_bytes);
-    assert_int_equal(rt_count_bad(name, *hq, dt, ref, d->n_q), 0);
-    assert_int_equal(rt_count_bad(name, *hk, dt, ref + d->n_q, d->n_k), 0);
+    assert_int_equal(rp_count_bad(name, *hq, dt, ref, d->n_q), 0);
+    assert_int_equal(rp_count_bad(name, *hk, dt, ref + d->n_q, d->n_k), 0);
     assert_false(rt_tail_differs(d, d->q, *hq, d->n_q));
     assert_false(rt_tail_differs(d, d->k, *hk, d->n_k));
     cudaFree(bq);
@@ -311,7 +278,7 @@ static void test_positions_beyond_table(void **state)
     const int64_t row = c.hq * c.D;
     for (int64_t t = 0; t < c.T; t++) {
         if (t % 7 == 0) continue;
-        assert_int_equal(rt_count_bad("beyond the table", hq + t * row, c.dt, d.ref_fwd + t * row, row), 0);
+        assert_int_equal(rp_count_bad("beyond the table", hq + t * row, c.dt, d.ref_fwd + t * row, row), 0);
     }
     free(hq);
     cudaFree(bq);

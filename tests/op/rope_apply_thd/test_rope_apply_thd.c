@@ -37,8 +37,8 @@ static void run_op(const rt_data *d, rt_cpu_fn fn, const double *ref, const char
     ropegrad_rope_apply_thd_problem p = d->p;
     p.q_out = qo, p.k_out = ko;
     assert_int_equal(fn(&p, 0), ROPEGRAD_OK);
-    assert_int_equal(rt_count_bad(name, qo, dt, ref, d->n_q), 0);
-    assert_int_equal(rt_count_bad(name, ko, dt, ref + d->n_q, d->n_k), 0);
+    assert_int_equal(rp_count_bad(name, qo, dt, ref, d->n_q), 0);
+    assert_int_equal(rp_count_bad(name, ko, dt, ref + d->n_q, d->n_k), 0);
     assert_false(rt_tail_differs(d, d->q, qo, d->n_q));
     assert_false(rt_tail_differs(d, d->k, ko, d->n_k));
 

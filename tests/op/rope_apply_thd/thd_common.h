@@ -6,7 +6,8 @@
  * position_ids, table length), its inputs (q, k and a table of random values
  * in [-1, 1], every column distinct, so a wrong column or row shows), the
  * float64 references of both ops, the check of an output against them, and
- * the per-token table gathered by hand for 088 and 068.
+ * the per-token table gathered by hand for 088 and 068. The generator, the
+ * fill, the cut points and the check are the positions tests' (pos_common.h).
  *
  * The check (088's, tests/op/rope_apply/test_common.h): every element within
  * u*|ref| + 2e-6 of the reference, u the output dtype's rounding (2^-8 bf16,
@@ -24,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op/rope_apply_pos/pos_common.h"   /* its generator, fill, cut points and check */
 #include "rope_apply_thd/rope_apply_thd.h"
 
 typedef struct rt_case {
@@ -45,26 +47,6 @@ typedef struct rt_data {
     double *ref_fwd, *ref_bwd;
 } rt_data;
 
-static inline uint64_t rt_next(uint64_t *st)
-{
-    *st = *st * 6364136223846793005ULL + 1442695040888963407ULL;
-    return *st >> 11;
-}
-
-/* n values uniform in [-lim, lim], rounded to dt. */
-static inline void *rt_fill(int64_t n, ropegrad_dtype dt, double lim, uint64_t *st)
-{
-    void *p = malloc((size_t)(n > 0 ? n : 1) * ropegrad_dtype_size(dt));
-    if (!p) return NULL;
-    for (int64_t i = 0; i < n; i++) {
-        const float v = (float)(((double)rt_next(st) / 9007199254740992.0 * 2.0 - 1.0) * lim);
-        if (dt == ROPEGRAD_F32) ((float *)p)[i] = v;
-        else if (dt == ROPEGRAD_BF16) ((uint16_t *)p)[i] = rg_bf16_rn_nan(v);
-        else ((uint16_t *)p)[i] = rg_f16_rn(v);
-    }
-    return p;
-}
-
 static inline int64_t rt_rotary_dim(const rt_case *c)
 {
     return c->R ? c->R : c->D;
@@ -81,8 +63,8 @@ static inline int rt_make(rt_data *d, const rt_case *c, uint64_t seed)
     d->n_k = T * c->hk * c->D;
     d->q_bytes = (size_t)d->n_q * ropegrad_dtype_size(c->dt);
     d->k_bytes = (size_t)d->n_k * ropegrad_dtype_size(c->dt);
-    d->q = rt_fill(d->n_q, c->dt, 2.0, &st);
-    d->k = rt_fill(d->n_k, c->dt, 2.0, &st);
+    d->q = rp_fill(d->n_q, c->dt, &st);
+    d->k = rp_fill(d->n_k, c->dt, &st);
     d->pos64 = malloc((size_t)T * sizeof(int64_t));
     d->ids = malloc((size_t)T * (size_t)(c->bits / 8));
     d->cu = malloc((size_t)(c->nseq + 1) * sizeof(int32_t));
@@ -90,29 +72,21 @@ static inline int rt_make(rt_data *d, const rt_case *c, uint64_t seed)
     d->ref_bwd = malloc((size_t)(d->n_q + d->n_k) * sizeof(double));
     if (!d->q || !d->k || !d->pos64 || !d->ids || !d->cu || !d->ref_fwd || !d->ref_bwd) return 1;
     if (c->nseq > 0) {
-        /* random cut points (repeats make empty sequences), sorted */
-        d->cu[0] = 0;
-        d->cu[c->nseq] = (int32_t)T;
-        for (int j = 1; j < c->nseq; j++) d->cu[j] = (int32_t)(rt_next(&st) % (uint64_t)(T + 1));
-        for (int j = 1; j < c->nseq; j++)
-            for (int m = j; m > 1 && d->cu[m] < d->cu[m - 1]; m--) {
-                const int32_t x = d->cu[m];
-                d->cu[m] = d->cu[m - 1], d->cu[m - 1] = x;
-            }
+        rp_cut_points(d->cu, c->nseq, T, &st);
         for (int j = 0; j < c->nseq; j++) {
             if (d->cu[j + 1] - d->cu[j] > table_len) table_len = d->cu[j + 1] - d->cu[j];
             for (int32_t t = d->cu[j]; t < d->cu[j + 1]; t++) d->pos64[t] = t - d->cu[j];
         }
     } else {
         for (int64_t t = 0; t < T; t++) {
-            d->pos64[t] = (int64_t)(rt_next(&st) % (uint64_t)table_len);
+            d->pos64[t] = (int64_t)(rp_next(&st) % (uint64_t)table_len);
             if (c->bits == 32) ((int32_t *)d->ids)[t] = (int32_t)d->pos64[t];
             else ((int64_t *)d->ids)[t] = d->pos64[t];
         }
     }
     d->table_bytes = (size_t)(table_len * R) * ropegrad_dtype_size(c->cdt);
-    d->cos = rt_fill(table_len * R, c->cdt, 1.0, &st);
-    d->sin = rt_fill(table_len * R, c->cdt, 1.0, &st);
+    d->cos = rp_fill_within(table_len * R, c->cdt, 1.0, &st);
+    d->sin = rp_fill_within(table_len * R, c->cdt, 1.0, &st);
     if (!d->cos || !d->sin) return 1;
     const ropegrad_rope_apply_shape s = {1, T, c->D, c->hq, c->hk, ROPEGRAD_LAYOUT_BSHD, c->dt, c->cdt, 0, c->style, c->R};
     d->p = (ropegrad_rope_apply_thd_problem){s, d->cos, d->sin, table_len, c->nseq > 0 ? d->cu : NULL, c->nseq,
@@ -135,25 +109,6 @@ static inline void rt_free(rt_data *d)
     free(d->ref_fwd);
     free(d->ref_bwd);
     memset(d, 0, sizeof *d);
-}
-
-static inline double rt_unit(ropegrad_dtype dt)
-{
-    return dt == ROPEGRAD_BF16 ? 0x1p-8 : dt == ROPEGRAD_F16 ? 0x1p-10 : 0x1p-22;
-}
-
-/* Elements of out (n, dtype dt) outside the bound (the header's) of ref; prints the first. */
-static inline int64_t rt_count_bad(const char *what, const void *out, ropegrad_dtype dt, const double *ref, int64_t n)
-{
-    int64_t bad = 0;
-    for (int64_t i = 0; i < n; i++) {
-        const double v = (double)ropegrad_element_to_float(out, dt, i), err = fabs(v - ref[i]);
-        if (!(err <= rt_unit(dt) * fabs(ref[i]) + 2e-6)) {
-            if (!bad) printf("%s: element %lld is %.9g, reference %.9g\n", what, (long long)i, v, ref[i]);
-            bad++;
-        }
-    }
-    return bad;
 }
 
 /* 1 when elements R..D-1 of a head row of out (n elements) differ from in's, byte for byte. */
