@@ -2,8 +2,9 @@
 // pos_variants.cu -- the apply from positions' kernel (src/op/rope_apply_pos/
 // kernels.cuh, rg_pos_kernel) at Hugging Face training shapes (bf16, Qwen3-4B's
 // heads: 32 q heads, 8 kv heads, head_dim 128, q and k [B,S,H,D]) under its
-// launch knobs: the register budget (__launch_bounds__(512, MINB): 1 shipped,
-// 2, 3) and the units a block aims at (rg_pos_plan's block_units: 512 shipped,
+// launch knobs: the register budget (its body here under __launch_bounds__(512,
+// MINB), MINB 1, 2, 3; shipped: (512) alone) and the units a block aims at
+// (rg_pos_plan's block_units: 512 shipped,
 // 1024, 2048), beside the shipped launcher and a copy of the same bytes (q and
 // k read and written: the floor). Each variant's outputs are compared with the
 // shipped launcher's bit for bit (they must be equal: the same arithmetic);
@@ -62,6 +63,28 @@ static double time_us(F fn)
     return t[3];
 }
 
+// rg_pos_kernel's body (src/op/rope_apply_pos/kernels.cuh) under
+// __launch_bounds__(512, MINB): bf16, rotate-half, 16-byte units.
+template <int MINB>
+__global__ void __launch_bounds__(512, MINB) pv_kernel(rg_pos_args a)
+{
+    extern __shared__ float pv_sh[];
+    const int H = a.R / 2;
+    float *c = pv_sh, *n = pv_sh + a.tpb * H;
+    for (int64_t blk = blockIdx.x; blk < a.blocks; blk += gridDim.x) {
+        const rg_pos_block b = rg_pos_block_at<8, true>(a, blk);
+        rg_pos_unit<bf16, 8> w[RG_POS_UPT];
+        rg_pos_load_first<bf16, 8, true, true>(a, b, w);
+        for (int i = threadIdx.x; i < b.nt * H; i += blockDim.x) {
+            const int tl = i / H, j = i - tl * H;
+            const float x = (float)rg_pos_position_dev(a, b.t0 + tl) * __ldg(a.inv + j);
+            rg_pos_cos_sin(x, a.scale, (int)a.s.cos_sin_dtype, c[i], n[i]);
+        }
+        __syncthreads();
+        rg_pos_store_all<bf16, 8, true, true>(a, b, w, c, n, c, n);
+    }
+}
+
 template <int MINB>
 static void variant(const char *label, rg_pos_args a, int block_units, size_t out_bytes, const void *ref_q,
                     double floor_us, double bytes)
@@ -69,7 +92,7 @@ static void variant(const char *label, rg_pos_args a, int block_units, size_t ou
     rg_pos_cfg cfg;
     CK(rg_pos_plan(a, rg_pos_units_per_head<8, true>(a), a.R, cfg, block_units));
     auto launch = [&] {
-        rg_pos_kernel<bf16, 8, true, true, MINB><<<cfg.grid, cfg.threads, cfg.shmem>>>(a);
+        pv_kernel<MINB><<<cfg.grid, cfg.threads, cfg.shmem>>>(a);
     };
     CK(cudaMemset(a.qo, 0, out_bytes));
     launch();
@@ -80,9 +103,9 @@ static void variant(const char *label, rg_pos_args a, int block_units, size_t ou
     CK(cudaMemcpy(want.data(), ref_q, out_bytes, cudaMemcpyDeviceToHost));
     const int same = memcmp(got.data(), want.data(), out_bytes) == 0;
     cudaFuncAttributes fa;
-    CK(cudaFuncGetAttributes(&fa, rg_pos_kernel<bf16, 8, true, true, MINB>));
+    CK(cudaFuncGetAttributes(&fa, pv_kernel<MINB>));
     int per_sm = 0;
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, rg_pos_kernel<bf16, 8, true, true, MINB>, cfg.threads,
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pv_kernel<MINB>, cfg.threads,
                                                      cfg.shmem));
     const double us = time_us(launch);
     printf("  %-26s %4d tokens/block %4d threads %3d regs %3d blocks/SM %9.1f us %7.0f GB/s %5.1f%% of copy  %s\n",

@@ -26,9 +26,9 @@
 #include "runs_check.h"
 #include "runs_format.h"
 
-static int exit_of(rg_verdict v) { return v == RG_VERDICT_SLOW ? 1 : v == RG_VERDICT_UNCLEAR ? 3 : 0; }
+int rg_check_exit(rg_verdict v) { return v == RG_VERDICT_SLOW ? 1 : v == RG_VERDICT_UNCLEAR ? 3 : 0; }
 
-static const char *conclusion(rg_verdict v)
+const char *rg_check_conclusion(rg_verdict v)
 {
     return v == RG_VERDICT_SLOW ? "regression" : v == RG_VERDICT_UNCLEAR ? "unclear (exit 3)" : "no regression";
 }
@@ -135,7 +135,7 @@ int rg_check_history_rule(rg_registry *g, int64_t id, double z_threshold, double
             oom = 1;
         } else {
             oom |= rg_check_str(doc, "verdict", rg_verdict_name(v));
-            oom |= rg_check_num(doc, "exit", exit_of(v));
+            oom |= rg_check_num(doc, "exit", rg_check_exit(v));
             oom |= !cJSON_AddBoolToObject(doc, "busy", busy);
             oom |= rg_check_str(doc, "busy_reason", busy ? busy_why : NULL);
             oom |= rg_check_num(doc, "threshold", threshold) | rg_check_num(doc, "z_threshold", z_threshold);
@@ -145,7 +145,7 @@ int rg_check_history_rule(rg_registry *g, int64_t id, double z_threshold, double
             oom |= rg_check_num(hist, "run_ns", h.x) | rg_check_num(hist, "mean_ns", h.mean) | rg_check_num(hist, "sd_ns", h.sd);
             oom |= rg_check_num(hist, "ratio", h.x / h.mean) | rg_check_num(hist, "z", h.z);
         }
-        return rg_check_emit(doc, oom) ? 2 : exit_of(v);
+        return rg_check_emit(doc, oom) ? 2 : rg_check_exit(v);
     }
     tprintf("check: run #%lld against the history of its line: %zu earlier credible runs (#%lld to #%lld)", (long long)id,
             h.n, (long long)h.first_id, (long long)h.last_id);
@@ -154,8 +154,8 @@ int rg_check_history_rule(rg_registry *g, int64_t id, double z_threshold, double
     tprintf("  primary: run %s, history mean %s, sd %s, ratio %.4f, z %.2f: %s\n", rg_cli_time(a, sizeof a, h.x),
             rg_cli_time(b, sizeof b, h.mean), rg_cli_time(c, sizeof c, h.sd), h.x / h.mean, h.z, rg_verdict_name(v));
     if (busy) tprintf("  recorded on a busy machine (%s): UNCLEAR, never SLOW (or SAME, or FAST)\n", busy_why);
-    tprintf("\n%s\n", conclusion(v));
-    return exit_of(v);
+    tprintf("\n%s\n", rg_check_conclusion(v));
+    return rg_check_exit(v);
 }
 
 /* ---- the pairwise rule ----------------------------------------------------------- */
@@ -250,7 +250,7 @@ static void print_pair(const pair_check *c, double threshold, double alpha)
                 c->busy_why);
     tprintf("\n%d SLOW, %d FAST, %d SAME, %d UNCLEAR; primary %s: %s\n", c->count[RG_VERDICT_SLOW],
             c->count[RG_VERDICT_FAST], c->count[RG_VERDICT_SAME], c->count[RG_VERDICT_UNCLEAR],
-            rg_verdict_name(c->primary), conclusion(c->overall));
+            rg_verdict_name(c->primary), rg_check_conclusion(c->overall));
 }
 
 static int json_pair(const pair_check *c, double threshold, double alpha)
@@ -267,7 +267,7 @@ static int json_pair(const pair_check *c, double threshold, double alpha)
     oom |= rg_check_num(doc, "baseline", (double)c->base);
     oom |= rg_check_str(doc, "baseline_from", c->named ? "against" : "previous revision");
     oom |= rg_check_str(doc, "verdict", rg_verdict_name(c->overall));
-    oom |= rg_check_num(doc, "exit", exit_of(c->overall));
+    oom |= rg_check_num(doc, "exit", rg_check_exit(c->overall));
     oom |= !cJSON_AddBoolToObject(doc, "busy", c->busy);
     oom |= rg_check_str(doc, "busy_reason", c->busy ? c->busy_why : NULL);
     oom |= rg_check_num(doc, "threshold", threshold) | rg_check_num(doc, "alpha", alpha);
@@ -321,10 +321,10 @@ int rg_check_pair(rg_registry *g, int64_t id, int64_t base, int named, double th
     } else {
         c.busy = rg_manifest_busy(&c.mr, c.busy_why, sizeof c.busy_why);
         judge(&c, threshold);
-        if (json) rc = json_pair(&c, threshold, alpha) ? 2 : exit_of(c.overall);
+        if (json) rc = json_pair(&c, threshold, alpha) ? 2 : rg_check_exit(c.overall);
         else {
             print_pair(&c, threshold, alpha);
-            rc = exit_of(c.overall);
+            rc = rg_check_exit(c.overall);
         }
     }
     free(c.rows);

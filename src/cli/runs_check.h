@@ -22,6 +22,10 @@ int rg_check_pair(rg_registry *g, int64_t id, int64_t base, int named, double th
 int rg_check_repeated(rg_registry *g, const int64_t *runs, size_t n_runs, const int64_t *bases, size_t n_bases,
                       double threshold, int json);
 
+/* A verdict's exit status (0 same/faster, 1 slower, 3 unclear) and its closing words. */
+int rg_check_exit(rg_verdict v);
+const char *rg_check_conclusion(rg_verdict v);
+
 /* The JSON pieces every check document is made of (runs_check.c). */
 cJSON *rg_check_doc(int64_t id, const char *rule, int *oom);        /* {"run": id, "rule": rule} */
 int rg_check_num(cJSON *o, const char *k, double v);                /* a number, null when not finite */

@@ -44,8 +44,6 @@ typedef struct repeat_check {
     int count[4];
 } repeat_check;
 
-static int exit_of(rg_verdict v) { return v == RG_VERDICT_SLOW ? 1 : v == RG_VERDICT_UNCLEAR ? 3 : 0; }
-
 static int positive(double v) { return isfinite(v) && v > 0; }
 
 /* The geometric mean of the n runs' primary figures, NAN unless all are positive. */
@@ -191,10 +189,7 @@ static void print_repeat(const repeat_check *c, double threshold)
     if (c->busy) tprintf("note: recorded on a busy machine (%s): UNCLEAR, never SLOW\n", c->busy_why);
     tprintf("\n%d SLOW, %d FAST, %d SAME, %d UNCLEAR; primary %s: %s\n", c->count[RG_VERDICT_SLOW],
             c->count[RG_VERDICT_FAST], c->count[RG_VERDICT_SAME], c->count[RG_VERDICT_UNCLEAR],
-            rg_verdict_name(c->primary),
-            c->overall == RG_VERDICT_SLOW      ? "regression"
-            : c->overall == RG_VERDICT_UNCLEAR ? "unclear (exit 3)"
-                                               : "no regression");
+            rg_verdict_name(c->primary), rg_check_conclusion(c->overall));
 }
 
 static int add_ids(cJSON *doc, const char *key, const int64_t *ids, size_t n)
@@ -240,7 +235,7 @@ static int json_repeat(const repeat_check *c, double threshold)
     cJSON *doc = rg_check_doc(c->runs[0], "repeated pairwise", &oom), *prim = NULL;
     if (doc) {
         oom |= add_ids(doc, "runs", c->runs, c->n_runs) | add_ids(doc, "baselines", c->bases, c->n_bases);
-        oom |= rg_check_str(doc, "verdict", rg_verdict_name(c->overall)) | rg_check_num(doc, "exit", exit_of(c->overall));
+        oom |= rg_check_str(doc, "verdict", rg_verdict_name(c->overall)) | rg_check_num(doc, "exit", rg_check_exit(c->overall));
         oom |= !cJSON_AddBoolToObject(doc, "busy", c->busy);
         oom |= rg_check_str(doc, "busy_reason", c->busy ? c->busy_why : NULL);
         oom |= !cJSON_AddBoolToObject(doc, "mixed_comparison_keys", c->mixed_keys);
@@ -285,10 +280,10 @@ int rg_check_repeated(rg_registry *g, const int64_t *runs, size_t n_runs, const 
         rg_term_printf(stderr, "ropegrad runs check: %s\n", err);
     } else {
         judge(&c, threshold);
-        if (json) rc = json_repeat(&c, threshold) ? 2 : exit_of(c.overall);
+        if (json) rc = json_repeat(&c, threshold) ? 2 : rg_check_exit(c.overall);
         else {
             print_repeat(&c, threshold);
-            rc = exit_of(c.overall);
+            rc = rg_check_exit(c.overall);
         }
     }
     for (size_t i = 0; c.loaded_runs && i < n_runs; i++) rg_manifest_free(&c.mr[i]);

@@ -213,10 +213,6 @@ static __device__ __forceinline__ void rg_pos_store(const rg_pos_args &a, const 
     }
 }
 
-// rg_pos_kernel's register budget: blocks of 512 threads an SM
-// (dev/rope_apply_pos/pos_variants.cu times the others).
-#define RG_POS_MIN_BLOCKS 1
-
 // Units a thread loads before the cos/sin are computed: two, so that 32 bytes
 // (rotate-half: 64) of q/k a thread are in flight, as 088's kernel keeps two
 // heads' rows a thread (dev/rope_apply/NOTES.md, "088: heads2").
@@ -283,10 +279,10 @@ static __device__ __forceinline__ void rg_pos_store_all(const rg_pos_args &a, co
 // The kernel: block i covers token group i / groups (tpb tokens) and head
 // group i % groups (hpb heads); a grid-stride loop over blocks beyond the grid.
 // Units u, u + blockDim, ... of the block are thread u's. Dynamic shared
-// memory: 2 * tpb * R/2 floats. MINB: the blocks of 512 threads an SM the
-// register budget must allow (__launch_bounds__), RG_POS_MIN_BLOCKS shipped.
-template <typename T, int VEC, bool HALF, bool PACKED, int MINB = RG_POS_MIN_BLOCKS>
-__global__ void __launch_bounds__(512, MINB) rg_pos_kernel(rg_pos_args a)
+// memory: 2 * tpb * R/2 floats. (dev/rope_apply_pos/pos_variants.cu times
+// this body under other register budgets.)
+template <typename T, int VEC, bool HALF, bool PACKED>
+__global__ void __launch_bounds__(512) rg_pos_kernel(rg_pos_args a)
 {
     extern __shared__ float rg_pos_sh[];
     const int H = a.R / 2;
