@@ -71,8 +71,9 @@ if(Python3_Interpreter_FOUND AND NOT ROPEGRAD_SANITIZE)
     ENVIRONMENT "ROPEGRAD_LIB=$<TARGET_FILE:libropegrad>;ROPEGRAD_TORCH_PYTHON=${ROPEGRAD_TORCH_PYTHON}")
   # The Hugging Face benchmarks run end to end at tiny sizes (--smoke; on the CPU here, Liger's arm
   # skipped with its reason): bench/hf_rope.py (the RoPE layer, every implementation) and
-  # bench/hf_step.py (the training step, stock / ropegrad / Liger in interleaved rounds).
-  foreach(rg_bench hf_rope hf_step)
+  # bench/hf_step.py (the training step, stock / ropegrad / Liger in interleaved rounds);
+  # bench/host_overhead.py (the host time per call of each torch op's path) likewise.
+  foreach(rg_bench hf_rope hf_step host_overhead)
     add_test(NAME python_${rg_bench}_smoke
       COMMAND sh ${PROJECT_SOURCE_DIR}/python/tests/run_with_hf.sh ${PROJECT_SOURCE_DIR}/bench/${rg_bench}.py
               --smoke --out ${CMAKE_CURRENT_BINARY_DIR}/${rg_bench}-smoke.json)

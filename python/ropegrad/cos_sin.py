@@ -61,16 +61,19 @@ def _check(freqs, attention_scaling):
 
 def _cos_sin(freqs, attention_scaling, num_threads=0):
     """ropegrad::cos_sin's implementation: 012 on the CPU path or the current CUDA stream."""
-    B, S, H = _check(freqs, attention_scaling)
+    _check(freqs, attention_scaling)
+    return _run(freqs, attention_scaling, num_threads)
+
+
+def _run(freqs, attention_scaling, num_threads=0):
+    """_cos_sin on checked inputs."""
+    B, S, H = freqs.shape
     cos = torch.empty((B, S, 2 * H), dtype=torch.bfloat16, device=freqs.device)
     sin = torch.empty_like(cos)
     if B == 0 or S == 0:
         return cos, sin
-    p = Problem()
-    p.batch_size, p.seq_len, p.head_dim = B, S, 2 * H
-    p.freqs, p.cos, p.sin = freqs.data_ptr(), cos.data_ptr(), sin.data_ptr()
-    p.attention_scaling = float(attention_scaling)
-    _rt.launch(freqs.device, sys.modules[__name__], p, num_threads)
+    p = Problem(B, S, 2 * H, freqs.data_ptr(), float(attention_scaling), cos.data_ptr(), sin.data_ptr())
+    _rt.launch(freqs.device, _module, p, num_threads)
     return cos, sin
 
 
@@ -84,9 +87,12 @@ def _cos_sin_fake(freqs, attention_scaling, num_threads=0):
 # are frequencies, not parameters).
 cos_sin_op = _rt.custom_op("cos_sin", "(Tensor freqs, float attention_scaling, int num_threads=0) -> (Tensor, Tensor)",
                            _cos_sin, _cos_sin_fake) if torch else None
+# The op as eager code calls it (ropegrad.torch.Eager).
+_cos_sin_eager = _rt.Eager(cos_sin_op, _cos_sin) if torch else None
+_module = sys.modules[__name__]
 
 
 def cos_sin_from_freqs(freqs, attention_scaling=1.0, *, num_threads=0):
     """L1/012: (cos, sin), bf16 [B,S,2H] each, from float32 freqs [B,S,H]. The op ropegrad::cos_sin."""
     _check(freqs, attention_scaling)
-    return cos_sin_op(freqs, float(attention_scaling), int(num_threads))
+    return _cos_sin_eager.call((freqs, float(attention_scaling), int(num_threads)), _run)

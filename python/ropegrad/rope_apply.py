@@ -39,6 +39,7 @@ gradients are exact in both styles.
 """
 
 import ctypes
+import functools
 import sys
 
 from . import _lib
@@ -97,20 +98,66 @@ cpu, cuda = _lib.entry_points(_C, Problem)
 
 # ---- torch (the checks and layouts are rope_apply_backward's too) ----------------------------
 
+def _bshd(x):
+    """x.transpose(1, 2).is_contiguous() for x logical [B,H,S,D]: whether its
+    memory is [B,S,H,D] in order. For a plain tensor (concrete sizes) from its
+    sizes and strides as torch decides contiguity (dims of size 1 skipped, an
+    empty tensor contiguous), without making the transposed view."""
+    if type(x) is not torch.Tensor:   # FakeTensor and other subclasses: torch decides (symbolic sizes)
+        return x.transpose(1, 2).is_contiguous()
+    B, H, S, D = x.shape
+    sb, sh, ss, sd = x.stride()
+    if not (B and H and S and D):
+        return True
+    z = 1
+    if D != 1:
+        if sd != 1:
+            return False
+        z = D
+    if H != 1:
+        if sh != z:
+            return False
+        z *= H
+    if S != 1:
+        if ss != z:
+            return False
+        z *= S
+    return B == 1 or sb == z
+
+
 def _layouts(x):
     """The ropegrad layouts whose memory order x (logical [B,H,S,D]) is
     contiguous in: BHSD as is, BSHD when heads and sequence are swapped."""
     found = []
     if x.is_contiguous():
         found.append(LAYOUT_BHSD)
-    if x.transpose(1, 2).is_contiguous():
+    if _bshd(x):
         found.append(LAYOUT_BSHD)
     return found
 
 
+def _is_layout(x, layout):
+    """layout in _layouts(x), deciding only that one."""
+    return x.is_contiguous() if layout == LAYOUT_BHSD else layout == LAYOUT_BSHD and _bshd(x)
+
+
 def _empty(layout, shape, like):
-    """An uninitialized [B,H,S,D] tensor (shape) laid out in memory as layout."""
+    """An uninitialized [B,H,S,D] tensor (shape) laid out in memory as layout
+    (like's dtype and device): torch.empty of the memory order's shape,
+    transposed for BSHD; for a plain tensor `like` (concrete sizes) the same
+    sizes and strides made in one call."""
     B, H, S, D = shape
+    if type(like) is torch.Tensor:
+        # torch's contiguous strides of the memory order (a size 0 counts as 1)
+        if layout == LAYOUT_BSHD:
+            sh = max(D, 1)
+            ss = sh * max(H, 1)
+            sb = ss * max(S, 1)
+        else:
+            ss = max(D, 1)
+            sh = ss * max(S, 1)
+            sb = sh * max(H, 1)
+        return like.new_empty_strided((B, H, S, D), (sb, sh, ss, 1))
     if layout == LAYOUT_BSHD:
         return torch.empty((B, S, H, D), dtype=like.dtype, device=like.device).transpose(1, 2)
     return torch.empty((B, H, S, D), dtype=like.dtype, device=like.device)
@@ -121,7 +168,7 @@ def _in_layout(x, layout, shape, like):
     None becomes zeros (an output autograd has no gradient for)."""
     if x is None:
         return _empty(layout, shape, like).zero_(), True
-    if x.dtype == like.dtype and layout in _layouts(x):
+    if x.dtype == like.dtype and _is_layout(x, layout):
         return x, False
     out = _empty(layout, shape, like)
     out.copy_(x)
@@ -163,43 +210,43 @@ def check_style(who, style, rotary_dim, D):
 def _check_tables(cos, sin, qc, rotary_dim=0):
     """cos/sin against q (logical [B,H,S,D]) and rotary_dim (0: D, validated);
     returns their batch stride in elements (0: shared)."""
-    B, _, S, _ = qc.shape
-    D = rotary_dim or qc.shape[3]   # the tables' columns
+    B, _, S, D = qc.shape
+    D = rotary_dim or D   # the tables' columns
+    device, dtypes = qc.device, _rt.DTYPES
     for name, t in (("cos", cos), ("sin", sin)):
         if not isinstance(t, torch.Tensor):
             raise TypeError("%s: %s must be a torch.Tensor, got %s" % (_NAME, name, type(t).__name__))
-        if t.dim() != 3 or t.shape[0] not in (1, B) or tuple(t.shape[1:]) != (S, D):
+        shape = t.shape
+        if len(shape) != 3 or shape[0] not in (1, B) or tuple(shape[1:]) != (S, D):
             raise ValueError("%s: %s must be [B,S,%s] = [%d,%d,%d] or [1,%d,%d]%s, got shape %s"
                              % (_NAME, name, "R" if rotary_dim else "D", B, S, D, S, D,
-                                " (R = rotary_dim)" if rotary_dim else "", list(t.shape)))
-        if t.dtype not in _rt.DTYPES:
+                                " (R = rotary_dim)" if rotary_dim else "", list(shape)))
+        if t.dtype not in dtypes:
             raise TypeError("%s: %s must be bfloat16, float16 or float32, got %s" % (_NAME, name, t.dtype))
-        if t.device != qc.device:
+        if t.device != device:
             raise ValueError("%s: %s is on %s but q is on %s; every tensor must be on one device"
-                             % (_NAME, name, t.device, qc.device))
-        if (S > 1 and t.stride(1) != D) or t.stride(2) != 1:
+                             % (_NAME, name, t.device, device))
+        stride = t.stride()
+        if (S > 1 and stride[1] != D) or stride[2] != 1:
             raise ValueError("%s: each batch of %s must be contiguous [S,D] (strides %s); call .contiguous()"
-                             % (_NAME, name, list(t.stride())))
-    if sin.dtype != cos.dtype or sin.shape != cos.shape or sin.stride() != cos.stride():
+                             % (_NAME, name, list(stride)))
+    cos_stride = cos.stride()
+    if sin.dtype != cos.dtype or sin.shape != cos.shape or sin.stride() != cos_stride:
         raise ValueError("%s: cos (%s, %s, strides %s) and sin (%s, %s, strides %s) must match in shape, dtype and "
-                         "strides" % (_NAME, list(cos.shape), cos.dtype, list(cos.stride()),
+                         "strides" % (_NAME, list(cos.shape), cos.dtype, list(cos_stride),
                                       list(sin.shape), sin.dtype, list(sin.stride())))
-    if cos.shape[0] == 1 or cos.stride(0) == 0:
+    if cos.shape[0] == 1 or cos_stride[0] == 0:
         return 0
-    if cos.stride(0) != S * D:
+    if cos_stride[0] != S * D:
         raise ValueError("%s: cos and sin must be contiguous (batch stride %d, not %d); call .contiguous()"
-                         % (_NAME, cos.stride(0), S * D))
+                         % (_NAME, cos_stride[0], S * D))
     return S * D
 
 
 def _shape(qc, kc, layout, cos, stride, style=STYLE_HALF, rotary_dim=0):
-    s = Shape()
-    s.style, s.rotary_dim = style, rotary_dim
-    s.batch_size, s.num_heads, s.seq_len, s.head_dim = qc.shape
-    s.num_kv_heads = kc.shape[1]
-    s.layout, s.dtype = layout, _rt.DTYPES[qc.dtype]
-    s.cos_sin_dtype, s.cos_sin_batch_stride = _rt.DTYPES[cos.dtype], stride
-    return s
+    B, H, S, D = qc.shape
+    dtypes = _rt.DTYPES
+    return Shape(B, S, D, H, kc.shape[1], layout, dtypes[qc.dtype], dtypes[cos.dtype], stride, style, rotary_dim)
 
 
 def check_pair(who, names, a, b):
@@ -226,7 +273,8 @@ def _layout_of(qc, kc):
     """The one ropegrad layout q and k (logical [B,H,S,D]) share; raises
     ValueError when they share none. Reads only shapes and strides, so the
     fake (meta) implementation decides exactly as the real one."""
-    common = [lay for lay in _layouts(qc) if lay in _layouts(kc)]
+    in_k = _layouts(kc)
+    common = [lay for lay in _layouts(qc) if lay in in_k]
     if not common:
         raise ValueError("%s: q (strides %s) and k (strides %s) must both be contiguous as [B,H,S,D] or both as "
                          "[B,S,H,D] in memory; call .contiguous() on them (or use the stock function)"
@@ -248,13 +296,16 @@ def _forward(qc, kc, cos, sin, style=STYLE_HALF, rotary_dim=0):
     The op's real implementation: the CPU path or the CUDA kernel on the
     current stream."""
     layout, stride = _check_op(qc, kc, cos, sin, style, rotary_dim)
+    return _run(qc, kc, cos, sin, style, rotary_dim, layout=layout, stride=stride)
+
+
+def _run(qc, kc, cos, sin, style, rotary_dim, layout, stride):
+    """_forward on checked inputs (layout and cos's batch stride as _check_op returns them)."""
     q_out, k_out = _empty(layout, qc.shape, qc), _empty(layout, kc.shape, kc)
     if qc.numel() and kc.numel():
-        p = Problem()
-        p.shape = _shape(qc, kc, layout, cos, stride, style, rotary_dim)
-        p.q, p.k, p.cos, p.sin = qc.data_ptr(), kc.data_ptr(), cos.data_ptr(), sin.data_ptr()
-        p.q_out, p.k_out = q_out.data_ptr(), k_out.data_ptr()
-        _rt.launch(qc.device, sys.modules[__name__], p, who=_NAME)
+        p = Problem(_shape(qc, kc, layout, cos, stride, style, rotary_dim), qc.data_ptr(), kc.data_ptr(),
+                    cos.data_ptr(), sin.data_ptr(), q_out.data_ptr(), k_out.data_ptr())
+        _rt.launch(qc.device, _module, p, who=_NAME)
     return q_out, k_out
 
 
@@ -269,7 +320,9 @@ def _setup_context(ctx, inputs, output):
     ctx.table_grads = ctx.needs_input_grad[2] or ctx.needs_input_grad[3]
     # q and k only when cos/sin need their gradients (as the stock function's autograd).
     ctx.save_for_backward(cos, sin, *((qc, kc) if ctx.table_grads else ()))
-    ctx.layout, ctx.dtype = _layout_of(qc, kc), qc.dtype
+    # _layout_of(qc, kc) of the checked inputs: BHSD where both are contiguous so, else BSHD
+    ctx.layout = LAYOUT_BHSD if qc.is_contiguous() and kc.is_contiguous() else LAYOUT_BSHD
+    ctx.dtype = qc.dtype
     ctx.q_shape, ctx.k_shape = tuple(qc.shape), tuple(kc.shape)
 
 
@@ -284,6 +337,9 @@ def _backward(ctx, grad_q_out, grad_k_out):
 rope_apply_op = _rt.custom_op(
     "rope_apply", "(Tensor q, Tensor k, Tensor cos, Tensor sin, int style=0, int rotary_dim=0) -> (Tensor, Tensor)",
     _forward, _forward_fake, _backward, _setup_context) if torch else None
+# The op as eager code calls it (ropegrad.torch.Eager: its implementation directly where nothing can tell).
+_rope_apply = _rt.Eager(rope_apply_op, _forward, _setup_context, _backward) if torch else None
+_module = sys.modules[__name__]
 
 
 def apply_rotary_pos_emb(q, k, cos, sin, position_ids=None, unsqueeze_dim=1, *, interleaved=False, rotary_dim=0):
@@ -299,7 +355,7 @@ def apply_rotary_pos_emb(q, k, cos, sin, position_ids=None, unsqueeze_dim=1, *, 
     if unsqueeze_dim not in (1, 2):
         raise ValueError("%s: unsqueeze_dim must be 1 (q [B,H,S,D]) or 2 (q [B,S,H,D]), got %r"
                          % (_NAME, unsqueeze_dim))
-    qc, kc, _ = _check_heads(q, k, unsqueeze_dim)
+    qc, kc, layout = _check_heads(q, k, unsqueeze_dim)
     if kc.device != qc.device:
         raise ValueError("%s: k is on %s but q is on %s" % (_NAME, kc.device, qc.device))
     style = STYLE_INTERLEAVED if interleaved else STYLE_HALF
@@ -310,7 +366,10 @@ def apply_rotary_pos_emb(q, k, cos, sin, position_ids=None, unsqueeze_dim=1, *, 
         # One table expanded over the batch: its gradient is per batch
         # element (autograd sums it through the expand), so give each its own.
         cos, sin = cos.contiguous(), sin.contiguous()
-    q_embed, k_embed = rope_apply_op(qc, kc, cos, sin, style, rotary_dim)
+        stride = _check_tables(cos, sin, qc, rotary_dim)
+    # Every check of the op's was made above: the eager path runs it unchecked.
+    q_embed, k_embed = _rope_apply.call((qc, kc, cos, sin, style, rotary_dim),
+                                        functools.partial(_run, layout=layout, stride=stride))
     if unsqueeze_dim == 2:
         return q_embed.transpose(1, 2), k_embed.transpose(1, 2)
     return q_embed, k_embed

@@ -63,7 +63,7 @@ def _check(grad_q_out, grad_k_out, cos, sin, q, k, layout, style, rotary_dim):
             if tuple(t.shape) != tuple(g.shape) or t.dtype != g.dtype or t.device != g.device:
                 raise ValueError("%s: %s (%s, %s) must have grad_%s_out's shape and dtype (%s, %s)"
                                  % (_NAME, name, list(t.shape), t.dtype, name, list(g.shape), g.dtype))
-            if layout not in _fwd._layouts(t):
+            if not _fwd._is_layout(t, layout):
                 raise ValueError("%s: %s (strides %s) is not laid out as layout %d" % (_NAME, name, list(t.stride()),
                                                                                         layout))
     stride = _fwd._check_tables(cos, sin, grad_q_out, rotary_dim)
@@ -91,7 +91,7 @@ def _backward(grad_q_out, grad_k_out, cos, sin, q, k, layout, style=0, rotary_di
         p.shape = _fwd._shape(gq, gk, layout, cos, stride, style, rotary_dim)
         p.grad_q_out, p.grad_k_out, p.cos, p.sin = gq.data_ptr(), gk.data_ptr(), cos.data_ptr(), sin.data_ptr()
         p.grad_q, p.grad_k = grad_q.data_ptr(), grad_k.data_ptr()
-        _rt.launch(gq.device, sys.modules[__name__], p, who=_NAME)
+        _rt.launch(gq.device, _module, p, who=_NAME)
     else:
         for t in out[2:]:
             t.zero_()
@@ -113,6 +113,9 @@ rope_apply_backward_op = _rt.custom_op(
     "(Tensor grad_q_out, Tensor grad_k_out, Tensor cos, Tensor sin, Tensor? q, Tensor? k, int layout, int style=0, "
     "int rotary_dim=0) -> Tensor[]",
     _backward, _backward_fake) if torch else None
+# The op as eager code calls it (ropegrad.torch.Eager).
+_rope_apply_backward = _rt.Eager(rope_apply_backward_op, _backward) if torch else None
+_module = sys.modules[__name__]
 
 
 def autograd_backward(ctx, grad_q_out, grad_k_out):
@@ -126,7 +129,7 @@ def autograd_backward(ctx, grad_q_out, grad_k_out):
         if g is None:
             g = _fwd._empty(ctx.layout, shape, cos.new_empty(0, dtype=ctx.dtype)).zero_()
         grads.append(g if g.dtype == ctx.dtype else g.to(ctx.dtype))
-    out = rope_apply_backward_op(grads[0], grads[1], cos, sin, q, k, ctx.layout, ctx.style, ctx.rotary_dim)
+    out = _rope_apply_backward(grads[0], grads[1], cos, sin, q, k, ctx.layout, ctx.style, ctx.rotary_dim)
     grad_cos, grad_sin = out[2:] if ctx.table_grads else (None, None)
     return out[0], out[1], grad_cos, grad_sin, None, None
 
@@ -143,4 +146,4 @@ def rope_apply_backward(grad_q_embed, grad_k_embed, q, k, cos, sin, *, interleav
     with torch.no_grad():
         qc, kc, layout = _fwd._check_heads(q, k, 1)
         grads = [g if g.dtype == qc.dtype else g.to(qc.dtype) for g in (grad_q_embed, grad_k_embed)]
-        return tuple(rope_apply_backward_op(grads[0], grads[1], cos, sin, qc, kc, layout, style, int(rotary_dim)))
+        return tuple(_rope_apply_backward(grads[0], grads[1], cos, sin, qc, kc, layout, style, int(rotary_dim)))

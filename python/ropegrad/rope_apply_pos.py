@@ -159,7 +159,7 @@ def _forward(q, k, position_ids, inv_freq, attention_scaling, cos_sin_dtype, sty
     """ropegrad::rope_apply_pos: (q_embed, k_embed), in q's and k's layout."""
     layout = check(q, k, position_ids, inv_freq, attention_scaling, cos_sin_dtype, style, rotary_dim, cu_seqlens)
     q_out, k_out = _apply._empty(layout, q.shape, q), _apply._empty(layout, k.shape, k)
-    launch(sys.modules[__name__], q, k, q_out, k_out, layout, position_ids, inv_freq, attention_scaling,
+    launch(_module, q, k, q_out, k_out, layout, position_ids, inv_freq, attention_scaling,
            cos_sin_dtype, style, rotary_dim, cu_seqlens)
     return q_out, k_out
 
@@ -173,20 +173,22 @@ def _setup_context(ctx, inputs, output):
     q, k, position_ids, inv_freq, attention_scaling, cos_sin_dtype, style, rotary_dim, cu_seqlens = inputs
     ctx.save_for_backward(position_ids, inv_freq, cu_seqlens)
     ctx.args = (float(attention_scaling), cos_sin_dtype, int(style), int(rotary_dim))
-    ctx.layout, ctx.dtype = _apply._layout_of(q, k), q.dtype
+    # _layout_of(q, k) of the checked inputs: BHSD where both are contiguous so, else BSHD
+    ctx.layout = _apply.LAYOUT_BHSD if q.is_contiguous() and k.is_contiguous() else _apply.LAYOUT_BSHD
+    ctx.dtype = q.dtype
     ctx.q_shape, ctx.k_shape = tuple(q.shape), tuple(k.shape)
 
 
 def _backward(ctx, grad_q_out, grad_k_out):
-    from .rope_apply_pos_backward import rope_apply_pos_backward_op   # that module imports this one
+    from .rope_apply_pos_backward import _rope_apply_pos_backward   # that module imports this one
     position_ids, inv_freq, cu_seqlens = ctx.saved_tensors
     grads = []
     for g, shape in ((grad_q_out, ctx.q_shape), (grad_k_out, ctx.k_shape)):
         if g is None:
             g = _apply._empty(ctx.layout, shape, inv_freq.new_empty(0, dtype=ctx.dtype)).zero_()
         grads.append(g if g.dtype == ctx.dtype else g.to(ctx.dtype))
-    grad_q, grad_k = rope_apply_pos_backward_op(grads[0], grads[1], position_ids, inv_freq, *ctx.args, cu_seqlens,
-                                                ctx.layout)
+    grad_q, grad_k = _rope_apply_pos_backward(grads[0], grads[1], position_ids, inv_freq, *ctx.args, cu_seqlens,
+                                              ctx.layout)
     return (grad_q, grad_k) + (None,) * 7
 
 
@@ -197,6 +199,9 @@ rope_apply_pos_op = _rt.custom_op(
     "(Tensor q, Tensor k, Tensor? position_ids, Tensor inv_freq, float attention_scaling, ScalarType cos_sin_dtype, "
     "int style, int rotary_dim, Tensor? cu_seqlens) -> (Tensor, Tensor)",
     _forward, _forward_fake, _backward, _setup_context) if torch else None
+# The op as eager code calls it (ropegrad.torch.Eager: its implementation directly where nothing can tell).
+_rope_apply_pos = _rt.Eager(rope_apply_pos_op, _forward, _setup_context, _backward) if torch else None
+_module = sys.modules[__name__]
 
 
 def rope_apply_pos(q, k, position_ids, inv_freq, attention_scaling=1.0, *, cos_sin_dtype=None, unsqueeze_dim=1,
@@ -233,8 +238,8 @@ def rope_apply_pos(q, k, position_ids, inv_freq, attention_scaling=1.0, *, cos_s
         position_ids = None
     cos_sin_dtype = qc.dtype if cos_sin_dtype is None else cos_sin_dtype
     style = STYLE_INTERLEAVED if interleaved else STYLE_HALF
-    q_embed, k_embed = rope_apply_pos_op(qc, kc, position_ids, inv_freq, float(attention_scaling), cos_sin_dtype,
-                                         style, int(rotary_dim), cu_seqlens)
+    q_embed, k_embed = _rope_apply_pos(qc, kc, position_ids, inv_freq, float(attention_scaling), cos_sin_dtype,
+                                       style, int(rotary_dim), cu_seqlens)
     if packed:
         return q_embed.transpose(1, 2)[0], k_embed.transpose(1, 2)[0]
     if unsqueeze_dim == 2:

@@ -50,7 +50,7 @@ def _backward(grad_q_out, grad_k_out, position_ids, inv_freq, attention_scaling,
     # In place into a copy made here; a new tensor where the gradient is used as given.
     grad_q = gq if own_q else _apply._empty(layout, gq.shape, gq)
     grad_k = gk if own_k else _apply._empty(layout, gk.shape, gk)
-    _fwd.launch(sys.modules[__name__], gq, gk, grad_q, grad_k, layout, position_ids, inv_freq, attention_scaling,
+    _fwd.launch(_module, gq, gk, grad_q, grad_k, layout, position_ids, inv_freq, attention_scaling,
                 cos_sin_dtype, style, rotary_dim, cu_seqlens)
     return grad_q, grad_k
 
@@ -71,3 +71,6 @@ rope_apply_pos_backward_op = _rt.custom_op(
     "(Tensor grad_q_out, Tensor grad_k_out, Tensor? position_ids, Tensor inv_freq, float attention_scaling, "
     "ScalarType cos_sin_dtype, int style, int rotary_dim, Tensor? cu_seqlens, int layout) -> (Tensor, Tensor)",
     _backward, _backward_fake) if torch else None
+# The op as eager code calls it (ropegrad.torch.Eager).
+_rope_apply_pos_backward = _rt.Eager(rope_apply_pos_backward_op, _backward) if torch else None
+_module = sys.modules[__name__]

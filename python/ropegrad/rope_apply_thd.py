@@ -148,7 +148,7 @@ def _forward(q, k, cos, sin, cu_seqlens, position_ids, style, rotary_dim):
     """ropegrad::rope_apply_thd: (q_embed, k_embed), [T,H,D] / [T,Hkv,D]."""
     check(q, k, cos, sin, cu_seqlens, position_ids, style, rotary_dim)
     q_out, k_out = torch.empty_like(q), torch.empty_like(k)
-    launch(sys.modules[__name__], q, k, q_out, k_out, cos, sin, cu_seqlens, position_ids, style, rotary_dim)
+    launch(_module, q, k, q_out, k_out, cos, sin, cu_seqlens, position_ids, style, rotary_dim)
     return q_out, k_out
 
 
@@ -169,14 +169,14 @@ def _setup_context(ctx, inputs, output):
 
 
 def _backward(ctx, grad_q_out, grad_k_out):
-    from .rope_apply_thd_backward import rope_apply_thd_backward_op   # that module imports this one
+    from .rope_apply_thd_backward import _rope_apply_thd_backward   # that module imports this one
     cos, sin, cu_seqlens, position_ids = ctx.saved_tensors
     grads = []
     for g, shape in ((grad_q_out, ctx.q_shape), (grad_k_out, ctx.k_shape)):
         if g is None:
             g = cos.new_zeros(shape, dtype=ctx.dtype)
         grads.append(g.to(ctx.dtype).contiguous())
-    grad_q, grad_k = rope_apply_thd_backward_op(grads[0], grads[1], cos, sin, cu_seqlens, position_ids, *ctx.args)
+    grad_q, grad_k = _rope_apply_thd_backward(grads[0], grads[1], cos, sin, cu_seqlens, position_ids, *ctx.args)
     return (grad_q, grad_k) + (None,) * 6
 
 
@@ -187,6 +187,9 @@ rope_apply_thd_op = _rt.custom_op(
     "(Tensor q, Tensor k, Tensor cos, Tensor sin, Tensor? cu_seqlens, Tensor? position_ids, int style, "
     "int rotary_dim) -> (Tensor, Tensor)",
     _forward, _forward_fake, _backward, _setup_context) if torch else None
+# The op as eager code calls it (ropegrad.torch.Eager: its implementation directly where nothing can tell).
+_rope_apply_thd = _rt.Eager(rope_apply_thd_op, _forward, _setup_context, _backward) if torch else None
+_module = sys.modules[__name__]
 
 
 def rope_apply_thd(q, k, cos, sin, *, cu_seqlens=None, position_ids=None, interleaved=False, rotary_dim=0):
@@ -195,4 +198,4 @@ def rope_apply_thd(q, k, cos, sin, *, cu_seqlens=None, position_ids=None, interl
     sequence; position_ids: its id), with autograd for q and k. See the
     module's docstring for what it takes."""
     style = STYLE_INTERLEAVED if interleaved else STYLE_HALF
-    return rope_apply_thd_op(q, k, cos, sin, cu_seqlens, position_ids, style, int(rotary_dim))
+    return _rope_apply_thd(q, k, cos, sin, cu_seqlens, position_ids, style, int(rotary_dim))

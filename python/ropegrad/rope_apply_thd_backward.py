@@ -35,7 +35,7 @@ def _backward(grad_q_out, grad_k_out, cos, sin, cu_seqlens, position_ids, style,
     _fwd.check(grad_q_out, grad_k_out, cos, sin, cu_seqlens, position_ids, style, rotary_dim,
                ("grad_q_out", "grad_k_out"))
     grad_q, grad_k = torch.empty_like(grad_q_out), torch.empty_like(grad_k_out)
-    _fwd.launch(sys.modules[__name__], grad_q_out, grad_k_out, grad_q, grad_k, cos, sin, cu_seqlens, position_ids,
+    _fwd.launch(_module, grad_q_out, grad_k_out, grad_q, grad_k, cos, sin, cu_seqlens, position_ids,
                 style, rotary_dim)
     return grad_q, grad_k
 
@@ -53,3 +53,6 @@ rope_apply_thd_backward_op = _rt.custom_op(
     "(Tensor grad_q_out, Tensor grad_k_out, Tensor cos, Tensor sin, Tensor? cu_seqlens, Tensor? position_ids, "
     "int style, int rotary_dim) -> (Tensor, Tensor)",
     _backward, _backward_fake) if torch else None
+# The op as eager code calls it (ropegrad.torch.Eager).
+_rope_apply_thd_backward = _rt.Eager(rope_apply_thd_backward_op, _backward) if torch else None
+_module = sys.modules[__name__]

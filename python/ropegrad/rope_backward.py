@@ -16,6 +16,7 @@ rope_position_grad() and RotaryEmbeddingQwen3 / rotary_cos_sin() call them:
 """
 
 import ctypes
+import functools
 import math
 import sys
 
@@ -165,6 +166,12 @@ def _check_position_grad(grad_cos, grad_sin, emb, inv_freq, scale):
 def _position_grad(grad_cos, grad_sin, emb, inv_freq, scale, num_threads=0):
     """ropegrad::rope_position_grad's implementation: 014 on the CPU path or the current CUDA stream."""
     B, S, D, stride, scale = _check_position_grad(grad_cos, grad_sin, emb, inv_freq, scale)
+    return _position_grad_run(grad_cos, grad_sin, emb, inv_freq, scale, num_threads, stride=stride)
+
+
+def _position_grad_run(grad_cos, grad_sin, emb, inv_freq, scale, num_threads=0, *, stride):
+    """_position_grad on checked inputs (inv_freq's batch stride as _check_position_grad returns it)."""
+    B, S, D = grad_cos.shape
     out = torch.empty((B, S), dtype=torch.float32, device=grad_cos.device)
     if B == 0 or S == 0:
         return out
@@ -178,7 +185,7 @@ def _position_grad(grad_cos, grad_sin, emb, inv_freq, scale, num_threads=0):
     p.inv_freq_batch_stride = stride
     p.attention_scaling = scale
     p.grad_position_ids = out.data_ptr()
-    _rt.launch(grad_cos.device, sys.modules[__name__], p, num_threads)
+    _rt.launch(grad_cos.device, _module, p, num_threads)
     return out
 
 
@@ -193,6 +200,9 @@ rope_position_grad_op = _rt.custom_op(
     "rope_position_grad",
     "(Tensor grad_cos, Tensor grad_sin, Tensor emb, Tensor inv_freq, float scale, int num_threads=0) -> Tensor",
     _position_grad, _position_grad_fake) if torch else None
+# The op as eager code calls it (ropegrad.torch.Eager: its implementation directly where nothing can tell).
+_rope_position_grad = _rt.Eager(rope_position_grad_op, _position_grad) if torch else None
+_module = sys.modules[__name__]
 
 
 def rope_position_grad(grad_cos, grad_sin, emb, inv_freq, scale, *, num_threads=0):
@@ -211,8 +221,9 @@ def rope_position_grad(grad_cos, grad_sin, emb, inv_freq, scale, *, num_threads=
     Raises TypeError (wrong type or dtype), ValueError (shape, device,
     layout) or ropegrad.RopegradError (the library refused or the launch
     failed)."""
-    _check_position_grad(grad_cos, grad_sin, emb, inv_freq, scale)   # a non-tensor argument: TypeError here
-    return rope_position_grad_op(grad_cos, grad_sin, emb, inv_freq, float(scale), int(num_threads))
+    stride = _check_position_grad(grad_cos, grad_sin, emb, inv_freq, scale)[3]   # a non-tensor argument: TypeError here
+    return _rope_position_grad.call((grad_cos, grad_sin, emb, inv_freq, float(scale), int(num_threads)),
+                                    functools.partial(_position_grad_run, stride=stride))
 
 
 def backward_grads(grad_cos, grad_sin):
@@ -287,7 +298,7 @@ def position_backward(ctx, grad_cos, grad_sin, position_ids, inv_freq):
     freqs = freqs_of(position_ids, inv_freq)
     emb = torch.cat((freqs, freqs), dim=-1)
     inv = inv_freq.float().contiguous()
-    return rope_position_grad_op(grad_cos, grad_sin, emb, inv, ctx.scale, 0).to(position_ids.dtype)
+    return _rope_position_grad(grad_cos, grad_sin, emb, inv, ctx.scale, 0).to(position_ids.dtype)
 
 
 def _cos_sin_backward(ctx, grad_cos, grad_sin):
@@ -300,6 +311,7 @@ def _cos_sin_backward(ctx, grad_cos, grad_sin):
 rotary_cos_sin_op = _rt.custom_op(
     "rotary_cos_sin", "(Tensor position_ids, Tensor inv_freq, float attention_scaling) -> (Tensor, Tensor)",
     _cos_sin, _cos_sin_fake, _cos_sin_backward, _cos_sin_setup) if torch else None
+_rotary_cos_sin = _rt.Eager(rotary_cos_sin_op, _cos_sin, _cos_sin_setup, _cos_sin_backward) if torch else None
 
 
 class RotaryEmbeddingQwen3:
@@ -320,7 +332,7 @@ class RotaryEmbeddingQwen3:
     @staticmethod
     def apply(position_ids, inv_freq, attention_scaling=1.0):
         _check_cos_sin_inputs(position_ids, inv_freq)
-        return rotary_cos_sin_op(position_ids, inv_freq, float(attention_scaling))
+        return _rotary_cos_sin(position_ids, inv_freq, float(attention_scaling))
 
 
 def rotary_cos_sin(position_ids, inv_freq, attention_scaling=1.0):

@@ -73,7 +73,13 @@ def _forward(position_ids, inv_freq, attention_scaling, num_threads=0):
     """ropegrad::rope_forward's implementation: 011 on the CPU path or the
     current CUDA stream. Floating-point positions (the differentiable path)
     must hold whole numbers."""
-    B, S, H = _check(position_ids, inv_freq, attention_scaling)
+    _check(position_ids, inv_freq, attention_scaling)
+    return _run(position_ids, inv_freq, attention_scaling, num_threads)
+
+
+def _run(position_ids, inv_freq, attention_scaling, num_threads=0):
+    """_forward on checked inputs."""
+    B, S, H = position_ids.shape[0], position_ids.shape[1], inv_freq.shape[0]
     if position_ids.is_floating_point():
         ids = position_ids.to(torch.int64)
         if not torch.equal(ids.to(position_ids.dtype), position_ids):
@@ -82,11 +88,8 @@ def _forward(position_ids, inv_freq, attention_scaling, num_threads=0):
     out = torch.empty((B, S, 2 * H, 2), dtype=torch.bfloat16, device=position_ids.device)
     if B == 0 or S == 0:
         return out
-    p = Problem()
-    p.batch_size, p.seq_len, p.head_dim = B, S, 2 * H
-    p.position_ids, p.inv_freq, p.cos_sin = position_ids.data_ptr(), inv_freq.data_ptr(), out.data_ptr()
-    p.attention_scaling = float(attention_scaling)
-    _rt.launch(position_ids.device, sys.modules[__name__], p, num_threads)
+    p = Problem(B, S, 2 * H, position_ids.data_ptr(), inv_freq.data_ptr(), float(attention_scaling), out.data_ptr())
+    _rt.launch(position_ids.device, _module, p, num_threads)
     return out
 
 
@@ -112,6 +115,9 @@ def _backward(ctx, grad_cos_sin):
 rope_forward_op = _rt.custom_op(
     "rope_forward", "(Tensor position_ids, Tensor inv_freq, float attention_scaling, int num_threads=0) -> Tensor",
     _forward, _forward_fake, _backward, _setup) if torch else None
+# The op as eager code calls it (ropegrad.torch.Eager: its implementation directly where nothing can tell).
+_rope_forward = _rt.Eager(rope_forward_op, _forward, _setup, _backward) if torch else None
+_module = sys.modules[__name__]
 
 
 def rope_forward(position_ids, inv_freq, attention_scaling=1.0, *, num_threads=0):
@@ -122,7 +128,7 @@ def rope_forward(position_ids, inv_freq, attention_scaling=1.0, *, num_threads=0
     if not isinstance(position_ids, torch.Tensor) or position_ids.dtype != torch.int64:
         raise TypeError("ropegrad: position_ids must be an int64 tensor [B,S]")
     _check(position_ids, inv_freq, attention_scaling)
-    return rope_forward_op(position_ids, inv_freq, float(attention_scaling), int(num_threads))
+    return _rope_forward.call((position_ids, inv_freq, float(attention_scaling), int(num_threads)), _run)
 
 
 class RopeForward:
@@ -137,8 +143,8 @@ class RopeForward:
     def apply(position_ids, inv_freq, attention_scaling=1.0):
         if not isinstance(position_ids, torch.Tensor) or not position_ids.is_floating_point() or position_ids.dim() != 2:
             raise TypeError("ropegrad: position_ids must be a floating-point tensor [B,S] of whole numbers")
-        cs = rope_forward_op(position_ids.contiguous(), inv_freq.detach().float().contiguous(),
-                             float(attention_scaling), 0)
+        cs = _rope_forward(position_ids.contiguous(), inv_freq.detach().float().contiguous(),
+                           float(attention_scaling), 0)
         return cs[..., 0], cs[..., 1]
 
 
@@ -173,7 +179,7 @@ def rotary_embedding(x, position_ids, inv_freq, attention_scaling=1.0):
         inv_freq = inv_freq.detach().float().contiguous()
         if pos.is_floating_point() and pos.requires_grad:
             return RopeForward.apply(pos, inv_freq, attention_scaling)
-        cs = rope_forward_op(pos.detach().to(torch.int64).contiguous(), inv_freq, float(attention_scaling), 0)
+        cs = _rope_forward(pos.detach().to(torch.int64).contiguous(), inv_freq, float(attention_scaling), 0)
         return cs[..., 0], cs[..., 1]
     inv = inv_freq.float()[None, :, None].expand(pos.shape[0], -1, 1)
     freqs = (inv @ pos[:, None, :].float()).transpose(1, 2)

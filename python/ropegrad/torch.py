@@ -45,7 +45,7 @@ _EXPORTS = {
     "rope_apply_thd": "rope_apply_thd",
 }
 
-__all__ = sorted(_EXPORTS) + ["RopegradError", "DTYPES", "launch", "custom_op"]
+__all__ = sorted(_EXPORTS) + ["RopegradError", "DTYPES", "launch", "custom_op", "Eager"]
 
 # The tensor dtypes the kernels take, as ropegrad_dtype codes.
 DTYPES = {torch.bfloat16: _lib.BF16, torch.float16: _lib.F16, torch.float32: _lib.F32}
@@ -56,12 +56,34 @@ def launch(device, op, p, num_threads=0, who="ropegrad"):
     tensors on device: CUDA on the device's current stream (asynchronously),
     else the CPU path with num_threads (0 = all cores)."""
     if device.type == "cuda":
-        with torch.cuda.device(device):
-            op.cuda(p, torch.cuda.current_stream(device).cuda_stream)
+        index = device.index
+        if index is None or index == _current_device():
+            op.cuda(p, _current_stream(index))
+        else:
+            with torch.cuda.device(index):
+                op.cuda(p, _current_stream(index))
     elif device.type == "cpu":
         op.cpu(p, num_threads)
     else:
         raise ValueError("%s: tensors must be on a CUDA device or the CPU, got %s" % (who, device))
+
+
+# The current CUDA device and the raw cudaStream_t of a device's current
+# stream (None: the current device's), as torch.cuda.current_device() and
+# torch.cuda.current_stream(device).cuda_stream give them, without building a
+# torch.cuda.Stream object per call where this torch has the raw calls.
+if hasattr(torch._C, "_cuda_getCurrentRawStream") and hasattr(torch._C, "_cuda_getDevice"):
+    def _current_device():
+        return torch._C._cuda_getDevice()
+
+    def _current_stream(index):
+        return torch._C._cuda_getCurrentRawStream(torch._C._cuda_getDevice() if index is None else index)
+else:
+    def _current_device():
+        return torch.cuda.current_device()
+
+    def _current_stream(index):
+        return torch.cuda.current_stream(index).cuda_stream
 
 
 # Every op's outputs are laid out after its inputs' strides, so compiled code
@@ -84,7 +106,124 @@ def custom_op(name, schema, impl, fake, backward=None, setup_context=None):
     op.register_fake(fake)
     if backward is not None:
         op.register_autograd(backward, setup_context=setup_context)
+    _SCHEMAS[op] = _arguments(schema)
     return op
+
+
+# ---- the eager fast path -------------------------------------------------------------------
+#
+# In plain eager code, calling an op through the dispatcher costs tens of
+# microseconds of Python per call (the custom op's autograd kernel, its
+# generated autograd.Function, the backend wrapper), more than a small kernel
+# takes. Eager (ops made by eager() below) calls the op's implementation
+# directly, under an autograd.Function with the op's own setup_context and
+# backward, when nothing could tell the difference: no torch.compile tracing,
+# no dispatch or torch-function mode, no functorch transform, no JIT tracing,
+# no profiler, no forward-mode AD level, and every argument of the type the
+# schema names (plain torch.Tensor objects on the CPU or a CUDA device, Python
+# ints and floats, torch.dtype). Anything else goes through the op
+# (torch.ops.ropegrad.*) exactly as before, so compiled code, FakeTensor,
+# tensor subclasses and the dispatcher's own argument errors are unchanged.
+
+_SCHEMAS = {}   # op -> its arguments' kinds and defaults (_arguments)
+_TENSOR, _OPT_TENSOR, _INT, _FLOAT, _DTYPE = range(5)
+_KINDS = {"Tensor": _TENSOR, "Tensor?": _OPT_TENSOR, "int": _INT, "float": _FLOAT, "ScalarType": _DTYPE}
+_INT64 = (-(1 << 63), 1 << 63)
+
+
+def _arguments(schema):
+    """(kinds, defaults) of a schema's arguments ("(Tensor q, int style=0) -> ..."),
+    or None when one has a type the fast path does not take."""
+    text = schema[schema.index("(") + 1:schema.index(") ->")]
+    kinds, defaults = [], []
+    for arg in text.split(","):
+        decl, _, default = arg.strip().partition("=")
+        kind = _KINDS.get(decl.split()[0])
+        if kind is None:
+            return None
+        kinds.append(kind)
+        defaults.append(None if not default else float(default) if kind == _FLOAT else int(default))
+    return tuple(kinds), tuple(defaults)
+
+
+def _fits(kinds, args):
+    """Whether args are exactly what the schema's kinds name (no subclass, no
+    conversion the dispatcher would make or refuse), tensors on CPU or CUDA."""
+    tensor = torch.Tensor
+    for kind, a in zip(kinds, args):
+        if kind == _TENSOR or (kind == _OPT_TENSOR and a is not None):
+            if type(a) is not tensor or not (a.is_cpu or a.is_cuda):
+                return False
+        elif kind == _INT:
+            if type(a) is not int or not _INT64[0] <= a < _INT64[1]:
+                return False
+        elif kind == _FLOAT:
+            if type(a) is not float:
+                return False
+        elif kind == _DTYPE and type(a) is not torch.dtype:
+            return False
+    return True
+
+
+_C = torch._C
+_fwd_ad = torch.autograd.forward_ad
+
+
+def _plain_eager():
+    """Nothing active that sees or transforms op calls (see above)."""
+    return not (torch.compiler.is_compiling() or _C._len_torch_dispatch_stack() or
+                _C._is_torch_function_mode_enabled() or _C._are_functorch_transforms_active() or
+                _C._get_tracing_state() is not None or _C._autograd._profiler_enabled() or
+                _fwd_ad._current_level >= 0)
+
+
+class Eager:
+    """Calls op (a custom_op() op) as op(*args) does, through its
+    implementation impl directly where nothing can tell (see above). With a
+    backward, the autograd.Function it runs under calls setup_context(ctx,
+    inputs, output) and backward(ctx, *grads) exactly as the op's autograd
+    registration does. call(args, run): run(*args) in place of impl, for
+    callers that have checked args as impl would (run must raise nothing impl
+    would not and return what impl returns)."""
+
+    def __init__(self, op, impl, setup_context=None, backward=None):
+        self.op, self.impl = op, impl
+        self.kinds, self.defaults = _SCHEMAS.get(op) or (None, None)
+        self.function = None
+        if backward is not None:
+            def forward(ctx, *args):
+                out = args[-1](*args[:-1])
+                setup_context(ctx, args[:-1], out)
+                return out
+
+            def backward_(ctx, *grads):
+                needs = ctx.needs_input_grad
+                ctx.needs_input_grad = needs[:-1]   # the op's inputs only, as its autograd registration has them
+                try:
+                    result = backward(ctx, *grads)
+                finally:
+                    ctx.needs_input_grad = needs
+                return (*result, None) if isinstance(result, tuple) else (result, None)
+
+            self.function = type("Eager_" + getattr(op, "_name", "op"), (torch.autograd.Function,),
+                                 {"forward": staticmethod(forward), "backward": staticmethod(backward_)})
+
+    def __call__(self, *args):
+        return self.call(args, self.impl)
+
+    def call(self, args, run):
+        kinds = self.kinds
+        if kinds is None or len(args) > len(kinds) or not _plain_eager():
+            return self.op(*args)
+        if len(args) < len(kinds):
+            if any(d is None for d in self.defaults[len(args):]):
+                return self.op(*args)
+            args = args + self.defaults[len(args):]
+        if not _fits(kinds, args):
+            return self.op(*args)
+        if self.function is not None and _C.is_grad_enabled() and _C._any_requires_grad(*args):
+            return self.function.apply(*args, run)
+        return run(*args)
 
 
 def __getattr__(name):
