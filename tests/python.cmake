@@ -31,8 +31,9 @@ if(Python3_Interpreter_FOUND AND NOT ROPEGRAD_SANITIZE)
     ENVIRONMENT "ROPEGRAD_LIB=$<TARGET_FILE:libropegrad>")
   # The torch tests (CPU cases; CUDA ones too on a GPU machine) with the first
   # Python that has torch (run_with_torch.sh: ROPEGRAD_TORCH_PYTHON, .venv,
-  # python3); skipped, with the reason, without one.
-  foreach(t IN ITEMS torch_binding forward_torch)
+  # python3); skipped, with the reason, without one. eager_path: the eager calls
+  # of the torch ops (ropegrad.torch.Eager) equal to the same calls through the dispatcher.
+  foreach(t IN ITEMS torch_binding forward_torch eager_path)
     add_test(NAME python_${t}
       COMMAND sh ${PROJECT_SOURCE_DIR}/python/tests/run_with_torch.sh ${PROJECT_SOURCE_DIR}/python/tests/test_${t}.py)
     set_tests_properties(python_${t} PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77

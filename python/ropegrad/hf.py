@@ -48,6 +48,9 @@ import torch
 
 from .rope_apply import apply_rotary_pos_emb
 from .rope_forward import rotary_embedding
+from .torch import later
+
+_rope_apply_pos = later("rope_apply_pos", "rope_apply_pos")   # an older library may lack it (use_ropegrad checks)
 
 __all__ = ["use_ropegrad", "Switch", "RopePositions"]
 
@@ -155,7 +158,8 @@ def _rotary_forward(mod):
         cos, sin = rotary_embedding(x, position_ids, mod.inv_freq, mod.attention_scaling)
         if not (cos.is_contiguous() and sin.is_contiguous()):
             both = torch.stack((cos, sin))   # one copy for the model, not one per layer
-            cos, sin = both[0], both[1]
+            # both[0], both[1]: the same views from one call where no autograd history tells them apart
+            cos, sin = (both[0], both[1]) if both.requires_grad else both.unbind(0)
         return cos, sin
 
     return forward
@@ -165,9 +169,8 @@ def _apply(q, k, cos, sin, unsqueeze_dim):
     """The positions path when cos is a RopePositions (sin: the position ids),
     else the table path."""
     if isinstance(cos, RopePositions):
-        from .rope_apply_pos import rope_apply_pos
         R = 2 * cos.inv_freq.shape[0]
-        return rope_apply_pos(q, k, sin, cos.inv_freq, cos.attention_scaling, cos_sin_dtype=cos.dtype,
+        return _rope_apply_pos(q, k, sin, cos.inv_freq, cos.attention_scaling, cos_sin_dtype=cos.dtype,
                               unsqueeze_dim=unsqueeze_dim, rotary_dim=0 if R == q.shape[-1] else R)
     return apply_rotary_pos_emb(q, k, cos, sin, None, unsqueeze_dim)
 

@@ -327,8 +327,7 @@ def _setup_context(ctx, inputs, output):
 
 
 def _backward(ctx, grad_q_out, grad_k_out):
-    from .rope_apply_backward import autograd_backward   # that module imports this one
-    return autograd_backward(ctx, grad_q_out, grad_k_out)
+    return _autograd_backward(ctx, grad_q_out, grad_k_out)
 
 
 # ropegrad::rope_apply (torch.ops.ropegrad.rope_apply): forward 088, autograd
@@ -339,6 +338,7 @@ rope_apply_op = _rt.custom_op(
     _forward, _forward_fake, _backward, _setup_context) if torch else None
 # The op as eager code calls it (ropegrad.torch.Eager: its implementation directly where nothing can tell).
 _rope_apply = _rt.Eager(rope_apply_op, _forward, _setup_context, _backward) if torch else None
+_autograd_backward = _rt.later("rope_apply_backward", "autograd_backward") if torch else None   # it imports this module
 _module = sys.modules[__name__]
 
 

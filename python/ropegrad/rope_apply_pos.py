@@ -138,20 +138,14 @@ def launch(module, qc, kc, q_out, k_out, layout, position_ids, inv_freq, attenti
     """Runs module's op (rope_apply_pos or rope_apply_pos_backward) on the checked tensors."""
     if not (qc.numel() and kc.numel()):
         return
-    s = Shape()
-    s.batch_size, s.num_heads, s.seq_len, s.head_dim = qc.shape
-    s.num_kv_heads = kc.shape[1]
-    s.layout, s.dtype, s.cos_sin_dtype, s.cos_sin_batch_stride = layout, _rt.DTYPES[qc.dtype], \
-        _rt.DTYPES[cos_sin_dtype], 0
-    p = Problem()
-    p.shape, p.style, p.rotary_dim = s, style, rotary_dim
+    B, H, S, D = qc.shape
+    s = Shape(B, S, D, H, kc.shape[1], layout, _rt.DTYPES[qc.dtype], _rt.DTYPES[cos_sin_dtype], 0)
     if cu_seqlens is not None:   # position_bits is checked even then: 64, unused
-        p.cu_seqlens, p.num_seqs, p.position_bits = cu_seqlens.data_ptr(), cu_seqlens.shape[0] - 1, 64
+        ids, bits, cu, num_seqs = None, 64, cu_seqlens.data_ptr(), cu_seqlens.shape[0] - 1
     else:
-        p.position_ids = position_ids.data_ptr()
-        p.position_bits = 64 if position_ids.dtype == torch.int64 else 32
-    p.inv_freq, p.attention_scaling = inv_freq.data_ptr(), float(attention_scaling)
-    p.q, p.k, p.q_out, p.k_out = qc.data_ptr(), kc.data_ptr(), q_out.data_ptr(), k_out.data_ptr()
+        ids, bits, cu, num_seqs = position_ids.data_ptr(), 64 if position_ids.dtype == torch.int64 else 32, None, 0
+    p = Problem(s, style, rotary_dim, ids, bits, cu, num_seqs, inv_freq.data_ptr(), float(attention_scaling),
+                qc.data_ptr(), kc.data_ptr(), q_out.data_ptr(), k_out.data_ptr())
     _rt.launch(qc.device, module, p, who=_NAME)
 
 
@@ -180,7 +174,6 @@ def _setup_context(ctx, inputs, output):
 
 
 def _backward(ctx, grad_q_out, grad_k_out):
-    from .rope_apply_pos_backward import _rope_apply_pos_backward   # that module imports this one
     position_ids, inv_freq, cu_seqlens = ctx.saved_tensors
     grads = []
     for g, shape in ((grad_q_out, ctx.q_shape), (grad_k_out, ctx.k_shape)):
@@ -201,6 +194,7 @@ rope_apply_pos_op = _rt.custom_op(
     _forward, _forward_fake, _backward, _setup_context) if torch else None
 # The op as eager code calls it (ropegrad.torch.Eager: its implementation directly where nothing can tell).
 _rope_apply_pos = _rt.Eager(rope_apply_pos_op, _forward, _setup_context, _backward) if torch else None
+_rope_apply_pos_backward = _rt.later("rope_apply_pos_backward", "_rope_apply_pos_backward") if torch else None
 _module = sys.modules[__name__]
 
 

@@ -127,20 +127,15 @@ def launch(module, qc, kc, q_out, k_out, cos, sin, cu_seqlens, position_ids, sty
     """Runs module's op (rope_apply_thd or rope_apply_thd_backward) on the checked tensors."""
     if not (qc.numel() and kc.numel()):
         return
-    s = Shape()
-    s.batch_size, s.seq_len, s.num_heads, s.head_dim = 1, qc.shape[0], qc.shape[1], qc.shape[2]
-    s.num_kv_heads = kc.shape[1]
-    s.layout, s.dtype, s.cos_sin_dtype, s.cos_sin_batch_stride = _apply.LAYOUT_BSHD, _rt.DTYPES[qc.dtype], \
-        _rt.DTYPES[cos.dtype], 0
-    s.style, s.rotary_dim = style, rotary_dim
-    p = Problem()
-    p.shape, p.cos, p.sin, p.table_len = s, cos.data_ptr(), sin.data_ptr(), cos.shape[0]
+    T, H, D = qc.shape
+    s = Shape(1, T, D, H, kc.shape[1], _apply.LAYOUT_BSHD, _rt.DTYPES[qc.dtype], _rt.DTYPES[cos.dtype], 0, style,
+              rotary_dim)
     if cu_seqlens is not None:   # position_bits is checked even then: 64, unused
-        p.cu_seqlens, p.num_seqs, p.position_bits = cu_seqlens.data_ptr(), cu_seqlens.shape[0] - 1, 64
+        cu, num_seqs, ids, bits = cu_seqlens.data_ptr(), cu_seqlens.shape[0] - 1, None, 64
     else:
-        p.position_ids = position_ids.data_ptr()
-        p.position_bits = 64 if position_ids.dtype == torch.int64 else 32
-    p.q, p.k, p.q_out, p.k_out = qc.data_ptr(), kc.data_ptr(), q_out.data_ptr(), k_out.data_ptr()
+        cu, num_seqs, ids, bits = None, 0, position_ids.data_ptr(), 64 if position_ids.dtype == torch.int64 else 32
+    p = Problem(s, cos.data_ptr(), sin.data_ptr(), cos.shape[0], cu, num_seqs, ids, bits,
+                qc.data_ptr(), kc.data_ptr(), q_out.data_ptr(), k_out.data_ptr())
     _rt.launch(qc.device, module, p, who=_NAME)
 
 
@@ -169,7 +164,6 @@ def _setup_context(ctx, inputs, output):
 
 
 def _backward(ctx, grad_q_out, grad_k_out):
-    from .rope_apply_thd_backward import _rope_apply_thd_backward   # that module imports this one
     cos, sin, cu_seqlens, position_ids = ctx.saved_tensors
     grads = []
     for g, shape in ((grad_q_out, ctx.q_shape), (grad_k_out, ctx.k_shape)):
@@ -189,6 +183,7 @@ rope_apply_thd_op = _rt.custom_op(
     _forward, _forward_fake, _backward, _setup_context) if torch else None
 # The op as eager code calls it (ropegrad.torch.Eager: its implementation directly where nothing can tell).
 _rope_apply_thd = _rt.Eager(rope_apply_thd_op, _forward, _setup_context, _backward) if torch else None
+_rope_apply_thd_backward = _rt.later("rope_apply_thd_backward", "_rope_apply_thd_backward") if torch else None
 _module = sys.modules[__name__]
 
 

@@ -45,7 +45,7 @@ _EXPORTS = {
     "rope_apply_thd": "rope_apply_thd",
 }
 
-__all__ = sorted(_EXPORTS) + ["RopegradError", "DTYPES", "launch", "custom_op", "Eager"]
+__all__ = sorted(_EXPORTS) + ["RopegradError", "DTYPES", "launch", "custom_op", "Eager", "later"]
 
 # The tensor dtypes the kernels take, as ropegrad_dtype codes.
 DTYPES = {torch.bfloat16: _lib.BF16, torch.float16: _lib.F16, torch.float32: _lib.F32}
@@ -224,6 +224,20 @@ class Eager:
         if self.function is not None and _C.is_grad_enabled() and _C._any_requires_grad(*args):
             return self.function.apply(*args, run)
         return run(*args)
+
+
+def later(module, name):
+    """A function calling name of the op module `module` (imported on the
+    first call, once: for op modules that import each other, or that an older
+    library may lack)."""
+    found = []
+
+    def call(*args, **kwargs):
+        if not found:
+            found.append(getattr(importlib.import_module("." + module, __package__), name))
+        return found[0](*args, **kwargs)
+
+    return call
 
 
 def __getattr__(name):

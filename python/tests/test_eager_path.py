@@ -1,0 +1,216 @@
+# SPDX-License-Identifier: Apache-2.0
+"""ropegrad's eager calls (ropegrad.torch.Eager) against the same calls through
+the dispatcher (torch.ops.ropegrad.*): every public torch function, run once as
+plain eager code (the op's implementation called directly under an
+autograd.Function of its own) and once under a pass-through TorchDispatchMode
+(which sends every call through the op, as before), gives the same outputs and
+gradients bit for bit, the same errors (type and message) on bad inputs, and
+takes the path it should (the autograd node's class says which; under the mode
+the op's calls are seen by it). CPU always, CUDA too where there is a GPU.
+
+    ROPEGRAD_LIB=build/libropegrad.so PYTHONPATH=python .venv/bin/python python/tests/test_eager_path.py
+
+Needs torch >= 2.4 (torch.library.custom_op); CTest runs it through
+run_with_torch.sh (skipped, saying why, without a Python that has torch).
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import torch  # noqa: E402
+from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
+
+
+class Seen(TorchDispatchMode):
+    """Passes every call on unchanged, noting the ropegrad ops it sees."""
+
+    def __init__(self):
+        super().__init__()
+        self.ops = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if func.namespace == "ropegrad":
+            self.ops.append(func.__name__.split(".")[0])
+        return func(*args, **(kwargs or {}))
+
+
+def heads(B, H, S, D, dtype, device, gen):
+    """[B,H,S,D] views of [B,S,H,D] memory (as the attention makes them), requiring grad."""
+    return torch.randn(B, S, H, D, generator=gen).to(device, dtype).transpose(1, 2).requires_grad_()
+
+
+def inv_freq(R, device, theta=1e4):
+    return (1.0 / (theta ** (torch.arange(0, R, 2, dtype=torch.float32) / R))).to(device)
+
+
+def cases(device):
+    """name -> (fn() -> outputs, the tensors to differentiate, the op the first output's node must come from)."""
+    from ropegrad import torch as rgt
+    from ropegrad.rope_backward import rotary_cos_sin
+    gen = torch.Generator().manual_seed(7)
+    B, H, Hkv, S, D = 2, 4, 2, 8, 32
+    out = {}
+    for dtype in (torch.bfloat16, torch.float32):
+        q, k = heads(B, H, S, D, dtype, device, gen), heads(B, Hkv, S, D, dtype, device, gen)
+        cos = torch.randn(1, S, D, generator=gen).to(device, dtype).requires_grad_()
+        sin = torch.randn(1, S, D, generator=gen).to(device, dtype).requires_grad_()
+        out["apply %s" % dtype] = (lambda q=q, k=k, c=cos, s=sin: rgt.apply_rotary_pos_emb(q, k, c, s),
+                                   (q, k, cos, sin), "rope_apply")
+        c2, s2 = cos[..., :12].detach().contiguous(), sin[..., :12].detach().contiguous()
+        out["apply interleaved partial %s" % dtype] = (
+            lambda q=q, k=k, c=c2, s=s2: rgt.apply_rotary_pos_emb(q, k, c, s, interleaved=True, rotary_dim=12),
+            (q, k), "rope_apply")
+        pos = torch.arange(S, device=device)[None].expand(B, -1) + 3
+        out["pos %s" % dtype] = (lambda q=q, k=k, p=pos: rgt.rope_apply_pos(q, k, p, inv_freq(D, device), 0.5),
+                                 (q, k), "rope_apply_pos")
+        qt = torch.randn(S, H, D, generator=gen).to(device, dtype).requires_grad_()
+        kt = torch.randn(S, Hkv, D, generator=gen).to(device, dtype).requires_grad_()
+        cu = torch.tensor([0, 3, S], dtype=torch.int32, device=device)
+        out["pos packed %s" % dtype] = (
+            lambda q=qt, k=kt, c=cu: rgt.rope_apply_pos(q, k, None, inv_freq(D, device), cu_seqlens=c),
+            (qt, kt), "rope_apply_pos")
+        table = cos[0].detach(), sin[0].detach()
+        out["thd %s" % dtype] = (lambda q=qt, k=kt, c=cu, t=table: rgt.rope_apply_thd(q, k, t[0], t[1], cu_seqlens=c),
+                                 (qt, kt), "rope_apply_thd")
+    x = torch.zeros(B, S, D, dtype=torch.bfloat16, device=device)
+    ids = torch.arange(S, device=device)[None].expand(B, -1).contiguous()
+    out["rotary_embedding"] = (lambda: rgt.rotary_embedding(x, ids, inv_freq(D, device), 1.0), (), None)
+    fpos = ids.float().requires_grad_()
+    out["rotary_embedding float positions"] = (lambda: rgt.rotary_embedding(x, fpos, inv_freq(D, device), 1.0),
+                                               (fpos,), "rope_forward")
+    out["rotary_cos_sin"] = (lambda: rotary_cos_sin(fpos, inv_freq(D, device), 2.0), (fpos,), "rotary_cos_sin")
+    freqs = ids[..., None].float() * inv_freq(D, device)
+    out["cos_sin"] = (lambda: rgt.cos_sin_from_freqs(freqs, 0.75), (), None)
+    return out
+
+
+def run(fn, wrt):
+    outs = fn()
+    outs = (outs,) if isinstance(outs, torch.Tensor) else tuple(outs)
+    grads = ()
+    if wrt:
+        gen = torch.Generator().manual_seed(11)
+        ups = [torch.randn(o.shape, generator=gen).to(o.device, o.dtype) for o in outs]
+        grads = torch.autograd.grad(outs, wrt, ups, allow_unused=True)
+    return outs, grads
+
+
+def node_names(t):
+    """The class names of the autograd graph's nodes behind t."""
+    names, todo = [], [t.grad_fn]
+    while todo:
+        n = todo.pop()
+        if n is not None:
+            names.append(type(n).__name__)
+            todo.extend(f for f, _ in n.next_functions)
+    return names
+
+
+def same(a, b):
+    return a is None and b is None or (a is not None and b is not None and a.dtype == b.dtype and
+                                       a.shape == b.shape and a.stride() == b.stride() and torch.equal(a, b))
+
+
+def test_equal_to_op_path(device):
+    for name, (fn, wrt, node) in cases(device).items():
+        outs, grads = run(fn, wrt)
+        if node:
+            kinds = node_names(outs[0])
+            assert any(n.startswith("Eager_" + node) for n in kinds), "%s: eager graph %s" % (name, kinds)
+        with Seen() as mode:
+            outs_op, grads_op = run(fn, wrt)
+        assert mode.ops, "%s: the dispatch mode saw no ropegrad op" % name
+        if node:
+            kinds = node_names(outs_op[0])
+            assert any(n.startswith("GeneratedBackwardFor_ropegrad_" + node) for n in kinds), \
+                "%s: op-path graph %s" % (name, kinds)
+        assert len(outs) == len(outs_op) and all(same(a, b) for a, b in zip(outs, outs_op)), "%s: outputs" % name
+        assert all(same(a, b) for a, b in zip(grads, grads_op)), "%s: gradients" % name
+
+
+def test_same_errors(device):
+    from ropegrad import torch as rgt
+    gen = torch.Generator().manual_seed(3)
+    q, k = heads(1, 4, 8, 32, torch.bfloat16, device, gen), heads(1, 2, 8, 32, torch.bfloat16, device, gen)
+    cos = torch.randn(1, 8, 32, generator=gen).to(device)
+    pos = torch.arange(8, device=device)[None]
+    bad = {
+        "rotary_dim odd": lambda: rgt.apply_rotary_pos_emb(q, k, cos, cos, rotary_dim=3),
+        "tables short": lambda: rgt.apply_rotary_pos_emb(q, k, cos[:, :5], cos[:, :5]),
+        "tables strided": lambda: rgt.apply_rotary_pos_emb(q, k, cos.transpose(0, 1), cos.transpose(0, 1)),
+        "pos inv_freq": lambda: rgt.rope_apply_pos(q, k, pos, inv_freq(30, device)),
+        "pos dtype": lambda: rgt.rope_apply_pos(q, k, pos, inv_freq(32, device), cos_sin_dtype="bfloat16"),
+        "pos ids": lambda: rgt.rope_apply_pos(q, k, pos.float(), inv_freq(32, device)),
+        "thd both": lambda: rgt.rope_apply_thd(q[0].transpose(0, 1), k[0].transpose(0, 1), cos[0], cos[0]),
+        "cos_sin": lambda: rgt.cos_sin_from_freqs(cos[..., :16].double()),
+    }
+    for name, fn in bad.items():
+        got = []
+        for mode in (None, Seen()):
+            try:
+                if mode is None:
+                    fn()
+                else:
+                    with mode:
+                        fn()
+                got.append(None)
+            except Exception as e:  # noqa: BLE001 -- the error is the result
+                got.append((type(e), str(e)))
+        assert got[0] is not None, "%s: no error" % name
+        assert got[0] == got[1], "%s: eager %r, through the op %r" % (name, got[0], got[1])
+
+
+def test_no_grad_and_compile_use_op(device):
+    """Without gradients the eager path returns plain outputs; under torch.compile the op is called."""
+    from ropegrad import torch as rgt
+    gen = torch.Generator().manual_seed(5)
+    q, k = heads(1, 4, 8, 32, torch.float32, device, gen), heads(1, 2, 8, 32, torch.float32, device, gen)
+    pos = torch.arange(8, device=device)[None]
+    inv = inv_freq(32, device)
+    with torch.no_grad():
+        a, b = rgt.rope_apply_pos(q, k, pos, inv)
+    assert a.grad_fn is None and not a.requires_grad
+    seen = []
+
+    def backend(gm, example_inputs):
+        seen.extend(str(n.target) for n in gm.graph.nodes if n.op == "call_function")
+        return gm.forward
+
+    torch._dynamo.reset()
+    fn = torch.compile(lambda q, k: rgt.rope_apply_pos(q, k, pos, inv), backend=backend, fullgraph=True)
+    c, d = fn(q.detach(), k.detach())
+    assert any("rope_apply_pos" in s for s in seen), "torch.compile did not record the op: %s" % seen
+    assert torch.equal(c, a) and torch.equal(d, b)
+
+
+def outcome(test, device):
+    """None when test(device) passes, else what failed."""
+    try:
+        test(device)
+    except Exception as e:  # every failure is reported, then exit 1
+        return "%s: %s" % (type(e).__name__, e)
+    return None
+
+
+def main():
+    if not hasattr(torch.library, "custom_op"):
+        print("SKIP: torch %s lacks torch.library.custom_op (needed: torch >= 2.4)" % torch.__version__)
+        return 77
+    from ropegrad import _lib
+    devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+    print("torch %s, library %s, devices %s" % (torch.__version__, _lib.library_path(), ", ".join(devices)))
+    tests = (test_equal_to_op_path, test_same_errors, test_no_grad_and_compile_use_op)
+    failed = 0
+    for device in devices:
+        for test in tests:
+            why = outcome(test, device)
+            failed += why is not None
+            print("%s %s[%s]%s" % ("FAIL" if why else "ok  ", test.__name__, device, ": " + why if why else ""))
+    print("%d cases failed" % failed if failed else "all passed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
