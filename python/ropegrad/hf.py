@@ -158,8 +158,7 @@ def _rotary_forward(mod):
         cos, sin = rotary_embedding(x, position_ids, mod.inv_freq, mod.attention_scaling)
         if not (cos.is_contiguous() and sin.is_contiguous()):
             both = torch.stack((cos, sin))   # one copy for the model, not one per layer
-            # both[0], both[1]: the same views from one call where no autograd history tells them apart
-            cos, sin = (both[0], both[1]) if both.requires_grad else both.unbind(0)
+            cos, sin = both.select(0, 0), both.select(0, 1)   # both[0], both[1]
         return cos, sin
 
     return forward

@@ -142,22 +142,8 @@ def _is_layout(x, layout):
 
 
 def _empty(layout, shape, like):
-    """An uninitialized [B,H,S,D] tensor (shape) laid out in memory as layout
-    (like's dtype and device): torch.empty of the memory order's shape,
-    transposed for BSHD; for a plain tensor `like` (concrete sizes) the same
-    sizes and strides made in one call."""
+    """An uninitialized [B,H,S,D] tensor (shape) laid out in memory as layout."""
     B, H, S, D = shape
-    if type(like) is torch.Tensor:
-        # torch's contiguous strides of the memory order (a size 0 counts as 1)
-        if layout == LAYOUT_BSHD:
-            sh = max(D, 1)
-            ss = sh * max(H, 1)
-            sb = ss * max(S, 1)
-        else:
-            ss = max(D, 1)
-            sh = ss * max(S, 1)
-            sb = sh * max(H, 1)
-        return like.new_empty_strided((B, H, S, D), (sb, sh, ss, 1))
     if layout == LAYOUT_BSHD:
         return torch.empty((B, S, H, D), dtype=like.dtype, device=like.device).transpose(1, 2)
     return torch.empty((B, H, S, D), dtype=like.dtype, device=like.device)

@@ -91,9 +91,11 @@ def check(qc, kc, cos, sin, cu_seqlens, position_ids, style, rotary_dim, names=(
             raise ValueError("%s: %s must be a contiguous tensor [T,H,D], got %s" % (
                 _NAME, name, "shape %s strides %s" % (list(t.shape), list(t.stride()))
                 if isinstance(t, torch.Tensor) else type(t).__name__))
-    # as [1,H,T,D] in BSHD memory, the C API's view of packed tokens
-    _apply.check_pair(_NAME, names, qc.transpose(0, 1)[None], kc.transpose(0, 1)[None])
     T, _, D = qc.shape
+    if not (qc.dtype in _rt.DTYPES and kc.dtype == qc.dtype and kc.shape[0] == T and kc.shape[2] == D and
+            2 <= D <= _lib.MAX_HEAD_DIM and D % 2 == 0 and kc.device == qc.device):
+        # what is wrong, as check_pair says it of [1,H,T,D] in BSHD memory (the C API's view of packed tokens)
+        _apply.check_pair(_NAME, names, qc.transpose(0, 1)[None], kc.transpose(0, 1)[None])
     R = _apply.check_style(_NAME, style, rotary_dim, D)
     for name, t in (("cos", cos), ("sin", sin)):
         if not isinstance(t, torch.Tensor) or t.dim() != 2 or t.shape[0] < 1 or t.shape[1] != R \

@@ -180,7 +180,7 @@ def rotary_embedding(x, position_ids, inv_freq, attention_scaling=1.0):
         if pos.is_floating_point() and pos.requires_grad:
             return RopeForward.apply(pos, inv_freq, attention_scaling)
         cs = _rope_forward(pos.detach().to(torch.int64).contiguous(), inv_freq, float(attention_scaling), 0)
-        return cs.unbind(-1)   # cs[..., 0], cs[..., 1] (no autograd history: the same views)
+        return cs.select(-1, 0), cs.select(-1, 1)   # cs[..., 0], cs[..., 1]
     inv = inv_freq.float()[None, :, None].expand(pos.shape[0], -1, 1)
     freqs = (inv @ pos[:, None, :].float()).transpose(1, 2)
     emb = torch.cat((freqs, freqs), dim=-1)

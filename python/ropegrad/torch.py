@@ -106,7 +106,7 @@ def custom_op(name, schema, impl, fake, backward=None, setup_context=None):
     op.register_fake(fake)
     if backward is not None:
         op.register_autograd(backward, setup_context=setup_context)
-    _SCHEMAS[op] = _arguments(schema)
+    _SCHEMAS[op] = name, _arguments(schema)
     return op
 
 
@@ -115,7 +115,7 @@ def custom_op(name, schema, impl, fake, backward=None, setup_context=None):
 # In plain eager code, calling an op through the dispatcher costs tens of
 # microseconds of Python per call (the custom op's autograd kernel, its
 # generated autograd.Function, the backend wrapper), more than a small kernel
-# takes. Eager (ops made by eager() below) calls the op's implementation
+# takes. Eager (below) calls the op's implementation
 # directly, under an autograd.Function with the op's own setup_context and
 # backward, when nothing could tell the difference: no torch.compile tracing,
 # no dispatch or torch-function mode, no functorch transform, no JIT tracing,
@@ -125,7 +125,7 @@ def custom_op(name, schema, impl, fake, backward=None, setup_context=None):
 # (torch.ops.ropegrad.*) exactly as before, so compiled code, FakeTensor,
 # tensor subclasses and the dispatcher's own argument errors are unchanged.
 
-_SCHEMAS = {}   # op -> its arguments' kinds and defaults (_arguments)
+_SCHEMAS = {}   # op -> its name, its arguments' kinds and defaults (_arguments)
 _TENSOR, _OPT_TENSOR, _INT, _FLOAT, _DTYPE = range(5)
 _KINDS = {"Tensor": _TENSOR, "Tensor?": _OPT_TENSOR, "int": _INT, "float": _FLOAT, "ScalarType": _DTYPE}
 _INT64 = (-(1 << 63), 1 << 63)
@@ -188,7 +188,8 @@ class Eager:
 
     def __init__(self, op, impl, setup_context=None, backward=None):
         self.op, self.impl = op, impl
-        self.kinds, self.defaults = _SCHEMAS.get(op) or (None, None)
+        name, arguments = _SCHEMAS[op]
+        self.kinds, self.defaults = arguments or (None, None)
         self.function = None
         if backward is not None:
             def forward(ctx, *args):
@@ -205,7 +206,9 @@ class Eager:
                     ctx.needs_input_grad = needs
                 return (*result, None) if isinstance(result, tuple) else (result, None)
 
-            self.function = type("Eager_" + getattr(op, "_name", "op"), (torch.autograd.Function,),
+            # named as the op's autograd registration names its Function (custom_op's
+            # GeneratedBackwardFor_<namespace>_<op>_<overload>): autograd's messages and nodes read alike
+            self.function = type("GeneratedBackwardFor_ropegrad_%s_default" % name, (torch.autograd.Function,),
                                  {"forward": staticmethod(forward), "backward": staticmethod(backward_)})
 
     def __call__(self, *args):
@@ -221,8 +224,10 @@ class Eager:
             args = args + self.defaults[len(args):]
         if not _fits(kinds, args):
             return self.op(*args)
-        if self.function is not None and _C.is_grad_enabled() and _C._any_requires_grad(*args):
-            return self.function.apply(*args, run)
+        if _C.is_grad_enabled() and _C._any_requires_grad(*args):
+            # an op with no autograd formula (a backward) keeps the op's own autograd
+            # node (double backward through it raises as the op says)
+            return self.op(*args) if self.function is None else self.function.apply(*args, run)
         return run(*args)
 
 

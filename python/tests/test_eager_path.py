@@ -6,7 +6,8 @@ autograd.Function of its own) and once under a pass-through TorchDispatchMode
 (which sends every call through the op, as before), gives the same outputs and
 gradients bit for bit, the same errors (type and message) on bad inputs, and
 takes the path it should (the autograd node's class says which; under the mode
-the op's calls are seen by it). CPU always, CUDA too where there is a GPU.
+the op's calls are seen by it), and returns views where the op does (so in-place
+use meets the same autograd rules and messages). CPU always, CUDA too where there is a GPU.
 
     ROPEGRAD_LIB=build/libropegrad.so PYTHONPATH=python .venv/bin/python python/tests/test_eager_path.py
 
@@ -97,15 +98,34 @@ def run(fn, wrt):
     return outs, grads
 
 
-def node_names(t):
-    """The class names of the autograd graph's nodes behind t."""
-    names, todo = [], [t.grad_fn]
+# op -> (its module, the ropegrad.torch.Eager its torch functions call)
+EAGER = {"rope_apply": ("rope_apply", "_rope_apply"), "rope_apply_pos": ("rope_apply_pos", "_rope_apply_pos"),
+         "rope_apply_thd": ("rope_apply_thd", "_rope_apply_thd"), "rope_forward": ("rope_forward", "_rope_forward"),
+         "rotary_cos_sin": ("rope_backward", "_rotary_cos_sin")}
+
+
+def node_types(t):
+    """The classes of the autograd graph's nodes behind t."""
+    found, todo = [], [t.grad_fn]
     while todo:
         n = todo.pop()
         if n is not None:
-            names.append(type(n).__name__)
+            found.append(type(n))
             todo.extend(f for f, _ in n.next_functions)
-    return names
+    return found
+
+
+def path_taken(t, op):
+    """"eager" when t's graph holds the node of op's eager autograd.Function, "op" when it holds
+    the node of the op's autograd registration (both named GeneratedBackwardFor_ropegrad_<op>_default)."""
+    import importlib
+    module, attr = EAGER[op]
+    eager = getattr(importlib.import_module("ropegrad." + module), attr).function._backward_cls
+    types = node_types(t)
+    if eager in types:
+        return "eager"
+    named = [c for c in types if c.__name__ == "GeneratedBackwardFor_ropegrad_%s_defaultBackward" % op]
+    return "op" if named else "neither (%s)" % [c.__name__ for c in types]
 
 
 def same(a, b):
@@ -117,15 +137,14 @@ def test_equal_to_op_path(device):
     for name, (fn, wrt, node) in cases(device).items():
         outs, grads = run(fn, wrt)
         if node:
-            kinds = node_names(outs[0])
-            assert any(n.startswith("Eager_" + node) for n in kinds), "%s: eager graph %s" % (name, kinds)
+            path = path_taken(outs[0], node)
+            assert path == "eager", "%s: plain eager call took the %s path" % (name, path)
         with Seen() as mode:
             outs_op, grads_op = run(fn, wrt)
         assert mode.ops, "%s: the dispatch mode saw no ropegrad op" % name
         if node:
-            kinds = node_names(outs_op[0])
-            assert any(n.startswith("GeneratedBackwardFor_ropegrad_" + node) for n in kinds), \
-                "%s: op-path graph %s" % (name, kinds)
+            path = path_taken(outs_op[0], node)
+            assert path == "op", "%s: the call under a dispatch mode took the %s path" % (name, path)
         assert len(outs) == len(outs_op) and all(same(a, b) for a, b in zip(outs, outs_op)), "%s: outputs" % name
         assert all(same(a, b) for a, b in zip(grads, grads_op)), "%s: gradients" % name
 
@@ -160,6 +179,52 @@ def test_same_errors(device):
                 got.append((type(e), str(e)))
         assert got[0] is not None, "%s: no error" % name
         assert got[0] == got[1], "%s: eager %r, through the op %r" % (name, got[0], got[1])
+
+
+def test_views_as_the_op(device):
+    """The outputs are views (BSHD: a transposed [B,S,H,D] tensor) or not as the op's are, so
+    in-place use of them meets the same autograd rules and messages."""
+    from ropegrad import torch as rgt
+    from ropegrad.rope_apply import rope_apply_op
+    from ropegrad.rope_apply_pos import rope_apply_pos_op
+    gen = torch.Generator().manual_seed(9)
+    q, k = heads(1, 4, 8, 32, torch.float32, device, gen), heads(1, 2, 8, 32, torch.float32, device, gen)
+    cos = torch.randn(1, 8, 32, generator=gen).to(device)
+    pos, inv = torch.arange(8, device=device)[None], inv_freq(32, device)
+    pairs = {"apply": (lambda: rgt.apply_rotary_pos_emb(q, k, cos, cos), lambda: rope_apply_op(q, k, cos, cos)),
+             "pos": (lambda: rgt.rope_apply_pos(q, k, pos, inv),
+                     lambda: rope_apply_pos_op(q, k, pos, inv, 1.0, q.dtype, 0, 0, None))}
+    for name, (eager, op) in pairs.items():
+        errors = []
+        for fn in (eager, op):
+            a, _ = fn()
+            try:
+                a.mul_(2)
+                errors.append((a._is_view(), None))
+            except RuntimeError as e:
+                errors.append((a._is_view(), str(e)))
+        assert errors[0] == errors[1], "%s: eager %r, the op %r" % (name, errors[0], errors[1])
+
+
+def test_double_backward_as_the_op(device):
+    """create_graph=True with upstream gradients that need gradients: the backward ops keep the
+    op's autograd node (which refuses a second backward), on both paths."""
+    from ropegrad import torch as rgt
+    gen = torch.Generator().manual_seed(13)
+    q, k = heads(1, 4, 8, 32, torch.float32, device, gen), heads(1, 2, 8, 32, torch.float32, device, gen)
+    cos = torch.randn(1, 8, 32, generator=gen).to(device)
+    got = []
+    for mode in (None, Seen()):
+        with mode if mode is not None else torch.enable_grad():
+            a, b = rgt.apply_rotary_pos_emb(q, k, cos, cos)
+            ga, gb = torch.ones_like(a, requires_grad=True), torch.ones_like(b, requires_grad=True)
+            dq, _ = torch.autograd.grad((a, b), (q, k), (ga, gb), create_graph=True)
+            try:
+                torch.autograd.grad(dq.sum(), ga)
+                got.append((dq.requires_grad, None))
+            except RuntimeError as e:
+                got.append((dq.requires_grad, str(e)))
+    assert got[0] == got[1], "eager %r, through the op %r" % tuple(got)
 
 
 def test_no_grad_and_compile_use_op(device):
@@ -201,7 +266,8 @@ def main():
     from ropegrad import _lib
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     print("torch %s, library %s, devices %s" % (torch.__version__, _lib.library_path(), ", ".join(devices)))
-    tests = (test_equal_to_op_path, test_same_errors, test_no_grad_and_compile_use_op)
+    tests = (test_equal_to_op_path, test_same_errors, test_views_as_the_op, test_double_backward_as_the_op,
+             test_no_grad_and_compile_use_op)
     failed = 0
     for device in devices:
         for test in tests:
