@@ -7,7 +7,8 @@ autograd.Function of its own) and once under a pass-through TorchDispatchMode
 gradients bit for bit, the same errors (type and message) on bad inputs, and
 takes the path it should (the autograd node's class says which; under the mode
 the op's calls are seen by it), and returns views where the op does (so in-place
-use meets the same autograd rules and messages). CPU always, CUDA too where there is a GPU.
+use meets the same autograd rules and messages); with two GPUs, tensors on the
+one that is not current run there and leave the current one as it was. CPU always, CUDA too where there is a GPU.
 
     ROPEGRAD_LIB=build/libropegrad.so PYTHONPATH=python .venv/bin/python python/tests/test_eager_path.py
 
@@ -227,6 +228,28 @@ def test_double_backward_as_the_op(device):
     assert got[0] == got[1], "eager %r, through the op %r" % tuple(got)
 
 
+def test_second_gpu(device):
+    """CUDA with two GPUs: tensors on cuda:1 while cuda:0 is current give cuda:0's results bit for
+    bit (the kernels ran on cuda:1's current stream) and leave cuda:0 current. Skipped (passes)
+    on the CPU and with one GPU."""
+    if device != "cuda" or torch.cuda.device_count() < 2:
+        return
+    from ropegrad import torch as rgt
+    outs = []
+    for dev in ("cuda:0", "cuda:1"):
+        gen = torch.Generator().manual_seed(17)
+        q, k = heads(2, 4, 8, 32, torch.bfloat16, dev, gen), heads(2, 2, 8, 32, torch.bfloat16, dev, gen)
+        cos = torch.randn(1, 8, 32, generator=gen).to(dev, torch.bfloat16)
+        pos, inv = torch.arange(8, device=dev)[None], inv_freq(32, dev)
+        with torch.cuda.device(0):
+            got = run(lambda: rgt.apply_rotary_pos_emb(q, k, cos, cos), (q, k))
+            got += run(lambda: rgt.rope_apply_pos(q, k, pos, inv), (q, k))
+            assert torch.cuda.current_device() == 0, "the current device changed to %d" % torch.cuda.current_device()
+        torch.cuda.synchronize(dev)
+        outs.append([t.cpu() for pair in got for t in pair])
+    assert all(torch.equal(a, b) for a, b in zip(*outs)), "cuda:1 differs from cuda:0"
+
+
 def test_no_grad_and_compile_use_op(device):
     """Without gradients the eager path returns plain outputs; under torch.compile the op is called."""
     from ropegrad import torch as rgt
@@ -267,7 +290,7 @@ def main():
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     print("torch %s, library %s, devices %s" % (torch.__version__, _lib.library_path(), ", ".join(devices)))
     tests = (test_equal_to_op_path, test_same_errors, test_views_as_the_op, test_double_backward_as_the_op,
-             test_no_grad_and_compile_use_op)
+             test_second_gpu, test_no_grad_and_compile_use_op)
     failed = 0
     for device in devices:
         for test in tests:
