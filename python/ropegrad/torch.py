@@ -119,11 +119,13 @@ def custom_op(name, schema, impl, fake, backward=None, setup_context=None):
 # directly, under an autograd.Function with the op's own setup_context and
 # backward, when nothing could tell the difference: no torch.compile tracing,
 # no dispatch or torch-function mode, no functorch transform, no JIT tracing,
-# no profiler, no forward-mode AD level, and every argument of the type the
-# schema names (plain torch.Tensor objects on the CPU or a CUDA device, Python
-# ints and floats, torch.dtype). Anything else goes through the op
+# no forward-mode AD level, and every argument of the type the schema names
+# (plain torch.Tensor objects on the CPU or a CUDA device, Python ints and
+# floats, torch.dtype). Anything else goes through the op
 # (torch.ops.ropegrad.*) exactly as before, so compiled code, FakeTensor,
 # tensor subclasses and the dispatcher's own argument errors are unchanged.
+# Under the profiler the call is recorded under the op's name
+# (ropegrad::<op>), as the dispatcher records it.
 
 _SCHEMAS = {}   # op -> its name, its arguments' kinds and defaults (_arguments)
 _TENSOR, _OPT_TENSOR, _INT, _FLOAT, _DTYPE = range(5)
@@ -173,8 +175,7 @@ def _plain_eager():
     """Nothing active that sees or transforms op calls (see above)."""
     return not (torch.compiler.is_compiling() or _C._len_torch_dispatch_stack() or
                 _C._is_torch_function_mode_enabled() or _C._are_functorch_transforms_active() or
-                _C._get_tracing_state() is not None or _C._autograd._profiler_enabled() or
-                _fwd_ad._current_level >= 0)
+                _C._get_tracing_state() is not None or _fwd_ad._current_level >= 0)
 
 
 class Eager:
@@ -189,6 +190,7 @@ class Eager:
     def __init__(self, op, impl, setup_context=None, backward=None):
         self.op, self.impl = op, impl
         name, arguments = _SCHEMAS[op]
+        self.qualname = "ropegrad::" + name
         self.kinds, self.defaults = arguments or (None, None)
         self.function = None
         if backward is not None:
@@ -224,6 +226,12 @@ class Eager:
             args = args + self.defaults[len(args):]
         if not _fits(kinds, args):
             return self.op(*args)
+        if _C._autograd._profiler_enabled():
+            with torch.autograd.profiler.record_function(self.qualname):
+                return self._run(args, run)
+        return self._run(args, run)
+
+    def _run(self, args, run):
         if _C.is_grad_enabled() and _C._any_requires_grad(*args):
             # an op with no autograd formula (a backward) keeps the op's own autograd
             # node (double backward through it raises as the op says)

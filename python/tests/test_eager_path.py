@@ -6,7 +6,8 @@ autograd.Function of its own) and once under a pass-through TorchDispatchMode
 (which sends every call through the op, as before), gives the same outputs and
 gradients bit for bit, the same errors (type and message) on bad inputs, and
 takes the path it should (the autograd node's class says which; under the mode
-the op's calls are seen by it), and returns views where the op does (so in-place
+the op's calls are seen by it; under the profiler the call is recorded under the
+op's name), and returns views where the op does (so in-place
 use meets the same autograd rules and messages); with two GPUs, tensors on the
 one that is not current run there and leave the current one as it was. CPU always, CUDA too where there is a GPU.
 
@@ -228,6 +229,21 @@ def test_double_backward_as_the_op(device):
     assert got[0] == got[1], "eager %r, through the op %r" % tuple(got)
 
 
+def test_profiler_names_the_op(device):
+    """Under torch.profiler the eager path runs, recorded under the op's name."""
+    from torch.profiler import ProfilerActivity, profile
+    from ropegrad import torch as rgt
+    gen = torch.Generator().manual_seed(19)
+    q, k = heads(1, 4, 8, 32, torch.float32, device, gen), heads(1, 2, 8, 32, torch.float32, device, gen)
+    pos, inv = torch.arange(8, device=device)[None], inv_freq(32, device)
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        a, _ = rgt.rope_apply_pos(q, k, pos, inv)
+    names = {e.key for e in prof.key_averages()}
+    assert "ropegrad::rope_apply_pos" in names, "the profile has no ropegrad::rope_apply_pos: %s" % sorted(names)
+    path = path_taken(a, "rope_apply_pos")
+    assert path == "eager", "under the profiler the call took the %s path" % path
+
+
 def test_second_gpu(device):
     """CUDA with two GPUs: tensors on cuda:1 while cuda:0 is current give cuda:0's results bit for
     bit (the kernels ran on cuda:1's current stream) and leave cuda:0 current. Skipped (passes)
@@ -290,7 +306,7 @@ def main():
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     print("torch %s, library %s, devices %s" % (torch.__version__, _lib.library_path(), ", ".join(devices)))
     tests = (test_equal_to_op_path, test_same_errors, test_views_as_the_op, test_double_backward_as_the_op,
-             test_second_gpu, test_no_grad_and_compile_use_op)
+             test_profiler_names_the_op, test_second_gpu, test_no_grad_and_compile_use_op)
     failed = 0
     for device in devices:
         for test in tests:
