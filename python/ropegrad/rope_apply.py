@@ -310,6 +310,8 @@ def _setup_context(ctx, inputs, output):
     ctx.layout = LAYOUT_BHSD if qc.is_contiguous() and kc.is_contiguous() else LAYOUT_BSHD
     ctx.dtype = qc.dtype
     ctx.q_shape, ctx.k_shape = tuple(qc.shape), tuple(kc.shape)
+    # _check_tables(cos, sin, qc, rotary_dim) of the checked inputs: cos's batch stride
+    ctx.stride = 0 if cos.shape[0] == 1 or cos.stride(0) == 0 else qc.shape[2] * (ctx.rotary_dim or qc.shape[3])
 
 
 def _backward(ctx, grad_q_out, grad_k_out):

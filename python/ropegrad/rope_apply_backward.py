@@ -17,6 +17,7 @@ the exact gradient of each table entry as the forward indexes it).
 """
 
 import ctypes
+import functools
 import sys
 
 from . import _lib
@@ -76,6 +77,11 @@ def _backward(grad_q_out, grad_k_out, cos, sin, q, k, layout, style=0, rotary_di
     """ropegrad::rope_apply_backward: [grad_q, grad_k] (layout `layout`), and
     [grad_cos, grad_sin] (cos's shape) after them when q and k are given."""
     stride = _check(grad_q_out, grad_k_out, cos, sin, q, k, layout, style, rotary_dim)
+    return _run(grad_q_out, grad_k_out, cos, sin, q, k, layout, style, rotary_dim, stride=stride)
+
+
+def _run(grad_q_out, grad_k_out, cos, sin, q, k, layout, style=0, rotary_dim=0, *, stride):
+    """_backward on checked inputs (cos's batch stride as _check returns it)."""
     q_shape, k_shape = tuple(grad_q_out.shape), tuple(grad_k_out.shape)
     gq, own_q = _fwd._in_layout(grad_q_out, layout, q_shape, grad_q_out)
     gk, own_k = _fwd._in_layout(grad_k_out, layout, k_shape, grad_k_out)
@@ -129,7 +135,13 @@ def autograd_backward(ctx, grad_q_out, grad_k_out):
         if g is None:
             g = _fwd._empty(ctx.layout, shape, cos.new_empty(0, dtype=ctx.dtype)).zero_()
         grads.append(g if g.dtype == ctx.dtype else g.to(ctx.dtype))
-    out = _rope_apply_backward(grads[0], grads[1], cos, sin, q, k, ctx.layout, ctx.style, ctx.rotary_dim)
+    args = (grads[0], grads[1], cos, sin, q, k, ctx.layout, ctx.style, ctx.rotary_dim)
+    if q is not None and cos.shape[0] > 1 and ctx.stride == 0:
+        out = _rope_apply_backward(*args)   # refused, as the op says why
+    else:
+        # the forward checked cos, sin, q, k, style, rotary_dim and the layout; autograd hands
+        # gradients of the outputs' shapes, dtype and device: the eager path runs it unchecked
+        out = _rope_apply_backward.call(args, functools.partial(_run, stride=ctx.stride))
     grad_cos, grad_sin = out[2:] if ctx.table_grads else (None, None)
     return out[0], out[1], grad_cos, grad_sin, None, None
 

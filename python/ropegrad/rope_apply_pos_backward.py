@@ -9,6 +9,7 @@ grad_k). With torch: the op ropegrad::rope_apply_pos_backward (torch.library,
 with a fake implementation), the autograd formula of ropegrad::rope_apply_pos.
 """
 
+import functools
 import sys
 
 from . import rope_apply as _apply
@@ -44,9 +45,18 @@ def _backward(grad_q_out, grad_k_out, position_ids, inv_freq, attention_scaling,
     """ropegrad::rope_apply_pos_backward: (grad_q, grad_k) in layout `layout`
     (the forward's q and k), from the outputs' gradients in any strides."""
     _check_layout(layout, grad_q_out, grad_k_out)
+    return _run(grad_q_out, grad_k_out, position_ids, inv_freq, attention_scaling, cos_sin_dtype, style, rotary_dim,
+                cu_seqlens, layout)
+
+
+def _run(grad_q_out, grad_k_out, position_ids, inv_freq, attention_scaling, cos_sin_dtype, style, rotary_dim,
+         cu_seqlens, layout, check=True):
+    """_backward after _check_layout; check=False skips the checks of what
+    rope_apply_pos's forward checked (autograd_call)."""
     gq, own_q = _apply._in_layout(grad_q_out, layout, tuple(grad_q_out.shape), grad_q_out)
     gk, own_k = _apply._in_layout(grad_k_out, layout, tuple(grad_k_out.shape), grad_k_out)
-    _fwd.check(gq, gk, position_ids, inv_freq, attention_scaling, cos_sin_dtype, style, rotary_dim, cu_seqlens)
+    if check:
+        _fwd.check(gq, gk, position_ids, inv_freq, attention_scaling, cos_sin_dtype, style, rotary_dim, cu_seqlens)
     # In place into a copy made here; a new tensor where the gradient is used as given.
     grad_q = gq if own_q else _apply._empty(layout, gq.shape, gq)
     grad_k = gk if own_k else _apply._empty(layout, gk.shape, gk)
@@ -73,4 +83,13 @@ rope_apply_pos_backward_op = _rt.custom_op(
     _backward, _backward_fake) if torch else None
 # The op as eager code calls it (ropegrad.torch.Eager).
 _rope_apply_pos_backward = _rt.Eager(rope_apply_pos_backward_op, _backward) if torch else None
+_run_for_autograd = functools.partial(_run, check=False)
+
+
+def autograd_call(*args):
+    """The op on autograd's gradients, as rope_apply_pos's autograd formula
+    calls it: the forward checked its inputs (its saved tensors, style,
+    rotary_dim, layout) and autograd hands gradients of the outputs' shapes,
+    dtype and device, so the eager path runs it without checking them again."""
+    return _rope_apply_pos_backward.call(args, _run_for_autograd)
 _module = sys.modules[__name__]

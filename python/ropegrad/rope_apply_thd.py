@@ -185,7 +185,7 @@ rope_apply_thd_op = _rt.custom_op(
     _forward, _forward_fake, _backward, _setup_context) if torch else None
 # The op as eager code calls it (ropegrad.torch.Eager: its implementation directly where nothing can tell).
 _rope_apply_thd = _rt.Eager(rope_apply_thd_op, _forward, _setup_context, _backward) if torch else None
-_rope_apply_thd_backward = _rt.later("rope_apply_thd_backward", "_rope_apply_thd_backward") if torch else None
+_rope_apply_thd_backward = _rt.later("rope_apply_thd_backward", "autograd_call") if torch else None
 _module = sys.modules[__name__]
 
 

@@ -34,6 +34,11 @@ def _backward(grad_q_out, grad_k_out, cos, sin, cu_seqlens, position_ids, style,
     """ropegrad::rope_apply_thd_backward: (grad_q, grad_k), [T,H,D] / [T,Hkv,D]."""
     _fwd.check(grad_q_out, grad_k_out, cos, sin, cu_seqlens, position_ids, style, rotary_dim,
                ("grad_q_out", "grad_k_out"))
+    return _run(grad_q_out, grad_k_out, cos, sin, cu_seqlens, position_ids, style, rotary_dim)
+
+
+def _run(grad_q_out, grad_k_out, cos, sin, cu_seqlens, position_ids, style, rotary_dim):
+    """_backward on checked inputs."""
     grad_q, grad_k = torch.empty_like(grad_q_out), torch.empty_like(grad_k_out)
     _fwd.launch(_module, grad_q_out, grad_k_out, grad_q, grad_k, cos, sin, cu_seqlens, position_ids,
                 style, rotary_dim)
@@ -55,4 +60,11 @@ rope_apply_thd_backward_op = _rt.custom_op(
     _backward, _backward_fake) if torch else None
 # The op as eager code calls it (ropegrad.torch.Eager).
 _rope_apply_thd_backward = _rt.Eager(rope_apply_thd_backward_op, _backward) if torch else None
+
+
+def autograd_call(*args):
+    """The op on autograd's gradients (made contiguous in q's dtype), as
+    rope_apply_thd's autograd formula calls it: the forward checked its
+    inputs, so the eager path runs it without checking them again."""
+    return _rope_apply_thd_backward.call(args, _run)
 _module = sys.modules[__name__]

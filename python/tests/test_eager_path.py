@@ -183,6 +183,24 @@ def test_same_errors(device):
         assert got[0] == got[1], "%s: eager %r, through the op %r" % (name, got[0], got[1])
 
 
+def test_expanded_table_refused_as_the_op(device):
+    """cos and sin expanded over the batch, needing gradients, given to the op itself: its
+    backward refuses them (the per-batch gradient does not exist) on both paths alike."""
+    from ropegrad.rope_apply import _rope_apply, rope_apply_op
+    gen = torch.Generator().manual_seed(23)
+    q, k = heads(2, 4, 8, 32, torch.float32, device, gen), heads(2, 2, 8, 32, torch.float32, device, gen)
+    table = torch.randn(1, 8, 32, generator=gen).to(device).requires_grad_()
+    got = []
+    for fn in (_rope_apply, rope_apply_op):
+        a, b = fn(q, k, table.expand(2, -1, -1), table.expand(2, -1, -1))
+        try:
+            torch.autograd.grad((a, b), (q, k, table), (torch.ones_like(a), torch.ones_like(b)))
+            got.append(None)
+        except ValueError as e:
+            got.append(str(e))
+    assert got[0] is not None and got[0] == got[1], "eager %r, the op %r" % tuple(got)
+
+
 def test_views_as_the_op(device):
     """The outputs are views (BSHD: a transposed [B,S,H,D] tensor) or not as the op's are, so
     in-place use of them meets the same autograd rules and messages."""
@@ -305,8 +323,9 @@ def main():
     from ropegrad import _lib
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     print("torch %s, library %s, devices %s" % (torch.__version__, _lib.library_path(), ", ".join(devices)))
-    tests = (test_equal_to_op_path, test_same_errors, test_views_as_the_op, test_double_backward_as_the_op,
-             test_profiler_names_the_op, test_second_gpu, test_no_grad_and_compile_use_op)
+    tests = (test_equal_to_op_path, test_same_errors, test_expanded_table_refused_as_the_op, test_views_as_the_op,
+             test_double_backward_as_the_op, test_profiler_names_the_op, test_second_gpu,
+             test_no_grad_and_compile_use_op)
     failed = 0
     for device in devices:
         for test in tests:
