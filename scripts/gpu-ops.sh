@@ -17,7 +17,7 @@
 # HFROPE_ARGS: options of bench/hf_rope.py for the hfrope step (e.g. --quick); HFSTEP_ARGS: of
 # bench/hf_step.py for the hf step (e.g. --rounds 12). CTEST_ARGS: options of the tests step's
 # ctest (e.g. -R 'gpu|plugin' for a subset).
-# STEPS (default "tests python bench apply applypeers hf hfrope probe bound dev ddp sanitize";
+# STEPS (default "tests python bench apply applypeers hf hfrope host probe bound dev posvar ddp sanitize";
 # python first: its torch eager times are the benches' baselines; `peers` is not in the
 # default list: STEPS=peers runs the field alone; ddp needs two GPUs and skips on one;
 # STEPS=solutions runs only the python step's solution export).
@@ -33,7 +33,7 @@ case $OUT in /*) ;; *) OUT=$ROOT/$OUT ;; esac
 W=${W:-$(mktemp -d /tmp/rg-ops.XXXXXX)}   # W=DIR keeps the work of an earlier run (its baselines)
 mkdir -p "$W"
 mkdir -p "$OUT"
-STEPS=${STEPS:-"tests python bench apply applypeers hf hfrope probe bound dev ddp sanitize"}
+STEPS=${STEPS:-"tests python bench apply applypeers hf hfrope host probe bound dev posvar ddp sanitize"}
 B=${BUILD:-build-gpu}
 if [ -z "${BUILD:-}" ] || [ ! -x "$B/ropegrad" ]; then BUILD=$B bash scripts/gpu-build.sh || exit 2; fi
 # $B/lib: the libraries a bundled build carries (ROPEGRAD_BUNDLE_RUNTIME), for ropegrad and the tests only.
@@ -249,6 +249,30 @@ if [[ " $STEPS " == *" dev "* ]]; then
   grep -E "^\| (geomean|/ floor)" "$W/dev-forward.txt"
 fi
 
+if [[ " $STEPS " == *" host "* ]]; then
+  # Host time per call of the torch ops at a tiny shape (bench/host_overhead.py); HOST_BASE: another
+  # ropegrad checkout whose python/ is timed the same way first, with this script and this library.
+  log "host: bench/host_overhead.py"
+  if [ -n "${HOST_BASE:-}" ]; then
+    mkdir -p "$HOST_BASE/bench" && cp bench/host_overhead.py bench/hf_rope.py bench/hf_step.py "$HOST_BASE/bench/"
+    python3 "$HOST_BASE/bench/host_overhead.py" --out "$W/host-overhead-base.json" > "$W/host-overhead-base.txt" 2>&1
+    status[host_overhead_base]="exit $?"
+    grep -E "^\|" "$W/host-overhead-base.txt"
+  fi
+  python3 bench/host_overhead.py --out "$W/host-overhead.json" > "$W/host-overhead.txt" 2>&1
+  status[host_overhead]="exit $?"
+  grep -E "^\||^device" "$W/host-overhead.txt"
+fi
+
+if [[ " $STEPS " == *" posvar "* ]]; then
+  # The apply from positions' and the packed table ops' kernels under their launch knobs at training
+  # shapes, checked bit for bit against the shipped launchers, beside a copy (dev/rope_apply_pos/).
+  log "posvar: dev/pos_variants"
+  "$B/dev/pos_variants" > "$W/pos-variants.txt" 2>&1
+  status[pos_variants]="exit $?: $(grep -c 'same bits' "$W/pos-variants.txt") variants same bits"
+  grep -E "^B |^ |shipped" "$W/pos-variants.txt" | grep -E "^B|shipped|warp|thd" | cut -c1-150
+fi
+
 if [[ " $STEPS " == *" ddp "* ]]; then
   # Two GPUs of one host: the DDP job through the Qwen3 rotary
   # module and through RopeForward (011 forward, 014 backward). Skips, saying
@@ -274,7 +298,7 @@ fi
 
 # The result files the docs cite into $OUT (default results/ops/); every log stays in $W.
 (cd "$W" && cp -f h200-*.json probe-ops.txt bench-*.txt positions-*.txt rank.txt dev-*.txt sincos-bound.txt \
-  apply-floor-*.txt hf_step.txt hf-rope.json hf-rope.txt test_hf_real_client.txt "$OUT/" 2>/dev/null)
+  apply-floor-*.txt pos-variants.txt host-overhead*.json host-overhead*.txt hf_step.txt hf-rope.json hf-rope.txt test_hf_real_client.txt "$OUT/" 2>/dev/null)
 echo "gpu-ops: result files in $OUT, logs in $W"
 echo
 echo "| step | result |"
