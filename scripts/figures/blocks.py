@@ -827,6 +827,32 @@ def block_peer_012_rounds():
                                       "with ROUNDS_ONLY=1).")
 
 
+HOST_OVERHEAD = (f"{RES}/ops/host-overhead.json", f"{RES}/ops/host-overhead-base.json")
+
+
+def block_host_overhead():
+    """bench/host_overhead.py's two runs of scripts/gpu-ops.sh's host step (this python/ and the base
+    checkout's, the same script, library and GPU): microseconds a call, side by side."""
+    now, base = (load_json(rel) for rel in HOST_OVERHEAD)
+    if now.get("device") != base.get("device"):
+        raise InputError(f"{HOST_OVERHEAD[0]}: another device than {HOST_OVERHEAD[1]}'s")
+    before = {r["impl"]: r for r in base["rows"]}
+    sh = now["shape"]
+    out = [f"GPU: {now['device']}, torch {now['torch']}, transformers {now['transformers']}; q "
+           f"[{sh['batch']},{sh['heads']},{sh['seq']},{sh['head_dim']}], k [{sh['batch']},{sh['kv_heads']},"
+           f"{sh['seq']},{sh['head_dim']}], {now['dtype']}; median of {now['rounds']} rounds of {now['calls']} "
+           f"calls (`{HOST_OVERHEAD[0]}`; before: `{HOST_OVERHEAD[1]}`, the python/ of the checkout before this one "
+           "(gpu-ops.sh HOST_BASE), timed first in the same run).", "",
+           "| impl | forward µs/call | before | forward + backward µs/call | before |", "|---|---|---|---|---|"]
+    def us(row, key):
+        return f"{row[key]:.1f}" if row and row.get(key) is not None else "-"
+    for r in now["rows"]:
+        b = before.get(r["impl"])
+        out.append(f"| {r['impl']} | {us(r, 'fwd_us')} | {us(b, 'fwd_us')} | {us(r, 'fwd_bwd_us')} | "
+                   f"{us(b, 'fwd_bwd_us')} |")
+    return "\n".join(out)
+
+
 BLOCKS = {
     "ops-table": block_ops_table,
     "cuda-014": block_cuda_014,
@@ -846,6 +872,7 @@ BLOCKS = {
     "apply-table": block_apply_table,
     "agreement": block_agreement,
     "hf-rope": block_hf_rope,
+    "host-overhead": block_host_overhead,
     "peer-012-rounds": block_peer_012_rounds,
 }
 BLOCKS.update({name: (lambda rel=rel: peer_012_table(rel)) for name, rel in PEER_012_TABLES.items()})

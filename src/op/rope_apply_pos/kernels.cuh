@@ -1,27 +1,33 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-// kernels.cuh -- the CUDA kernel of the apply-from-positions ops (forward and
-// backward, by the rotation's sign) and its launcher.
+// kernels.cuh -- the CUDA kernels of the apply-from-positions ops (forward and
+// backward, by the rotation's sign) and their launcher.
 //
 // The op reads no cos/sin table: per token it reads q's and k's rows once and
 // writes them once, and computes each of the token's R/2 cos/sin values once,
-// for every head of q and k. A block covers a few consecutive tokens (or one
-// token's group of heads, when there are too few tokens to fill the GPU):
-//   1. each thread loads its first two units of q/k (a unit: 16 bytes of each
-//      half of a head's rotary pair columns, or 16 bytes of interleaved pairs,
-//      or of the copied-through tail), so the loads are in flight while
-//   2. the block's threads compute the tokens' cos/sin values (the position,
-//      the float32 product with inv_freq, scale*cos and scale*sin rounded to
-//      cos_sin_dtype: bf16 by rope_math.cuh's correctly rounded path, as 011
-//      writes them; f16 and f32 from its double sin/cos, rounded once) into
-//      shared memory; after one barrier
-//   3. each thread rotates its units with 088's arithmetic (rotate.cuh's
-//      rg_apply_rotate: the same bits as the table path given those values)
-//      and stores them (units beyond two a thread: loaded and stored in a
-//      loop). A thread reads exactly the elements it writes, so in place is
-//      safe.
-// The 16-byte units need the rows' parts and the pointers aligned to them;
-// otherwise the same kernel runs on one element (rotate-half) or one pair
-// (interleaved) a unit, with element loads.
+// for every head of q and k (the position, the float32 product with inv_freq,
+// scale*cos and scale*sin rounded to cos_sin_dtype: bf16 by rope_math.cuh's
+// correctly rounded path, as 011 writes them; f16 and f32 from its double
+// sin/cos, rounded once), and rotates with 088's arithmetic (rotate.cuh's
+// rg_apply_rotate: the same bits as the table path given those values). A
+// thread reads exactly the elements it writes, so in place is safe. Two
+// kernels, the same bits:
+//   - rg_posw_kernel, the warp kernel (below), where a head row's rotary
+//     16-byte units divide a warp (bf16/f16 with R/2 a power of two from 8 to
+//     256, f32 from 4 to 128; interleaved: R from 8 and 4 up): a warp a token
+//     (or a group of its heads), no block barrier;
+//   - rg_pos_kernel, the block kernel, for every other shape: a block covers
+//     a few consecutive tokens (or one token's group of heads):
+//       1. each thread loads its first two units of q/k (a unit: 16 bytes of
+//          each half of a head's rotary pair columns, or 16 bytes of
+//          interleaved pairs, or of the copied-through tail), so the loads are
+//          in flight while
+//       2. the block's threads compute the tokens' cos/sin values into shared
+//          memory; after one barrier
+//       3. each thread rotates its units and stores them (units beyond two a
+//          thread: loaded and stored in a loop).
+//     The 16-byte units need the rows' parts and the pointers aligned to them;
+//     otherwise it runs on one element (rotate-half) or one pair (interleaved)
+//     a unit, with element loads.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -139,19 +145,18 @@ struct rg_pos_unit {
     rg_apply_pack<T, VEC> a, b;
 };
 
-// Unit u of the block's tokens [t0, t0 + nt) and heads [h0, h0 + nh): uh units
-// a head row (urot of the rotary part, the rest the tail's), loaded.
+// Unit v of head h's row of token t (uh units a head row, urot of the rotary
+// part; tl the token's row in the shared cos/sin rows), loaded. Heads number
+// q's then k's.
 template <typename T, int VEC, bool HALF, bool PACKED>
-static __device__ __forceinline__ void rg_pos_load(const rg_pos_args &a, int64_t t0, int h0, int nh, int urot, int uh,
-                                                   int u, rg_pos_unit<T, VEC> &w)
+static __device__ __forceinline__ void rg_pos_load_at(const rg_pos_args &a, int64_t t, int h, int v, int tl, int urot,
+                                                      rg_pos_unit<T, VEC> &w)
 {
     const ropegrad_rope_apply_shape &s = a.s;
-    const int per_token = nh * uh;
-    const int tl = u / per_token, rem = u - tl * per_token, hh = rem / uh, v = rem - hh * uh;
-    const int h = h0 + hh, hq = (int)s.num_heads;
+    const int hq = (int)s.num_heads;
     const bool is_q = h < hq;
     const int64_t heads = is_q ? s.num_heads : s.num_kv_heads, hl = is_q ? h : h - hq;
-    const int64_t t = t0 + tl, D = s.head_dim;
+    const int64_t D = s.head_dim;
     int64_t off;
     if (s.layout == ROPEGRAD_LAYOUT_BSHD) {
         off = (t * heads + hl) * D;
@@ -175,19 +180,26 @@ static __device__ __forceinline__ void rg_pos_load(const rg_pos_args &a, int64_t
     }
 }
 
-// The unit rotated by the token's cos/sin and stored: c, n the block's shared
-// rows for each pair's first element, c1, n1 for its second (the same rows
-// here; a table's two columns in the packed table ops' kernel).
+// Unit u of the block's tokens [t0, t0 + nt) and heads [h0, h0 + nh): uh units
+// a head row (urot of the rotary part, the rest the tail's), loaded.
 template <typename T, int VEC, bool HALF, bool PACKED>
-static __device__ __forceinline__ void rg_pos_store(const rg_pos_args &a, const float *c, const float *n,
-                                                    const float *c1, const float *n1, const rg_pos_unit<T, VEC> &w)
+static __device__ __forceinline__ void rg_pos_load(const rg_pos_args &a, int64_t t0, int h0, int nh, int urot, int uh,
+                                                   int u, rg_pos_unit<T, VEC> &w)
 {
-    if (w.cs == -2) return;
-    if (w.cs == -1) {
-        rg_pos_st<T, VEC, PACKED>(w.o, 0, w.a);
-        return;
-    }
-    const float *ct = c + w.cs, *nt = n + w.cs, *ct1 = c1 + w.cs, *nt1 = n1 + w.cs;
+    const int per_token = nh * uh;
+    const int tl = u / per_token, rem = u - tl * per_token, hh = rem / uh, v = rem - hh * uh;
+    rg_pos_load_at<T, VEC, HALF, PACKED>(a, t0 + tl, h0 + hh, v, tl, urot, w);
+}
+
+// A rotary unit rotated by its pairs' cos/sin and stored: ct, nt each pair's
+// first element's values, ct1, nt1 its second's (the same values here; a
+// table's two columns in the packed table ops' kernels), from the pair's
+// index in the unit on (shared rows or a thread's registers).
+template <typename T, int VEC, bool HALF, bool PACKED>
+static __device__ __forceinline__ void rg_pos_rotate_store(const rg_pos_args &a, const float *ct, const float *nt,
+                                                           const float *ct1, const float *nt1,
+                                                           const rg_pos_unit<T, VEC> &w)
+{
     float o0[VEC], o1[VEC];
     if constexpr (HALF) {
 #pragma unroll
@@ -211,6 +223,21 @@ static __device__ __forceinline__ void rg_pos_store(const rg_pos_args &a, const 
         for (int e = 0; e < VEC; e++) rg_apply_st(pa.v, e, o0[e]);
         rg_pos_st<T, VEC, PACKED>(w.o, 0, pa);
     }
+}
+
+// The unit rotated by the token's cos/sin and stored (or copied through, or
+// left alone in place): c, n the block's shared rows for each pair's first
+// element, c1, n1 for its second.
+template <typename T, int VEC, bool HALF, bool PACKED>
+static __device__ __forceinline__ void rg_pos_store(const rg_pos_args &a, const float *c, const float *n,
+                                                    const float *c1, const float *n1, const rg_pos_unit<T, VEC> &w)
+{
+    if (w.cs == -2) return;
+    if (w.cs == -1) {
+        rg_pos_st<T, VEC, PACKED>(w.o, 0, w.a);
+        return;
+    }
+    rg_pos_rotate_store<T, VEC, HALF, PACKED>(a, c + w.cs, n + w.cs, c1 + w.cs, n1 + w.cs, w);
 }
 
 // Units a thread loads before the cos/sin are computed: two, so that 32 bytes
@@ -301,6 +328,118 @@ __global__ void __launch_bounds__(512) rg_pos_kernel(rg_pos_args a)
     }
 }
 
+// The warp kernel (the shipped path where a head row's rotary units, urot of
+// them, divide a warp: 16-byte units, urot a power of two up to 32): no block
+// barrier. A warp covers one token (or one group of its heads, when there are
+// too few tokens to fill the GPU); lane l handles rotary unit l % urot of
+// heads l / urot, l / urot + 32 / urot, ... of it, so the warp's loads of
+// each step are 32 / urot whole half rows, and the same columns for every
+// head: a thread takes its pairs' cos/sin once and holds them in registers.
+//   1. each thread loads its first HSTEP heads' units, so the loads are in
+//      flight while
+//   2. the warp's lanes fill the warp's shared rows with the token's cos/sin
+//      values, SRC's way (from positions: computed, as the block kernel does;
+//      the packed table ops: a gathered table row); after a warp barrier each
+//      thread copies its pairs' values into registers
+//   3. each thread rotates and stores its units, then loads and rotates its
+//      further heads HSTEP at a time; the copied-through tail (rotary_dim <
+//      head_dim) last. A thread reads exactly the elements it writes.
+#define RG_POSW_THREADS 256
+#define RG_POSW_WARPS (RG_POSW_THREADS / 32)
+// Warps an SM that fill the GPU: below this many tokens, heads are split.
+#define RG_POSW_WARPS_PER_SM 64
+
+// SRC of the apply from positions: each value computed (rg_pos_cos_sin), two
+// rows (a pair's two elements take the same values). Its launch knobs (heads a
+// thread loads before it stores them, blocks an SM asked of the register
+// allocation): those the GPU tests have run (dev/rope_apply_pos/NOTES.md).
+struct rg_posw_from_positions {
+    static constexpr int rows = 2, hstep = 2, minb = 2;
+    template <bool HALF>
+    __device__ __forceinline__ void fill(const rg_pos_args &a, int64_t t, int lane, float *c, float *n, float *,
+                                         float *) const
+    {
+        const float p = (float)rg_pos_position_dev(a, t);
+        for (int i = lane; i < a.R / 2; i += 32) rg_pos_cos_sin(p * __ldg(a.inv + i), a.scale, (int)a.s.cos_sin_dtype, c[i], n[i]);
+    }
+};
+
+// A step of a thread's heads: the rotary unit v0 of heads h, h + subs, ...
+// (HSTEP of them, those below h1), loaded; then rotated and stored.
+template <typename T, int VEC, bool HALF, int HSTEP>
+static __device__ __forceinline__ void rg_posw_load_step(const rg_pos_args &a, int64_t t, int h, int subs, int h1, int v0,
+                                                         int urot, rg_pos_unit<T, VEC> (&w)[HSTEP])
+{
+#pragma unroll
+    for (int i = 0; i < HSTEP; i++)
+        if (h + i * subs < h1) rg_pos_load_at<T, VEC, HALF, true>(a, t, h + i * subs, v0, 0, urot, w[i]);
+}
+
+template <typename T, int VEC, bool HALF, int HSTEP>
+static __device__ __forceinline__ void rg_posw_store_step(const rg_pos_args &a, int h, int subs, int h1, const float *c,
+                                                          const float *n, const float *c1, const float *n1,
+                                                          const rg_pos_unit<T, VEC> (&w)[HSTEP])
+{
+#pragma unroll
+    for (int i = 0; i < HSTEP; i++)
+        if (h + i * subs < h1) rg_pos_rotate_store<T, VEC, HALF, true>(a, c, n, c1, n1, w[i]);
+}
+
+// HSTEP heads a step a thread; MINB blocks an SM asked of the register
+// allocation (SRC's, by default; dev/rope_apply_pos/pos_variants.cu times the
+// choices).
+template <typename T, int VEC, bool HALF, typename SRC, int HSTEP = SRC::hstep, int MINB = SRC::minb>
+__global__ void __launch_bounds__(RG_POSW_THREADS, MINB) rg_posw_kernel(rg_pos_args a, SRC src)
+{
+    extern __shared__ float rg_posw_sh[];
+    constexpr bool TWO = SRC::rows == 4;   // a pair's second element's values apart
+    constexpr int P = HALF ? VEC : VEC / 2;   // pairs a unit
+    const int H = a.R / 2, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    float *c = rg_posw_sh + warp * SRC::rows * H, *n = c + H;
+    float *c1 = TWO ? n + H : c, *n1 = TWO ? c1 + H : n;
+    const int urot = HALF ? H / VEC : a.R / VEC, uh = urot + ((int)a.s.head_dim - a.R) / VEC;
+    const int subs = 32 / urot, sub = lane / urot, v0 = lane - sub * urot, p0 = v0 * P;
+    const int heads = (int)(a.s.num_heads + a.s.num_kv_heads);
+    const int64_t step = (int64_t)gridDim.x * RG_POSW_WARPS;
+    for (int64_t item = (int64_t)blockIdx.x * RG_POSW_WARPS + warp; item < a.blocks; item += step) {
+        const int64_t t = item / a.groups;
+        const int hb = (int)(item - t * a.groups) * a.hpb, h0 = hb + sub, h1 = min(heads, hb + a.hpb);
+        rg_pos_unit<T, VEC> w[HSTEP];
+        rg_posw_load_step<T, VEC, HALF, HSTEP>(a, t, h0, subs, h1, v0, urot, w);
+        src.template fill<HALF>(a, t, lane, c, n, c1, n1);
+        __syncwarp();
+        float cr[P], nr[P], cr1[P], nr1[P];
+#pragma unroll
+        for (int e = 0; e < P; e++) {
+            cr[e] = c[p0 + e], nr[e] = n[p0 + e];
+            if (TWO) cr1[e] = c1[p0 + e], nr1[e] = n1[p0 + e];
+        }
+        __syncwarp();   // the rows are the next item's to fill
+        const float *k1 = TWO ? cr1 : cr, *m1 = TWO ? nr1 : nr;
+        for (int h = h0;;) {
+            rg_posw_store_step<T, VEC, HALF, HSTEP>(a, h, subs, h1, cr, nr, k1, m1, w);
+            h += HSTEP * subs;
+            if (h >= h1) break;
+            rg_posw_load_step<T, VEC, HALF, HSTEP>(a, t, h, subs, h1, v0, urot, w);
+        }
+        for (int h = h0; h < h1; h += subs) {   // the tail: no cos/sin read
+            for (int v = v0 + urot; v < uh; v += urot) {
+                rg_pos_load_at<T, VEC, HALF, true>(a, t, h, v, 0, urot, w[0]);
+                rg_pos_store<T, VEC, HALF, true>(a, c, n, c1, n1, w[0]);
+            }
+        }
+    }
+}
+
+// The warp kernel applies: 16-byte units (rg_pos_vec_ok) and urot rotary units
+// a head row dividing a warp.
+template <int VEC, bool HALF>
+static bool rg_posw_ok(const rg_pos_args &a)
+{
+    const int urot = HALF ? a.R / 2 / VEC : a.R / VEC;
+    return urot >= 1 && urot <= 32 && 32 % urot == 0;
+}
+
 // Blocks that fill the GPU: below this many, heads are split into groups.
 #define RG_POS_BLOCKS_PER_SM 8
 // Units a block aims at (threads: RG_POS_UPT units each where it can).
@@ -353,6 +492,34 @@ static cudaError_t rg_pos_plan(rg_pos_args &a, int uh, int floats_per_token, rg_
     return cudaSuccess;
 }
 
+// Plans a's warp items for the warp kernel (hpb heads of one token an item,
+// groups items a token, blocks items in all), rows shared rows of R/2 floats a
+// warp.
+static cudaError_t rg_posw_plan(rg_pos_args &a, int urot, int rows, rg_pos_cfg &cfg)
+{
+    int dev = 0, sms = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e != cudaSuccess) return e;
+    const int heads = (int)(a.s.num_heads + a.s.num_kv_heads), subs = 32 / urot;
+    const int64_t tokens = a.s.batch_size * a.s.seq_len, want = (int64_t)sms * RG_POSW_WARPS_PER_SM;
+    int64_t groups = 1;
+    if (tokens < want) groups = (want + tokens - 1) / tokens;
+    const int64_t max_groups = (heads + subs - 1) / subs;
+    if (groups > max_groups) groups = max_groups;
+    int hpb = (int)((heads + groups - 1) / groups);
+    hpb = (hpb + subs - 1) / subs * subs;   // whole steps of the warp's heads
+    a.hpb = hpb;
+    a.groups = (heads + hpb - 1) / hpb;
+    a.tpb = 1;
+    a.blocks = tokens * a.groups;
+    const int64_t grid = (a.blocks + RG_POSW_WARPS - 1) / RG_POSW_WARPS;
+    cfg.threads = RG_POSW_THREADS;
+    cfg.grid = (unsigned)(grid < (1 << 30) ? grid : (1 << 30));
+    cfg.shmem = (size_t)RG_POSW_WARPS * rows * (a.R / 2) * sizeof(float);
+    return cudaSuccess;
+}
+
 // Units a head row: HALF, each half's VEC-element units; else the rotary
 // part's; then the tail's.
 template <int VEC, bool HALF>
@@ -365,6 +532,15 @@ template <typename T, int VEC, bool HALF, bool PACKED>
 static cudaError_t rg_pos_go(rg_pos_args a, cudaStream_t st)
 {
     rg_pos_cfg cfg;
+    if constexpr (PACKED) {
+        if (rg_posw_ok<VEC, HALF>(a)) {
+            const rg_posw_from_positions src;
+            const cudaError_t e = rg_posw_plan(a, HALF ? a.R / 2 / VEC : a.R / VEC, src.rows, cfg);
+            if (e != cudaSuccess) return e;
+            rg_posw_kernel<T, VEC, HALF, rg_posw_from_positions><<<cfg.grid, cfg.threads, cfg.shmem, st>>>(a, src);
+            return cudaGetLastError();
+        }
+    }
     const cudaError_t e = rg_pos_plan(a, rg_pos_units_per_head<VEC, HALF>(a), a.R, cfg);
     if (e != cudaSuccess) return e;
     rg_pos_kernel<T, VEC, HALF, PACKED><<<cfg.grid, cfg.threads, cfg.shmem, st>>>(a);

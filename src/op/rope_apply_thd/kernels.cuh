@@ -1,23 +1,23 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-// kernels.cuh -- the CUDA kernel of the packed-sequence table ops (forward
-// and backward, by the rotation's sign) and its launcher: the apply from
-// positions' kernel (rope_apply_pos/kernels.cuh: its blocks, units, loads and
-// stores, 088's rotation bits) with the cos/sin rows read from the table
-// instead of computed. A block covers a few consecutive tokens (or one
-// token's group of heads):
-//   1. each thread loads its first two units of q/k (16 bytes of each half of
-//      a head's rotary pair columns, or of interleaved pairs, or of the tail),
-//      so the loads are in flight while
-//   2. one thread a token finds its position (cu_seqlens: binary search; else
-//      position_ids) and clamps it into [0, table_len) (no read outside the
-//      table; ropegrad.h: such tokens' outputs are unspecified); after a
-//      barrier the block's threads read each token's table row once
-//      (consecutive columns: coalesced) into shared memory, the columns of
-//      each pair's two elements apart, for every head of q and k; after one
-//      barrier
-//   3. each thread rotates its units (rg_apply_rotate with the pair's two
-//      columns: 088's bits on the gathered table) and stores them. A thread
-//      reads exactly the elements it writes, so in place is safe.
+// kernels.cuh -- the CUDA kernels of the packed-sequence table ops (forward
+// and backward, by the rotation's sign) and their launcher: the apply from
+// positions' two kernels (rope_apply_pos/kernels.cuh: their blocks, units,
+// loads and stores, 088's rotation bits) with the cos/sin rows read from the
+// table instead of computed. Each token's position (cu_seqlens: binary search;
+// else position_ids) is clamped into [0, table_len) (no read outside the
+// table; ropegrad.h: such tokens' outputs are unspecified), and its table row
+// read once (consecutive columns: coalesced) into shared memory, the columns
+// of each pair's two elements apart, for every head of q and k:
+//   - the warp kernel (rg_posw_kernel with rg_posw_from_table: a warp a token)
+//     where the 16-byte units divide a warp;
+//   - else rg_thd_kernel, a block of a few tokens:
+//       1. each thread loads its first two units of q/k, so the loads are in
+//          flight while
+//       2. one thread a token finds its position; after a barrier the block's
+//          threads read each token's table row; after one barrier
+//       3. each thread rotates its units (rg_apply_rotate with the pair's two
+//          columns: 088's bits on the gathered table) and stores them.
+// A thread reads exactly the elements it writes, so in place is safe.
 #pragma once
 
 #include "rope_apply_pos/kernels.cuh"
@@ -61,10 +61,45 @@ __global__ void __launch_bounds__(512) rg_thd_kernel(rg_thd_args ta)
     }
 }
 
+// SRC of the warp kernel (rope_apply_pos/kernels.cuh, rg_posw_kernel) for the
+// packed table ops: the token's table row (its position clamped into the
+// table, as above), each pair's two columns apart, read by the warp's lanes.
+// Its launch knobs: the fastest of dev/rope_apply_pos/pos_variants.cu's (the
+// values held in registers take more of them than the positions' do).
+template <typename C>
+struct rg_posw_from_table {
+    static constexpr int rows = 4, hstep = 2, minb = 2;
+    const C *cos, *sin;
+    int64_t table_len;
+    template <bool HALF>
+    __device__ __forceinline__ void fill(const rg_pos_args &a, int64_t t, int lane, float *c0, float *n0, float *c1,
+                                         float *n1) const
+    {
+        const int64_t pos = rg_pos_position_dev(a, t);
+        const int64_t row = (pos < 0 ? 0 : pos >= table_len ? table_len - 1 : pos) * a.R;
+        const int H = a.R / 2;
+        for (int i = lane; i < H; i += 32) {
+            const int64_t ca = row + (HALF ? i : 2 * i), cb = ca + (HALF ? H : 1);
+            c0[i] = rg_apply_ld(cos, ca), c1[i] = rg_apply_ld(cos, cb);
+            n0[i] = rg_apply_ld(sin, ca), n1[i] = rg_apply_ld(sin, cb);
+        }
+    }
+};
+
 template <typename T, typename C, int VEC, bool HALF, bool PACKED>
 static cudaError_t rg_thd_go(rg_thd_args ta, cudaStream_t st)
 {
     rg_pos_cfg cfg;
+    if constexpr (PACKED) {
+        if (rg_posw_ok<VEC, HALF>(ta.a)) {
+            rg_pos_args a = ta.a;
+            const rg_posw_from_table<C> src = {(const C *)ta.cos, (const C *)ta.sin, ta.table_len};
+            const cudaError_t e = rg_posw_plan(a, HALF ? a.R / 2 / VEC : a.R / VEC, src.rows, cfg);
+            if (e != cudaSuccess) return e;
+            rg_posw_kernel<T, VEC, HALF, rg_posw_from_table<C>><<<cfg.grid, cfg.threads, cfg.shmem, st>>>(a, src);
+            return cudaGetLastError();
+        }
+    }
     const cudaError_t e = rg_pos_plan(ta.a, rg_pos_units_per_head<VEC, HALF>(ta.a), rg_thd_floats_per_token(ta.a.R), cfg);
     if (e != cudaSuccess) return e;
     rg_thd_kernel<T, C, VEC, HALF, PACKED><<<cfg.grid, cfg.threads, cfg.shmem, st>>>(ta);
