@@ -141,7 +141,7 @@ static void warp_variant(rg_pos_args a, void *out, const void *ref, size_t out_b
                          SRC src = SRC())
 {
     rg_pos_cfg cfg;
-    CK(rg_posw_plan(a, a.R / 2 / 8, src.rows, cfg));
+    CK(rg_posw_plan(a, rg_pos_rot_units<8, true>(a), src.rows, cfg));
     auto k = rg_posw_kernel<bf16, 8, true, SRC, HSTEP, MINB>;
     char l[64];
     snprintf(l, sizeof l, "%swarp: hstep %d, minb %d%s", src.rows == 4 ? "thd " : "", HSTEP, MINB,

@@ -18,11 +18,7 @@
 #ifdef ROPEGRAD_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess) fail_msg("%s: %s", #x, cudaGetErrorString(e_));                     \
-    } while (0)
+#include "op/gpu_test_util.h"
 
 /* offset: bytes added to every device pointer (2 = misaligned for 16-byte
  * access but aligned for the element types). */

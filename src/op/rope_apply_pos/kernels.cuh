@@ -431,12 +431,20 @@ __global__ void __launch_bounds__(RG_POSW_THREADS, MINB) rg_posw_kernel(rg_pos_a
     }
 }
 
+// The rotary units of a head row: HALF, each half's VEC-element units; else
+// the rotary part's.
+template <int VEC, bool HALF>
+static int rg_pos_rot_units(const rg_pos_args &a)
+{
+    return HALF ? a.R / 2 / VEC : a.R / VEC;
+}
+
 // The warp kernel applies: 16-byte units (rg_pos_vec_ok) and urot rotary units
 // a head row dividing a warp.
 template <int VEC, bool HALF>
 static bool rg_posw_ok(const rg_pos_args &a)
 {
-    const int urot = HALF ? a.R / 2 / VEC : a.R / VEC;
+    const int urot = rg_pos_rot_units<VEC, HALF>(a);
     return urot >= 1 && urot <= 32 && 32 % urot == 0;
 }
 
@@ -452,15 +460,22 @@ struct rg_pos_cfg {
     size_t shmem;
 };
 
+// The current device's SMs.
+static cudaError_t rg_pos_sms(int *sms)
+{
+    int dev = 0;
+    const cudaError_t e = cudaGetDevice(&dev);
+    return e == cudaSuccess ? cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev) : e;
+}
+
 // Plans a's blocks (tpb, hpb, groups, blocks) for uh units a head row and
 // floats_per_token floats of shared memory a token (the apply from
 // positions: R; the packed table ops: more).
 static cudaError_t rg_pos_plan(rg_pos_args &a, int uh, int floats_per_token, rg_pos_cfg &cfg,
                                int block_units = RG_POS_BLOCK_UNITS)
 {
-    int dev = 0, sms = 0;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    int sms = 0;
+    const cudaError_t e = rg_pos_sms(&sms);
     if (e != cudaSuccess) return e;
     const int heads = (int)(a.s.num_heads + a.s.num_kv_heads);
     const int64_t tokens = a.s.batch_size * a.s.seq_len, want = (int64_t)sms * RG_POS_BLOCKS_PER_SM;
@@ -497,9 +512,8 @@ static cudaError_t rg_pos_plan(rg_pos_args &a, int uh, int floats_per_token, rg_
 // warp.
 static cudaError_t rg_posw_plan(rg_pos_args &a, int urot, int rows, rg_pos_cfg &cfg)
 {
-    int dev = 0, sms = 0;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    int sms = 0;
+    const cudaError_t e = rg_pos_sms(&sms);
     if (e != cudaSuccess) return e;
     const int heads = (int)(a.s.num_heads + a.s.num_kv_heads), subs = 32 / urot;
     const int64_t tokens = a.s.batch_size * a.s.seq_len, want = (int64_t)sms * RG_POSW_WARPS_PER_SM;
@@ -520,27 +534,31 @@ static cudaError_t rg_posw_plan(rg_pos_args &a, int urot, int rows, rg_pos_cfg &
     return cudaSuccess;
 }
 
-// Units a head row: HALF, each half's VEC-element units; else the rotary
-// part's; then the tail's.
+// Units a head row: the rotary units, then the tail's.
 template <int VEC, bool HALF>
 static int rg_pos_units_per_head(const rg_pos_args &a)
 {
-    return (HALF ? a.R / 2 / VEC : a.R / VEC) + ((int)a.s.head_dim - a.R) / VEC;
+    return rg_pos_rot_units<VEC, HALF>(a) + ((int)a.s.head_dim - a.R) / VEC;
+}
+
+// The warp kernel with src's values, on a problem rg_posw_ok accepts.
+template <typename T, int VEC, bool HALF, typename SRC>
+static cudaError_t rg_posw_go(rg_pos_args a, const SRC &src, cudaStream_t st)
+{
+    rg_pos_cfg cfg;
+    const cudaError_t e = rg_posw_plan(a, rg_pos_rot_units<VEC, HALF>(a), SRC::rows, cfg);
+    if (e != cudaSuccess) return e;
+    rg_posw_kernel<T, VEC, HALF, SRC><<<cfg.grid, cfg.threads, cfg.shmem, st>>>(a, src);
+    return cudaGetLastError();
 }
 
 template <typename T, int VEC, bool HALF, bool PACKED>
 static cudaError_t rg_pos_go(rg_pos_args a, cudaStream_t st)
 {
-    rg_pos_cfg cfg;
     if constexpr (PACKED) {
-        if (rg_posw_ok<VEC, HALF>(a)) {
-            const rg_posw_from_positions src;
-            const cudaError_t e = rg_posw_plan(a, HALF ? a.R / 2 / VEC : a.R / VEC, src.rows, cfg);
-            if (e != cudaSuccess) return e;
-            rg_posw_kernel<T, VEC, HALF, rg_posw_from_positions><<<cfg.grid, cfg.threads, cfg.shmem, st>>>(a, src);
-            return cudaGetLastError();
-        }
+        if (rg_posw_ok<VEC, HALF>(a)) return rg_posw_go<T, VEC, HALF>(a, rg_posw_from_positions(), st);
     }
+    rg_pos_cfg cfg;
     const cudaError_t e = rg_pos_plan(a, rg_pos_units_per_head<VEC, HALF>(a), a.R, cfg);
     if (e != cudaSuccess) return e;
     rg_pos_kernel<T, VEC, HALF, PACKED><<<cfg.grid, cfg.threads, cfg.shmem, st>>>(a);

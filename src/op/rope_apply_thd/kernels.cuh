@@ -89,17 +89,13 @@ struct rg_posw_from_table {
 template <typename T, typename C, int VEC, bool HALF, bool PACKED>
 static cudaError_t rg_thd_go(rg_thd_args ta, cudaStream_t st)
 {
-    rg_pos_cfg cfg;
     if constexpr (PACKED) {
         if (rg_posw_ok<VEC, HALF>(ta.a)) {
-            rg_pos_args a = ta.a;
             const rg_posw_from_table<C> src = {(const C *)ta.cos, (const C *)ta.sin, ta.table_len};
-            const cudaError_t e = rg_posw_plan(a, HALF ? a.R / 2 / VEC : a.R / VEC, src.rows, cfg);
-            if (e != cudaSuccess) return e;
-            rg_posw_kernel<T, VEC, HALF, rg_posw_from_table<C>><<<cfg.grid, cfg.threads, cfg.shmem, st>>>(a, src);
-            return cudaGetLastError();
+            return rg_posw_go<T, VEC, HALF>(ta.a, src, st);
         }
     }
+    rg_pos_cfg cfg;
     const cudaError_t e = rg_pos_plan(ta.a, rg_pos_units_per_head<VEC, HALF>(ta.a), rg_thd_floats_per_token(ta.a.R), cfg);
     if (e != cudaSuccess) return e;
     rg_thd_kernel<T, C, VEC, HALF, PACKED><<<cfg.grid, cfg.threads, cfg.shmem, st>>>(ta);

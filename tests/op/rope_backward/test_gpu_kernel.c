@@ -29,11 +29,7 @@
 #ifdef ROPEGRAD_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess) fail_msg("%s: %s", #x, cudaGetErrorString(e_));                     \
-    } while (0)
+#include "op/gpu_test_util.h"
 
 /* ---- deterministic inputs (splitmix64 + Box-Muller) ---- */
 static uint64_t sm_state;
