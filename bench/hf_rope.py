@@ -9,7 +9,8 @@ Implementations (each skipped, with the reason, where it cannot run here):
   liger         transformers' rotary module + Liger-Kernel's liger_rotary_pos_emb
   flashinfer    flashinfer.apply_rope_pos_ids (forward only: FlashInfer has no backward)
   te            TransformerEngine's fused RoPE (its freqs from the same inv_freq)
-  ropegrad      ropegrad's rotary module (L1/011) + apply (L1/088, backward L1/068)
+  ropegrad      ropegrad's rotary module (ropegrad.hf.rotary_tables: L1/012 on the stock module's
+                frequencies) + apply (L1/088, backward L1/068)
   ropegrad-pos  ropegrad's apply from positions: no cos/sin table at all
   ropegrad-thd  packed batches only: ropegrad's thd apply (L1/088's rotation on [T,H,D] rows) from one
                 table of the longest sequence's positions, each token's row picked by cu_seqlens
@@ -31,17 +32,21 @@ without a padding mask) and prints what it found ("attention backward ..."); whe
 returns contiguous gradients instead, every implementation gets contiguous ones.
 
 Each time is the median over --iters of CUDA events around one forward + backward (or forward
-only), after --warmup. The floor is a copy kernel moving the same bytes as an ideal apply (read q
+only), after --warmup: one call on an idle GPU, its host time (Python, autograd, launches) included
+wherever the GPU waits for it. "Back to back" is the time a call when ten are issued without waiting
+(the median over --rounds), as inside a training step, where the host queues the layer's kernels while
+the GPU still runs earlier work: the GPU's time a call, or the host's where that is the longer. The floor is a copy kernel moving the same bytes as an ideal apply (read q
 and k, write their outputs; backward the same for the gradients; no table), timed the same way.
 Per row: the bytes an ideal apply moves (forward; forward + backward is twice that), the achieved
 GB/s of the forward and of forward + backward, and "% of floor": the copy's time over the
 implementation's (forward + backward, or forward for forward-only implementations), i.e. its share
-of the bandwidth a copy of those bytes reaches. The device's copy bandwidth (one copy of 1 GiB) is
+of the bandwidth a copy of those bytes reaches; "% of floor back to back" the same with both the copy
+and the implementation timed back to back. The device's copy bandwidth (one copy of 1 GiB) is
 printed too. Every output and gradient is checked against float64 (max abs error; the gradients of
 the float64 rotation by minus the angle), the outputs also against the stock model's.
 
---profile BxS: torch.profiler over a few forward + backward of each implementation at that case of
-the first model: the summed kernel time per step beside the step's CUDA-event time (the rest is
+--profile BxS[,BxS...]: torch.profiler over a few forward + backward of each implementation at each
+such case of the first model: the summed kernel time per step beside the step's CUDA-event time (the rest is
 launch and host time between kernels), and the kernels by time.
 
     python3 bench/hf_rope.py --out results/ops/hf-rope.json              # on a GPU
@@ -53,6 +58,7 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -78,6 +84,24 @@ def timer(torch, device, warmup, iters):
     from hf_step import timer as step_timer
     run = step_timer(device, warmup, iters)
     return lambda fn: run(fn)["median_ms"]
+
+
+BACK_TO_BACK = 10   # calls a round of the back-to-back timing
+
+
+def back_to_back_timer(torch, device, warmup, rounds):
+    """fn -> ms a call when BACK_TO_BACK calls are issued without waiting between them (the host
+    queues each while the GPU runs the previous ones, as in a training step whose other layers keep
+    the GPU busy): the median over `rounds` of one round's CUDA-event time over BACK_TO_BACK."""
+    from hf_step import timer as step_timer
+    run = step_timer(device, warmup, rounds)
+
+    def time_it(fn):
+        def calls():
+            for _ in range(BACK_TO_BACK):
+                fn()
+        return run(calls)["median_ms"] / BACK_TO_BACK
+    return time_it
 
 
 def model_parts(name, heads, max_pos):
@@ -198,14 +222,20 @@ def implementations(torch, cfg, rotary_cls, modeling, device):
         impls["te"] = "TransformerEngine not installed (%s)" % e
     try:
         import ropegrad.torch as rgt
+        import ropegrad.hf as rghf
+
+        def tables(q, pos):
+            # What ropegrad.hf.use_ropegrad's rotary module does (rotary_tables: 012 on the stock
+            # module's frequencies, cos and sin apart; a ropegrad without it: 011's interleaved output
+            # made into contiguous cos and sin with one copy).
+            if hasattr(rghf, "rotary_tables"):
+                return rghf.rotary_tables(q, pos, inv_freq, scale)
+            cos, sin = rgt.rotary_embedding(q, pos, inv_freq, scale)
+            both = torch.stack((cos, sin))
+            return both[0], both[1]
 
         def rg_tables(q, k, pos, cu):
-            # What ropegrad.hf.use_ropegrad's rotary module does: L1/011's interleaved output made
-            # into contiguous cos and sin with one copy, then the apply.
-            cos, sin = rgt.rotary_embedding(q, pos, inv_freq, scale)
-            if not (cos.is_contiguous() and sin.is_contiguous()):
-                both = torch.stack((cos, sin))
-                cos, sin = both[0], both[1]
+            cos, sin = tables(q, pos)
             return rgt.apply_rotary_pos_emb(q, k, cos, sin)
         impls["ropegrad"] = (rg_tables, True)
         pos_fn = getattr(rgt, "rope_apply_pos", None)
@@ -221,9 +251,10 @@ def implementations(torch, cfg, rotary_cls, modeling, device):
             # sequence's positions (ropegrad's rotary module, as rg_tables), rows picked by cu_seqlens.
             if id(cu) not in longest:
                 longest[id(cu)] = int((cu[1:] - cu[:-1]).max())
-            cos, sin = rgt.rotary_embedding(q, torch.arange(longest[id(cu)], device=q.device)[None], inv_freq, scale)
-            both = torch.stack((cos[0], sin[0]))
-            qo, ko = thd_fn(q.transpose(1, 2)[0], k.transpose(1, 2)[0], both[0], both[1], cu_seqlens=cu)
+            cos, sin = tables(q, torch.arange(longest[id(cu)], device=q.device)[None])
+            # squeeze, not [0]: a select's backward writes a zero tensor and copies the gradient in
+            qo, ko = thd_fn(q.transpose(1, 2).squeeze(0), k.transpose(1, 2).squeeze(0), cos[0], sin[0],
+                            cu_seqlens=cu)
             return qo[None].transpose(1, 2), ko[None].transpose(1, 2)
         impls["ropegrad-thd"] = (rg_thd, True) if thd_fn else "this ropegrad has no thd apply"
     except (ImportError, OSError) as e:
@@ -296,14 +327,16 @@ def run_case(torch, device, args, name, heads, batch, lens, gen, mode):
     impls, inv_freq, scale = model_impls(torch, device, name, heads)
     q0, k0, gq0, gk0, pos, cu = case_inputs(torch, device, heads, batch, lens, gen)
     time_it = timer(torch, device, args.warmup, args.iters)
+    time_b2b = back_to_back_timer(torch, device, 1, args.rounds)
     rq, rk, rgq, rgk = reference(torch, q0, k0, gq0, gk0, pos, inv_freq, scale)
     fl = floor_ms(torch, time_it, q0, k0)
+    fl_b2b = floor_ms(torch, time_b2b, q0, k0)
     moved = 2 * (q0.numel() + k0.numel()) * q0.element_size()   # read q, k; write q_out, k_out
     rows = []
     stock = None
     for impl, v in impls.items():
         row = dict(model=name, case=("packed " + "+".join(map(str, lens))) if lens else "%dx%d" % batch,
-                   tokens=q0.shape[0] * q0.shape[2], impl=impl, floor_ms=fl, bytes_fwd=moved)
+                   tokens=q0.shape[0] * q0.shape[2], impl=impl, floor_ms=fl, floor_ms_b2b=fl_b2b, bytes_fwd=moved)
         if isinstance(v, str) or (impl == "ropegrad-thd" and cu is None):
             row["skipped"] = v if isinstance(v, str) else "packed batches only (thd layout)"
             rows.append(row)
@@ -334,6 +367,8 @@ def run_case(torch, device, args, name, heads, batch, lens, gen, mode):
                 row["fwd_bwd_ms"] = time_it(run)
                 row["gbps_fwd_bwd"] = 2 * moved / (row["fwd_bwd_ms"] * 1e-3) / 1e9
                 row["pct_floor"] = 100.0 * 2 * fl / row["fwd_bwd_ms"]
+                row["fwd_bwd_ms_b2b"] = time_b2b(run)
+                row["pct_floor_b2b"] = 100.0 * 2 * fl_b2b / row["fwd_bwd_ms_b2b"]
             else:
                 row["pct_floor_fwd"] = 100.0 * fl / row["fwd_ms"]
         except Exception as e:   # noqa: BLE001 -- a failing implementation is a result row
@@ -383,16 +418,16 @@ PROFILE_STEPS = 5
 
 def table(rows):
     out = ["| model | case | impl | fwd ms | fwd+bwd ms | MB moved (fwd) | fwd GB/s | fwd+bwd GB/s | % of floor "
-           "| max err vs float64: fwd, bwd | note |",
-           "|---|---|---|---|---|---|---|---|---|---|---|"]
+           "| fwd+bwd ms back to back | % of floor back to back | max err vs float64: fwd, bwd | note |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         note = r.get("skipped") or r.get("failed") or ("forward only: % of floor is the forward's"
                                                        if "fwd_bwd_ms" not in r and "fwd_ms" in r else "")
         f = lambda k, p="%.3f": (p % r[k]) if k in r else "-"   # noqa: E731
         pct = f("pct_floor", "%.0f%%") if "pct_floor" in r else f("pct_floor_fwd", "%.0f%%")
-        out.append("| %s | %s | %s | %s | %s | %.1f | %s | %s | %s | %s | %s |" % (
+        out.append("| %s | %s | %s | %s | %s | %.1f | %s | %s | %s | %s | %s | %s | %s |" % (
             r["model"], r["case"], r["impl"], f("fwd_ms"), f("fwd_bwd_ms"), r["bytes_fwd"] / 1e6,
-            f("gbps_fwd", "%.0f"), f("gbps_fwd_bwd", "%.0f"), pct,
+            f("gbps_fwd", "%.0f"), f("gbps_fwd_bwd", "%.0f"), pct, f("fwd_bwd_ms_b2b"), f("pct_floor_b2b", "%.0f%%"),
             f("err_fwd", "%.3g") + ", " + f("err_bwd", "%.3g"), note.replace("|", "/")))
     return "\n".join(out)
 
@@ -422,11 +457,20 @@ def main(argv=None):
     ap.add_argument("--models", default=",".join(MODELS))
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--rounds", type=int, default=7, help="rounds of the back-to-back timing (each %d calls)"
+                    % BACK_TO_BACK)
     ap.add_argument("--smoke", action="store_true", help="tiny shapes, any device: checks the script")
     ap.add_argument("--quick", action="store_true", help="B x S 1x4096, 4x4096, 8x8192 and one packed batch")
-    ap.add_argument("--profile", default="4x4096", help="BxS: kernel time against total of each implementation at "
-                    "this case of the first model, printed before the table ('' for none; CUDA only)")
+    ap.add_argument("--profile", default="4x4096,8x8192", help="BxS[,BxS...]: kernel time against total of each "
+                    "implementation at these cases of the first model, printed before the table ('' for none; "
+                    "CUDA only)")
     args = ap.parse_args(argv)
+    if args.profile and not all(re.fullmatch(r"[1-9][0-9]*x[1-9][0-9]*", c) for c in args.profile.split(",")):
+        sys.stderr.write("hf_rope: --profile takes BxS cases separated by commas, got %r\n" % args.profile)
+        return 2
+    if args.rounds < 1 or args.iters < 1:
+        sys.stderr.write("hf_rope: --rounds and --iters must be at least 1\n")
+        return 2
     given = list(argv if argv is not None else sys.argv[1:])
     command = " ".join(["python3 bench/hf_rope.py"] + [a for i, a in enumerate(given) if not (
         a == "--out" or a.startswith("--out=") or (i and given[i - 1] == "--out"))])   # where it wrote is no part of it
@@ -447,7 +491,7 @@ def main(argv=None):
     if args.quick and not args.smoke:
         shapes, packed = [SHAPES[0], SHAPES[1], SHAPES[3]], PACKED[:1]
     if args.smoke:
-        args.warmup, args.iters = 1, 2
+        args.warmup, args.iters, args.rounds = 1, 2, 2
     gen = torch.Generator().manual_seed(0)
     mode, layout_text = attention_grad_layout(torch, device)
     gbps = copy_gbps(torch, device, timer(torch, device, args.warmup, args.iters), args.smoke)
@@ -465,11 +509,15 @@ def main(argv=None):
                rows=rows)
     write_json(doc, args.out)
     if device.type == "cuda" and args.profile:
-        b, s_ = (int(x) for x in args.profile.split("x"))
-        lines, doc["profile"] = profile_case(torch, device, args, models[0], heads, (b, s_),
-                                             ["hf", "compile", "liger", "te", "ropegrad", "ropegrad-pos"], gen, mode)
-        write_json(doc, args.out)
-        print("\n".join(lines) + "\n")
+        doc["profile"] = []
+        for case in args.profile.split(","):
+            b, s_ = (int(x) for x in case.split("x"))
+            lines, found = profile_case(torch, device, args, models[0], heads, (b, s_),
+                                        ["hf", "compile", "liger", "te", "ropegrad", "ropegrad-pos"], gen, mode)
+            doc["profile"] += found
+            write_json(doc, args.out)
+            print("\n".join(lines) + "\n")
+            torch.cuda.empty_cache()
     print("command: %s" % command)
     print("peers: %s" % ", ".join("%s %s" % (k, v or "not installed") for k, v in doc["peers"].items()))
     print(layout_text)

@@ -10,10 +10,12 @@ models built the same way) to ropegrad for all of its RoPE work, on one of two p
     forward and backward). The cos/sin tensors are never materialised. The
     results equal the table path's bit for bit where its values are exact
     (bf16 tables: 011's correctly rounded values);
-  * with tables (switch.path == "tables"): cos/sin generation
-    (ropegrad.rope_forward.rotary_embedding: L1/011 forward, L1/014 backward)
-    and applying them to q and k (ropegrad.rope_apply.apply_rotary_pos_emb:
-    L1/088 forward, L1/068 backward).
+  * with tables (switch.path == "tables"): cos/sin generation (rotary_tables:
+    bf16 from integer positions, L1/012 on the stock module's float32
+    frequencies, cos and sin written apart; else
+    ropegrad.rope_forward.rotary_embedding, L1/011) and applying them to q and
+    k (ropegrad.rope_apply.apply_rotary_pos_emb: L1/088 forward, L1/068
+    backward).
 
     import ropegrad.hf
     switch = ropegrad.hf.use_ropegrad(model)   # model.forward now runs ropegrad's kernels
@@ -46,13 +48,14 @@ import threading
 
 import torch
 
+from .cos_sin import cos_sin_from_freqs
 from .rope_apply import apply_rotary_pos_emb
 from .rope_forward import rotary_embedding
 from .torch import later
 
 _rope_apply_pos = later("rope_apply_pos", "rope_apply_pos")   # an older library may lack it (use_ropegrad checks)
 
-__all__ = ["use_ropegrad", "Switch", "RopePositions"]
+__all__ = ["use_ropegrad", "Switch", "RopePositions", "rotary_tables"]
 
 _STATIC_ROPE_TYPES = ("default", "linear", "llama3", "yarn")
 _lock = threading.Lock()
@@ -149,17 +152,31 @@ def _positions_forward(mod):
     return forward
 
 
+def rotary_tables(x, position_ids, inv_freq, attention_scaling=1.0):
+    """The table path's (cos, sin) for position ids [B,S]: [B,S,D] each in x.dtype, each contiguous
+    (the apply kernels' layout), the stock rotary module's values. In bf16 from integer positions:
+    the frequencies as the stock module forms them (the float32 position times inv_freq, one
+    rounding) and L1/012 on them, which writes cos and sin apart, every value the correctly rounded
+    one (011's values; no copy to separate them). Otherwise rotary_embedding's, made contiguous
+    with one copy."""
+    if (x.dtype == torch.bfloat16 and not position_ids.is_floating_point()
+            and position_ids.device.type in ("cuda", "cpu")):
+        freqs = position_ids.float()[:, :, None] * inv_freq.detach().float()
+        return cos_sin_from_freqs(freqs, attention_scaling)
+    cos, sin = rotary_embedding(x, position_ids, inv_freq, attention_scaling)
+    if not (cos.is_contiguous() and sin.is_contiguous()):
+        both = torch.stack((cos, sin))   # one copy for the model, not one per layer
+        cos, sin = both.select(0, 0), both.select(0, 1)   # both[0], both[1]
+    return cos, sin
+
+
 def _rotary_forward(mod):
-    """The ropegrad forward for one rotary module: its current inv_freq and
-    attention_scaling, cos and sin each contiguous (the apply kernels' layout)."""
+    """The ropegrad forward for one rotary module: rotary_tables on its current
+    inv_freq and attention_scaling."""
 
     def forward(x, position_ids):
         _check_position_ids(position_ids)
-        cos, sin = rotary_embedding(x, position_ids, mod.inv_freq, mod.attention_scaling)
-        if not (cos.is_contiguous() and sin.is_contiguous()):
-            both = torch.stack((cos, sin))   # one copy for the model, not one per layer
-            cos, sin = both.select(0, 0), both.select(0, 1)   # both[0], both[1]
-        return cos, sin
+        return rotary_tables(x, position_ids, mod.inv_freq, mod.attention_scaling)
 
     return forward
 

@@ -4,7 +4,7 @@ Qwen3ForCausalLM (small random configs, GQA, heads of 64 and 128) trained one
 step stock and with ropegrad switched in (ropegrad.hf.use_ropegrad), same
 weights, same inputs, on both of the switch's paths: from positions (the
 default: rope_apply_pos forward and backward, no cos/sin tensor) and with
-tables (use_ropegrad(model, positions=False): 011/014 cos/sin, 088/068 apply).
+tables (use_ropegrad(model, positions=False): 012 cos/sin, 088/068 apply).
 In bf16 the two paths give the same loss, logits and gradients bit for bit (the
 table path's bf16 values are exact, and the positions op computes those).
 Then torch.compile(fullgraph=True) on each attention block of the switched
@@ -36,7 +36,7 @@ further than one rounding of the exact values), K = 1.5 and A = 2^-20 for fp32.
 Measured ratios are printed. It also checks that the switch really routes
 through ropegrad (the library's entry points are counted: positions, one
 rope_apply_pos and one rope_apply_pos_backward call per layer and step and
-nothing else; tables, one 088 and one 068 call per layer and step, one 011
+nothing else; tables, one 088 and one 068 call per layer and step, one 012
 call per step in bf16), that remove() restores
 stock, and the inputs: sequential positions shared by the batch, packed
 batches (each row several sequences, positions restarting, different per
@@ -102,7 +102,8 @@ def step(model, batch, device):
 class Counter:
     """Counts the library entry points the torch layer calls (wraps each op module's cpu() and cuda())."""
 
-    NAMES = ("rope_apply", "rope_apply_backward", "rope_forward", "rope_apply_pos", "rope_apply_pos_backward")
+    NAMES = ("rope_apply", "rope_apply_backward", "rope_forward", "cos_sin", "rope_apply_pos",
+             "rope_apply_pos_backward")
 
     def __init__(self):
         self.counts = dict.fromkeys(self.NAMES, 0)
@@ -192,7 +193,7 @@ def run_model(name, device, dtype):
                 want.update(rope_apply_pos=LAYERS, rope_apply_pos_backward=LAYERS)
             else:
                 want.update(rope_apply=LAYERS, rope_apply_backward=LAYERS,
-                            rope_forward=1 if dtype == torch.bfloat16 else 0)
+                            cos_sin=1 if dtype == torch.bfloat16 else 0)
             assert counts == want, "%s %s: ropegrad calls %s, expected %s" % (what, path, counts, want)
             worst = compare("%s %s %s %s %s" % (name, device, dtype, what, path), dtype, rg, st, f64)
             print("  %s %s %s %-10s %-9s loss f64 %.6f stock %.6f ropegrad %.6f; largest |rg-f64|/|stock-f64| "
@@ -263,6 +264,37 @@ def test_refusals():
         assert "dynamic" in str(e)
 
 
+def test_rotary_tables(device):
+    """rotary_tables (the table path's cos and sin: 012 on the stock module's float32 frequencies)
+    equals 011's values (rotary_embedding) bit for bit, each output contiguous, on the rotary modules
+    of both models (Llama's with default and llama3-scaled frequencies, Qwen3's) at head dims 64 and
+    128, at sequential, packed and far (~3e5) positions; in float32 it is rotary_embedding's formula."""
+    from ropegrad.rope_forward import rotary_embedding
+    llama3 = dict(rope_type="llama3", factor=8.0, low_freq_factor=1.0, high_freq_factor=4.0,
+                  original_max_position_embeddings=8192, rope_theta=500000.0)
+    variants = [(n, cls, cfg, None) for n, (cls, cfg) in configs().items()]
+    variants.append(("llama llama3", *configs()["llama"], llama3))
+    S = 64
+    for name, cls, cfg, rope in variants:
+        for hd in (64, 128):
+            c = copy.deepcopy(cfg)
+            c.head_dim = hd
+            if rope:
+                c.rope_parameters = dict(rope)
+            rot = cls(c).model.rotary_emb.to(device)
+            assert rot.inv_freq.shape == (hd // 2,), (name, hd, rot.inv_freq.shape)
+            for what, batch in batches(S=S).items():
+                pos = batch.get("position_ids", torch.arange(S)[None].expand(2, -1)).to(device)
+                for dtype in (torch.bfloat16, torch.float32):
+                    x = torch.empty(1, dtype=dtype, device=device)
+                    got = ropegrad.hf.rotary_tables(x, pos, rot.inv_freq, rot.attention_scaling)
+                    want = rotary_embedding(x, pos, rot.inv_freq, rot.attention_scaling)
+                    for g, w, part in zip(got, want, ("cos", "sin")):
+                        label = "%s head_dim %d %s %s %s" % (name, hd, what, dtype, part)
+                        assert g.is_contiguous() and g.dtype == dtype and g.shape == w.shape, label
+                        assert torch.equal(g, w), "%s: %d values differ from 011's" % (label, int((g != w).sum()))
+
+
 def main():
     print("torch %s, transformers %s, library %s" % (torch.__version__, transformers.__version__, _lib.library_path()))
     torch.set_num_threads(min(2, torch.get_num_threads()))
@@ -285,6 +317,7 @@ def main():
         print("cuda cases skipped: %s" % ("ROPEGRAD_HF_DEVICES=%s" % " ".join(asked) if asked else
                                           "no CUDA device (torch.cuda.is_available() is False)"))
     for dev in devs:
+        cases.append(("rotary_tables %s" % dev, lambda d=dev: test_rotary_tables(d)))
         for name in ("llama", "qwen3"):
             for dtype in (torch.bfloat16, torch.float32):
                 cases.append(("%s %s %s" % (name, dev, dtype),

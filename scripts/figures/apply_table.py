@@ -86,6 +86,24 @@ def main(argv):
             r["stock"]["step"]["median_ms"], r["ropegrad"]["step"]["median_ms"],
             "%.1f ms" % lg["step"]["median_ms"] if lg and "step" in lg else "-",
             step_ratio(r, "ropegrad/stock"), step_ratio(r, "ropegrad/liger")))
+    print()
+    print("The training step's rows: %s (`bench/hf_step.py`).%s" % (hf.get("device", "GPU not recorded"),
+                                                                  step_resolution(hf)))
+
+
+def step_resolution(hf):
+    """What the step ratio ropegrad/Liger can resolve, per model: the RoPE work's difference between the
+    two arms as a share of the step, beside the width of the ratio's interval ("" without a Liger arm)."""
+    parts = []
+    for name, r in hf.get("models", {}).items():
+        lg, rg, q = r.get("liger"), r.get("ropegrad"), r.get("ratios", {}).get("ropegrad/liger")
+        if not (lg and rg and q and "rope" in lg and "rope" in rg and "step" in rg):
+            continue
+        diff = lg["rope"]["median_ms"] - rg["rope"]["median_ms"]
+        parts.append("%s: ropegrad's RoPE work %.3f ms %s than Liger's, %.2f%% of the step, against an interval "
+                     "%.2f%% wide" % (name, abs(diff), "less" if diff >= 0 else "more",
+                                      100 * abs(diff) / rg["step"]["median_ms"], 100 * (q["hi"] - q["lo"])))
+    return (" The RoPE work's difference against the step ratio's resolution: " + "; ".join(parts) + ".") if parts else ""
 
 
 def step_ratio(r, key):

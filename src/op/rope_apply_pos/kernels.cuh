@@ -352,9 +352,10 @@ __global__ void __launch_bounds__(512) rg_pos_kernel(rg_pos_args a)
 // SRC of the apply from positions: each value computed (rg_pos_cos_sin), two
 // rows (a pair's two elements take the same values). Its launch knobs (heads a
 // thread loads before it stores them, blocks an SM asked of the register
-// allocation): those the GPU tests have run (dev/rope_apply_pos/NOTES.md).
+// allocation): the fastest measured, the GPU tests run with them
+// (dev/rope_apply_pos/NOTES.md).
 struct rg_posw_from_positions {
-    static constexpr int rows = 2, hstep = 2, minb = 2;
+    static constexpr int rows = 2, hstep = 1, minb = 4;
     template <bool HALF>
     __device__ __forceinline__ void fill(const rg_pos_args &a, int64_t t, int lane, float *c, float *n, float *,
                                          float *) const
