@@ -287,9 +287,11 @@ fi
 
 if [[ " $STEPS " == *" sanitize "* ]]; then
   for tool in memcheck racecheck; do
-    log "compute-sanitizer --tool $tool (GPU tests of every op, small cases)"
+    log "compute-sanitizer --tool $tool (GPU tests of every op, small cases; the apply from positions and thd whole)"
     { ROPEGRAD_TEST_QUICK=1 compute-sanitizer --tool $tool --error-exitcode 9 "$B/tests/test_gpu_kernel" &&
-      ROPEGRAD_TEST_QUICK=1 timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 "$B/tests/test_gpu_forward"; } \
+      ROPEGRAD_TEST_QUICK=1 timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 "$B/tests/test_gpu_forward" &&
+      timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 "$B/tests/test_gpu_rope_apply_pos" &&
+      timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 "$B/tests/test_gpu_rope_apply_thd"; } \
       > "$W/sanitizer-$tool.txt" 2>&1
     rc=$?
     status[sanitizer-$tool]="exit $rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$W/sanitizer-$tool.txt" | tr '\n' ' ')"
