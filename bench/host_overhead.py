@@ -6,7 +6,7 @@ autograd, argument checks and ctypes add around the kernels.
 Rows (each skipped, with the reason, where it cannot run here):
   hf            transformers' rotary module + apply_rotary_pos_emb (stock Qwen3 code)
   ropegrad      the same module and function switched by ropegrad.hf.use_ropegrad(positions=False):
-                cos/sin from L1/011, the apply L1/088 (backward L1/068)
+                cos/sin from ropegrad.hf.rotary_tables (L1/012), the apply L1/088 (backward L1/068)
   ropegrad-pos  the same switched by use_ropegrad(positions=True): the apply from positions
                 (rope_apply_pos, backward rope_apply_pos_backward), no table
   ropegrad-thd  ropegrad.torch.rope_apply_thd on packed [T,H,D] q and k, one fixed table, cu_seqlens
