@@ -159,6 +159,13 @@ def rotary_tables(x, position_ids, inv_freq, attention_scaling=1.0):
     rounding) and L1/012 on them, which writes cos and sin apart, every value the correctly rounded
     one (011's values; no copy to separate them). Otherwise rotary_embedding's, made contiguous
     with one copy."""
+    _check_position_ids(position_ids)
+    if not isinstance(x, torch.Tensor):
+        raise TypeError("ropegrad.hf: x must be a tensor (its dtype is the tables'), got %s" % type(x).__name__)
+    if not isinstance(inv_freq, torch.Tensor) or inv_freq.dim() != 1 or inv_freq.device != position_ids.device:
+        raise ValueError("ropegrad.hf: inv_freq must be a [head_dim/2] tensor on position_ids' device (%s), got %s"
+                         % (position_ids.device, "%s on %s" % (list(inv_freq.shape), inv_freq.device)
+                            if isinstance(inv_freq, torch.Tensor) else type(inv_freq).__name__))
     if (x.dtype == torch.bfloat16 and not position_ids.is_floating_point()
             and position_ids.device.type in ("cuda", "cpu")):
         freqs = position_ids.float()[:, :, None] * inv_freq.detach().float()
@@ -175,7 +182,6 @@ def _rotary_forward(mod):
     inv_freq and attention_scaling."""
 
     def forward(x, position_ids):
-        _check_position_ids(position_ids)
         return rotary_tables(x, position_ids, mod.inv_freq, mod.attention_scaling)
 
     return forward

@@ -268,7 +268,8 @@ def test_rotary_tables(device):
     """rotary_tables (the table path's cos and sin: 012 on the stock module's float32 frequencies)
     equals 011's values (rotary_embedding) bit for bit, each output contiguous, on the rotary modules
     of both models (Llama's with default and llama3-scaled frequencies, Qwen3's) at head dims 64 and
-    128, at sequential, packed and far (~3e5) positions; in float32 it is rotary_embedding's formula."""
+    128, at sequential, packed and far (~3e5) positions; in float32 it is rotary_embedding's formula.
+    Bad inputs are refused with a message."""
     from ropegrad.rope_forward import rotary_embedding
     llama3 = dict(rope_type="llama3", factor=8.0, low_freq_factor=1.0, high_freq_factor=4.0,
                   original_max_position_embeddings=8192, rope_theta=500000.0)
@@ -293,6 +294,17 @@ def test_rotary_tables(device):
                         label = "%s head_dim %d %s %s %s" % (name, hd, what, dtype, part)
                         assert g.is_contiguous() and g.dtype == dtype and g.shape == w.shape, label
                         assert torch.equal(g, w), "%s: %d values differ from 011's" % (label, int((g != w).sum()))
+    x, pos, inv = torch.empty(1, dtype=torch.bfloat16, device=device), torch.arange(8, device=device)[None], rot.inv_freq
+    for args, want in (((x, pos[0], inv), "position_ids must be a [B,S] tensor"),
+                       ((x, pos, inv[None]), "inv_freq must be a [head_dim/2] tensor"),
+                       ((x, pos, inv.to("meta")), "inv_freq must be a [head_dim/2] tensor"),
+                       ((None, pos, inv), "x must be a tensor"),
+                       ((x, pos, inv, float("nan")), "attention_scaling must be finite")):
+        try:
+            ropegrad.hf.rotary_tables(*args)
+            raise AssertionError("rotary_tables accepted bad input (%s)" % want)
+        except (TypeError, ValueError) as e:
+            assert want in str(e), (want, str(e))
 
 
 def main():
