@@ -225,14 +225,8 @@ def implementations(torch, cfg, rotary_cls, modeling, device):
         import ropegrad.hf as rghf
 
         def tables(q, pos):
-            # What ropegrad.hf.use_ropegrad's rotary module does (rotary_tables: 012 on the stock
-            # module's frequencies, cos and sin apart; a ropegrad without it: 011's interleaved output
-            # made into contiguous cos and sin with one copy).
-            if hasattr(rghf, "rotary_tables"):
-                return rghf.rotary_tables(q, pos, inv_freq, scale)
-            cos, sin = rgt.rotary_embedding(q, pos, inv_freq, scale)
-            both = torch.stack((cos, sin))
-            return both[0], both[1]
+            # What ropegrad.hf.use_ropegrad's rotary module does.
+            return rghf.rotary_tables(q, pos, inv_freq, scale)
 
         def rg_tables(q, k, pos, cu):
             cos, sin = tables(q, pos)
